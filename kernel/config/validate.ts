@@ -1,0 +1,58 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from '@talon/module-sdk';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false }));
+const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
+
+export interface SectionResult {
+  value: Record<string, unknown>;
+  errors: string[];
+  warnings: string[];
+}
+
+/**
+ * Validates one part of the file. Unknown keys are warnings (naming the key),
+ * everything else is an error naming the key and the problem. Defaults are filled in.
+ */
+export function validateSection(schema: JsonSchema, input: unknown, prefix: string): SectionResult {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  const value = structuredClone(input ?? {}) as Record<string, unknown>;
+  validate(value);
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const err of validate.errors ?? []) {
+    if (err.keyword === 'additionalProperties') {
+      const key = joinKey(prefix, err.instancePath, String(err.params.additionalProperty));
+      // A key whose table is an open map (like [provider_urls]) never lands here.
+      warnings.push(`unknown configuration key '${key}' (ignored)`);
+    } else {
+      errors.push(describe(prefix, err));
+    }
+  }
+  return { value, errors, warnings };
+}
+
+function joinKey(prefix: string, instancePath: string, last?: string): string {
+  const parts = [prefix, ...instancePath.split('/').filter(Boolean).map(unescape), last].filter((p) => p !== undefined && p !== '');
+  return parts.join('.');
+}
+
+function unescape(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function describe(prefix: string, err: ErrorObject): string {
+  if (err.keyword === 'required') {
+    return `missing required key '${joinKey(prefix, err.instancePath, String(err.params.missingProperty))}'`;
+  }
+  const key = joinKey(prefix, err.instancePath) || '(top level)';
+  const allowed = err.keyword === 'enum' ? ` (allowed: ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})` : '';
+  return `invalid value for '${key}': ${err.message}${allowed}`;
+}

@@ -1,0 +1,19 @@
+import { LogController, type FastifyRequest, type FastifyReply } from 'fastify';
+
+/** Polled endpoints log at debug level, so probes do not drown the log. */
+const QUIET = new Set(['/api/health', '/api/metrics']);
+
+/** One structured line per completed request (carrying the request id), none when it starts. */
+export class AccessLog extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'reqId' });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(err: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100, err: err ?? undefined };
+    if (QUIET.has(request.routeOptions.url ?? '')) request.log.debug(line, 'request completed');
+    else request.log.info(line, 'request completed');
+  }
+}

@@ -1,0 +1,128 @@
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
+import websocket from '@fastify/websocket';
+import type { Logger } from 'pino';
+import type { RouteInfo, RootHttp, Routes } from '@talon/module-sdk';
+import { isUuid } from '@talon/module-sdk';
+import type { ModuleInstance } from '../modules/instance.ts';
+import type { HookBus } from '../hooks.ts';
+import { validatorCompiler } from './validation.ts';
+import { installBodyParsers } from './body.ts';
+import { AccessLog } from './access-log.ts';
+
+export interface Generation {
+  app: FastifyInstance;
+  inner: http.Server;
+  inflight: number;
+  routes: RouteInfo[];
+  readonly number: number;
+}
+
+/** The route building of one module failed: the kernel can leave that module out and retry. */
+export class RouteBuildError extends Error {
+  constructor(
+    readonly module: string,
+    cause: Error,
+  ) {
+    super(`module '${module}' routes failed: ${cause.message}`);
+    this.name = 'RouteBuildError';
+  }
+}
+
+let generations = 0;
+
+/**
+ * Builds a complete Fastify app from the live modules. Fastify cannot add
+ * routes once ready, so every module change builds a new generation and the
+ * front server swaps to it (see docs/architecture.md).
+ */
+export async function buildGeneration(modules: readonly ModuleInstance[], options: { log: Logger; bodyLimit: number; hooks: HookBus }): Promise<Generation> {
+  let inner!: http.Server;
+  const app = Fastify({
+    serverFactory: (handler) => (inner = http.createServer(handler)),
+    loggerInstance: options.log as unknown as FastifyBaseLogger,
+    logController: new AccessLog(),
+    bodyLimit: options.bodyLimit,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && isUuid(given) ? given : randomUUID();
+    },
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installBodyParsers(app);
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+
+  const routes: RouteInfo[] = [];
+  let current = 'kernel';
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'HEAD') return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      routes.push({
+        method,
+        url: route.url,
+        module: current,
+        schema: route.schema as RouteInfo['schema'],
+        websocket: Boolean((route as { websocket?: boolean }).websocket),
+        public: Boolean(route.config?.public),
+      });
+    }
+  });
+
+  const { request: requestHook, response: responseHook } = options.hooks.kernel.http;
+  app.addHook('onRequest', (req, _reply, done) => {
+    (req as { startedAt?: bigint }).startedAt = process.hrtime.bigint();
+    if (requestHook.taps.length) requestHook.call({ id: String(req.id), method: req.method, url: req.url, route: req.routeOptions.url, ip: req.ip });
+    done();
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    if (responseHook.taps.length) {
+      const started = (req as { startedAt?: bigint }).startedAt ?? process.hrtime.bigint();
+      responseHook.call({
+        id: String(req.id),
+        method: req.method,
+        url: req.url,
+        route: req.routeOptions.url,
+        ip: req.ip,
+        statusCode: reply.statusCode,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    }
+    done();
+  });
+
+  for (const m of modules) {
+    if (!m.def.http) continue;
+    current = m.id;
+    try {
+      m.def.http(app as unknown as RootHttp, m.ctx);
+    } catch (err) {
+      throw new RouteBuildError(m.id, err as Error);
+    }
+  }
+  for (const m of modules) {
+    if (!m.def.routes) continue;
+    app.register(async (child) => {
+      current = m.id;
+      try {
+        m.def.routes!(child as unknown as Routes, m.ctx);
+      } catch (err) {
+        throw new RouteBuildError(m.id, err as Error);
+      }
+    });
+  }
+  try {
+    await app.ready();
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    if (err instanceof RouteBuildError) throw err;
+    // A conflict found at ready() (duplicate route): blame the module that registered last.
+    throw new RouteBuildError(current, err as Error);
+  }
+  return { app, inner, inflight: 0, routes, number: ++generations };
+}

@@ -1,0 +1,514 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createContainer, asValue, InjectionMode, type AwilixContainer } from 'awilix';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import * as sdk from '@talon/module-sdk';
+import type { KernelApi, ModuleInfo, RouteInfo, TalonPaths, ConfigApi } from '@talon/module-sdk';
+import { isDefinedModule, type DefinedModule } from '@talon/module-sdk';
+import { resolveHome, preparePaths } from './home.ts';
+import { ConfigStore, ConfigError } from './config/store.ts';
+import { createLogger, pruneLogs, type KernelLogger } from './logger.ts';
+import { openDatabase } from './db.ts';
+import { runMigrations } from './migrations.ts';
+import { HookBus } from './hooks.ts';
+import { ServiceRegistry } from './services.ts';
+import { findModuleDirs, readManifest, type Manifest } from './modules/manifest.ts';
+import { planModules } from './modules/graph.ts';
+import { bundleModule, evaluateBundle, ModuleBuildError } from './modules/bundle.ts';
+import { ModuleInstance, type InstanceDeps } from './modules/instance.ts';
+import { buildGeneration, RouteBuildError } from './http/generation.ts';
+import { FrontServer } from './http/front.ts';
+import { ModuleWatcher } from './reload.ts';
+
+export const KERNEL_VERSION: string = '0.1.0';
+export const BUILTIN_MODULES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
+
+export interface KernelOptions {
+  home?: string;
+  /** Hot reload: watch module folders. */
+  dev?: boolean;
+  /** Load only these modules (plus what they depend on); for tests and embedding. */
+  only?: string[];
+  /** Log to stdout (default true). */
+  stdout?: boolean;
+  /** Called after a requested shutdown finished (the CLI exits the process). */
+  onShutdown?: (reason: string) => void;
+  /** Built-in modules folder (tests point it elsewhere). */
+  modulesDir?: string;
+}
+
+interface ModuleRecord {
+  manifest: Manifest;
+  state: ModuleInfo['state'];
+  error?: string;
+  instance?: ModuleInstance;
+}
+
+const SHARED_PACKAGES = { '@talon/module-sdk': sdk };
+
+/** The microkernel: configuration, DI, hooks, module lifecycle, HTTP generations. */
+export class Kernel implements KernelApi {
+  readonly version = KERNEL_VERSION;
+  readonly startedAt = new Date();
+  readonly dev: boolean;
+  readonly home: string;
+  readonly paths: TalonPaths;
+  readonly hooks = new HookBus();
+  readonly services = new ServiceRegistry();
+  readonly config: ConfigApi;
+  private readonly store: ConfigStore;
+  private logger!: KernelLogger;
+  private db!: Database;
+  private root!: AwilixContainer;
+  private readonly records = new Map<string, ModuleRecord>();
+  private order: string[] = [];
+  private readonly front = new FrontServer();
+  private address?: { host: string; port: number };
+  private watcher?: ModuleWatcher;
+  private reloads = 0;
+  private stopping?: Promise<void>;
+  private routeTable: RouteInfo[] = [];
+  private pendingRetire = new Set<Promise<void>>();
+  /** Serialises module changes (reloads, adds, removes). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: KernelOptions = {}) {
+    this.dev = Boolean(options.dev);
+    this.home = options.home ?? resolveHome();
+    this.paths = preparePaths(this.home);
+    this.store = new ConfigStore(path.join(this.home, 'config.toml'));
+    this.config = {
+      file: this.store.file,
+      effective: () => this.store.effective(),
+      redacted: () => this.store.redacted(),
+      schema: () => this.store.schema(),
+      set: (key, value) => this.setConfig(key, value),
+      reload: () => this.reloadConfig(),
+    };
+  }
+
+  get log(): Logger {
+    return this.logger.log;
+  }
+
+  get logs() {
+    return this.logger.bus;
+  }
+
+  get database(): Database {
+    return this.db;
+  }
+
+  listenAddress(): string | undefined {
+    return this.address ? `${this.address.host.includes(':') ? `[${this.address.host}]` : this.address.host}:${this.address.port}` : undefined;
+  }
+
+  get port(): number | undefined {
+    return this.address?.port;
+  }
+
+  reloadCount(): number {
+    return this.reloads;
+  }
+
+  modules(): ModuleInfo[] {
+    return [...this.records.values()].map((r) => this.info(r));
+  }
+
+  routes(): RouteInfo[] {
+    return this.routeTable;
+  }
+
+  /** The live instance of a module (tests and the reload watcher use it). */
+  instance(name: string): ModuleInstance | undefined {
+    return this.records.get(name)?.instance;
+  }
+
+  shutdown(reason: string): void {
+    setImmediate(() => {
+      void this.stop(reason).then(() => this.options.onShutdown?.(reason));
+    });
+  }
+
+  // ---------------------------------------------------------------- start
+
+  /** Boots everything. Throws ConfigError for an invalid configuration (the CLI exits with 2). */
+  async start(): Promise<void> {
+    this.store.load();
+    const settings = this.store.settings();
+    this.logger = createLogger({ logsDir: this.paths.logs, level: settings.log_level, stdout: this.options.stdout });
+    const pruned = pruneLogs(this.paths.logs);
+    if (pruned.length) this.log.info({ files: pruned }, 'pruned old log files');
+
+    const manifests = this.discover();
+    const wanted = this.options.only ? this.closure(this.options.only, manifests) : undefined;
+    const disabled = new Set(settings.modules.disabled);
+    for (const name of disabled) if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] disabled names '${name}', which is not a known module`);
+    const plan = planModules(manifests, (m) => (wanted ? wanted.has(m.name) : m.enabled && !disabled.has(m.name)));
+    for (const m of manifests) {
+      const verdict = plan.verdicts.get(m.name)!;
+      this.records.set(m.name, { manifest: m, state: verdict.state === 'load' ? 'stopped' : verdict.state, error: 'reason' in verdict ? verdict.reason : undefined });
+      if (m.config_section) this.store.declareSection(m.config_section, m.name, verdict.state === 'load');
+      if (verdict.state === 'blocked' || verdict.state === 'failed') this.log.error(`module '${m.name}' not started: ${verdict.reason}`);
+    }
+    this.order = plan.order.map((m) => m.name);
+
+    this.db = openDatabase(this.home);
+    this.root = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+    this.root.register({
+      kernel: asValue(this as KernelApi),
+      db: asValue(this.db),
+      log: asValue(this.log),
+      hooks: asValue(this.hooks),
+      paths: asValue(this.paths),
+    });
+
+    // Load code first: module config sections can only be validated with their schemas.
+    const defs = new Map<string, DefinedModule>();
+    for (const name of this.order) {
+      const rec = this.records.get(name)!;
+      try {
+        const def = await this.loadDefinition(rec.manifest);
+        defs.set(name, def);
+        if (rec.manifest.config_section) this.store.declareSection(rec.manifest.config_section, name, true, def.configSchema);
+      } catch (err) {
+        this.fail(rec, err);
+      }
+    }
+    for (const warning of this.store.revalidate()) this.log.warn(warning);
+
+    for (const name of this.order) {
+      const rec = this.records.get(name)!;
+      const def = defs.get(name);
+      if (!def || !this.dependenciesUp(rec)) continue;
+      try {
+        runMigrations(this.db, name, rec.manifest.dir);
+        const instance = new ModuleInstance(rec.manifest, def, this.instanceDeps());
+        rec.instance = instance;
+        instance.register();
+      } catch (err) {
+        await this.failInstance(rec, err);
+      }
+    }
+    await this.hooks.kernel.kernel.boot.promise();
+    for (const name of this.order) {
+      const rec = this.records.get(name)!;
+      if (!rec.instance) continue;
+      if (!this.dependenciesUp(rec)) {
+        await this.dropInstance(rec);
+        continue;
+      }
+      try {
+        await rec.instance.start();
+        rec.state = 'running';
+        this.hooks.kernel.module.loaded.call(this.info(rec));
+      } catch (err) {
+        await this.failInstance(rec, err);
+      }
+    }
+
+    await this.swapGeneration();
+    const { host, port } = parseListen(settings.api_listen);
+    this.address = await this.front.listen(host, port);
+    this.log.info({ address: this.listenAddress(), modules: this.running().map((i) => i.id) }, 'talon is listening');
+    await this.hooks.kernel.kernel.ready.promise();
+    if (this.dev) this.startWatcher();
+  }
+
+  // ---------------------------------------------------------------- stop
+
+  stop(reason = 'stop'): Promise<void> {
+    this.stopping ??= this.doStop(reason);
+    return this.stopping;
+  }
+
+  private async doStop(reason: string): Promise<void> {
+    this.log?.info({ reason }, 'shutting down');
+    await this.watcher?.close();
+    try {
+      await this.hooks.kernel.kernel.shutdown.promise();
+    } catch (err) {
+      this.log.error({ err }, 'shutdown hook failed');
+    }
+    await this.front.close(10_000);
+    await Promise.allSettled(this.pendingRetire);
+    for (const name of [...this.order].reverse()) {
+      const rec = this.records.get(name);
+      if (rec?.instance) await this.dropInstance(rec, 'stopped');
+    }
+    this.db?.close();
+    this.log?.info('stopped');
+    this.logger?.close();
+  }
+
+  // ---------------------------------------------------------------- modules
+
+  private discover(): Manifest[] {
+    const settings = this.store.settings();
+    const configDir = path.dirname(this.store.file);
+    const roots: Array<{ dir: string; thirdParty: boolean }> = [
+      { dir: this.options.modulesDir ?? BUILTIN_MODULES_DIR, thirdParty: false },
+      ...settings.module_paths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
+    ];
+    const manifests: Manifest[] = [];
+    for (const root of roots) {
+      for (const dir of findModuleDirs(root.dir)) {
+        try {
+          const manifest = readManifest(dir, root.thirdParty);
+          const clash = manifests.find((m) => m.name === manifest.name);
+          if (clash) this.logger.log.error(`module '${manifest.name}' in ${dir} ignored: the name is taken by ${clash.dir}`);
+          else manifests.push(manifest);
+        } catch (err) {
+          this.logger.log.error(`module in ${dir} ignored: ${(err as Error).message}`);
+        }
+      }
+    }
+    return manifests;
+  }
+
+  /** The named modules plus everything they depend on. */
+  private closure(names: string[], manifests: Manifest[]): Set<string> {
+    const byName = new Map(manifests.map((m) => [m.name, m]));
+    const out = new Set<string>();
+    const add = (n: string) => {
+      if (out.has(n)) return;
+      out.add(n);
+      for (const d of byName.get(n)?.depends ?? []) add(d);
+    };
+    names.forEach(add);
+    return out;
+  }
+
+  private async loadDefinition(manifest: Manifest): Promise<DefinedModule> {
+    const entry = path.join(manifest.dir, manifest.entry);
+    const bundle = await bundleModule(entry);
+    const exports = evaluateBundle(bundle, entry, SHARED_PACKAGES) as { default?: unknown };
+    const def = exports.default ?? exports;
+    if (!isDefinedModule(def)) throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
+    return def as DefinedModule;
+  }
+
+  private instanceDeps(): InstanceDeps {
+    return {
+      root: this.root,
+      db: this.db,
+      log: this.log,
+      paths: this.paths,
+      hooks: this.hooks,
+      services: this.services,
+      kernel: this,
+      settings: () => this.store.settings(),
+      section: (name) => this.store.section(name),
+    };
+  }
+
+  private dependenciesUp(rec: ModuleRecord): boolean {
+    for (const dep of rec.manifest.depends) {
+      const d = this.records.get(dep);
+      if (!d?.instance) {
+        rec.state = 'blocked';
+        rec.error = `depends on '${dep}', which ${d ? `is ${d.state}` : 'is missing'}`;
+        this.log.error(`module '${rec.manifest.name}' not started: ${rec.error}`);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private fail(rec: ModuleRecord, err: unknown): void {
+    rec.state = 'failed';
+    rec.error = (err as Error).message;
+    this.log.error({ err: err instanceof ModuleBuildError ? undefined : err, location: (err as ModuleBuildError).location }, `module '${rec.manifest.name}' failed: ${rec.error}`);
+  }
+
+  private async failInstance(rec: ModuleRecord, err: unknown): Promise<void> {
+    this.fail(rec, err);
+    await this.dropInstance(rec, 'failed');
+  }
+
+  private async dropInstance(rec: ModuleRecord, state: ModuleInfo['state'] = rec.state): Promise<void> {
+    const instance = rec.instance;
+    rec.instance = undefined;
+    rec.state = state;
+    if (instance) {
+      await instance.stop();
+      this.hooks.kernel.module.unloaded.call(this.info(rec));
+    }
+  }
+
+  private running(): ModuleInstance[] {
+    return this.order.map((n) => this.records.get(n)?.instance).filter((i): i is ModuleInstance => !!i);
+  }
+
+  private info(rec: ModuleRecord): ModuleInfo {
+    return {
+      id: rec.manifest.name,
+      version: rec.manifest.version,
+      description: rec.manifest.description,
+      state: rec.state,
+      error: rec.error,
+      depends: rec.manifest.depends,
+      optionalDepends: rec.manifest.optional_depends,
+      dir: rec.manifest.dir,
+      thirdParty: rec.manifest.thirdParty,
+    };
+  }
+
+  /** Builds a generation from the running modules; a module whose routes fail is stopped and left out. */
+  private async swapGeneration(): Promise<void> {
+    for (;;) {
+      try {
+        const generation = await buildGeneration(this.running(), { log: this.log, bodyLimit: this.store.settings().max_request_body_bytes, hooks: this.hooks });
+        this.routeTable = generation.routes;
+        this.track(this.front.swap(generation));
+        return;
+      } catch (err) {
+        if (!(err instanceof RouteBuildError)) throw err;
+        const rec = this.records.get(err.module);
+        if (!rec?.instance) throw err;
+        await this.failInstance(rec, err);
+      }
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.pendingRetire.add(p);
+    void p.finally(() => this.pendingRetire.delete(p));
+  }
+
+  // ---------------------------------------------------------------- hot reload
+
+  private startWatcher(): void {
+    const dirs = [...this.records.values()].map((r) => r.manifest.dir);
+    this.watcher = new ModuleWatcher(dirs, this.log, (dir) => {
+      const rec = [...this.records.values()].find((r) => r.manifest.dir === dir);
+      if (rec) void this.reloadModule(rec.manifest.name);
+    });
+  }
+
+  /**
+   * Replaces a module with its changed code. The new copy is built, registered
+   * and started next to the old one; only when its routes build too does the
+   * front server switch. Any failure leaves the previous version serving.
+   */
+  reloadModule(name: string): Promise<{ ok: boolean; error?: string; ms: number }> {
+    const run = this.queue.then(() => this.doReload(name));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async doReload(name: string): Promise<{ ok: boolean; error?: string; ms: number }> {
+    const started = performance.now();
+    const rec = this.records.get(name);
+    const elapsed = () => Math.round(performance.now() - started);
+    if (!rec) return { ok: false, error: `no module '${name}'`, ms: elapsed() };
+    if (rec.state === 'disabled' || rec.state === 'blocked') return { ok: false, error: `module '${name}' is ${rec.state}`, ms: elapsed() };
+    const old = rec.instance;
+    let next: ModuleInstance | undefined;
+    const section = rec.manifest.config_section;
+    const oldSchema = old?.def.configSchema;
+    try {
+      const manifest = readManifest(rec.manifest.dir, rec.manifest.thirdParty);
+      if (manifest.name !== name) throw new Error(`module.toml renamed the module to '${manifest.name}'; restart to apply`);
+      const def = await this.loadDefinition(manifest);
+      if (section) {
+        this.store.declareSection(section, name, true, def.configSchema);
+        this.store.revalidate();
+      }
+      runMigrations(this.db, name, manifest.dir);
+      next = new ModuleInstance(manifest, def, this.instanceDeps());
+      next.register();
+      await next.start();
+      const live = this.running().map((i) => (i === old ? next! : i));
+      if (!old) live.push(next);
+      const generation = await buildGeneration(orderLike(live, this.order), { log: this.log, bodyLimit: this.store.settings().max_request_body_bytes, hooks: this.hooks });
+      old?.detach();
+      rec.manifest = manifest;
+      rec.instance = next;
+      rec.state = 'running';
+      rec.error = undefined;
+      this.routeTable = generation.routes;
+      const retired = this.front.swap(generation).then(async () => {
+        if (old) {
+          await old.stop();
+          this.hooks.kernel.module.unloaded.call({ ...this.info(rec), state: 'stopped' });
+        }
+      });
+      this.track(retired);
+      this.reloads++;
+      this.hooks.kernel.module.loaded.call(this.info(rec));
+      this.log.info({ ms: elapsed() }, `module '${name}' reloaded`);
+      return { ok: true, ms: elapsed() };
+    } catch (err) {
+      if (next) await next.stop();
+      if (section) {
+        this.store.declareSection(section, name, true, oldSchema);
+        this.store.revalidate();
+      }
+      const location = (err as ModuleBuildError).location;
+      this.log.error({ err: location ? undefined : err, location }, `module '${name}' reload failed; the previous version keeps serving: ${(err as Error).message}`);
+      return { ok: false, error: (err as Error).message, ms: elapsed() };
+    }
+  }
+
+  /** Waits until every retired generation has drained and old module copies stopped. */
+  async settled(): Promise<void> {
+    await this.queue;
+    await Promise.allSettled(this.pendingRetire);
+  }
+
+  // ---------------------------------------------------------------- config
+
+  private async setConfig(key: string, value: unknown) {
+    let prepared;
+    let validated;
+    try {
+      prepared = this.store.prepareSet(key);
+      validated = prepared.check(value);
+    } catch (err) {
+      if (err instanceof ConfigError) throw new sdk.HttpError(400, err.message.replace(`${this.store.file}: `, ''));
+      throw err;
+    }
+    const previous = this.store.commitSet(prepared.segments, value, validated);
+    this.applyLiveSettings();
+    await this.hooks.kernel.config.changed.promise({ path: key, value, previous });
+    this.log.info({ key }, 'configuration value changed');
+    return { path: key, value, restartRequired: ConfigStore.needsRestart(key) };
+  }
+
+  private async reloadConfig() {
+    let read;
+    try {
+      read = this.store.readAgain();
+    } catch (err) {
+      if (err instanceof ConfigError) throw new sdk.HttpError(400, err.message);
+      throw err;
+    }
+    const before = this.store.effective();
+    const changed = this.store.adopt(read.raw, read.validated);
+    for (const warning of read.validated.warnings) this.log.warn(warning);
+    this.applyLiveSettings();
+    await this.hooks.kernel.config.changed.promise({ path: '', value: this.store.effective(), previous: before });
+    this.log.info({ changed }, 'configuration reloaded');
+    return { changed };
+  }
+
+  private applyLiveSettings(): void {
+    this.logger.setLevel(this.store.settings().log_level);
+  }
+}
+
+function orderLike(instances: ModuleInstance[], order: string[]): ModuleInstance[] {
+  return [...instances].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+}
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);
+  if (!m) throw new ConfigError(`invalid value for 'api_listen': '${listen}' is not host:port`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(`invalid value for 'api_listen': port ${port} is above 65535`);
+  return { host: m[1] ?? m[2], port };
+}
+
+export { ConfigError };

@@ -1,0 +1,92 @@
+import type { Manifest } from './manifest.ts';
+
+export type Verdict = { state: 'load' } | { state: 'disabled'; reason: string } | { state: 'blocked'; reason: string } | { state: 'failed'; reason: string };
+
+export interface Plan {
+  /** Modules to load, dependencies first. */
+  order: Manifest[];
+  verdicts: Map<string, Verdict>;
+}
+
+/**
+ * Orders the enabled modules so that every module comes after its
+ * dependencies (hard and optional). A module whose hard dependency is missing,
+ * disabled or not loadable is blocked; a cycle fails its members.
+ */
+export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
+  const byName = new Map(manifests.map((m) => [m.name, m]));
+  const verdicts = new Map<string, Verdict>();
+  for (const m of manifests) if (!isEnabled(m)) verdicts.set(m.name, { state: 'disabled', reason: 'disabled in configuration' });
+
+  // Blocked propagation: repeat until stable.
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const m of manifests) {
+      if (verdicts.has(m.name)) continue;
+      for (const dep of m.depends) {
+        const target = byName.get(dep);
+        const depVerdict = verdicts.get(dep);
+        let reason: string | undefined;
+        if (!target) reason = `depends on '${dep}', which is missing`;
+        else if (depVerdict?.state === 'disabled') reason = `depends on '${dep}', which is disabled`;
+        else if (depVerdict) reason = `depends on '${dep}', which is ${depVerdict.state}`;
+        if (reason) {
+          verdicts.set(m.name, { state: 'blocked', reason });
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+
+  const candidates = manifests.filter((m) => !verdicts.has(m.name));
+  const names = new Set(candidates.map((m) => m.name));
+  const edges = new Map<string, string[]>();
+  for (const m of candidates) edges.set(m.name, [...m.depends, ...m.optional_depends].filter((d) => names.has(d) && d !== m.name));
+
+  const order: Manifest[] = [];
+  const placed = new Set<string>();
+  let remaining = candidates.map((m) => m.name).sort();
+  while (remaining.length) {
+    const ready = remaining.filter((n) => edges.get(n)!.every((d) => placed.has(d)));
+    if (!ready.length) {
+      const cycle = findCycle(remaining, edges);
+      for (const n of remaining) {
+        const inCycle = cycle.includes(n);
+        verdicts.set(n, inCycle ? { state: 'failed', reason: `dependency cycle: ${cycle.join(' -> ')}` } : { state: 'blocked', reason: `depends on a module in the cycle ${cycle.join(' -> ')}` });
+      }
+      break;
+    }
+    for (const n of ready) {
+      placed.add(n);
+      order.push(byName.get(n)!);
+      verdicts.set(n, { state: 'load' });
+    }
+    remaining = remaining.filter((n) => !placed.has(n));
+  }
+  return { order, verdicts };
+}
+
+function findCycle(nodes: string[], edges: Map<string, string[]>): string[] {
+  const pending = new Set(nodes);
+  for (const start of nodes) {
+    const stack: string[] = [];
+    const seen = new Set<string>();
+    const walk = (n: string): string[] | undefined => {
+      if (stack.includes(n)) return [...stack.slice(stack.indexOf(n)), n];
+      if (seen.has(n) || !pending.has(n)) return undefined;
+      seen.add(n);
+      stack.push(n);
+      for (const d of edges.get(n) ?? []) {
+        const found = walk(d);
+        if (found) return found;
+      }
+      stack.pop();
+      return undefined;
+    };
+    const cycle = walk(start);
+    if (cycle) return cycle;
+  }
+  return nodes;
+}
