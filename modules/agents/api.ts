@@ -1,0 +1,245 @@
+/**
+ * Contract of the agents module: what other modules (tools, memory,
+ * checkpoints, usage, the WebSocket and chat-completions adapters) may rely
+ * on. Import types and refs from here; never import agents internals.
+ */
+import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from 'tapable';
+import type { Logger } from 'pino';
+import { defineHooks, serviceRef, type JsonSchema } from '@talon/module-sdk';
+import type { ContentBlock, Usage } from '../llm/api.ts';
+
+// ------------------------------------------------------------------ agents
+
+/** The parsed agent.toml. Keys beyond the spec's are kept in `extra`. */
+export interface AgentManifest {
+  name: string;
+  version?: string;
+  description?: string;
+  author?: string;
+  module?: string;
+  tags?: string[];
+  model: {
+    provider: string;
+    model: string;
+    system_prompt?: string;
+    max_tokens?: number;
+    temperature?: number;
+    api_key_env?: string;
+    base_url?: string;
+  };
+  capabilities: {
+    tools: string[];
+    network: string[];
+    memory_read: string[];
+    memory_write: string[];
+    shell: string[];
+    agent_spawn?: boolean;
+    max_llm_tokens_per_hour?: number;
+  };
+  /** Every other key of the file, unchanged. */
+  extra: Record<string, unknown>;
+}
+
+export type AgentState = 'Running' | 'Stopped';
+export type AgentMode = 'Normal' | 'Stable';
+
+export interface AgentRecord {
+  id: string;
+  name: string;
+  state: AgentState;
+  mode: AgentMode;
+  createdAt: string;
+  /** Current session. */
+  sessionId: string;
+  manifest: AgentManifest;
+  description: string;
+  tags: string[];
+  systemPrompt: string;
+  /** Effective model (after mode pinning and PUT /model). */
+  model: { provider: string; model: string };
+  /** Tool names granted (may hold '*'). */
+  tools: string[];
+  skills: string[];
+  mcpServers: string[];
+  identity: { name?: string; avatar?: string; persona?: string };
+  /** Free-form configuration set with PATCH /api/agents/{id}/config. */
+  config: Record<string, unknown>;
+  /** The agent that spawned this one through agent_spawn, if any. */
+  parentId?: string;
+  /** Absolute path of the agent's private workspace folder. */
+  workspace: string;
+  /** Hourly token cap (manifest capabilities or resources), 0 = none. */
+  maxLlmTokensPerHour: number;
+}
+
+export interface AgentRegistry {
+  list(): AgentRecord[];
+  get(id: string): AgentRecord | undefined;
+  findByName(name: string): AgentRecord | undefined;
+  /** Parses and validates the TOML; throws HttpError 400 naming the problem. */
+  spawn(input: { manifestToml: string; parentId?: string }): AgentRecord;
+  /** Returns false when there was no such agent. */
+  kill(id: string): boolean;
+}
+
+export const agentRegistry = serviceRef<AgentRegistry>('agents.registry');
+
+// ------------------------------------------------------------------ turns
+
+export interface TurnRequest {
+  agentId: string;
+  /** Defaults to the agent's current session. */
+  sessionId?: string;
+  message: string;
+  /** Uploaded files by id (see POST /api/agents/{id}/upload). */
+  attachments?: Array<{ file_id: string }>;
+  /** Inline images (chat-completions image_url parts). */
+  images?: Array<{ mediaType: string; data: string }>;
+  temperature?: number;
+  maxTokens?: number;
+  /** Aborting stops the turn (like POST /stop). */
+  signal?: AbortSignal;
+  /** Set when a tool of another agent's turn started this one (stop cascades down). */
+  parentTurnId?: string;
+  /** Where the turn came from, for logs and usage ('http', 'ws', 'v1', 'agent_send', 'trigger'...). */
+  origin?: string;
+}
+
+export interface TurnResult {
+  turnId: string;
+  agentId: string;
+  sessionId: string;
+  response: string;
+  inputTokens: number;
+  outputTokens: number;
+  iterations: number;
+  costUsd: number;
+  ownerNotice?: string;
+  /** True when an interrupt or stop ended the turn early. */
+  interrupted: boolean;
+}
+
+/** What a running turn reports, in order. SSE, WebSocket and attach map these. */
+export type TurnEvent =
+  | { type: 'started'; turnId: string; agentId: string; sessionId: string }
+  | { type: 'text_delta'; content: string }
+  | { type: 'tool_use'; id: string; tool: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; id: string; tool: string; input: Record<string, unknown>; content: string; isError: boolean }
+  | { type: 'owner_notice'; text: string }
+  | { type: 'llm_done'; usage: Usage }
+  | { type: 'done'; result: TurnResult }
+  | { type: 'error'; message: string; status: number };
+
+export interface AgentRunner {
+  /** Runs one turn. Rejects with HttpError (status for the client) on failure. */
+  run(request: TurnRequest, onEvent?: (event: TurnEvent) => void): Promise<TurnResult>;
+  /** Aborts every running turn of the agent and of the subagents it started. */
+  stop(agentId: string): boolean;
+  /** Sets the interrupt flag of a session (see the spec's interrupt rules). */
+  interrupt(agentId: string, sessionId: string): void;
+  /** Events of every turn of the agent, for attach. Returns the unsubscribe function. */
+  subscribe(agentId: string, listener: (event: TurnEvent) => void): () => void;
+  isRunning(agentId: string): boolean;
+}
+
+export const agentRunner = serviceRef<AgentRunner>('agents.runner');
+
+// ------------------------------------------------------------------ sessions
+
+export interface StoredMessage {
+  role: 'User' | 'Assistant';
+  content: string;
+  /** Provider-neutral blocks (tool calls and results included). */
+  blocks?: ContentBlock[];
+  createdAt: string;
+}
+
+export interface SessionStore {
+  messages(sessionId: string): StoredMessage[];
+  /** Creates a session for the agent and returns its id (does not switch). */
+  create(agentId: string, label?: string): string;
+  exists(agentId: string, sessionId: string): boolean;
+}
+
+export const sessionStore = serviceRef<SessionStore>('agents.sessions');
+
+// ------------------------------------------------------------------ tools
+
+export interface ToolContext {
+  agent: AgentRecord;
+  sessionId: string;
+  turnId: string;
+  callId: string;
+  /** Absolute path of the agent's workspace; relative tool paths resolve here. */
+  workspace: string;
+  /** Aborted on /stop; a tool that runs long should honour it. */
+  signal: AbortSignal;
+  log: Logger;
+  /** Queues a private notice for the owner (notify_owner). */
+  notifyOwner(text: string): void;
+}
+
+export interface ToolOutput {
+  content: string;
+  isError?: boolean;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  /** Other names the model may use for it (file_read ← read_file...). */
+  aliases?: string[];
+  /** Module that contributes it ('builtin' for the tools module). */
+  source?: string;
+  execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export interface ToolCallInfo {
+  agent: AgentRecord;
+  sessionId: string;
+  turnId: string;
+  callId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  workspace: string;
+}
+
+export interface TurnInfo {
+  agent: AgentRecord;
+  sessionId: string;
+  turnId: string;
+  message: string;
+}
+
+export interface TurnRecord extends TurnInfo {
+  result: TurnResult;
+  /** The user message and the final answer of this turn. */
+  exchange: { user: string; assistant: string };
+}
+
+export interface ModelCallContext {
+  agent: AgentRecord;
+  sessionId: string;
+  /** The latest user message of the turn. */
+  userMessage: string;
+  /** System prompt about to be sent; taps may append (memory recall does). */
+  system: string;
+}
+
+export const agentHooks = defineHooks('agents.hooks', () => ({
+  /** Tool modules add their tools: (list) => [...list, ...mine]. Called when tools are listed. */
+  tools: new SyncWaterfallHook<[ToolDefinition[]]>(['tools']),
+  /** Before each tool runs (checkpoints snapshot here; taps must bound their own time). */
+  beforeToolCall: new AsyncSeriesHook<[ToolCallInfo]>(['call']),
+  afterToolCall: new AsyncParallelHook<[ToolCallInfo & { output: ToolOutput; ms: number }]>(['call']),
+  /** Before a turn starts; return a refusal to stop it (budgets, quotas). */
+  beforeTurn: new AsyncSeriesBailHook<[TurnInfo], { status: number; error: string } | undefined>(['turn']),
+  /** Before each model call; the waterfall may rewrite the system prompt (memory recall). */
+  beforeModelCall: new AsyncSeriesWaterfallHook<[ModelCallContext]>(['call']),
+  /** After a turn finished (memory extraction, audit). Runs off the request path. */
+  afterTurn: new AsyncParallelHook<[TurnRecord]>(['turn']),
+  agentSpawned: new SyncHook<[AgentRecord]>(['agent']),
+  agentTerminated: new SyncHook<[AgentRecord]>(['agent']),
+  messageReceived: new SyncHook<[TurnInfo]>(['turn']),
+}));

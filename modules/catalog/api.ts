@@ -1,0 +1,53 @@
+/**
+ * Contract of the catalog module: providers, models, aliases and provider
+ * credentials. The llm module resolves model references through it; usage
+ * prices calls with it.
+ */
+import { serviceRef } from '@talon/module-sdk';
+import type { ApiFormat } from '../llm/api.ts';
+
+export type ModelTier = 'frontier' | 'smart' | 'balanced' | 'fast' | 'local' | 'custom';
+
+export interface ModelEntry {
+  id: string;
+  provider: string;
+  display_name: string;
+  tier: ModelTier;
+  context_window: number;
+  max_output_tokens?: number;
+  input_cost_per_1m: number;
+  output_cost_per_1m: number;
+  supports_tools: boolean;
+  supports_vision: boolean;
+  supports_streaming: boolean;
+  aliases?: string[];
+  custom?: boolean;
+}
+
+export interface ProviderEntry {
+  name: string;
+  display_name: string;
+  api_format: ApiFormat;
+  base_url: string;
+  /** Environment variable holding the key; absent for providers that need none. */
+  env_var?: string;
+  key_required: boolean;
+}
+
+export interface CatalogService {
+  providers(): ProviderEntry[];
+  provider(name: string): ProviderEntry | undefined;
+  models(filter?: { provider?: string; tier?: string }): ModelEntry[];
+  /** By id, or by alias. */
+  model(idOrAlias: string): ModelEntry | undefined;
+  /** Alias → model id; the input itself when it is no alias. */
+  resolveAlias(name: string): string;
+  /** The key for a provider: stored key first, then its env var. Never exposed over HTTP. */
+  apiKey(provider: string): string | undefined;
+  /** Base URL after [provider_urls] and PUT /api/providers/{name}/url overrides. */
+  baseUrl(provider: string): string | undefined;
+  /** USD cost of a call, from catalogue prices (0 when the model is unknown). */
+  cost(provider: string, model: string, inputTokens: number, outputTokens: number): number;
+}
+
+export const catalogService = serviceRef<CatalogService>('catalog.service');

@@ -1,0 +1,39 @@
+/**
+ * Contract of the memory module. The agents module (export/import, tools)
+ * and the built-in memory tools call these services.
+ */
+import { serviceRef } from '@talon/module-sdk';
+
+export interface KvEntry {
+  key: string;
+  value: unknown;
+}
+
+/** Per-agent key-value memory. Values are any JSON. */
+export interface KvMemory {
+  get(agentId: string, key: string): KvEntry | undefined;
+  /** Throws HttpError 400/413 for a bad key or an oversized value. */
+  set(agentId: string, key: string, value: unknown): void;
+  delete(agentId: string, key: string): boolean;
+  list(agentId: string, page?: { limit?: number; offset?: number }): KvEntry[];
+  /** Everything of one agent, for export; import replaces nothing it does not name. */
+  exportAll(agentId: string): KvEntry[];
+  importAll(agentId: string, entries: KvEntry[]): number;
+  deleteAgent(agentId: string): void;
+}
+
+export const kvMemory = serviceRef<KvMemory>('memory.kv');
+
+export interface RecallHit {
+  id: string;
+  content: string;
+  relevance: number;
+}
+
+/** The proactive semantic memory, as the agent loop and tools see it. */
+export interface SemanticMemory {
+  search(query: string, options: { agentId?: string; limit?: number }): Promise<RecallHit[]>;
+  add(entry: { content: string; agentId?: string; userId?: string; tags?: string[]; level?: string }): Promise<{ id: string }>;
+}
+
+export const semanticMemory = serviceRef<SemanticMemory>('memory.semantic');

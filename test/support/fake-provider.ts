@@ -1,0 +1,224 @@
+/**
+ * A scripted LLM provider for tests: a real HTTP server on 127.0.0.1 that
+ * speaks the OpenAI chat-completions and Anthropic Messages wire formats
+ * (streaming and not, tool calls, usage), plus OpenAI embeddings. Tests queue
+ * replies; every request is recorded so tests can assert what was sent.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  name: string;
+  input: Record<string, unknown>;
+  id?: string;
+}
+
+export interface ScriptedReply {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  usage?: { input: number; output: number };
+  /** Answer with this HTTP status and an error body instead. */
+  status?: number;
+  /** Seconds for the Retry-After header (with status 429/503). */
+  retryAfter?: number;
+  /** Wait this long before answering (interrupt tests). */
+  delayMs?: number;
+  /** Stream: split text into chunks of this many characters (default 4). */
+  chunkSize?: number;
+  stopReason?: 'end_turn' | 'max_tokens';
+}
+
+export interface RecordedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  aborted: boolean;
+}
+
+export class FakeProvider {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: ScriptedReply[] = [];
+  private fallback: ScriptedReply = { text: 'ok' };
+  private server?: http.Server;
+  private readonly sockets = new Set<import('node:net').Socket>();
+  /** Deterministic embedding dimension for /embeddings. */
+  embeddingDim = 384;
+
+  /** Queue replies, consumed in order; when empty the fallback answers. */
+  enqueue(...replies: ScriptedReply[]): this {
+    this.queue.push(...replies);
+    return this;
+  }
+
+  setFallback(reply: ScriptedReply): this {
+    this.fallback = reply;
+    return this;
+  }
+
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  async start(): Promise<string> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', () => r()));
+    return this.url;
+  }
+
+  get url(): string {
+    const { port } = this.server!.address() as AddressInfo;
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let body: Record<string, unknown> = {};
+    try {
+      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+    } catch {
+      body = {};
+    }
+    const record: RecordedRequest = { path: req.url ?? '', headers: req.headers, body, aborted: false };
+    this.requests.push(record);
+    res.on('close', () => {
+      if (!res.writableFinished) record.aborted = true;
+    });
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
+    if (path.endsWith('/embeddings')) return this.embeddings(body, res);
+    const reply = this.queue.shift() ?? this.fallback;
+    if (reply.delayMs) {
+      await new Promise((r) => setTimeout(r, reply.delayMs));
+      if (record.aborted || res.destroyed) return;
+    }
+    if (reply.status && reply.status >= 400) {
+      const headers: Record<string, string> = {};
+      if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
+      return json(res, reply.status, { error: { message: `scripted error ${reply.status}`, type: 'rate_limit_error' } }, headers);
+    }
+    if (path.endsWith('/chat/completions')) return body.stream ? this.openaiStream(reply, res) : json(res, 200, openaiCompletion(reply, String(body.model)));
+    if (path.endsWith('/messages')) return body.stream ? this.anthropicStream(reply, res, String(body.model)) : json(res, 200, anthropicMessage(reply, String(body.model)));
+    json(res, 404, { error: { message: `fake provider has no ${path}` } });
+  }
+
+  private embeddings(body: Record<string, unknown>, res: http.ServerResponse): void {
+    const inputs = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input ?? '')];
+    json(res, 200, {
+      object: 'list',
+      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, this.embeddingDim) })),
+      model: body.model,
+      usage: { prompt_tokens: inputs.join(' ').split(/\s+/).length, total_tokens: inputs.join(' ').split(/\s+/).length },
+    });
+  }
+
+  private openaiStream(reply: ScriptedReply, res: http.ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const id = `chatcmpl-${Date.now()}`;
+    const send = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+    send({ role: 'assistant', content: '' });
+    for (const part of split(reply.text ?? '', reply.chunkSize ?? 4)) send({ content: part });
+    (reply.toolCalls ?? []).forEach((call, index) => {
+      const callId = call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`;
+      send({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] });
+      const args = JSON.stringify(call.input);
+      for (const part of split(args, 8)) send({ tool_calls: [{ index, function: { arguments: part } }] });
+    });
+    send({}, reply.toolCalls?.length ? 'tool_calls' : reply.stopReason === 'max_tokens' ? 'length' : 'stop');
+    const usage = reply.usage ?? { input: 10, output: 5 };
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  }
+
+  private anthropicStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const usage = reply.usage ?? { input: 10, output: 5 };
+    const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    ev('message_start', { message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: usage.input, output_tokens: 0 } } });
+    let index = 0;
+    if (reply.text) {
+      ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      for (const part of split(reply.text, reply.chunkSize ?? 4)) ev('content_block_delta', { index, delta: { type: 'text_delta', text: part } });
+      ev('content_block_stop', { index });
+      index++;
+    }
+    for (const call of reply.toolCalls ?? []) {
+      ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${index}`, name: call.name, input: {} } });
+      for (const part of split(JSON.stringify(call.input), 8)) ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } });
+      ev('content_block_stop', { index });
+      index++;
+    }
+    ev('message_delta', { delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : (reply.stopReason ?? 'end_turn') }, usage: { output_tokens: usage.output } });
+    ev('message_stop', {});
+    res.end();
+  }
+}
+
+function openaiCompletion(reply: ScriptedReply, model: string) {
+  const usage = reply.usage ?? { input: 10, output: 5 };
+  const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
+  return {
+    id: `chatcmpl-${Date.now()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: reply.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+        finish_reason: toolCalls.length ? 'tool_calls' : reply.stopReason === 'max_tokens' ? 'length' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+  };
+}
+
+function anthropicMessage(reply: ScriptedReply, model: string) {
+  const usage = reply.usage ?? { input: 10, output: 5 };
+  const content: unknown[] = [];
+  if (reply.text) content.push({ type: 'text', text: reply.text });
+  (reply.toolCalls ?? []).forEach((c, i) => content.push({ type: 'tool_use', id: c.id ?? `toolu_${i}`, name: c.name, input: c.input }));
+  return {
+    id: `msg_${Date.now()}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: reply.toolCalls?.length ? 'tool_use' : (reply.stopReason ?? 'end_turn'),
+    stop_sequence: null,
+    usage: { input_tokens: usage.input, output_tokens: usage.output },
+  };
+}
+
+/** Deterministic bag-of-words embedding: texts sharing words are close. */
+export function fakeEmbedding(text: string, dim: number): number[] {
+  const v = new Array<number>(dim).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 2166136261;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+    v[Math.abs(h) % dim] += 1;
+  }
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
+}
+
+function split(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
