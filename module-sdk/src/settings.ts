@@ -30,6 +30,22 @@ export const kernelSettingsSchema = {
       default: {},
     },
     provider_urls: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
+    fallback_providers: {
+      type: 'array',
+      description: 'LLM providers tried in order when the primary keeps failing',
+      items: {
+        type: 'object',
+        properties: {
+          provider: { type: 'string' },
+          model: { type: 'string' },
+          api_key_env: { type: 'string' },
+          base_url: { type: 'string' },
+        },
+        required: ['provider', 'model'],
+        additionalProperties: false,
+      },
+      default: [],
+    },
     modules: {
       type: 'object',
       properties: {

@@ -80,6 +80,8 @@ export interface AgentRegistry {
   spawn(input: { manifestToml: string; parentId?: string }): AgentRecord;
   /** Returns false when there was no such agent. */
   kill(id: string): boolean;
+  /** Sets the model by id or alias; throws HttpError 400/404 when unknown. */
+  setModel(id: string, model: string): AgentRecord;
 }
 
 export const agentRegistry = serviceRef<AgentRegistry>('agents.registry');
@@ -159,6 +161,10 @@ export interface SessionStore {
   /** Creates a session for the agent and returns its id (does not switch). */
   create(agentId: string, label?: string): string;
   exists(agentId: string, sessionId: string): boolean;
+  /** Starts a fresh session and makes it current (the old one stays resumable). */
+  newSession(agentId: string): string;
+  /** Replaces older messages with an LLM summary, keeping the most recent ones. */
+  compact(agentId: string): Promise<{ message: string }>;
 }
 
 export const sessionStore = serviceRef<SessionStore>('agents.sessions');

@@ -116,8 +116,13 @@ export interface DriverFactory {
 }
 
 export interface ModelRef {
+  /** 'default' means [default_model]. */
   provider: string;
+  /** A model id or an alias. */
   model: string;
+  /** Per-agent overrides from the manifest's [model] table. */
+  baseUrl?: string;
+  apiKeyEnv?: string;
 }
 
 export interface LlmService {
