@@ -88,6 +88,10 @@ export class LlmError extends Error {
     super(message);
     this.name = 'LlmError';
   }
+  /** Every module bundles its own copy of this file, so instanceof goes by name, not by class identity. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof Error && value.name === 'LlmError' && 'retryable' in value;
+  }
   get retryable(): boolean {
     return this.status === undefined || this.status === 429 || this.status === 408 || this.status >= 500;
   }
@@ -101,6 +105,9 @@ export class LlmRefusedError extends Error {
   ) {
     super(message);
     this.name = 'LlmRefusedError';
+  }
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return value instanceof Error && value.name === 'LlmRefusedError' && typeof (value as { status?: unknown }).status === 'number';
   }
 }
 

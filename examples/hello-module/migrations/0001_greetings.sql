@@ -1,0 +1,5 @@
+CREATE TABLE hello_greetings (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  at TEXT NOT NULL
+);

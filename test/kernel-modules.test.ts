@@ -1,0 +1,86 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { planModules } from '../kernel/modules/graph.ts';
+
+const fixtures = path.resolve('test/fixtures/modules');
+
+function logText(k: TestKernel): string {
+  const dir = path.join(k.home, 'logs');
+  return readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('');
+}
+
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ modulesDir: fixtures, config: 'log_level = "info"\n[modules]\ndisabled = ["configured"]\n', keepHome: false });
+});
+after(() => k.stop());
+
+const state = (id: string) => k.kernel.modules().find((m) => m.id === id);
+
+test('modules start in dependency order and serve their routes', async () => {
+  assert.equal(state('alpha')?.state, 'running');
+  assert.equal(state('beta')?.state, 'running');
+  const res = await k.request('/api/beta');
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { n: 1 });
+  assert.deepEqual(await (await k.request('/api/beta')).json(), { n: 2 });
+});
+
+test('a module whose dependency is missing is not started, with one clear log line', async () => {
+  assert.equal(state('gamma')?.state, 'blocked');
+  assert.match(state('gamma')!.error!, /depends on 'missing-module', which is missing/);
+  await k.kernel.settled();
+  const lines = logText(k).split('\n').filter((l) => l.includes("module 'gamma' not started"));
+  assert.equal(lines.length, 1);
+});
+
+test('a module whose dependency is disabled (manifest enabled=false) is blocked', () => {
+  assert.equal(state('epsilon')?.state, 'disabled');
+  assert.equal(state('delta')?.state, 'blocked');
+  assert.match(state('delta')!.error!, /'epsilon', which is disabled/);
+});
+
+test('a module disabled in [modules] disabled is not loaded and its routes are absent', async () => {
+  assert.equal(state('configured')?.state, 'disabled');
+  assert.equal((await k.request('/api/configured')).status, 404);
+});
+
+test('a module that fails to start is failed and its dependants are blocked; the rest runs', async () => {
+  assert.equal(state('boom')?.state, 'failed');
+  assert.match(state('boom')!.error!, /boom refuses to start/);
+  assert.equal(state('boom-child')?.state, 'blocked');
+  assert.equal((await k.request('/api/boom')).status, 404);
+  assert.equal((await k.request('/api/alpha')).status, 200);
+});
+
+test('a module that does not compile is failed with file and line', () => {
+  assert.equal(state('broken')?.state, 'failed');
+  assert.match(state('broken')!.error!, /broken[\\/]index\.ts:\d+:\d+/);
+});
+
+test('a dependency cycle fails its members', () => {
+  assert.equal(state('cyc-a')?.state, 'failed');
+  assert.match(state('cyc-a')!.error!, /dependency cycle/);
+  assert.equal(state('cyc-b')?.state, 'failed');
+});
+
+test('optional dependencies order but do not block', async () => {
+  assert.equal(state('zeta')?.state, 'running');
+  assert.deepEqual(await (await k.request('/api/zeta')).json(), { beta: 'running' });
+});
+
+test('a module whose routes clash with another is left out; the other keeps its route', async () => {
+  assert.equal(state('dup-route')?.state, 'failed');
+  assert.deepEqual(await (await k.request('/api/alpha')).json(), { module: 'alpha' });
+});
+
+test('the plan orders dependencies first even against name order', () => {
+  const m = (name: string, depends: string[] = [], optional: string[] = []) => ({
+    name, version: '1.0.0', description: '', depends, optional_depends: optional, enabled: true, entry: 'index.ts', dir: '/x/' + name, thirdParty: false,
+  });
+  const plan = planModules([m('a', ['z']), m('b', [], ['a']), m('z')], () => true);
+  assert.deepEqual(plan.order.map((x) => x.name), ['z', 'a', 'b']);
+});
