@@ -213,7 +213,7 @@ export class Kernel implements KernelApi {
     this.address = await this.front.listen(host, port);
     this.log.info({ address: this.listenAddress(), modules: this.running().map((i) => i.id) }, 'talon is listening');
     await this.hooks.kernel.kernel.ready.promise();
-    if (this.dev) this.startWatcher();
+    if (this.dev) await this.startWatcher();
   }
 
   // ---------------------------------------------------------------- stop
@@ -379,12 +379,14 @@ export class Kernel implements KernelApi {
 
   // ---------------------------------------------------------------- hot reload
 
-  private startWatcher(): void {
-    const dirs = [...this.records.values()].map((r) => r.manifest.dir);
+  private async startWatcher(): Promise<void> {
+    const dirs = [...this.records.values()].filter((r) => r.state !== 'disabled').map((r) => r.manifest.dir);
     this.watcher = new ModuleWatcher(dirs, this.log, (dir) => {
       const rec = [...this.records.values()].find((r) => r.manifest.dir === dir);
       if (rec) void this.reloadModule(rec.manifest.name);
     });
+    await this.watcher.ready();
+    this.log.info({ modules: dirs.length }, 'hot reload: watching module folders');
   }
 
   /**

@@ -169,3 +169,88 @@ export const llmHooks = defineHooks('llm.hooks', () => ({
   /** Every upstream call, successful or not (usage metering). */
   afterCall: new AsyncParallelHook<[CallRecord]>(['record']),
 }));
+
+// ---------------------------------------------------------------------------
+// Driver toolkit: shared by the driver modules, which may only import this file.
+
+/** True for the rejection of an aborted fetch/SDK call (DOMException or SDK abort error). */
+export function isAbortError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  return err.name === 'AbortError' || err.name === 'APIUserAbortError' || (err.cause instanceof Error && err.cause.name === 'AbortError');
+}
+
+/** A Retry-After header (seconds or HTTP date) in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** The LlmError for a non-2xx provider response, with the provider's own message when its body has one. */
+export async function llmErrorFromResponse(provider: string, response: Response): Promise<LlmError> {
+  let detail = response.statusText;
+  try {
+    const text = await response.text();
+    detail = providerMessage(text) ?? (text.slice(0, 300) || detail);
+  } catch {
+    // the body is only used for the message
+  }
+  return new LlmError(`provider '${provider}' answered ${response.status}: ${detail}`, response.status, retryAfterMs(response.headers.get('retry-after')), provider);
+}
+
+function providerMessage(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (typeof body.error === 'string') return body.error;
+    if (body.error && typeof body.error === 'object' && typeof (body.error as { message?: unknown }).message === 'string') return (body.error as { message: string }).message;
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
+/**
+ * A fetch that turns non-2xx answers into LlmError (status, Retry-After), for
+ * SDKs whose own errors drop the response headers. Abort errors pass through.
+ */
+export function failingFetch(provider: string, signal?: AbortSignal): typeof fetch {
+  return async (input, init) => {
+    const signals = [init?.signal, signal].filter((s): s is AbortSignal => Boolean(s));
+    const response = await fetch(input, { ...init, signal: signals.length ? AbortSignal.any(signals) : undefined });
+    if (!response.ok) throw await llmErrorFromResponse(provider, response);
+    return response;
+  };
+}
+
+/**
+ * Normalises whatever an SDK threw into LlmError: LlmError (also as a cause)
+ * as is, SDK HTTP errors with their status and Retry-After, anything else as a
+ * network error (no status: retryable). Abort errors are returned unchanged.
+ */
+export function toLlmError(err: unknown, provider: string): Error {
+  if (isAbortError(err)) return err as Error;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof LlmError) return e;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : undefined;
+  const headers = (err as { headers?: unknown })?.headers;
+  const retryAfter = headers instanceof Headers ? retryAfterMs(headers.get('retry-after')) : undefined;
+  if (status !== undefined) return new LlmError(`provider '${provider}' answered ${status}: ${message}`, status, retryAfter, provider);
+  const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  return new LlmError(`provider '${provider}' could not be reached: ${message}${cause}`, undefined, undefined, provider);
+}
+
+/** Parses a tool call's JSON arguments; a non-object or broken JSON becomes {} plus the raw text, never a throw. */
+export function parseToolInput(json: string): Record<string, unknown> {
+  if (json.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(json);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  } catch {
+    return { _raw: json };
+  }
+}

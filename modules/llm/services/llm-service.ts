@@ -1,0 +1,279 @@
+import type { Logger } from 'pino';
+import {
+  LlmError,
+  LlmRefusedError,
+  isAbortError,
+  toLlmError,
+  type CallMeta,
+  type CompletionRequest,
+  type CompletionResult,
+  type DriverFactory,
+  type LlmDriver,
+  type LlmService,
+  type ModelRef,
+  type ProviderTarget,
+  type StreamEvent,
+  type Usage,
+  llmHooks,
+} from '../api.ts';
+import { AttemptSignal, abortError, backoffDelay, raceAbort, sleep } from './backoff.ts';
+import type { LlmConfig } from './config.ts';
+
+type Hooks = ReturnType<(typeof llmHooks)['create']>;
+type Request = Omit<CompletionRequest, 'model'>;
+
+export interface LlmServiceDeps {
+  config(): LlmConfig;
+  resolve(ref: ModelRef): ProviderTarget;
+  /** The fallback chain after the primary ([[fallback_providers]]). */
+  fallbacks(): ModelRef[];
+  hooks(): Hooks;
+  log: Logger;
+}
+
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0 };
+
+/** Rough token count of a request (4 characters a token) for quota checks before the call. */
+export function estimateInputTokens(request: Request): number {
+  let chars = request.system?.length ?? 0;
+  for (const m of request.messages) {
+    for (const b of m.content) {
+      if (b.type === 'text') chars += b.text.length;
+      else if (b.type === 'tool_result') chars += b.content.length;
+      else if (b.type === 'tool_use') chars += JSON.stringify(b.input).length + b.name.length;
+      else chars += 1000; // an image is priced by the provider per tile; a flat guess suffices here
+    }
+  }
+  for (const t of request.tools ?? []) chars += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
+  return Math.ceil(chars / 4);
+}
+
+/** One provider slot of the chain, ready to call. */
+interface Slot {
+  target: ProviderTarget;
+  driver: LlmDriver;
+}
+
+/** A streamed failure after content went out: neither retried nor handed to a fallback (it would duplicate output). */
+class EmittedFailure extends Error {
+  constructor(readonly error: Error) {
+    super(error.message);
+  }
+}
+
+export function createLlmService(deps: LlmServiceDeps): LlmService {
+  const factories = (): DriverFactory[] => deps.hooks().drivers.call([]);
+  const meta = (request: Request): CallMeta => request.meta ?? {};
+
+  const driverFor = (target: ProviderTarget): LlmDriver => {
+    const factory = factories().find((f) => f.format === target.apiFormat);
+    if (!factory) throw new LlmError(`no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the llm-${target.apiFormat} module`, 501, undefined, target.provider);
+    return factory.create(target);
+  };
+
+  /** The primary and the fallbacks, each resolved lazily so that a missing key only skips its own slot. */
+  function* chain(ref: ModelRef): Generator<ModelRef> {
+    yield ref;
+    yield* deps.fallbacks();
+  }
+
+  async function guard(target: ProviderTarget, request: Request): Promise<void> {
+    const refusal = await deps.hooks().beforeCall.promise({ provider: target.provider, model: target.model, meta: meta(request), estimatedInputTokens: estimateInputTokens(request) });
+    if (refusal) throw new LlmRefusedError(refusal.error, refusal.status);
+  }
+
+  async function record(target: ProviderTarget, request: Request, started: number, usage: Usage, error?: Error): Promise<void> {
+    try {
+      await deps.hooks().afterCall.promise({
+        provider: target.provider,
+        model: target.model,
+        usage,
+        meta: meta(request),
+        latencyMs: Date.now() - started,
+        ok: !error,
+        ...(error ? { error: error.message } : {}),
+      });
+    } catch (err) {
+      deps.log.warn({ err }, 'afterCall hook failed');
+    }
+  }
+
+  /** What an attempt's failure means: the caller's abort, a timeout, or a provider error. */
+  function failure(err: unknown, attempt: AttemptSignal, target: ProviderTarget, caller?: AbortSignal): Error {
+    if (caller?.aborted) return abortError(caller);
+    if (attempt.timedOut) return new LlmError(`provider '${target.provider}' did not answer within ${deps.config().request_timeout_secs} s`, undefined, undefined, target.provider);
+    if (isAbortError(err)) return new LlmError(`request to provider '${target.provider}' was aborted`, undefined, undefined, target.provider);
+    return toLlmError(err, target.provider);
+  }
+
+  /** Runs attempts of one slot with backoff until success, a non-retryable error or the retry budget is spent. */
+  async function withRetry<T>(target: ProviderTarget, request: Request, run: (attempt: AttemptSignal, started: number) => Promise<T>): Promise<T> {
+    const cfg = deps.config();
+    const maxRetries = target.maxRetries ?? cfg.max_retries;
+    for (let retry = 0; ; retry++) {
+      const attempt = new AttemptSignal(request.signal, cfg.request_timeout_secs * 1000);
+      const started = Date.now();
+      let error: Error;
+      try {
+        return await run(attempt, started);
+      } catch (err) {
+        if (err instanceof EmittedFailure) throw err;
+        error = failure(err, attempt, target, request.signal);
+        await record(target, request, started, ZERO, error);
+      } finally {
+        attempt.dispose();
+      }
+      if (!(error instanceof LlmError) || !error.retryable) throw error;
+      if (retry >= maxRetries) {
+        throw maxRetries === 0 ? error : new LlmError(`${error.message} (gave up after ${retry + 1} attempts)`, error.status, error.retryAfterMs, target.provider);
+      }
+      const delay = backoffDelay(retry + 1, { baseMs: cfg.retry_base_ms, maxMs: cfg.retry_max_ms, retryAfterMs: error.retryAfterMs });
+      deps.log.warn({ provider: target.provider, model: target.model, status: error.status, retry: retry + 1, delayMs: delay }, 'LLM call failed; retrying');
+      await sleep(delay, request.signal);
+    }
+  }
+
+  /** Tries each slot of the chain in order; returns the first success. */
+  async function overChain<T>(ref: ModelRef, request: Request, callSlot: (slot: Slot) => Promise<T>): Promise<T> {
+    const failures: Array<{ label: string; error: LlmError }> = [];
+    const seen = new Set<string>();
+    for (const slotRef of chain(ref)) {
+      if (request.signal?.aborted) throw abortError(request.signal);
+      let target: ProviderTarget;
+      let driver: LlmDriver;
+      try {
+        target = deps.resolve(slotRef);
+        driver = driverFor(target);
+      } catch (err) {
+        failures.push({ label: `${slotRef.provider}/${slotRef.model}`, error: toLlmError(err, slotRef.provider) as LlmError });
+        continue;
+      }
+      const key = `${target.provider}\n${target.model}\n${target.baseUrl}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await guard(target, request);
+      try {
+        return await callSlot({ target, driver });
+      } catch (err) {
+        if (err instanceof EmittedFailure) throw err.error;
+        if (!(err instanceof LlmError)) throw err; // aborts and programming errors end the call
+        failures.push({ label: `${target.provider}/${target.model}`, error: err });
+        deps.log.warn({ provider: target.provider, model: target.model, err: err.message }, 'LLM provider failed; trying the next in the fallback chain');
+      }
+    }
+    const last = failures[failures.length - 1]?.error ?? new LlmError('no LLM provider to call', 500);
+    if (failures.length === 1) throw last;
+    const summary = failures.map((f) => `${f.label}: ${f.error.message}`).join('; ');
+    throw new LlmError(`all ${failures.length} providers of the fallback chain failed: ${summary}`, last.status, last.retryAfterMs, last.provider);
+  }
+
+  const finish = (result: CompletionResult, target: ProviderTarget): CompletionResult => ({ ...result, provider: target.provider, model: result.model || target.model });
+
+  return {
+    resolve: (ref) => deps.resolve(ref),
+    formats: () => [...new Set(factories().map((f) => f.format))],
+
+    complete(ref, request) {
+      return overChain(ref, request, ({ target, driver }) =>
+        withRetry(target, request, async (attempt, started) => {
+          const result = finish(await raceAbort(driver.complete({ ...request, model: target.model, signal: attempt.signal }), attempt.signal), target);
+          await record(target, request, started, result.usage);
+          return result;
+        }),
+      );
+    },
+
+    stream(ref, request) {
+      return streamChain(ref, request);
+    },
+  };
+
+  /**
+   * Streams from the first slot that starts answering. Until the first content
+   * event, failures are retried / handed to the next slot like complete();
+   * after it, a failure ends the stream with that error.
+   */
+  async function* streamChain(ref: ModelRef, request: Request): AsyncGenerator<StreamEvent> {
+    // Events are pumped through a queue so that retry and fallback logic stays in one place (overChain/withRetry).
+    const queue: StreamEvent[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    let failed: { error: unknown } | undefined;
+    let consumerGone = false;
+    let pull: (() => void) | undefined;
+    const notify = () => {
+      wake?.();
+      wake = undefined;
+    };
+    const stopProducer = new AbortController();
+    const producerSignal = request.signal ? AbortSignal.any([request.signal, stopProducer.signal]) : stopProducer.signal;
+
+    const producer = overChain(ref, request, ({ target, driver }) =>
+      withRetry(target, { ...request, signal: producerSignal }, async (attempt, started) => {
+        let emitted = false;
+        const it = driver.stream({ ...request, model: target.model, signal: attempt.signal })[Symbol.asyncIterator]();
+        try {
+          for (;;) {
+            const next = await raceAbort(it.next(), attempt.signal);
+            if (next.done) throw new LlmError(`provider '${target.provider}' ended the stream without a result`, undefined, undefined, target.provider);
+            attempt.touch();
+            const event = next.value;
+            if (event.type === 'done') {
+              const result = finish(event.result, target);
+              await record(target, request, started, result.usage);
+              queue.push({ type: 'done', result });
+              notify();
+              return;
+            }
+            emitted = true;
+            queue.push(event);
+            notify();
+            // Back-pressure: wait until the consumer took the event, so a slow reader does not trip the idle timeout.
+            while (queue.length > 0 && !consumerGone) {
+              await raceAbort(new Promise<void>((r) => (pull = r)), attempt.signal);
+              attempt.touch();
+            }
+          }
+        } catch (err) {
+          if (emitted) {
+            const error = failure(err, attempt, target, request.signal);
+            await record(target, request, started, ZERO, error);
+            throw new EmittedFailure(error);
+          }
+          throw err;
+        } finally {
+          void Promise.resolve(it.return?.()).catch(() => undefined);
+        }
+      }),
+    ).then(
+      () => {
+        finished = true;
+        notify();
+      },
+      (error: unknown) => {
+        failed = { error: consumerGone && !request.signal?.aborted ? undefined : error };
+        finished = true;
+        notify();
+      },
+    );
+
+    try {
+      for (;;) {
+        const event = queue.shift();
+        if (event) {
+          pull?.();
+          yield event;
+          continue;
+        }
+        if (finished) break;
+        await new Promise<void>((r) => (wake = r));
+      }
+      if (failed?.error) throw failed.error;
+    } finally {
+      consumerGone = true;
+      stopProducer.abort(new DOMException('stream consumer stopped', 'AbortError'));
+      pull?.();
+      await producer;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import type { Routes } from '@talon/module-sdk';
+import type { Usage } from '../services/usage.ts';
+
+const periodSchema = {
+  summary: 'Token and cost totals of the current UTC hour, day, ISO week or month',
+  tags: ['usage'],
+  querystring: {
+    type: 'object',
+    properties: { period: { type: 'string', enum: ['hour', 'day', 'week', 'month'], default: 'day' } },
+  },
+} as const;
+
+const dailySchema = {
+  summary: 'Usage per UTC day, oldest first, days without usage included',
+  tags: ['usage'],
+  querystring: {
+    type: 'object',
+    properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 7 } },
+  },
+} as const;
+
+export function usageRoutes(app: Routes, usage: () => Usage): void {
+  app.get('/api/usage', { schema: periodSchema }, async (request) => usage().totals(request.query.period));
+  app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota", tags: ['usage'] } }, async () => usage().summary());
+  app.get('/api/usage/by-model', { schema: { summary: 'Usage per provider and model, most expensive first', tags: ['usage'] } }, async () => ({
+    models: usage().byModel(),
+  }));
+  app.get('/api/usage/daily', { schema: dailySchema }, async (request) => {
+    const days = usage().daily(request.query.days);
+    return { days, total_cost_usd: days.reduce((sum, d) => sum + d.cost_usd, 0) };
+  });
+}

@@ -1,0 +1,115 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+export interface CallRow {
+  at: number;
+  agentId: string | null;
+  agentName: string | null;
+  sessionId: string | null;
+  purpose: string | null;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  latencyMs: number;
+  ok: boolean;
+  error: string | null;
+}
+
+export interface Sums {
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  requests: number;
+}
+
+export interface ModelRow {
+  model: string;
+  provider: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  request_count: number;
+}
+
+export interface DayRow extends Sums {
+  date: string;
+}
+
+export interface AgentCostRow {
+  agent_id: string;
+  agent_name: string | null;
+  total_cost_usd: number;
+  today_cost_usd: number;
+}
+
+export interface Limits {
+  daily_limit_usd: number;
+  monthly_limit_usd: number;
+}
+
+const SUMS = `COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+  COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS requests`;
+
+/** SQLite access of the usage module (tables from migrations/0001_usage.sql). */
+export class UsageStore {
+  private readonly insert: Statement;
+  private readonly sumsSince: Statement;
+  private readonly agentSumsSince: Statement;
+  private readonly activeSince: Statement;
+  private readonly byModelStmt: Statement;
+  private readonly dailyStmt: Statement;
+  private readonly agentCostsStmt: Statement;
+  private readonly getLimits: Statement;
+  private readonly putLimits: Statement;
+
+  constructor(db: Database) {
+    this.insert = db.prepare(`INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
+      VALUES (@at, @agentId, @agentName, @sessionId, @purpose, @provider, @model, @inputTokens, @outputTokens, @costUsd, @latencyMs, @ok, @error)`);
+    this.sumsSince = db.prepare(`SELECT ${SUMS} FROM usage_calls WHERE at >= ?`);
+    this.agentSumsSince = db.prepare(`SELECT ${SUMS} FROM usage_calls WHERE agent_id = ? AND at >= ?`);
+    this.activeSince = db.prepare('SELECT COUNT(DISTINCT agent_id) AS n FROM usage_calls WHERE at >= ? AND agent_id IS NOT NULL');
+    this.byModelStmt = db.prepare(`SELECT model, provider, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+      COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls GROUP BY provider, model ORDER BY cost_usd DESC, request_count DESC, model`);
+    this.dailyStmt = db.prepare(`SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS date, ${SUMS} FROM usage_calls WHERE at >= ? GROUP BY date ORDER BY date`);
+    this.agentCostsStmt = db.prepare(`SELECT agent_id, MAX(agent_name) AS agent_name, COALESCE(SUM(cost_usd), 0) AS total_cost_usd,
+      COALESCE(SUM(CASE WHEN at >= @today THEN cost_usd ELSE 0 END), 0) AS today_cost_usd
+      FROM usage_calls WHERE agent_id IS NOT NULL GROUP BY agent_id`);
+    this.getLimits = db.prepare('SELECT daily_limit_usd, monthly_limit_usd FROM usage_budgets WHERE scope = ?');
+    this.putLimits = db.prepare(`INSERT INTO usage_budgets (scope, daily_limit_usd, monthly_limit_usd, updated_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (scope) DO UPDATE SET daily_limit_usd = excluded.daily_limit_usd, monthly_limit_usd = excluded.monthly_limit_usd, updated_at = excluded.updated_at`);
+  }
+
+  record(row: CallRow): void {
+    this.insert.run({ ...row, ok: row.ok ? 1 : 0 });
+  }
+
+  sums(since: number, agentId?: string): Sums {
+    return (agentId === undefined ? this.sumsSince.get(since) : this.agentSumsSince.get(agentId, since)) as Sums;
+  }
+
+  activeAgents(since: number): number {
+    return (this.activeSince.get(since) as { n: number }).n;
+  }
+
+  byModel(): ModelRow[] {
+    return this.byModelStmt.all() as ModelRow[];
+  }
+
+  daily(since: number): DayRow[] {
+    return this.dailyStmt.all(since) as DayRow[];
+  }
+
+  agentCosts(todayStart: number): AgentCostRow[] {
+    return this.agentCostsStmt.all({ today: todayStart }) as AgentCostRow[];
+  }
+
+  /** Stored limits of a scope ('global' or an agent id), undefined when never set. */
+  limits(scope: string): Limits | undefined {
+    return this.getLimits.get(scope) as Limits | undefined;
+  }
+
+  setLimits(scope: string, limits: Limits): void {
+    this.putLimits.run(scope, limits.daily_limit_usd, limits.monthly_limit_usd, new Date().toISOString());
+  }
+}

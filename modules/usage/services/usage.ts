@@ -1,0 +1,196 @@
+import type { CallCheck, CallRecord } from '../../llm/api.ts';
+import type { CatalogService } from '../../catalog/api.ts';
+import type { AgentRecord, AgentRegistry } from '../../agents/api.ts';
+import type { AgentBudgetView, BudgetStatus, BudgetView, UsagePeriod, UsageService, UsageSummary, UsageTotals } from '../api.ts';
+import type { UsageConfig } from '../config.ts';
+import { nextHour, periodStart, usd } from './periods.ts';
+import type { AgentCostRow, DayRow, Limits, ModelRow, UsageStore } from './store.ts';
+
+export interface UsageDeps {
+  store: UsageStore;
+  config: () => UsageConfig;
+  /** Optional modules, looked up on each use (they may load after usage). */
+  catalog: () => CatalogService | undefined;
+  agents: () => AgentRegistry | undefined;
+  now?: () => number;
+}
+
+export interface Refusal {
+  status: number;
+  error: string;
+}
+
+/** HTTP status of a refusal for money (budgets) and for the hourly token quota. */
+export const BUDGET_STATUS = 402;
+export const QUOTA_STATUS = 429;
+
+const GLOBAL = 'global';
+
+/** Metering, analytics, budgets and quotas over the usage store. */
+export class Usage implements UsageService {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: UsageDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Records one upstream call, priced with the catalogue's prices at this moment. */
+  meter(record: CallRecord): void {
+    const { inputTokens, outputTokens } = record.usage;
+    const agentId = record.meta.agentId ?? null;
+    this.deps.store.record({
+      at: this.now(),
+      agentId,
+      agentName: agentId ? (this.deps.agents()?.get(agentId)?.name ?? null) : null,
+      sessionId: record.meta.sessionId ?? null,
+      purpose: record.meta.purpose ?? null,
+      provider: record.provider,
+      model: record.model,
+      inputTokens,
+      outputTokens,
+      costUsd: this.price(record.provider, record.model, inputTokens, outputTokens),
+      latencyMs: Math.round(record.latencyMs),
+      ok: record.ok,
+      error: record.error ?? null,
+    });
+  }
+
+  /** The beforeCall verdict: a refusal when the call would break a budget or an hourly token quota. */
+  check(call: CallCheck): Refusal | undefined {
+    const now = this.now();
+    const estimate = this.price(call.provider, call.model, call.estimatedInputTokens, 0);
+    const money = (scope: string, limits: Limits, agentId?: string): Refusal | undefined => {
+      if (limits.daily_limit_usd <= 0 && limits.monthly_limit_usd <= 0) return undefined;
+      const windows = [
+        { name: 'daily', limit: limits.daily_limit_usd, spent: this.deps.store.sums(periodStart('day', now), agentId).cost_usd },
+        { name: 'monthly', limit: limits.monthly_limit_usd, spent: this.deps.store.sums(periodStart('month', now), agentId).cost_usd },
+      ];
+      for (const w of windows) {
+        if (w.limit > 0 && (w.spent >= w.limit || w.spent + estimate > w.limit)) {
+          return { status: BUDGET_STATUS, error: `${scope} ${w.name} budget exceeded: $${usd(w.spent)} spent of $${w.limit}` };
+        }
+      }
+      return undefined;
+    };
+    const tokens = (scope: string, limit: number, agentId?: string): Refusal | undefined => {
+      if (limit <= 0) return undefined;
+      const used = this.hourlyTokens(now, agentId);
+      if (used + call.estimatedInputTokens <= limit) return undefined;
+      return {
+        status: QUOTA_STATUS,
+        error: `${scope} hourly token quota exceeded: ${used} of ${limit} tokens used this hour (about ${call.estimatedInputTokens} more requested); resets at ${new Date(nextHour(now)).toISOString()}`,
+      };
+    };
+    const global = money('global', this.globalLimits()) ?? tokens('global', this.deps.config().hourly_token_limit);
+    if (global) return global;
+    const agentId = call.meta.agentId;
+    if (!agentId) return undefined;
+    const agent = this.deps.agents()?.get(agentId);
+    const scope = `agent '${agent?.name ?? agentId}'`;
+    return money(scope, this.agentLimits(agentId), agentId) ?? tokens(scope, agent?.maxLlmTokensPerHour ?? 0, agentId);
+  }
+
+  summary(agentId?: string): UsageSummary {
+    const now = this.now();
+    const today = this.deps.store.sums(periodStart('day', now), agentId);
+    const limit = agentId === undefined ? this.deps.config().hourly_token_limit : (this.deps.agents()?.get(agentId)?.maxLlmTokensPerHour ?? 0);
+    return {
+      today: { input_tokens: today.input_tokens, output_tokens: today.output_tokens, cost_usd: usd(today.cost_usd), requests: today.requests },
+      quota: { hourly_token_limit: limit, hourly_tokens_used: this.hourlyTokens(now, agentId), hourly_reset_at: new Date(nextHour(now)).toISOString() },
+    };
+  }
+
+  totals(period: UsagePeriod): UsageTotals {
+    const since = periodStart(period, this.now());
+    const sums = this.deps.store.sums(since);
+    return {
+      period,
+      total_input_tokens: sums.input_tokens,
+      total_output_tokens: sums.output_tokens,
+      total_cost_usd: usd(sums.cost_usd),
+      request_count: sums.requests,
+      active_agents: this.deps.store.activeAgents(since),
+    };
+  }
+
+  byModel(): ModelRow[] {
+    return this.deps.store.byModel().map((m) => ({ ...m, cost_usd: usd(m.cost_usd) }));
+  }
+
+  /** One row per UTC day of the last `days` days (today included), oldest first, zero-filled. */
+  daily(days: number): DayRow[] {
+    const today = periodStart('day', this.now());
+    const since = today - (days - 1) * 86_400_000;
+    const found = new Map(this.deps.store.daily(since).map((r) => [r.date, r]));
+    const out: DayRow[] = [];
+    for (let t = since; t <= today; t += 86_400_000) {
+      const date = new Date(t).toISOString().slice(0, 10);
+      const row = found.get(date);
+      out.push({ date, input_tokens: row?.input_tokens ?? 0, output_tokens: row?.output_tokens ?? 0, cost_usd: usd(row?.cost_usd ?? 0), requests: row?.requests ?? 0 });
+    }
+    return out;
+  }
+
+  globalLimits(): Limits {
+    const config = this.deps.config();
+    return this.deps.store.limits(GLOBAL) ?? { daily_limit_usd: config.daily_limit_usd, monthly_limit_usd: config.monthly_limit_usd };
+  }
+
+  agentLimits(agentId: string): Limits {
+    const config = this.deps.config();
+    return this.deps.store.limits(agentId) ?? { daily_limit_usd: config.agent_daily_limit_usd, monthly_limit_usd: config.agent_monthly_limit_usd };
+  }
+
+  /** Stores new limits for 'global' or an agent; omitted fields keep their current value. */
+  setLimits(agentId: string | undefined, change: Partial<Limits>): void {
+    const current = agentId === undefined ? this.globalLimits() : this.agentLimits(agentId);
+    this.deps.store.setLimits(agentId ?? GLOBAL, { ...current, ...change });
+  }
+
+  globalBudget(): BudgetView {
+    return this.budgetView(this.globalLimits());
+  }
+
+  agentBudget(agentId: string, agentName: string, maxTokensPerHour: number): AgentBudgetView {
+    return {
+      agent_id: agentId,
+      agent_name: agentName,
+      ...this.budgetView(this.agentLimits(agentId), agentId),
+      max_llm_tokens_per_hour: maxTokensPerHour,
+      hourly_tokens_used: this.hourlyTokens(this.now(), agentId),
+    };
+  }
+
+  /** Agents by total spend (most first): every registered agent plus any agent that has usage. */
+  ranking(): Array<{ agent_id: string; agent_name: string; total_cost_usd: number; today_cost_usd: number }> {
+    const rows = new Map<string, AgentCostRow>(this.deps.store.agentCosts(periodStart('day', this.now())).map((r) => [r.agent_id, r]));
+    const agents: AgentRecord[] = this.deps.agents()?.list() ?? [];
+    for (const a of agents) if (!rows.has(a.id)) rows.set(a.id, { agent_id: a.id, agent_name: a.name, total_cost_usd: 0, today_cost_usd: 0 });
+    const names = new Map(agents.map((a) => [a.id, a.name]));
+    return [...rows.values()]
+      .map((r) => ({ agent_id: r.agent_id, agent_name: names.get(r.agent_id) ?? r.agent_name ?? '', total_cost_usd: usd(r.total_cost_usd), today_cost_usd: usd(r.today_cost_usd) }))
+      .sort((a, b) => b.total_cost_usd - a.total_cost_usd || b.today_cost_usd - a.today_cost_usd || a.agent_name.localeCompare(b.agent_name));
+  }
+
+  private budgetView(limits: Limits, agentId?: string): BudgetView {
+    const now = this.now();
+    const today = usd(this.deps.store.sums(periodStart('day', now), agentId).cost_usd);
+    const month = usd(this.deps.store.sums(periodStart('month', now), agentId).cost_usd);
+    return { ...limits, today_spent_usd: today, month_spent_usd: month, status: this.status(limits, today, month) };
+  }
+
+  private status(limits: Limits, today: number, month: number): BudgetStatus {
+    const share = Math.max(limits.daily_limit_usd > 0 ? today / limits.daily_limit_usd : 0, limits.monthly_limit_usd > 0 ? month / limits.monthly_limit_usd : 0);
+    if (share >= 1) return 'exceeded';
+    return share >= this.deps.config().warning_threshold ? 'warning' : 'ok';
+  }
+
+  private hourlyTokens(now: number, agentId?: string): number {
+    const sums = this.deps.store.sums(periodStart('hour', now), agentId);
+    return sums.input_tokens + sums.output_tokens;
+  }
+
+  private price(provider: string, model: string, inputTokens: number, outputTokens: number): number {
+    return this.deps.catalog()?.cost(provider, model, inputTokens, outputTokens) ?? 0;
+  }
+}

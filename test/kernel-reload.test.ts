@@ -1,0 +1,101 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { waitFor } from './support/wait.ts';
+
+const root = mkdtempSync(path.join(tmpdir(), 'talon-reload-'));
+const dir = path.join(root, 'hello');
+const routeFile = path.join(dir, 'routes', 'hello.ts');
+cpSync(path.resolve('examples/hello-module'), dir, { recursive: true });
+const original = readFileSync(routeFile, 'utf8');
+// A slow route, to have requests in flight during a reload.
+writeFileSync(
+  routeFile,
+  original.replace(
+    'export function helloRoutes(app: Routes, ctx: ModuleContext<HelloConfig>, greetings: () => Greetings): void {',
+    `export function helloRoutes(app: Routes, ctx: ModuleContext<HelloConfig>, greetings: () => Greetings): void {
+  app.get('/api/hello-slow', async () => {
+    await new Promise((r) => setTimeout(r, 400));
+    return { slow: true };
+  });`,
+  ),
+);
+
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ dev: true, only: ['hello', 'system'], config: `log_level = "info"\nmodule_paths = ["${root}"]\n` });
+});
+after(async () => {
+  await k.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const greet = async () => ((await (await k.request('/api/hello/ann')).json()) as { message: string }).message;
+const logs = () => readdirSync(path.join(k.home, 'logs')).map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8')).join('');
+
+test('a changed route file is picked up without a restart', async () => {
+  assert.equal(await greet(), 'Hello, ann!');
+  writeFileSync(routeFile, readFileSync(routeFile, 'utf8').replace('`${ctx.config.greeting}, ${request.params.name}!`', '`${ctx.config.greeting} there, ${request.params.name}!`'));
+  await waitFor(async () => (await greet()) === 'Hello there, ann!', 5_000, 'the changed route');
+});
+
+test('a broken change keeps the previous version serving and logs file and line', async () => {
+  const good = readFileSync(routeFile, 'utf8');
+  writeFileSync(routeFile, good.replace('app.get(', 'app.get(((('));
+  await waitFor(() => /reload failed; the previous version keeps serving/.test(logs()), 5_000, 'the reload failure log line');
+  assert.match(logs(), /routes[\\/]hello\.ts:\d+:\d+/);
+  assert.equal(await greet(), 'Hello there, ann!');
+  assert.equal(k.kernel.modules().find((m) => m.id === 'hello')?.state, 'running');
+  writeFileSync(routeFile, good);
+});
+
+test('in-flight requests complete across a reload, to the reloaded module and to others', async () => {
+  await k.kernel.settled();
+  const slow = k.request('/api/hello-slow');
+  await new Promise((r) => setTimeout(r, 50));
+  const reload = await k.kernel.reloadModule('hello');
+  assert.ok(reload.ok, reload.error);
+  const health = await k.request('/api/health');
+  assert.equal(health.status, 200);
+  const res = await slow;
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { slow: true });
+});
+
+test('reloading the same module 100 times leaks nothing', async () => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const hooks = k.kernel.hooks.kernel;
+  const snapshot = () => ({
+    responseTaps: hooks.http.response.taps.length,
+    configTaps: hooks.config.changed.taps.length,
+    timers: process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length,
+    requestListeners: k.kernel['front'].server.listenerCount('request'),
+    upgradeListeners: k.kernel['front'].server.listenerCount('upgrade'),
+  });
+  const settle = async () => {
+    await k.kernel.settled();
+    for (let i = 0; i < 3; i++) {
+      gc?.();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return process.memoryUsage().heapUsed;
+  };
+  for (let i = 0; i < 10; i++) assert.ok((await k.kernel.reloadModule('hello')).ok);
+  const heapBefore = await settle();
+  const before = snapshot();
+  for (let i = 0; i < 100; i++) {
+    const r = await k.kernel.reloadModule('hello');
+    assert.ok(r.ok, r.error);
+  }
+  const heapAfter = await settle();
+  const after = snapshot();
+  assert.deepEqual(after, before);
+  assert.equal(await greet(), 'Hello there, ann!');
+  if (gc) {
+    const grownMb = (heapAfter - heapBefore) / 1024 / 1024;
+    assert.ok(grownMb < 15, `heap grew ${grownMb.toFixed(1)} MB over 100 reloads`);
+  }
+});
