@@ -166,16 +166,14 @@ export class Kernel implements KernelApi {
 
     // Load code first: module config sections can only be validated with their schemas.
     const defs = new Map<string, DefinedModule>();
-    for (const name of this.order) {
+    const loaded = await Promise.allSettled(this.order.map((name) => this.loadDefinition(this.records.get(name)!.manifest)));
+    this.order.forEach((name, i) => {
       const rec = this.records.get(name)!;
-      try {
-        const def = await this.loadDefinition(rec.manifest);
-        defs.set(name, def);
-        if (rec.manifest.config_section) this.store.declareSection(rec.manifest.config_section, name, true, def.configSchema);
-      } catch (err) {
-        this.fail(rec, err);
-      }
-    }
+      const result = loaded[i];
+      if (result.status === 'rejected') return this.fail(rec, result.reason);
+      defs.set(name, result.value);
+      if (rec.manifest.config_section) this.store.declareSection(rec.manifest.config_section, name, true, result.value.configSchema);
+    });
     for (const warning of this.store.revalidate()) this.log.warn(warning);
 
     for (const name of this.order) {
@@ -280,9 +278,10 @@ export class Kernel implements KernelApi {
     return out;
   }
 
-  private async loadDefinition(manifest: Manifest): Promise<DefinedModule> {
+  private async loadDefinition(manifest: Manifest, fresh = false): Promise<DefinedModule> {
     const entry = path.join(manifest.dir, manifest.entry);
-    const bundle = await bundleModule(entry);
+    // A reload always rebuilds: a same-size rewrite within the mtime resolution must not hit the cache.
+    const bundle = await bundleModule(entry, { cache: !fresh });
     const exports = evaluateBundle(bundle, entry, SHARED_PACKAGES) as { default?: unknown };
     const def = exports.default ?? exports;
     if (!isDefinedModule(def)) throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
@@ -381,11 +380,10 @@ export class Kernel implements KernelApi {
 
   private async startWatcher(): Promise<void> {
     const dirs = [...this.records.values()].filter((r) => r.state !== 'disabled').map((r) => r.manifest.dir);
-    this.watcher = new ModuleWatcher(dirs, this.log, (dir) => {
+    this.watcher = await ModuleWatcher.start(dirs, this.log, (dir) => {
       const rec = [...this.records.values()].find((r) => r.manifest.dir === dir);
       if (rec) void this.reloadModule(rec.manifest.name);
     });
-    await this.watcher.ready();
     this.log.info({ modules: dirs.length }, 'hot reload: watching module folders');
   }
 
@@ -413,7 +411,7 @@ export class Kernel implements KernelApi {
     try {
       const manifest = readManifest(rec.manifest.dir, rec.manifest.thirdParty);
       if (manifest.name !== name) throw new Error(`module.toml renamed the module to '${manifest.name}'; restart to apply`);
-      const def = await this.loadDefinition(manifest);
+      const def = await this.loadDefinition(manifest, true);
       if (section) {
         this.store.declareSection(section, name, true, def.configSchema);
         this.store.revalidate();

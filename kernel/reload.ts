@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 
 const SOURCE = /\.(ts|mts|js|mjs|json|sql|toml)$/;
@@ -9,25 +9,28 @@ const SOURCE = /\.(ts|mts|js|mjs|json|sql|toml)$/;
  * of writes (editors and formatters write several times).
  */
 export class ModuleWatcher {
-  private readonly watcher: FSWatcher;
+  private watcher!: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(
+  private constructor(
     private readonly dirs: string[],
     private readonly log: Logger,
     private readonly onChange: (moduleDir: string) => void,
-    private readonly debounceMs = 60,
-  ) {
-    this.watcher = watch(dirs, {
+    private readonly debounceMs: number,
+  ) {}
+
+  /** chokidar is imported only in dev mode. Resolves once the initial scan is done. */
+  static async start(dirs: string[], log: Logger, onChange: (moduleDir: string) => void, debounceMs = 60): Promise<ModuleWatcher> {
+    const { watch } = await import('chokidar');
+    const w = new ModuleWatcher(dirs, log, onChange, debounceMs);
+    w.watcher = watch(dirs, {
       ignoreInitial: true,
       ignored: (file, stats) => file.includes(`${path.sep}node_modules${path.sep}`) || (!!stats?.isFile() && !SOURCE.test(file)),
     });
-    this.watcher.on('all', (_event, file) => this.changed(file));
-    this.watcher.on('error', (err) => this.log.warn({ err }, 'module watcher error'));
-  }
-
-  ready(): Promise<void> {
-    return new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+    w.watcher.on('all', (_event, file) => w.changed(file));
+    w.watcher.on('error', (err) => w.log.warn({ err }, 'module watcher error'));
+    await new Promise<void>((resolve) => w.watcher.once('ready', () => resolve()));
+    return w;
   }
 
   private changed(file: string): void {

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
-import { build, type BuildFailure } from 'esbuild';
+import type { BuildFailure } from 'esbuild';
 
 /**
  * Module code is bundled to one CommonJS script (npm packages stay external
@@ -24,9 +27,68 @@ export interface Bundle {
   inputs: string[];
 }
 
-export async function bundleModule(entry: string): Promise<Bundle> {
+/**
+ * Bundles are cached on disk, keyed by the entry and validated by the size and
+ * mtime of every input file, so a warm start needs no esbuild at all.
+ */
+const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
+const CACHE_VERSION = 1;
+
+interface CacheRecord {
+  version: number;
+  inputs: Array<{ file: string; size: number; mtimeMs: number }>;
+  code: string;
+}
+
+function cacheFile(entry: string): string {
+  return path.join(CACHE_DIR, `${createHash('sha256').update(entry).digest('hex').slice(0, 24)}.json`);
+}
+
+function fromCache(entry: string): Bundle | undefined {
   try {
-    const result = await build({
+    const record = JSON.parse(readFileSync(cacheFile(entry), 'utf8')) as CacheRecord;
+    if (record.version !== CACHE_VERSION) return undefined;
+    for (const input of record.inputs) {
+      const st = statSync(input.file);
+      if (st.size !== input.size || st.mtimeMs !== input.mtimeMs) return undefined;
+    }
+    return { code: record.code, inputs: record.inputs.map((i) => i.file) };
+  } catch {
+    return undefined;
+  }
+}
+
+function toCache(entry: string, bundle: Bundle): void {
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const inputs = bundle.inputs.map((file) => {
+      const st = statSync(file);
+      return { file, size: st.size, mtimeMs: st.mtimeMs };
+    });
+    const target = cacheFile(entry);
+    const tmp = `${target}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, inputs, code: bundle.code } satisfies CacheRecord));
+    renameSync(tmp, target);
+  } catch {
+    // a cache that cannot be written only costs speed
+  }
+}
+
+export async function bundleModule(entry: string, options: { cache?: boolean } = {}): Promise<Bundle> {
+  if (options.cache !== false) {
+    const cached = fromCache(entry);
+    if (cached) return cached;
+  }
+  const bundle = await build(entry);
+  toCache(entry, bundle);
+  return bundle;
+}
+
+async function build(entry: string): Promise<Bundle> {
+  // Loaded on demand: a start from a warm cache never pays for esbuild.
+  const esbuild = await import('esbuild');
+  try {
+    const result = await esbuild.build({
       entryPoints: [entry],
       bundle: true,
       platform: 'node',

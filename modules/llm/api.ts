@@ -89,7 +89,7 @@ export class LlmError extends Error {
     this.name = 'LlmError';
   }
   /** Every module bundles its own copy of this file, so instanceof goes by name, not by class identity. */
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     return value instanceof Error && value.name === 'LlmError' && 'retryable' in value;
   }
   get retryable(): boolean {
@@ -106,7 +106,7 @@ export class LlmRefusedError extends Error {
     super(message);
     this.name = 'LlmRefusedError';
   }
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     return value instanceof Error && value.name === 'LlmRefusedError' && typeof (value as { status?: unknown }).status === 'number';
   }
 }

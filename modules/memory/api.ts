@@ -27,13 +27,28 @@ export const kvMemory = serviceRef<KvMemory>('memory.kv');
 export interface RecallHit {
   id: string;
   content: string;
+  /** 0..1: text (BM25) and, when embeddings exist, vector similarity. */
   relevance: number;
+  /** 'user' | 'session' | 'agent'. */
+  level?: string;
+  category?: string | null;
 }
 
 /** The proactive semantic memory, as the agent loop and tools see it. */
 export interface SemanticMemory {
-  search(query: string, options: { agentId?: string; limit?: number }): Promise<RecallHit[]>;
-  add(entry: { content: string; agentId?: string; userId?: string; tags?: string[]; level?: string }): Promise<{ id: string }>;
+  /** Hybrid search; hits count as recalled (they decay slower). sessionId leaves out other sessions' session-level entries. */
+  search(query: string, options: { agentId?: string; limit?: number; sessionId?: string }): Promise<RecallHit[]>;
+  /** level: 'user' | 'session' (default) | 'agent'; throws HttpError 400 for another level, 413 for oversized content. */
+  add(entry: {
+    content: string;
+    agentId?: string;
+    userId?: string;
+    tags?: string[];
+    level?: string;
+    sessionId?: string;
+    category?: string;
+    source?: string;
+  }): Promise<{ id: string }>;
 }
 
 export const semanticMemory = serviceRef<SemanticMemory>('memory.semantic');

@@ -1,7 +1,14 @@
 import { defineModule } from '@talon/module-sdk';
+import { healthRoutes } from './routes/health.ts';
+import { infoRoutes } from './routes/info.ts';
+import { frontRoutes } from './routes/front.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 
 export default defineModule({
   routes(app, ctx) {
-    app.get('/api/health', { config: { public: true } }, async () => ({ status: 'ok', version: ctx.kernel.version }));
+    healthRoutes(app, ctx);
+    infoRoutes(app, ctx);
+    frontRoutes(app, ctx);
+    openApiRoutes(app, ctx);
   },
 });

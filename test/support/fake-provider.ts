@@ -1,8 +1,11 @@
 /**
  * A scripted LLM provider for tests: a real HTTP server on 127.0.0.1 that
- * speaks the OpenAI chat-completions and Anthropic Messages wire formats
- * (streaming and not, tool calls, usage), plus OpenAI embeddings. Tests queue
- * replies; every request is recorded so tests can assert what was sent.
+ * speaks the OpenAI chat-completions, Anthropic Messages, Gemini
+ * generateContent (POST /v1beta/models/{model}:generateContent and
+ * :streamGenerateContent?alt=sse) and Ollama native (POST /api/chat, NDJSON
+ * when streaming; GET /api/tags) wire formats (streaming and not, tool calls,
+ * usage), plus OpenAI embeddings. Tests queue replies; every request is
+ * recorded so tests can assert what was sent.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,6 +98,7 @@ export class FakeProvider {
     });
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
+    if (req.method === 'GET' && path === '/api/tags') return json(res, 200, ollamaTags());
     if (path.endsWith('/embeddings')) return this.embeddings(body, res);
     const reply = this.queue.shift() ?? this.fallback;
     if (reply.delayMs) {
@@ -104,8 +108,14 @@ export class FakeProvider {
     if (reply.status && reply.status >= 400) {
       const headers: Record<string, string> = {};
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
-      return json(res, reply.status, { error: { message: `scripted error ${reply.status}`, type: 'rate_limit_error' } }, headers);
+      const message = `scripted error ${reply.status}`;
+      if (path === '/api/chat') return json(res, reply.status, { error: message }, headers);
+      if (GEMINI_PATH.test(path)) return json(res, reply.status, { error: { code: reply.status, message, status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE' } }, headers);
+      return json(res, reply.status, { error: { message, type: 'rate_limit_error' } }, headers);
     }
+    const gemini = GEMINI_PATH.exec(path);
+    if (gemini) return gemini[2] === 'streamGenerateContent' ? this.geminiStream(reply, res, gemini[1]) : json(res, 200, geminiResponse(reply, gemini[1], reply.text ?? '', reply.toolCalls ?? [], true));
+    if (path === '/api/chat') return body.stream === false ? json(res, 200, ollamaFinal(reply, String(body.model), reply.text ?? '', reply.toolCalls ?? [])) : this.ollamaStream(reply, res, String(body.model));
     if (path.endsWith('/chat/completions')) return body.stream ? this.openaiStream(reply, res) : json(res, 200, openaiCompletion(reply, String(body.model)));
     if (path.endsWith('/messages')) return body.stream ? this.anthropicStream(reply, res, String(body.model)) : json(res, 200, anthropicMessage(reply, String(body.model)));
     json(res, 404, { error: { message: `fake provider has no ${path}` } });
@@ -138,6 +148,29 @@ export class FakeProvider {
     const usage = reply.usage ?? { input: 10, output: 5 };
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } })}\n\n`);
     res.end('data: [DONE]\n\n');
+  }
+
+  private geminiStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const send = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+    const parts = split(reply.text ?? '', reply.chunkSize ?? 4);
+    parts.forEach((part) => send(geminiResponse(reply, model, part, [], false)));
+    // Gemini sends function calls whole, in the last chunk, together with finishReason and usage.
+    send(geminiResponse(reply, model, '', reply.toolCalls ?? [], true));
+    res.end();
+  }
+
+  private ollamaStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    const line = (value: unknown) => res.write(`${JSON.stringify(value)}\n`);
+    for (const part of split(reply.text ?? '', reply.chunkSize ?? 4)) {
+      line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: part }, done: false });
+    }
+    if (reply.toolCalls?.length) {
+      line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: '', tool_calls: ollamaToolCalls(reply.toolCalls) }, done: false });
+    }
+    line(ollamaFinal(reply, model, '', []));
+    res.end();
   }
 
   private anthropicStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
@@ -198,6 +231,53 @@ function anthropicMessage(reply: ScriptedReply, model: string) {
     stop_sequence: null,
     usage: { input_tokens: usage.input, output_tokens: usage.output },
   };
+}
+
+/** /v1beta/models/{model}:{method}; the model may contain slashes only as %2F. */
+const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+function geminiResponse(reply: ScriptedReply, model: string, text: string, calls: ScriptedToolCall[], last: boolean) {
+  const usage = reply.usage ?? { input: 10, output: 5 };
+  const parts: unknown[] = [];
+  if (text) parts.push({ text });
+  for (const c of calls) parts.push({ functionCall: { ...(c.id ? { id: c.id } : {}), name: c.name, args: c.input } });
+  return {
+    candidates: [
+      {
+        content: { role: 'model', parts },
+        index: 0,
+        ...(last ? { finishReason: reply.stopReason === 'max_tokens' ? 'MAX_TOKENS' : 'STOP' } : {}),
+      },
+    ],
+    ...(last ? { usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output } } : {}),
+    modelVersion: decodeURIComponent(model),
+  };
+}
+
+function ollamaToolCalls(calls: ScriptedToolCall[]) {
+  return calls.map((c) => ({ function: { name: c.name, arguments: c.input } }));
+}
+
+function ollamaFinal(reply: ScriptedReply, model: string, text: string, calls: ScriptedToolCall[]) {
+  const usage = reply.usage ?? { input: 10, output: 5 };
+  return {
+    model,
+    created_at: new Date().toISOString(),
+    message: { role: 'assistant', content: text, ...(calls.length ? { tool_calls: ollamaToolCalls(calls) } : {}) },
+    done: true,
+    done_reason: reply.stopReason === 'max_tokens' ? 'length' : 'stop',
+    total_duration: 1000,
+    load_duration: 0,
+    prompt_eval_count: usage.input,
+    prompt_eval_duration: 500,
+    eval_count: usage.output,
+    eval_duration: 500,
+  };
+}
+
+function ollamaTags() {
+  const details = { format: 'gguf', family: 'fake', families: ['fake'], parameter_size: '1B', quantization_level: 'Q4_0' };
+  return { models: [{ name: 'fake-model:latest', model: 'fake-model:latest', modified_at: new Date(0).toISOString(), size: 1, digest: 'fake', details }] };
 }
 
 /** Deterministic bag-of-words embedding: texts sharing words are close. */

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { badRequest, conflict, notFound } from '@talon/module-sdk';
-import type { AgentMode, AgentRecord, AgentRegistry, AgentState } from '../api.ts';
+import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState } from '../api.ts';
 import type { CatalogService } from '../../catalog/api.ts';
 import { DEFAULT_SYSTEM_PROMPT, list, parseManifest } from './manifest.ts';
 import type { SessionService } from './sessions.ts';
@@ -32,7 +32,7 @@ export interface RegistryDeps {
   onTerminated: (agent: AgentRecord) => void;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'name' | 'description' | 'systemPrompt' | 'tags' | 'tools' | 'skills' | 'mcpServers' | 'identity' | 'config' | 'state' | 'mode' | 'model'>>;
+export type AgentPatch = Partial<Pick<AgentRecord, 'name' | 'manifest' | 'maxLlmTokensPerHour' | 'description' | 'systemPrompt' | 'tags' | 'tools' | 'skills' | 'mcpServers' | 'identity' | 'config' | 'state' | 'mode' | 'model'>>;
 
 export class AgentStore implements AgentRegistry {
   private readonly agents = new Map<string, AgentRecord>();
@@ -79,26 +79,16 @@ export class AgentStore implements AgentRegistry {
     const manifest = parseManifest(input.manifestToml);
     if (this.findByName(manifest.name)) throw conflict(`an agent named '${manifest.name}' already exists`);
     const id = randomUUID();
-    const extra = manifest.extra;
     const record: AgentRecord = {
       id,
-      name: manifest.name,
       state: 'Running',
       mode: 'Normal',
       createdAt: new Date().toISOString(),
       sessionId: '',
-      manifest,
-      description: manifest.description ?? '',
-      tags: manifest.tags ?? [],
-      systemPrompt: manifest.model.system_prompt ?? DEFAULT_SYSTEM_PROMPT,
-      model: { provider: manifest.model.provider, model: this.resolveAlias(manifest.model.model) },
-      tools: manifest.capabilities.tools,
-      skills: extra.skills === undefined ? [] : list(extra.skills, 'skills'),
-      mcpServers: extra.mcp_servers === undefined ? [] : list(extra.mcp_servers, 'mcp_servers'),
       identity: {},
       config: {},
       workspace: this.workspaceOf(id),
-      maxLlmTokensPerHour: manifest.capabilities.max_llm_tokens_per_hour ?? 0,
+      ...this.fromManifest(manifest),
     };
     if (input.parentId) record.parentId = input.parentId;
     mkdirSync(record.workspace, { recursive: true });
@@ -149,6 +139,16 @@ export class AgentStore implements AgentRegistry {
     return next;
   }
 
+  /** PATCH with manifest_toml: the new manifest replaces every field it defines; identity, config and sessions stay. */
+  replaceManifest(id: string, manifestToml: string): AgentRecord {
+    this.require(id);
+    const fields = this.fromManifest(parseManifest(manifestToml));
+    const next = this.update(id, fields);
+    this.deps.db.prepare('UPDATE agents_agents SET manifest_toml = ? WHERE id = ?').run(manifestToml, id);
+    this.toml.set(id, manifestToml);
+    return next;
+  }
+
   setState(id: string, state: AgentState): AgentRecord {
     return this.update(id, { state });
   }
@@ -185,6 +185,22 @@ export class AgentStore implements AgentRegistry {
       identity: source.identity,
       config: source.config,
     });
+  }
+
+  private fromManifest(manifest: AgentManifest) {
+    const extra = manifest.extra;
+    return {
+      name: manifest.name,
+      manifest,
+      description: manifest.description ?? '',
+      tags: manifest.tags ?? [],
+      systemPrompt: manifest.model.system_prompt ?? DEFAULT_SYSTEM_PROMPT,
+      model: { provider: manifest.model.provider, model: this.resolveAlias(manifest.model.model) },
+      tools: manifest.capabilities.tools,
+      skills: extra.skills === undefined ? [] : list(extra.skills, 'skills'),
+      mcpServers: extra.mcp_servers === undefined ? [] : list(extra.mcp_servers, 'mcp_servers'),
+      maxLlmTokensPerHour: manifest.capabilities.max_llm_tokens_per_hour ?? 0,
+    };
   }
 
   /**

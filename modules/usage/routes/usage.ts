@@ -21,8 +21,8 @@ const dailySchema = {
 
 export function usageRoutes(app: Routes, usage: () => Usage): void {
   app.get('/api/usage', { schema: periodSchema }, async (request) => usage().totals(request.query.period));
-  app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota", tags: ['usage'] } }, async () => usage().summary());
-  app.get('/api/usage/by-model', { schema: { summary: 'Usage per provider and model, most expensive first', tags: ['usage'] } }, async () => ({
+  app.get('/api/usage/summary', async () => usage().summary());
+  app.get('/api/usage/by-model', async () => ({
     models: usage().byModel(),
   }));
   app.get('/api/usage/daily', { schema: dailySchema }, async (request) => {

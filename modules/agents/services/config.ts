@@ -1,0 +1,27 @@
+/** The [agents] section of config.toml. */
+export const agentsConfigSchema = {
+  type: 'object',
+  properties: {
+    max_iterations: { type: 'integer', minimum: 1, default: 50, description: 'model calls per turn before the loop gives up ([autonomous] max_iterations in a manifest overrides it)' },
+    max_history_messages: { type: 'integer', minimum: 0, default: 200, description: 'most recent session messages sent to the model (0 = all)' },
+    upload_max_bytes: { type: 'integer', minimum: 1, default: 10485760, description: 'largest file POST /api/agents/{id}/upload accepts (413 above)' },
+    compaction: {
+      type: 'object',
+      properties: { keep_recent: { type: 'integer', minimum: 0, default: 10, description: 'messages kept verbatim by compaction' } },
+      additionalProperties: false,
+      default: {},
+    },
+    loop_guard: {
+      type: 'object',
+      properties: {
+        warn_threshold: { type: 'integer', minimum: 1, default: 3, description: 'identical tool call that first runs with a warning' },
+        block_threshold: { type: 'integer', minimum: 1, default: 5, description: 'identical tool call that is no longer run' },
+        max_blocked: { type: 'integer', minimum: 1, default: 30, description: 'blocked calls in one turn that stop the turn' },
+      },
+      additionalProperties: false,
+      default: {},
+    },
+  },
+  additionalProperties: false,
+  default: {},
+} as const;

@@ -1,0 +1,20 @@
+/** Everything the routes need, built once per module instance in register(). */
+import type { ModuleContext } from '@talon/module-sdk';
+import type { SessionStore } from '../api.ts';
+import type { AgentStore } from './registry.ts';
+import type { SessionService } from './sessions.ts';
+import type { Runner } from './runner.ts';
+import type { UploadStore } from './uploads.ts';
+import type { TraceStore } from './traces.ts';
+import type { AgentsConfig, LoopDeps } from './loop.ts';
+
+export interface AgentServices {
+  ctx: ModuleContext<AgentsConfig>;
+  registry: AgentStore;
+  sessions: SessionService;
+  sessionStore: SessionStore;
+  runner: Runner;
+  uploads: UploadStore;
+  traces: TraceStore;
+  loop: LoopDeps;
+}

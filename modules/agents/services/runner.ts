@@ -1,0 +1,142 @@
+/**
+ * The agent runner: queues turns per session (different sessions run in
+ * parallel), owns interrupt flags and stop, and fans turn events out to
+ * the caller and to attach subscribers. The loop itself is in loop.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { badRequest, conflict } from '@talon/module-sdk';
+import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '../api.ts';
+import type { AgentStore } from './registry.ts';
+import type { SessionService } from './sessions.ts';
+import { runLoop, type LoopDeps, type TurnState } from './loop.ts';
+
+export type TurnListener = (event: TurnEvent, turn: { turnId: string; sessionId: string }) => void;
+
+interface Turn extends TurnState {
+  agentId: string;
+  parentTurnId?: string;
+  /** False while the turn waits behind another turn of its session. */
+  active: boolean;
+}
+
+export interface RunnerDeps extends LoopDeps {
+  registry: AgentStore;
+  sessions: SessionService;
+  log: Logger;
+}
+
+export class Runner implements AgentRunner {
+  private readonly turns = new Map<string, Turn>();
+  /** Tail of each session's queue: a turn starts when the previous one settled. */
+  private readonly queues = new Map<string, Promise<void>>();
+  /** Interrupt flags set while no turn of the session ran (they apply to its next turn). */
+  private readonly pendingInterrupts = new Set<string>();
+  private readonly listeners = new Map<string, Set<TurnListener>>();
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  async run(request: TurnRequest, onEvent?: (event: TurnEvent) => void): Promise<TurnResult> {
+    const agent = this.deps.registry.require(request.agentId);
+    if (agent.state === 'Stopped') throw conflict(`agent '${agent.name}' is stopped; start it first (POST /api/agents/bulk/start)`);
+    const sessionId = request.sessionId ?? agent.sessionId;
+    if (request.sessionId !== undefined && !this.deps.sessions.exists(agent.id, request.sessionId)) {
+      throw badRequest(`session '${request.sessionId}' does not belong to agent '${agent.id}'`);
+    }
+    if (!request.message.trim() && !request.attachments?.length && !request.images?.length) throw badRequest('message must not be empty');
+
+    const controller = new AbortController();
+    const turn: Turn = { id: randomUUID(), agentId: agent.id, sessionId, controller, interrupted: false, parentTurnId: request.parentTurnId, active: false };
+    const abort = () => controller.abort(new Error('stopped'));
+    if (request.signal) {
+      if (request.signal.aborted) abort();
+      else request.signal.addEventListener('abort', abort, { once: true });
+    }
+    const parent = request.parentTurnId ? this.turns.get(request.parentTurnId) : undefined;
+    if (parent) {
+      if (parent.controller.signal.aborted) abort();
+      else parent.controller.signal.addEventListener('abort', abort, { once: true });
+    }
+    this.turns.set(turn.id, turn);
+
+    const previous = this.queues.get(sessionId) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const tail = previous.then(() => mine);
+    this.queues.set(sessionId, tail);
+    try {
+      await previous;
+      turn.active = true;
+      // A new message clears the session's flag; a flag set while idle still applies to this turn.
+      turn.interrupted = this.pendingInterrupts.delete(sessionId);
+      const emit = (event: TurnEvent) => this.emit(turn, event, onEvent);
+      return await runLoop(this.deps, { ...request, agentId: agent.id, sessionId }, turn, emit);
+    } finally {
+      this.turns.delete(turn.id);
+      request.signal?.removeEventListener('abort', abort);
+      parent?.controller.signal.removeEventListener('abort', abort);
+      release();
+      if (this.queues.get(sessionId) === tail) this.queues.delete(sessionId);
+    }
+  }
+
+  stop(agentId: string): boolean {
+    let any = false;
+    for (const turn of this.turns.values()) {
+      if (turn.agentId !== agentId) continue;
+      any = true;
+      // Subagent turns listen to their parent's signal, so this cascades down.
+      turn.controller.abort(new Error('stopped'));
+    }
+    return any;
+  }
+
+  interrupt(agentId: string, sessionId: string): void {
+    const running = [...this.turns.values()].find((t) => t.agentId === agentId && t.sessionId === sessionId && t.active);
+    if (running) running.interrupted = true;
+    else this.pendingInterrupts.add(sessionId);
+  }
+
+  /** Reset clears a session's pending interrupt. */
+  clearInterrupt(sessionId: string): void {
+    this.pendingInterrupts.delete(sessionId);
+  }
+
+  subscribe(agentId: string, listener: TurnListener): () => void {
+    let set = this.listeners.get(agentId);
+    if (!set) this.listeners.set(agentId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (!set.size && this.listeners.get(agentId) === set) this.listeners.delete(agentId);
+    };
+  }
+
+  isRunning(agentId: string): boolean {
+    return [...this.turns.values()].some((t) => t.agentId === agentId && t.active);
+  }
+
+  /** Running turns of an agent (attach follows one of them). */
+  activeTurns(agentId: string): Array<{ turnId: string; sessionId: string }> {
+    return [...this.turns.values()].filter((t) => t.agentId === agentId && t.active).map((t) => ({ turnId: t.id, sessionId: t.sessionId }));
+  }
+
+  listenerCount(agentId: string): number {
+    return this.listeners.get(agentId)?.size ?? 0;
+  }
+
+  private emit(turn: Turn, event: TurnEvent, onEvent?: (event: TurnEvent) => void): void {
+    try {
+      onEvent?.(event);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'turn event consumer failed');
+    }
+    for (const listener of this.listeners.get(turn.agentId) ?? []) {
+      try {
+        listener(event, { turnId: turn.id, sessionId: turn.sessionId });
+      } catch (err) {
+        this.deps.log.warn({ err }, 'turn event subscriber failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Uploaded files: bytes under ctx.paths.uploads, metadata in agents_uploads.
+ * Messages reference them by file_id (attachments).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Database } from 'better-sqlite3';
+
+export interface UploadRow {
+  id: string;
+  agent_id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  path: string;
+  created_at: string;
+}
+
+export class UploadStore {
+  constructor(
+    private readonly db: Database,
+    private readonly root: string,
+  ) {}
+
+  save(agentId: string, filename: string, contentType: string, data: Buffer): UploadRow {
+    const id = randomUUID();
+    const row: UploadRow = {
+      id,
+      agent_id: agentId,
+      filename: path.basename(filename) || 'upload',
+      content_type: contentType || 'application/octet-stream',
+      size: data.length,
+      path: path.join(this.root, id),
+      created_at: new Date().toISOString(),
+    };
+    writeFileSync(row.path, data);
+    this.db
+      .prepare('INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (@id, @agent_id, @filename, @content_type, @size, @path, @created_at)')
+      .run(row);
+    return row;
+  }
+
+  get(fileId: string): UploadRow | undefined {
+    return this.db.prepare('SELECT * FROM agents_uploads WHERE id = ?').get(fileId) as UploadRow | undefined;
+  }
+
+  read(row: UploadRow): Buffer {
+    return readFileSync(row.path);
+  }
+
+  /** Files of a killed agent go with it. */
+  deleteAgent(agentId: string): void {
+    const rows = this.db.prepare('SELECT * FROM agents_uploads WHERE agent_id = ?').all(agentId) as UploadRow[];
+    for (const row of rows) rmSync(row.path, { force: true });
+    this.db.prepare('DELETE FROM agents_uploads WHERE agent_id = ?').run(agentId);
+  }
+}

@@ -1,0 +1,299 @@
+/**
+ * The catalogue: shipped data, the last registry update, user files, custom
+ * models, aliases, URL overrides and stored keys, merged into a Snapshot.
+ * Implements the CatalogService contract; the routes call its other methods.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { badRequest, notFound, type KernelSettings } from '@talon/module-sdk';
+import type { CatalogService, ModelEntry, ProviderEntry } from '../api.ts';
+import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
+import type { ProviderFile } from './schema.ts';
+import { Snapshot, type ListFilter } from './snapshot.ts';
+import { KeyStore } from './keys.ts';
+import { SecretBox } from './secrets.ts';
+
+/** Other names clients use for catalogue providers. */
+const PROVIDER_ALIASES: Record<string, string> = { google: 'gemini', 'llama.cpp': 'llamacpp', 'llama-cpp': 'llamacpp', 'lm-studio': 'lmstudio' };
+
+export type AuthStatus = 'configured' | 'no_key_needed' | 'missing';
+
+export interface ProviderView extends ProviderEntry {
+  auth_status: AuthStatus;
+  model_count: number;
+}
+
+/** What a registry update brings: a complete set of provider files and aliases. */
+export interface RegistryContent {
+  version: string;
+  source: string;
+  providers: ProviderFile[];
+  aliases: Record<string, string>;
+}
+
+interface RegistryState extends RegistryContent {
+  fetched_at: string;
+}
+
+export interface UpdateDiff {
+  added: number;
+  updated: number;
+  removed: number;
+}
+
+export interface StoreDeps {
+  db: Database;
+  log: Logger;
+  /** The module's data folder (providers/*.toml, aliases.toml). */
+  dataDir: string;
+  home: string;
+  settings: () => Readonly<KernelSettings>;
+}
+
+export class CatalogStore implements CatalogService {
+  readonly keys: KeyStore;
+  private snap: Snapshot;
+  private builtin: ProviderFile[] = [];
+  private builtinAliases: Record<string, string> = {};
+  private builtinVersion = 'builtin';
+  private registry?: RegistryState;
+  private user: ProviderFile[] = [];
+  private userAliasFile: Record<string, string> = {};
+  private custom: ModelEntry[] = [];
+  private userAliases = new Map<string, string | null>();
+  private readonly urls = new Map<string, string>();
+  private readonly registryFile: string;
+
+  constructor(private readonly deps: StoreDeps) {
+    this.keys = new KeyStore(deps.db, new SecretBox(path.join(deps.home, 'secret.key')), deps.log);
+    this.registryFile = path.join(deps.home, 'catalog-registry.json');
+    this.snap = this.build();
+  }
+
+  /** Reads every layer (start). Bad files are logged and skipped. */
+  load(): void {
+    const { log, dataDir, home, db } = this.deps;
+    const shipped = loadProviderDir(path.join(dataDir, 'providers'));
+    const user = loadProviderDir(path.join(home, 'providers'));
+    for (const e of [...shipped.errors, ...user.errors]) log.error(`catalog file skipped: ${e}`);
+    this.builtin = shipped.files;
+    this.user = user.files;
+    this.builtinVersion = `builtin-${createHash('sha256').update(JSON.stringify(shipped.files)).digest('hex').slice(0, 12)}`;
+    this.builtinAliases = this.aliasFile(path.join(dataDir, 'aliases.toml'));
+    this.userAliasFile = this.aliasFile(path.join(home, 'aliases.toml'));
+    this.registry = this.readRegistryState();
+    this.custom = (db.prepare('SELECT entry FROM catalog_custom_models ORDER BY created_at').all() as Array<{ entry: string }>).map((r) => JSON.parse(r.entry) as ModelEntry);
+    this.userAliases = new Map((db.prepare('SELECT alias, model_id FROM catalog_aliases').all() as Array<{ alias: string; model_id: string | null }>).map((r) => [r.alias, r.model_id]));
+    this.urls.clear();
+    for (const r of db.prepare('SELECT provider, base_url FROM catalog_provider_urls').all() as Array<{ provider: string; base_url: string }>) this.urls.set(r.provider, r.base_url);
+    this.keys.load();
+    this.snap = this.build();
+    for (const w of this.snap.warnings) log.warn(`catalog: ${w}`);
+    log.info(`catalog loaded: ${this.snap.providers.size} providers, ${this.snap.models.size} models, ${this.snap.aliases.size} aliases`);
+  }
+
+  private aliasFile(file: string): Record<string, string> {
+    try {
+      return loadAliasFile(file);
+    } catch (err) {
+      this.deps.log.error(`catalog file skipped: ${(err as Error).message}`);
+      return {};
+    }
+  }
+
+  private readRegistryState(): RegistryState | undefined {
+    if (!existsSync(this.registryFile)) return undefined;
+    try {
+      const state = JSON.parse(readFileSync(this.registryFile, 'utf8')) as RegistryState;
+      state.providers = state.providers.map((p, i) => checkProviderFile(p, `${this.registryFile} providers[${i}]`));
+      return state;
+    } catch (err) {
+      this.deps.log.error(`catalog registry update ignored: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private build(registry = this.registry, custom = this.custom, userAliases = this.userAliases): Snapshot {
+    return new Snapshot({
+      providerFiles: [this.builtin, registry?.providers ?? [], this.user],
+      aliasFiles: [this.builtinAliases, registry?.aliases ?? {}, this.userAliasFile],
+      custom,
+      userAliases,
+    });
+  }
+
+  // ---- CatalogService ----
+
+  providers(): ProviderEntry[] {
+    return [...this.snap.providers.values()];
+  }
+
+  provider(name: string): ProviderEntry | undefined {
+    return this.snap.providers.get(name) ?? this.snap.providers.get(PROVIDER_ALIASES[name] ?? '');
+  }
+
+  models(filter?: ListFilter): ModelEntry[] {
+    return this.snap.list(filter);
+  }
+
+  model(idOrAlias: string): ModelEntry | undefined {
+    return this.snap.model(idOrAlias);
+  }
+
+  resolveAlias(name: string): string {
+    return this.snap.resolveAlias(name);
+  }
+
+  apiKey(provider: string): string | undefined {
+    const name = this.provider(provider)?.name ?? provider;
+    const stored = this.keys.get(name);
+    if (stored) return stored;
+    const envVar = this.snap.providers.get(name)?.env_var;
+    return (envVar && process.env[envVar]) || undefined;
+  }
+
+  baseUrl(provider: string): string | undefined {
+    const entry = this.provider(provider);
+    const name = entry?.name ?? provider;
+    const url = this.urls.get(name) ?? this.deps.settings().provider_urls?.[name] ?? entry?.base_url;
+    if (url === undefined) return undefined;
+    const trimmed = url.replace(/\/+$/, '');
+    // The native Ollama API lives at the root; users often write the OpenAI-compatible /v1 address.
+    return entry?.api_format === 'ollama' ? trimmed.replace(/\/v1$/, '') : trimmed;
+  }
+
+  cost(_provider: string, model: string, inputTokens: number, outputTokens: number): number {
+    const m = this.snap.model(model);
+    if (!m) return 0;
+    return (inputTokens * m.input_cost_per_1m + outputTokens * m.output_cost_per_1m) / 1_000_000;
+  }
+
+  // ---- used by the routes ----
+
+  listJson(filter: ListFilter): string {
+    return this.snap.listJson(filter);
+  }
+
+  aliases(): Record<string, string> {
+    return Object.fromEntries(this.snap.aliases);
+  }
+
+  /** Throws 404 naming the provider when it is unknown. */
+  requireProvider(name: string): ProviderEntry {
+    const p = this.provider(name);
+    if (!p) throw notFound(`provider '${name}' not found`);
+    return p;
+  }
+
+  hasKey(provider: ProviderEntry): boolean {
+    return this.apiKey(provider.name) !== undefined;
+  }
+
+  view(p: ProviderEntry): ProviderView {
+    const auth_status: AuthStatus = this.hasKey(p) ? 'configured' : p.key_required ? 'missing' : 'no_key_needed';
+    return { ...p, base_url: this.baseUrl(p.name) ?? p.base_url, auth_status, model_count: this.snap.byProvider.get(p.name)?.length ?? 0 };
+  }
+
+  /** Returns true when the alias is new. */
+  setAlias(alias: string, modelId: string): { created: boolean; model_id: string } {
+    const target = this.snap.model(modelId);
+    if (!target) throw badRequest(`model '${modelId}' not found`);
+    if (this.snap.models.has(alias)) throw badRequest(`alias '${alias}' is already a model id`);
+    const created = !this.snap.aliases.has(alias);
+    this.deps.db
+      .prepare('INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at')
+      .run(alias, target.id, new Date().toISOString());
+    this.userAliases.set(alias, target.id);
+    this.snap = this.build();
+    return { created, model_id: target.id };
+  }
+
+  deleteAlias(alias: string): void {
+    if (!this.snap.aliases.has(alias)) throw notFound(`alias '${alias}' not found`);
+    // A tombstone also hides an alias that comes from the catalogue files.
+    this.deps.db
+      .prepare('INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT(alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at')
+      .run(alias, new Date().toISOString());
+    this.userAliases.set(alias, null);
+    this.snap = this.build();
+  }
+
+  addCustom(entry: ModelEntry): ModelEntry {
+    if (this.snap.models.has(entry.id)) throw badRequest(`model '${entry.id}' already exists`);
+    if (this.snap.aliases.has(entry.id)) throw badRequest(`'${entry.id}' is already an alias of model '${this.snap.aliases.get(entry.id)}'`);
+    const provider = this.requireKnownProvider(entry.provider);
+    const stored: ModelEntry = { ...entry, provider: provider.name, custom: true };
+    this.deps.db.prepare('INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)').run(stored.id, stored.provider, JSON.stringify(stored), new Date().toISOString());
+    this.custom = [...this.custom, stored];
+    this.snap = this.build();
+    return this.snap.models.get(stored.id)!;
+  }
+
+  private requireKnownProvider(name: string): ProviderEntry {
+    const p = this.provider(name);
+    if (!p) throw badRequest(`provider '${name}' not found`);
+    return p;
+  }
+
+  deleteCustom(id: string): void {
+    const m = this.snap.models.get(id);
+    if (!m) throw notFound(`model '${id}' not found`);
+    if (!m.custom) throw badRequest(`model '${id}' is a catalogue model; only custom models can be deleted`);
+    this.deps.db.prepare('DELETE FROM catalog_custom_models WHERE id = ?').run(id);
+    this.custom = this.custom.filter((c) => c.id !== id);
+    this.snap = this.build();
+  }
+
+  setUrl(provider: ProviderEntry, url: string): string {
+    this.deps.db
+      .prepare('INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at')
+      .run(provider.name, url, new Date().toISOString());
+    this.urls.set(provider.name, url);
+    return this.baseUrl(provider.name)!;
+  }
+
+  version(): string {
+    return this.registry?.version ?? this.builtinVersion;
+  }
+
+  status(): { version: string; last_update: string | null; provider_count: number; model_count: number; source: string } {
+    return {
+      version: this.version(),
+      last_update: this.registry?.fetched_at ?? null,
+      provider_count: this.snap.providers.size,
+      model_count: this.snap.models.size,
+      source: this.registry?.source ?? 'builtin',
+    };
+  }
+
+  /** What replacing the registry layer with this content would change (catalogue models only). */
+  diff(content: RegistryContent): UpdateDiff {
+    const next = this.build({ ...content, fetched_at: '' });
+    const diff: UpdateDiff = { added: 0, updated: 0, removed: 0 };
+    for (const [id, m] of next.models) {
+      if (m.custom) continue;
+      const old = this.snap.models.get(id);
+      if (!old || old.custom) diff.added++;
+      else if (JSON.stringify(old) !== JSON.stringify(m)) diff.updated++;
+    }
+    for (const [id, m] of this.snap.models) if (!m.custom && !next.models.get(id)) diff.removed++;
+    return diff;
+  }
+
+  /** Persists the new registry layer (atomic rename), then swaps the snapshot. */
+  applyRegistry(content: RegistryContent): UpdateDiff {
+    const diff = this.diff(content);
+    const state: RegistryState = { ...content, fetched_at: new Date().toISOString() };
+    const next = this.build(state);
+    const tmp = `${this.registryFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(state));
+    renameSync(tmp, this.registryFile);
+    this.registry = state;
+    this.snap = next;
+    for (const w of next.warnings) this.deps.log.warn(`catalog: ${w}`);
+    return diff;
+  }
+}

@@ -1,0 +1,89 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { ToolCallInfo } from '../../agents/api.ts';
+import { locate } from './shadow.ts';
+import { groupTargets, SNAPSHOT_TOOLS, toolPaths } from './targets.ts';
+import { TouchedPaths } from './touched.ts';
+import { SerialQueues, DeadlineError } from './queue.ts';
+import { takeSnapshot } from './snapshot.ts';
+import { restoreCheckpoint, type RestoreResult } from './restore.ts';
+import { listCheckpoints } from './listing.ts';
+import type { CheckpointEntry, CheckpointMeta } from './message.ts';
+
+export interface CheckpointSettings {
+  snapshotTimeoutMs: number;
+  maxFileBytes: number;
+}
+
+/** A restore is a client request, not on a tool's path: a generous fixed bound. */
+const RESTORE_DEADLINE_MS = 60_000;
+
+/** Snapshots, restores and listings of shadow repositories under one checkpoints root. */
+export class CheckpointManager {
+  private readonly touched: TouchedPaths;
+  private readonly queues = new SerialQueues();
+
+  constructor(
+    private readonly root: string,
+    db: Database,
+    private readonly log: Logger,
+    private readonly settings: () => CheckpointSettings,
+  ) {
+    this.touched = new TouchedPaths(db);
+  }
+
+  /**
+   * The beforeToolCall tap. Never throws and never waits longer than the
+   * snapshot deadline: a failed or slow snapshot is a warning and the tool
+   * goes ahead (spec "Errors" rule 6); its paths stay recorded, so the next
+   * snapshot of the directory picks them up.
+   */
+  async beforeToolCall(call: ToolCallInfo): Promise<void> {
+    if (!SNAPSHOT_TOOLS.has(call.tool)) return;
+    try {
+      const groups = groupTargets(call.workspace, toolPaths(call.tool, call.input));
+      await Promise.all(
+        groups.map(({ workDir, paths }) =>
+          this.snapshot(workDir, paths, { tool: call.tool, agentId: call.agent.id, sessionId: call.sessionId, paths }).catch((err: unknown) => {
+            const timedOut = err instanceof DeadlineError;
+            this.log.warn({ err: timedOut ? undefined : err, workDir, tool: call.tool, agentId: call.agent.id }, timedOut ? `checkpoint snapshot timed out (git killed); the tool proceeds` : 'checkpoint snapshot failed; the tool proceeds');
+          }),
+        ),
+      );
+    } catch (err) {
+      this.log.warn({ err, tool: call.tool }, 'checkpoint snapshot failed; the tool proceeds');
+    }
+  }
+
+  /**
+   * Records the paths as touched, then commits the current state of every
+   * touched path of the directory (queued behind other work on the same
+   * shadow repository, bounded by snapshot_timeout_ms).
+   */
+  async snapshot(workDir: string, paths: readonly string[], meta: CheckpointMeta): Promise<string | null> {
+    this.touched.record(workDir, paths);
+    const { snapshotTimeoutMs, maxFileBytes } = this.settings();
+    const location = locate(this.root, workDir);
+    return this.queues.run(location.gitDir, snapshotTimeoutMs, (signal) => takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal }));
+  }
+
+  /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes). */
+  restore(workDir: string, commit: string): Promise<RestoreResult> {
+    const location = locate(this.root, workDir);
+    const { maxFileBytes } = this.settings();
+    return this.queues.run(location.gitDir, RESTORE_DEADLINE_MS, (signal) => restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal }));
+  }
+
+  list(workDir: string, page: { limit: number; offset: number }): Promise<CheckpointEntry[]> {
+    return listCheckpoints(locate(this.root, workDir), page);
+  }
+
+  /** Waits for every queued snapshot (tests and the benchmark). */
+  idle(): Promise<void> {
+    return this.queues.idle();
+  }
+
+  close(): Promise<void> {
+    return this.queues.close();
+  }
+}

@@ -1,0 +1,20 @@
+import { defineModule, type ModuleContext, type SseWriter } from '@talon/module-sdk';
+import { streamRoutes } from './routes/stream.ts';
+
+const streams = new WeakMap<ModuleContext, Set<SseWriter>>();
+
+export default defineModule({
+  register(ctx) {
+    const open = new Set<SseWriter>();
+    streams.set(ctx, open);
+    // Unloading ends the streams (each close unsubscribes); clients reconnect to the next copy.
+    ctx.onStop(() => {
+      for (const sse of [...open]) sse.close();
+    });
+  },
+  routes(app, ctx) {
+    const open = streams.get(ctx);
+    if (!open) throw new Error('logs module not registered');
+    streamRoutes(app, ctx, open);
+  },
+});

@@ -1,0 +1,43 @@
+import type { FromSchema } from '@talon/module-sdk';
+
+/** The [memory] section of config.toml. */
+export const memoryConfigSchema = {
+  type: 'object',
+  properties: {
+    embedding_provider: {
+      type: 'string',
+      default: '',
+      description: "'' = no embeddings (FTS5 only); an OpenAI-compatible base URL (http://127.0.0.1:11434/v1), or a provider name the llm module resolves",
+    },
+    embedding_model: { type: 'string', minLength: 1, default: 'text-embedding-3-small' },
+    embedding_api_key_env: { type: 'string', default: '', description: 'environment variable holding the embedding API key (overrides the provider key)' },
+    auto_memorize: { type: 'boolean', default: true, description: 'extract facts after each turn with an LLM call' },
+    auto_retrieve: { type: 'boolean', default: true, description: 'append relevant memories to the system prompt before model calls' },
+    max_retrieve: { type: 'integer', minimum: 1, maximum: 50, default: 5 },
+    recall_min_relevance: { type: 'number', minimum: 0, maximum: 1, default: 0.2 },
+    extraction_model: { type: 'string', default: '', description: "'provider/model' for fact extraction; '' = the agent's own model" },
+    extractions_per_hour: { type: 'integer', minimum: 0, default: 30, description: 'per agent; 0 disables extraction' },
+    decay_rate: { type: 'number', minimum: 0, maximum: 10, default: 0.01, description: 'score decay per day: score *= exp(-rate * days / boost)' },
+    decay_period_hours: { type: 'number', exclusiveMinimum: 0, default: 24, description: 'decay is applied once per period (idempotent within one)' },
+    duplicate_threshold: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.85 },
+    session_ttl_hours: { type: 'number', exclusiveMinimum: 0, default: 24, description: 'session-level entries idle longer than this expire' },
+    stale_score: { type: 'number', minimum: 0, maximum: 1, default: 0.05, description: 'cleanup removes session/agent entries whose score fell below this' },
+    max_key_bytes: { type: 'integer', minimum: 1, maximum: 4096, default: 256 },
+    max_value_bytes: { type: 'integer', minimum: 1, default: 262144 },
+    max_content_bytes: { type: 'integer', minimum: 16, default: 16384 },
+  },
+  additionalProperties: false,
+} as const;
+
+export type MemoryConfig = FromSchema<typeof memoryConfigSchema, { keepDefaultedPropertiesOptional: false }>;
+
+/** Defaults, for code that builds services outside the kernel (tests, bench). */
+export function defaultMemoryConfig(overrides: Partial<MemoryConfig> = {}): MemoryConfig {
+  const props = memoryConfigSchema.properties;
+  const base = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.default])) as MemoryConfig;
+  return { ...base, ...overrides };
+}
+
+export const LEVELS = ['user', 'session', 'agent'] as const;
+export type Level = (typeof LEVELS)[number];
+export const isLevel = (value: string): value is Level => (LEVELS as readonly string[]).includes(value);

@@ -1,0 +1,99 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { embed, type EmbeddingTarget } from './embedder.ts';
+import type { VectorIndex } from './vectors.ts';
+
+const BATCH = 64;
+
+/**
+ * Computes embeddings off the request path: entries without a vector for the
+ * configured model are embedded in batches, in the background. A failure backs
+ * off (up to a minute) and the entries stay pending; search works on FTS5 meanwhile.
+ */
+export class EmbeddingQueue {
+  private running = false;
+  private again = false;
+  private failures = 0;
+  private notBefore = 0;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly vectors: VectorIndex,
+    private readonly target: () => EmbeddingTarget | undefined,
+    private readonly log: Logger,
+    private readonly schedule: (fn: () => void) => void,
+  ) {}
+
+  /** Asks for a run soon (after the current one if one is going). */
+  kick(): void {
+    if (this.stopped || !this.target()) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.schedule(() => void this.run());
+  }
+
+  pending(model: string): number {
+    return this.db
+      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries e LEFT JOIN memory_embeddings m ON m.entry_seq = e.seq AND m.model = ? WHERE m.entry_seq IS NULL')
+      .get(model)!.n;
+  }
+
+  /** Resolves when nothing is left to embed or the provider is failing (tests, shutdown). */
+  settled(): Promise<void> {
+    if (!this.running && !this.again) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+  }
+
+  private async run(): Promise<void> {
+    if (this.running || this.stopped) return;
+    if (Date.now() < this.notBefore) return;
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        const target = this.target();
+        if (!target) break;
+        const rows = this.db
+          .prepare<[string, number], { seq: number; content: string; agent_id: string | null }>(
+            `SELECT e.seq, e.content, e.agent_id FROM memory_entries e LEFT JOIN memory_embeddings m ON m.entry_seq = e.seq AND m.model = ?
+             WHERE m.entry_seq IS NULL ORDER BY e.seq LIMIT ?`,
+          )
+          .all(target.model, BATCH);
+        if (!rows.length) break;
+        let vectors: Float32Array[];
+        try {
+          vectors = await embed(target, rows.map((r) => r.content), { timeoutMs: 30_000, retries: 2, signal: this.abort.signal });
+        } catch (err) {
+          if (this.stopped) break;
+          this.failures++;
+          this.notBefore = Date.now() + Math.min(60_000, 1000 * 2 ** this.failures);
+          this.log.warn({ err: (err as Error).message, pending: rows.length }, 'memory embedding failed; will retry');
+          break;
+        }
+        this.failures = 0;
+        if (this.stopped) break;
+        this.db.transaction(() => {
+          for (let i = 0; i < rows.length; i++) {
+            // The entry may have been deleted or edited while the call ran.
+            const still = this.db.prepare<[number], { content: string }>('SELECT content FROM memory_entries WHERE seq = ?').get(rows[i].seq);
+            if (still?.content === rows[i].content) this.vectors.put(rows[i].seq, rows[i].agent_id, target.model, vectors[i]);
+          }
+        })();
+        this.again = true;
+      } while (this.again && !this.stopped);
+    } finally {
+      this.running = false;
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+}

@@ -1,0 +1,377 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { badRequest, notFound, payloadTooLarge } from '@talon/module-sdk';
+import type { Level, MemoryConfig } from '../config.ts';
+
+/** A row of memory_entries. */
+export interface EntryRow {
+  seq: number;
+  id: string;
+  agent_id: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  level: Level;
+  category: string | null;
+  source: string;
+  content: string;
+  tags: string;
+  metadata: string;
+  score: number;
+  access_count: number;
+  created_at: number;
+  updated_at: number;
+  accessed_at: number;
+  decayed_at: number;
+  expires_at: number | null;
+}
+
+/** A proactive memory entry as the API shows it. */
+export interface MemoryItem {
+  id: string;
+  content: string;
+  level: Level;
+  category: string | null;
+  agent_id: string | null;
+  user_id: string | null;
+  session_id: string | null;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  source: string;
+  score: number;
+  access_count: number;
+  created_at: string;
+  updated_at: string;
+  accessed_at: string;
+  expires_at: string | null;
+}
+
+export interface HistoryItem {
+  content: string;
+  tags: string[];
+  level: Level;
+  category: string | null;
+  changed_at: string;
+  reason: string;
+}
+
+export interface NewEntry {
+  content: string;
+  agentId?: string | null;
+  userId?: string | null;
+  sessionId?: string | null;
+  level?: Level;
+  category?: string | null;
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+  source?: string;
+  expiresAt?: number | null;
+}
+
+export interface EntryPatch {
+  content?: string;
+  tags?: string[];
+  level?: Level;
+  category?: string | null;
+  metadata?: Record<string, unknown>;
+  expiresAt?: number | null;
+}
+
+export interface ListFilter {
+  agentId?: string;
+  userId?: string;
+  level?: Level;
+  category?: string;
+  tag?: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const DAY_MS = 86_400_000;
+
+export function toItem(row: EntryRow): MemoryItem {
+  return {
+    id: row.id,
+    content: row.content,
+    level: row.level,
+    category: row.category,
+    agent_id: row.agent_id,
+    user_id: row.user_id,
+    session_id: row.session_id,
+    tags: JSON.parse(row.tags) as string[],
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    source: row.source,
+    score: Math.round(row.score * 1e6) / 1e6,
+    access_count: row.access_count,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    accessed_at: iso(row.accessed_at),
+    expires_at: row.expires_at === null ? null : iso(row.expires_at),
+  };
+}
+
+/**
+ * The score multiplier for one decay step (reference behaviour): entries that
+ * were recalled often decay slower, by up to 4x.
+ */
+export function decayFactor(rate: number, days: number, accessCount: number): number {
+  const boost = Math.min(1 + Math.log2(Math.max(accessCount, 1)), 4);
+  return Math.exp((-rate / boost) * days);
+}
+
+/**
+ * Proactive memory entries: storage, edit history, levels, decay and cleanup.
+ * `now` is injectable so decay can be tested over simulated time.
+ */
+export class EntryStore {
+  constructor(
+    readonly db: Database,
+    private readonly config: () => MemoryConfig,
+    readonly now: () => number = Date.now,
+    /** Called after content changes, so the embedding queue can (re)embed. */
+    private readonly onChange: () => void = () => undefined,
+  ) {}
+
+  private checkContent(content: string): string {
+    const text = content.trim();
+    if (!text) throw badRequest('content must not be empty');
+    const max = this.config().max_content_bytes;
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > max) throw payloadTooLarge(`content is ${bytes} bytes; the limit is ${max}`);
+    return text;
+  }
+
+  add(input: NewEntry): MemoryItem {
+    const row = this.insert(input);
+    this.onChange();
+    return toItem(row);
+  }
+
+  /** Inserts one entry (no queue kick); `id` and times may be given by imports. */
+  insert(input: NewEntry & { id?: string; createdAt?: number; updatedAt?: number; accessedAt?: number; score?: number; accessCount?: number }): EntryRow {
+    const content = this.checkContent(input.content);
+    const now = this.now();
+    const created = input.createdAt ?? now;
+    const row = this.db
+      .prepare<unknown[], EntryRow>(
+        `INSERT INTO memory_entries (id, agent_id, user_id, session_id, level, category, source, content, tags, metadata, score, access_count,
+           created_at, updated_at, accessed_at, decayed_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(
+        input.id ?? randomUUID(),
+        input.agentId ?? null,
+        input.userId ?? null,
+        input.sessionId ?? null,
+        input.level ?? 'session',
+        input.category ?? null,
+        input.source ?? 'api',
+        content,
+        JSON.stringify(uniqueTags(input.tags)),
+        JSON.stringify(input.metadata ?? {}),
+        input.score ?? 1,
+        input.accessCount ?? 0,
+        created,
+        input.updatedAt ?? created,
+        input.accessedAt ?? created,
+        Math.max(created, input.accessedAt ?? created),
+        input.expiresAt ?? null,
+      )!;
+    return row;
+  }
+
+  row(id: string): EntryRow | undefined {
+    return this.db.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE id = ?').get(id);
+  }
+
+  /** 404 naming the id when absent. */
+  require(id: string): EntryRow {
+    const row = this.row(id);
+    if (!row) throw notFound(`memory '${id}' not found`);
+    return row;
+  }
+
+  rowsBySeq(seqs: number[]): EntryRow[] {
+    if (!seqs.length) return [];
+    return this.db.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs));
+  }
+
+  /** Updates an entry; the previous version goes to the history. */
+  update(id: string, patch: EntryPatch, reason = 'update'): MemoryItem {
+    const old = this.require(id);
+    const content = patch.content === undefined ? old.content : this.checkContent(patch.content);
+    const tags = patch.tags === undefined ? old.tags : JSON.stringify(uniqueTags(patch.tags));
+    const level = patch.level ?? old.level;
+    const category = patch.category === undefined ? old.category : patch.category;
+    const metadata = patch.metadata === undefined ? old.metadata : JSON.stringify(patch.metadata);
+    const expires = patch.expiresAt === undefined ? old.expires_at : patch.expiresAt;
+    const now = this.now();
+    const row = this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(id, old.content, old.tags, old.level, old.category, now, reason);
+      if (content !== old.content) this.db.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(old.seq);
+      return this.db
+        .prepare<unknown[], EntryRow>(
+          'UPDATE memory_entries SET content = ?, tags = ?, level = ?, category = ?, metadata = ?, expires_at = ?, updated_at = ? WHERE id = ? RETURNING *',
+        )
+        .get(content, tags, level, category, metadata, expires, now, id)!;
+    })();
+    if (content !== old.content) this.onChange();
+    return toItem(row);
+  }
+
+  history(id: string): { id: string; current: MemoryItem; history: HistoryItem[] } {
+    const current = toItem(this.require(id));
+    const rows = this.db
+      .prepare<[string], { content: string; tags: string; level: Level; category: string | null; changed_at: number; reason: string }>(
+        'SELECT content, tags, level, category, changed_at, reason FROM memory_history WHERE memory_id = ? ORDER BY id',
+      )
+      .all(id);
+    return { id, current, history: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], changed_at: iso(r.changed_at) })) };
+  }
+
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM memory_entries WHERE id = ?').run(id).changes > 0;
+  }
+
+  bulkDelete(ids: string[]): { deleted: number; failed: string[]; total: number } {
+    const failed: string[] = [];
+    let deleted = 0;
+    this.db.transaction(() => {
+      for (const id of ids) {
+        if (this.delete(id)) deleted++;
+        else failed.push(id);
+      }
+    })();
+    return { deleted, failed, total: ids.length };
+  }
+
+  deleteWhere(agentId: string, level?: Level): number {
+    return level
+      ? this.db.prepare('DELETE FROM memory_entries WHERE agent_id = ? AND level = ?').run(agentId, level).changes
+      : this.db.prepare('DELETE FROM memory_entries WHERE agent_id = ?').run(agentId).changes;
+  }
+
+  list(filter: ListFilter, page: { limit: number; offset: number }): { items: MemoryItem[]; total: number } {
+    const { where, args } = filterSql(filter);
+    const total = this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_entries ${where}`).get(...args)!.n;
+    const rows = this.db
+      .prepare<unknown[], EntryRow>(`SELECT * FROM memory_entries ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`)
+      .all(...args, page.limit, page.offset);
+    return { items: rows.map(toItem), total };
+  }
+
+  /** Every entry of an agent, oldest first (export, duplicates). */
+  agentRows(agentId: string, limit = -1): EntryRow[] {
+    return this.db.prepare<[string, number], EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq LIMIT ?').all(agentId, limit);
+  }
+
+  countByLevel(agentId?: string): { count: number; by_level: Record<Level, number> } {
+    const { where, args } = filterSql({ agentId });
+    const rows = this.db.prepare<unknown[], { level: Level; n: number }>(`SELECT level, COUNT(*) AS n FROM memory_entries ${where} GROUP BY level`).all(...args);
+    const by_level: Record<Level, number> = { user: 0, session: 0, agent: 0 };
+    for (const r of rows) by_level[r.level] = r.n;
+    return { count: by_level.user + by_level.session + by_level.agent, by_level };
+  }
+
+  stats(agentId?: string, embeddingModel?: string) {
+    const { where, args } = filterSql({ agentId });
+    const agg = this.db
+      .prepare<unknown[], { avg: number | null; oldest: number | null; newest: number | null; agents: number; users: number; categories: number }>(
+        `SELECT AVG(score) AS avg, MIN(created_at) AS oldest, MAX(created_at) AS newest, COUNT(DISTINCT agent_id) AS agents,
+           COUNT(DISTINCT user_id) AS users, COUNT(DISTINCT category) AS categories FROM memory_entries ${where}`,
+      )
+      .get(...args)!;
+    const embedded =
+      embeddingModel === undefined
+        ? 0
+        : this.db
+            .prepare<unknown[], { n: number }>(
+              `SELECT COUNT(*) AS n FROM memory_entries JOIN memory_embeddings m ON m.entry_seq = memory_entries.seq AND m.model = ? ${where}`,
+            )
+            .get(embeddingModel, ...args)!.n;
+    const relations = agentId
+      ? this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations WHERE agent_id = ?').get(agentId)!.n
+      : this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations').get()!.n;
+    const counts = this.countByLevel(agentId);
+    return {
+      total: counts.count,
+      by_level: counts.by_level,
+      agents: agg.agents,
+      users: agg.users,
+      categories: agg.categories,
+      average_score: agg.avg === null ? null : Math.round(agg.avg * 1e4) / 1e4,
+      oldest: agg.oldest === null ? null : iso(agg.oldest),
+      newest: agg.newest === null ? null : iso(agg.newest),
+      relations,
+      embedded,
+      pending_embeddings: embeddingModel === undefined ? 0 : counts.count - embedded,
+    };
+  }
+
+  /** Marks entries as recalled: newer accessed_at, higher access_count (slower decay). */
+  touch(seqs: number[]): void {
+    if (!seqs.length) return;
+    this.db.prepare('UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE seq IN (SELECT value FROM json_each(?))').run(this.now(), JSON.stringify(seqs));
+  }
+
+  /**
+   * Applies time decay up to the start of the current period. Each entry
+   * decays for the time since max(last decay, last access), so applying twice
+   * in one period changes nothing and the result does not depend on how
+   * often it runs.
+   */
+  decay(): { decayed: number; decay_rate: number; period_hours: number; applied_until: string } {
+    const { decay_rate: rate, decay_period_hours: hours } = this.config();
+    const period = hours * 3_600_000;
+    const until = Math.floor(this.now() / period) * period;
+    const rows = this.db
+      .prepare<[number], { seq: number; score: number; access_count: number; decayed_at: number; accessed_at: number }>(
+        'SELECT seq, score, access_count, decayed_at, accessed_at FROM memory_entries WHERE decayed_at < ?1 AND accessed_at < ?1',
+      )
+      .all(until);
+    const set = this.db.prepare('UPDATE memory_entries SET score = ?, decayed_at = ? WHERE seq = ?');
+    let decayed = 0;
+    this.db.transaction(() => {
+      for (const r of rows) {
+        const days = (until - Math.max(r.decayed_at, r.accessed_at)) / DAY_MS;
+        const score = Math.min(1, Math.max(0, r.score * decayFactor(rate, days, r.access_count)));
+        set.run(score, until, r.seq);
+        if (score !== r.score) decayed++;
+      }
+    })();
+    return { decayed, decay_rate: rate, period_hours: hours, applied_until: iso(until) };
+  }
+
+  /** Removes expired entries (expires_at passed; session entries idle past session_ttl_hours) and, when asked, stale ones. */
+  cleanup(options: { stale: boolean }): { removed: number; expired: number; stale: number } {
+    const cfg = this.config();
+    const now = this.now();
+    return this.db.transaction(() => {
+      const expired =
+        this.db.prepare('DELETE FROM memory_entries WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now).changes +
+        this.db.prepare("DELETE FROM memory_entries WHERE level = 'session' AND accessed_at < ?").run(now - cfg.session_ttl_hours * 3_600_000).changes;
+      const stale = options.stale ? this.db.prepare("DELETE FROM memory_entries WHERE level != 'user' AND score < ?").run(cfg.stale_score).changes : 0;
+      return { removed: expired + stale, expired, stale };
+    })();
+  }
+}
+
+function uniqueTags(tags: string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+}
+
+function filterSql(filter: ListFilter): { where: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  if (filter.agentId !== undefined) (parts.push('agent_id = ?'), args.push(filter.agentId));
+  if (filter.userId !== undefined) (parts.push('user_id = ?'), args.push(filter.userId));
+  if (filter.level !== undefined) (parts.push('level = ?'), args.push(filter.level));
+  if (filter.category !== undefined) (parts.push('category = ?'), args.push(filter.category));
+  if (filter.tag !== undefined) (parts.push('EXISTS (SELECT 1 FROM json_each(memory_entries.tags) WHERE value = ?)'), args.push(filter.tag));
+  return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', args };
+}
+
+export const checkLevel = (value: string): Level => {
+  if (value === 'user' || value === 'session' || value === 'agent') return value;
+  throw badRequest(`invalid memory level '${value}'; expected user, session or agent`);
+};

@@ -1,0 +1,119 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { RecallHit, SemanticMemory } from '../api.ts';
+import type { LlmService } from '../../llm/api.ts';
+import { checkLevel, EntryStore } from './entries.ts';
+import { KvStore } from './kv.ts';
+import { VectorIndex } from './vectors.ts';
+import { Searcher, type QueryVector, type SearchHit, type SearchOptions } from './search.ts';
+import { Consolidator } from './consolidate.ts';
+import { RelationStore } from './relations.ts';
+import { Transfer } from './transfer.ts';
+import { EmbeddingQueue } from './embed-queue.ts';
+import { embed, resolveEmbeddingTarget, type EmbeddingTarget } from './embedder.ts';
+import type { MemoryConfig } from '../config.ts';
+
+export interface MemoryDeps {
+  db: Database;
+  log: Logger;
+  config: () => MemoryConfig;
+  llm?: () => LlmService | undefined;
+  now?: () => number;
+  /** Runs background work soon (ctx.setTimeout in the module, setImmediate elsewhere). */
+  schedule?: (fn: () => void) => void;
+}
+
+const QUERY_CACHE = 256;
+
+/** The memory module's services, wired together. */
+export class Memory implements SemanticMemory {
+  readonly kv: KvStore;
+  readonly entries: EntryStore;
+  readonly vectors: VectorIndex;
+  readonly searcher: Searcher;
+  readonly consolidator: Consolidator;
+  readonly relations: RelationStore;
+  readonly transfer: Transfer;
+  readonly queue: EmbeddingQueue;
+  private readonly queryCache = new Map<string, Float32Array>();
+  private targetCache?: { key: string; target: EmbeddingTarget | undefined };
+
+  constructor(private readonly deps: MemoryDeps) {
+    const now = deps.now ?? Date.now;
+    this.vectors = new VectorIndex(deps.db, deps.log);
+    this.queue = new EmbeddingQueue(deps.db, this.vectors, () => this.embeddingTarget(), deps.log, deps.schedule ?? ((fn) => setImmediate(fn)));
+    this.kv = new KvStore(deps.db, deps.config, now);
+    this.entries = new EntryStore(deps.db, deps.config, now, () => this.queue.kick());
+    this.searcher = new Searcher(deps.db, this.entries, this.vectors);
+    this.consolidator = new Consolidator(deps.db, this.entries, this.vectors);
+    this.relations = new RelationStore(deps.db, now);
+    this.transfer = new Transfer(this.entries, this.relations, this.kv);
+  }
+
+  /** The embedding endpoint for the current config (re-resolved when the config changes). */
+  embeddingTarget(): EmbeddingTarget | undefined {
+    const c = this.deps.config();
+    const key = `${c.embedding_provider}\u0000${c.embedding_model}\u0000${c.embedding_api_key_env}`;
+    if (this.targetCache?.key !== key) {
+      this.targetCache = { key, target: resolveEmbeddingTarget(c, this.deps.llm?.(), this.deps.log) };
+      this.queryCache.clear();
+    }
+    return this.targetCache.target;
+  }
+
+  /** "fts5+vector" when vectors are computed, else why not. */
+  embeddingStatus(): string {
+    if (!this.embeddingTarget()) return 'fts5 only — no embedding provider configured';
+    if (!this.vectors.available) return 'fts5 only — sqlite-vec unavailable';
+    return 'fts5+vector';
+  }
+
+  stats(agentId?: string) {
+    const target = this.vectors.available ? this.embeddingTarget() : undefined;
+    return {
+      ...this.entries.stats(agentId, target?.model),
+      kv_pairs: this.kv.count(agentId),
+      embedding_status: this.embeddingStatus(),
+      embedding_model: target?.model ?? null,
+    };
+  }
+
+  /** The query's embedding, or undefined (no provider, or the call failed: search falls back to FTS5). */
+  private async queryVector(query: string): Promise<QueryVector | undefined> {
+    const target = this.vectors.available ? this.embeddingTarget() : undefined;
+    if (!target || !query.trim()) return undefined;
+    let vector = this.queryCache.get(query);
+    if (!vector) {
+      try {
+        [vector] = await embed(target, [query], { timeoutMs: 5000, retries: 0 });
+      } catch (err) {
+        this.deps.log.warn({ err: (err as Error).message }, 'query embedding failed; searching with FTS5 only');
+        return undefined;
+      }
+      if (this.queryCache.size >= QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
+      this.queryCache.set(query, vector);
+    }
+    return { model: target.model, vector };
+  }
+
+  async searchHits(query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; mode: string }> {
+    const qv = await this.queryVector(query);
+    return { hits: this.searcher.search(query, options, qv), mode: qv ? 'hybrid' : 'fts5' };
+  }
+
+  /** SemanticMemory.search: used by the agent loop and tools, so hits count as recalled. */
+  async search(query: string, options: { agentId?: string; limit?: number; sessionId?: string }): Promise<RecallHit[]> {
+    const { hits } = await this.searchHits(query, { agentId: options.agentId, sessionId: options.sessionId, limit: options.limit ?? 10 });
+    this.entries.touch(hits.map((h) => this.entries.row(h.id)!.seq));
+    return hits.map((h) => ({ id: h.id, content: h.content, relevance: h.relevance, level: h.level, category: h.category }));
+  }
+
+  async add(entry: { content: string; agentId?: string; userId?: string; tags?: string[]; level?: string; sessionId?: string; category?: string; source?: string }): Promise<{ id: string }> {
+    const item = this.entries.add({ ...entry, level: entry.level === undefined ? undefined : checkLevel(entry.level) });
+    return { id: item.id };
+  }
+
+  stop(): void {
+    this.queue.stop();
+  }
+}

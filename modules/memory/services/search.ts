@@ -1,0 +1,104 @@
+import type { Database } from 'better-sqlite3';
+import type { Level } from '../config.ts';
+import { toItem, type EntryRow, type EntryStore, type MemoryItem } from './entries.ts';
+import { coverage, ftsQuery, keywords } from './text.ts';
+import { cosine, type VectorIndex } from './vectors.ts';
+
+export interface SearchOptions {
+  agentId?: string;
+  userId?: string;
+  level?: Level;
+  /** Session-level entries of other sessions are left out when set. */
+  sessionId?: string;
+  limit: number;
+}
+
+export interface SearchHit extends MemoryItem {
+  /** How well the entry matches the query, 0..1 (text and vector similarity). */
+  relevance: number;
+  /** The ranking key: relevance blended with the entry's score and recency. */
+  rank: number;
+}
+
+export interface QueryVector {
+  model: string;
+  vector: Float32Array;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Hybrid search: BM25 candidates from FTS5 plus nearest neighbours from the
+ * vector index, merged and re-ranked. Text relevance is BM25 relative to the
+ * best hit, tempered by the share of query words present; vector relevance is
+ * the exact cosine of the full-precision vectors. Entries with a vector weigh
+ * both (0.4 text, 0.6 vector); the others use text alone.
+ */
+export class Searcher {
+  constructor(
+    private readonly db: Database,
+    private readonly entries: EntryStore,
+    private readonly vectors: VectorIndex,
+  ) {}
+
+  search(query: string, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
+    const words = keywords(query);
+    const pool = Math.max(options.limit * 4, 40);
+    const text = new Map<number, number>();
+    if (words.length) {
+      const { where, args } = filters(options, 'e.');
+      const rows = this.db
+        .prepare<unknown[], { seq: number; bm: number }>(
+          `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
+           WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
+        )
+        .all(ftsQuery(words), ...args, pool);
+      for (const r of rows) text.set(r.seq, -r.bm);
+    }
+    const vecSim = new Map<number, number>();
+    if (queryVector) {
+      const coarse = this.vectors.nearest(queryVector.vector, Math.min(Math.max(options.limit * 2, 16), 48), options.agentId);
+      const all = [...new Set([...coarse, ...text.keys()])];
+      for (const [seq, v] of this.vectors.vectors(all, queryVector.model)) vecSim.set(seq, Math.max(0, cosine(queryVector.vector, v)));
+    }
+    const seqs = [...new Set([...text.keys(), ...vecSim.keys()])];
+    if (!seqs.length) return [];
+    const best = Math.max(0, ...text.values()) || 1;
+    const now = this.entries.now();
+    const hits: SearchHit[] = [];
+    for (const row of this.entries.rowsBySeq(seqs)) {
+      if (!matches(row, options)) continue;
+      const bm = text.get(row.seq);
+      const t = bm === undefined ? 0 : (bm / best) * (0.5 + 0.5 * coverage(words, row.content));
+      const v = vecSim.get(row.seq);
+      const relevance = v === undefined ? t : 0.4 * t + 0.6 * v;
+      if (relevance < 0.05) continue;
+      const recency = Math.exp(-(now - Math.max(row.updated_at, row.accessed_at)) / (30 * DAY_MS));
+      const rank = relevance * (0.75 + 0.2 * row.score + 0.05 * recency);
+      hits.push({ ...toItem(row), relevance: round(relevance), rank: round(rank) });
+    }
+    hits.sort((a, b) => b.rank - a.rank);
+    return hits.slice(0, options.limit);
+  }
+}
+
+function filters(options: SearchOptions, prefix: string): { where: string; args: unknown[] } {
+  const parts: string[] = [];
+  const args: unknown[] = [];
+  if (options.agentId !== undefined) (parts.push(`${prefix}agent_id = ?`), args.push(options.agentId));
+  if (options.userId !== undefined) (parts.push(`${prefix}user_id = ?`), args.push(options.userId));
+  if (options.level !== undefined) (parts.push(`${prefix}level = ?`), args.push(options.level));
+  if (options.sessionId !== undefined) (parts.push(`(${prefix}level != 'session' OR ${prefix}session_id IS NULL OR ${prefix}session_id = ?)`), args.push(options.sessionId));
+  return { where: parts.map((p) => `AND ${p}`).join(' '), args };
+}
+
+/** The same filters for vector candidates (the vector index only knows the agent). */
+function matches(row: EntryRow, o: SearchOptions): boolean {
+  if (o.agentId !== undefined && row.agent_id !== o.agentId) return false;
+  if (o.userId !== undefined && row.user_id !== o.userId) return false;
+  if (o.level !== undefined && row.level !== o.level) return false;
+  if (o.sessionId !== undefined && row.level === 'session' && row.session_id !== null && row.session_id !== o.sessionId) return false;
+  return true;
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;

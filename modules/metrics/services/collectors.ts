@@ -1,0 +1,67 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { HttpResponseEvent, ModuleContext } from '@talon/module-sdk';
+import { agentRegistry } from '../../agents/api.ts';
+
+/** The module's registry with its own collectors; never prom-client's global one. */
+export function createMetrics(ctx: ModuleContext): { registry: Registry; observe(event: HttpResponseEvent): void } {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'talon_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'talon_http_request_duration_seconds',
+    help: 'HTTP request durations by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'talon_modules',
+    help: 'Modules by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const counts = new Map<string, number>();
+      for (const m of ctx.kernel.modules()) counts.set(m.state, (counts.get(m.state) ?? 0) + 1);
+      for (const [state, n] of counts) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'talon_modules_loaded',
+    help: 'Modules running',
+    registers: [registry],
+    collect() {
+      this.set(ctx.kernel.modules().filter((m) => m.state === 'running').length);
+    },
+  });
+  new Gauge({
+    name: 'talon_agents_active',
+    help: 'Agents in the registry (0 without the agents module)',
+    registers: [registry],
+    collect() {
+      this.set(ctx.tryUse(agentRegistry)?.list().length ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'talon_uptime_seconds',
+    help: 'Seconds since the kernel started',
+    registers: [registry],
+    collect() {
+      this.set((Date.now() - ctx.kernel.startedAt.getTime()) / 1000);
+    },
+  });
+  return {
+    registry,
+    observe(event) {
+      // The route pattern, never the raw URL: unmatched URLs would make unbounded label sets.
+      const labels = { method: event.method, route: event.route ?? '(unmatched)', status: String(event.statusCode) };
+      requests.inc(labels);
+      durations.observe(labels, event.durationMs / 1000);
+    },
+  };
+}

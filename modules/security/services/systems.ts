@@ -1,0 +1,35 @@
+import type { ModuleInfo } from '@talon/module-sdk';
+
+/** The spec's 16 security systems and the module that implements each. */
+export const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
+  merkle_audit_trail: 'audit',
+  taint_tracking: 'taint',
+  wasm_dual_metering: 'wasm',
+  security_headers: 'security-headers',
+  health_redaction: 'system',
+  subprocess_sandbox: 'tools',
+  manifest_signing: 'manifest-signing',
+  gcra_rate_limiter: 'rate-limit',
+  secret_zeroization: 'catalog',
+  path_traversal_prevention: 'agents',
+  ssrf_protection: 'tools',
+  capability_inheritance_validation: 'agents',
+  peer_hmac_auth: 'peers',
+  prompt_injection_scanning: 'prompt-guard',
+  loop_guard: 'agents',
+  session_repair: 'agents',
+});
+
+export function securityOverview(modules: readonly ModuleInfo[]) {
+  const running = new Set(modules.filter((m) => m.state === 'running').map((m) => m.id));
+  const systems: Record<string, 'active' | 'inactive'> = {};
+  for (const [name, module] of Object.entries(SYSTEMS)) systems[name] = running.has(module) ? 'active' : 'inactive';
+  const states = Object.values(systems);
+  return {
+    security_systems: systems,
+    total_systems: states.length,
+    active_systems: states.filter((s) => s === 'active').length,
+    all_active: states.every((s) => s === 'active'),
+    implemented_by: SYSTEMS,
+  };
+}

@@ -1,0 +1,64 @@
+import type { ModuleContext, Routes } from '@talon/module-sdk';
+import { agentRegistry } from '../../agents/api.ts';
+import { uptimeSeconds } from '../services/uptime.ts';
+
+export const API_VERSION = 'v1';
+
+export function infoRoutes(app: Routes, ctx: ModuleContext): void {
+  app.get('/api/status', { schema: { summary: 'Kernel status' } }, async () => {
+    const running = ctx.kernel.modules().filter((m) => m.state === 'running');
+    // The agents module is optional: without it there are no agents to count.
+    const agents = ctx.tryUse(agentRegistry);
+    return {
+      status: 'running',
+      version: ctx.kernel.version,
+      uptime_seconds: uptimeSeconds(ctx.kernel),
+      agent_count: agents ? agents.list().length : 0,
+      default_provider: ctx.settings.default_model.provider,
+      default_model: ctx.settings.default_model.model,
+      api_listen: ctx.kernel.listenAddress() ?? ctx.settings.api_listen,
+      auth: ctx.settings.api_key ? 'bearer_token' : 'open',
+      modules: running.map((m) => m.id),
+      hot_reloads: ctx.kernel.reloadCount(),
+    };
+  });
+
+  app.get('/api/version', { schema: { summary: 'Version info' } }, async () => ({
+    name: 'talon',
+    version: ctx.kernel.version,
+    api_version: API_VERSION,
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+  }));
+
+  app.get('/api/versions', { schema: { summary: 'API version discovery' } }, async () => ({
+    current: API_VERSION,
+    versions: [{ version: API_VERSION, status: 'stable', base_path: '/api' }],
+    // Spec, Versioning 3: protocol endpoints carry no version; the chat-completions API lives under /v1.
+    unversioned: ['/mcp', '/.well-known/agent.json', '/a2a', '/api/hooks'],
+    openai_compatible: '/v1',
+    openapi: '/api/openapi.json',
+  }));
+
+  app.get('/api/modules', { schema: { summary: 'Modules and their states' } }, async () => {
+    const modules = ctx.kernel.modules().map((m) => ({
+      id: m.id,
+      version: m.version,
+      description: m.description,
+      state: m.state,
+      ...(m.error ? { error: m.error } : {}),
+      depends: m.depends,
+      optional_depends: m.optionalDepends,
+      third_party: m.thirdParty,
+    }));
+    return { modules, total: modules.length, running: modules.filter((m) => m.state === 'running').length };
+  });
+
+  app.post('/api/shutdown', { schema: { summary: 'Graceful shutdown' } }, async (request, reply) => {
+    request.log.warn('shutdown requested over the API');
+    // Shut down once this reply is on the wire; the kernel drains other requests.
+    reply.raw.once('finish', () => ctx.kernel.shutdown('api'));
+    return reply.header('connection', 'close').send({ status: 'shutting_down' });
+  });
+}
