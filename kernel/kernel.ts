@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createContainer, asValue, InjectionMode, type AwilixContainer } from 'awilix';
@@ -74,6 +75,8 @@ export class Kernel implements KernelApi {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: KernelOptions = {}) {
+    // Stack traces of bundled module code point at the original TypeScript files.
+    process.setSourceMapsEnabled(true);
     this.dev = Boolean(options.dev);
     this.home = options.home ?? resolveHome();
     this.paths = preparePaths(this.home);
@@ -243,12 +246,7 @@ export class Kernel implements KernelApi {
   // ---------------------------------------------------------------- modules
 
   private discover(): Manifest[] {
-    const settings = this.store.settings();
-    const configDir = path.dirname(this.store.file);
-    const roots: Array<{ dir: string; thirdParty: boolean }> = [
-      { dir: this.options.modulesDir ?? BUILTIN_MODULES_DIR, thirdParty: false },
-      ...settings.module_paths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
-    ];
+    const roots = this.moduleRoots();
     const manifests: Manifest[] = [];
     for (const root of roots) {
       for (const dir of findModuleDirs(root.dir)) {
@@ -378,13 +376,120 @@ export class Kernel implements KernelApi {
 
   // ---------------------------------------------------------------- hot reload
 
+  private moduleRoots(): Array<{ dir: string; thirdParty: boolean }> {
+    const settings = this.store.settings();
+    const configDir = path.dirname(this.store.file);
+    return [
+      { dir: this.options.modulesDir ?? BUILTIN_MODULES_DIR, thirdParty: false },
+      ...settings.module_paths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
+    ];
+  }
+
   private async startWatcher(): Promise<void> {
-    const dirs = [...this.records.values()].filter((r) => r.state !== 'disabled').map((r) => r.manifest.dir);
-    this.watcher = await ModuleWatcher.start(dirs, this.log, (dir) => {
-      const rec = [...this.records.values()].find((r) => r.manifest.dir === dir);
-      if (rec) void this.reloadModule(rec.manifest.name);
+    const roots = this.moduleRoots().filter((r) => existsSync(r.dir));
+    this.watcher = await ModuleWatcher.start(
+      roots.map((r) => r.dir),
+      (file) => this.moduleDirOf(file, roots.map((r) => r.dir)),
+      this.log,
+      (dir) => void this.onModuleFolderChanged(dir),
+    );
+    this.log.info({ roots: roots.map((r) => r.dir) }, 'hot reload: watching module folders');
+  }
+
+  /** The module folder a file belongs to: a known module's, or the nearest folder holding a module.toml. */
+  private moduleDirOf(file: string, roots: string[]): string | undefined {
+    const known = [...this.records.values()].map((r) => r.manifest.dir).filter((d) => file === d || file.startsWith(d + path.sep));
+    if (known.length) return known.sort((a, b) => b.length - a.length)[0];
+    for (let dir = path.dirname(file); roots.some((r) => dir.startsWith(r + path.sep)); dir = path.dirname(dir)) {
+      if (existsSync(path.join(dir, 'module.toml'))) return dir;
+    }
+    return undefined;
+  }
+
+  private onModuleFolderChanged(dir: string): Promise<unknown> {
+    const rec = [...this.records.values()].find((r) => r.manifest.dir === dir);
+    if (!rec) return this.addModule(dir);
+    if (!existsSync(path.join(dir, 'module.toml'))) return this.removeModule(rec.manifest.name);
+    return this.reloadModule(rec.manifest.name);
+  }
+
+  /** Serialises a module change behind the ones already queued. */
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Loads a module folder that appeared while running (dev mode, or an explicit call). */
+  addModule(dir: string): Promise<{ ok: boolean; error?: string }> {
+    return this.enqueue(async () => {
+      let manifest: Manifest;
+      try {
+        const root = this.moduleRoots().find((r) => dir.startsWith(r.dir + path.sep));
+        manifest = readManifest(dir, root?.thirdParty ?? true);
+      } catch (err) {
+        this.log.error(`new module in ${dir} ignored: ${(err as Error).message}`);
+        return { ok: false, error: (err as Error).message };
+      }
+      const name = manifest.name;
+      if (this.records.has(name)) {
+        const error = `module '${name}' in ${dir} ignored: the name is taken by ${this.records.get(name)!.manifest.dir}`;
+        this.log.error(error);
+        return { ok: false, error };
+      }
+      const disabled = !manifest.enabled || this.store.settings().modules.disabled.includes(name);
+      const rec: ModuleRecord = { manifest, state: disabled ? 'disabled' : 'stopped', error: disabled ? 'disabled in configuration' : undefined };
+      this.records.set(name, rec);
+      if (manifest.config_section) this.store.declareSection(manifest.config_section, name, !disabled);
+      if (disabled || !this.dependenciesUp(rec)) return { ok: false, error: rec.error };
+      this.order.push(name);
+      const result = await this.doReload(name);
+      if (!result.ok && !rec.instance) rec.state = 'failed';
+      return result;
     });
-    this.log.info({ modules: dirs.length }, 'hot reload: watching module folders');
+  }
+
+  /** Stops and forgets a module whose folder disappeared; modules that depend on it are stopped too (blocked). */
+  removeModule(name: string): Promise<{ ok: boolean; removed: string[] }> {
+    return this.enqueue(async () => {
+      const gone = new Set([name]);
+      let grew = true;
+      while (grew) {
+        grew = false;
+        for (const rec of this.records.values()) {
+          if (!gone.has(rec.manifest.name) && rec.instance && rec.manifest.depends.some((d) => gone.has(d))) {
+            gone.add(rec.manifest.name);
+            grew = true;
+          }
+        }
+      }
+      const leaving = this.running().filter((i) => gone.has(i.id));
+      const generation = await buildGeneration(
+        this.running().filter((i) => !gone.has(i.id)),
+        { log: this.log, bodyLimit: this.store.settings().max_request_body_bytes, hooks: this.hooks },
+      );
+      for (const instance of leaving) instance.detach();
+      this.routeTable = generation.routes;
+      for (const n of gone) {
+        const rec = this.records.get(n)!;
+        rec.instance = undefined;
+        rec.state = n === name ? 'stopped' : 'blocked';
+        rec.error = n === name ? 'removed' : `depends on '${name}', which was removed`;
+      }
+      const infos = new Map(leaving.map((i) => [i.id, this.info(this.records.get(i.id)!)]));
+      this.track(
+        this.front.swap(generation).then(async () => {
+          for (const instance of leaving.reverse()) {
+            await instance.stop();
+            this.hooks.kernel.module.unloaded.call(infos.get(instance.id)!);
+          }
+        }),
+      );
+      this.records.delete(name);
+      this.order = this.order.filter((n) => n !== name);
+      this.log.info({ stopped: [...gone] }, `module '${name}' removed`);
+      return { ok: true, removed: [...gone] };
+    });
   }
 
   /**
@@ -393,9 +498,7 @@ export class Kernel implements KernelApi {
    * front server switch. Any failure leaves the previous version serving.
    */
   reloadModule(name: string): Promise<{ ok: boolean; error?: string; ms: number }> {
-    const run = this.queue.then(() => this.doReload(name));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.enqueue(() => this.doReload(name));
   }
 
   private async doReload(name: string): Promise<{ ok: boolean; error?: string; ms: number }> {

@@ -1,8 +1,5 @@
 import { Kernel, ConfigError } from './kernel.ts';
 
-// Stack traces of bundled module code point at the original TypeScript files.
-process.setSourceMapsEnabled(true);
-
 const dev = process.argv.includes('--dev');
 const kernel = new Kernel({ dev, onShutdown: () => process.exit(0) });
 

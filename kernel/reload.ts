@@ -5,25 +5,32 @@ import type { Logger } from 'pino';
 const SOURCE = /\.(ts|mts|js|mjs|json|sql|toml)$/;
 
 /**
- * Watches module folders and reports a changed module folder once per burst
- * of writes (editors and formatters write several times).
+ * Watches the module roots and reports a touched module folder once per burst
+ * of writes (editors and formatters write several times). keyOf maps a file to
+ * its module folder (also for a module that was just added or removed).
  */
 export class ModuleWatcher {
   private watcher!: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   private constructor(
-    private readonly dirs: string[],
+    private readonly keyOf: (file: string) => string | undefined,
     private readonly log: Logger,
     private readonly onChange: (moduleDir: string) => void,
     private readonly debounceMs: number,
   ) {}
 
   /** chokidar is imported only in dev mode. Resolves once the initial scan is done. */
-  static async start(dirs: string[], log: Logger, onChange: (moduleDir: string) => void, debounceMs = 60): Promise<ModuleWatcher> {
+  static async start(
+    roots: string[],
+    keyOf: (file: string) => string | undefined,
+    log: Logger,
+    onChange: (moduleDir: string) => void,
+    debounceMs = 60,
+  ): Promise<ModuleWatcher> {
     const { watch } = await import('chokidar');
-    const w = new ModuleWatcher(dirs, log, onChange, debounceMs);
-    w.watcher = watch(dirs, {
+    const w = new ModuleWatcher(keyOf, log, onChange, debounceMs);
+    w.watcher = watch(roots, {
       ignoreInitial: true,
       ignored: (file, stats) => file.includes(`${path.sep}node_modules${path.sep}`) || (!!stats?.isFile() && !SOURCE.test(file)),
     });
@@ -34,9 +41,9 @@ export class ModuleWatcher {
   }
 
   private changed(file: string): void {
-    const dir = this.dirs.filter((d) => file === d || file.startsWith(d + path.sep)).sort((a, b) => b.length - a.length)[0];
+    const dir = this.keyOf(file);
     if (!dir) return;
-    if (file.includes(`${path.sep}test${path.sep}`)) return; // a module's tests are not its code
+    if (file.slice(dir.length).includes(`${path.sep}test${path.sep}`)) return; // a module's tests are not its code
     clearTimeout(this.timers.get(dir));
     this.timers.set(
       dir,

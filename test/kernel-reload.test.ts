@@ -99,3 +99,15 @@ test('reloading the same module 100 times leaks nothing', async () => {
     assert.ok(grownMb < 15, `heap grew ${grownMb.toFixed(1)} MB over 100 reloads`);
   }
 });
+
+test('a module folder added at run time is loaded; removing it unloads it', async () => {
+  const extra = path.join(root, 'late');
+  cpSync(path.resolve('test/fixtures/extra/slow'), extra, { recursive: true });
+  writeFileSync(path.join(extra, 'module.toml'), 'name = "late"\nversion = "1.0.0"\n');
+  await waitFor(async () => (await k.request('/api/slow')).status === 200, 5_000, 'the added module to serve');
+  assert.equal(k.kernel.modules().find((m) => m.id === 'late')?.state, 'running');
+  rmSync(extra, { recursive: true, force: true });
+  await waitFor(async () => (await k.request('/api/slow')).status === 404, 5_000, 'the removed module to stop serving');
+  assert.equal(k.kernel.modules().find((m) => m.id === 'late'), undefined);
+  assert.equal((await k.request('/api/hello/x')).status, 200);
+});

@@ -7,7 +7,6 @@ const workingDir = { type: 'string', minLength: 1, description: 'absolute path o
 
 const restoreSchema = {
   summary: 'Restores the files of a checkpoint into its working directory',
-  tags: ['checkpoints'],
   body: {
     type: 'object',
     properties: {
@@ -21,7 +20,6 @@ const restoreSchema = {
 
 const listSchema = {
   summary: 'Lists the checkpoints of a working directory, newest first',
-  tags: ['checkpoints'],
   querystring: {
     type: 'object',
     properties: { working_dir: workingDir, ...pageQueryProperties },

@@ -24,7 +24,7 @@ export async function takeSnapshot(location: ShadowLocation, paths: readonly str
   await stage(git, location.workDir, paths, options);
   const changed = await git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z']);
   if (!changed) return null;
-  const result = await git.commit(checkpointMessage(meta), [], ['--no-verify', '--cleanup=whitespace']);
+  const result = await git.commit(checkpointMessage(meta), [], { '--no-verify': null, '--cleanup': 'whitespace' });
   options.log.debug({ workDir: location.workDir, commit: result.commit, files: changed.split('\0').filter(Boolean) }, 'checkpoint committed');
   return result.commit;
 }

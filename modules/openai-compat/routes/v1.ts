@@ -19,7 +19,6 @@ const part = {
 // error carries the OpenAI code clients look for.
 const completionSchema = {
   summary: 'Runs one agent turn, addressed by model name, in the OpenAI chat-completions format',
-  tags: ['openai'],
   body: {
     type: 'object',
     properties: {

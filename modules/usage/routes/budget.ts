@@ -27,19 +27,19 @@ export function budgetRoutes(app: Routes, usage: () => Usage, agents: () => Agen
   };
 
   app.get('/api/budget', async () => usage().globalBudget());
-  app.put('/api/budget', { schema: { summary: 'Sets the global budget (0 = unlimited)', tags: ['budget'], body: limitsBody } }, async (request) => {
+  app.put('/api/budget', { schema: { summary: 'Sets the global budget (0 = unlimited)', body: limitsBody } }, async (request) => {
     usage().setLimits(undefined, request.body);
     request.log.info({ budget: request.body }, 'global budget changed');
     return usage().globalBudget();
   });
   app.get('/api/budget/agents', async () => usage().ranking());
-  app.get('/api/budget/agents/:id', { schema: { summary: "An agent's budget, spend and hourly token quota", tags: ['budget'], params: idParams } }, async (request) => {
+  app.get('/api/budget/agents/:id', { schema: { summary: "An agent's budget, spend and hourly token quota", params: idParams } }, async (request) => {
     const agent = agentOf(request.params.id);
     return usage().agentBudget(request.params.id, agent.name, agent.maxTokens);
   });
   app.put(
     '/api/budget/agents/:id',
-    { schema: { summary: "Sets an agent's budget (0 = unlimited)", tags: ['budget'], params: idParams, body: limitsBody } },
+    { schema: { summary: "Sets an agent's budget (0 = unlimited)", params: idParams, body: limitsBody } },
     async (request) => {
       const agent = agentOf(request.params.id);
       usage().setLimits(request.params.id, request.body);

@@ -3,7 +3,6 @@ import type { Usage } from '../services/usage.ts';
 
 const periodSchema = {
   summary: 'Token and cost totals of the current UTC hour, day, ISO week or month',
-  tags: ['usage'],
   querystring: {
     type: 'object',
     properties: { period: { type: 'string', enum: ['hour', 'day', 'week', 'month'], default: 'day' } },
@@ -12,7 +11,6 @@ const periodSchema = {
 
 const dailySchema = {
   summary: 'Usage per UTC day, oldest first, days without usage included',
-  tags: ['usage'],
   querystring: {
     type: 'object',
     properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 7 } },

@@ -1,0 +1,103 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+let k: TestKernel;
+
+before(async () => {
+  k = await startTestKernel({
+    only: ['error-envelope', 'request-id', 'security-headers', 'envelope-probe'],
+    config: `module_paths = [${JSON.stringify(fixtures)}]\nmax_request_body_bytes = 1024\nlog_level = "error"\n`,
+  });
+});
+after(async () => {
+  // The kernel's log file opens asynchronously; removing the home before it is open
+  // makes pino's destination fail after the test (reported to the lead).
+  const logs = path.join(k.home, 'logs');
+  for (let i = 0; i < 100 && readdirSync(logs).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await k.stop();
+});
+
+async function expectError(res: Response, status: number, message: string | RegExp): Promise<Record<string, unknown>> {
+  const text = await res.text();
+  assert.equal(res.status, status, text);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  const body = JSON.parse(text) as Record<string, unknown>;
+  assert.equal(typeof body.error, 'string');
+  if (typeof message === 'string') assert.equal(body.error, message);
+  else assert.match(body.error as string, message);
+  // Cross-cutting headers survive the error path.
+  assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.equal(res.headers.get('x-frame-options'), 'DENY');
+  return body;
+}
+
+test('unknown route: 404 naming method and path (without the query)', async () => {
+  await expectError(await k.request('/x?y=1'), 404, 'no route GET /x');
+  await expectError(await k.request('/api/nothing', { method: 'DELETE' }), 404, 'no route DELETE /api/nothing');
+});
+
+test('malformed JSON: 400 saying so', async () => {
+  const res = await k.request('/probe/named', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ' });
+  await expectError(res, 400, /^malformed JSON body/);
+});
+
+test('schema violations: 400 naming the field', async () => {
+  await expectError(await k.request('/probe/named', { method: 'POST', json: {} }), 400, "body must have required property 'name'");
+  await expectError(await k.request('/probe/named', { method: 'POST', json: { name: 5 } }), 400, 'body/name must be string');
+  await expectError(await k.request('/probe/named', { method: 'POST', json: [1] }), 400, 'body must be object');
+  await expectError(await k.request('/probe/count?n=abc'), 400, 'querystring/n must be integer');
+});
+
+test('valid requests pass untouched', async () => {
+  const res = await k.request('/probe/named', { method: 'POST', json: { name: 'ada' } });
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { hello: 'ada' });
+  assert.deepEqual(await (await k.request('/probe/count?n=3')).json(), { n: 3 });
+});
+
+test('an empty body with content-type application/json is no body', async () => {
+  const res = await k.request('/probe/optional', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { body: {} });
+  const none = await k.request('/probe/optional', { method: 'POST' });
+  assert.equal(none.status, 200);
+});
+
+test('body over max_request_body_bytes: 413', async () => {
+  const res = await k.request('/probe/named', { method: 'POST', json: { name: 'x'.repeat(2000) } });
+  await expectError(res, 413, 'request body is larger than 1024 bytes');
+});
+
+test('unsupported media type: 415', async () => {
+  const res = await k.request('/probe/named', { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<name>ada</name>' });
+  await expectError(res, 415, "unsupported media type 'application/xml': send application/json");
+});
+
+test('an unexpected failure: 500 without internals, the error in the log', async () => {
+  const lines: string[] = [];
+  const unsubscribe = k.kernel.logs.subscribe((line) => lines.push(line));
+  try {
+    const res = await k.request('/probe/crash');
+    const body = await expectError(res, 500, 'internal server error');
+    assert.deepEqual(Object.keys(body), ['error']);
+    const logged = lines.map((l) => JSON.parse(l) as { msg?: string; reqId?: string; err?: { message?: string } }).find((l) => l.msg === 'request failed');
+    assert.ok(logged, lines.join('\n'));
+    assert.match(logged.err?.message ?? '', /SQLITE_CORRUPT/);
+    assert.equal(logged.reqId, res.headers.get('x-request-id'));
+  } finally {
+    unsubscribe();
+  }
+});
+
+test("HttpError: its status, headers and extra fields are kept", async () => {
+  const body = await expectError(await k.request('/probe/conflict'), 409, 'probe already exists');
+  assert.equal(body.probe_id, 'p1');
+  const unavailable = await k.request('/probe/unavailable');
+  assert.equal(unavailable.headers.get('retry-after'), '5');
+  await expectError(unavailable, 503, 'probe backend is warming up');
+});

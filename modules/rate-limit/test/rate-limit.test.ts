@@ -1,0 +1,58 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+const kernels: TestKernel[] = [];
+after(async () => {
+  await Promise.all(kernels.map((k) => k.stop()));
+});
+
+async function until<T>(fn: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('exhausting the budget gives 429 with Retry-After, then the budget comes back (loopback is not exempt)', async () => {
+  // 1 unit/s: a 60-unit burst, and one GET back every second.
+  const k = await startTestKernel({ only: ['rate-limit', 'request-id', 'system', 'error-envelope'], config: 'rate_limit_per_second = 1\n' });
+  kernels.push(k);
+  let refused: Response | undefined;
+  let passed = 0;
+  for (let i = 0; i < 200 && !refused; i++) {
+    const res = await k.request('/api/health');
+    if (res.status === 429) refused = res;
+    else {
+      assert.equal(res.status, 200);
+      passed++;
+    }
+  }
+  assert.ok(refused, 'no 429 after 200 requests');
+  assert.ok(passed >= 60 && passed < 70, `passed ${passed}`);
+  assert.deepEqual(await refused.json(), { error: 'Rate limit exceeded' });
+  assert.equal(refused.headers.get('retry-after'), '1');
+  assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  // 404s are charged too (scanning is not free), and refused like the rest.
+  assert.equal((await k.request('/no/such/route')).status, 429);
+  const back = await until(async () => {
+    const res = await k.request('/api/health');
+    return res.status === 200 ? res : undefined;
+  }, 5000);
+  assert.equal(back.status, 200);
+});
+
+test('writes cost more than reads: a 5-unit POST is refused while a 1-unit GET still passes', async () => {
+  // 0.1 unit/s: a 6-unit burst.
+  const k = await startTestKernel({ only: ['rate-limit', 'system', 'error-envelope'], config: 'rate_limit_per_second = 0.1\n' });
+  kernels.push(k);
+  assert.equal((await k.request('/api/shutdown-not-here', { method: 'POST' })).status, 404); // 5 units
+  const post = await k.request('/api/shutdown-not-here', { method: 'POST' });
+  assert.equal(post.status, 429);
+  assert.ok(Number(post.headers.get('retry-after')) >= 30, post.headers.get('retry-after') ?? '');
+  assert.equal((await k.request('/api/health')).status, 200); // 1 unit fits
+  assert.equal((await k.request('/api/health')).status, 429);
+});
