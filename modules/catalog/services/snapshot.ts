@@ -28,7 +28,7 @@ export class Snapshot {
   readonly aliases = new Map<string, string>();
   /** Conflicts found while merging (logged by the owner). */
   readonly warnings: string[] = [];
-  private readonly listCache = new Map<string, string>();
+  private readonly listCache = new Map<string, Buffer>();
 
   constructor(layers: Layers) {
     const files = new Map<string, ProviderFile>();
@@ -125,13 +125,13 @@ export class Snapshot {
     return filter.tier !== undefined ? base.filter((m) => m.tier === filter.tier) : base;
   }
 
-  /** The GET /api/models body, serialized once per filter and snapshot. */
-  listJson(filter: ListFilter): string {
+  /** The GET /api/models body, serialized and encoded once per filter and snapshot. */
+  listJson(filter: ListFilter): Buffer {
     const key = `${filter.provider ?? ''}\u0000${filter.tier ?? ''}`;
     let json = this.listCache.get(key);
     if (json === undefined) {
       const models = this.list(filter);
-      json = JSON.stringify({ models, total: models.length });
+      json = Buffer.from(JSON.stringify({ models, total: models.length }));
       if (this.listCache.size < 500) this.listCache.set(key, json);
     }
     return json;

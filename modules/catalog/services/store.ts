@@ -173,7 +173,7 @@ export class CatalogStore implements CatalogService {
 
   // ---- used by the routes ----
 
-  listJson(filter: ListFilter): string {
+  listJson(filter: ListFilter): Buffer {
     return this.snap.listJson(filter);
   }
 

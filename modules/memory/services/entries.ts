@@ -325,10 +325,10 @@ export class EntryStore {
     const period = hours * 3_600_000;
     const until = Math.floor(this.now() / period) * period;
     const rows = this.db
-      .prepare<[number], { seq: number; score: number; access_count: number; decayed_at: number; accessed_at: number }>(
-        'SELECT seq, score, access_count, decayed_at, accessed_at FROM memory_entries WHERE decayed_at < ?1 AND accessed_at < ?1',
+      .prepare<[number, number], { seq: number; score: number; access_count: number; decayed_at: number; accessed_at: number }>(
+        'SELECT seq, score, access_count, decayed_at, accessed_at FROM memory_entries WHERE decayed_at < ? AND accessed_at < ?',
       )
-      .all(until);
+      .all(until, until);
     const set = this.db.prepare('UPDATE memory_entries SET score = ?, decayed_at = ? WHERE seq = ?');
     let decayed = 0;
     this.db.transaction(() => {

@@ -14,7 +14,7 @@ interface Row {
 export class KvStore implements KvMemory {
   private readonly stmt: {
     get: Statement<[string, string], Row>;
-    upsert: Statement<[string, string, string, string]>;
+    upsert: Statement<[string, string, string, string, string]>;
     del: Statement<[string, string]>;
     list: Statement<[string, number, number], Row>;
     all: Statement<[string], Row>;
@@ -29,7 +29,7 @@ export class KvStore implements KvMemory {
     this.stmt = {
       get: db.prepare('SELECT key, value FROM memory_kv WHERE agent_id = ? AND key = ?'),
       upsert: db.prepare(
-        `INSERT INTO memory_kv (agent_id, key, value, created_at, updated_at) VALUES (?, ?, ?, ?4, ?4)
+        `INSERT INTO memory_kv (agent_id, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (agent_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       ),
       del: db.prepare('DELETE FROM memory_kv WHERE agent_id = ? AND key = ?'),
@@ -65,7 +65,8 @@ export class KvStore implements KvMemory {
 
   set(agentId: string, key: string, value: unknown): void {
     this.checkKey(key);
-    this.stmt.upsert.run(agentId, key, this.encode(key, value), new Date(this.now()).toISOString());
+    const at = new Date(this.now()).toISOString();
+    this.stmt.upsert.run(agentId, key, this.encode(key, value), at, at);
   }
 
   delete(agentId: string, key: string): boolean {
@@ -95,7 +96,7 @@ export class KvStore implements KvMemory {
     });
     const at = new Date(this.now()).toISOString();
     this.db.transaction(() => {
-      for (const e of encoded) this.stmt.upsert.run(agentId, e.key, e.text, at);
+      for (const e of encoded) this.stmt.upsert.run(agentId, e.key, e.text, at, at);
     })();
     return encoded.length;
   }

@@ -1,0 +1,36 @@
+/**
+ * The stand-in agent of POST /api/tools/{name}/invoke without agent_id. Only
+ * tools marked requiresAgent: false run with it (agent_list); it has no
+ * workspace and no capabilities, so anything that checks them refuses.
+ */
+import type { AgentRecord } from '../../agents/api.ts';
+
+const NIL = '00000000-0000-0000-0000-000000000000';
+
+export function operatorRecord(): AgentRecord {
+  return {
+    id: NIL,
+    name: 'operator',
+    state: 'Running',
+    mode: 'Normal',
+    createdAt: new Date(0).toISOString(),
+    sessionId: NIL,
+    manifest: {
+      name: 'operator',
+      model: { provider: '', model: '' },
+      capabilities: { tools: [], network: [], memory_read: [], memory_write: [], shell: [], agent_spawn: false },
+      extra: {},
+    },
+    description: 'direct tool invocation without an agent',
+    tags: [],
+    systemPrompt: '',
+    model: { provider: '', model: '' },
+    tools: [],
+    skills: [],
+    mcpServers: [],
+    identity: {},
+    config: {},
+    workspace: '',
+    maxLlmTokensPerHour: 0,
+  };
+}
