@@ -9,10 +9,13 @@ import { wsRoutes } from './routes/ws.ts';
 export default defineModule<AgentsWsConfig>({
   configSchema: agentsWsConfigSchema,
   register(ctx) {
-    ctx.onStop(() => {
+    const closeAll = () => {
       for (const s of sockets) s.close(1001, 'service stopping');
       sockets.clear();
-    });
+    };
+    // Before the HTTP server drains: an open socket would otherwise hold the shutdown.
+    ctx.hooks.kernel.kernel.shutdown.tapPromise('close-sockets', async () => closeAll());
+    ctx.onStop(closeAll);
   },
   routes(app, ctx) {
     wsRoutes(

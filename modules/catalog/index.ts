@@ -23,6 +23,7 @@ export default defineModule<CatalogConfig>({
       log: ctx.log,
       dataDir: path.join(ctx.dir, 'data'),
       home: ctx.paths.home,
+      stateDir: ctx.paths.data,
       settings: () => ctx.settings,
     });
     state = { store, flows: new DeviceFlows() };

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
+  LlmError,
   parseToolInput,
   toLlmError,
   type CompletionRequest,
@@ -62,6 +63,7 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
       let usage = { inputTokens: 0, outputTokens: 0 };
       let reason: string | null = null;
       let model = request.model;
+      let stopped = false;
       try {
         const stream = await client.messages.create({ ...params(request), stream: true }, { signal: request.signal });
         for await (const event of stream) {
@@ -100,6 +102,9 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
               }
               break;
             }
+            case 'message_stop':
+              stopped = true;
+              break;
             case 'message_delta':
               reason = event.delta.stop_reason ?? reason;
               usage = { inputTokens: event.usage.input_tokens ?? usage.inputTokens, outputTokens: event.usage.output_tokens };
@@ -109,6 +114,8 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
       } catch (err) {
         throw toLlmError(err, target.provider);
       }
+      // A stream cut before message_stop is a failure, not a short answer.
+      if (!stopped) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
       const result: CompletionResult = { content, stopReason: stopReason(reason), usage, provider: target.provider, model };
       yield { type: 'done', result };
     },

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import {
+  LlmError,
   parseToolInput,
   toLlmError,
   type CompletionRequest,
@@ -86,6 +87,8 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
       } catch (err) {
         throw toLlmError(err, target.provider);
       }
+      // A stream cut before its finish_reason is a failure, not a short answer.
+      if (!finish) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
       const content: ContentBlock[] = text ? [{ type: 'text', text }] : [];
       for (const [, call] of [...calls].sort(([a], [b]) => a - b)) {
         const input = parseToolInput(call.args);

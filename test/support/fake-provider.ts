@@ -29,6 +29,10 @@ export interface ScriptedReply {
   /** Stream: split text into chunks of this many characters (default 4). */
   chunkSize?: number;
   stopReason?: 'end_turn' | 'max_tokens';
+  /** Stream: drop the connection after this many text chunks (a provider failing mid-stream). */
+  cutAfterChunks?: number;
+  /** Stream: pause this long after each text chunk (slow streams, for abort tests). */
+  chunkDelayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -131,13 +135,13 @@ export class FakeProvider {
     });
   }
 
-  private openaiStream(reply: ScriptedReply, res: http.ServerResponse): void {
+  private async openaiStream(reply: ScriptedReply, res: http.ServerResponse): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const id = `chatcmpl-${Date.now()}`;
     const send = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
     send({ role: 'assistant', content: '' });
-    for (const part of split(reply.text ?? '', reply.chunkSize ?? 4)) send({ content: part });
+    if (!(await textChunks(reply, res, (part) => send({ content: part })))) return;
     (reply.toolCalls ?? []).forEach((call, index) => {
       const callId = call.id ?? `call_${index}_${Math.random().toString(36).slice(2, 8)}`;
       send({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] });
@@ -150,22 +154,19 @@ export class FakeProvider {
     res.end('data: [DONE]\n\n');
   }
 
-  private geminiStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
+  private async geminiStream(reply: ScriptedReply, res: http.ServerResponse, model: string): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const send = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
-    const parts = split(reply.text ?? '', reply.chunkSize ?? 4);
-    parts.forEach((part) => send(geminiResponse(reply, model, part, [], false)));
+    if (!(await textChunks(reply, res, (part) => send(geminiResponse(reply, model, part, [], false))))) return;
     // Gemini sends function calls whole, in the last chunk, together with finishReason and usage.
     send(geminiResponse(reply, model, '', reply.toolCalls ?? [], true));
     res.end();
   }
 
-  private ollamaStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
+  private async ollamaStream(reply: ScriptedReply, res: http.ServerResponse, model: string): Promise<void> {
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const line = (value: unknown) => res.write(`${JSON.stringify(value)}\n`);
-    for (const part of split(reply.text ?? '', reply.chunkSize ?? 4)) {
-      line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: part }, done: false });
-    }
+    if (!(await textChunks(reply, res, (part) => line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: part }, done: false })))) return;
     if (reply.toolCalls?.length) {
       line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: '', tool_calls: ollamaToolCalls(reply.toolCalls) }, done: false });
     }
@@ -173,7 +174,7 @@ export class FakeProvider {
     res.end();
   }
 
-  private anthropicStream(reply: ScriptedReply, res: http.ServerResponse, model: string): void {
+  private async anthropicStream(reply: ScriptedReply, res: http.ServerResponse, model: string): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const usage = reply.usage ?? { input: 10, output: 5 };
     const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -181,7 +182,7 @@ export class FakeProvider {
     let index = 0;
     if (reply.text) {
       ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      for (const part of split(reply.text, reply.chunkSize ?? 4)) ev('content_block_delta', { index, delta: { type: 'text_delta', text: part } });
+      if (!(await textChunks(reply, res, (part) => ev('content_block_delta', { index, delta: { type: 'text_delta', text: part } })))) return;
       ev('content_block_stop', { index });
       index++;
     }
@@ -290,6 +291,22 @@ export function fakeEmbedding(text: string, dim: number): number[] {
   }
   const norm = Math.hypot(...v) || 1;
   return v.map((x) => x / norm);
+}
+
+/** Writes the scripted text in chunks, with chunkDelayMs and cutAfterChunks; false when the stream must end here. */
+async function textChunks(reply: ScriptedReply, res: http.ServerResponse, emit: (part: string) => void): Promise<boolean> {
+  for (const [i, part] of split(reply.text ?? '', reply.chunkSize ?? 4).entries()) {
+    if (i === reply.cutAfterChunks) {
+      // Let the chunks already written reach the client, then drop the connection without finishing the reply.
+      await new Promise((r) => setTimeout(r, 30));
+      res.destroy();
+      return false;
+    }
+    if (res.destroyed) return false;
+    emit(part);
+    if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
+  }
+  return !res.destroyed;
 }
 
 function split(text: string, size: number): string[] {

@@ -188,10 +188,9 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
             output = { content: `Error: unknown tool '${use.name}' (not available to this agent)`, isError: true };
             step.tools.push({ tool: use.name, ms: 0, is_error: true, verdict: 'unknown' });
           } else {
-            const ran = await runTool(deps, hooks, agent, turn, use, tool, notices);
-            output = ran.output;
+            output = await runTool(deps, hooks, agent, turn, use, tool, notices);
             if (verdict.kind === 'warn') output = { ...output, content: `${output.content}\n\n[LOOP GUARD] ${verdict.message}` };
-            step.tools.push({ tool: tool.name, ms: Date.now() - t0, is_error: Boolean(output.isError), verdict: ran.refused ? 'refused' : verdict.kind === 'warn' ? 'warned' : 'ran' });
+            step.tools.push({ tool: tool.name, ms: Date.now() - t0, is_error: Boolean(output.isError), verdict: verdict.kind === 'warn' ? 'warned' : 'ran' });
           }
           results.push({ type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError });
           emit({ type: 'tool_result', id: use.id, tool: use.name, input: use.input, content: output.content, isError: Boolean(output.isError) });
@@ -232,13 +231,10 @@ async function runTool(
   use: { id: string; name: string; input: Record<string, unknown> },
   tool: ToolDefinition,
   notices: string[],
-): Promise<{ output: ToolOutput; refused: boolean }> {
+): Promise<ToolOutput> {
   const call: ToolCallInfo = { agent, sessionId: turn.sessionId, turnId: turn.id, callId: use.id, tool: tool.name, input: use.input, workspace: agent.workspace };
-  try {
-    await hooks.beforeToolCall.promise(call);
-  } catch (err) {
-    return { output: { content: `Error: tool call refused: ${(err as Error).message}`, isError: true }, refused: true };
-  }
+  // The kernel skips a failing tap (logged), so these hooks never reject.
+  await hooks.beforeToolCall.promise(call);
   const started = Date.now();
   let output: ToolOutput;
   try {
@@ -255,8 +251,8 @@ async function runTool(
   } catch (err) {
     output = { content: `Error: ${(err as Error).message}`, isError: true };
   }
-  await hooks.afterToolCall.promise({ ...call, output, ms: Date.now() - started }).catch((err: unknown) => deps.log.warn({ err }, 'afterToolCall hook failed'));
-  return { output, refused: false };
+  await hooks.afterToolCall.promise({ ...call, output, ms: Date.now() - started });
+  return output;
 }
 
 /** One streamed model call; text deltas and finished tool calls are reported as they come. */

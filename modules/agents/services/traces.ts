@@ -8,7 +8,7 @@ export interface ToolStep {
   tool: string;
   ms: number;
   is_error: boolean;
-  /** 'ran', 'warned' (ran with a loop-guard warning), 'blocked', 'unknown' or 'refused'. */
+  /** 'ran', 'warned' (ran with a loop-guard warning), 'blocked' or 'unknown'. */
   verdict: string;
 }
 

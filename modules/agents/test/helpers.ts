@@ -1,10 +1,13 @@
 /** Shared test setup: a fake provider and a kernel whose default model points at it. */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 import { FakeProvider } from '../../../test/support/fake-provider.ts';
 
-export const ECHO_MODULE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'echo-tool-module');
+export const HELLO_WORLD = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hello-world.toml'), 'utf8');
+/** Test-only modules (echo-tools, hooks-probe), loaded through module_paths. */
+export const FIXTURE_MODULES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 export interface Env {
   fake: FakeProvider;
@@ -16,7 +19,7 @@ export async function startEnv(options: { config?: string; home?: string; keepHo
   const fake = options.fake ?? new FakeProvider();
   if (!options.fake) await fake.start();
   const config = [
-    options.echo ? `module_paths = [${JSON.stringify(ECHO_MODULE)}]` : '',
+    `module_paths = [${JSON.stringify(FIXTURE_MODULES)}]`,
     '[default_model]',
     'provider = "openai"',
     'model = "fake-model"',

@@ -24,7 +24,7 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.equal(reply.input_tokens, 30);
     assert.equal(reply.output_tokens, 10);
     const first = env.fake.requests[before].body as Sent;
-    assert.deepEqual(first.tools!.map((t) => t.function.name).sort(), ['echo', 'fail', 'notify_owner', 'slow']);
+    assert.deepEqual(first.tools!.map((t) => t.function.name).sort(), ['delegate', 'echo', 'fail', 'notify_owner', 'slow']);
     const second = env.fake.requests[before + 1].body as Sent;
     const toolMsgs = second.messages.filter((m) => m.role === 'tool');
     assert.deepEqual(toolMsgs.map((m) => m.content), ['echo: one', 'echo: two']);
@@ -104,7 +104,7 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.doesNotMatch(results[1], /LOOP GUARD/);
     assert.match(results[2], /^echo: same\n\n\[LOOP GUARD\] Warning/);
     assert.match(results[3], /\[LOOP GUARD\] Warning/);
-    assert.match(results[4], /^Blocked: tool 'echo' called 5 times/);
+    assert.match(results[4], /Blocked: tool 'echo' called 5 times/);
     const traces = await json<{ traces: Array<{ steps: Array<{ tools: Array<{ verdict: string }> }> }> }>(await env.k.request(`/api/agents/${agent_id}/traces`));
     assert.deepEqual(traces.traces[0].steps[0].tools.map((t) => t.verdict), ['ran', 'ran', 'warned', 'warned', 'blocked']);
   });

@@ -3,6 +3,7 @@ import { HttpError, type Routes } from '@talon/module-sdk';
 import type { CatalogConfig } from '../config.ts';
 import { readRegistry, RegistryError } from '../services/registry.ts';
 import type { CatalogStore } from '../services/store.ts';
+import { statusResponse, updateResponse } from './responses.ts';
 
 interface Deps {
   store: CatalogStore;
@@ -13,7 +14,7 @@ interface Deps {
 export function catalogRoutes(app: Routes, { store, config, home }: Deps): void {
   const tags = ['catalog'];
 
-  app.post('/api/catalog/update', { schema: { summary: 'Update the catalogue from the configured registry', tags } }, async (request) => {
+  app.post('/api/catalog/update', { schema: { summary: 'Update the catalogue from the configured registry', tags, response: { 200: updateResponse } } }, async (request) => {
     let content;
     try {
       content = await readRegistry(config(), home);
@@ -23,10 +24,10 @@ export function catalogRoutes(app: Routes, { store, config, home }: Deps): void 
     }
     const diff = store.applyRegistry(content);
     request.log.info(`catalog updated to ${content.version} from ${content.source}: +${diff.added} ~${diff.updated} -${diff.removed}`);
-    return { status: 'updated', ...diff, version: content.version };
+    return { status: 'updated' as const, ...diff, version: content.version };
   });
 
-  app.get('/api/catalog/status', { schema: { summary: 'Catalogue version, last update and pending changes', tags } }, async () => {
+  app.get('/api/catalog/status', { schema: { summary: 'Catalogue version, last update and pending changes', tags, response: { 200: statusResponse } } }, async () => {
     // Only a local registry folder is compared (cheap); a remote one is read on update, never on a status call.
     let available_updates = 0;
     const cfg = config();

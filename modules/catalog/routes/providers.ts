@@ -4,9 +4,9 @@ import type { ApiFormat } from '../../llm/api.ts';
 import type { CatalogConfig } from '../config.ts';
 import type { CatalogStore } from '../services/store.ts';
 import type { DeviceFlows } from '../services/device-flow.ts';
-import { ProbeError } from '../services/http-probe.ts';
+import { probe, ProbeError } from '../services/http-probe.ts';
+import { detectResponse, keyResponse, oauthPollResponse, oauthStartResponse, providerDetailResponse, providerListResponse, testResponse, urlResponse } from './responses.ts';
 import { testProvider, listedModels, listingRequest } from '../services/provider-test.ts';
-import { probe } from '../services/http-probe.ts';
 
 interface Deps {
   store: CatalogStore;
@@ -62,13 +62,13 @@ const upstream = (what: string, err: unknown): never => {
 export function providerRoutes(app: Routes, { store, flows, config }: Deps): void {
   const tags = ['providers'];
 
-  app.get('/api/providers', { schema: { summary: 'List providers with auth status', tags } }, async () => {
+  app.get('/api/providers', { schema: { summary: 'List providers with auth status', tags, response: { 200: providerListResponse } } }, async () => {
     const providers = store.providers().map((p) => store.view(p));
     return { providers, total: providers.length };
   });
 
   // Specific paths first: static segments win over :name in the router anyway.
-  app.post(`/api/providers/${DEVICE_FLOW_PROVIDER}/oauth/start`, { schema: { summary: 'Start the device-flow login', tags } }, async () => {
+  app.post(`/api/providers/${DEVICE_FLOW_PROVIDER}/oauth/start`, { schema: { summary: 'Start the device-flow login', tags, response: { 200: oauthStartResponse } } }, async () => {
     try {
       return await flows.start(DEVICE_FLOW_PROVIDER, config().copilot_oauth);
     } catch (err) {
@@ -76,7 +76,7 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     }
   });
 
-  app.get(`/api/providers/${DEVICE_FLOW_PROVIDER}/oauth/poll/:poll_id`, { schema: { summary: 'Poll the device-flow login', tags, params: pollParams } }, async (request) => {
+  app.get(`/api/providers/${DEVICE_FLOW_PROVIDER}/oauth/poll/:poll_id`, { schema: { summary: 'Poll the device-flow login', tags, params: pollParams, response: { 200: oauthPollResponse } } }, async (request) => {
     let result;
     try {
       result = await flows.poll(DEVICE_FLOW_PROVIDER, request.params.poll_id, config().copilot_oauth);
@@ -87,10 +87,10 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     if (result.status !== 'authorized') return { status: result.status, provider: DEVICE_FLOW_PROVIDER };
     store.keys.set(DEVICE_FLOW_PROVIDER, result.token);
     request.log.info(`provider '${DEVICE_FLOW_PROVIDER}' authorized through the device flow`);
-    return { status: 'authorized', provider: DEVICE_FLOW_PROVIDER };
+    return { status: 'authorized' as const, provider: DEVICE_FLOW_PROVIDER };
   });
 
-  app.get('/api/providers/:name/detect', { schema: { summary: 'Detect a local model server and list its models', tags, params: nameParams } }, async (request) => {
+  app.get('/api/providers/:name/detect', { schema: { summary: 'Detect a local model server and list its models', tags, params: nameParams, response: { 200: detectResponse } } }, async (request) => {
     const runtime = LOCAL_RUNTIMES[request.params.name];
     if (!runtime) throw notFound(`'${request.params.name}' is not a local runtime (known: ${Object.keys(LOCAL_RUNTIMES).join(', ')})`);
     const cfg = config();
@@ -106,29 +106,29 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     }
   });
 
-  app.get('/api/providers/:name', { schema: { summary: 'One provider: configuration and status', tags, params: nameParams } }, async (request) => {
+  app.get('/api/providers/:name', { schema: { summary: 'One provider: configuration and status', tags, params: nameParams, response: { 200: providerDetailResponse } } }, async (request) => {
     const p = store.requireProvider(request.params.name);
     return { ...store.view(p), models: store.models({ provider: p.name }) };
   });
 
-  app.post('/api/providers/:name/key', { schema: { summary: 'Store a provider API key (encrypted; never read back)', tags, params: nameParams, body: keyBody } }, async (request) => {
+  app.post('/api/providers/:name/key', { schema: { summary: 'Store a provider API key (encrypted; never read back)', tags, params: nameParams, body: keyBody, response: { 200: keyResponse('configured') } } }, async (request) => {
     const p = store.requireProvider(request.params.name);
     const key = (request.body.api_key ?? request.body.key ?? '').trim();
     if (!key) throw badRequest('api_key is required: a non-empty string');
     if (!p.key_required && !p.env_var) throw badRequest(`provider '${p.name}' does not use an API key`);
     store.keys.set(p.name, key);
     request.log.info(`API key stored for provider '${p.name}'`);
-    return { status: 'configured', provider: p.name };
+    return { status: 'configured' as const, provider: p.name };
   });
 
-  app.delete('/api/providers/:name/key', { schema: { summary: 'Remove a stored provider key', tags, params: nameParams } }, async (request) => {
+  app.delete('/api/providers/:name/key', { schema: { summary: 'Remove a stored provider key', tags, params: nameParams, response: { 200: keyResponse('removed') } } }, async (request) => {
     const p = store.requireProvider(request.params.name);
     if (!store.keys.delete(p.name)) throw notFound(`provider '${p.name}' has no stored key`);
     request.log.info(`API key removed for provider '${p.name}'`);
-    return { status: 'removed', provider: p.name };
+    return { status: 'removed' as const, provider: p.name };
   });
 
-  app.post('/api/providers/:name/test', { schema: { summary: 'Test connectivity and the key with a model listing', tags, params: nameParams } }, async (request) => {
+  app.post('/api/providers/:name/test', { schema: { summary: 'Test connectivity and the key with a model listing', tags, params: nameParams, response: { 200: testResponse } } }, async (request) => {
     const p = store.requireProvider(request.params.name);
     const key = store.apiKey(p.name);
     if (p.key_required && !key) throw badRequest(`provider '${p.name}' has no API key: ${p.env_var ? `set ${p.env_var} or ` : ''}POST /api/providers/${p.name}/key`);
@@ -141,12 +141,12 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     }
     const known = store.models({ provider: p.name }).map((m) => m.id);
     const model_tested = known.find((id) => outcome.listed.includes(id)) ?? outcome.listed[0] ?? known[0] ?? null;
-    return { status: 'ok', provider: p.name, latency_ms: outcome.latency_ms, model_tested };
+    return { status: 'ok' as const, provider: p.name, latency_ms: outcome.latency_ms, model_tested };
   });
 
-  app.put('/api/providers/:name/url', { schema: { summary: 'Override the base URL of a provider', tags, params: nameParams, body: urlBody } }, async (request) => {
+  app.put('/api/providers/:name/url', { schema: { summary: 'Override the base URL of a provider', tags, params: nameParams, body: urlBody, response: { 200: urlResponse } } }, async (request) => {
     const p = store.requireProvider(request.params.name);
     const base_url = store.setUrl(p, checkedUrl(request.body.url));
-    return { status: 'updated', provider: p.name, base_url };
+    return { status: 'updated' as const, provider: p.name, base_url };
   });
 }

@@ -1,6 +1,6 @@
 /**
- * Outbound GETs with a hard timeout, for connectivity tests and local runtime
- * detection. Failures become ProbeError with a message a user can act on;
+ * Outbound requests with a hard timeout, for connectivity tests, local runtime
+ * detection, the device flow and registry downloads. Failures become ProbeError with a message a user can act on;
  * the caller's secret is scrubbed from anything echoed back.
  */
 export class ProbeError extends Error {
@@ -29,7 +29,7 @@ function reason(err: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message;
 }
 
-/** GET url; resolves for any HTTP status, throws ProbeError when nothing usable came back. */
+/** One request; resolves for any HTTP status, throws ProbeError when no answer came back. */
 export async function probe(url: string, init: { headers?: Record<string, string>; timeoutMs: number; secret?: string; method?: string; body?: string }): Promise<ProbeReply> {
   const started = performance.now();
   let res: Response;

@@ -49,7 +49,10 @@ export interface StoreDeps {
   log: Logger;
   /** The module's data folder (providers/*.toml, aliases.toml). */
   dataDir: string;
+  /** Talon home: secret.key, user providers/*.toml and aliases.toml. */
   home: string;
+  /** Where the accepted registry update is kept (<home>/data). */
+  stateDir: string;
   settings: () => Readonly<KernelSettings>;
 }
 
@@ -69,7 +72,7 @@ export class CatalogStore implements CatalogService {
 
   constructor(private readonly deps: StoreDeps) {
     this.keys = new KeyStore(deps.db, new SecretBox(path.join(deps.home, 'secret.key')), deps.log);
-    this.registryFile = path.join(deps.home, 'catalog-registry.json');
+    this.registryFile = path.join(deps.stateDir, 'catalog-registry.json');
     this.snap = this.build();
   }
 
@@ -136,7 +139,11 @@ export class CatalogStore implements CatalogService {
   }
 
   models(filter?: ListFilter): ModelEntry[] {
-    return this.snap.list(filter);
+    return this.snap.list(this.canonical(filter));
+  }
+
+  private canonical(filter: ListFilter = {}): ListFilter {
+    return filter.provider === undefined ? filter : { ...filter, provider: this.provider(filter.provider)?.name ?? filter.provider };
   }
 
   model(idOrAlias: string): ModelEntry | undefined {
@@ -174,7 +181,7 @@ export class CatalogStore implements CatalogService {
   // ---- used by the routes ----
 
   listJson(filter: ListFilter): Buffer {
-    return this.snap.listJson(filter);
+    return this.snap.listJson(this.canonical(filter));
   }
 
   aliases(): Record<string, string> {
@@ -197,7 +204,7 @@ export class CatalogStore implements CatalogService {
     return { ...p, base_url: this.baseUrl(p.name) ?? p.base_url, auth_status, model_count: this.snap.byProvider.get(p.name)?.length ?? 0 };
   }
 
-  /** Returns true when the alias is new. */
+  /** created is false when an existing alias was re-pointed. */
   setAlias(alias: string, modelId: string): { created: boolean; model_id: string } {
     const target = this.snap.model(modelId);
     if (!target) throw badRequest(`model '${modelId}' not found`);

@@ -66,7 +66,7 @@ test('a bad file is reported and skipped, the good ones load', () => {
 function store(home: string, settings: Partial<KernelSettings> = {}): CatalogStore {
   const db = new Database(':memory:');
   db.exec(readFileSync(path.join(moduleDir, 'migrations', '0001_catalog.sql'), 'utf8'));
-  const s = new CatalogStore({ db, log: pino({ level: 'silent' }), dataDir, home, settings: () => ({ provider_urls: {}, ...settings }) as KernelSettings });
+  const s = new CatalogStore({ db, log: pino({ level: 'silent' }), dataDir, home, stateDir: home, settings: () => ({ provider_urls: {}, ...settings }) as KernelSettings });
   s.load();
   return s;
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { deadUrl, fakeServer, json, service, type FakeServer } from './helpers.ts';
+import { deadUrl, fakeServer, service, type FakeServer } from './helpers.ts';
 
 const SECRET = 'sk-test-CATALOG-5ecret-value-0123456789';
 const ENV_SECRET = 'env-secret-MISTRAL-abcdef';
@@ -40,7 +40,7 @@ before(async () => {
   lmstudio = await fakeServer((req) => (req.path === '/v1/models' ? { json: { data: [{ id: 'qwen2.5-7b-instruct' }] } } : { status: 404, text: '' }));
   dead = await deadUrl();
   k = await startTestKernel({
-    only: ['catalog'],
+    only: ['catalog', 'error-envelope'],
     home,
     config: `log_level = "debug"\n[provider_urls]\nvllm = "${dead}/v1"\n[catalog]\ntest_timeout_ms = 500\ndetect_timeout_ms = 500\n[catalog.detect_urls]\nollama = "${ollama.url}"\nlmstudio = "${lmstudio.url}/v1"\n`,
   });
@@ -75,7 +75,7 @@ test('GET /api/providers/{name}: details, models, 404 for unknown', async () => 
   assert.ok((body.models as unknown[]).length > 0);
   const missing = await call('/api/providers/no-such-provider');
   assert.equal(missing.status, 404);
-  assert.match(String(JSON.stringify(missing.body)), /no-such-provider/);
+  assert.deepEqual(missing.body, { error: "provider 'no-such-provider' not found" });
 });
 
 test('provider key: set → configured → apiKey() → sealed on disk → test ok → delete', async () => {
@@ -134,7 +134,8 @@ test('provider test failures: rejected key, unreachable, timeout — 502 saying 
   await call('/api/providers/deepseek/url', { method: 'PUT', json: { url: `${upstream.url}/v1` } });
   const rejected = await call('/api/providers/deepseek/test', { method: 'POST' });
   assert.equal(rejected.status, 502);
-  assert.match(JSON.stringify(rejected.body), /rejected the API key \(HTTP 401\)/);
+  assert.match(String(rejected.body.error), /^provider 'deepseek' test failed: the provider rejected the API key \(HTTP 401\)/);
+  assert.match(String(rejected.body.error), /Bearer \*\*\*/, 'the echoed key is scrubbed');
 
   await call('/api/providers/deepseek/url', { method: 'PUT', json: { url: `${dead}/v1` } });
   const unreachable = await call('/api/providers/deepseek/test', { method: 'POST' });
@@ -201,6 +202,6 @@ test('secrets never appear in a reply or in the log file', async () => {
     assert.ok(!text.includes(SECRET), 'stored secret leaked');
     assert.ok(!text.includes(ENV_SECRET), 'env secret leaked');
   }
-  k = await startTestKernel({ only: ['catalog'], home });
+  k = await startTestKernel({ only: ['catalog', 'error-envelope'], home });
   assert.equal(service(k).apiKey('groq'), SECRET, 'the stored key survives a restart');
 });

@@ -46,7 +46,10 @@ async function resolveCommit(git: SimpleGit, id: string): Promise<string | null>
     const full = (await git.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${id}^{commit}`])).trim();
     return full || null;
   } catch (err) {
-    if (/ambiguous/.test((err as Error).message)) throw badRequest(`commit '${id}' is ambiguous: give more characters`);
+    const message = (err as Error).message;
+    if (/ambiguous/.test(message)) throw badRequest(`commit '${id}' is ambiguous: give more characters`);
+    // The id names a tree or a blob: no checkpoint.
+    if (/expected commit type/.test(message)) return null;
     throw err;
   }
 }

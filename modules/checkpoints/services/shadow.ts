@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { shadowGit, type ShadowLocation } from './git.ts';
 
@@ -32,15 +32,26 @@ export function repoExists(location: ShadowLocation): boolean {
   return existsSync(path.join(location.gitDir, 'HEAD'));
 }
 
-/** Creates the shadow repository if needed; git internals sit directly in gitDir (no .git subfolder). */
+/**
+ * Creates the shadow repository if needed; git internals sit directly in
+ * gitDir (no .git subfolder). It is initialised in a scratch folder and
+ * renamed into place, so a git killed halfway never leaves a half-made
+ * repository that later snapshots would trip over.
+ */
 export async function ensureRepo(location: ShadowLocation, signal: AbortSignal): Promise<void> {
   if (repoExists(location)) {
     clearStaleLock(location);
     return;
   }
   mkdirSync(location.emptyDir, { recursive: true });
-  mkdirSync(location.gitDir, { recursive: true });
-  await shadowGit(location, signal).raw(['init', '--quiet', `--template=${location.emptyDir}`]);
+  const scratch = mkdtempSync(path.join(path.dirname(location.gitDir), '.init-'));
+  try {
+    await shadowGit({ ...location, gitDir: scratch }, signal).raw(['init', `--template=${location.emptyDir}`]);
+    renameSync(scratch, location.gitDir);
+  } catch (err) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /**

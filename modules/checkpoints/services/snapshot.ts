@@ -22,11 +22,23 @@ export async function takeSnapshot(location: ShadowLocation, paths: readonly str
   await ensureRepo(location, options.signal);
   const git = shadowGit(location, options.signal);
   await stage(git, location.workDir, paths, options);
-  const changed = await git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z']);
-  if (!changed) return null;
-  const result = await git.commit(checkpointMessage(meta), [], { '--no-verify': null, '--cleanup': 'whitespace' });
-  options.log.debug({ workDir: location.workDir, commit: result.commit, files: changed.split('\0').filter(Boolean) }, 'checkpoint committed');
-  return result.commit;
+  const commit = await commitStaged(git, checkpointMessage(meta));
+  if (commit) options.log.debug({ workDir: location.workDir, commit, tool: meta.tool }, 'checkpoint committed');
+  return commit;
+}
+
+/**
+ * Commits the index; null when it equals HEAD. One git call: with
+ * --untracked-files=no, "nothing to commit" costs no scan of the user's
+ * folder. (A commit with nothing to do exits 1 with its status on stdout and
+ * an empty stderr, which simple-git returns as output, not as an error.)
+ */
+async function commitStaged(git: SimpleGit, message: string): Promise<string | null> {
+  const output = await git.raw(['-c', 'core.abbrev=40', 'commit', '--no-verify', '--untracked-files=no', '--cleanup=whitespace', '-m', message]);
+  const id = /^\[[^\]]*\b([0-9a-f]{40})\]/m.exec(output)?.[1];
+  if (id) return id;
+  if (/nothing to commit|no changes added to commit/.test(output)) return null;
+  throw new Error(`git commit gave no commit id: ${output.slice(0, 500)}`);
 }
 
 /**
@@ -57,7 +69,8 @@ async function stage(git: SimpleGit, workDir: string, paths: readonly string[], 
   while (pending.length) {
     try {
       // update-index skips names git cannot hold (".git" parts...) with a notice; unchanged files are not re-read.
-      await git.raw(['update-index', '--add', '--remove', '--', ...pending]);
+      // --verbose: simple-git waits 50 ms more for a git child that printed nothing.
+      await git.raw(['update-index', '--verbose', '--add', '--remove', '--', ...pending]);
       break;
     } catch (err) {
       // One path git cannot process (behind a symlinked folder, unreadable) must not hold back the others.
@@ -68,5 +81,5 @@ async function stage(git: SimpleGit, workDir: string, paths: readonly string[], 
       drop.push(refused);
     }
   }
-  if (drop.length) await git.raw(['update-index', '--force-remove', '--', ...drop]);
+  if (drop.length) await git.raw(['update-index', '--verbose', '--force-remove', '--', ...drop]);
 }

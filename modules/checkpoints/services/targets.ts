@@ -44,7 +44,8 @@ export function toolPaths(tool: string, input: Record<string, unknown>): string[
  * - a relative path, or an absolute one inside the workspace → the workspace;
  * - an absolute path outside the workspace (a wider root the manifest allows)
  *   → the folder that holds the target;
- * - a relative path escaping the workspace with `..` → none (the tool refuses it).
+ * - a relative path escaping the workspace with `..`, or the workspace itself
+ *   → none (the tool refuses it).
  * Paths under an excluded folder (anywhere below the working directory for
  * workspace files, anywhere in the absolute path for outside files) are dropped.
  */
@@ -56,7 +57,8 @@ export function groupTargets(workspace: string, rawPaths: readonly string[]): Ta
   for (const raw of rawPaths) {
     if (raw.includes('\0')) continue;
     const absolute = path.isAbsolute(raw) ? path.resolve(raw) : path.resolve(root, raw);
-    const base = spellings.find((s) => absolute !== s && isInside(s, absolute));
+    if (spellings.includes(absolute)) continue;
+    const base = spellings.find((s) => isInside(s, absolute));
     let target: { workDir: string; relative: string; checked: string };
     if (base) {
       const relative = path.relative(base, absolute);

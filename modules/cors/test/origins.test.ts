@@ -31,7 +31,11 @@ test('with a key, exact origins from cors_origins (a trailing slash in the list 
   assert.equal(decideOrigin('https://x.example', { api_key: 'k', cors_origins: ['*'] }, undefined), 'any');
 });
 
-test('the origin the page was served from is allowed', () => {
-  assert.equal(decideOrigin('http://talon.lan:4545', open, 'talon.lan:4545'), 'allow');
-  assert.equal(decideOrigin('http://other.lan:4545', open, 'talon.lan:4545'), 'deny');
+test('with a key, the origin the page was served from is allowed', () => {
+  assert.equal(decideOrigin('http://talon.lan:4545', keyed, 'talon.lan:4545'), 'allow');
+  assert.equal(decideOrigin('http://other.lan:4545', keyed, 'talon.lan:4545'), 'deny');
+});
+
+test('without a key a matching Host proves nothing (DNS rebinding names itself in both)', () => {
+  assert.equal(decideOrigin('http://rebound.example:4545', open, 'rebound.example:4545'), 'deny');
 });

@@ -16,7 +16,8 @@ export class EmbeddingQueue {
   private failures = 0;
   private notBefore = 0;
   private stopped = false;
-  private readonly abort = new AbortController();
+  /** The call in flight, aborted on stop. */
+  private inflight?: AbortController;
   private idle: Array<() => void> = [];
 
   constructor(
@@ -51,7 +52,7 @@ export class EmbeddingQueue {
 
   stop(): void {
     this.stopped = true;
-    this.abort.abort();
+    this.inflight?.abort();
   }
 
   private async run(): Promise<void> {
@@ -71,8 +72,9 @@ export class EmbeddingQueue {
           .all(target.model, BATCH);
         if (!rows.length) break;
         let vectors: Float32Array[];
+        this.inflight = new AbortController();
         try {
-          vectors = await embed(target, rows.map((r) => r.content), { timeoutMs: 30_000, retries: 2, signal: this.abort.signal });
+          vectors = await embed(target, rows.map((r) => r.content), { timeoutMs: 30_000, retries: 2, signal: this.inflight.signal });
         } catch (err) {
           if (this.stopped) break;
           this.failures++;

@@ -26,6 +26,12 @@ export interface QueryVector {
 }
 
 const DAY_MS = 86_400_000;
+/** Corpus size from which very common query words are left out of the FTS5 query. */
+const PRUNE_FROM = 2000;
+/** A word in more than this share of entries barely changes BM25 order but costs a scan of its whole posting list. */
+const COMMON_SHARE = 0.05;
+const MAX_TERMS = 8;
+const DF_TTL_MS = 300_000;
 
 /**
  * Hybrid search: BM25 candidates from FTS5 plus nearest neighbours from the
@@ -35,29 +41,59 @@ const DAY_MS = 86_400_000;
  * both (0.4 text, 0.6 vector); the others use text alone.
  */
 export class Searcher {
+  private readonly df = new Map<string, { n: number; at: number }>();
+  private total?: { n: number; at: number };
+
   constructor(
     private readonly db: Database,
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
   ) {}
 
+  /** Entries containing the word (cached for a few minutes: it only steers which words are searched). */
+  private docFreq(word: string, now: number): number {
+    const hit = this.df.get(word);
+    if (hit && now - hit.at < DF_TTL_MS) return hit.n;
+    const n = this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?').get(ftsQuery([word]))!.n;
+    if (this.df.size > 10_000) this.df.clear();
+    this.df.set(word, { n, at: now });
+    return n;
+  }
+
+  /**
+   * The words worth an FTS5 lookup: in a large corpus, words found in more
+   * than 5% of entries are dropped (the two rarest always stay), and at most
+   * the 8 rarest are kept.
+   */
+  private searchTerms(words: string[]): string[] {
+    const now = Date.now();
+    if (!this.total || now - this.total.at > DF_TTL_MS) this.total = { n: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries').get()!.n, at: now };
+    if (this.total.n < PRUNE_FROM) return words.slice(0, MAX_TERMS * 2);
+    const ranked = words.map((w) => ({ w, n: this.docFreq(w, now) })).filter((x) => x.n > 0).sort((a, b) => a.n - b.n);
+    const limit = this.total.n * COMMON_SHARE;
+    return ranked.filter((x, i) => i < 2 || x.n <= limit).slice(0, MAX_TERMS).map((x) => x.w);
+  }
+
   search(query: string, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
     const words = keywords(query);
     const pool = Math.max(options.limit * 4, 40);
     const text = new Map<number, number>();
-    if (words.length) {
+    const terms = words.length ? this.searchTerms(words) : [];
+    if (terms.length) {
       const { where, args } = filters(options, 'e.');
       const rows = this.db
         .prepare<unknown[], { seq: number; bm: number }>(
           `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
            WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
         )
-        .all(ftsQuery(words), ...args, pool);
+        .all(ftsQuery(terms), ...args, pool);
       for (const r of rows) text.set(r.seq, -r.bm);
     }
     const vecSim = new Map<number, number>();
     if (queryVector) {
-      const coarse = this.vectors.nearest(queryVector.vector, Math.min(Math.max(options.limit * 2, 16), 48), options.agentId);
+      // Binary KNN cost grows quickly with k (sqlite-vec keeps a sorted top-k per chunk), so the coarse pass
+      // asks for about `limit`; FTS5 candidates are re-ranked by exact cosine as well.
+      const coarse = this.vectors.nearest(queryVector.vector, Math.min(Math.max(options.limit, 10), 32), options.agentId);
       const all = [...new Set([...coarse, ...text.keys()])];
       for (const [seq, v] of this.vectors.vectors(all, queryVector.model)) vecSim.set(seq, Math.max(0, cosine(queryVector.vector, v)));
     }

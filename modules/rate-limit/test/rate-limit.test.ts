@@ -1,6 +1,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 const kernels: TestKernel[] = [];
 after(async () => {
@@ -55,4 +59,14 @@ test('writes cost more than reads: a 5-unit POST is refused while a 1-unit GET s
   assert.ok(Number(post.headers.get('retry-after')) >= 30, post.headers.get('retry-after') ?? '');
   assert.equal((await k.request('/api/health')).status, 200); // 1 unit fits
   assert.equal((await k.request('/api/health')).status, 429);
+});
+
+test("a route's config.rateCost overrides the default cost", async () => {
+  // 0.1 unit/s: a 6-unit burst, spent by one request of cost 6.
+  const k = await startTestKernel({ only: ['rate-limit', 'system', 'rate-probe'], config: `rate_limit_per_second = 0.1\nmodule_paths = [${JSON.stringify(fixtures)}]\n` });
+  kernels.push(k);
+  assert.equal((await k.request('/probe/expensive')).status, 200);
+  const refused = await k.request('/api/health');
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers.get('retry-after'), '10');
 });

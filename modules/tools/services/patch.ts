@@ -23,7 +23,9 @@ export type PatchOp =
   | { kind: 'delete'; path: string }
   | { kind: 'update'; path: string; moveTo?: string; hunks: Hunk[] };
 
-export class PatchError extends Error {}
+export class PatchError extends Error {
+  override name = 'PatchError';
+}
 
 const BEGIN = '*** Begin Patch';
 const END = '*** End Patch';

@@ -7,7 +7,6 @@ const MAX_CHARS = 64 * 1024;
 export const memoryRecallTool: ToolFactory = (deps) => ({
   name: 'memory_recall',
   description: "Recall a value from the agent's memory by key.",
-  aliases: ['memory_search'],
   source: 'builtin',
   inputSchema: {
     type: 'object',

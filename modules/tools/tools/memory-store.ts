@@ -11,7 +11,8 @@ export const memoryStoreTool: ToolFactory = (deps) => ({
     type: 'object',
     properties: {
       key: { type: 'string', minLength: 1, maxLength: 256, description: 'key, e.g. user.preferences' },
-      value: { description: 'the value to store (string or any JSON)' },
+      // A string keeps the schema portable across providers; execute() also takes any JSON value a model sends.
+      value: { type: 'string', description: 'the value to store' },
     },
     required: ['key', 'value'],
   },

@@ -36,7 +36,7 @@ export const webFetchTool: ToolFactory = (deps) => ({
     type: 'object',
     properties: {
       url: { type: 'string', description: 'http or https URL' },
-      method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'get', 'post', 'put', 'patch', 'delete', 'head'], description: 'default GET' },
+      method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'], description: 'default GET' },
       headers: { type: 'object', additionalProperties: { type: 'string' } },
       body: { type: 'string' },
     },

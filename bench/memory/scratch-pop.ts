@@ -1,0 +1,2 @@
+import { populateForProfile } from '../memory.ts';
+populateForProfile('/tmp/mb/talon.db');

@@ -1,0 +1,104 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ only: ['logs', 'error-envelope'], config: 'log_level = "info"\n' });
+});
+after(async () => {
+  // The kernel's log file opens asynchronously; wait for it before the home is removed.
+  const logs = path.join(k.home, 'logs');
+  for (let i = 0; i < 100 && readdirSync(logs).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await k.stop();
+});
+
+interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** Reads SSE events from a fetch body until one matches. */
+async function nextEvent(reader: ReadableStreamDefaultReader<Uint8Array>, state: { buffer: string }, match: (e: SseEvent) => boolean): Promise<SseEvent> {
+  const decoder = new TextDecoder();
+  for (;;) {
+    let cut: number;
+    while ((cut = state.buffer.indexOf('\n\n')) >= 0) {
+      const block = state.buffer.slice(0, cut);
+      state.buffer = state.buffer.slice(cut + 2);
+      const lines = block.split('\n');
+      if (lines.every((l) => l.startsWith(':'))) continue;
+      const event: SseEvent = {
+        event: lines.find((l) => l.startsWith('event: '))?.slice(7),
+        data: lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'),
+      };
+      if (match(event)) return event;
+    }
+    const { value, done } = await reader.read();
+    if (done) throw new Error('stream ended');
+    state.buffer += decoder.decode(value, { stream: true });
+  }
+}
+
+const listenerCount = () => (k.kernel.logs as unknown as { listeners: Set<unknown> }).listeners.size;
+
+async function until(cond: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('a line logged after subscribing arrives as a `log` event with the JSON line', async () => {
+  const controller = new AbortController();
+  const res = await k.request('/api/logs/stream', { signal: controller.signal });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const reader = res.body!.getReader();
+  const state = { buffer: '' };
+  const before = listenerCount();
+  k.kernel.log.info({ probe: 42 }, 'probe line');
+  const event = await nextEvent(reader, state, (e) => e.data.includes('probe line'));
+  assert.equal(event.event, 'log');
+  const line = JSON.parse(event.data) as { msg: string; probe: number; level: number };
+  assert.equal(line.msg, 'probe line');
+  assert.equal(line.probe, 42);
+  assert.equal(line.level, 30);
+  // The client goes away: the subscription ends.
+  controller.abort();
+  await until(() => listenerCount() === before - 1);
+});
+
+test('?level=warn sends only warn and above; an unknown level is 400', async () => {
+  const controller = new AbortController();
+  const res = await k.request('/api/logs/stream?level=warn', { signal: controller.signal });
+  const reader = res.body!.getReader();
+  k.kernel.log.info('quiet info');
+  k.kernel.log.warn('loud warning');
+  const first = await nextEvent(reader, { buffer: '' }, (e) => e.event === 'log');
+  assert.equal((JSON.parse(first.data) as { msg: string }).msg, 'loud warning');
+  controller.abort();
+
+  const bad = await k.request('/api/logs/stream?level=loud');
+  assert.equal(bad.status, 400);
+  assert.match(((await bad.json()) as { error: string }).error, /^querystring\/level must be equal to one of the allowed values/);
+});
+
+test('unloading the module ends open streams and their subscriptions', async () => {
+  const base = listenerCount();
+  const res = await k.request('/api/logs/stream');
+  const reader = res.body!.getReader();
+  await until(() => listenerCount() === base + 1);
+  const result = await k.kernel.reloadModule('logs');
+  assert.ok(result.ok, result.error);
+  await k.kernel.settled();
+  // Read to the end: the old copy closed the stream.
+  for (;;) {
+    const { done } = await reader.read();
+    if (done) break;
+  }
+  await until(() => listenerCount() === base);
+});

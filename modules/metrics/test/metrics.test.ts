@@ -1,0 +1,52 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Counter, type Registry } from 'prom-client';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { metricsRegistry } from '../api.ts';
+
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ only: ['metrics', 'system', 'error-envelope'] });
+});
+after(() => k?.stop());
+
+async function scrape(): Promise<string> {
+  const res = await k.request('/api/metrics');
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  return res.text();
+}
+
+test('requests are counted by method, route pattern and status, after they complete', async () => {
+  assert.equal((await k.request('/api/health')).status, 200);
+  assert.equal((await k.request('/api/nothing/here')).status, 404);
+  const text = await scrape();
+  assert.match(text, /^talon_http_requests_total\{method="GET",route="\/api\/health",status="200"\} 1$/m);
+  assert.match(text, /^talon_http_requests_total\{method="GET",route="\(unmatched\)",status="404"\} 1$/m, 'raw URLs never become labels');
+  assert.match(text, /^talon_http_request_duration_seconds_count\{method="GET",route="\/api\/health",status="200"\} 1$/m);
+});
+
+test('module, agent, uptime and process metrics', async () => {
+  const text = await scrape();
+  assert.match(text, /^talon_modules_loaded 3$/m);
+  assert.match(text, /^talon_modules\{state="running"\} 3$/m);
+  assert.match(text, /^talon_agents_active 0$/m);
+  assert.match(text, /^talon_uptime_seconds \d/m);
+  assert.match(text, /^process_resident_memory_bytes \d/m);
+  assert.match(text, /^nodejs_heap_size_used_bytes \d/m);
+});
+
+test('other modules can add metrics through the metrics.registry service', async () => {
+  const registry = k.kernel.services.view<Registry>(metricsRegistry.id);
+  const counter = new Counter({ name: 'probe_events_total', help: 'probe', registers: [registry] });
+  counter.inc(3);
+  assert.match(await scrape(), /^probe_events_total 3$/m);
+});
+
+test('a hot reload starts a fresh registry without duplicate-registration errors', async () => {
+  const result = await k.kernel.reloadModule('metrics');
+  assert.ok(result.ok, result.error);
+  const text = await scrape();
+  assert.match(text, /^talon_modules_loaded 3$/m);
+  assert.doesNotMatch(text, /probe_events_total/);
+});

@@ -1,0 +1,58 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { SYSTEMS } from '../services/systems.ts';
+
+const SPEC_NAMES = [
+  'merkle_audit_trail', 'taint_tracking', 'wasm_dual_metering', 'security_headers', 'health_redaction', 'subprocess_sandbox',
+  'manifest_signing', 'gcra_rate_limiter', 'secret_zeroization', 'path_traversal_prevention', 'ssrf_protection',
+  'capability_inheritance_validation', 'peer_hmac_auth', 'prompt_injection_scanning', 'loop_guard', 'session_repair',
+];
+
+const kernels: TestKernel[] = [];
+after(() => Promise.all(kernels.map((k) => k.stop())));
+
+interface Overview {
+  security_systems: Record<string, string>;
+  total_systems: number;
+  all_active: boolean;
+  active_systems: number;
+}
+
+async function overview(k: TestKernel): Promise<Overview> {
+  const res = await k.request('/api/security');
+  assert.equal(res.status, 200);
+  return (await res.json()) as Overview;
+}
+
+test('the table names the 16 systems of the spec', () => {
+  assert.deepEqual(Object.keys(SYSTEMS).sort(), [...SPEC_NAMES].sort());
+});
+
+test('a system is active only while the module implementing it runs', async () => {
+  const [withLimiter, without] = await Promise.all([
+    startTestKernel({ only: ['security', 'security-headers', 'rate-limit', 'system'] }),
+    startTestKernel({ only: ['security', 'security-headers', 'system'] }),
+  ]);
+  kernels.push(withLimiter, without);
+  const a = await overview(withLimiter);
+  assert.equal(a.total_systems, 16);
+  assert.deepEqual(Object.keys(a.security_systems).sort(), [...SPEC_NAMES].sort());
+  assert.equal(a.security_systems.security_headers, 'active');
+  assert.equal(a.security_systems.health_redaction, 'active');
+  assert.equal(a.security_systems.gcra_rate_limiter, 'active');
+  assert.equal(a.security_systems.merkle_audit_trail, 'inactive');
+  assert.equal(a.active_systems, 3);
+  assert.equal(a.all_active, false);
+  const b = await overview(without);
+  assert.equal(b.security_systems.gcra_rate_limiter, 'inactive');
+  assert.equal(b.security_systems.security_headers, 'active');
+  assert.ok(Object.values(b.security_systems).every((s) => s === 'active' || s === 'inactive'));
+});
+
+test('disabled in config: inactive, and the service still runs', async () => {
+  const k = await startTestKernel({ only: ['security', 'system'], config: '[modules]\ndisabled = ["rate-limit"]\n' });
+  kernels.push(k);
+  assert.equal((await overview(k)).security_systems.gcra_rate_limiter, 'inactive');
+  assert.equal((await k.request('/api/health')).status, 200);
+});

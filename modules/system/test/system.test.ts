@@ -1,0 +1,77 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ only: ['system', 'auth', 'error-envelope'], config: 'api_key = "k"\n[default_model]\nprovider = "anthropic"\nmodel = "claude-x"\n' });
+});
+after(() => k?.stop());
+
+const auth = { authorization: 'Bearer k' };
+const json = async (path: string, headers: Record<string, string> = auth) => {
+  const res = await k.request(path, { headers });
+  assert.equal(res.status, 200, `${path}: ${res.status}`);
+  return (await res.json()) as Record<string, unknown>;
+};
+
+test('GET /api/health: public and redacted to status and version', async () => {
+  assert.deepEqual(await json('/api/health', {}), { status: 'ok', version: k.kernel.version });
+});
+
+test('GET /api/health/detail: needs the key; database check, modules, memory', async () => {
+  assert.equal((await k.request('/api/health/detail')).status, 401);
+  const body = await json('/api/health/detail');
+  assert.equal(body.status, 'ok');
+  assert.equal(body.version, k.kernel.version);
+  assert.equal(typeof body.uptime_seconds, 'number');
+  assert.deepEqual(body.checks, [{ name: 'database', status: 'ok' }]);
+  const modules = body.modules as Array<{ id: string; state: string }>;
+  assert.deepEqual(modules.find((m) => m.id === 'system'), { id: 'system', state: 'running' });
+  const memory = body.memory as Record<string, number>;
+  assert.ok(memory.rss > 0 && memory.heap_used > 0);
+});
+
+test('GET /api/status: running, version, uptime, agent count (0 without the agents module), provider, address, modules', async () => {
+  const body = await json('/api/status');
+  assert.equal(body.status, 'running');
+  assert.equal(body.version, k.kernel.version);
+  assert.equal(body.agent_count, 0);
+  assert.equal(body.default_provider, 'anthropic');
+  assert.equal(body.default_model, 'claude-x');
+  assert.equal(body.api_listen, `127.0.0.1:${k.kernel.port}`);
+  assert.equal(body.auth, 'bearer_token');
+  assert.deepEqual((body.modules as string[]).sort(), ['auth', 'error-envelope', 'system']);
+});
+
+test('GET /api/version and /api/versions', async () => {
+  const version = await json('/api/version');
+  assert.equal(version.version, k.kernel.version);
+  assert.equal(version.api_version, 'v1');
+  assert.equal(version.name, 'talon');
+  const versions = await json('/api/versions');
+  assert.equal(versions.current, 'v1');
+  assert.deepEqual(versions.versions, [{ version: 'v1', status: 'stable', base_path: '/api' }]);
+  assert.ok((versions.unversioned as string[]).includes('/mcp'));
+});
+
+test('GET /api/modules: every known module with its state', async () => {
+  const body = await json('/api/modules');
+  const modules = body.modules as Array<{ id: string; state: string; version: string }>;
+  assert.equal(body.total, modules.length);
+  assert.equal(body.running, 3);
+  assert.equal(modules.find((m) => m.id === 'system')?.state, 'running');
+  assert.equal(modules.find((m) => m.id === 'metrics')?.state, 'disabled');
+  assert.ok(modules.every((m) => !('dir' in m)), 'no file system paths');
+});
+
+test('GET /: a small public HTML page linking health and the API description', async () => {
+  const res = await k.request('/');
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+  const html = await res.text();
+  assert.match(html, /Talon is running/);
+  assert.match(html, /href="\/api\/health"/);
+  assert.match(html, /href="\/api\/openapi.json"/);
+  assert.doesNotMatch(html, /<script/);
+});
