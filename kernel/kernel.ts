@@ -240,7 +240,7 @@ export class Kernel implements KernelApi {
     }
     this.db?.close();
     this.log?.info('stopped');
-    this.logger?.close();
+    await this.logger?.close();
   }
 
   // ---------------------------------------------------------------- modules

@@ -20,7 +20,7 @@ class DailyFile implements DestinationStream {
   write(line: string): void {
     const day = new Date().toISOString().slice(0, 10);
     if (day !== this.day) {
-      this.dest?.end();
+      void this.end();
       this.day = day;
       this.dest = pino.destination({ dest: path.join(this.dir, `talon-${day}.log`), sync: false, mkdir: true });
     }
@@ -33,8 +33,18 @@ class DailyFile implements DestinationStream {
       // not yet open: nothing to flush
     }
   }
-  end(): void {
-    this.dest?.end();
+  /** Ends the file; one still opening is ended once open (ending it earlier throws). */
+  end(): Promise<void> {
+    const dest = this.dest;
+    if (!dest) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = () => {
+        dest.once('close', () => resolve());
+        dest.end();
+      };
+      if ((dest as unknown as { fd: number }).fd >= 0) finish();
+      else dest.once('ready', finish);
+    });
   }
 }
 
@@ -80,7 +90,7 @@ export interface KernelLogger {
   log: Logger;
   bus: LogBus;
   setLevel(level: string): void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function createLogger(options: { logsDir: string; level: string; stdout?: boolean }): KernelLogger {
@@ -101,7 +111,7 @@ export function createLogger(options: { logsDir: string; level: string; stdout?:
     setLevel: (level) => (log.level = level),
     close: () => {
       file.flush();
-      file.end();
+      return file.end();
     },
   };
 }

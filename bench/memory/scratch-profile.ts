@@ -48,3 +48,15 @@ console.log('match counts', matches.join(' '));
   }
   console.log('terms', p(a, 0.5), p(a, 0.99), 'fts pruned', p(b, 0.5), p(b, 0.99), 'vec10', p(c, 0.5), p(c, 0.99), 'vectors', p(d, 0.5), p(d, 0.99), 'rows', p(e, 0.5), p(e, 0.99));
 }
+{
+  const S = memory.searcher as unknown as { searchTerms(w: string[]): string[] };
+  const a: number[] = [], b: number[] = [], c: number[] = [];
+  for (const q of queries) {
+    const terms = S.searchTerms(keywords(q));
+    if (!terms.length) continue;
+    a.push(t(() => db.prepare(`SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT 80`).all(ftsQuery(terms))));
+    b.push(t(() => db.prepare(`SELECT rowid, bm25(memory_fts) b FROM memory_fts WHERE memory_fts MATCH ? ORDER BY b LIMIT 80`).all(ftsQuery(terms))));
+    c.push(t(() => db.prepare(`SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid WHERE memory_fts MATCH ? AND e.agent_id = ? ORDER BY bm LIMIT 40`).all(ftsQuery(terms), AGENT)));
+  }
+  console.log('rank', p(a, 0.5), p(a, 0.99), 'bm25 nojoin', p(b, 0.5), p(b, 0.99), 'join', p(c, 0.5), p(c, 0.99));
+}

@@ -49,6 +49,13 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
       return typeof given === 'string' && isUuid(given) ? given : randomUUID();
     },
     return503OnClosing: false,
+    // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
+    frameworkErrors: (error, request, reply) => {
+      const raw = reply.raw;
+      const body = JSON.stringify({ error: `bad request: ${error.message}` });
+      raw.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': String(request.id) });
+      raw.end(body);
+    },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -27,4 +27,12 @@ declare module 'fastify' {
     public?: boolean;
     rateCost?: number;
   }
+  /** OpenAPI documentation keys on route schemas (GET /api/openapi.json reads them). */
+  interface FastifySchema {
+    summary?: string;
+    description?: string;
+    tags?: string[];
+    /** Left out of /api/openapi.json. */
+    hide?: boolean;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kernel, type KernelOptions } from '../../kernel/kernel.ts';
@@ -26,10 +26,14 @@ export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 
  */
 export async function startTestKernel(options: TestKernelOptions = {}): Promise<TestKernel> {
   const home = options.home ?? mkdtempSync(path.join(tmpdir(), 'talon-test-'));
-  let config = options.config ?? '';
-  if (!/^\s*api_listen\s*=/m.test(config)) config = `api_listen = "127.0.0.1:0"\n${config}`;
-  if (!/^\s*log_level\s*=/m.test(config)) config = `log_level = "${process.env.TALON_TEST_LOG ?? 'silent'}"\n${config}`;
-  writeFileSync(path.join(home, 'config.toml'), config);
+  const file = path.join(home, 'config.toml');
+  // A reused home keeps its config.toml (restart tests) unless a new one is given.
+  if (options.config !== undefined || !existsSync(file)) {
+    let config = options.config ?? '';
+    if (!/^\s*api_listen\s*=/m.test(config)) config = `api_listen = "127.0.0.1:0"\n${config}`;
+    if (!/^\s*log_level\s*=/m.test(config)) config = `log_level = "${process.env.TALON_TEST_LOG ?? 'silent'}"\n${config}`;
+    writeFileSync(file, config);
+  }
   const kernel = new Kernel({ home, only: options.only, dev: options.dev, modulesDir: options.modulesDir, stdout: Boolean(process.env.TALON_TEST_LOG) });
   try {
     await kernel.start();

@@ -149,8 +149,6 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
   it('accepts plain non-JSON text as a message and reports tool_start', async () => {
     const c = await open();
     await c.next();
-    const toolAgent = await h.spawn('tooler', '');
-    await h.json(`/api/agents/${toolAgent}`, { method: 'PATCH', json: { tools: ['echo'] } });
     h.fake.enqueue({ toolCalls: [{ name: 'echo', input: { text: 'ping' } }] }, { text: 'echoed' });
     c.send('please echo');
     assert.equal((await c.next()).type, 'thinking');
@@ -161,7 +159,7 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     }
     const sent = h.fake.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>;
     assert.ok(JSON.stringify(sent).includes('please echo'));
-    // The agent may lack the tool grant; either way the model asked for it and the frame announces it.
+    // The agent has no tool grants: the call fails as a tool result, but the frame announces it all the same.
     assert.deepEqual(frames.find((f) => f.type === 'tool_start'), { type: 'tool_start', tool: 'echo' });
     assert.equal(frames.at(-1)!.type, 'response');
     assert.equal(frames.at(-1)!.iterations, 2);
@@ -248,6 +246,19 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     const unknown = await c.command('/dance');
     assert.equal(unknown.type, 'error');
     assert.match(String(unknown.content), /unknown command/);
+  });
+
+  it('aborts the running turn when the client goes away', async () => {
+    const c = await open();
+    await c.next();
+    h.fake.enqueue({ text: 'too late', delayMs: 3000 });
+    c.send({ type: 'message', content: 'slow one' });
+    assert.equal((await c.next()).type, 'thinking');
+    for (let i = 0; i < 50 && !JSON.stringify(h.fake.requests.at(-1)?.body ?? {}).includes('slow one'); i++) await new Promise((r) => setTimeout(r, 20));
+    const upstream = h.fake.requests.at(-1)!;
+    c.ws.close();
+    for (let i = 0; i < 100 && !upstream.aborted; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(upstream.aborted, 'the provider request was cancelled');
   });
 
   it('closes sockets cleanly when the service stops', async () => {

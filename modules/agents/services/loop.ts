@@ -163,7 +163,7 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
       step.output_tokens = result.usage.outputTokens;
       stats.input += result.usage.inputTokens;
       stats.output += result.usage.outputTokens;
-      stats.cost += deps.catalog()?.cost(result.provider, result.model, result.usage.inputTokens, result.usage.outputTokens) ?? 0;
+      stats.cost += costOf(deps, modelRef(agent), result);
       emit({ type: 'llm_done', usage: result.usage });
 
       const text = textOf(result.content);
@@ -253,6 +253,18 @@ async function runTool(
   }
   await hooks.afterToolCall.promise({ ...call, output, ms: Date.now() - started });
   return output;
+}
+
+/** USD cost of a call from catalogue prices (0 without a catalog or for an unpriced model). */
+function costOf(deps: LoopDeps, ref: ModelRef, result: CompletionResult): number {
+  const catalog = deps.catalog();
+  if (!catalog) return 0;
+  const { inputTokens, outputTokens } = result.usage;
+  const direct = catalog.cost(result.provider, result.model, inputTokens, outputTokens);
+  if (direct > 0) return direct;
+  // Providers answer with dated model names the catalogue may not list: price the model that was asked for.
+  const target = deps.llm.resolve(ref);
+  return target.provider === result.provider ? catalog.cost(target.provider, target.model, inputTokens, outputTokens) : 0;
 }
 
 /** One streamed model call; text deltas and finished tool calls are reported as they come. */

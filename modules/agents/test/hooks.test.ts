@@ -19,6 +19,7 @@ describe('agents: hooks', () => {
     const before = env.fake.requests.length;
     const reply = await json(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'hi' } }));
     assert.equal(reply.response, 'final');
+    // afterTurn waits 500 ms in the probe: the reply came first.
     assert.deepEqual(probe.events, ['received:hi', 'beforeTurn:hi', 'beforeModelCall', 'beforeToolCall:echo', 'afterToolCall:echo:echo: x', 'beforeModelCall']);
     await waitFor(() => probe.events.includes('afterTurn:hi->final'));
     const system = (env.fake.requests[before].body as { messages: Array<{ content: string }> }).messages[0].content;

@@ -16,6 +16,18 @@ describe('agents: interrupt and stop', () => {
     env.k.request(`/api/agents/${id}/message`, { method: 'POST', json: { message, ...(sessionId && { session_id: sessionId }) } });
   const interrupt = (id: string, sid: string) => env.k.request(`/api/agents/${id}/sessions/${sid}/interrupt`, { method: 'POST' });
   const sessionOf = async (id: string) => (await json<{ session_id: string }>(await env.k.request(`/api/agents/${id}`))).session_id;
+  /** Resolves once the model asked for `tool` in a turn of the agent (the tool starts right after). */
+  const toolRequested = (id: string, tool: string) => {
+    const runner = env.k.kernel.services.current('agents.runner') as { subscribe(id: string, fn: (e: { type: string; tool?: string }) => void): () => void };
+    return new Promise<void>((resolve) => {
+      const off = runner.subscribe(id, (e) => {
+        if (e.type === 'tool_use' && e.tool === tool) {
+          off();
+          resolve();
+        }
+      });
+    });
+  };
   const results = async (id: string) => {
     const s = await json<Session>(await env.k.request(`/api/agents/${id}/session`));
     return s.messages.flatMap((m) => (m.tool_results ?? []).map((r) => r.content));
@@ -27,7 +39,7 @@ describe('agents: interrupt and stop', () => {
     env.fake.enqueue({ text: 'Let me check.', toolCalls: [{ name: 'echo', input: { text: 'x' } }], delayMs: 400 });
     const before = env.fake.requests.length;
     const pending = send(agent_id, 'go');
-    await sleep(150);
+    await waitFor(() => env.fake.requests.length > before);
     const res = await interrupt(agent_id, sid);
     assert.equal(res.status, 204);
     assert.equal(await res.text(), '');
@@ -43,8 +55,10 @@ describe('agents: interrupt and stop', () => {
     const sid = await sessionOf(agent_id);
     env.fake.enqueue({ text: 'Working.', toolCalls: [{ name: 'slow', input: { ms: 400 } }, { name: 'echo', input: { text: 'after' } }] });
     const before = env.fake.requests.length;
+    const slowStarts = toolRequested(agent_id, 'slow');
     const pending = send(agent_id, 'go');
-    await sleep(150);
+    await slowStarts;
+    await sleep(100);
     assert.equal((await interrupt(agent_id, sid)).status, 204);
     const reply = await json<Reply>(await pending);
     assert.equal(reply.interrupted, true);
@@ -62,8 +76,10 @@ describe('agents: interrupt and stop', () => {
     const { agent_id } = await spawn(env.k, 'int-between');
     const sid = await sessionOf(agent_id);
     env.fake.enqueue({ toolCalls: [{ name: 'echo', input: { text: 'a' } }, { name: 'slow', input: { ms: 300 } }, { name: 'echo', input: { text: 'b' } }, { name: 'echo', input: { text: 'c' } }] });
+    const slowStarts = toolRequested(agent_id, 'slow');
     const pending = send(agent_id, 'go');
-    await sleep(120);
+    await slowStarts;
+    await sleep(100);
     await interrupt(agent_id, sid);
     const reply = await json<Reply>(await pending);
     assert.equal(reply.interrupted, true);
@@ -76,8 +92,9 @@ describe('agents: interrupt and stop', () => {
     const { agent_id } = await spawn(env.k, 'int-finished');
     const sid = await sessionOf(agent_id);
     env.fake.enqueue({ text: 'final answer', delayMs: 300 });
+    const before = env.fake.requests.length;
     const pending = send(agent_id, 'go');
-    await sleep(100);
+    await waitFor(() => env.fake.requests.length > before);
     assert.equal((await interrupt(agent_id, sid)).status, 204);
     const reply = await json<Reply>(await pending);
     assert.equal(reply.response, 'final answer');

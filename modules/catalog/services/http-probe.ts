@@ -29,13 +29,24 @@ function reason(err: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message;
 }
 
+export interface ProbeInit {
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  /** Scrubbed from error messages. */
+  secret?: string;
+  method?: string;
+  body?: string;
+  /** Follow redirects (downloads); requests carrying a key never do, so it cannot be sent elsewhere. */
+  follow?: boolean;
+}
+
 /** One request; resolves for any HTTP status, throws ProbeError when no answer came back. */
-export async function probe(url: string, init: { headers?: Record<string, string>; timeoutMs: number; secret?: string; method?: string; body?: string }): Promise<ProbeReply> {
+export async function probe(url: string, init: ProbeInit): Promise<ProbeReply> {
   const started = performance.now();
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, { method: init.method ?? 'GET', headers: init.headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs), redirect: 'manual' });
+    res = await fetch(url, { method: init.method ?? 'GET', headers: init.headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs), redirect: init.follow ? 'follow' : 'manual' });
     text = await res.text();
   } catch (err) {
     const why = reason(err);

@@ -50,7 +50,7 @@ function fromDir(dir: string): RegistryContent {
 async function fromUrl(url: string, timeoutMs: number): Promise<RegistryContent> {
   let reply;
   try {
-    reply = await probe(url, { timeoutMs, headers: { accept: 'application/json' } });
+    reply = await probe(url, { timeoutMs, headers: { accept: 'application/json' }, follow: true });
   } catch (err) {
     throw new RegistryError(err instanceof ProbeError ? err.message : String(err));
   }

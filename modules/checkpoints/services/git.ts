@@ -18,6 +18,9 @@ export interface ShadowLocation {
  * system configuration, hooks pointed at an empty folder, no signing, our own
  * identity. The `-c` options beat the repository's own config file.
  * `signal` kills the git child when aborted (the bounded-time rule).
+ *
+ * simple-git waits 50 ms more for a child that printed nothing, so hot-path
+ * calls are made to print (update-index --verbose, commit without --quiet).
  */
 export function shadowGit(location: ShadowLocation, signal?: AbortSignal): SimpleGit {
   return simpleGit({
@@ -30,8 +33,9 @@ export function shadowGit(location: ShadowLocation, signal?: AbortSignal): Simpl
       `user.name=${CHECKPOINT_AUTHOR.name}`,
       `user.email=${CHECKPOINT_AUTHOR.email}`,
       'core.autocrlf=false',
-      // Auto gc would make an occasional snapshot slow (and a detached gc outlives the call).
+      // Auto gc / maintenance would make an occasional snapshot slow, and a commit would spawn a second git to check.
       'gc.auto=0',
+      'maintenance.auto=false',
       // The repository is ours even when the working directory belongs to someone else.
       'safe.directory=*',
     ],

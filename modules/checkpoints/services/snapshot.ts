@@ -69,7 +69,6 @@ async function stage(git: SimpleGit, workDir: string, paths: readonly string[], 
   while (pending.length) {
     try {
       // update-index skips names git cannot hold (".git" parts...) with a notice; unchanged files are not re-read.
-      // --verbose: simple-git waits 50 ms more for a git child that printed nothing.
       await git.raw(['update-index', '--verbose', '--add', '--remove', '--', ...pending]);
       break;
     } catch (err) {

@@ -8,7 +8,7 @@ let hk: HookKernel;
 const made: string[] = [];
 
 before(async () => {
-  hk = await startHookKernel();
+  hk = await startHookKernel(['error-envelope']);
 });
 after(async () => {
   await hk.stop();
@@ -121,10 +121,10 @@ describe('POST /api/checkpoints/restore', () => {
     ];
     for (const [body, why] of cases) {
       const res = await restore(body);
-      const text = await res.text();
-      assert.equal(res.status, 400, `${JSON.stringify(body)} → ${res.status} ${text}`);
-      assert.equal(typeof (JSON.parse(text) as { error?: unknown }).error, 'string');
-      assert.match(text, why, JSON.stringify(body));
+      const reply = (await res.json()) as { error: string };
+      assert.equal(res.status, 400, `${JSON.stringify(body)} → ${res.status} ${JSON.stringify(reply)}`);
+      assert.deepEqual(Object.keys(reply), ['error']);
+      assert.match(reply.error, why, JSON.stringify(body));
     }
     assert.ok(!existsSync('/tmp/talon-pwned'));
     assert.equal(read(ws, 'a.txt'), 'A3', 'nothing was restored');
@@ -135,11 +135,11 @@ describe('POST /api/checkpoints/restore', () => {
     const empty = workspace();
     const noRepo = await restore({ working_dir: empty, commit: 'abcdef1' });
     assert.equal(noRepo.status, 404);
-    assert.match(await noRepo.text(), /no checkpoints/);
+    assert.match(((await noRepo.json()) as { error: string }).error, /no checkpoints for working directory/);
     assert.equal((await restore({ working_dir: path.join(empty, 'missing'), commit: 'abcdef1' })).status, 404);
     const noCommit = await restore({ working_dir: ws, commit: 'deadbeefdeadbeef' });
     assert.equal(noCommit.status, 404);
-    assert.match(await noCommit.text(), /deadbeefdeadbeef/);
+    assert.match(((await noCommit.json()) as { error: string }).error, /no checkpoint 'deadbeefdeadbeef'/);
     // A tree or blob id is no checkpoint either.
     const tree = git(hk.shadowDir(ws), ['rev-parse', 'HEAD^{tree}']).trim();
     assert.equal((await restore({ working_dir: ws, commit: tree })).status, 404);

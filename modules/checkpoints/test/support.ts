@@ -31,8 +31,9 @@ export interface HookKernel {
 export const AGENT_ID = '6f1c2b9e-8a4d-4c3e-9b7a-1d2e3f4a5b6c';
 export const SESSION_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 
-export async function startHookKernel(config = ''): Promise<HookKernel> {
-  const k = await startTestKernel({ only: ['checkpoints'], config: `log_level = "debug"\n${config}` });
+/** `extra` adds modules next to checkpoints (error-envelope, for the {error} bodies of the HTTP tests). */
+export async function startHookKernel(extra: string[] = []): Promise<HookKernel> {
+  const k = await startTestKernel({ only: ['checkpoints', ...extra], config: 'log_level = "debug"\n' });
   const logs: LogLine[] = [];
   const unsubscribe = k.kernel.logs.subscribe((line) => logs.push(JSON.parse(line) as LogLine));
   // Own the catalogue like the agents module would, then reload so the module taps it.

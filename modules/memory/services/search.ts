@@ -74,21 +74,34 @@ export class Searcher {
     return ranked.filter((x, i) => i < 2 || x.n <= limit).slice(0, MAX_TERMS).map((x) => x.w);
   }
 
+  /**
+   * BM25 candidates. Ranking the FTS5 matches alone is several times cheaper
+   * than joining every match with its entry to filter, so the filters are
+   * checked on an oversized unfiltered top list first; only when too few of it
+   * pass (other agents' entries crowd it) the exact filtered query runs.
+   */
+  private textCandidates(match: string, options: SearchOptions, pool: number): Array<{ seq: number; bm: number }> {
+    const { where, args } = filters(options, 'e.');
+    const plain = this.db
+      .prepare<[string, number], { seq: number; bm: number }>('SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?')
+      .all(match, where ? pool * 2 : pool);
+    if (!where) return plain;
+    const passing = new Set(this.entries.rowsBySeq(plain.map((r) => r.seq)).filter((row) => matches(row, options)).map((row) => row.seq));
+    if (passing.size >= pool || plain.length < pool * 2) return plain.filter((r) => passing.has(r.seq));
+    return this.db
+      .prepare<unknown[], { seq: number; bm: number }>(
+        `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
+         WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
+      )
+      .all(match, ...args, pool);
+  }
+
   search(query: string, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
     const words = keywords(query);
     const pool = Math.max(options.limit * 4, 40);
     const text = new Map<number, number>();
     const terms = words.length ? this.searchTerms(words) : [];
-    if (terms.length) {
-      const { where, args } = filters(options, 'e.');
-      const rows = this.db
-        .prepare<unknown[], { seq: number; bm: number }>(
-          `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
-           WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
-        )
-        .all(ftsQuery(terms), ...args, pool);
-      for (const r of rows) text.set(r.seq, -r.bm);
-    }
+    if (terms.length) for (const r of this.textCandidates(ftsQuery(terms), options, pool)) text.set(r.seq, -r.bm);
     const vecSim = new Map<number, number>();
     if (queryVector) {
       // Binary KNN cost grows quickly with k (sqlite-vec keeps a sorted top-k per chunk), so the coarse pass
@@ -104,6 +117,7 @@ export class Searcher {
     const hits: SearchHit[] = [];
     for (const row of this.entries.rowsBySeq(seqs)) {
       if (!matches(row, options)) continue;
+
       const bm = text.get(row.seq);
       const t = bm === undefined ? 0 : (bm / best) * (0.5 + 0.5 * coverage(words, row.content));
       const v = vecSim.get(row.seq);

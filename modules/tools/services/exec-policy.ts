@@ -13,6 +13,9 @@ export type Verdict = { allowed: true } | { allowed: false; reason: string };
 /** Programs that run their arguments as another command; the wrapped command is checked in their place. */
 const WRAPPERS = new Set(['env', 'nice', 'nohup', 'timeout', 'time', 'command', 'exec']);
 
+/** Options that make a safe bin run another program. */
+const EXEC_OPTIONS: Record<string, RegExp> = { sort: /^--compress-program/ };
+
 export function checkCommand(command: string, policy: Pick<ExecPolicyConfig, 'mode' | 'allowlist' | 'safe_bins'>, shellCaps: readonly string[]): Verdict {
   const mode = execMode(policy.mode);
   if (mode === 'deny') return { allowed: false, reason: "shell_exec is disabled by the exec policy (mode = 'deny')" };
@@ -59,7 +62,8 @@ function checkSimple(
     return { allowed: false, reason: `command '${program}' is not permitted by the agent's capabilities.shell (${shellCaps.join(', ')})` };
   }
   if (mode === 'allowlist') {
-    const safe = !program.includes('/') && policy.safe_bins.includes(program);
+    const runsOther = EXEC_OPTIONS[program] && args.some((a) => EXEC_OPTIONS[program].test(a));
+    const safe = !program.includes('/') && policy.safe_bins.includes(program) && !runsOther;
     const listed = policy.allowlist.length > 0 && candidates.some((c) => anyGlob(policy.allowlist, c));
     if (!safe && !listed) {
       return {

@@ -45,6 +45,15 @@ const defaultResolve = (host: string) => dnsLookup(host, { all: true, verbatim: 
 export async function pinnedFetch(options: PinnedFetchOptions): Promise<PinnedFetchResult> {
   const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
   const signal = AbortSignal.any(signals);
+  try {
+    return await follow(options, signal);
+  } catch (err) {
+    // A stop or the timeout may surface as a socket error mid-body: report the cause instead.
+    throw signal.aborted ? signal.reason : err;
+  }
+}
+
+async function follow(options: PinnedFetchOptions, signal: AbortSignal): Promise<PinnedFetchResult> {
   let url = new URL(options.url);
   let method = (options.method ?? 'GET').toUpperCase();
   let body = options.body;

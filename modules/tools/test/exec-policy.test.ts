@@ -47,6 +47,7 @@ describe('exec policy decision', () => {
     assert.equal(allowed('env rm -rf /'), false);
     assert.equal(allowed('env FOO=1 echo hi'), true);
     assert.equal(allowed('timeout 5 rm x'), false);
+    assert.equal(allowed('sort --compress-program=sh a.txt'), false, 'a safe bin option that runs a program');
   });
   it('allowlist globs extend the safe bins', () => {
     const p = policy('allowlist', ['git *', 'node']);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { AgentManifest, AgentRecord, AgentRegistry, AgentRunner, ToolContext, TurnRequest, TurnResult } from '../../agents/api.ts';
 import type { KvEntry, KvMemory } from '../../memory/api.ts';
-import { toolsConfigSchema, type ToolsConfig, DEFAULT_SAFE_BINS } from '../config.ts';
+import { type ToolsConfig, DEFAULT_SAFE_BINS } from '../config.ts';
 import type { ToolDeps } from '../services/deps.ts';
 
 export function tempDir(prefix = 'talon-tools-'): { dir: string; cleanup(): void } {
@@ -14,7 +14,6 @@ export function tempDir(prefix = 'talon-tools-'): { dir: string; cleanup(): void
 }
 
 export function config(overrides: { exec_policy?: Partial<ToolsConfig['exec_policy']>; web?: Partial<ToolsConfig['web']>; invoke?: Partial<ToolsConfig['invoke']> } = {}): ToolsConfig {
-  void toolsConfigSchema;
   return {
     exec_policy: {
       mode: 'allowlist',

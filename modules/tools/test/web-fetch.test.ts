@@ -27,6 +27,8 @@ describe('web_fetch against a local server', () => {
           res.writeHead(302, { location: '/json' }).end();
         } else if (req.url === '/redirect-blocked') {
           res.writeHead(302, { location: `http://[::1]:${port}/json` }).end();
+        } else if (req.url === '/hang') {
+          res.write('partial'); // and never end
         } else if (req.url === '/big') {
           res.end('z'.repeat(200));
         } else {
@@ -38,7 +40,10 @@ describe('web_fetch against a local server', () => {
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
   });
-  after(() => new Promise<void>((r) => server.close(() => r())));
+  after(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
 
   const allowLocal = config({ web: { allow_cidrs: ['127.0.0.1/32'] } });
   const agent = agentRecord({ capabilities: { network: ['*'] } });
@@ -87,6 +92,16 @@ describe('web_fetch against a local server', () => {
     assert.match(other.content, /host '127\.0\.0\.1' is not permitted/);
     const byPort = await tool.execute({ url: `${base}/json` }, toolCtx(agentRecord({ capabilities: { network: [`127.0.0.1:${port}`] } })));
     assert.equal(byPort.isError, false);
+  });
+
+  it('times out on a server that never finishes, and stops when the turn is aborted', async () => {
+    const quick = config({ web: { allow_cidrs: ['127.0.0.1/32'], timeout_secs: 1 } });
+    const out = await webFetchTool(fakeDeps({ config: quick })).execute({ url: `${base}/hang` }, toolCtx(agent));
+    assert.deepEqual(out, { content: 'Fetch timed out after 1 seconds', isError: true });
+    const ctx = toolCtx(agent);
+    setTimeout(() => ctx.controller.abort(), 100);
+    const aborted = await webFetchTool(fakeDeps({ config: allowLocal })).execute({ url: `${base}/hang` }, ctx);
+    assert.deepEqual(aborted, { content: 'Fetch aborted: the turn was stopped', isError: true });
   });
 
   it('rejects non-http schemes and bad URLs', async () => {

@@ -64,9 +64,8 @@ export const webFetchTool: ToolFactory = (deps) => ({
     } catch (err) {
       if (err instanceof FetchRefused) return fail(`Blocked: ${err.message}`);
       if (err instanceof TypeError && /Invalid URL/i.test(err.message)) return fail(`Invalid URL: ${String(input.url)}`);
-      if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') {
-        return fail(ctx.signal.aborted ? 'Fetch aborted: the turn was stopped' : `Fetch timed out after ${web.timeout_secs} seconds`);
-      }
+      if (ctx.signal.aborted) return fail('Fetch aborted: the turn was stopped');
+      if ((err as Error).name === 'TimeoutError') return fail(`Fetch timed out after ${web.timeout_secs} seconds`);
       return failFrom(err, 'Fetch failed');
     }
     const type = String(result.headers['content-type'] ?? '');
