@@ -99,7 +99,7 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
       return out;
     };
     // Warm up both paths (JIT, ajv compilation, prepared statements, keep-alive sockets).
-    for (let i = 0; i < 50; i++) await Promise.all([direct(false), direct(true)]).then(() => viaV1(false)).then(() => viaV1(true));
+    for (let i = 0; i < 200; i++) await Promise.all([direct(false), direct(true)]).then(() => viaV1(false)).then(() => viaV1(true));
     const providerPlain = await measure(() => direct(false));
     const v1Plain = await measure(() => viaV1(false));
     const providerStream = await measure(() => direct(true));

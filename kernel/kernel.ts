@@ -153,6 +153,7 @@ export class Kernel implements KernelApi {
       const verdict = plan.verdicts.get(m.name)!;
       this.records.set(m.name, { manifest: m, state: verdict.state === 'load' ? 'stopped' : verdict.state, error: 'reason' in verdict ? verdict.reason : undefined });
       if (m.config_section) this.store.declareSection(m.config_section, m.name, verdict.state === 'load');
+      for (const extra of m.extra_config_sections) this.store.declareSection(extra, m.name, false);
       if (verdict.state === 'blocked' || verdict.state === 'failed') this.log.error(`module '${m.name}' not started: ${verdict.reason}`);
     }
     this.order = plan.order.map((m) => m.name);

@@ -79,8 +79,17 @@ test('a module whose routes clash with another is left out; the other keeps its 
 
 test('the plan orders dependencies first even against name order', () => {
   const m = (name: string, depends: string[] = [], optional: string[] = []) => ({
-    name, version: '1.0.0', description: '', depends, optional_depends: optional, enabled: true, entry: 'index.ts', dir: '/x/' + name, thirdParty: false,
+    name, version: '1.0.0', description: '', depends, optional_depends: optional, extra_config_sections: [], enabled: true, entry: 'index.ts', dir: '/x/' + name, thirdParty: false,
   });
   const plan = planModules([m('a', ['z']), m('b', [], ['a']), m('z')], () => true);
   assert.deepEqual(plan.order.map((x) => x.name), ['z', 'a', 'b']);
+});
+
+test('optional dependencies in a cycle only order; they never fail the modules', () => {
+  const m = (name: string, optional: string[]) => ({
+    name, version: '1.0.0', description: '', depends: [], optional_depends: optional, extra_config_sections: [], enabled: true, entry: 'index.ts', dir: '/x/' + name, thirdParty: false,
+  });
+  const plan = planModules([m('agents', ['memory']), m('memory', ['agents'])], () => true);
+  assert.deepEqual(plan.order.map((x) => x.name), ['agents', 'memory']);
+  assert.ok([...plan.verdicts.values()].every((v) => v.state === 'load'));
 });

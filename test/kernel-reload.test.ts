@@ -92,7 +92,9 @@ test('reloading the same module 100 times leaks nothing', async () => {
   }
   const heapAfter = await settle();
   const after = snapshot();
-  assert.deepEqual(after, before);
+  // Process-wide timers (keep-alive sockets, test helpers) may finish meanwhile: the count must not grow.
+  assert.ok(after.timers <= before.timers, `timers grew from ${before.timers} to ${after.timers}`);
+  assert.deepEqual({ ...after, timers: 0 }, { ...before, timers: 0 });
   assert.equal(await greet(), 'Hello there, ann!');
   if (gc) {
     const grownMb = (heapAfter - heapBefore) / 1024 / 1024;

@@ -42,26 +42,33 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
 
   const candidates = manifests.filter((m) => !verdicts.has(m.name));
   const names = new Set(candidates.map((m) => m.name));
-  const edges = new Map<string, string[]>();
-  for (const m of candidates) edges.set(m.name, [...m.depends, ...m.optional_depends].filter((d) => names.has(d) && d !== m.name));
+  const hard = new Map<string, string[]>();
+  const soft = new Map<string, string[]>();
+  for (const m of candidates) {
+    hard.set(m.name, m.depends.filter((d) => names.has(d) && d !== m.name));
+    soft.set(m.name, m.optional_depends.filter((d) => names.has(d) && d !== m.name));
+  }
 
   const order: Manifest[] = [];
   const placed = new Set<string>();
+  const place = (n: string) => {
+    placed.add(n);
+    order.push(byName.get(n)!);
+    verdicts.set(n, { state: 'load' });
+  };
   let remaining = candidates.map((m) => m.name).sort();
   while (remaining.length) {
-    const ready = remaining.filter((n) => edges.get(n)!.every((d) => placed.has(d)));
-    if (!ready.length) {
-      const cycle = findCycle(remaining, edges);
+    const hardReady = remaining.filter((n) => hard.get(n)!.every((d) => placed.has(d)));
+    const ready = hardReady.filter((n) => soft.get(n)!.every((d) => placed.has(d)));
+    if (ready.length) ready.forEach(place);
+    else if (hardReady.length) place(hardReady[0]); // optional dependencies in a cycle: they only order, so break it
+    else {
+      const cycle = findCycle(remaining, hard);
       for (const n of remaining) {
         const inCycle = cycle.includes(n);
         verdicts.set(n, inCycle ? { state: 'failed', reason: `dependency cycle: ${cycle.join(' -> ')}` } : { state: 'blocked', reason: `depends on a module in the cycle ${cycle.join(' -> ')}` });
       }
       break;
-    }
-    for (const n of ready) {
-      placed.add(n);
-      order.push(byName.get(n)!);
-      verdicts.set(n, { state: 'load' });
     }
     remaining = remaining.filter((n) => !placed.has(n));
   }

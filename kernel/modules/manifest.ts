@@ -13,6 +13,8 @@ export const manifestSchema = {
     depends: { type: 'array', items: { type: 'string' }, default: [] },
     optional_depends: { type: 'array', items: { type: 'string' }, default: [] },
     config_section: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' },
+    /** Further top-level tables the module reads (reference spellings): known keys, not warned about. */
+    extra_config_sections: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, default: [] },
     enabled: { type: 'boolean', default: true, description: 'enabled by default' },
     entry: { type: 'string', default: 'index.ts' },
   },

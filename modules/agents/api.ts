@@ -139,8 +139,8 @@ export interface AgentRunner {
   stop(agentId: string): boolean;
   /** Sets the interrupt flag of a session (see the spec's interrupt rules). */
   interrupt(agentId: string, sessionId: string): void;
-  /** Events of every turn of the agent, for attach. Returns the unsubscribe function. */
-  subscribe(agentId: string, listener: (event: TurnEvent) => void): () => void;
+  /** Events of every turn of the agent, for attach (the second argument says which turn). Returns the unsubscribe function. */
+  subscribe(agentId: string, listener: (event: TurnEvent, turn: { turnId: string; sessionId: string }) => void): () => void;
   isRunning(agentId: string): boolean;
 }
 

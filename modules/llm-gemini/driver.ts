@@ -1,5 +1,5 @@
 import { GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
-import { failingFetch, toLlmError, type CompletionRequest, type CompletionResult, type ContentBlock, type LlmDriver, type ProviderTarget, type StreamEvent, type Usage } from '../llm/api.ts';
+import { LlmError, failingFetch, toLlmError, type CompletionRequest, type CompletionResult, type ContentBlock, type LlmDriver, type ProviderTarget, type StreamEvent, type Usage } from '../llm/api.ts';
 import { blocksOf, stopReason, toGeminiContents, toGeminiTools } from './convert.ts';
 
 /** A driver for one Gemini endpoint. No SDK retries (none are configured); errors keep their Retry-After through failingFetch. */
@@ -69,6 +69,8 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
       } catch (err) {
         throw toLlmError(err, target.provider);
       }
+      // A stream cut before the chunk carrying finishReason is a failure, not a short answer.
+      if (!finish) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
       const result: CompletionResult = { content, stopReason: stopReason(finish, content.some((b) => b.type === 'tool_use')), usage, provider: target.provider, model };
       yield { type: 'done', result };
     },

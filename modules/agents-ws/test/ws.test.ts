@@ -113,6 +113,12 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
   it('refuses the upgrade with 400 for an invalid id and 404 for an unknown agent', async () => {
     assert.equal(await refusedStatus(`${wsUrl}/api/agents/not-a-uuid/ws`), 400);
     assert.equal(await refusedStatus(`${wsUrl}/api/agents/${randomUUID()}/ws`), 404);
+    const plain = await h.json<{ error: unknown }>(`/api/agents/${agent}/ws`);
+    assert.equal(plain.status, 426);
+    assert.equal(typeof plain.body.error, 'string');
+    const unknown = await h.json<{ error: unknown }>(`/api/agents/${randomUUID()}/ws`);
+    assert.equal(unknown.status, 404);
+    assert.equal(typeof unknown.body.error, 'string');
   });
 
   it('greets with connected and answers ping with pong', async () => {

@@ -39,10 +39,15 @@ export function repair(input: readonly ChatMessage[]): ChatMessage[] {
     if (!ids.size) continue;
     const next = out[i + 1];
     const answered = next?.role === 'user' ? new Set(next.content.flatMap((b) => (b.type === 'tool_result' ? [b.toolUseId] : []))) : new Set<string>();
-    const missing: ContentBlock[] = [...ids].filter((id) => !answered.has(id)).map((id) => ({ type: 'tool_result', toolUseId: id, content: NOT_RUN_RESULT, isError: true }));
-    if (!missing.length) continue;
-    if (next?.role === 'user') next.content = [...missing, ...next.content];
-    else out.splice(i + 1, 0, { role: 'user', content: missing });
+    if ([...ids].every((id) => answered.has(id))) continue;
+    const given = next?.role === 'user' ? next.content : [];
+    // Results in the order of the calls, a synthetic one for each call that has none.
+    const results = [...ids].map(
+      (id): ContentBlock => given.find((b) => b.type === 'tool_result' && b.toolUseId === id) ?? { type: 'tool_result', toolUseId: id, content: NOT_RUN_RESULT, isError: true },
+    );
+    const rest = given.filter((b) => b.type !== 'tool_result');
+    if (next?.role === 'user') next.content = [...results, ...rest];
+    else out.splice(i + 1, 0, { role: 'user', content: results });
   }
   while (out.length && out[0].role !== 'user') out.shift();
   for (const m of out) {

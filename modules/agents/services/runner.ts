@@ -11,7 +11,7 @@ import type { AgentStore } from './registry.ts';
 import type { SessionService } from './sessions.ts';
 import { runLoop, type LoopDeps, type TurnState } from './loop.ts';
 
-export type TurnListener = (event: TurnEvent, turn: { turnId: string; sessionId: string }) => void;
+export type TurnListener = Parameters<AgentRunner['subscribe']>[1];
 
 interface Turn extends TurnState {
   agentId: string;

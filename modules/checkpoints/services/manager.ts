@@ -8,6 +8,8 @@ import { SerialQueues, DeadlineError } from './queue.ts';
 import { takeSnapshot } from './snapshot.ts';
 import { restoreCheckpoint, type RestoreResult } from './restore.ts';
 import { listCheckpoints } from './listing.ts';
+import { IndexMirror } from './index-mirror.ts';
+import type { ShadowLocation } from './git.ts';
 import type { CheckpointEntry, CheckpointMeta } from './message.ts';
 
 export interface CheckpointSettings {
@@ -22,6 +24,7 @@ const RESTORE_DEADLINE_MS = 60_000;
 export class CheckpointManager {
   private readonly touched: TouchedPaths;
   private readonly queues = new SerialQueues();
+  private readonly index = new IndexMirror();
 
   constructor(
     private readonly root: string,
@@ -64,14 +67,26 @@ export class CheckpointManager {
     this.touched.record(workDir, paths);
     const { snapshotTimeoutMs, maxFileBytes } = this.settings();
     const location = locate(this.root, workDir);
-    return this.queues.run(location.gitDir, snapshotTimeoutMs, (signal) => takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal }));
+    return this.queue(location, snapshotTimeoutMs, (signal) => takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }));
   }
 
   /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes). */
   restore(workDir: string, commit: string): Promise<RestoreResult> {
     const location = locate(this.root, workDir);
     const { maxFileBytes } = this.settings();
-    return this.queues.run(location.gitDir, RESTORE_DEADLINE_MS, (signal) => restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal }));
+    return this.queue(location, RESTORE_DEADLINE_MS, (signal) => restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal, index: this.index }));
+  }
+
+  /** Runs a job on the repository's serial queue; after any failure the in-memory index mirror is reloaded on next use. */
+  private queue<T>(location: ShadowLocation, deadlineMs: number, job: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return this.queues.run(location.gitDir, deadlineMs, async (signal) => {
+      try {
+        return await job(signal);
+      } catch (err) {
+        this.index.forget(location.gitDir);
+        throw err;
+      }
+    });
   }
 
   list(workDir: string, page: { limit: number; offset: number }): Promise<CheckpointEntry[]> {

@@ -36,6 +36,8 @@ export async function restoreCheckpoint(location: ShadowLocation, commit: string
     mkdirSync(location.workDir, { recursive: true });
     // ':(top)' = every path of the commit; literal pathspecs are switched off for this one magic word.
     await git.raw(['--no-literal-pathspecs', 'checkout', full, '--', ':(top)']);
+    const tracked = await options.index.load(git, location.gitDir, false);
+    paths.forEach((p) => tracked.add(p));
   }
   return { status: 'restored', working_dir: location.workDir, commit: full, restored: paths, safety_snapshot: safety };
 }

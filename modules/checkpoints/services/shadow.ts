@@ -33,21 +33,22 @@ export function repoExists(location: ShadowLocation): boolean {
 }
 
 /**
- * Creates the shadow repository if needed; git internals sit directly in
+ * Creates the shadow repository if needed (and says whether it did); git internals sit directly in
  * gitDir (no .git subfolder). It is initialised in a scratch folder and
  * renamed into place, so a git killed halfway never leaves a half-made
  * repository that later snapshots would trip over.
  */
-export async function ensureRepo(location: ShadowLocation, signal: AbortSignal): Promise<void> {
+export async function ensureRepo(location: ShadowLocation, signal: AbortSignal): Promise<'existing' | 'created'> {
   if (repoExists(location)) {
     clearStaleLock(location);
-    return;
+    return 'existing';
   }
   mkdirSync(location.emptyDir, { recursive: true });
   const scratch = mkdtempSync(path.join(path.dirname(location.gitDir), '.init-'));
   try {
     await shadowGit({ ...location, gitDir: scratch }, signal).raw(['init', `--template=${location.emptyDir}`]);
     renameSync(scratch, location.gitDir);
+    return 'created';
   } catch (err) {
     rmSync(scratch, { recursive: true, force: true });
     throw err;

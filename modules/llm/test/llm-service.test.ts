@@ -191,6 +191,22 @@ describe('llm service: retry, fallback, abort, hooks', () => {
       const err = await rejection(h.llm.complete(ref, ask));
       assert.ok(err instanceof LlmError);
       assert.match(err.message, /did not answer within 0.2 s/);
+
+      // For streams the bound is per event: a stall after content ends the stream with that error, without a retry.
+      await h.kernel.kernel.config.set('llm.max_retries', 3);
+      h.fake.enqueue({ text: 'abcd', chunkSize: 2, chunkDelayMs: 600 }, { text: 'not asked' });
+      const before = h.fake.requests.length;
+      const seen: string[] = [];
+      const streamErr = await rejection(
+        (async () => {
+          for await (const e of h.llm.stream(ref, ask)) if (e.type === 'text_delta') seen.push(e.text);
+        })(),
+      );
+      assert.ok(streamErr instanceof LlmError);
+      assert.match(streamErr.message, /did not answer within 0.2 s/);
+      assert.deepEqual(seen, ['ab']);
+      assert.equal(h.fake.requests.length - before, 1);
+      await h.llm.complete(ref, ask); // takes the left-over 'not asked'
     } finally {
       await h.kernel.kernel.config.set('llm.request_timeout_secs', 5);
       await h.kernel.kernel.config.set('llm.max_retries', 3);

@@ -324,21 +324,15 @@ export class EntryStore {
     const { decay_rate: rate, decay_period_hours: hours } = this.config();
     const period = hours * 3_600_000;
     const until = Math.floor(this.now() / period) * period;
-    const rows = this.db
-      .prepare<[number, number], { seq: number; score: number; access_count: number; decayed_at: number; accessed_at: number }>(
-        'SELECT seq, score, access_count, decayed_at, accessed_at FROM memory_entries WHERE decayed_at < ? AND accessed_at < ?',
+    // One statement (SQLite's math functions), so 100k entries never pass through JS: the same formula as decayFactor().
+    const decayed = this.db
+      .prepare(
+        `UPDATE memory_entries
+         SET score = min(1.0, max(0.0, score * exp(-(? / min(1.0 + log2(max(access_count, 1)), 4.0)) * ((? - max(decayed_at, accessed_at)) / ?)))),
+             decayed_at = ?
+         WHERE decayed_at < ? AND accessed_at < ?`,
       )
-      .all(until, until);
-    const set = this.db.prepare('UPDATE memory_entries SET score = ?, decayed_at = ? WHERE seq = ?');
-    let decayed = 0;
-    this.db.transaction(() => {
-      for (const r of rows) {
-        const days = (until - Math.max(r.decayed_at, r.accessed_at)) / DAY_MS;
-        const score = Math.min(1, Math.max(0, r.score * decayFactor(rate, days, r.access_count)));
-        set.run(score, until, r.seq);
-        if (score !== r.score) decayed++;
-      }
-    })();
+      .run(rate, until, DAY_MS, until, until, until).changes;
     return { decayed, decay_rate: rate, period_hours: hours, applied_until: iso(until) };
   }
 

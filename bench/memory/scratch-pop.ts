@@ -1,2 +1,0 @@
-import { populateForProfile } from '../memory.ts';
-populateForProfile('/tmp/mb/talon.db');

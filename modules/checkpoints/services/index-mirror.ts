@@ -1,0 +1,24 @@
+import type { SimpleGit } from 'simple-git';
+
+/**
+ * The paths each shadow index holds, mirrored in memory so a snapshot knows
+ * without an extra git call which touched files are new to the index. Loaded
+ * with `ls-files` on first use; kept in step by the snapshot and restore code;
+ * forgotten after any failure (the next use reloads it).
+ */
+export class IndexMirror {
+  private readonly byRepo = new Map<string, Set<string>>();
+
+  async load(git: SimpleGit, gitDir: string, created: boolean): Promise<Set<string>> {
+    let paths = this.byRepo.get(gitDir);
+    if (!paths) {
+      paths = created ? new Set() : new Set((await git.raw(['ls-files', '-z'])).split('\0').filter(Boolean));
+      this.byRepo.set(gitDir, paths);
+    }
+    return paths;
+  }
+
+  forget(gitDir: string): void {
+    this.byRepo.delete(gitDir);
+  }
+}
