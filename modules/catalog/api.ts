@@ -46,6 +46,8 @@ export interface CatalogService {
   apiKey(provider: string): string | undefined;
   /** Base URL after [provider_urls] and PUT /api/providers/{name}/url overrides. */
   baseUrl(provider: string): string | undefined;
+  /** The base URL set with PUT /api/providers/{name}/url, if any (it wins over every configured URL). */
+  urlOverride(provider: string): string | undefined;
   /** USD cost of a call, from catalogue prices (0 when the model is unknown). */
   cost(provider: string, model: string, inputTokens: number, outputTokens: number): number;
 }

@@ -9,7 +9,7 @@ export function wsRoutes(app: Routes, deps: Omit<ConnectionDeps, 'log'> & { regi
     '/api/agents/:id/ws',
     {
       websocket: true,
-      schema: { params: paramsSchema },
+      schema: { summary: 'WebSocket chat with an agent', params: paramsSchema },
       // Runs before the upgrade: a refusal is a plain HTTP answer the client sees as the handshake status.
       preValidation: async (request) => {
         const { id } = request.params;

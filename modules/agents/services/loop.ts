@@ -97,6 +97,7 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
       error: error ?? null,
       steps,
     });
+    deps.log.info({ agent_id: agent.id, session_id: sessionId, turn_id: turn.id, outcome, iterations: stats.iterations, ms: Date.now() - started, error }, 'turn finished');
     const result: TurnResult = {
       turnId: turn.id,
       agentId: agent.id,

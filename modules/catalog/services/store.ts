@@ -162,6 +162,10 @@ export class CatalogStore implements CatalogService {
     return (envVar && process.env[envVar]) || undefined;
   }
 
+  urlOverride(provider: string): string | undefined {
+    return this.urls.get(this.provider(provider)?.name ?? provider);
+  }
+
   baseUrl(provider: string): string | undefined {
     const entry = this.provider(provider);
     const name = entry?.name ?? provider;

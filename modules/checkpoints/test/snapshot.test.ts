@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AGENT_ID, SESSION_ID, commitCount, git, hashName, headFiles, startHookKernel, tempDir, type HookKernel } from './support.ts';
@@ -213,6 +213,21 @@ describe('isolation', () => {
     assert.equal(afterState.status, ' M app.py\n', "the user's index still holds their own version");
     assert.ok(!existsSync(path.join(ws, 'HOOK_RAN')), 'no hook of the user ran');
     assert.ok(!('.git' in headFiles(hk.shadowDir(ws))));
+  });
+});
+
+describe('paths git cannot take', () => {
+  test('a file behind a symlinked folder is left out without holding back the others', async () => {
+    const ws = workspace();
+    const outside = workspace();
+    writeFileSync(path.join(outside, 'x.txt'), 'outside the workspace');
+    symlinkSync(outside, path.join(ws, 'link'));
+    writeFileSync(path.join(ws, 'ok.txt'), 'ok');
+    const warned = warnings('checkpoint snapshot failed').length;
+    await hk.beforeTool('apply_patch', { patch: '*** Begin Patch\n*** Update File: link/x.txt\n*** Update File: ok.txt\n*** End Patch' }, ws);
+    assert.equal(warnings('checkpoint snapshot failed').length, warned);
+    assert.deepEqual(headFiles(hk.shadowDir(ws)), { 'ok.txt': 'ok' });
+    assert.ok(hk.logs.some((l) => l.msg === 'path not checkpointed: git cannot process it' && l.path === 'link/x.txt'));
   });
 });
 

@@ -8,7 +8,7 @@ export interface ResolveSettings {
 
 export interface ResolveDeps {
   settings: ResolveSettings;
-  catalog: Pick<CatalogService, 'provider' | 'resolveAlias' | 'apiKey' | 'baseUrl'>;
+  catalog: Pick<CatalogService, 'provider' | 'resolveAlias' | 'apiKey' | 'baseUrl' | 'urlOverride'>;
   env: Record<string, string | undefined>;
   maxRetries: number;
 }
@@ -20,7 +20,7 @@ const envValue = (env: ResolveDeps['env'], name: string | undefined) => (name ? 
 
 /**
  * Where a model reference goes. Precedence (first set wins):
- * - base URL: ref.baseUrl > [provider_urls] > [default_model].base_url (default provider only) > catalog;
+ * - base URL: ref.baseUrl > PUT /api/providers/{name}/url > [provider_urls] > [default_model].base_url (default provider only) > catalog;
  * - key: env var ref.apiKeyEnv > [default_model].api_key_env (default provider only) > catalog (stored key, then its env var).
  * An unknown provider with a base URL speaks the OpenAI format.
  */
@@ -34,7 +34,7 @@ export function resolveTarget(ref: ModelRef, deps: ResolveDeps): ProviderTarget 
   const entry = deps.catalog.provider(provider);
   const isDefaultProvider = provider === dm.provider;
 
-  const baseUrl = ref.baseUrl || deps.settings.provider_urls[provider] || (isDefaultProvider ? dm.base_url : undefined) || deps.catalog.baseUrl(provider);
+  const baseUrl = ref.baseUrl || deps.catalog.urlOverride(provider) || deps.settings.provider_urls[provider] || (isDefaultProvider ? dm.base_url : undefined) || deps.catalog.baseUrl(provider);
   if (!baseUrl) {
     throw new LlmError(`unknown provider '${provider}': it is not in the catalog; set base_url for a custom OpenAI-compatible endpoint`, 400, undefined, provider);
   }

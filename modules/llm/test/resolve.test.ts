@@ -11,7 +11,7 @@ describe('resolveTarget precedence', () => {
     openai: { name: 'openai', display_name: 'OpenAI', api_format: 'openai', base_url: 'https://api.openai.com/v1', env_var: 'OPENAI_API_KEY', key_required: true },
     ollama: { name: 'ollama', display_name: 'Ollama', api_format: 'ollama', base_url: 'http://127.0.0.1:11434', key_required: false },
   };
-  const deps = (over: { settings?: Partial<ResolveDeps['settings']>; env?: Record<string, string>; stored?: Record<string, string> } = {}): ResolveDeps => ({
+  const deps = (over: { settings?: Partial<ResolveDeps['settings']>; env?: Record<string, string>; stored?: Record<string, string>; overrides?: Record<string, string> } = {}): ResolveDeps => ({
     settings: { default_model: { provider: 'openai', model: 'gpt-4o-mini', api_key_env: '' }, provider_urls: {}, ...over.settings },
     env: over.env ?? {},
     maxRetries: 3,
@@ -19,7 +19,8 @@ describe('resolveTarget precedence', () => {
       provider: (name) => providers[name],
       resolveAlias: (name) => (name === 'mini' ? 'gpt-4o-mini' : name),
       apiKey: (name) => over.stored?.[name] ?? (providers[name]?.env_var ? over.env?.[providers[name].env_var!] : undefined),
-      baseUrl: (name) => over.settings?.provider_urls?.[name] ?? providers[name]?.base_url,
+      baseUrl: (name) => over.overrides?.[name] ?? over.settings?.provider_urls?.[name] ?? providers[name]?.base_url,
+      urlOverride: (name) => over.overrides?.[name],
     },
   });
 
@@ -37,6 +38,14 @@ describe('resolveTarget precedence', () => {
     assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: dm, provider_urls: urls } })).baseUrl, 'http://urls.example/v1');
     assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: dm } })).baseUrl, 'http://dm.example/v1');
     assert.equal(resolveTarget({ provider: 'ollama', model: 'm' }, deps({ settings: { default_model: dm } })).baseUrl, 'http://127.0.0.1:11434');
+  });
+
+  it('a URL set with PUT /api/providers/{name}/url wins over every configured URL, not over the manifest', () => {
+    const env = { OPENAI_API_KEY: 'k' };
+    const settings = { default_model: { provider: 'openai', model: 'm', base_url: 'http://dm.example/v1' }, provider_urls: { openai: 'http://urls.example/v1' } };
+    const overrides = { openai: 'http://put.example/v1' };
+    assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings, overrides })).baseUrl, 'http://put.example/v1');
+    assert.equal(resolveTarget({ provider: 'openai', model: 'm', baseUrl: 'http://ref.example/v1' }, deps({ env, settings, overrides })).baseUrl, 'http://ref.example/v1');
   });
 
   it('key: manifest api_key_env > [default_model].api_key_env (default provider only) > catalogue', () => {

@@ -31,21 +31,16 @@ export const listQuery = {
   additionalProperties: false,
 } as const;
 
-export const searchQuery = {
-  type: 'object',
-  properties: {
-    q: { type: 'string', description: 'what to look for (required)' },
-    agent_id: { type: 'string' },
-    user_id: { type: 'string' },
-    session_id: { type: 'string' },
-    level: levelSchema,
-    limit: { type: 'integer', minimum: 1, description: 'default 10, at most 100' },
-  },
-  additionalProperties: false,
+const searchProperties = {
+  q: { type: 'string', description: 'what to look for (required)' },
+  user_id: { type: 'string' },
+  session_id: { type: 'string', description: "leaves out other sessions' session-level entries" },
+  level: levelSchema,
+  limit: { type: 'integer', minimum: 1, description: 'default 10, at most 100' },
 } as const;
 
-const { agent_id: _omit, ...agentSearchProperties } = searchQuery.properties;
-export const agentSearchQuery = { type: 'object', properties: agentSearchProperties, additionalProperties: false } as const;
+export const searchQuery = { type: 'object', properties: { ...searchProperties, agent_id: { type: 'string' } }, additionalProperties: false } as const;
+export const agentSearchQuery = { type: 'object', properties: searchProperties, additionalProperties: false } as const;
 
 export const createBody = {
   type: 'object',

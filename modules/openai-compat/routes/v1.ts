@@ -55,7 +55,7 @@ export function v1Routes(app: Routes, deps: Deps): void {
     return reply.code(result.status).type('application/json; charset=utf-8').send(result.body);
   });
 
-  app.get('/v1/models', async () => ({
+  app.get('/v1/models', { schema: { summary: 'Agents as chat-completions models (svc:<agent name>)' } }, async () => ({
     object: 'list',
     data: deps.registry().list().map((a) => ({ id: `${MODEL_PREFIX}${a.name}`, object: 'model', created: seconds(a.createdAt), owned_by: 'talon' })),
   }));

@@ -26,13 +26,13 @@ export function budgetRoutes(app: Routes, usage: () => Usage, agents: () => Agen
     throw notFound(`agent '${id}' not found`);
   };
 
-  app.get('/api/budget', async () => usage().globalBudget());
+  app.get('/api/budget', { schema: { summary: 'Global daily and monthly budget and spend' } }, async () => usage().globalBudget());
   app.put('/api/budget', { schema: { summary: 'Sets the global budget (0 = unlimited)', body: limitsBody } }, async (request) => {
     usage().setLimits(undefined, request.body);
     request.log.info({ budget: request.body }, 'global budget changed');
     return usage().globalBudget();
   });
-  app.get('/api/budget/agents', async () => usage().ranking());
+  app.get('/api/budget/agents', { schema: { summary: 'Agents ranked by spend' } }, async () => usage().ranking());
   app.get('/api/budget/agents/:id', { schema: { summary: "An agent's budget, spend and hourly token quota", params: idParams } }, async (request) => {
     const agent = agentOf(request.params.id);
     return usage().agentBudget(request.params.id, agent.name, agent.maxTokens);

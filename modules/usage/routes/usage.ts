@@ -19,8 +19,8 @@ const dailySchema = {
 
 export function usageRoutes(app: Routes, usage: () => Usage): void {
   app.get('/api/usage', { schema: periodSchema }, async (request) => usage().totals(request.query.period));
-  app.get('/api/usage/summary', async () => usage().summary());
-  app.get('/api/usage/by-model', async () => ({
+  app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota" } }, async () => usage().summary());
+  app.get('/api/usage/by-model', { schema: { summary: 'Usage per provider and model, most expensive first' } }, async () => ({
     models: usage().byModel(),
   }));
   app.get('/api/usage/daily', { schema: dailySchema }, async (request) => {
