@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import {
   LlmError,
   parseToolInput,
@@ -9,6 +9,7 @@ import {
   type LlmDriver,
   type ProviderTarget,
   type StreamEvent,
+  lazy,
 } from '../llm/api.ts';
 import { stopReason, toAnthropicMessages, toAnthropicTools } from './convert.ts';
 
@@ -17,13 +18,16 @@ const DEFAULT_MAX_TOKENS = 4096;
 
 /** A driver for one Anthropic Messages endpoint. The llm service does retries and timeouts, so the SDK does neither. */
 export function anthropicDriver(target: ProviderTarget): LlmDriver {
-  const client = new Anthropic({
-    apiKey: target.apiKey ?? null,
-    authToken: null,
-    // The SDK appends /v1/messages itself; a catalogue URL ending in /v1 would double it.
-    baseURL: target.baseUrl.replace(/\/v1\/?$/, ''),
-    maxRetries: 0,
-    timeout: 24 * 3600 * 1000,
+  const client = lazy(async () => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    return new Anthropic({
+      apiKey: target.apiKey ?? null,
+      authToken: null,
+      // The SDK appends /v1/messages itself; a catalogue URL ending in /v1 would double it.
+      baseURL: target.baseUrl.replace(/\/v1\/?$/, ''),
+      maxRetries: 0,
+      timeout: 24 * 3600 * 1000,
+    });
   });
   const params = (request: CompletionRequest) => ({
     model: request.model,
@@ -38,7 +42,7 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
     async complete(request) {
       let message: Anthropic.Messages.Message;
       try {
-        message = await client.messages.create(params(request), { signal: request.signal });
+        message = await (await client()).messages.create(params(request), { signal: request.signal });
       } catch (err) {
         throw toLlmError(err, target.provider);
       }
@@ -65,7 +69,7 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
       let model = request.model;
       let stopped = false;
       try {
-        const stream = await client.messages.create({ ...params(request), stream: true }, { signal: request.signal });
+        const stream = await (await client()).messages.create({ ...params(request), stream: true }, { signal: request.signal });
         for await (const event of stream) {
           switch (event.type) {
             case 'message_start':

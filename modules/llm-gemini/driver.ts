@@ -1,13 +1,16 @@
-import { GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
-import { LlmError, failingFetch, toLlmError, type CompletionRequest, type CompletionResult, type ContentBlock, type LlmDriver, type ProviderTarget, type StreamEvent, type Usage } from '../llm/api.ts';
+import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
+import { LlmError, failingFetch, lazy, toLlmError, type CompletionRequest, type CompletionResult, type ContentBlock, type LlmDriver, type ProviderTarget, type StreamEvent, type Usage } from '../llm/api.ts';
 import { blocksOf, stopReason, toGeminiContents, toGeminiTools } from './convert.ts';
 
 /** A driver for one Gemini endpoint. No SDK retries (none are configured); errors keep their Retry-After through failingFetch. */
 export function geminiDriver(target: ProviderTarget): LlmDriver {
-  const client = new GoogleGenAI({
-    apiKey: target.apiKey,
-    // The SDK appends /v1beta/models/...; a catalogue URL that already ends in a version would double it.
-    httpOptions: { baseUrl: target.baseUrl.replace(/\/v1(beta)?\/?$/, ''), fetch: failingFetch(target.provider) },
+  const client = lazy(async () => {
+    const { GoogleGenAI } = await import('@google/genai');
+    return new GoogleGenAI({
+      apiKey: target.apiKey,
+      // The SDK appends /v1beta/models/...; a catalogue URL that already ends in a version would double it.
+      httpOptions: { baseUrl: target.baseUrl.replace(/\/v1(beta)?\/?$/, ''), fetch: failingFetch(target.provider) },
+    });
   });
   const params = (request: CompletionRequest): GenerateContentParameters => ({
     model: request.model,
@@ -27,7 +30,7 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
     async complete(request) {
       let response: GenerateContentResponse;
       try {
-        response = await client.models.generateContent(params(request));
+        response = await (await client()).models.generateContent(params(request));
       } catch (err) {
         throw toLlmError(err, target.provider);
       }
@@ -48,7 +51,7 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
       let finish: string | undefined;
       let model = request.model;
       try {
-        for await (const chunk of await client.models.generateContentStream(params(request))) {
+        for await (const chunk of await (await client()).models.generateContentStream(params(request))) {
           usage = usageOf(chunk) ?? usage;
           finish = chunk.candidates?.[0]?.finishReason ?? finish;
           model = chunk.modelVersion || model;

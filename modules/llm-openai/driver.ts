@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import {
   LlmError,
   parseToolInput,
@@ -9,20 +9,24 @@ import {
   type LlmDriver,
   type ProviderTarget,
   type StreamEvent,
+  lazy,
 } from '../llm/api.ts';
 import { stopReason, toOpenaiMessages, toOpenaiTools } from './convert.ts';
 
 /** A driver for one OpenAI-compatible endpoint. The llm service does retries and timeouts, so the SDK does neither. */
 export function openaiDriver(target: ProviderTarget): LlmDriver {
-  const client = new OpenAI({
-    // The SDK refuses to start without a key; keyless local servers get a placeholder and no Authorization header.
-    apiKey: target.apiKey ?? 'none',
-    defaultHeaders: target.apiKey ? undefined : { authorization: null },
-    baseURL: target.baseUrl,
-    organization: null,
-    project: null,
-    maxRetries: 0,
-    timeout: 24 * 3600 * 1000,
+  const client = lazy(async () => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI({
+      // The SDK refuses to start without a key; keyless local servers get a placeholder and no Authorization header.
+      apiKey: target.apiKey ?? 'none',
+      defaultHeaders: target.apiKey ? undefined : { authorization: null },
+      baseURL: target.baseUrl,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: 24 * 3600 * 1000,
+    });
   });
   const params = (request: CompletionRequest) => ({
     model: request.model,
@@ -36,7 +40,7 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
     async complete(request) {
       let response: OpenAI.Chat.Completions.ChatCompletion;
       try {
-        response = await client.chat.completions.create(params(request), { signal: request.signal });
+        response = await (await client()).chat.completions.create(params(request), { signal: request.signal });
       } catch (err) {
         throw toLlmError(err, target.provider);
       }
@@ -63,7 +67,7 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
       let usage = { inputTokens: 0, outputTokens: 0 };
       let model = request.model;
       try {
-        const stream = await client.chat.completions.create({ ...params(request), stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+        const stream = await (await client()).chat.completions.create({ ...params(request), stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
         for await (const chunk of stream) {
           if (chunk.model) model = chunk.model;
           if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };

@@ -254,3 +254,19 @@ export function parseToolInput(json: string): Record<string, unknown> {
     return { _raw: json };
   }
 }
+
+/**
+ * Creates a value on first use and keeps it. Drivers build their SDK client
+ * this way: the SDK package is loaded when a provider is first called, not at
+ * start-up (the three official SDKs together cost ~0.5 s and tens of MB).
+ */
+export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= make().catch((err) => {
+      value = undefined;
+      throw err;
+    });
+    return value;
+  };
+}

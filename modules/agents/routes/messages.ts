@@ -8,6 +8,7 @@ import { conflict, openSse, requireUuid, type FastifyReply, type FastifyRequest,
 import type { TurnEvent, TurnRequest, TurnResult } from '../api.ts';
 import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams, sessionParams } from './common.ts';
+import { ownSession } from './sessions.ts';
 
 const messageBody = {
   type: 'object',
@@ -78,6 +79,13 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
     attach(s, agent.id, request, reply);
   });
 
+  // The reference's per-session attach, kept as an alias: it follows only turns of that session.
+  app.get('/api/agents/:id/sessions/:session_id/stream', { schema: { summary: 'Observe the running (or next) turn of one session as Server-Sent Events', params: sessionParams } }, async (request, reply) => {
+    const agent = agentParam(s, request.params.id);
+    const sessionId = ownSession(s, agent, request.params.session_id);
+    attach(s, agent.id, request, reply, sessionId);
+  });
+
   app.post('/api/agents/:id/stop', { schema: { summary: 'Abort the running turns of the agent and of the subagents they started', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
     const stopped = s.runner.stop(agent.id);
@@ -133,12 +141,13 @@ function sendEvent(sse: SseWriter, event: TurnEvent): boolean {
   }
 }
 
-/** Follows the running turn (or waits for the next one) and closes when it ends. */
-function attach(s: AgentServices, agentId: string, request: FastifyRequest, reply: FastifyReply): void {
+/** Follows the running turn (or waits for the next one), of one session when given, and closes when it ends. */
+function attach(s: AgentServices, agentId: string, request: FastifyRequest, reply: FastifyReply, sessionId?: string): void {
   const sse = openSse(request, reply);
-  let following = s.runner.activeTurns(agentId)[0]?.turnId;
+  const mine = (turn: { sessionId: string }) => sessionId === undefined || turn.sessionId === sessionId;
+  let following = s.runner.activeTurns(agentId).find(mine)?.turnId;
   const unsubscribe = s.runner.subscribe(agentId, (event, turn) => {
-    if (!following && event.type === 'started') following = turn.turnId;
+    if (!following && event.type === 'started' && mine(turn)) following = turn.turnId;
     if (turn.turnId !== following || event.type === 'started') return;
     if (sendEvent(sse, event)) sse.close();
   });

@@ -164,6 +164,21 @@ describe('agents: sessions', () => {
     await waitFor(() => runner.listenerCount(agent_id) === 0);
   });
 
+  test('per-session attach (the reference variant) only follows turns of its session', async () => {
+    const { agent_id } = await spawn(env.k, 'watched-session');
+    const other = (await json<{ session_id: string }>(await env.k.request(`/api/agents/${agent_id}/sessions`, { method: 'POST' }))).session_id;
+    const res = await env.k.request(`/api/agents/${agent_id}/sessions/${other}/stream`);
+    assert.equal(res.status, 200);
+    const body = res.text();
+    await sleep(100);
+    env.fake.enqueue({ text: 'in the current session' }, { text: 'in the other session' });
+    await send(agent_id, 'first');
+    await send(agent_id, 'second', other);
+    const events = parseSse(await body);
+    assert.equal(events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join(''), 'in the other session');
+    assert.equal((await env.k.request(`/api/agents/${agent_id}/sessions/00000000-0000-4000-8000-000000000000/stream`)).status, 404);
+  });
+
   test('a streaming client that disconnects neither kills the turn nor leaks listeners', async () => {
     const { agent_id } = await spawn(env.k, 'leaver');
     env.fake.enqueue({ text: 'a long answer that nobody reads', delayMs: 300 });

@@ -93,11 +93,7 @@ export class CheckpointManager {
     return listCheckpoints(locate(this.root, workDir), page);
   }
 
-  /** Waits for every queued snapshot (tests and the benchmark). */
-  idle(): Promise<void> {
-    return this.queues.idle();
-  }
-
+  /** Module stop: aborts queued and running jobs and waits for them. */
   close(): Promise<void> {
     return this.queues.close();
   }

@@ -47,9 +47,4 @@ export class SerialQueues {
     for (const controller of this.live) controller.abort(new Error('checkpoints module stopping'));
     await Promise.all(this.tails.values());
   }
-
-  /** Waits until every queued job finished (tests, benchmark). */
-  async idle(): Promise<void> {
-    await Promise.all(this.tails.values());
-  }
 }

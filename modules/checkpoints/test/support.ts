@@ -36,6 +36,9 @@ export async function startHookKernel(extra: string[] = []): Promise<HookKernel>
   const k = await startTestKernel({ only: ['checkpoints', ...extra], config: 'log_level = "debug"\n' });
   const logs: LogLine[] = [];
   const unsubscribe = k.kernel.logs.subscribe((line) => logs.push(JSON.parse(line) as LogLine));
+  // Without the agents module, checkpoints still loads (optional dependency): restore and listing work.
+  assert.equal(k.kernel.modules().find((m) => m.id === 'checkpoints')?.state, 'running');
+  assert.equal(k.kernel.hooks.catalogue(agentHooks.id), undefined);
   // Own the catalogue like the agents module would, then reload so the module taps it.
   const hooks = k.kernel.hooks.own(agentHooks) as ReturnType<typeof agentHooks.create>;
   const reloaded = await k.kernel.reloadModule('checkpoints');

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { cachedPrepare } from './sql.ts';
 import type { EntryRow, EntryStore } from './entries.ts';
 import { jaccard, wordSet } from './text.ts';
 import { cosine, type VectorIndex } from './vectors.ts';
@@ -21,10 +22,14 @@ export class Consolidator {
     private readonly db: Database,
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
-  ) {}
+  ) {
+    this.prepare = cachedPrepare(db);
+  }
+
+  private readonly prepare: ReturnType<typeof cachedPrepare>;
 
   groups(agentId: string, threshold: number, model?: string): Array<{ keep: EntryRow; members: Array<{ row: EntryRow; similarity: number }> }> {
-    const rows = this.db
+    const rows = this
       .prepare<[string, number], EntryRow>('SELECT * FROM (SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq')
       .all(agentId, MAX_CANDIDATES);
     const vecs = model ? this.vectors.vectors(rows.map((r) => r.seq), model) : new Map<number, Float32Array>();
@@ -76,8 +81,8 @@ export class Consolidator {
     const now = this.entries.now();
     let merged = 0;
     this.db.transaction(() => {
-      const moveHistory = this.db.prepare('UPDATE memory_history SET memory_id = ? WHERE memory_id = ?');
-      const addHistory = this.db.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      const moveHistory = this.prepare('UPDATE memory_history SET memory_id = ? WHERE memory_id = ?');
+      const addHistory = this.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
       for (const g of groups) {
         const tags = new Set<string>(JSON.parse(g.keep.tags) as string[]);
         let accessCount = g.keep.access_count;

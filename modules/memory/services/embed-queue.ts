@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { cachedPrepare } from './sql.ts';
 import type { Logger } from 'pino';
 import { embed, type EmbeddingTarget } from './embedder.ts';
 import type { VectorIndex } from './vectors.ts';
@@ -26,7 +27,11 @@ export class EmbeddingQueue {
     private readonly target: () => EmbeddingTarget | undefined,
     private readonly log: Logger,
     private readonly schedule: (fn: () => void) => void,
-  ) {}
+  ) {
+    this.prepare = cachedPrepare(db);
+  }
+
+  private readonly prepare: ReturnType<typeof cachedPrepare>;
 
   /** Asks for a run soon (after the current one if one is going). */
   kick(): void {
@@ -39,7 +44,7 @@ export class EmbeddingQueue {
   }
 
   pending(model: string): number {
-    return this.db
+    return this
       .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries e LEFT JOIN memory_embeddings m ON m.entry_seq = e.seq AND m.model = ? WHERE m.entry_seq IS NULL')
       .get(model)!.n;
   }
@@ -87,7 +92,7 @@ export class EmbeddingQueue {
         this.db.transaction(() => {
           for (let i = 0; i < rows.length; i++) {
             // The entry may have been deleted or edited while the call ran.
-            const still = this.db.prepare<[number], { content: string }>('SELECT content FROM memory_entries WHERE seq = ?').get(rows[i].seq);
+            const still = this.prepare<[number], { content: string }>('SELECT content FROM memory_entries WHERE seq = ?').get(rows[i].seq);
             if (still?.content === rows[i].content) this.vectors.put(rows[i].seq, rows[i].agent_id, target.model, vectors[i]);
           }
         })();

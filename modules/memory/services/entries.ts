@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { cachedPrepare } from './sql.ts';
 import { badRequest, notFound, payloadTooLarge } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
 
@@ -128,7 +129,11 @@ export class EntryStore {
     readonly now: () => number = Date.now,
     /** Called after content changes, so the embedding queue can (re)embed. */
     private readonly onChange: () => void = () => undefined,
-  ) {}
+  ) {
+    this.prepare = cachedPrepare(db);
+  }
+
+  private readonly prepare: ReturnType<typeof cachedPrepare>;
 
   private checkContent(content: string): string {
     const text = content.trim();
@@ -150,7 +155,7 @@ export class EntryStore {
     const content = this.checkContent(input.content);
     const now = this.now();
     const created = input.createdAt ?? now;
-    const row = this.db
+    const row = this
       .prepare<unknown[], EntryRow>(
         `INSERT INTO memory_entries (id, agent_id, user_id, session_id, level, category, source, content, tags, metadata, score, access_count,
            created_at, updated_at, accessed_at, decayed_at, expires_at)
@@ -179,7 +184,7 @@ export class EntryStore {
   }
 
   row(id: string): EntryRow | undefined {
-    return this.db.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE id = ?').get(id);
+    return this.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE id = ?').get(id);
   }
 
   /** 404 naming the id when absent. */
@@ -191,7 +196,7 @@ export class EntryStore {
 
   rowsBySeq(seqs: number[]): EntryRow[] {
     if (!seqs.length) return [];
-    return this.db.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs));
+    return this.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs));
   }
 
   /** Updates an entry; the previous version goes to the history. */
@@ -205,11 +210,11 @@ export class EntryStore {
     const expires = patch.expiresAt === undefined ? old.expires_at : patch.expiresAt;
     const now = this.now();
     const row = this.db.transaction(() => {
-      this.db
+      this
         .prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(id, old.content, old.tags, old.level, old.category, now, reason);
-      if (content !== old.content) this.db.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(old.seq);
-      return this.db
+      if (content !== old.content) this.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(old.seq);
+      return this
         .prepare<unknown[], EntryRow>(
           'UPDATE memory_entries SET content = ?, tags = ?, level = ?, category = ?, metadata = ?, expires_at = ?, updated_at = ? WHERE id = ? RETURNING *',
         )
@@ -221,7 +226,7 @@ export class EntryStore {
 
   history(id: string): { id: string; current: MemoryItem; history: HistoryItem[] } {
     const current = toItem(this.require(id));
-    const rows = this.db
+    const rows = this
       .prepare<[string], { content: string; tags: string; level: Level; category: string | null; changed_at: number; reason: string }>(
         'SELECT content, tags, level, category, changed_at, reason FROM memory_history WHERE memory_id = ? ORDER BY id',
       )
@@ -230,7 +235,7 @@ export class EntryStore {
   }
 
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM memory_entries WHERE id = ?').run(id).changes > 0;
+    return this.prepare('DELETE FROM memory_entries WHERE id = ?').run(id).changes > 0;
   }
 
   bulkDelete(ids: string[]): { deleted: number; failed: string[]; total: number } {
@@ -247,14 +252,14 @@ export class EntryStore {
 
   deleteWhere(agentId: string, level?: Level): number {
     return level
-      ? this.db.prepare('DELETE FROM memory_entries WHERE agent_id = ? AND level = ?').run(agentId, level).changes
-      : this.db.prepare('DELETE FROM memory_entries WHERE agent_id = ?').run(agentId).changes;
+      ? this.prepare('DELETE FROM memory_entries WHERE agent_id = ? AND level = ?').run(agentId, level).changes
+      : this.prepare('DELETE FROM memory_entries WHERE agent_id = ?').run(agentId).changes;
   }
 
   list(filter: ListFilter, page: { limit: number; offset: number }): { items: MemoryItem[]; total: number } {
     const { where, args } = filterSql(filter);
-    const total = this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_entries ${where}`).get(...args)!.n;
-    const rows = this.db
+    const total = this.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_entries ${where}`).get(...args)!.n;
+    const rows = this
       .prepare<unknown[], EntryRow>(`SELECT * FROM memory_entries ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`)
       .all(...args, page.limit, page.offset);
     return { items: rows.map(toItem), total };
@@ -262,12 +267,12 @@ export class EntryStore {
 
   /** Every entry of an agent, oldest first (export, duplicates). */
   agentRows(agentId: string, limit = -1): EntryRow[] {
-    return this.db.prepare<[string, number], EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq LIMIT ?').all(agentId, limit);
+    return this.prepare<[string, number], EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq LIMIT ?').all(agentId, limit);
   }
 
   countByLevel(agentId?: string): { count: number; by_level: Record<Level, number> } {
     const { where, args } = filterSql({ agentId });
-    const rows = this.db.prepare<unknown[], { level: Level; n: number }>(`SELECT level, COUNT(*) AS n FROM memory_entries ${where} GROUP BY level`).all(...args);
+    const rows = this.prepare<unknown[], { level: Level; n: number }>(`SELECT level, COUNT(*) AS n FROM memory_entries ${where} GROUP BY level`).all(...args);
     const by_level: Record<Level, number> = { user: 0, session: 0, agent: 0 };
     for (const r of rows) by_level[r.level] = r.n;
     return { count: by_level.user + by_level.session + by_level.agent, by_level };
@@ -275,7 +280,7 @@ export class EntryStore {
 
   stats(agentId?: string, embeddingModel?: string) {
     const { where, args } = filterSql({ agentId });
-    const agg = this.db
+    const agg = this
       .prepare<unknown[], { avg: number | null; oldest: number | null; newest: number | null; agents: number; users: number; categories: number }>(
         `SELECT AVG(score) AS avg, MIN(created_at) AS oldest, MAX(created_at) AS newest, COUNT(DISTINCT agent_id) AS agents,
            COUNT(DISTINCT user_id) AS users, COUNT(DISTINCT category) AS categories FROM memory_entries ${where}`,
@@ -284,14 +289,14 @@ export class EntryStore {
     const embedded =
       embeddingModel === undefined
         ? 0
-        : this.db
+        : this
             .prepare<unknown[], { n: number }>(
               `SELECT COUNT(*) AS n FROM memory_entries JOIN memory_embeddings m ON m.entry_seq = memory_entries.seq AND m.model = ? ${where}`,
             )
             .get(embeddingModel, ...args)!.n;
     const relations = agentId
-      ? this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations WHERE agent_id = ?').get(agentId)!.n
-      : this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations').get()!.n;
+      ? this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations WHERE agent_id = ?').get(agentId)!.n
+      : this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations').get()!.n;
     const counts = this.countByLevel(agentId);
     return {
       total: counts.count,
@@ -309,9 +314,9 @@ export class EntryStore {
   }
 
   /** Marks entries as recalled: newer accessed_at, higher access_count (slower decay). */
-  touch(seqs: number[]): void {
-    if (!seqs.length) return;
-    this.db.prepare('UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE seq IN (SELECT value FROM json_each(?))').run(this.now(), JSON.stringify(seqs));
+  touch(ids: string[]): void {
+    if (!ids.length) return;
+    this.prepare('UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE id IN (SELECT value FROM json_each(?))').run(this.now(), JSON.stringify(ids));
   }
 
   /**
@@ -325,7 +330,7 @@ export class EntryStore {
     const period = hours * 3_600_000;
     const until = Math.floor(this.now() / period) * period;
     // One statement (SQLite's math functions), so 100k entries never pass through JS: the same formula as decayFactor().
-    const decayed = this.db
+    const decayed = this
       .prepare(
         `UPDATE memory_entries
          SET score = min(1.0, max(0.0, score * exp(-(? / min(1.0 + log2(max(access_count, 1)), 4.0)) * ((? - max(decayed_at, accessed_at)) / ?)))),
@@ -342,9 +347,9 @@ export class EntryStore {
     const now = this.now();
     return this.db.transaction(() => {
       const expired =
-        this.db.prepare('DELETE FROM memory_entries WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now).changes +
-        this.db.prepare("DELETE FROM memory_entries WHERE level = 'session' AND accessed_at < ?").run(now - cfg.session_ttl_hours * 3_600_000).changes;
-      const stale = options.stale ? this.db.prepare("DELETE FROM memory_entries WHERE level != 'user' AND score < ?").run(cfg.stale_score).changes : 0;
+        this.prepare('DELETE FROM memory_entries WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now).changes +
+        this.prepare("DELETE FROM memory_entries WHERE level = 'session' AND accessed_at < ?").run(now - cfg.session_ttl_hours * 3_600_000).changes;
+      const stale = options.stale ? this.prepare("DELETE FROM memory_entries WHERE level != 'user' AND score < ?").run(cfg.stale_score).changes : 0;
       return { removed: expired + stale, expired, stale };
     })();
   }

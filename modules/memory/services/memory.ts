@@ -104,7 +104,7 @@ export class Memory implements SemanticMemory {
   /** SemanticMemory.search: used by the agent loop and tools, so hits count as recalled. */
   async search(query: string, options: { agentId?: string; limit?: number; sessionId?: string }): Promise<RecallHit[]> {
     const { hits } = await this.searchHits(query, { agentId: options.agentId, sessionId: options.sessionId, limit: options.limit ?? 10 });
-    this.entries.touch(hits.map((h) => this.entries.row(h.id)!.seq));
+    this.entries.touch(hits.map((h) => h.id));
     return hits.map((h) => ({ id: h.id, content: h.content, relevance: h.relevance, level: h.level, category: h.category }));
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
+import { cachedPrepare } from './sql.ts';
 
 export interface Relation {
   id: string;
@@ -46,14 +47,18 @@ export class RelationStore {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.prepare = cachedPrepare(db);
+  }
+
+  private readonly prepare: ReturnType<typeof cachedPrepare>;
 
   /** Stores a triple; the same triple again updates its confidence. Names are trimmed; relation is lower-case snake_case. */
   upsert(agentId: string, input: RelationInput): Relation {
     const now = this.now();
-    const taken = input.id !== undefined && this.db.prepare('SELECT 1 FROM memory_relations WHERE id = ?').get(input.id) !== undefined;
+    const taken = input.id !== undefined && this.prepare('SELECT 1 FROM memory_relations WHERE id = ?').get(input.id) !== undefined;
     const relation = input.relation.trim().toLowerCase().replace(/[\s-]+/g, '_');
-    const row = this.db
+    const row = this
       .prepare<unknown[], Row>(
         `INSERT INTO memory_relations (id, agent_id, subject, relation, object, confidence, source_memory_id, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -84,18 +89,18 @@ export class RelationStore {
     if (q.entity !== undefined) (parts.push('(subject = ? COLLATE NOCASE OR object = ? COLLATE NOCASE)'), args.push(q.entity, q.entity));
     if (q.min_confidence !== undefined) (parts.push('confidence >= ?'), args.push(q.min_confidence));
     const where = parts.join(' AND ');
-    const total = this.db.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_relations WHERE ${where}`).get(...args)!.n;
-    const rows = this.db
+    const total = this.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_relations WHERE ${where}`).get(...args)!.n;
+    const rows = this
       .prepare<unknown[], Row>(`SELECT * FROM memory_relations WHERE ${where} ORDER BY confidence DESC, created_at, id LIMIT ? OFFSET ?`)
       .all(...args, page.limit, page.offset);
     return { relations: rows.map(toRelation), total };
   }
 
   all(agentId: string): Relation[] {
-    return this.db.prepare<[string], Row>('SELECT * FROM memory_relations WHERE agent_id = ? ORDER BY created_at, id').all(agentId).map(toRelation);
+    return this.prepare<[string], Row>('SELECT * FROM memory_relations WHERE agent_id = ? ORDER BY created_at, id').all(agentId).map(toRelation);
   }
 
   deleteAgent(agentId: string): number {
-    return this.db.prepare('DELETE FROM memory_relations WHERE agent_id = ?').run(agentId).changes;
+    return this.prepare('DELETE FROM memory_relations WHERE agent_id = ?').run(agentId).changes;
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { cachedPrepare } from './sql.ts';
 import type { Level } from '../config.ts';
 import { toItem, type EntryRow, type EntryStore, type MemoryItem } from './entries.ts';
 import { coverage, ftsQuery, keywords } from './text.ts';
@@ -48,13 +49,17 @@ export class Searcher {
     private readonly db: Database,
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
-  ) {}
+  ) {
+    this.prepare = cachedPrepare(db);
+  }
+
+  private readonly prepare: ReturnType<typeof cachedPrepare>;
 
   /** Entries containing the word (cached for a few minutes: it only steers which words are searched). */
   private docFreq(word: string, now: number): number {
     const hit = this.df.get(word);
     if (hit && now - hit.at < DF_TTL_MS) return hit.n;
-    const n = this.db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?').get(ftsQuery([word]))!.n;
+    const n = this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?').get(ftsQuery([word]))!.n;
     if (this.df.size > 10_000) this.df.clear();
     this.df.set(word, { n, at: now });
     return n;
@@ -67,7 +72,7 @@ export class Searcher {
    */
   private searchTerms(words: string[]): string[] {
     const now = Date.now();
-    if (!this.total || now - this.total.at > DF_TTL_MS) this.total = { n: this.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries').get()!.n, at: now };
+    if (!this.total || now - this.total.at > DF_TTL_MS) this.total = { n: this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries').get()!.n, at: now };
     if (this.total.n < PRUNE_FROM) return words.slice(0, MAX_TERMS * 2);
     const ranked = words.map((w) => ({ w, n: this.docFreq(w, now) })).filter((x) => x.n > 0).sort((a, b) => a.n - b.n);
     const limit = this.total.n * COMMON_SHARE;
@@ -82,13 +87,13 @@ export class Searcher {
    */
   private textCandidates(match: string, options: SearchOptions, pool: number): Array<{ seq: number; bm: number }> {
     const { where, args } = filters(options, 'e.');
-    const plain = this.db
+    const plain = this
       .prepare<[string, number], { seq: number; bm: number }>('SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?')
       .all(match, where ? pool * 2 : pool);
     if (!where) return plain;
     const passing = new Set(this.entries.rowsBySeq(plain.map((r) => r.seq)).filter((row) => matches(row, options)).map((row) => row.seq));
     if (passing.size >= pool || plain.length < pool * 2) return plain.filter((r) => passing.has(r.seq));
-    return this.db
+    return this
       .prepare<unknown[], { seq: number; bm: number }>(
         `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
          WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,

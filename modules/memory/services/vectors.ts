@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { cachedPrepare } from './sql.ts';
 import type { Logger } from 'pino';
 
 /**
@@ -11,11 +12,13 @@ import type { Logger } from 'pino';
 export class VectorIndex {
   readonly available: boolean;
   private readonly dims = new Set<number>();
+  private readonly prepare: ReturnType<typeof cachedPrepare>;
 
   constructor(
     private readonly db: Database,
     log: Logger,
   ) {
+    this.prepare = cachedPrepare(db);
     let ok = false;
     try {
       sqliteVec.load(db);
@@ -45,11 +48,11 @@ export class VectorIndex {
 
   /** Stores (or replaces) the vector of one entry. Call inside a transaction for batches. */
   put(seq: number, agentId: string | null, model: string, vector: Float32Array): void {
-    this.db.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(seq);
-    this.db.prepare('INSERT INTO memory_embeddings (entry_seq, model, dim, vector) VALUES (?, ?, ?, ?)').run(seq, model, vector.length, toBlob(vector));
+    this.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(seq);
+    this.prepare('INSERT INTO memory_embeddings (entry_seq, model, dim, vector) VALUES (?, ?, ?, ?)').run(seq, model, vector.length, toBlob(vector));
     if (!this.available) return;
     const table = this.table(vector.length);
-    this.db.prepare(`INSERT INTO ${table} (rowid, agent_id, embedding) VALUES (?, ?, vec_quantize_binary(?))`).run(BigInt(seq), agentId ?? '', toBlob(vector));
+    this.prepare(`INSERT INTO ${table} (rowid, agent_id, embedding) VALUES (?, ?, vec_quantize_binary(?))`).run(BigInt(seq), agentId ?? '', toBlob(vector));
   }
 
   /** Coarse candidates by Hamming distance of the quantised vectors. */
@@ -59,7 +62,7 @@ export class VectorIndex {
     const where = agentId === undefined ? '' : ' AND agent_id = ?';
     const args: unknown[] = [toBlob(query), k];
     if (agentId !== undefined) args.push(agentId);
-    const rows = this.db.prepare<unknown[], { rowid: number }>(`SELECT rowid FROM ${table} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?${where}`).all(...args);
+    const rows = this.prepare<unknown[], { rowid: number }>(`SELECT rowid FROM ${table} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?${where}`).all(...args);
     return rows.map((r) => Number(r.rowid));
   }
 
@@ -67,7 +70,7 @@ export class VectorIndex {
   vectors(seqs: number[], model: string): Map<number, Float32Array> {
     const out = new Map<number, Float32Array>();
     if (!seqs.length) return out;
-    const rows = this.db
+    const rows = this
       .prepare<unknown[], { entry_seq: number; vector: Buffer }>(`SELECT entry_seq, vector FROM memory_embeddings WHERE model = ? AND entry_seq IN (SELECT value FROM json_each(?))`)
       .all(model, JSON.stringify(seqs));
     for (const r of rows) out.set(r.entry_seq, fromBlob(r.vector));

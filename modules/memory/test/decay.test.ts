@@ -41,7 +41,7 @@ test('decay over simulated days: exact scores, once per period, path independent
 
     // Entry b is recalled on day 5; a is not. Decay once on day 10.
     now = T0 + 5 * DAY + 3_600_000;
-    memory.entries.touch([memory.entries.row(b.id)!.seq]);
+    memory.entries.touch([b.id]);
     const bAccessed = now;
     now = T0 + 10 * DAY + 1000;
     memory.entries.decay();
