@@ -11,6 +11,7 @@ export class FrontServer {
   readonly server: http.Server;
   private live?: Generation;
   private closing = false;
+  private readonly upgraded = new Set<Socket>();
 
   constructor() {
     this.server = http.createServer((req, res) => {
@@ -32,8 +33,9 @@ export class FrontServer {
         socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\r\n');
         return;
       }
-      g.inflight++;
-      socket.once('close', () => g.inflight--);
+      // An upgraded socket outlives its request: it is closed with its generation (WebSocket close 1001).
+      this.upgraded.add(socket);
+      socket.once('close', () => this.upgraded.delete(socket));
       g.inner.emit('upgrade', req, socket, head);
     });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -79,10 +81,14 @@ export class FrontServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     const g = this.live;
-    if (g) await waitFor(() => g.inflight <= 0, drainMs);
+    if (g) {
+      await waitFor(() => g.inflight <= 0, drainMs);
+      // Closing the app closes its WebSockets (1001 going away) before the server waits for its connections.
+      await g.app.close().catch(() => undefined);
+    }
+    for (const socket of this.upgraded) socket.destroy();
     this.server.closeAllConnections();
     await closed;
-    if (g) await g.app.close().catch(() => undefined);
     this.live = undefined;
   }
 

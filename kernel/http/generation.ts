@@ -14,6 +14,7 @@ import { AccessLog } from './access-log.ts';
 export interface Generation {
   app: FastifyInstance;
   inner: http.Server;
+  /** HTTP requests being answered (upgraded sockets are not counted: they live until closed). */
   inflight: number;
   routes: RouteInfo[];
   readonly number: number;
@@ -68,16 +69,12 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
   app.addHook('onRoute', (route) => {
     if (route.method === 'HEAD') return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const websocket = Boolean((route as { websocket?: boolean }).websocket);
+    // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
+    const schema = websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema;
     for (const method of methods) {
       if (method === 'HEAD') continue;
-      routes.push({
-        method,
-        url: route.url,
-        module: current,
-        schema: route.schema as RouteInfo['schema'],
-        websocket: Boolean((route as { websocket?: boolean }).websocket),
-        public: Boolean(route.config?.public),
-      });
+      routes.push({ method, url: route.url, module: current, schema: schema as RouteInfo['schema'], websocket, public: Boolean(route.config?.public) });
     }
   });
 

@@ -5,10 +5,6 @@ import { ChatConnection, type ConnectionDeps } from '../services/connection.ts';
 const paramsSchema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
 export function wsRoutes(app: Routes, deps: Omit<ConnectionDeps, 'log'> & { registry(): AgentRegistry }, sockets: Set<ChatConnection>): void {
-  // @fastify/websocket marks websocket routes hidden from the OpenAPI document; this one is part of the spec.
-  app.addHook('onRoute', (route) => {
-    if (route.websocket && route.schema) route.schema.hide = false;
-  });
   app.get(
     '/api/agents/:id/ws',
     {

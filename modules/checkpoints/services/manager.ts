@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { HttpError } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { ToolCallInfo } from '../../agents/api.ts';
 import { locate } from './shadow.ts';
@@ -70,11 +71,16 @@ export class CheckpointManager {
     return this.queue(location, snapshotTimeoutMs, (signal) => takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }));
   }
 
-  /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes). */
-  restore(workDir: string, commit: string): Promise<RestoreResult> {
+  /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes, 503 past the deadline). */
+  async restore(workDir: string, commit: string): Promise<RestoreResult> {
     const location = locate(this.root, workDir);
     const { maxFileBytes } = this.settings();
-    return this.queue(location, RESTORE_DEADLINE_MS, (signal) => restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal, index: this.index }));
+    try {
+      return await this.queue(location, RESTORE_DEADLINE_MS, (signal) => restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal, index: this.index }));
+    } catch (err) {
+      if (err instanceof DeadlineError) throw new HttpError(503, `restore of '${workDir}' took longer than ${RESTORE_DEADLINE_MS / 1000} s and was stopped; try again`);
+      throw err;
+    }
   }
 
   /** Runs a job on the repository's serial queue; after any failure the in-memory index mirror is reloaded on next use. */

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { startTestKernel } from '@talon/module-sdk/testing';
+
+const extra = path.resolve('test/fixtures/extra');
+
+async function connect(url: string): Promise<WebSocket> {
+  const ws = new WebSocket(url.replace('http', 'ws') + '/api/echo/ws');
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  return ws;
+}
+
+test('WebSocket routes are served through the front server and listed in the route table', async () => {
+  const k = await startTestKernel({ only: ['ws-echo'], config: `module_paths = ["${extra}"]\n` });
+  try {
+    const ws = await connect(k.url);
+    const reply = new Promise<string>((resolve) => ws.once('message', (d) => resolve(String(d))));
+    ws.send('hi');
+    assert.equal(await reply, 'hi');
+    const route = k.kernel.routes().find((r) => r.url === '/api/echo/ws');
+    assert.equal(route?.websocket, true);
+    assert.equal((route?.schema as { hide?: boolean }).hide, undefined);
+    ws.close();
+  } finally {
+    await k.stop();
+  }
+});
+
+test('shutdown completes with an open WebSocket, which is closed', async () => {
+  const k = await startTestKernel({ only: ['ws-echo'], config: `module_paths = ["${extra}"]\n` });
+  const ws = await connect(k.url);
+  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+  const started = Date.now();
+  await k.stop();
+  assert.ok(Date.now() - started < 3_000, `shutdown took ${Date.now() - started} ms`);
+  assert.ok((await closed) > 0);
+});
