@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { badRequest, conflict, notFound } from '@talon/module-sdk';
+import { badRequest, conflict, notFound, prepared } from '@talon/module-sdk';
 import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState } from '../api.ts';
 import type { CatalogService } from '../../catalog/api.ts';
 import { DEFAULT_SYSTEM_PROMPT, list, parseManifest } from './manifest.ts';
@@ -42,7 +42,7 @@ export class AgentStore implements AgentRegistry {
 
   /** Reads every stored agent (called once at start). */
   load(): void {
-    const rows = this.deps.db.prepare('SELECT * FROM agents_agents ORDER BY created_at, rowid').all() as Row[];
+    const rows = prepared(this.deps.db, 'SELECT * FROM agents_agents ORDER BY created_at, rowid').all() as Row[];
     for (const row of rows) {
       const data = JSON.parse(row.data) as Stored;
       const record: AgentRecord = { ...data, id: row.id, name: row.name, createdAt: row.created_at, workspace: this.workspaceOf(row.id) };
@@ -93,8 +93,7 @@ export class AgentStore implements AgentRegistry {
     if (input.parentId) record.parentId = input.parentId;
     mkdirSync(record.workspace, { recursive: true });
     this.deps.db.transaction(() => {
-      this.deps.db
-        .prepare('INSERT INTO agents_agents (id, name, created_at, manifest_toml, data) VALUES (?, ?, ?, ?, ?)')
+      prepared(this.deps.db, 'INSERT INTO agents_agents (id, name, created_at, manifest_toml, data) VALUES (?, ?, ?, ?, ?)')
         .run(id, record.name, record.createdAt, input.manifestToml, '{}');
       record.sessionId = this.deps.sessions.create(id);
       this.persist(record);
@@ -108,7 +107,7 @@ export class AgentStore implements AgentRegistry {
   kill(id: string): boolean {
     const agent = this.agents.get(id);
     if (!agent) return false;
-    this.deps.db.prepare('DELETE FROM agents_agents WHERE id = ?').run(id);
+    prepared(this.deps.db, 'DELETE FROM agents_agents WHERE id = ?').run(id);
     this.agents.delete(id);
     this.toml.delete(id);
     this.deps.onTerminated(agent);
@@ -132,7 +131,7 @@ export class AgentStore implements AgentRegistry {
     }
     const next: AgentRecord = { ...agent, ...patch };
     this.deps.db.transaction(() => {
-      if (next.name !== agent.name) this.deps.db.prepare('UPDATE agents_agents SET name = ? WHERE id = ?').run(next.name, id);
+      if (next.name !== agent.name) prepared(this.deps.db, 'UPDATE agents_agents SET name = ? WHERE id = ?').run(next.name, id);
       this.persist(next);
     })();
     this.agents.set(id, next);
@@ -144,7 +143,7 @@ export class AgentStore implements AgentRegistry {
     this.require(id);
     const fields = this.fromManifest(parseManifest(manifestToml));
     const next = this.update(id, fields);
-    this.deps.db.prepare('UPDATE agents_agents SET manifest_toml = ? WHERE id = ?').run(manifestToml, id);
+    prepared(this.deps.db, 'UPDATE agents_agents SET manifest_toml = ? WHERE id = ?').run(manifestToml, id);
     this.toml.set(id, manifestToml);
     return next;
   }
@@ -226,6 +225,6 @@ export class AgentStore implements AgentRegistry {
 
   private persist(record: AgentRecord): void {
     const { id, name: _name, createdAt: _created, workspace: _workspace, ...data } = record;
-    this.deps.db.prepare('UPDATE agents_agents SET data = ? WHERE id = ?').run(JSON.stringify(data), id);
+    prepared(this.deps.db, 'UPDATE agents_agents SET data = ? WHERE id = ?').run(JSON.stringify(data), id);
   }
 }

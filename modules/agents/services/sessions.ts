@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { conflict, notFound } from '@talon/module-sdk';
+import { conflict, notFound, prepared } from '@talon/module-sdk';
 import type { StoredMessage } from '../api.ts';
 import type { ContentBlock } from '../../llm/api.ts';
 
@@ -53,12 +53,12 @@ export class SessionService {
     const id = randomUUID();
     const now = new Date().toISOString();
     if (label !== undefined) this.assertLabelFree(agentId, label);
-    this.db.prepare('INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, agentId, label ?? null, now, now);
+    prepared(this.db, 'INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, agentId, label ?? null, now, now);
     return id;
   }
 
   get(sessionId: string): SessionRow | undefined {
-    return this.db.prepare('SELECT * FROM agents_sessions WHERE id = ?').get(sessionId) as SessionRow | undefined;
+    return prepared(this.db, 'SELECT * FROM agents_sessions WHERE id = ?').get(sessionId) as SessionRow | undefined;
   }
 
   /** The session or a 404. */
@@ -73,7 +73,7 @@ export class SessionService {
   }
 
   summary(sessionId: string): SessionSummary | undefined {
-    return this.db.prepare(`${SUMMARY_SQL} WHERE s.id = ?`).get(sessionId) as SessionSummary | undefined;
+    return prepared(this.db, `${SUMMARY_SQL} WHERE s.id = ?`).get(sessionId) as SessionSummary | undefined;
   }
 
   list(query: SessionQuery): { items: SessionSummary[]; total: number } {
@@ -89,19 +89,19 @@ export class SessionService {
       args.push(like, like, like);
     }
     const clause = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM agents_sessions s${clause}`).get(...args) as { n: number }).n;
-    const items = this.db.prepare(`${SUMMARY_SQL}${clause} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ? OFFSET ?`).all(...args, query.limit, query.offset) as SessionSummary[];
+    const total = (prepared(this.db, `SELECT COUNT(*) AS n FROM agents_sessions s${clause}`).get(...args) as { n: number }).n;
+    const items = prepared(this.db, `${SUMMARY_SQL}${clause} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ? OFFSET ?`).all(...args, query.limit, query.offset) as SessionSummary[];
     return { items, total };
   }
 
   byLabel(agentId: string, label: string): SessionRow | undefined {
-    return this.db.prepare('SELECT * FROM agents_sessions WHERE agent_id = ? AND label = ?').get(agentId, label) as SessionRow | undefined;
+    return prepared(this.db, 'SELECT * FROM agents_sessions WHERE agent_id = ? AND label = ?').get(agentId, label) as SessionRow | undefined;
   }
 
   setLabel(sessionId: string, label: string | null): void {
     const row = this.require(sessionId);
     if (label !== null && row.label !== label) this.assertLabelFree(row.agent_id, label);
-    this.db.prepare('UPDATE agents_sessions SET label = ?, updated_at = ? WHERE id = ?').run(label, new Date().toISOString(), sessionId);
+    prepared(this.db, 'UPDATE agents_sessions SET label = ?, updated_at = ? WHERE id = ?').run(label, new Date().toISOString(), sessionId);
   }
 
   messages(sessionId: string): StoredMessage[] {
@@ -111,31 +111,30 @@ export class SessionService {
   append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[] }): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)')
+      prepared(this.db, 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)')
         .run(sessionId, message.role, message.content, message.blocks ? JSON.stringify(message.blocks) : null, now);
-      this.db.prepare('UPDATE agents_sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
+      prepared(this.db, 'UPDATE agents_sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
     })();
   }
 
   /** Drops every message and the summary; the session itself stays. */
   clear(sessionId: string): void {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
-      this.db.prepare('UPDATE agents_sessions SET summary = NULL, updated_at = ? WHERE id = ?').run(new Date().toISOString(), sessionId);
+      prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
+      prepared(this.db, 'UPDATE agents_sessions SET summary = NULL, updated_at = ? WHERE id = ?').run(new Date().toISOString(), sessionId);
     })();
   }
 
   delete(sessionId: string): boolean {
     return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
-      return this.db.prepare('DELETE FROM agents_sessions WHERE id = ?').run(sessionId).changes > 0;
+      prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
+      return prepared(this.db, 'DELETE FROM agents_sessions WHERE id = ?').run(sessionId).changes > 0;
     })();
   }
 
   /** Sessions whose agent no longer exists, removed with their messages. */
   deleteOrphans(liveAgentIds: ReadonlySet<string>): number {
-    const ids = (this.db.prepare('SELECT id, agent_id FROM agents_sessions').all() as Array<{ id: string; agent_id: string }>).filter((r) => !liveAgentIds.has(r.agent_id));
+    const ids = (prepared(this.db, 'SELECT id, agent_id FROM agents_sessions').all() as Array<{ id: string; agent_id: string }>).filter((r) => !liveAgentIds.has(r.agent_id));
     for (const { id } of ids) this.delete(id);
     return ids.length;
   }
@@ -145,14 +144,14 @@ export class SessionService {
     return this.db.transaction(() => {
       const rows = this.rows(sessionId);
       const drop = rows.slice(0, Math.max(0, rows.length - keep));
-      if (drop.length) this.db.prepare('DELETE FROM agents_messages WHERE session_id = ? AND seq <= ?').run(sessionId, drop[drop.length - 1].seq);
-      this.db.prepare('UPDATE agents_sessions SET summary = ?, updated_at = ? WHERE id = ?').run(summary, new Date().toISOString(), sessionId);
+      if (drop.length) prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ? AND seq <= ?').run(sessionId, drop[drop.length - 1].seq);
+      prepared(this.db, 'UPDATE agents_sessions SET summary = ?, updated_at = ? WHERE id = ?').run(summary, new Date().toISOString(), sessionId);
       return drop.length;
     })();
   }
 
   private rows(sessionId: string): MessageRow[] {
-    return this.db.prepare('SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq').all(sessionId) as MessageRow[];
+    return prepared(this.db, 'SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq').all(sessionId) as MessageRow[];
   }
 
   private assertLabelFree(agentId: string, label: string): void {

@@ -1,3 +1,4 @@
+import { prepared } from '@talon/module-sdk';
 /**
  * Finished turns in agents_turns: the source of GET …/traces, …/metrics
  * and …/logs.
@@ -46,8 +47,7 @@ export class TraceStore {
   constructor(private readonly db: Database) {}
 
   record(trace: TurnTrace): void {
-    this.db
-      .prepare(
+    prepared(this.db, 
         `INSERT INTO agents_turns (id, agent_id, session_id, origin, started_at, duration_ms, iterations, input_tokens, output_tokens, cost_usd, outcome, error, steps)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -55,17 +55,16 @@ export class TraceStore {
   }
 
   recent(agentId: string, limit: number, offset = 0): TurnTrace[] {
-    const rows = this.db.prepare('SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?').all(agentId, limit, offset) as Row[];
+    const rows = prepared(this.db, 'SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?').all(agentId, limit, offset) as Row[];
     return rows.map(({ id, steps, ...rest }) => ({ turn_id: id, ...rest, steps: JSON.parse(steps) as TurnStep[] }));
   }
 
   count(agentId: string): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM agents_turns WHERE agent_id = ?').get(agentId) as { n: number }).n;
+    return (prepared(this.db, 'SELECT COUNT(*) AS n FROM agents_turns WHERE agent_id = ?').get(agentId) as { n: number }).n;
   }
 
   metrics(agentId: string) {
-    const row = this.db
-      .prepare(
+    const row = prepared(this.db, 
         `SELECT COUNT(*) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
          COALESCE(SUM(cost_usd), 0) AS cost_usd, COALESCE(AVG(duration_ms), 0) AS avg_ms, COALESCE(MAX(duration_ms), 0) AS max_ms,
          COALESCE(SUM(outcome = 'error'), 0) AS errors, COALESCE(SUM(iterations), 0) AS iterations
@@ -75,7 +74,7 @@ export class TraceStore {
     const toolCalls: Record<string, number> = {};
     let toolErrors = 0;
     let toolTotal = 0;
-    for (const { steps } of this.db.prepare('SELECT steps FROM agents_turns WHERE agent_id = ?').all(agentId) as Array<{ steps: string }>) {
+    for (const { steps } of prepared(this.db, 'SELECT steps FROM agents_turns WHERE agent_id = ?').all(agentId) as Array<{ steps: string }>) {
       for (const step of JSON.parse(steps) as TurnStep[]) {
         for (const t of step.tools) {
           toolCalls[t.tool] = (toolCalls[t.tool] ?? 0) + 1;
@@ -100,6 +99,6 @@ export class TraceStore {
   }
 
   deleteAgent(agentId: string): void {
-    this.db.prepare('DELETE FROM agents_turns WHERE agent_id = ?').run(agentId);
+    prepared(this.db, 'DELETE FROM agents_turns WHERE agent_id = ?').run(agentId);
   }
 }

@@ -1,3 +1,4 @@
+import { prepared } from '@talon/module-sdk';
 /**
  * Uploaded files: bytes under ctx.paths.uploads, metadata in agents_uploads.
  * Messages reference them by file_id (attachments).
@@ -35,14 +36,13 @@ export class UploadStore {
       created_at: new Date().toISOString(),
     };
     writeFileSync(row.path, data);
-    this.db
-      .prepare('INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (@id, @agent_id, @filename, @content_type, @size, @path, @created_at)')
+    prepared(this.db, 'INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (@id, @agent_id, @filename, @content_type, @size, @path, @created_at)')
       .run(row);
     return row;
   }
 
   get(fileId: string): UploadRow | undefined {
-    return this.db.prepare('SELECT * FROM agents_uploads WHERE id = ?').get(fileId) as UploadRow | undefined;
+    return prepared(this.db, 'SELECT * FROM agents_uploads WHERE id = ?').get(fileId) as UploadRow | undefined;
   }
 
   read(row: UploadRow): Buffer {
@@ -51,8 +51,8 @@ export class UploadStore {
 
   /** Files of a killed agent go with it. */
   deleteAgent(agentId: string): void {
-    const rows = this.db.prepare('SELECT * FROM agents_uploads WHERE agent_id = ?').all(agentId) as UploadRow[];
+    const rows = prepared(this.db, 'SELECT * FROM agents_uploads WHERE agent_id = ?').all(agentId) as UploadRow[];
     for (const row of rows) rmSync(row.path, { force: true });
-    this.db.prepare('DELETE FROM agents_uploads WHERE agent_id = ?').run(agentId);
+    prepared(this.db, 'DELETE FROM agents_uploads WHERE agent_id = ?').run(agentId);
   }
 }

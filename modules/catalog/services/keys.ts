@@ -1,3 +1,4 @@
+import { prepared } from '@talon/module-sdk';
 /**
  * Stored provider keys: sealed in catalog_provider_keys, held decrypted in
  * memory so apiKey() is a map read and a change is effective at once.
@@ -17,7 +18,7 @@ export class KeyStore {
 
   load(): void {
     this.keys.clear();
-    const rows = this.db.prepare('SELECT provider, ciphertext FROM catalog_provider_keys').all() as Array<{ provider: string; ciphertext: string }>;
+    const rows = prepared(this.db, 'SELECT provider, ciphertext FROM catalog_provider_keys').all() as Array<{ provider: string; ciphertext: string }>;
     for (const row of rows) {
       try {
         this.keys.set(row.provider, this.box.open(row.ciphertext, row.provider));
@@ -33,15 +34,14 @@ export class KeyStore {
 
   set(provider: string, key: string): void {
     const sealed = this.box.seal(key, provider);
-    this.db
-      .prepare('INSERT INTO catalog_provider_keys (provider, ciphertext, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET ciphertext = excluded.ciphertext, updated_at = excluded.updated_at')
+    prepared(this.db, 'INSERT INTO catalog_provider_keys (provider, ciphertext, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET ciphertext = excluded.ciphertext, updated_at = excluded.updated_at')
       .run(provider, sealed, new Date().toISOString());
     this.keys.set(provider, key);
   }
 
   /** False when no key was stored. */
   delete(provider: string): boolean {
-    const removed = this.db.prepare('DELETE FROM catalog_provider_keys WHERE provider = ?').run(provider).changes > 0;
+    const removed = prepared(this.db, 'DELETE FROM catalog_provider_keys WHERE provider = ?').run(provider).changes > 0;
     return this.keys.delete(provider) || removed;
   }
 }

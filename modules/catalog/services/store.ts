@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { badRequest, notFound, type KernelSettings } from '@talon/module-sdk';
+import { badRequest, notFound, type KernelSettings, prepared } from '@talon/module-sdk';
 import type { CatalogService, ModelEntry, ProviderEntry } from '../api.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import type { ProviderFile } from './schema.ts';
@@ -214,8 +214,7 @@ export class CatalogStore implements CatalogService {
     if (!target) throw badRequest(`model '${modelId}' not found`);
     if (this.snap.models.has(alias)) throw badRequest(`alias '${alias}' is already a model id`);
     const created = !this.snap.aliases.has(alias);
-    this.deps.db
-      .prepare('INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at')
+    prepared(this.deps.db, 'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at')
       .run(alias, target.id, new Date().toISOString());
     this.userAliases.set(alias, target.id);
     this.snap = this.build();
@@ -225,8 +224,7 @@ export class CatalogStore implements CatalogService {
   deleteAlias(alias: string): void {
     if (!this.snap.aliases.has(alias)) throw notFound(`alias '${alias}' not found`);
     // A tombstone also hides an alias that comes from the catalogue files.
-    this.deps.db
-      .prepare('INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT(alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at')
+    prepared(this.deps.db, 'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT(alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at')
       .run(alias, new Date().toISOString());
     this.userAliases.set(alias, null);
     this.snap = this.build();
@@ -237,7 +235,7 @@ export class CatalogStore implements CatalogService {
     if (this.snap.aliases.has(entry.id)) throw badRequest(`'${entry.id}' is already an alias of model '${this.snap.aliases.get(entry.id)}'`);
     const provider = this.requireKnownProvider(entry.provider);
     const stored: ModelEntry = { ...entry, provider: provider.name, custom: true };
-    this.deps.db.prepare('INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)').run(stored.id, stored.provider, JSON.stringify(stored), new Date().toISOString());
+    prepared(this.deps.db, 'INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)').run(stored.id, stored.provider, JSON.stringify(stored), new Date().toISOString());
     this.custom = [...this.custom, stored];
     this.snap = this.build();
     return this.snap.models.get(stored.id)!;
@@ -253,14 +251,13 @@ export class CatalogStore implements CatalogService {
     const m = this.snap.models.get(id);
     if (!m) throw notFound(`model '${id}' not found`);
     if (!m.custom) throw badRequest(`model '${id}' is a catalogue model; only custom models can be deleted`);
-    this.deps.db.prepare('DELETE FROM catalog_custom_models WHERE id = ?').run(id);
+    prepared(this.deps.db, 'DELETE FROM catalog_custom_models WHERE id = ?').run(id);
     this.custom = this.custom.filter((c) => c.id !== id);
     this.snap = this.build();
   }
 
   setUrl(provider: ProviderEntry, url: string): string {
-    this.deps.db
-      .prepare('INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at')
+    prepared(this.deps.db, 'INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at')
       .run(provider.name, url, new Date().toISOString());
     this.urls.set(provider.name, url);
     return this.baseUrl(provider.name)!;

@@ -43,7 +43,8 @@ export class CheckpointManager {
    * snapshot of the directory picks them up.
    */
   async beforeToolCall(call: ToolCallInfo): Promise<void> {
-    if (!SNAPSHOT_TOOLS.has(call.tool)) return;
+    // No workspace, no snapshot (the file tools refuse to run without one).
+    if (!SNAPSHOT_TOOLS.has(call.tool) || !call.workspace) return;
     try {
       const groups = groupTargets(call.workspace, toolPaths(call.tool, call.input));
       await Promise.all(

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isInside } from '@talon/module-sdk';
 import { canonicalDir } from './shadow.ts';
+import { patchPaths } from '../../tools/api.ts';
 
 /** The tools whose calls are snapshotted. */
 export const SNAPSHOT_TOOLS: ReadonlySet<string> = new Set(['file_write', 'apply_patch']);
@@ -13,23 +14,6 @@ export interface TargetGroup {
   workDir: string;
   /** Paths relative to workDir, in the order the call names them. */
   paths: string[];
-}
-
-/**
- * Paths an apply_patch text touches: `*** Add File: p`, `*** Update File: p`
- * (with `-> new` for a move: both), `*** Move to: new` and `*** Delete File: p`.
- * Lines are matched trimmed, like the patch parser of the tools module.
- */
-export function patchPaths(patch: string): string[] {
-  const out: string[] = [];
-  for (const raw of patch.split(/\r?\n/)) {
-    const line = raw.trim();
-    const header = /^\*\*\* (Add File|Update File|Delete File|Move to):\s*(.+)$/.exec(line);
-    if (!header) continue;
-    const names = header[1] === 'Update File' ? header[2].split(' -> ') : [header[2]];
-    for (const name of names) if (name.trim()) out.push(name.trim());
-  }
-  return out;
 }
 
 /** The raw target paths a call names (as the model wrote them). */

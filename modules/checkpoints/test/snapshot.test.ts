@@ -100,6 +100,9 @@ describe('shadow repository', () => {
       '+moved',
       '  *** Update File: d.txt  ',
       '*** Move to: e.txt',
+      '@@',
+      '-d.txt before',
+      '+e',
       '*** End Patch',
     ].join('\n');
     await hk.beforeTool('apply_patch', { patch }, ws);
@@ -130,12 +133,14 @@ describe('shadow repository', () => {
     assert.deepEqual(headFiles(hk.shadowDir(ws)), { 'in.txt': 'inside' });
   });
 
-  test('other tools are ignored', async () => {
+  test('other tools, and calls without a workspace, are ignored', async () => {
     const ws = workspace();
     writeFileSync(path.join(ws, 'x.txt'), 'x');
     await hk.beforeTool('shell_exec', { command: 'echo hi > x.txt', path: 'x.txt' }, ws);
     await hk.beforeTool('file_read', { path: 'x.txt' }, ws);
     assert.ok(!existsSync(hk.shadowDir(ws)));
+    await hk.beforeTool('file_write', { path: 'package.json', content: '{}' }, '');
+    assert.ok(!existsSync(hk.shadowDir(process.cwd())), 'not the service folder');
   });
 });
 
@@ -224,7 +229,7 @@ describe('paths git cannot take', () => {
     symlinkSync(outside, path.join(ws, 'link'));
     writeFileSync(path.join(ws, 'ok.txt'), 'ok');
     const warned = warnings('checkpoint snapshot failed').length;
-    await hk.beforeTool('apply_patch', { patch: '*** Begin Patch\n*** Update File: link/x.txt\n*** Update File: ok.txt\n*** End Patch' }, ws);
+    await hk.beforeTool('apply_patch', { patch: '*** Begin Patch\n*** Update File: link/x.txt\n@@\n-a\n+b\n*** Update File: ok.txt\n@@\n-a\n+b\n*** End Patch' }, ws);
     assert.equal(warnings('checkpoint snapshot failed').length, warned);
     assert.deepEqual(headFiles(hk.shadowDir(ws)), { 'ok.txt': 'ok' });
     assert.ok(hk.logs.some((l) => l.msg === 'path not checkpointed: git cannot process it' && l.path === 'link/x.txt'));

@@ -3,7 +3,8 @@ import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { canonicalDir, shadowName } from '../services/shadow.ts';
-import { groupTargets, isExcluded, patchPaths, toolPaths } from '../services/targets.ts';
+import { groupTargets, isExcluded, toolPaths } from '../services/targets.ts';
+import { patchPaths } from '../../tools/api.ts';
 import { checkpointMessage, pathPreview } from '../services/message.ts';
 import { tempDir } from './support.ts';
 
@@ -31,10 +32,15 @@ test('apply_patch paths: Add, Update (with -> move), Move to, Delete; other line
     '-old',
     '+new',
     '   *** Update File: a b.txt -> dir/c d.txt   ',
+    '@@',
+    '-x',
+    '+y',
     '*** Update File: m.ts',
     '*** Move to: n.ts',
+    '@@',
+    '-x',
+    '+y',
     '*** Delete File: gone.md',
-    '*** Delete File:   ',
     '*** End Patch',
   ].join('\r\n');
   assert.deepEqual(patchPaths(patch), ['src/new.ts', 'src/app.ts', 'a b.txt', 'dir/c d.txt', 'm.ts', 'n.ts', 'gone.md']);

@@ -65,10 +65,22 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   const factories = (): DriverFactory[] => deps.hooks().drivers.call([]);
   const meta = (request: Request): CallMeta => request.meta ?? {};
 
+  // Drivers hold SDK clients (connection pools, parsed options): one per factory and endpoint, not one per call.
+  // Keyed by the factory object too, so a reloaded driver module gets fresh drivers.
+  const drivers = new WeakMap<DriverFactory, Map<string, LlmDriver>>();
   const driverFor = (target: ProviderTarget): LlmDriver => {
     const factory = factories().find((f) => f.format === target.apiFormat);
     if (!factory) throw new LlmError(`no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the llm-${target.apiFormat} module`, 501, undefined, target.provider);
-    return factory.create(target);
+    let cache = drivers.get(factory);
+    if (!cache) drivers.set(factory, (cache = new Map()));
+    const key = `${target.provider}\u0000${target.baseUrl}\u0000${target.apiKey ?? ''}`;
+    let driver = cache.get(key);
+    if (!driver) {
+      if (cache.size >= 64) cache.clear();
+      driver = factory.create(target);
+      cache.set(key, driver);
+    }
+    return driver;
   };
 
   /** The primary and the fallbacks, each resolved lazily so that a missing key only skips its own slot. */

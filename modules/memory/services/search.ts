@@ -91,7 +91,12 @@ export class Searcher {
       .prepare<[string, number], { seq: number; bm: number }>('SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?')
       .all(match, where ? pool * 2 : pool);
     if (!where) return plain;
-    const passing = new Set(this.entries.rowsBySeq(plain.map((r) => r.seq)).filter((row) => matches(row, options)).map((row) => row.seq));
+    const passing = new Set(
+      this.prepare<[string], FilterRow>('SELECT seq, agent_id, user_id, level, session_id FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))')
+        .all(JSON.stringify(plain.map((r) => r.seq)))
+        .filter((row) => matches(row, options))
+        .map((row) => row.seq),
+    );
     if (passing.size >= pool || plain.length < pool * 2) return plain.filter((r) => passing.has(r.seq));
     return this
       .prepare<unknown[], { seq: number; bm: number }>(
@@ -119,21 +124,19 @@ export class Searcher {
     if (!seqs.length) return [];
     const best = Math.max(0, ...text.values()) || 1;
     const now = this.entries.now();
-    const hits: SearchHit[] = [];
+    const scored: Array<{ row: EntryRow; relevance: number; rank: number }> = [];
     for (const row of this.entries.rowsBySeq(seqs)) {
       if (!matches(row, options)) continue;
-
       const bm = text.get(row.seq);
       const t = bm === undefined ? 0 : (bm / best) * (0.5 + 0.5 * coverage(words, row.content));
       const v = vecSim.get(row.seq);
       const relevance = v === undefined ? t : 0.4 * t + 0.6 * v;
       if (relevance < 0.05) continue;
       const recency = Math.exp(-(now - Math.max(row.updated_at, row.accessed_at)) / (30 * DAY_MS));
-      const rank = relevance * (0.75 + 0.2 * row.score + 0.05 * recency);
-      hits.push({ ...toItem(row), relevance: round(relevance), rank: round(rank) });
+      scored.push({ row, relevance: round(relevance), rank: round(relevance * (0.75 + 0.2 * row.score + 0.05 * recency)) });
     }
-    hits.sort((a, b) => b.rank - a.rank);
-    return hits.slice(0, options.limit);
+    scored.sort((a, b) => b.rank - a.rank || b.row.seq - a.row.seq);
+    return scored.slice(0, options.limit).map((s) => ({ ...toItem(s.row), relevance: s.relevance, rank: s.rank }));
   }
 }
 
@@ -147,8 +150,10 @@ function filters(options: SearchOptions, prefix: string): { where: string; args:
   return { where: parts.map((p) => `AND ${p}`).join(' '), args };
 }
 
-/** The same filters for vector candidates (the vector index only knows the agent). */
-function matches(row: EntryRow, o: SearchOptions): boolean {
+type FilterRow = Pick<EntryRow, 'seq' | 'agent_id' | 'user_id' | 'level' | 'session_id'>;
+
+/** The filters in JS, for candidates found without them (vector index: agent only; the unfiltered BM25 pass). */
+function matches(row: FilterRow, o: SearchOptions): boolean {
   if (o.agentId !== undefined && row.agent_id !== o.agentId) return false;
   if (o.userId !== undefined && row.user_id !== o.userId) return false;
   if (o.level !== undefined && row.level !== o.level) return false;
