@@ -32,7 +32,7 @@ export interface Bundle {
  * mtime of every input file, so a warm start needs no esbuild at all.
  */
 const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 interface CacheRecord {
   version: number;
@@ -96,6 +96,8 @@ async function build(entry: string): Promise<Bundle> {
       target: 'node20',
       write: false,
       packages: 'external',
+      // import() of a package becomes require(): cached and synchronous, never a trip through the ESM loader's hooks.
+      supported: { 'dynamic-import': false },
       sourcemap: 'inline',
       sourcesContent: false,
       metafile: true,

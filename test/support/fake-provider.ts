@@ -40,6 +40,8 @@ export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
   aborted: boolean;
+  /** Time the provider spent on the request, from its first byte in to its last byte out (ms). */
+  ms?: number;
 }
 
 export class FakeProvider {
@@ -87,6 +89,7 @@ export class FakeProvider {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const started = performance.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     let body: Record<string, unknown> = {};
@@ -100,6 +103,7 @@ export class FakeProvider {
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
     });
+    res.on('finish', () => (record.ms = performance.now() - started));
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
     if (req.method === 'GET' && path === '/api/tags') return json(res, 200, ollamaTags());

@@ -2,7 +2,7 @@
 import { badRequest, conflict, pageQueryProperties, readPage, type Routes } from '@talon/module-sdk';
 import type { AgentRecord } from '../api.ts';
 import type { AgentServices } from '../services/context.ts';
-import { agentParam, detailView, idParams, stringList, summaryView } from './common.ts';
+import { agentParam, detailView, idParams, stringList, summaryJson } from './common.ts';
 
 const spawnBody = {
   type: 'object',
@@ -46,12 +46,15 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
         querystring: { type: 'object', properties: { ...pageQueryProperties, q: { type: 'string', description: 'text search over name, description and tags' } } },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { q } = request.query;
       const needle = q?.trim().toLowerCase();
       const agents = s.registry.list().filter((a) => !needle || [a.name, a.description, ...a.tags].some((t) => t.toLowerCase().includes(needle)));
-      const page = readPage(request.query, { limit: 500, max: 500 });
-      return agents.slice(page.offset, page.offset + page.limit).map((a) => summaryView(a, settings()));
+      // Every agent unless the client pages (the spec's reply is the whole list).
+      const page = readPage(request.query, { limit: Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
+      const current = settings();
+      const parts = agents.slice(page.offset, page.offset + page.limit).map((a) => summaryJson(a, current));
+      return reply.type('application/json; charset=utf-8').send(`[${parts.join(',')}]`);
     },
   );
 

@@ -34,6 +34,19 @@ export function summaryView(agent: AgentRecord, settings: Readonly<KernelSetting
   return { id: agent.id, name: agent.name, state: agent.state, created_at: agent.createdAt, model_provider: model.provider, model_name: model.model };
 }
 
+// Records are replaced, never mutated, on change: a summary's JSON can be kept per record (and default model).
+const summaries = new WeakMap<AgentRecord, { defaults: string; json: string }>();
+
+/** summaryView as JSON text, cached: listing 1,000 agents must stay within a few milliseconds. */
+export function summaryJson(agent: AgentRecord, settings: Readonly<KernelSettings>): string {
+  const defaults = `${settings.default_model.provider}\u0000${settings.default_model.model}`;
+  const hit = summaries.get(agent);
+  if (hit && hit.defaults === defaults) return hit.json;
+  const json = JSON.stringify(summaryView(agent, settings));
+  summaries.set(agent, { defaults, json });
+  return json;
+}
+
 export function detailView(agent: AgentRecord, settings: Readonly<KernelSettings>) {
   const caps = agent.manifest.capabilities;
   return {

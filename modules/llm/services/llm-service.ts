@@ -65,14 +65,14 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   const factories = (): DriverFactory[] => deps.hooks().drivers.call([]);
   const meta = (request: Request): CallMeta => request.meta ?? {};
 
-  // Drivers hold SDK clients (connection pools, parsed options): one per factory and endpoint, not one per call.
-  // Keyed by the factory object too, so a reloaded driver module gets fresh drivers.
-  const drivers = new WeakMap<DriverFactory, Map<string, LlmDriver>>();
+  // Drivers hold SDK clients (connection pools, parsed options): one per driver function and endpoint, not one
+  // per call. Keyed by the create function (stable for a loaded driver module; a reloaded one brings a new function).
+  const drivers = new WeakMap<DriverFactory['create'], Map<string, LlmDriver>>();
   const driverFor = (target: ProviderTarget): LlmDriver => {
     const factory = factories().find((f) => f.format === target.apiFormat);
     if (!factory) throw new LlmError(`no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the llm-${target.apiFormat} module`, 501, undefined, target.provider);
-    let cache = drivers.get(factory);
-    if (!cache) drivers.set(factory, (cache = new Map()));
+    let cache = drivers.get(factory.create);
+    if (!cache) drivers.set(factory.create, (cache = new Map()));
     const key = `${target.provider}\u0000${target.baseUrl}\u0000${target.apiKey ?? ''}`;
     let driver = cache.get(key);
     if (!driver) {

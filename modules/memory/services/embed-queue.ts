@@ -19,7 +19,6 @@ export class EmbeddingQueue {
   private stopped = false;
   /** The call in flight, aborted on stop. */
   private inflight?: AbortController;
-  private idle: Array<() => void> = [];
 
   constructor(
     private readonly db: Database,
@@ -41,18 +40,6 @@ export class EmbeddingQueue {
       return;
     }
     this.schedule(() => void this.run());
-  }
-
-  pending(model: string): number {
-    return this
-      .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries e LEFT JOIN memory_embeddings m ON m.entry_seq = e.seq AND m.model = ? WHERE m.entry_seq IS NULL')
-      .get(model)!.n;
-  }
-
-  /** Resolves when nothing is left to embed or the provider is failing (tests, shutdown). */
-  settled(): Promise<void> {
-    if (!this.running && !this.again) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   stop(): void {
@@ -100,7 +87,6 @@ export class EmbeddingQueue {
       } while (this.again && !this.stopped);
     } finally {
       this.running = false;
-      for (const resolve of this.idle.splice(0)) resolve();
     }
   }
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { cachedPrepare } from './sql.ts';
 import { badRequest, notFound, payloadTooLarge } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
+import { cachedPrepare } from './sql.ts';
 
 /** A row of memory_entries. */
 export interface EntryRow {
@@ -266,8 +266,8 @@ export class EntryStore {
   }
 
   /** Every entry of an agent, oldest first (export, duplicates). */
-  agentRows(agentId: string, limit = -1): EntryRow[] {
-    return this.prepare<[string, number], EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq LIMIT ?').all(agentId, limit);
+  agentRows(agentId: string): EntryRow[] {
+    return this.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq').all(agentId);
   }
 
   countByLevel(agentId?: string): { count: number; by_level: Record<Level, number> } {

@@ -97,8 +97,12 @@ export class Memory implements SemanticMemory {
   }
 
   async searchHits(query: string, options: SearchOptions): Promise<{ hits: SearchHit[]; mode: string }> {
-    const qv = await this.queryVector(query);
-    return { hits: this.searcher.search(query, options, qv), mode: qv ? 'hybrid' : 'fts5' };
+    const pending = this.queryVector(query);
+    // When the query goes to the embedding provider, let the request leave first and do the BM25 pass while it is out.
+    if (this.embeddingTarget() && !this.queryCache.has(query)) await new Promise((resolve) => setImmediate(resolve));
+    const text = this.searcher.textPass(query, options);
+    const qv = await pending;
+    return { hits: this.searcher.finish(text, options, qv), mode: qv ? 'hybrid' : 'fts5' };
   }
 
   /** SemanticMemory.search: used by the agent loop and tools, so hits count as recalled. */

@@ -21,6 +21,12 @@ export interface SearchHit extends MemoryItem {
   rank: number;
 }
 
+export interface TextPass {
+  words: string[];
+  /** Entry seq → BM25 score (higher is better). */
+  text: Map<number, number>;
+}
+
 export interface QueryVector {
   model: string;
   vector: Float32Array;
@@ -107,11 +113,21 @@ export class Searcher {
   }
 
   search(query: string, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
+    return this.finish(this.textPass(query, options), options, queryVector);
+  }
+
+  /** The BM25 part, which needs no query vector (so it can run while the query is being embedded). */
+  textPass(query: string, options: SearchOptions): TextPass {
     const words = keywords(query);
     const pool = Math.max(options.limit * 4, 40);
     const text = new Map<number, number>();
     const terms = words.length ? this.searchTerms(words) : [];
     if (terms.length) for (const r of this.textCandidates(ftsQuery(terms), options, pool)) text.set(r.seq, -r.bm);
+    return { words, text };
+  }
+
+  /** Adds the vector candidates, scores everything and keeps the best `limit`. */
+  finish({ words, text }: TextPass, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
     const vecSim = new Map<number, number>();
     if (queryVector) {
       // Binary KNN cost grows quickly with k (sqlite-vec keeps a sorted top-k per chunk), so the coarse pass

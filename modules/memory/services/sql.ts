@@ -1,18 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { prepared } from '@talon/module-sdk';
 
-/**
- * db.prepare with a cache by SQL text: preparing costs a parse each time and
- * leaves native statement handles for the GC; searches run a handful of
- * statements per request.
- */
+/** The SDK's statement cache (`prepared`), with the row type of each statement spelled out. */
 export function cachedPrepare(db: Database) {
-  const cache = new Map<string, Statement>();
   return function prepare<P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> {
-    let stmt = cache.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      cache.set(sql, stmt);
-    }
-    return stmt as unknown as Statement<P, R>;
+    return prepared<P>(db, sql) as unknown as Statement<P, R>;
   };
 }
