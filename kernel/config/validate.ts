@@ -1,11 +1,10 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '@talon/module-sdk';
+import { ajvFor } from '../ajv.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false }));
-const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
+/** Config files and module manifests share one instance (allErrors: every problem is reported at once). */
+export const configAjv = () => ajvFor('config', { allErrors: true, useDefaults: true, strict: false });
+const compiled = new WeakMap<object, ValidateFunction>();
 
 export interface SectionResult {
   value: Record<string, unknown>;
@@ -20,7 +19,7 @@ export interface SectionResult {
 export function validateSection(schema: JsonSchema, input: unknown, prefix: string): SectionResult {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = configAjv().compile(schema);
     compiled.set(schema, validate);
   }
   const value = structuredClone(input ?? {}) as Record<string, unknown>;

@@ -1,12 +1,11 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
+import { ajvFor } from '../ajv.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const common = { strict: false, allErrors: false, useDefaults: true } as const;
 // Query strings and path params arrive as text: coerce them. Bodies are JSON: never coerce.
-const coercing = addFormats(new Ajv({ ...common, coerceTypes: 'array' }));
-const exact = addFormats(new Ajv({ ...common, coerceTypes: false }));
+const coercing = () => ajvFor('params', { ...common, coerceTypes: 'array' });
+const exact = () => ajvFor('body', { ...common, coerceTypes: false });
 const cache = new WeakMap<object, ValidateFunction>();
 
 function compiled(ajv: Ajv, schema: object): ValidateFunction {
@@ -27,9 +26,8 @@ function compiled(ajv: Ajv, schema: object): ValidateFunction {
  * an empty one with Content-Type: application/json.
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? exact : coercing;
   const validate = (data: unknown) => {
-    const fn = compiled(ajv, schema);
+    const fn = compiled(httpPart === 'body' ? exact() : coercing(), schema);
     const input = data === null && httpPart === 'body' ? {} : data;
     const ok = fn(input);
     (validate as { errors?: unknown }).errors = fn.errors;

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv } from 'ajv';
 import { parse } from 'smol-toml';
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ValidateFunction } from 'ajv';
+import { configAjv } from '../config/validate.ts';
 
 export const manifestSchema = {
   type: 'object',
@@ -29,7 +30,14 @@ export interface Manifest extends ManifestData {
   thirdParty: boolean;
 }
 
-const validate = new Ajv({ useDefaults: true, allErrors: true }).compile(manifestSchema);
+let compiled: ValidateFunction | undefined;
+const validate = (data: unknown): boolean => {
+  compiled ??= configAjv().compile(manifestSchema);
+  const ok = compiled(data);
+  validate.errors = compiled.errors;
+  return ok;
+};
+validate.errors = undefined as ValidateFunction['errors'];
 
 export function readManifest(dir: string, thirdParty: boolean): Manifest {
   const file = path.join(dir, 'module.toml');
