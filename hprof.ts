@@ -1,0 +1,12 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { freePort, waitHttp } from './bench/util.ts';
+const port = await freePort();
+const home = mkdtempSync('/tmp/talon-hprof-');
+writeFileSync(home + '/config.toml', `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 10000000\n`);
+const d = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/hprof', '--import', 'tsx', 'kernel/main.ts'], { env: { ...process.env, TALON_HOME: home }, stdio: 'inherit' });
+await waitHttp(`http://127.0.0.1:${port}/api/health`, 30000);
+const r = await autocannon({ url: `http://127.0.0.1:${port}/api/health`, connections: 32, duration: 5 });
+console.log('rps', r.requests.average);
+d.kill('SIGTERM'); await new Promise((res) => d.once('exit', res));
