@@ -10,6 +10,7 @@ import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
 import { installBodyParsers } from './body.ts';
 import { AccessLog } from './access-log.ts';
+import { lazyChildLogger } from './request-logger.ts';
 
 export interface Generation {
   app: FastifyInstance;
@@ -44,6 +45,7 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
     serverFactory: (handler) => (inner = http.createServer(handler)),
     loggerInstance: options.log as unknown as FastifyBaseLogger,
     logController: new AccessLog(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: options.bodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -80,13 +82,11 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
 
   const { request: requestHook, response: responseHook } = options.hooks.kernel.http;
   app.addHook('onRequest', (req, _reply, done) => {
-    (req as { startedAt?: bigint }).startedAt = process.hrtime.bigint();
     if (requestHook.taps.length) requestHook.call({ id: String(req.id), method: req.method, url: req.url, route: req.routeOptions.url, ip: req.ip });
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {
     if (responseHook.taps.length) {
-      const started = (req as { startedAt?: bigint }).startedAt ?? process.hrtime.bigint();
       responseHook.call({
         id: String(req.id),
         method: req.method,
@@ -94,7 +94,7 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
         route: req.routeOptions.url,
         ip: req.ip,
         statusCode: reply.statusCode,
-        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        durationMs: reply.elapsedTime,
       });
     }
     done();

@@ -22,15 +22,16 @@ export default defineModule({
   http(app, ctx) {
     const gcra = limiters.get(ctx);
     if (!gcra) throw new Error('rate limiter not registered');
-    app.addHook('onRequest', async (request, reply) => {
+    // A callback hook: no promise per request on the hot path (every request passes here).
+    app.addHook('onRequest', (request, reply, done) => {
       const pattern = request.routeOptions.url ?? request.url.split('?')[0];
       const cost = request.routeOptions.config?.rateCost ?? defaultCost(request.method, pattern);
       // Settings are read live: a changed rate applies to the next request.
       const result = gcra.take(request.ip, cost, Date.now(), { ratePerSecond: ctx.settings.rate_limit_per_second, burstSeconds: BURST_SECONDS });
-      if (result.allowed) return;
+      if (result.allowed) return done();
       const retryAfter = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       request.log.info({ ip: request.ip, cost, retryAfter }, 'rate limit exceeded');
-      return reply.code(429).header('retry-after', String(retryAfter)).send({ error: 'Rate limit exceeded' });
+      void reply.code(429).header('retry-after', String(retryAfter)).send({ error: 'Rate limit exceeded' });
     });
   },
 });

@@ -1,0 +1,54 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+const extra = path.resolve('test/fixtures/extra');
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ only: ['body-echo', 'system'], config: `log_level = "info"\nmodule_paths = ["${extra}"]\nmax_request_body_bytes = 2048\n` });
+});
+after(() => k.stop());
+
+test('a missing body and an empty JSON body both reach the handler as {}', async () => {
+  const none = await k.request('/api/body-echo', { method: 'POST' });
+  assert.deepEqual(await none.json(), { got: {} });
+  const empty = await k.request('/api/body-echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+  assert.equal(empty.status, 200);
+  assert.deepEqual(await empty.json(), { got: {} });
+  const given = await k.request('/api/body-echo', { method: 'POST', json: { name: 'x' } });
+  assert.deepEqual(await given.json(), { got: { name: 'x' } });
+});
+
+test('malformed JSON and a body over max_request_body_bytes are client errors', async () => {
+  const bad = await k.request('/api/body-echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+  assert.equal(bad.status, 400);
+  const big = await k.request('/api/body-echo', { method: 'POST', json: { name: 'x'.repeat(4096) } });
+  assert.equal(big.status, 413);
+});
+
+test('a malformed URL gets a JSON error with a request id', async () => {
+  const res = await k.request('/%zz');
+  assert.equal(res.status, 400);
+  assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
+});
+
+test('one access line per request, carrying its request id; polled endpoints log below info', async () => {
+  const res = await k.request('/api/body-echo', { method: 'POST', json: {} });
+  const id = res.headers.get('x-request-id') ?? (await res.text(), '');
+  await (await k.request('/api/health')).text();
+  await k.kernel.stop();
+  const lines = readdirSync(path.join(k.home, 'logs'))
+    .map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8'))
+    .join('')
+    .split('\n')
+    .filter((l) => l.includes('"request completed"'))
+    .map((l) => JSON.parse(l) as { reqId: string; url: string; statusCode: number });
+  const echo = lines.filter((l) => l.url === '/api/body-echo' && l.statusCode === 200);
+  assert.ok(echo.length >= 1);
+  assert.ok(echo.every((l) => /^[0-9a-f-]{36}$/.test(l.reqId)));
+  if (id) assert.ok(echo.some((l) => l.reqId === id));
+  assert.equal(lines.filter((l) => l.url === '/api/health').length, 0);
+});
