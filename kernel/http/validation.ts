@@ -2,7 +2,7 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { ajvFor } from '../ajv.ts';
 
-const common = { strict: false, allErrors: false, useDefaults: true } as const;
+const common = { strict: false, allErrors: false, useDefaults: true, validateSchema: false } as const;
 // Query strings and path params arrive as text: coerce them. Bodies are JSON: never coerce.
 const coercing = () => ajvFor('params', { ...common, coerceTypes: 'array' });
 const exact = () => ajvFor('body', { ...common, coerceTypes: false });
