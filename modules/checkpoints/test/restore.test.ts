@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync 
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AGENT_ID, SESSION_ID, git, startHookKernel, tempDir, type HookKernel } from './support.ts';
+import type { CheckpointEntry } from '../services/message.ts';
 
 let hk: HookKernel;
 const made: string[] = [];
@@ -31,16 +32,7 @@ const restore = (body: unknown) => hk.k.request('/api/checkpoints/restore', { me
 const list = (query: string) => hk.k.request(`/api/checkpoints${query}`);
 const read = (ws: string, name: string) => readFileSync(path.join(ws, name), 'utf8');
 
-interface Entry {
-  commit: string;
-  short: string;
-  message: string;
-  agent_id: string | null;
-  session_id: string | null;
-  tool: string | null;
-  path: string | null;
-  timestamp: string;
-}
+type Entry = CheckpointEntry;
 
 /** A workspace holding a.txt = A3 with three checkpoints: c1 = {a: A1}, c2 = {a: A1, lib/b: B1}, c3 = {a: A2, lib/b: B1}. */
 async function history(): Promise<{ ws: string; c1: string; c2: string; c3: string; shadow: string }> {
