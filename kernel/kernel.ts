@@ -9,6 +9,7 @@ import type { KernelApi, ModuleInfo, RouteInfo, TalonPaths, ConfigApi } from '@t
 import { isDefinedModule, type DefinedModule } from '@talon/module-sdk';
 import { resolveHome, preparePaths } from './home.ts';
 import { ConfigStore, ConfigError } from './config/store.ts';
+import { createConfigApi } from './config/api.ts';
 import { createLogger, pruneLogs, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
 import { runMigrations } from './migrations.ts';
@@ -81,14 +82,12 @@ export class Kernel implements KernelApi {
     this.home = options.home ?? resolveHome();
     this.paths = preparePaths(this.home);
     this.store = new ConfigStore(path.join(this.home, 'config.toml'));
-    this.config = {
-      file: this.store.file,
-      effective: () => this.store.effective(),
-      redacted: () => this.store.redacted(),
-      schema: () => this.store.schema(),
-      set: (key, value) => this.setConfig(key, value),
-      reload: () => this.reloadConfig(),
-    };
+    this.config = createConfigApi({
+      store: this.store,
+      hooks: this.hooks.kernel,
+      log: () => this.log,
+      applyLive: () => this.logger.setLevel(this.store.settings().log_level),
+    });
   }
 
   get log(): Logger {
@@ -560,46 +559,6 @@ export class Kernel implements KernelApi {
   async settled(): Promise<void> {
     await this.queue;
     await Promise.allSettled(this.pendingRetire);
-  }
-
-  // ---------------------------------------------------------------- config
-
-  private async setConfig(key: string, value: unknown) {
-    let prepared;
-    let validated;
-    try {
-      prepared = this.store.prepareSet(key);
-      validated = prepared.check(value);
-    } catch (err) {
-      if (err instanceof ConfigError) throw new sdk.HttpError(400, err.message.replace(`${this.store.file}: `, ''));
-      throw err;
-    }
-    const previous = this.store.commitSet(prepared.segments, value, validated);
-    this.applyLiveSettings();
-    await this.hooks.kernel.config.changed.promise({ path: key, value, previous });
-    this.log.info({ key }, 'configuration value changed');
-    return { path: key, value, restartRequired: ConfigStore.needsRestart(key) };
-  }
-
-  private async reloadConfig() {
-    let read;
-    try {
-      read = this.store.readAgain();
-    } catch (err) {
-      if (err instanceof ConfigError) throw new sdk.HttpError(400, err.message);
-      throw err;
-    }
-    const before = this.store.effective();
-    const changed = this.store.adopt(read.raw, read.validated);
-    for (const warning of read.validated.warnings) this.log.warn(warning);
-    this.applyLiveSettings();
-    await this.hooks.kernel.config.changed.promise({ path: '', value: this.store.effective(), previous: before });
-    this.log.info({ changed }, 'configuration reloaded');
-    return { changed };
-  }
-
-  private applyLiveSettings(): void {
-    this.logger.setLevel(this.store.settings().log_level);
   }
 }
 

@@ -2,6 +2,7 @@ import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger, type DestinationStream } from 'pino';
 import type { LogBus } from '@talon/module-sdk';
+import { redactSecrets } from './config/redact.ts';
 
 const RETENTION_DAYS = 7;
 
@@ -102,7 +103,14 @@ export function createLogger(options: { logsDir: string; level: string; stdout?:
   ];
   if (options.stdout !== false) streams.push({ level: 'trace', stream: pino.destination({ dest: 1, sync: false }) });
   const log = pino(
-    { level: options.level, redact: { paths: REDACT, censor: '<redacted>' }, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level: options.level,
+      redact: { paths: REDACT, censor: '<redacted>' },
+      // Any key named like a secret (bot_token, db_password...), at any depth, besides the fixed paths above.
+      formatters: { log: (object) => redactSecrets(object) },
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
     pino.multistream(streams),
   );
   return {

@@ -123,3 +123,16 @@ test('a secret in the config never reaches a log line', async () => {
   assert.ok(!logs.includes(secret), 'the api_key value appears in the log');
   await k.stop();
 });
+
+test('a value under any secret-like key is redacted in log lines, at any depth', async () => {
+  const k = await startTestKernel({ only: ['system'], config: 'log_level = "info"\n' });
+  k.kernel.log.info({ channel: { bot_token: 'tok-123456', nested: { db_password: 'pw-987654' } }, api_key_env: 'SOME_VAR' }, 'secrets on purpose');
+  k.kernel.log.error({ err: new Error('still an error') }, 'an error line');
+  await k.kernel.stop();
+  const dir = path.join(k.home, 'logs');
+  const logs = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('');
+  assert.ok(!logs.includes('tok-123456') && !logs.includes('pw-987654'));
+  assert.match(logs, /SOME_VAR/);
+  assert.match(logs, /still an error/);
+  await k.stop();
+});

@@ -2,8 +2,8 @@ import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { parse, stringify, TomlError } from 'smol-toml';
 import { ConfigError } from './errors.ts';
 
-export const DEFAULT_CONFIG = `# Talon configuration. Every key is optional; the values shown are the defaults.
-# Reference: docs/configuration.md
+export const DEFAULT_CONFIG = `# Talon configuration. Every key is optional. Uncomment a line to change it; the values shown
+# are the defaults, except where a line says "example". Reference: docs/configuration.md
 
 # Address the HTTP API listens on.
 # api_listen = "127.0.0.1:4545"
@@ -22,11 +22,11 @@ export const DEFAULT_CONFIG = `# Talon configuration. Every key is optional; the
 # [default_model]
 # provider = "openai"
 # model = "gpt-4o-mini"
-# api_key_env = "OPENAI_API_KEY"
-# base_url = "https://api.openai.com/v1"
+# api_key_env = "MY_OPENAI_KEY"            # example; default "": a stored key, else the provider's usual variable
+# base_url = "https://api.openai.com/v1"   # example; default: the catalogue's URL for the provider
 
 # [provider_urls]
-# ollama = "http://127.0.0.1:11434"
+# ollama = "http://127.0.0.1:11434"       # example
 
 # [modules]
 # disabled = []          # module names to leave out
