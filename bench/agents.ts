@@ -34,20 +34,6 @@ export async function agentsBench() {
     await waitHttp(`${url}/api/health`, 30_000);
     const first = (await (await post('/api/agents', { manifest_toml: manifest('bench-0') })).json()) as { agent_id: string };
 
-    // Blocking message overhead: the client's time minus the provider's own time for that request (the fake
-    // provider times each request from its first byte in to its last byte out). A fresh session every 20 turns.
-    const overhead: number[] = [];
-    for (let i = 0; i < 320; i++) {
-      if (i % 20 === 0) await (await post(`/api/agents/${first.agent_id}/session/reset`, {})).arrayBuffer();
-      const [res, t] = await timed(async () => {
-        const r = await post(`/api/agents/${first.agent_id}/message`, { message: 'ping' });
-        await r.arrayBuffer();
-        return r;
-      });
-      if (res.status !== 200) throw new Error(`message answered ${res.status}`);
-      if (i >= 20) overhead.push(t - (fake.requests[fake.requests.length - 1].ms ?? 0));
-    }
-
     // 1,000 spawns.
     const spawnStart = performance.now();
     const batch = 25;
@@ -62,6 +48,24 @@ export async function agentsBench() {
       );
     }
     const spawnMs = performance.now() - spawnStart;
+
+    // Idle: the agents exist, nothing runs.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const rss = rssMb(daemon.pid!);
+
+    // Blocking message overhead: the client's time minus the provider's own time for that request (the fake
+    // provider times each request from its first byte in to its last byte out). A fresh session every 20 turns.
+    const overhead: number[] = [];
+    for (let i = 0; i < 320; i++) {
+      if (i % 20 === 0) await (await post(`/api/agents/${first.agent_id}/session/reset`, {})).arrayBuffer();
+      const [res, t] = await timed(async () => {
+        const r = await post(`/api/agents/${first.agent_id}/message`, { message: 'ping' });
+        await r.arrayBuffer();
+        return r;
+      });
+      if (res.status !== 200) throw new Error(`message answered ${res.status}`);
+      if (i >= 20) overhead.push(t - (fake.requests[fake.requests.length - 1].ms ?? 0));
+    }
 
     const list: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -79,8 +83,6 @@ export async function agentsBench() {
       }),
     );
 
-    await new Promise((r) => setTimeout(r, 2_000));
-    const rss = rssMb(daemon.pid!);
     return {
       'blocking message overhead over the provider (p50 ms, target ≤ 3)': percentile(overhead, 50).toFixed(2),
       'blocking message overhead p90 (ms)': percentile(overhead, 90).toFixed(2),

@@ -2,7 +2,7 @@
 import { badRequest, conflict, pageQueryProperties, readPage, type Routes } from '@talon/module-sdk';
 import type { AgentRecord } from '../api.ts';
 import type { AgentServices } from '../services/context.ts';
-import { agentParam, detailView, idParams, stringList, summaryJson } from './common.ts';
+import { agentParam, detailView, idParams, stringList, summaryListBody } from './common.ts';
 
 const spawnBody = {
   type: 'object',
@@ -52,9 +52,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
       const agents = s.registry.list().filter((a) => !needle || [a.name, a.description, ...a.tags].some((t) => t.toLowerCase().includes(needle)));
       // Every agent unless the client pages (the spec's reply is the whole list).
       const page = readPage(request.query, { limit: Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
-      const current = settings();
-      const parts = agents.slice(page.offset, page.offset + page.limit).map((a) => summaryJson(a, current));
-      return reply.type('application/json; charset=utf-8').send(`[${parts.join(',')}]`);
+      return reply.type('application/json; charset=utf-8').send(summaryListBody(agents.slice(page.offset, page.offset + page.limit), settings()));
     },
   );
 

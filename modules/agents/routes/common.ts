@@ -37,6 +37,19 @@ export function summaryView(agent: AgentRecord, settings: Readonly<KernelSetting
 // Records are replaced, never mutated, on change: a summary's JSON can be kept per record (and default model).
 const summaries = new WeakMap<AgentRecord, { defaults: string; json: string }>();
 
+/** The last full listing, reused while no agent record changed (records are replaced on change). */
+let lastList: { agents: readonly AgentRecord[]; defaults: string; body: Buffer } | undefined;
+
+/** The JSON array of summaries as a ready-to-send buffer; unchanged agents cost no serialisation and no allocation. */
+export function summaryListBody(agents: readonly AgentRecord[], settings: Readonly<KernelSettings>): Buffer {
+  const defaults = `${settings.default_model.provider}\u0000${settings.default_model.model}`;
+  const hit = lastList;
+  if (hit && hit.defaults === defaults && hit.agents.length === agents.length && hit.agents.every((a, i) => a === agents[i])) return hit.body;
+  const body = Buffer.from(`[${agents.map((a) => summaryJson(a, settings)).join(',')}]`);
+  lastList = { agents, defaults, body };
+  return body;
+}
+
 /** summaryView as JSON text, cached: listing 1,000 agents must stay within a few milliseconds. */
 export function summaryJson(agent: AgentRecord, settings: Readonly<KernelSettings>): string {
   const defaults = `${settings.default_model.provider}\u0000${settings.default_model.model}`;
