@@ -88,6 +88,7 @@ export async function agentsBench() {
       'blocking message overhead p90 (ms)': percentile(overhead, 90).toFixed(2),
       '1,000 agents spawned (s, target ≤ 5)': (spawnMs / 1000).toFixed(2),
       'GET /api/agents with 1,000 agents (p99 ms, target ≤ 5)': percentile(list, 99).toFixed(2),
+      'GET /api/agents with 1,000 agents (p50 ms)': percentile(list, 50).toFixed(2),
       '100 concurrent SSE turns completed': `${sse.filter(Boolean).length}/100`,
       'idle RSS with 1,000 agents (MB, target ≤ 150)': rss.toFixed(1),
     };
