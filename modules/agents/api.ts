@@ -201,6 +201,11 @@ export interface ToolDefinition {
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
+/** Whether an agent's tool list grants a tool: '*', the tool's name or one of its aliases. */
+export function grantsTool(agentTools: readonly string[], tool: Pick<ToolDefinition, 'name' | 'aliases'>): boolean {
+  return agentTools.includes('*') || agentTools.includes(tool.name) || (tool.aliases ?? []).some((a) => agentTools.includes(a));
+}
+
 export interface ToolCallInfo {
   agent: AgentRecord;
   sessionId: string;

@@ -39,7 +39,12 @@ export default defineModule<AgentsConfig>({
       sessions,
       catalog,
       onSpawned: (agent) => hooks().agentSpawned.call(agent),
-      onTerminated: (agent) => hooks().agentTerminated.call(agent),
+      onTerminated: (agent) => {
+        // Its uploads and traces go with it; the workspace folder stays (it holds the user's files and checkpoints).
+        uploads.deleteAgent(agent.id);
+        traces.deleteAgent(agent.id);
+        hooks().agentTerminated.call(agent);
+      },
     });
     const loop: LoopDeps = { registry, sessions, uploads, traces, llm: ctx.use(llmService), catalog, hooks, config: () => ctx.config, log: ctx.log };
     const runner = new Runner({ ...loop, log: ctx.log });

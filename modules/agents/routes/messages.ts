@@ -51,13 +51,13 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
 
   app.post(
     '/api/agents/:id/message',
-    { schema: { summary: 'Send a message and wait for the reply', params: idParams, body: messageBody }, config: { rateCost: 10 } },
+    { schema: { summary: 'Send a message and wait for the reply', params: idParams, body: messageBody }, config: { rateCost: 30 } },
     async (request) => replyView(await s.runner.run(turnRequest(request.params.id, request.body, 'http'))),
   );
 
   app.post(
     '/api/agents/:id/message/stream',
-    { schema: { summary: 'Send a message; the reply streams as Server-Sent Events', params: idParams, body: messageBody }, config: { rateCost: 10 } },
+    { schema: { summary: 'Send a message; the reply streams as Server-Sent Events', params: idParams, body: messageBody }, config: { rateCost: 30 } },
     async (request, reply) => {
       const turn = turnRequest(request.params.id, request.body, 'http-stream');
       let sse: SseWriter | undefined;

@@ -140,8 +140,11 @@ export class AgentStore implements AgentRegistry {
 
   /** PATCH with manifest_toml: the new manifest replaces every field it defines; identity, config and sessions stay. */
   replaceManifest(id: string, manifestToml: string): AgentRecord {
-    this.require(id);
+    const agent = this.require(id);
     const fields = this.fromManifest(parseManifest(manifestToml));
+    if (agent.mode === 'Stable' && (fields.model.provider !== agent.model.provider || fields.model.model !== agent.model.model)) {
+      throw conflict(`agent '${agent.name}' is in Stable mode: its model is pinned (switch to Normal first)`);
+    }
     const next = this.update(id, fields);
     prepared(this.deps.db, 'UPDATE agents_agents SET manifest_toml = ? WHERE id = ?').run(manifestToml, id);
     this.toml.set(id, manifestToml);

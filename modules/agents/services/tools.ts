@@ -3,12 +3,10 @@
  * agentHooks.tools waterfall, filtered by the agent's tool list ('*' = all;
  * a name may be the tool's name or one of its aliases).
  */
-import type { AgentRecord, ToolDefinition } from '../api.ts';
+import { grantsTool, type AgentRecord, type ToolDefinition } from '../api.ts';
 
 export function allowedTools(all: readonly ToolDefinition[], agent: AgentRecord): ToolDefinition[] {
-  const wanted = new Set(agent.tools);
-  if (wanted.has('*')) return dedupe(all);
-  return dedupe(all.filter((t) => wanted.has(t.name) || (t.aliases ?? []).some((a) => wanted.has(a))));
+  return dedupe(all.filter((t) => grantsTool(agent.tools, t)));
 }
 
 /** A tool by the name the model used (its name or an alias). */

@@ -54,6 +54,7 @@ function customEntry(body: CustomBody): ModelEntry {
     supports_tools: body.supports_tools ?? false,
     supports_vision: body.supports_vision ?? false,
     supports_streaming: body.supports_streaming ?? true,
+    ...(body.aliases?.length ? { aliases: body.aliases } : {}),
     custom: true,
   };
 }

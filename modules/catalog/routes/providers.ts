@@ -37,7 +37,7 @@ const keyBody = {
 } as const;
 const urlBody = {
   type: 'object',
-  properties: { url: { type: 'string', minLength: 1, maxLength: 2048 } },
+  properties: { url: { type: ['string', 'null'], minLength: 1, maxLength: 2048, description: 'the new base URL; null removes the override' } },
   required: ['url'],
   additionalProperties: false,
 } as const;
@@ -146,7 +146,8 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
 
   app.put('/api/providers/:name/url', { schema: { summary: 'Override the base URL of a provider', tags, params: nameParams, body: urlBody, response: { 200: urlResponse } } }, async (request) => {
     const p = store.requireProvider(request.params.name);
-    const base_url = store.setUrl(p, checkedUrl(request.body.url));
+    const { url } = request.body;
+    const base_url = url === null ? store.clearUrl(p) : store.setUrl(p, checkedUrl(url));
     return { status: 'updated' as const, provider: p.name, base_url };
   });
 }

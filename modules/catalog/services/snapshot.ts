@@ -73,6 +73,7 @@ export class Snapshot {
       }
       if (this.models.has(c.id)) this.warnings.push(`custom model '${c.id}' replaces the catalogue entry with that id`);
       this.models.set(c.id, { ...c, aliases: undefined, custom: true });
+      for (const a of c.aliases ?? []) modelAliases.push([a, c.id]);
     }
     this.mergeAliases(modelAliases, layers);
     this.index();

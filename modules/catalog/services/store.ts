@@ -263,6 +263,13 @@ export class CatalogStore implements CatalogService {
     return this.baseUrl(provider.name)!;
   }
 
+  /** Removes a PUT /url override: the configured or catalogue URL applies again. */
+  clearUrl(provider: ProviderEntry): string {
+    prepared(this.deps.db, 'DELETE FROM catalog_provider_urls WHERE provider = ?').run(provider.name);
+    this.urls.delete(provider.name);
+    return this.baseUrl(provider.name)!;
+  }
+
   version(): string {
     return this.registry?.version ?? this.builtinVersion;
   }

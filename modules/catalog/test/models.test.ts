@@ -104,6 +104,15 @@ test('aliases: list, create, change, reject bad targets and model ids, delete, 4
   assert.equal((await k.request('/api/models/opus')).status, 404);
 });
 
+test('a custom model brings its aliases', async () => {
+  const res = await k.request('/api/models/custom', { method: 'POST', json: { id: 'acme/alias-me', provider: 'openai', display_name: 'A', context_window: 1000, aliases: ['acme-short'] } });
+  assert.equal(res.status, 201);
+  assert.equal(service(k).resolveAlias('acme-short'), 'acme/alias-me');
+  const listed = (await (await k.request('/api/models/aliases')).json()) as { aliases: Record<string, string> };
+  assert.equal(listed.aliases['acme-short'], 'acme/alias-me');
+  assert.equal((await k.request('/api/models/custom/acme/alias-me', { method: 'DELETE' })).status, 200);
+});
+
 test('custom models: add (ids with slashes), read, duplicate and bad bodies rejected, delete only custom ones', async () => {
   const body = { id: 'acme/tiny-1', provider: 'openai', display_name: 'Tiny', context_window: 8192, input_cost_per_1m: 1, output_cost_per_1m: 2, supports_tools: true };
   const res = await k.request('/api/models/custom', { method: 'POST', json: body });

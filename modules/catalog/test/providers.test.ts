@@ -172,6 +172,10 @@ test('PUT /api/providers/{name}/url validates and persists', async () => {
   }
   assert.equal((await call('/api/providers/together/url', { method: 'PUT', json: { url: 5 } })).status, 400);
   assert.equal((await call('/api/providers/nobody/url', { method: 'PUT', json: { url: 'http://127.0.0.1' } })).status, 404);
+  const reset = await call('/api/providers/together/url', { method: 'PUT', json: { url: null } });
+  assert.equal(reset.status, 200);
+  assert.notEqual(service(k).baseUrl('together'), 'http://127.0.0.1:9999/v1', 'null removes the override');
+  assert.equal(service(k).urlOverride('together'), undefined);
 });
 
 test('detect: fake ollama and lmstudio are listed; an unreachable vllm is reachable:false; other names 404', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { forbidden, badRequest, notFound, requireUuid, type ModuleContext, type Routes } from '@talon/module-sdk';
-import { agentHooks, agentRegistry, type ToolCallInfo, type ToolContext, type ToolDefinition, type ToolOutput } from '../../agents/api.ts';
+import { agentHooks, agentRegistry, grantsTool, type ToolCallInfo, type ToolContext, type ToolDefinition, type ToolOutput } from '../../agents/api.ts';
 import type { ToolsConfig } from '../config.ts';
 import { describeTool, findTool, needsAgent } from '../services/catalog.ts';
 import { inputProblem } from '../services/input-validation.ts';
@@ -20,7 +20,6 @@ const invokeQuery = {
 
 const toolBody = { type: 'object', description: 'the tool input' } as const;
 
-const granted = (tools: readonly string[], name: string) => tools.includes('*') || tools.includes(name);
 
 export function toolRoutes(app: Routes, ctx: ModuleContext<ToolsConfig>): void {
   const allTools = (): ToolDefinition[] => ctx.hooks.get(agentHooks).tools.call([]);
@@ -58,7 +57,7 @@ export function toolRoutes(app: Routes, ctx: ModuleContext<ToolsConfig>): void {
         requireUuid(agentId, 'agent_id');
         const found = ctx.use(agentRegistry).get(agentId);
         if (!found) throw notFound(`Agent '${agentId}' not found`);
-        if (!granted(found.tools, tool.name)) throw forbidden(`Agent '${found.name}' is not granted tool '${tool.name}'`);
+        if (!grantsTool(found.tools, tool)) throw forbidden(`Agent '${found.name}' is not granted tool '${tool.name}'`);
         agent = found;
       } else if (needsAgent(tool)) {
         throw badRequest(`tool '${tool.name}' needs an agent (workspace): pass ?agent_id=<agent uuid>`);

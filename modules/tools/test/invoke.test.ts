@@ -108,6 +108,12 @@ describe('tools endpoints, reference spelling [tool_invoke]', () => {
     assert.equal(res.status, 403);
     assert.match((await body(res)).error as string, /not granted tool 'file_write'/);
   });
+
+  it('a tool granted by one of its aliases may be invoked, as the agent loop allows it', async () => {
+    const aliased = await spawn(k, 'aliased', '["read_file"]');
+    const res = await invoke(k, 'file_read', { path: 'missing.txt' }, aliased);
+    assert.equal(res.status, 200);
+  });
 });
 
 describe('tools endpoints, [tools.invoke] spelling and the disabled default', () => {
