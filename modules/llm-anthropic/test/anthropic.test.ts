@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startLlmHarness, collect, user, TEST_KEY_ENV, type LlmHarness } from '../../llm/test/support.ts';
+import { startLlmHarness, collect, user, weather, TEST_KEY_ENV, type LlmHarness } from '../../llm/test/support.ts';
 import type { ChatMessage, StreamEvent } from '../../llm/api.ts';
 
 const ref = { provider: 'anthropic', model: 'claude-test', apiKeyEnv: TEST_KEY_ENV };
-const weather = { name: 'get_weather', description: 'Weather of a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 
 describe('llm-anthropic driver over the Messages API', () => {
   let h: LlmHarness;

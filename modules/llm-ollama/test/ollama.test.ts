@@ -1,11 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ollama } from 'ollama';
-import { startLlmHarness, collect, user, type LlmHarness } from '../../llm/test/support.ts';
+import { startLlmHarness, collect, user, weather, type LlmHarness } from '../../llm/test/support.ts';
 import { LlmError, type ChatMessage, type StreamEvent } from '../../llm/api.ts';
 
 const ref = { provider: 'ollama', model: 'llama-test' };
-const weather = { name: 'get_weather', description: 'Weather of a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 
 describe('llm-ollama driver over the native /api/chat', () => {
   let h: LlmHarness;
