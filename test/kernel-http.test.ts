@@ -35,6 +35,22 @@ test('a malformed URL gets a JSON error with a request id', async () => {
   assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
 });
 
+test('a malformed HTTP request gets a JSON 400 with a request id from the front server', async () => {
+  const { connect } = await import('node:net');
+  const port = Number(new URL(k.url).port);
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write('NOT-HTTP\r\n\r\n'));
+    let data = '';
+    socket.on('data', (d) => (data += d));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+  });
+  assert.match(raw, /^HTTP\/1\.1 400/);
+  assert.match(raw, /x-request-id: [0-9a-f-]{36}/);
+  assert.match(raw, /\{"error":"malformed HTTP request"\}/);
+});
+
+
 test('one access line per request, carrying its request id; polled endpoints log below info', async () => {
   const res = await k.request('/api/body-echo', { method: 'POST', json: {} });
   const id = res.headers.get('x-request-id') ?? (await res.text(), '');

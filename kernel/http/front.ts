@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Generation } from './generation.ts';
 
@@ -19,6 +20,7 @@ export class FrontServer {
       if (!g || this.closing) {
         res.statusCode = 503;
         res.setHeader('content-type', 'application/json');
+        res.setHeader('x-request-id', randomUUID());
         res.setHeader('connection', 'close');
         res.end(JSON.stringify({ error: this.closing ? 'the service is shutting down' : 'the service is starting' }));
         return;
@@ -41,7 +43,8 @@ export class FrontServer {
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
       const body = JSON.stringify({ error: err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : 'malformed HTTP request' });
-      socket.end(`HTTP/1.1 ${err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400} Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`);
     });
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = 66_000;
