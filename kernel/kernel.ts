@@ -24,7 +24,6 @@ import { FrontServer } from './http/front.ts';
 import { ModuleWatcher } from './reload.ts';
 
 export const KERNEL_VERSION: string = '0.1.0';
-export const BUILTIN_MODULES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
 
 export interface KernelOptions {
   home?: string;
@@ -36,7 +35,7 @@ export interface KernelOptions {
   stdout?: boolean;
   /** Called after a requested shutdown finished (the CLI exits the process). */
   onShutdown?: (reason: string) => void;
-  /** Built-in modules folder (tests point it elsewhere). */
+  /** Built-in modules folder: `modules/` beside `kernel/` unless given (tests point it elsewhere). */
   modulesDir?: string;
 }
 
@@ -380,7 +379,7 @@ export class Kernel implements KernelApi {
     const settings = this.store.settings();
     const configDir = path.dirname(this.store.file);
     return [
-      { dir: this.options.modulesDir ?? BUILTIN_MODULES_DIR, thirdParty: false },
+      { dir: this.options.modulesDir ?? builtinModulesDir(), thirdParty: false },
       ...settings.module_paths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
     ];
   }
@@ -560,6 +559,11 @@ export class Kernel implements KernelApi {
     await this.queue;
     await Promise.allSettled(this.pendingRetire);
   }
+}
+
+/** `modules/` next to `kernel/`. Evaluated on use: in the kernel bundle (see main.ts) import.meta has no url. */
+function builtinModulesDir(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
 }
 
 function orderLike(instances: ModuleInstance[], order: string[]): ModuleInstance[] {

@@ -1,7 +1,20 @@
-import { Kernel, ConfigError } from './kernel.ts';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleModule, evaluateBundle } from './modules/bundle.ts';
+import type * as KernelExports from './kernel.ts';
+
+// Stack traces of bundled code (the kernel's and the modules') point at the original TypeScript files.
+process.setSourceMapsEnabled(true);
+
+// The kernel is loaded the way modules are: one cached CommonJS bundle. Its packages are then required
+// directly instead of each import passing through the TypeScript loader's hooks (a tenth of start-up).
+const here = path.dirname(fileURLToPath(import.meta.url));
+const entry = path.join(here, 'kernel.ts');
+const bundled = await bundleModule(entry);
+const { Kernel, ConfigError } = evaluateBundle(bundled, entry, {}) as typeof KernelExports;
 
 const dev = process.argv.includes('--dev');
-const kernel = new Kernel({ dev, onShutdown: () => process.exit(0) });
+const kernel = new Kernel({ dev, modulesDir: path.resolve(here, '../modules'), onShutdown: () => process.exit(0) });
 
 let signals = 0;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
