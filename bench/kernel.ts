@@ -66,8 +66,9 @@ async function healthThroughput(seconds: number): Promise<{ talonRps: number; ba
   try {
     await waitHttp(`http://127.0.0.1:${barePort}/api/health`, 30_000);
     await waitHttp(`http://127.0.0.1:${port}/api/health`, 30_000);
-    await rps(`http://127.0.0.1:${port}/api/health`, 1); // warm-up
-    await rps(`http://127.0.0.1:${barePort}/api/health`, 1);
+    // Warm-up: both servers are measured in steady state (JIT-compiled hot paths).
+    await rps(`http://127.0.0.1:${port}/api/health`, 3);
+    await rps(`http://127.0.0.1:${barePort}/api/health`, 3);
     const talonRps = await rps(`http://127.0.0.1:${port}/api/health`, seconds);
     const bareRps = await rps(`http://127.0.0.1:${barePort}/api/health`, seconds);
     return { talonRps, bareRps, ratio: Math.round((talonRps / bareRps) * 1000) / 1000 };

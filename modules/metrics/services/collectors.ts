@@ -55,13 +55,22 @@ export function createMetrics(ctx: ModuleContext): { registry: Registry; observe
       this.set((Date.now() - ctx.kernel.startedAt.getTime()) / 1000);
     },
   });
+  // The labelled children of each (method, route, status), so a request costs no label hashing. The route is the
+  // pattern, never the raw URL: the set stays bounded by the routes.
+  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
   return {
     registry,
     observe(event) {
-      // The route pattern, never the raw URL: unmatched URLs would make unbounded label sets.
-      const labels = { method: event.method, route: event.route ?? '(unmatched)', status: String(event.statusCode) };
-      requests.inc(labels);
-      durations.observe(labels, event.durationMs / 1000);
+      const route = event.route ?? '(unmatched)';
+      const key = `${event.method} ${event.statusCode} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        const status = String(event.statusCode);
+        child = { count: requests.labels(event.method, route, status), time: durations.labels(event.method, route, status) };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(event.durationMs / 1000);
     },
   };
 }
