@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createContainer, asValue, InjectionMode, type AwilixContainer } from 'awilix';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import * as sdk from '@talon/module-sdk';
 import type { KernelApi, ModuleInfo, RouteInfo, TalonPaths, ConfigApi } from '@talon/module-sdk';
-import { isDefinedModule, type DefinedModule } from '@talon/module-sdk';
+import type { DefinedModule } from '@talon/module-sdk';
 import { resolveHome, preparePaths } from './home.ts';
 import { ConfigStore, ConfigError } from './config/store.ts';
 import { createConfigApi } from './config/api.ts';
@@ -15,9 +13,10 @@ import { openDatabase } from './db.ts';
 import { runMigrations } from './migrations.ts';
 import { HookBus } from './hooks.ts';
 import { ServiceRegistry } from './services.ts';
-import { findModuleDirs, readManifest, type Manifest } from './modules/manifest.ts';
+import { readManifest, type Manifest } from './modules/manifest.ts';
+import { discoverManifests, loadDefinition, moduleRoots, withDependencies, type ModuleRoot } from './modules/discovery.ts';
 import { planModules } from './modules/graph.ts';
-import { bundleModule, evaluateBundle, ModuleBuildError } from './modules/bundle.ts';
+import { ModuleBuildError } from './modules/bundle.ts';
 import { ModuleInstance, type InstanceDeps } from './modules/instance.ts';
 import { buildGeneration, RouteBuildError } from './http/generation.ts';
 import { FrontServer } from './http/front.ts';
@@ -45,8 +44,6 @@ interface ModuleRecord {
   error?: string;
   instance?: ModuleInstance;
 }
-
-const SHARED_PACKAGES = { '@talon/module-sdk': sdk };
 
 /** The microkernel: configuration, DI, hooks, module lifecycle, HTTP generations. */
 export class Kernel implements KernelApi {
@@ -142,8 +139,8 @@ export class Kernel implements KernelApi {
     const pruned = pruneLogs(this.paths.logs);
     if (pruned.length) this.log.info({ files: pruned }, 'pruned old log files');
 
-    const manifests = this.discover();
-    const wanted = this.options.only ? this.closure(this.options.only, manifests) : undefined;
+    const manifests = discoverManifests(this.moduleRoots(), this.log);
+    const wanted = this.options.only ? withDependencies(this.options.only, manifests) : undefined;
     const disabled = new Set(settings.modules.disabled);
     for (const name of disabled) if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] disabled names '${name}', which is not a known module`);
     const plan = planModules(manifests, (m) => (wanted ? wanted.has(m.name) : m.enabled && !disabled.has(m.name)));
@@ -168,7 +165,7 @@ export class Kernel implements KernelApi {
 
     // Load code first: module config sections can only be validated with their schemas.
     const defs = new Map<string, DefinedModule>();
-    const loaded = await Promise.allSettled(this.order.map((name) => this.loadDefinition(this.records.get(name)!.manifest)));
+    const loaded = await Promise.allSettled(this.order.map((name) => loadDefinition(this.records.get(name)!.manifest)));
     this.order.forEach((name, i) => {
       const rec = this.records.get(name)!;
       const result = loaded[i];
@@ -243,47 +240,6 @@ export class Kernel implements KernelApi {
   }
 
   // ---------------------------------------------------------------- modules
-
-  private discover(): Manifest[] {
-    const roots = this.moduleRoots();
-    const manifests: Manifest[] = [];
-    for (const root of roots) {
-      for (const dir of findModuleDirs(root.dir)) {
-        try {
-          const manifest = readManifest(dir, root.thirdParty);
-          const clash = manifests.find((m) => m.name === manifest.name);
-          if (clash) this.logger.log.error(`module '${manifest.name}' in ${dir} ignored: the name is taken by ${clash.dir}`);
-          else manifests.push(manifest);
-        } catch (err) {
-          this.logger.log.error(`module in ${dir} ignored: ${(err as Error).message}`);
-        }
-      }
-    }
-    return manifests;
-  }
-
-  /** The named modules plus everything they depend on. */
-  private closure(names: string[], manifests: Manifest[]): Set<string> {
-    const byName = new Map(manifests.map((m) => [m.name, m]));
-    const out = new Set<string>();
-    const add = (n: string) => {
-      if (out.has(n)) return;
-      out.add(n);
-      for (const d of byName.get(n)?.depends ?? []) add(d);
-    };
-    names.forEach(add);
-    return out;
-  }
-
-  private async loadDefinition(manifest: Manifest, fresh = false): Promise<DefinedModule> {
-    const entry = path.join(manifest.dir, manifest.entry);
-    // A reload always rebuilds: a same-size rewrite within the mtime resolution must not hit the cache.
-    const bundle = await bundleModule(entry, { cache: !fresh });
-    const exports = evaluateBundle(bundle, entry, SHARED_PACKAGES) as { default?: unknown };
-    const def = exports.default ?? exports;
-    if (!isDefinedModule(def)) throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
-    return def as DefinedModule;
-  }
 
   private instanceDeps(): InstanceDeps {
     return {
@@ -375,13 +331,8 @@ export class Kernel implements KernelApi {
 
   // ---------------------------------------------------------------- hot reload
 
-  private moduleRoots(): Array<{ dir: string; thirdParty: boolean }> {
-    const settings = this.store.settings();
-    const configDir = path.dirname(this.store.file);
-    return [
-      { dir: this.options.modulesDir ?? builtinModulesDir(), thirdParty: false },
-      ...settings.module_paths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
-    ];
+  private moduleRoots(): ModuleRoot[] {
+    return moduleRoots(this.options.modulesDir, this.store.settings().module_paths, path.dirname(this.store.file));
   }
 
   private async startWatcher(): Promise<void> {
@@ -513,7 +464,7 @@ export class Kernel implements KernelApi {
     try {
       const manifest = readManifest(rec.manifest.dir, rec.manifest.thirdParty);
       if (manifest.name !== name) throw new Error(`module.toml renamed the module to '${manifest.name}'; restart to apply`);
-      const def = await this.loadDefinition(manifest, true);
+      const def = await loadDefinition(manifest, true);
       if (section) {
         this.store.declareSection(section, name, true, def.configSchema);
         this.store.revalidate();
@@ -559,11 +510,6 @@ export class Kernel implements KernelApi {
     await this.queue;
     await Promise.allSettled(this.pendingRetire);
   }
-}
-
-/** `modules/` next to `kernel/`. Evaluated on use: in the kernel bundle (see main.ts) import.meta has no url. */
-function builtinModulesDir(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../modules');
 }
 
 function orderLike(instances: ModuleInstance[], order: string[]): ModuleInstance[] {
