@@ -45,7 +45,7 @@ const toRelation = (r: Row): Relation => ({ ...r, created_at: new Date(r.created
 /** The relation graph: (subject, relation, object) triples per agent with a confidence. */
 export class RelationStore {
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly now: () => number = Date.now,
   ) {
     this.prepare = cachedPrepare(db);

@@ -52,7 +52,7 @@ export class Searcher {
   private total?: { n: number; at: number };
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
   ) {
