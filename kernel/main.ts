@@ -31,6 +31,12 @@ try {
     process.stderr.write(`talon: configuration error: ${err.message}\n`);
     process.exit(2);
   }
-  process.stderr.write(`talon: failed to start: ${(err as Error).stack ?? err}\n`);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    process.stderr.write(`talon: cannot listen on api_listen (${(err as Error).message}); choose another address in ${kernel.config.file}\n`);
+  } else {
+    process.stderr.write(`talon: failed to start: ${(err as Error).stack ?? err}\n`);
+  }
+  await kernel.stop('start failed').catch(() => undefined);
   process.exit(1);
 }

@@ -136,3 +136,17 @@ test('a value under any secret-like key is redacted in log lines, at any depth',
   assert.match(logs, /still an error/);
   await k.stop();
 });
+
+test('the CLI exits with code 1 and a plain message when api_listen is taken', async () => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+  const port = (blocker.address() as { port: number }).port;
+  const home = tempHome();
+  writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:${port}"\nlog_level = "silent"\n`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { env: { ...process.env, TALON_HOME: home }, encoding: 'utf8', timeout: 20_000 });
+  blocker.close();
+  rmSync(home, { recursive: true, force: true });
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, /cannot listen on api_listen .*EADDRINUSE/);
+});
