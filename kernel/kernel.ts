@@ -221,12 +221,14 @@ export class Kernel implements KernelApi {
   }
 
   private async doStop(reason: string): Promise<void> {
-    this.log?.info({ reason }, 'shutting down');
+    // A start that failed on its configuration has no logger, database or server yet.
+    const log = this.logger?.log;
+    log?.info({ reason }, 'shutting down');
     await this.watcher?.close();
     try {
       await this.hooks.kernel.kernel.shutdown.promise();
     } catch (err) {
-      this.log.error({ err }, 'shutdown hook failed');
+      log?.error({ err }, 'shutdown hook failed');
     }
     await this.front.close(10_000);
     await Promise.allSettled(this.pendingRetire);
@@ -235,7 +237,7 @@ export class Kernel implements KernelApi {
       if (rec?.instance) await this.dropInstance(rec, 'stopped');
     }
     this.db?.close();
-    this.log?.info('stopped');
+    log?.info('stopped');
     await this.logger?.close();
   }
 
