@@ -315,7 +315,7 @@ export class Kernel implements KernelApi {
       try {
         const generation = await buildGeneration(this.running(), { log: this.log, bodyLimit: this.store.settings().max_request_body_bytes, hooks: this.hooks });
         this.routeTable = generation.routes;
-        this.track(this.front.swap(generation));
+        this.track(this.front.swap(generation).drained);
         return;
       } catch (err) {
         if (!(err instanceof RouteBuildError)) throw err;
@@ -430,7 +430,7 @@ export class Kernel implements KernelApi {
       }
       const infos = new Map(leaving.map((i) => [i.id, this.info(this.records.get(i.id)!)]));
       this.track(
-        this.front.swap(generation).then(async () => {
+        this.front.swap(generation, { closeModules: gone }).drained.then(async () => {
           for (const instance of leaving.reverse()) {
             await instance.stop();
             this.hooks.kernel.module.unloaded.call(infos.get(instance.id)!);
@@ -484,7 +484,7 @@ export class Kernel implements KernelApi {
       rec.state = 'running';
       rec.error = undefined;
       this.routeTable = generation.routes;
-      const retired = this.front.swap(generation).then(async () => {
+      const retired = this.front.swap(generation, { closeModules: new Set([name]) }).drained.then(async () => {
         if (old) {
           await old.stop();
           this.hooks.kernel.module.unloaded.call({ ...this.info(rec), state: 'stopped' });

@@ -40,3 +40,26 @@ test('shutdown completes with an open WebSocket, which is closed', async () => {
   assert.ok(Date.now() - started < 3_000, `shutdown took ${Date.now() - started} ms`);
   assert.ok((await closed) > 0);
 });
+
+test('a reload of another module keeps a WebSocket open; a reload of its own module closes it with 1001', async () => {
+  const k = await startTestKernel({ only: ['ws-echo', 'body-echo'], config: `module_paths = ["${extra}"]\n` });
+  try {
+    const ws = await connect(k.url);
+    const echo = (text: string) =>
+      new Promise<string>((resolve) => {
+        ws.once('message', (d) => resolve(String(d)));
+        ws.send(text);
+      });
+    assert.ok((await k.kernel.reloadModule('body-echo')).ok);
+    await k.kernel.settled();
+    assert.equal(ws.readyState, WebSocket.OPEN);
+    assert.equal(await echo('still here'), 'still here');
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    assert.ok((await k.kernel.reloadModule('ws-echo')).ok);
+    assert.equal(await closed, 1001);
+    const again = await connect(k.url);
+    again.close();
+  } finally {
+    await k.stop();
+  }
+});

@@ -12,7 +12,8 @@ export class FrontServer {
   readonly server: http.Server;
   private live?: Generation;
   private closing = false;
-  private readonly upgraded = new Set<Socket>();
+  /** Retired generations kept open for the WebSockets they still carry. */
+  private readonly lingering = new Set<Generation>();
 
   constructor() {
     this.server = http.createServer((req, res) => {
@@ -35,9 +36,12 @@ export class FrontServer {
         socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\r\n');
         return;
       }
-      // An upgraded socket outlives its request: it is closed with its generation (WebSocket close 1001).
-      this.upgraded.add(socket);
-      socket.once('close', () => this.upgraded.delete(socket));
+      // An upgraded socket outlives its request and stays with the generation that accepted it.
+      g.upgraded.add(socket);
+      socket.once('close', () => {
+        g.upgraded.delete(socket);
+        g.owners.delete(socket);
+      });
       g.inner.emit('upgrade', req, socket, head);
     });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -56,13 +60,18 @@ export class FrontServer {
   }
 
   /**
-   * Makes next live at once. The returned promise settles when the previous
-   * generation has drained (bounded) and closed.
+   * Makes next live at once. The previous generation drains its HTTP requests
+   * (bounded); `drained` settles then. WebSockets of the modules in
+   * `closeModules` (the replaced ones) are closed with 1001; the others stay on
+   * the old generation, which closes once the last of them has gone.
    */
-  swap(next: Generation, drainMs = 5_000): Promise<void> {
+  swap(next: Generation, options: { drainMs?: number; closeModules?: ReadonlySet<string> } = {}): { drained: Promise<void> } {
     const previous = this.live;
+    const closeModules = options.closeModules ?? new Set<string>();
     this.live = next;
-    return previous ? this.retire(previous, drainMs) : Promise.resolve();
+    // Older generations kept for their WebSockets lose the sockets of the replaced modules too.
+    for (const g of this.lingering) closeOwnedBy(g, closeModules);
+    return { drained: previous ? this.retire(previous, options.drainMs ?? 5_000, closeModules) : Promise.resolve() };
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -84,21 +93,49 @@ export class FrontServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     const g = this.live;
-    if (g) {
-      await waitFor(() => g.inflight <= 0, drainMs);
-      // Closing the app closes its WebSockets (1001 going away) before the server waits for its connections.
-      await g.app.close().catch(() => undefined);
+    if (g) await waitFor(() => g.inflight <= 0, drainMs);
+    // Closing an app closes its WebSockets (1001 going away) before the server waits for its connections.
+    for (const gen of [...this.lingering, ...(g ? [g] : [])]) {
+      await gen.app.close().catch(() => undefined);
+      for (const socket of gen.upgraded) socket.destroy();
     }
-    for (const socket of this.upgraded) socket.destroy();
+    this.lingering.clear();
     this.server.closeAllConnections();
     await closed;
     this.live = undefined;
   }
 
-  private async retire(g: Generation, drainMs: number): Promise<void> {
+  private async retire(g: Generation, drainMs: number, closeModules: ReadonlySet<string>): Promise<void> {
     await waitFor(() => g.inflight <= 0, drainMs);
-    await g.app.close().catch(() => undefined);
+    closeOwnedBy(g, closeModules);
+    if (g.upgraded.size === 0 || [...g.upgraded].every((s) => !g.owners.has(s) || closeModules.has(g.owners.get(s)!))) {
+      void g.app.close().catch(() => undefined);
+      return;
+    }
+    this.lingering.add(g);
+    const closeWhenEmpty = () => {
+      if (g.upgraded.size > 0 || !this.lingering.has(g)) return;
+      this.lingering.delete(g);
+      void g.app.close().catch(() => undefined);
+    };
+    for (const socket of g.upgraded) socket.once('close', () => setImmediate(closeWhenEmpty));
   }
+}
+
+/** Closes (1001) the WebSockets of a generation that belong to one of the modules, or to no known module. */
+function closeOwnedBy(g: Generation, modules: ReadonlySet<string>): void {
+  for (const [socket, ws] of webSocketsOf(g)) {
+    const owner = g.owners.get(socket);
+    if (owner === undefined || modules.has(owner)) ws.close(1001, 'module reloaded');
+  }
+}
+
+/** The WebSocket (ws) objects of a generation by their socket. */
+function webSocketsOf(g: Generation): Map<Socket, { close(code: number, reason: string): void }> {
+  const server = (g.app as unknown as { websocketServer?: { clients: Set<{ _socket?: Socket; close(code: number, reason: string): void }> } }).websocketServer;
+  const out = new Map<Socket, { close(code: number, reason: string): void }>();
+  for (const client of server?.clients ?? []) if (client._socket) out.set(client._socket, client);
+  return out;
 }
 
 async function waitFor(done: () => boolean, ms: number): Promise<void> {

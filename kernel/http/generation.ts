@@ -17,6 +17,9 @@ export interface Generation {
   inner: http.Server;
   /** HTTP requests being answered (upgraded sockets are not counted: they live until closed). */
   inflight: number;
+  /** Upgraded sockets (WebSockets) accepted by this generation, and the module whose route took each. */
+  upgraded: Set<import('node:net').Socket>;
+  owners: Map<import('node:net').Socket, string>;
   routes: RouteInfo[];
   readonly number: number;
 }
@@ -109,10 +112,16 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
       throw new RouteBuildError(m.id, err as Error);
     }
   }
+  const owners = new Map<import('node:net').Socket, string>();
   for (const m of modules) {
     if (!m.def.routes) continue;
     app.register(async (child) => {
       current = m.id;
+      // Remember which module a WebSocket belongs to, so a reload closes only that module's sockets.
+      child.addHook('onRequest', (request, _reply, done) => {
+        if (request.raw.headers.upgrade) owners.set(request.raw.socket, m.id);
+        done();
+      });
       try {
         m.def.routes!(child as unknown as Routes, m.ctx);
       } catch (err) {
@@ -128,5 +137,5 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
     // A conflict found at ready() (duplicate route): blame the module that registered last.
     throw new RouteBuildError(current, err as Error);
   }
-  return { app, inner, inflight: 0, routes, number: ++generations };
+  return { app, inner, inflight: 0, upgraded: new Set(), owners, routes, number: ++generations };
 }
