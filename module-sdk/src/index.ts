@@ -6,7 +6,7 @@ export { defineHooks, createKernelHooks, STAGE } from './hooks.ts';
 export type { HookRef, HookAccess, TapFacade, HookTap, KernelHooks, ModuleInfo, ConfigChange, HttpRequestEvent, HttpResponseEvent, TapOptions } from './hooks.ts';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, errorBody, isUuid, requireUuid } from './errors.ts';
 export { safeJoin, isInside } from './paths.ts';
-export { prepared } from './sql.ts';
+export { prepared, statements } from './sql.ts';
 export { readPage, paginate, pageQueryProperties } from './pagination.ts';
 export type { Page } from './pagination.ts';
 export { openSse } from './sse.ts';

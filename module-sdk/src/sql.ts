@@ -4,9 +4,10 @@ const caches = new WeakMap<Database, Map<string, Statement>>();
 
 /**
  * A prepared statement for this SQL, prepared once per database and reused:
- * preparing costs more than running most statements.
+ * preparing costs more than running most statements. P types the parameters,
+ * R the rows.
  */
-export function prepared<Params extends unknown[] = unknown[]>(db: Database, sql: string): Statement<Params> {
+export function prepared<P extends unknown[] = unknown[], R = unknown>(db: Database, sql: string): Statement<P, R> {
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
   let stmt = cache.get(sql);
@@ -14,5 +15,10 @@ export function prepared<Params extends unknown[] = unknown[]>(db: Database, sql
     stmt = db.prepare(sql);
     cache.set(sql, stmt);
   }
-  return stmt as Statement<Params>;
+  return stmt as unknown as Statement<P, R>;
+}
+
+/** `prepared` bound to one database, for services that run many statements. */
+export function statements(db: Database) {
+  return <P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> => prepared<P, R>(db, sql);
 }

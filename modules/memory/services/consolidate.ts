@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { cachedPrepare } from './sql.ts';
+import { statements } from '@talon/module-sdk';
 import type { EntryRow, EntryStore } from './entries.ts';
 import { jaccard, wordSet } from './text.ts';
 import { cosine, type VectorIndex } from './vectors.ts';
@@ -23,10 +23,10 @@ export class Consolidator {
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
   ) {
-    this.prepare = cachedPrepare(db);
+    this.prepare = statements(db);
   }
 
-  private readonly prepare: ReturnType<typeof cachedPrepare>;
+  private readonly prepare: ReturnType<typeof statements>;
 
   groups(agentId: string, threshold: number, model?: string): Array<{ keep: EntryRow; members: Array<{ row: EntryRow; similarity: number }> }> {
     const rows = this

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { cachedPrepare } from './sql.ts';
+import { statements } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import { embed, type EmbeddingTarget } from './embedder.ts';
 import type { VectorIndex } from './vectors.ts';
@@ -27,10 +27,10 @@ export class EmbeddingQueue {
     private readonly log: Logger,
     private readonly schedule: (fn: () => void) => void,
   ) {
-    this.prepare = cachedPrepare(db);
+    this.prepare = statements(db);
   }
 
-  private readonly prepare: ReturnType<typeof cachedPrepare>;
+  private readonly prepare: ReturnType<typeof statements>;
 
   /** Asks for a run soon (after the current one if one is going). */
   kick(): void {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { badRequest, notFound, payloadTooLarge } from '@talon/module-sdk';
+import { badRequest, notFound, payloadTooLarge, statements } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
-import { cachedPrepare } from './sql.ts';
 
 /** A row of memory_entries. */
 export interface EntryRow {
@@ -130,10 +129,10 @@ export class EntryStore {
     /** Called after content changes, so the embedding queue can (re)embed. */
     private readonly onChange: () => void = () => undefined,
   ) {
-    this.prepare = cachedPrepare(db);
+    this.prepare = statements(db);
   }
 
-  private readonly prepare: ReturnType<typeof cachedPrepare>;
+  private readonly prepare: ReturnType<typeof statements>;
 
   private checkContent(content: string): string {
     const text = content.trim();

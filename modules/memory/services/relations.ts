@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { cachedPrepare } from './sql.ts';
+import { statements } from '@talon/module-sdk';
 
 export interface Relation {
   id: string;
@@ -48,10 +48,10 @@ export class RelationStore {
     db: Database,
     private readonly now: () => number = Date.now,
   ) {
-    this.prepare = cachedPrepare(db);
+    this.prepare = statements(db);
   }
 
-  private readonly prepare: ReturnType<typeof cachedPrepare>;
+  private readonly prepare: ReturnType<typeof statements>;
 
   /** Stores a triple; the same triple again updates its confidence. Names are trimmed; relation is lower-case snake_case. */
   upsert(agentId: string, input: RelationInput): Relation {

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { cachedPrepare } from './sql.ts';
+import { statements } from '@talon/module-sdk';
 import type { Level } from '../config.ts';
 import { toItem, type EntryRow, type EntryStore, type MemoryItem } from './entries.ts';
 import { coverage, ftsQuery, keywords } from './text.ts';
@@ -56,10 +56,10 @@ export class Searcher {
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
   ) {
-    this.prepare = cachedPrepare(db);
+    this.prepare = statements(db);
   }
 
-  private readonly prepare: ReturnType<typeof cachedPrepare>;
+  private readonly prepare: ReturnType<typeof statements>;
 
   /** Entries containing the word (cached for a few minutes: it only steers which words are searched). */
   private docFreq(word: string, now: number): number {

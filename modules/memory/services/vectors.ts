@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { cachedPrepare } from './sql.ts';
+import { statements } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 
 /**
@@ -12,13 +12,13 @@ import type { Logger } from 'pino';
 export class VectorIndex {
   readonly available: boolean;
   private readonly dims = new Set<number>();
-  private readonly prepare: ReturnType<typeof cachedPrepare>;
+  private readonly prepare: ReturnType<typeof statements>;
 
   constructor(
     private readonly db: Database,
     log: Logger,
   ) {
-    this.prepare = cachedPrepare(db);
+    this.prepare = statements(db);
     let ok = false;
     try {
       sqliteVec.load(db);
