@@ -165,7 +165,13 @@ export async function memoryBench() {
     for (let i = 0; i < 1200; i++) {
       const key = `bench.key:${i % 200}`;
       const value = { i, text: sentence(words, random, 10), list: [1, 2, 3] };
-      const put = await timed(() => fetch(`${base}/api/memory/agents/${AGENT}/kv/${key}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) }));
+      const put = await timed(() =>
+        fetch(`${base}/api/memory/agents/${AGENT}/kv/${key}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ value }),
+        }),
+      );
       const get = await timed(() => fetch(`${base}/api/memory/agents/${AGENT}/kv/${key}`));
       if (i >= 200) {
         putTimes.push(put);
@@ -191,4 +197,3 @@ export async function memoryBench() {
     rmSync(home, { recursive: true, force: true });
   }
 }
-

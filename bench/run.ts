@@ -8,7 +8,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const files = readdirSync(here).filter((f) => f.endsWith('.ts') && !['run.ts', 'util.ts'].includes(f)).sort();
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'util.ts'].includes(f))
+  .sort();
 
 let failed = false;
 for (const file of files) {

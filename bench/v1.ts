@@ -52,13 +52,17 @@ function post(url: string, body: unknown): Promise<{ firstByte: number; total: n
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let firstByte = 0;
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: 'Bearer x' } }, (res) => {
-      res.on('data', () => {
-        if (!firstByte) firstByte = performance.now() - started;
-      });
-      res.on('end', () => resolve({ firstByte, total: performance.now() - started, status: res.statusCode ?? 0 }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: 'Bearer x' } },
+      (res) => {
+        res.on('data', () => {
+          if (!firstByte) firstByte = performance.now() - started;
+        });
+        res.on('end', () => resolve({ firstByte, total: performance.now() - started, status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -80,11 +84,15 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
     config: `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${fake.url}/v1"\napi_key_env = "${KEY_ENV}"\n`,
   });
   try {
-    const spawn = await kernel.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "bench"\n\n[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n' } });
+    const spawn = await kernel.request('/api/agents', {
+      method: 'POST',
+      json: { manifest_toml: 'name = "bench"\n\n[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n' },
+    });
     const { agent_id: agentId } = (await spawn.json()) as { agent_id: string };
     const sessions = kernel.kernel.services.view<SessionStore>(sessionStore.id);
     const messages = [{ role: 'user', content: 'hi' }];
-    const direct = (stream: boolean) => post(`${fake.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+    const direct = (stream: boolean) =>
+      post(`${fake.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
     const viaV1 = (stream: boolean) => {
       sessions.newSession(agentId);
       return post(`${kernel.url}/v1/chat/completions`, { model: 'svc:bench', messages, stream });
@@ -99,7 +107,10 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
       return out;
     };
     // Warm up both paths (JIT, ajv compilation, prepared statements, keep-alive sockets).
-    for (let i = 0; i < 200; i++) await Promise.all([direct(false), direct(true)]).then(() => viaV1(false)).then(() => viaV1(true));
+    for (let i = 0; i < 200; i++)
+      await Promise.all([direct(false), direct(true)])
+        .then(() => viaV1(false))
+        .then(() => viaV1(true));
     const providerPlain = await measure(() => direct(false));
     const v1Plain = await measure(() => viaV1(false));
     const providerStream = await measure(() => direct(true));
@@ -116,13 +127,31 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
     });
     const health: number[] = [];
     for (let i = 0; i < iterations; i++) health.push(await get(`${kernel.url}/api/health`));
-    const runnerP50 = percentile(inProcess.map((r) => r.total), 50);
-    const runnerFirst = percentile(inProcess.map((r) => r.firstByte), 50);
+    const runnerP50 = percentile(
+      inProcess.map((r) => r.total),
+      50,
+    );
+    const runnerFirst = percentile(
+      inProcess.map((r) => r.firstByte),
+      50,
+    );
     const httpP50 = percentile(health, 50);
-    const providerP50 = percentile(providerPlain.map((r) => r.total), 50);
-    const v1P50 = percentile(v1Plain.map((r) => r.total), 50);
-    const providerFirst = percentile(providerStream.map((r) => r.firstByte), 50);
-    const v1First = percentile(v1Stream.map((r) => r.firstByte), 50);
+    const providerP50 = percentile(
+      providerPlain.map((r) => r.total),
+      50,
+    );
+    const v1P50 = percentile(
+      v1Plain.map((r) => r.total),
+      50,
+    );
+    const providerFirst = percentile(
+      providerStream.map((r) => r.firstByte),
+      50,
+    );
+    const v1First = percentile(
+      v1Stream.map((r) => r.firstByte),
+      50,
+    );
     const overhead = v1P50 - providerP50;
     const firstOverhead = v1First - providerFirst;
     return {
@@ -130,7 +159,12 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
       provider_p50_ms: round(providerP50),
       v1_p50_ms: round(v1P50),
       overhead_p50_ms: round(overhead),
-      v1_p95_ms: round(percentile(v1Plain.map((r) => r.total), 95)),
+      v1_p95_ms: round(
+        percentile(
+          v1Plain.map((r) => r.total),
+          95,
+        ),
+      ),
       provider_first_byte_p50_ms: round(providerFirst),
       v1_first_byte_p50_ms: round(v1First),
       first_byte_overhead_p50_ms: round(firstOverhead),

@@ -9,7 +9,8 @@ interface RawHook {
   _resetCompilation(): void;
 }
 
-const isHook = (v: unknown): v is RawHook => typeof v === 'object' && v !== null && Array.isArray((v as RawHook).taps) && typeof (v as RawHook).tap === 'function';
+const isHook = (v: unknown): v is RawHook =>
+  typeof v === 'object' && v !== null && Array.isArray((v as RawHook).taps) && typeof (v as RawHook).tap === 'function';
 
 /**
  * The hook bus: the kernel catalogue plus the catalogues modules own. A

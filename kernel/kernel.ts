@@ -146,7 +146,11 @@ export class Kernel implements KernelApi {
     const plan = planModules(manifests, (m) => (wanted ? wanted.has(m.name) : m.enabled && !disabled.has(m.name)));
     for (const m of manifests) {
       const verdict = plan.verdicts.get(m.name)!;
-      this.records.set(m.name, { manifest: m, state: verdict.state === 'load' ? 'stopped' : verdict.state, error: 'reason' in verdict ? verdict.reason : undefined });
+      this.records.set(m.name, {
+        manifest: m,
+        state: verdict.state === 'load' ? 'stopped' : verdict.state,
+        error: 'reason' in verdict ? verdict.reason : undefined,
+      });
       if (m.config_section) this.store.declareSection(m.config_section, m.name, verdict.state === 'load');
       for (const extra of m.extra_config_sections) this.store.declareSection(extra, m.name, false);
       if (verdict.state === 'blocked' || verdict.state === 'failed') this.log.error(`module '${m.name}' not started: ${verdict.reason}`);
@@ -273,7 +277,10 @@ export class Kernel implements KernelApi {
   private fail(rec: ModuleRecord, err: unknown): void {
     rec.state = 'failed';
     rec.error = (err as Error).message;
-    this.log.error({ err: err instanceof ModuleBuildError ? undefined : err, location: (err as ModuleBuildError).location }, `module '${rec.manifest.name}' failed: ${rec.error}`);
+    this.log.error(
+      { err: err instanceof ModuleBuildError ? undefined : err, location: (err as ModuleBuildError).location },
+      `module '${rec.manifest.name}' failed: ${rec.error}`,
+    );
   }
 
   private async failInstance(rec: ModuleRecord, err: unknown): Promise<void> {
@@ -341,7 +348,11 @@ export class Kernel implements KernelApi {
     const roots = this.moduleRoots().filter((r) => existsSync(r.dir));
     this.watcher = await ModuleWatcher.start(
       roots.map((r) => r.dir),
-      (file) => this.moduleDirOf(file, roots.map((r) => r.dir)),
+      (file) =>
+        this.moduleDirOf(
+          file,
+          roots.map((r) => r.dir),
+        ),
       this.log,
       (dir) => void this.onModuleFolderChanged(dir),
     );
@@ -477,7 +488,11 @@ export class Kernel implements KernelApi {
       await next.start();
       const live = this.running().map((i) => (i === old ? next! : i));
       if (!old) live.push(next);
-      const generation = await buildGeneration(orderLike(live, this.order), { log: this.log, bodyLimit: this.store.settings().max_request_body_bytes, hooks: this.hooks });
+      const generation = await buildGeneration(orderLike(live, this.order), {
+        log: this.log,
+        bodyLimit: this.store.settings().max_request_body_bytes,
+        hooks: this.hooks,
+      });
       old?.detach();
       rec.manifest = manifest;
       rec.instance = next;
@@ -502,7 +517,10 @@ export class Kernel implements KernelApi {
         this.store.revalidate();
       }
       const location = (err as ModuleBuildError).location;
-      this.log.error({ err: location ? undefined : err, location }, `module '${name}' reload failed; the previous version keeps serving: ${(err as Error).message}`);
+      this.log.error(
+        { err: location ? undefined : err, location },
+        `module '${name}' reload failed; the previous version keeps serving: ${(err as Error).message}`,
+      );
       return { ok: false, error: (err as Error).message, ms: elapsed() };
     }
   }

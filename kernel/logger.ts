@@ -8,9 +8,25 @@ const RETENTION_DAYS = 7;
 
 /** Paths pino blanks out wherever they appear, so secrets never reach a log line. */
 const REDACT = [
-  'api_key', '*.api_key', '*.*.api_key', 'apiKey', '*.apiKey', 'key', '*.key', 'token', '*.token', 'secret', '*.secret',
-  'password', '*.password', 'authorization', '*.authorization', 'headers.authorization', 'req.headers.authorization',
-  'req.headers.cookie', '*.headers["x-api-key"]',
+  'api_key',
+  '*.api_key',
+  '*.*.api_key',
+  'apiKey',
+  '*.apiKey',
+  'key',
+  '*.key',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.headers["x-api-key"]',
 ];
 
 /** Appends to `talon-YYYY-MM-DD.log`, switching files when the UTC day changes. */

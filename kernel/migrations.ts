@@ -24,9 +24,14 @@ export function runMigrations(db: Database, moduleId: string, moduleDir: string)
   db.exec(LEDGER);
   const dir = path.join(moduleDir, 'migrations');
   if (!existsSync(dir)) return { applied: [] };
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const done = new Map(
-    (db.prepare('SELECT id, checksum FROM kernel_migrations WHERE module = ?').all(moduleId) as Array<{ id: string; checksum: string }>).map((r) => [r.id, r.checksum]),
+    (db.prepare('SELECT id, checksum FROM kernel_migrations WHERE module = ?').all(moduleId) as Array<{ id: string; checksum: string }>).map((r) => [
+      r.id,
+      r.checksum,
+    ]),
   );
   const insert = db.prepare('INSERT INTO kernel_migrations (module, id, checksum, applied_at) VALUES (?, ?, ?, ?)');
   const applied: string[] = [];

@@ -28,9 +28,8 @@ if (!chosen.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--expose-gc', '--test', '--test-concurrency=2', '--test-reporter=spec', ...chosen.sort()],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
-);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', '--test', '--test-concurrency=2', '--test-reporter=spec', ...chosen.sort()], {
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'test' },
+});
 process.exit(result.status ?? 1);

@@ -32,7 +32,10 @@ test('first start writes a commented default config file', async () => {
 
 test('an invalid value names the key and the problem', () => {
   const s = store('rate_limit_per_second = -1\n');
-  assert.throws(() => s.load(), (err: Error) => err instanceof ConfigError && /'rate_limit_per_second'/.test(err.message) && /must be > 0/.test(err.message));
+  assert.throws(
+    () => s.load(),
+    (err: Error) => err instanceof ConfigError && /'rate_limit_per_second'/.test(err.message) && /must be > 0/.test(err.message),
+  );
 });
 
 test('a wrong type and a bad enum are errors naming the key', () => {
@@ -71,7 +74,9 @@ test('a module section gets its defaults and an unknown module key warns', async
   try {
     assert.deepEqual(await (await k.request('/api/configured')).json(), { level: 3 });
     await k.kernel.stop();
-    const logs = readdirSync(path.join(k.home, 'logs')).map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8')).join('');
+    const logs = readdirSync(path.join(k.home, 'logs'))
+      .map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8'))
+      .join('');
     assert.match(logs, /unknown configuration key 'configured.extra'/);
   } finally {
     await k.stop();
@@ -81,7 +86,11 @@ test('a module section gets its defaults and an unknown module key warns', async
 test('the CLI exits with code 2 and a message naming the key on a bad config', () => {
   const home = tempHome();
   writeFileSync(path.join(home, 'config.toml'), 'api_listen = "nowhere"\n');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { env: { ...process.env, TALON_HOME: home }, encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+    env: { ...process.env, TALON_HOME: home },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   rmSync(home, { recursive: true, force: true });
   assert.equal(run.status, 2);
   assert.match(run.stderr, /'api_listen'/);
@@ -118,7 +127,9 @@ test('a secret in the config never reaches a log line', async () => {
   await k.kernel.stop();
   const dir = path.join(k.home, 'logs');
   assert.ok(existsSync(dir));
-  const logs = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('');
+  const logs = readdirSync(dir)
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    .join('');
   assert.ok(logs.length > 0);
   assert.ok(!logs.includes(secret), 'the api_key value appears in the log');
   await k.stop();
@@ -130,7 +141,9 @@ test('a value under any secret-like key is redacted in log lines, at any depth',
   k.kernel.log.error({ err: new Error('still an error') }, 'an error line');
   await k.kernel.stop();
   const dir = path.join(k.home, 'logs');
-  const logs = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('');
+  const logs = readdirSync(dir)
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    .join('');
   assert.ok(!logs.includes('tok-123456') && !logs.includes('pw-987654'));
   assert.match(logs, /SOME_VAR/);
   assert.match(logs, /still an error/);
@@ -144,7 +157,11 @@ test('the CLI exits with code 1 and a plain message when api_listen is taken', a
   const port = (blocker.address() as { port: number }).port;
   const home = tempHome();
   writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:${port}"\nlog_level = "silent"\n`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { env: { ...process.env, TALON_HOME: home }, encoding: 'utf8', timeout: 20_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+    env: { ...process.env, TALON_HOME: home },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   blocker.close();
   rmSync(home, { recursive: true, force: true });
   assert.equal(run.status, 1);

@@ -7,7 +7,10 @@ import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 const extra = path.resolve('test/fixtures/extra');
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['body-echo', 'system', 'request-id'], config: `log_level = "info"\nmodule_paths = ["${extra}"]\nmax_request_body_bytes = 2048\n` });
+  k = await startTestKernel({
+    only: ['body-echo', 'system', 'request-id'],
+    config: `log_level = "info"\nmodule_paths = ["${extra}"]\nmax_request_body_bytes = 2048\n`,
+  });
 });
 after(() => k.stop());
 
@@ -50,7 +53,6 @@ test('a malformed HTTP request gets a JSON 400 with a request id from the front 
   assert.match(raw, /\{"error":"malformed HTTP request"\}/);
 });
 
-
 test('one access line per request, carrying its request id; polled endpoints log below info', async () => {
   const res = await k.request('/api/body-echo', { method: 'POST', json: {} });
   const id = res.headers.get('x-request-id');
@@ -66,6 +68,9 @@ test('one access line per request, carrying its request id; polled endpoints log
   const echo = lines.filter((l) => l.url === '/api/body-echo' && l.statusCode === 200);
   assert.ok(echo.length >= 1);
   assert.ok(echo.every((l) => /^[0-9a-f-]{36}$/.test(l.reqId)));
-  assert.ok(echo.some((l) => l.reqId === id), 'the access line carries the id the reply carried');
+  assert.ok(
+    echo.some((l) => l.reqId === id),
+    'the access line carries the id the reply carried',
+  );
   assert.equal(lines.filter((l) => l.url === '/api/health').length, 0);
 });

@@ -36,7 +36,10 @@ test('a failing migration rolls back entirely and is not recorded', () => {
     assert.throws(() => runMigrations(db, 'migrator', dir), /migration migrator\/0003_bad.sql failed/);
     const names = db.prepare('SELECT name FROM migrator_items').all();
     assert.deepEqual(names, [{ name: 'seed' }], 'the half-applied insert was rolled back');
-    const ids = db.prepare('SELECT id FROM kernel_migrations').all().map((r) => (r as { id: string }).id);
+    const ids = db
+      .prepare('SELECT id FROM kernel_migrations')
+      .all()
+      .map((r) => (r as { id: string }).id);
     assert.deepEqual(ids, ['0001_items', '0002_seed']);
   } finally {
     db.close();

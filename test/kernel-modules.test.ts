@@ -9,7 +9,9 @@ const fixtures = path.resolve('test/fixtures/modules');
 
 function logText(k: TestKernel): string {
   const dir = path.join(k.home, 'logs');
-  return readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('');
+  return readdirSync(dir)
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    .join('');
 }
 
 let k: TestKernel;
@@ -33,7 +35,9 @@ test('a module whose dependency is missing is not started, with one clear log li
   assert.equal(state('gamma')?.state, 'blocked');
   assert.match(state('gamma')!.error!, /depends on 'missing-module', which is missing/);
   await k.kernel.settled();
-  const lines = logText(k).split('\n').filter((l) => l.includes("module 'gamma' not started"));
+  const lines = logText(k)
+    .split('\n')
+    .filter((l) => l.includes("module 'gamma' not started"));
   assert.equal(lines.length, 1);
 });
 
@@ -79,17 +83,41 @@ test('a module whose routes clash with another is left out; the other keeps its 
 
 test('the plan orders dependencies first even against name order', () => {
   const m = (name: string, depends: string[] = [], optional: string[] = []) => ({
-    name, version: '1.0.0', description: '', depends, optional_depends: optional, extra_config_sections: [], enabled: true, entry: 'index.ts', dir: '/x/' + name, thirdParty: false,
+    name,
+    version: '1.0.0',
+    description: '',
+    depends,
+    optional_depends: optional,
+    extra_config_sections: [],
+    enabled: true,
+    entry: 'index.ts',
+    dir: '/x/' + name,
+    thirdParty: false,
   });
   const plan = planModules([m('a', ['z']), m('b', [], ['a']), m('z')], () => true);
-  assert.deepEqual(plan.order.map((x) => x.name), ['z', 'a', 'b']);
+  assert.deepEqual(
+    plan.order.map((x) => x.name),
+    ['z', 'a', 'b'],
+  );
 });
 
 test('optional dependencies in a cycle only order; they never fail the modules', () => {
   const m = (name: string, optional: string[]) => ({
-    name, version: '1.0.0', description: '', depends: [], optional_depends: optional, extra_config_sections: [], enabled: true, entry: 'index.ts', dir: '/x/' + name, thirdParty: false,
+    name,
+    version: '1.0.0',
+    description: '',
+    depends: [],
+    optional_depends: optional,
+    extra_config_sections: [],
+    enabled: true,
+    entry: 'index.ts',
+    dir: '/x/' + name,
+    thirdParty: false,
   });
   const plan = planModules([m('agents', ['memory']), m('memory', ['agents'])], () => true);
-  assert.deepEqual(plan.order.map((x) => x.name), ['agents', 'memory']);
+  assert.deepEqual(
+    plan.order.map((x) => x.name),
+    ['agents', 'memory'],
+  );
   assert.ok([...plan.verdicts.values()].every((v) => v.state === 'load'));
 });

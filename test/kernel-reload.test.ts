@@ -34,11 +34,17 @@ after(async () => {
 });
 
 const greet = async () => ((await (await k.request('/api/hello/ann')).json()) as { message: string }).message;
-const logs = () => readdirSync(path.join(k.home, 'logs')).map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8')).join('');
+const logs = () =>
+  readdirSync(path.join(k.home, 'logs'))
+    .map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8'))
+    .join('');
 
 test('a changed route file is picked up without a restart', async () => {
   assert.equal(await greet(), 'Hello, ann!');
-  writeFileSync(routeFile, readFileSync(routeFile, 'utf8').replace('`${ctx.config.greeting}, ${request.params.name}!`', '`${ctx.config.greeting} there, ${request.params.name}!`'));
+  writeFileSync(
+    routeFile,
+    readFileSync(routeFile, 'utf8').replace('`${ctx.config.greeting}, ${request.params.name}!`', '`${ctx.config.greeting} there, ${request.params.name}!`'),
+  );
   await waitFor(async () => (await greet()) === 'Hello there, ann!', 5_000, 'the changed route');
 });
 
@@ -110,6 +116,9 @@ test('a module folder added at run time is loaded; removing it unloads it', asyn
   assert.equal(k.kernel.modules().find((m) => m.id === 'late')?.state, 'running');
   rmSync(extra, { recursive: true, force: true });
   await waitFor(async () => (await k.request('/api/slow')).status === 404, 5_000, 'the removed module to stop serving');
-  assert.equal(k.kernel.modules().find((m) => m.id === 'late'), undefined);
+  assert.equal(
+    k.kernel.modules().find((m) => m.id === 'late'),
+    undefined,
+  );
   assert.equal((await k.request('/api/hello/x')).status, 200);
 });

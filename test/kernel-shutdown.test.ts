@@ -8,7 +8,10 @@ import { createInterface } from 'node:readline';
 
 /** Starts the real daemon (`npm start`'s command) and resolves with its address once it listens. */
 async function daemon(home: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { env: { ...process.env, TALON_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+    env: { ...process.env, TALON_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('daemon did not start')), 20_000);

@@ -20,7 +20,11 @@ test('safeJoin keeps paths inside the root', () => {
     assert.equal(safeJoin(root, 'sub/new.txt'), path.join(realRoot(root), 'sub', 'new.txt'));
     assert.equal(safeJoin(root, 'inner/file'), path.join(realRoot(root), 'inner', 'file'));
     for (const bad of ['../x', 'sub/../../x', '/etc/passwd', 'escape/secret.txt', 'escape', 'a\0b', '']) {
-      assert.throws(() => safeJoin(root, bad), (err: HttpError) => err.statusCode === 400, `'${bad}' must be refused`);
+      assert.throws(
+        () => safeJoin(root, bad),
+        (err: HttpError) => err.statusCode === 400,
+        `'${bad}' must be refused`,
+      );
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -40,7 +44,10 @@ test('pagination clamps the limit and slices', () => {
 
 test('requireUuid refuses non-UUIDs with 400 naming the field', () => {
   assert.equal(requireUuid('3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'agent id'), '3f2504e0-4f89-11d3-9a0c-0305e82c3301');
-  assert.throws(() => requireUuid('nope', 'agent id'), (err: HttpError) => err.statusCode === 400 && /agent id/.test(err.message));
+  assert.throws(
+    () => requireUuid('nope', 'agent id'),
+    (err: HttpError) => err.statusCode === 400 && /agent id/.test(err.message),
+  );
 });
 
 test('tap facades name taps after the module, isolate failures and remove their taps', async () => {
@@ -61,7 +68,10 @@ test('tap facades name taps after the module, isolate failures and remove their 
   a.removeAll();
   catalogue.seen.call('2');
   assert.deepEqual(calls, ['a:1', 'b:1', 'b:2']);
-  assert.deepEqual(catalogue.seen.taps.map((t) => t.name), ['b#2:two']);
+  assert.deepEqual(
+    catalogue.seen.taps.map((t) => t.name),
+    ['b#2:two'],
+  );
 });
 
 test('service views always reach the current provider instance', () => {

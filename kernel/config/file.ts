@@ -71,7 +71,8 @@ export function applyAliases(raw: Record<string, unknown>, warnings: string[]): 
   if (rl && typeof rl === 'object' && !Array.isArray(rl)) {
     const { api_requests_per_minute: perMinute, ...rest } = rl as Record<string, unknown>;
     if (perMinute !== undefined) {
-      if ('rate_limit_per_second' in out) warnings.push(`both 'rate_limit.api_requests_per_minute' and 'rate_limit_per_second' are set; using 'rate_limit_per_second'`);
+      if ('rate_limit_per_second' in out)
+        warnings.push(`both 'rate_limit.api_requests_per_minute' and 'rate_limit_per_second' are set; using 'rate_limit_per_second'`);
       else out.rate_limit_per_second = typeof perMinute === 'number' ? perMinute / 60 : perMinute;
     }
     if (Object.keys(rest).length === 0) delete out.rate_limit;
@@ -161,7 +162,11 @@ function sameData(a: unknown, b: unknown): boolean {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object' && !(v instanceof Date)) {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }

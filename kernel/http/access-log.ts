@@ -14,7 +14,13 @@ export class AccessLog extends LogController {
   override requestCompleted(err: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const quiet = QUIET.has(request.routeOptions.url ?? '');
     if (!(request.log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(quiet ? 'debug' : 'info')) return;
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100, err: err ?? undefined };
+    const line = {
+      method: request.method,
+      url: request.url,
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+      err: err ?? undefined,
+    };
     if (quiet) request.log.debug(line, 'request completed');
     else request.log.info(line, 'request completed');
   }

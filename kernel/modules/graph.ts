@@ -45,8 +45,14 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
   const hard = new Map<string, string[]>();
   const soft = new Map<string, string[]>();
   for (const m of candidates) {
-    hard.set(m.name, m.depends.filter((d) => names.has(d) && d !== m.name));
-    soft.set(m.name, m.optional_depends.filter((d) => names.has(d) && d !== m.name));
+    hard.set(
+      m.name,
+      m.depends.filter((d) => names.has(d) && d !== m.name),
+    );
+    soft.set(
+      m.name,
+      m.optional_depends.filter((d) => names.has(d) && d !== m.name),
+    );
   }
 
   const order: Manifest[] = [];
@@ -61,12 +67,18 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
     const hardReady = remaining.filter((n) => hard.get(n)!.every((d) => placed.has(d)));
     const ready = hardReady.filter((n) => soft.get(n)!.every((d) => placed.has(d)));
     if (ready.length) ready.forEach(place);
-    else if (hardReady.length) place(hardReady[0]); // optional dependencies in a cycle: they only order, so break it
+    else if (hardReady.length)
+      place(hardReady[0]); // optional dependencies in a cycle: they only order, so break it
     else {
       const cycle = findCycle(remaining, hard);
       for (const n of remaining) {
         const inCycle = cycle.includes(n);
-        verdicts.set(n, inCycle ? { state: 'failed', reason: `dependency cycle: ${cycle.join(' -> ')}` } : { state: 'blocked', reason: `depends on a module in the cycle ${cycle.join(' -> ')}` });
+        verdicts.set(
+          n,
+          inCycle
+            ? { state: 'failed', reason: `dependency cycle: ${cycle.join(' -> ')}` }
+            : { state: 'blocked', reason: `depends on a module in the cycle ${cycle.join(' -> ')}` },
+        );
       }
       break;
     }

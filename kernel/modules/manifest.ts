@@ -48,7 +48,9 @@ export function readManifest(dir: string, thirdParty: boolean): Manifest {
     throw new Error(`${file}: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || 'manifest'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`);
+    const problems = (validate.errors ?? []).map(
+      (e) => `${e.instancePath || 'manifest'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
+    );
     throw new Error(`${file}: ${problems.join('; ')}`);
   }
   return { ...(data as ManifestData), dir, thirdParty };

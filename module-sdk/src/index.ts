@@ -3,8 +3,31 @@ export type { ModuleContext, ModuleDefinition, DefinedModule, TalonPaths } from 
 export { serviceRef } from './refs.ts';
 export type { ServiceRef } from './refs.ts';
 export { defineHooks, createKernelHooks, STAGE } from './hooks.ts';
-export type { HookRef, HookAccess, TapFacade, HookTap, KernelHooks, ModuleInfo, ConfigChange, HttpRequestEvent, HttpResponseEvent, TapOptions } from './hooks.ts';
-export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, payloadTooLarge, tooManyRequests, errorBody, isUuid, requireUuid } from './errors.ts';
+export type {
+  HookRef,
+  HookAccess,
+  TapFacade,
+  HookTap,
+  KernelHooks,
+  ModuleInfo,
+  ConfigChange,
+  HttpRequestEvent,
+  HttpResponseEvent,
+  TapOptions,
+} from './hooks.ts';
+export {
+  HttpError,
+  badRequest,
+  unauthorized,
+  forbidden,
+  notFound,
+  conflict,
+  payloadTooLarge,
+  tooManyRequests,
+  errorBody,
+  isUuid,
+  requireUuid,
+} from './errors.ts';
 export { safeJoin, isInside } from './paths.ts';
 export { prepared, statements } from './sql.ts';
 export { readPage, paginate, pageQueryProperties } from './pagination.ts';

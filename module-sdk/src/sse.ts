@@ -60,7 +60,10 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, options: {
   const writer: SseWriter = {
     send(event, data) {
       const payload = typeof data === 'string' ? data : JSON.stringify(data);
-      const lines = payload.split('\n').map((l) => `data: ${l}`).join('\n');
+      const lines = payload
+        .split('\n')
+        .map((l) => `data: ${l}`)
+        .join('\n');
       return write(`${event ? `event: ${event}\n` : ''}${lines}\n\n`);
     },
     comment(text) {

@@ -11,7 +11,12 @@ export default defineModule({
     app.addHook('onRequest', (request, reply, done) => {
       // Read live: a changed api_key applies to the next request.
       const apiKey = ctx.settings.api_key;
-      if (!apiKey || isPreflight(request.method, request.headers) || isPublicRoute(request.method, request.routeOptions.url, request.routeOptions.config?.public)) return done();
+      if (
+        !apiKey ||
+        isPreflight(request.method, request.headers) ||
+        isPublicRoute(request.method, request.routeOptions.url, request.routeOptions.config?.public)
+      )
+        return done();
       const problem = verdict(request.headers.authorization, apiKey);
       if (!problem) return done();
       request.log.info({ reason: problem }, 'request refused: authentication');

@@ -6,12 +6,25 @@ const url = { type: 'string', pattern: '^https?://[^\\s]+$' } as const;
 export const configSchema = {
   type: 'object',
   properties: {
-    registry_dir: { type: 'string', default: '', description: 'folder of provider TOML files (or holding providers/ and aliases.toml) used by POST /api/catalog/update; relative to the home' },
-    registry_url: { type: 'string', default: '', description: 'http(s) address of a JSON registry bundle {version, providers: [...], aliases} (used when registry_dir is empty)' },
+    registry_dir: {
+      type: 'string',
+      default: '',
+      description: 'folder of provider TOML files (or holding providers/ and aliases.toml) used by POST /api/catalog/update; relative to the home',
+    },
+    registry_url: {
+      type: 'string',
+      default: '',
+      description: 'http(s) address of a JSON registry bundle {version, providers: [...], aliases} (used when registry_dir is empty)',
+    },
     registry_timeout_ms: { type: 'integer', minimum: 100, default: 15000 },
     test_timeout_ms: { type: 'integer', minimum: 100, default: 10000, description: 'POST /api/providers/{name}/test' },
     detect_timeout_ms: { type: 'integer', minimum: 100, default: 2000, description: 'GET /api/providers/{runtime}/detect' },
-    detect_urls: { type: 'object', additionalProperties: url, default: {}, description: 'base URL probed per local runtime (ollama, lmstudio, vllm, llamacpp)' },
+    detect_urls: {
+      type: 'object',
+      additionalProperties: url,
+      default: {},
+      description: 'base URL probed per local runtime (ollama, lmstudio, vllm, llamacpp)',
+    },
     copilot_oauth: {
       type: 'object',
       properties: {

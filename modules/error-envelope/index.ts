@@ -13,7 +13,10 @@ export default defineModule({
     });
     app.setNotFoundHandler((request, reply) => {
       const path = request.url.split('?')[0];
-      return reply.code(404).type('application/json; charset=utf-8').send({ error: `no route ${request.method} ${path}` });
+      return reply
+        .code(404)
+        .type('application/json; charset=utf-8')
+        .send({ error: `no route ${request.method} ${path}` });
     });
   },
 });

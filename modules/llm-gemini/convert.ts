@@ -18,7 +18,9 @@ function toPart(b: ContentBlock, names: Map<string, string>): Part {
     case 'tool_use':
       return { functionCall: { id: b.id, name: b.name, args: b.input } };
     case 'tool_result':
-      return { functionResponse: { id: b.toolUseId, name: names.get(b.toolUseId) ?? b.toolUseId, response: b.isError ? { error: b.content } : { output: b.content } } };
+      return {
+        functionResponse: { id: b.toolUseId, name: names.get(b.toolUseId) ?? b.toolUseId, response: b.isError ? { error: b.content } : { output: b.content } },
+      };
   }
 }
 

@@ -1,5 +1,17 @@
 import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
-import { LlmError, failingFetch, lazy, toLlmError, type CompletionRequest, type CompletionResult, type ContentBlock, type LlmDriver, type ProviderTarget, type StreamEvent, type Usage } from '../llm/api.ts';
+import {
+  LlmError,
+  failingFetch,
+  lazy,
+  toLlmError,
+  type CompletionRequest,
+  type CompletionResult,
+  type ContentBlock,
+  type LlmDriver,
+  type ProviderTarget,
+  type StreamEvent,
+  type Usage,
+} from '../llm/api.ts';
 import { blocksOf, stopReason, toGeminiContents, toGeminiTools } from './convert.ts';
 
 /** A driver for one Gemini endpoint. No SDK retries (none are configured); errors keep their Retry-After through failingFetch. */
@@ -24,7 +36,12 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
     },
   });
   const usageOf = (r: GenerateContentResponse): Usage | undefined =>
-    r.usageMetadata ? { inputTokens: r.usageMetadata.promptTokenCount ?? 0, outputTokens: (r.usageMetadata.candidatesTokenCount ?? 0) + (r.usageMetadata.thoughtsTokenCount ?? 0) } : undefined;
+    r.usageMetadata
+      ? {
+          inputTokens: r.usageMetadata.promptTokenCount ?? 0,
+          outputTokens: (r.usageMetadata.candidatesTokenCount ?? 0) + (r.usageMetadata.thoughtsTokenCount ?? 0),
+        }
+      : undefined;
 
   return {
     async complete(request) {
@@ -37,7 +54,10 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
       const content = blocksOf(response, { next: 0 });
       return {
         content,
-        stopReason: stopReason(response.candidates?.[0]?.finishReason, content.some((b) => b.type === 'tool_use')),
+        stopReason: stopReason(
+          response.candidates?.[0]?.finishReason,
+          content.some((b) => b.type === 'tool_use'),
+        ),
         usage: usageOf(response) ?? { inputTokens: 0, outputTokens: 0 },
         provider: target.provider,
         model: response.modelVersion || request.model,
@@ -74,7 +94,16 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
       }
       // A stream cut before the chunk carrying finishReason is a failure, not a short answer.
       if (!finish) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
-      const result: CompletionResult = { content, stopReason: stopReason(finish, content.some((b) => b.type === 'tool_use')), usage, provider: target.provider, model };
+      const result: CompletionResult = {
+        content,
+        stopReason: stopReason(
+          finish,
+          content.some((b) => b.type === 'tool_use'),
+        ),
+        usage,
+        provider: target.provider,
+        model,
+      };
       yield { type: 'done', result };
     },
   };

@@ -16,7 +16,8 @@ export function toOllamaMessages(system: string | undefined, messages: ChatMessa
       continue;
     }
     for (const b of m.content) {
-      if (b.type === 'tool_result') out.push({ role: 'tool', content: b.isError ? `Error: ${b.content}` : b.content, tool_name: names.get(b.toolUseId) ?? b.toolUseId });
+      if (b.type === 'tool_result')
+        out.push({ role: 'tool', content: b.isError ? `Error: ${b.content}` : b.content, tool_name: names.get(b.toolUseId) ?? b.toolUseId });
     }
     if (text || images.length) out.push({ role: 'user', content: text, ...(images.length ? { images } : {}) });
   }
@@ -25,12 +26,20 @@ export function toOllamaMessages(system: string | undefined, messages: ChatMessa
 
 export function toOllamaTools(tools: ToolSchema[] | undefined): Tool[] | undefined {
   if (!tools?.length) return undefined;
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema as NonNullable<Tool['function']['parameters']> } }));
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.inputSchema as NonNullable<Tool['function']['parameters']> },
+  }));
 }
 
 /** Ollama's tool calls carry no id: give each a stable one from its position in the answer. */
 export function toolUses(calls: ToolCall[] | undefined, start: number): Extract<ContentBlock, { type: 'tool_use' }>[] {
-  return (calls ?? []).map((c, i) => ({ type: 'tool_use', id: `call_${start + i}_${c.function.name}`, name: c.function.name, input: (c.function.arguments ?? {}) as Record<string, unknown> }));
+  return (calls ?? []).map((c, i) => ({
+    type: 'tool_use',
+    id: `call_${start + i}_${c.function.name}`,
+    name: c.function.name,
+    input: (c.function.arguments ?? {}) as Record<string, unknown>,
+  }));
 }
 
 export function stopReason(doneReason: string | undefined, sawToolCalls: boolean): StopReason {

@@ -1,5 +1,14 @@
 import { Ollama, type ChatRequest } from 'ollama';
-import { failingFetch, toLlmError, type CompletionRequest, type CompletionResult, type ContentBlock, type LlmDriver, type ProviderTarget, type StreamEvent } from '../llm/api.ts';
+import {
+  failingFetch,
+  toLlmError,
+  type CompletionRequest,
+  type CompletionResult,
+  type ContentBlock,
+  type LlmDriver,
+  type ProviderTarget,
+  type StreamEvent,
+} from '../llm/api.ts';
 import { stopReason, toOllamaMessages, toOllamaTools, toolUses } from './convert.ts';
 
 /** A driver for one Ollama server (native API). A client per request carries that request's abort signal in its fetch. */
@@ -12,7 +21,10 @@ export function ollamaDriver(target: ProviderTarget): LlmDriver {
     model: request.model,
     messages: toOllamaMessages(request.system, request.messages),
     tools: toOllamaTools(request.tools),
-    options: { ...(request.maxTokens !== undefined ? { num_predict: request.maxTokens } : {}), ...(request.temperature !== undefined ? { temperature: request.temperature } : {}) },
+    options: {
+      ...(request.maxTokens !== undefined ? { num_predict: request.maxTokens } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    },
   });
 
   return {
@@ -23,7 +35,10 @@ export function ollamaDriver(target: ProviderTarget): LlmDriver {
         content.push(...toolUses(r.message.tool_calls, 0));
         return {
           content,
-          stopReason: stopReason(r.done_reason, content.some((b) => b.type === 'tool_use')),
+          stopReason: stopReason(
+            r.done_reason,
+            content.some((b) => b.type === 'tool_use'),
+          ),
           usage: { inputTokens: r.prompt_eval_count ?? 0, outputTokens: r.eval_count ?? 0 },
           provider: target.provider,
           model: r.model || request.model,

@@ -22,7 +22,8 @@ export function toOpenaiMessages(system: string | undefined, messages: ChatMessa
       if (b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: b.toolUseId, content: b.isError ? `Error: ${b.content}` : b.content });
     }
     const parts = m.content.flatMap((b): Part[] => userPart(b));
-    if (parts.length) out.push({ role: 'user', content: parts.every((p) => p.type === 'text') ? parts.map((p) => (p as { text: string }).text).join('\n') : parts });
+    if (parts.length)
+      out.push({ role: 'user', content: parts.every((p) => p.type === 'text') ? parts.map((p) => (p as { text: string }).text).join('\n') : parts });
   }
   return out;
 }

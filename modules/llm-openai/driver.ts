@@ -52,7 +52,10 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
       }
       return {
         content,
-        stopReason: stopReason(choice?.finish_reason, content.some((b) => b.type === 'tool_use')),
+        stopReason: stopReason(
+          choice?.finish_reason,
+          content.some((b) => b.type === 'tool_use'),
+        ),
         usage: { inputTokens: response.usage?.prompt_tokens ?? 0, outputTokens: response.usage?.completion_tokens ?? 0 },
         provider: target.provider,
         model: response.model || request.model,
@@ -67,7 +70,9 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
       let usage = { inputTokens: 0, outputTokens: 0 };
       let model = request.model;
       try {
-        const stream = await (await client()).chat.completions.create({ ...params(request), stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+        const stream = await (
+          await client()
+        ).chat.completions.create({ ...params(request), stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
         for await (const chunk of stream) {
           if (chunk.model) model = chunk.model;
           if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };

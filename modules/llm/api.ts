@@ -197,14 +197,20 @@ export async function llmErrorFromResponse(provider: string, response: Response)
   } catch {
     // the body is only used for the message
   }
-  return new LlmError(`provider '${provider}' answered ${response.status}: ${detail}`, response.status, retryAfterMs(response.headers.get('retry-after')), provider);
+  return new LlmError(
+    `provider '${provider}' answered ${response.status}: ${detail}`,
+    response.status,
+    retryAfterMs(response.headers.get('retry-after')),
+    provider,
+  );
 }
 
 function providerMessage(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown };
     if (typeof body.error === 'string') return body.error;
-    if (body.error && typeof body.error === 'object' && typeof (body.error as { message?: unknown }).message === 'string') return (body.error as { message: string }).message;
+    if (body.error && typeof body.error === 'object' && typeof (body.error as { message?: unknown }).message === 'string')
+      return (body.error as { message: string }).message;
     if (typeof body.message === 'string') return body.message;
   } catch {
     // not JSON

@@ -4,6 +4,8 @@ import { securityOverview } from './services/systems.ts';
 export default defineModule({
   routes(app, ctx) {
     // Read per request: a module disabled, failed or reloaded shows at once.
-    app.get('/api/security', { schema: { summary: 'Security systems and their state', tags: ['security'] } }, async () => securityOverview(ctx.kernel.modules()));
+    app.get('/api/security', { schema: { summary: 'Security systems and their state', tags: ['security'] } }, async () =>
+      securityOverview(ctx.kernel.modules()),
+    );
   },
 });

@@ -6,7 +6,24 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 export const DEFAULT_SAFE_BINS = [
-  'sleep', 'true', 'false', 'cat', 'sort', 'uniq', 'cut', 'tr', 'head', 'tail', 'wc', 'date', 'echo', 'printf', 'basename', 'dirname', 'pwd', 'env',
+  'sleep',
+  'true',
+  'false',
+  'cat',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'head',
+  'tail',
+  'wc',
+  'date',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'pwd',
+  'env',
 ];
 
 export const toolsConfigSchema = {
@@ -22,7 +39,12 @@ export const toolsConfigSchema = {
           default: 'allowlist',
           description: 'deny: no shell; allowlist: only safe_bins and allowlist globs; full: any command',
         },
-        allowlist: { type: 'array', items: { type: 'string' }, default: [], description: 'command globs allowed in allowlist mode (matched against the program and the whole command)' },
+        allowlist: {
+          type: 'array',
+          items: { type: 'string' },
+          default: [],
+          description: 'command globs allowed in allowlist mode (matched against the program and the whole command)',
+        },
         safe_bins: { type: 'array', items: { type: 'string' }, default: DEFAULT_SAFE_BINS, description: 'programs always allowed in allowlist mode' },
         timeout_secs: { type: 'integer', minimum: 1, default: 30, description: 'default shell_exec timeout' },
         max_timeout_secs: { type: 'integer', minimum: 1, default: 600, description: 'cap on the timeout_seconds argument' },

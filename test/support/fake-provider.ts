@@ -118,14 +118,27 @@ export class FakeProvider {
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
       const message = `scripted error ${reply.status}`;
       if (path === '/api/chat') return json(res, reply.status, { error: message }, headers);
-      if (GEMINI_PATH.test(path)) return json(res, reply.status, { error: { code: reply.status, message, status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE' } }, headers);
+      if (GEMINI_PATH.test(path))
+        return json(
+          res,
+          reply.status,
+          { error: { code: reply.status, message, status: reply.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE' } },
+          headers,
+        );
       return json(res, reply.status, { error: { message, type: 'rate_limit_error' } }, headers);
     }
     const gemini = GEMINI_PATH.exec(path);
-    if (gemini) return gemini[2] === 'streamGenerateContent' ? this.geminiStream(reply, res, gemini[1]) : json(res, 200, geminiResponse(reply, gemini[1], reply.text ?? '', reply.toolCalls ?? [], true));
-    if (path === '/api/chat') return body.stream === false ? json(res, 200, ollamaFinal(reply, String(body.model), reply.text ?? '', reply.toolCalls ?? [])) : this.ollamaStream(reply, res, String(body.model));
+    if (gemini)
+      return gemini[2] === 'streamGenerateContent'
+        ? this.geminiStream(reply, res, gemini[1])
+        : json(res, 200, geminiResponse(reply, gemini[1], reply.text ?? '', reply.toolCalls ?? [], true));
+    if (path === '/api/chat')
+      return body.stream === false
+        ? json(res, 200, ollamaFinal(reply, String(body.model), reply.text ?? '', reply.toolCalls ?? []))
+        : this.ollamaStream(reply, res, String(body.model));
     if (path.endsWith('/chat/completions')) return body.stream ? this.openaiStream(reply, res) : json(res, 200, openaiCompletion(reply, String(body.model)));
-    if (path.endsWith('/messages')) return body.stream ? this.anthropicStream(reply, res, String(body.model)) : json(res, 200, anthropicMessage(reply, String(body.model)));
+    if (path.endsWith('/messages'))
+      return body.stream ? this.anthropicStream(reply, res, String(body.model)) : json(res, 200, anthropicMessage(reply, String(body.model)));
     json(res, 404, { error: { message: `fake provider has no ${path}` } });
   }
 
@@ -143,7 +156,9 @@ export class FakeProvider {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const id = `chatcmpl-${Date.now()}`;
     const send = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+      );
     send({ role: 'assistant', content: '' });
     if (!(await textChunks(reply, res, (part) => send({ content: part })))) return;
     (reply.toolCalls ?? []).forEach((call, index) => {
@@ -154,7 +169,9 @@ export class FakeProvider {
     });
     send({}, reply.toolCalls?.length ? 'tool_calls' : reply.stopReason === 'max_tokens' ? 'length' : 'stop');
     const usage = reply.usage ?? { input: 10, output: 5 };
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   }
 
@@ -170,9 +187,19 @@ export class FakeProvider {
   private async ollamaStream(reply: ScriptedReply, res: http.ServerResponse, model: string): Promise<void> {
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const line = (value: unknown) => res.write(`${JSON.stringify(value)}\n`);
-    if (!(await textChunks(reply, res, (part) => line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: part }, done: false })))) return;
+    if (
+      !(await textChunks(reply, res, (part) =>
+        line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: part }, done: false }),
+      ))
+    )
+      return;
     if (reply.toolCalls?.length) {
-      line({ model, created_at: new Date().toISOString(), message: { role: 'assistant', content: '', tool_calls: ollamaToolCalls(reply.toolCalls) }, done: false });
+      line({
+        model,
+        created_at: new Date().toISOString(),
+        message: { role: 'assistant', content: '', tool_calls: ollamaToolCalls(reply.toolCalls) },
+        done: false,
+      });
     }
     line(ollamaFinal(reply, model, '', []));
     res.end();
@@ -182,7 +209,17 @@ export class FakeProvider {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const usage = reply.usage ?? { input: 10, output: 5 };
     const ev = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    ev('message_start', { message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: usage.input, output_tokens: 0 } } });
+    ev('message_start', {
+      message: {
+        id: `msg_${Date.now()}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: usage.input, output_tokens: 0 },
+      },
+    });
     let index = 0;
     if (reply.text) {
       ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
@@ -196,7 +233,10 @@ export class FakeProvider {
       ev('content_block_stop', { index });
       index++;
     }
-    ev('message_delta', { delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : (reply.stopReason ?? 'end_turn') }, usage: { output_tokens: usage.output } });
+    ev('message_delta', {
+      delta: { stop_reason: reply.toolCalls?.length ? 'tool_use' : (reply.stopReason ?? 'end_turn') },
+      usage: { output_tokens: usage.output },
+    });
     ev('message_stop', {});
     res.end();
   }
@@ -204,7 +244,11 @@ export class FakeProvider {
 
 function openaiCompletion(reply: ScriptedReply, model: string) {
   const usage = reply.usage ?? { input: 10, output: 5 };
-  const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } }));
+  const toolCalls = (reply.toolCalls ?? []).map((c, i) => ({
+    id: c.id ?? `call_${i}`,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.input) },
+  }));
   return {
     id: `chatcmpl-${Date.now()}`,
     object: 'chat.completion',

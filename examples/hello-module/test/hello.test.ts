@@ -38,8 +38,5 @@ test('a bad path parameter is refused by the schema', async () => {
 });
 
 test('a bad value in its config section stops start-up, naming the key', async () => {
-  await assert.rejects(
-    startTestKernel({ only: ['hello'], config: `module_paths = ["${examples}"]\n[hello]\ngreeting = ""\n` }),
-    /'hello.greeting'/,
-  );
+  await assert.rejects(startTestKernel({ only: ['hello'], config: `module_paths = ["${examples}"]\n[hello]\ngreeting = ""\n` }), /'hello.greeting'/);
 });

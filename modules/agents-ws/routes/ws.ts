@@ -16,7 +16,8 @@ export function wsRoutes(app: Routes, deps: Omit<ConnectionDeps, 'log'> & { regi
         if (!isUuid(id)) throw badRequest(`invalid agent id: '${id}' is not a UUID`);
         if (!deps.registry().get(id)) throw notFound(`agent '${id}' not found`);
         // A plain GET would otherwise get the websocket plugin's empty 404.
-        if (!request.ws) throw new HttpError(426, 'this endpoint is a WebSocket: connect with an Upgrade: websocket request', { headers: { upgrade: 'websocket' } });
+        if (!request.ws)
+          throw new HttpError(426, 'this endpoint is a WebSocket: connect with an Upgrade: websocket request', { headers: { upgrade: 'websocket' } });
       },
     },
     (socket, request) => {

@@ -46,13 +46,18 @@ export async function runCommand(name: string, args: string, agentId: string, st
       const usage = deps.usage();
       if (!usage) throw new CommandError('usage tracking is not available (the usage module is not loaded)');
       const summary = usage.summary(agentId);
-      return { ...summary, message: `Today: ${summary.today.input_tokens} input + ${summary.today.output_tokens} output tokens, $${summary.today.cost_usd} in ${summary.today.requests} calls.` };
+      return {
+        ...summary,
+        message: `Today: ${summary.today.input_tokens} input + ${summary.today.output_tokens} output tokens, $${summary.today.cost_usd} in ${summary.today.requests} calls.`,
+      };
     }
     case 'think':
       state.thinking = args ? /^(on|true|1|yes)$/i.test(args) : !state.thinking;
       return { enabled: state.thinking, message: `Extended thinking ${state.thinking ? 'on' : 'off'}.` };
     case 'models': {
-      const models = catalogOf(deps).models().map((m) => ({ id: m.id, provider: m.provider, display_name: m.display_name, tier: m.tier }));
+      const models = catalogOf(deps)
+        .models()
+        .map((m) => ({ id: m.id, provider: m.provider, display_name: m.display_name, tier: m.tier }));
       return { models, message: `${models.length} models.` };
     }
     case 'providers': {

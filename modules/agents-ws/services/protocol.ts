@@ -1,9 +1,6 @@
 /** What a client frame asks for. Plain non-JSON text is a chat message (spec). */
 export type Incoming =
-  | { kind: 'message'; content: string }
-  | { kind: 'command'; name: string; args: string }
-  | { kind: 'ping' }
-  | { kind: 'invalid'; error: string };
+  { kind: 'message'; content: string } | { kind: 'command'; name: string; args: string } | { kind: 'ping' } | { kind: 'invalid'; error: string };
 
 export const COMMANDS = ['new', 'compact', 'model', 'stop', 'usage', 'think', 'models', 'providers'] as const;
 export type CommandName = (typeof COMMANDS)[number];

@@ -166,7 +166,10 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     const sent = h.fake.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>;
     assert.ok(JSON.stringify(sent).includes('please echo'));
     // The agent has no tool grants: the call fails as a tool result, but the frame announces it all the same.
-    assert.deepEqual(frames.find((f) => f.type === 'tool_start'), { type: 'tool_start', tool: 'echo' });
+    assert.deepEqual(
+      frames.find((f) => f.type === 'tool_start'),
+      { type: 'tool_start', tool: 'echo' },
+    );
     assert.equal(frames.at(-1)!.type, 'response');
     assert.equal(frames.at(-1)!.iterations, 2);
   });

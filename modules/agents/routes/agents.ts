@@ -43,7 +43,10 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     {
       schema: {
         summary: 'List agents (bare array of summaries)',
-        querystring: { type: 'object', properties: { ...pageQueryProperties, q: { type: 'string', description: 'text search over name, description and tags' } } },
+        querystring: {
+          type: 'object',
+          properties: { ...pageQueryProperties, q: { type: 'string', description: 'text search over name, description and tags' } },
+        },
       },
     },
     async (request, reply) => {
@@ -62,7 +65,9 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     return reply.code(201).send({ agent_id: agent.id, name: agent.name });
   });
 
-  app.get('/api/agents/:id', { schema: { summary: 'Agent detail', params: idParams } }, async (request) => detailView(agentParam(s, request.params.id), settings()));
+  app.get('/api/agents/:id', { schema: { summary: 'Agent detail', params: idParams } }, async (request) =>
+    detailView(agentParam(s, request.params.id), settings()),
+  );
 
   app.delete('/api/agents/:id', { schema: { summary: 'Kill an agent', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
@@ -84,20 +89,30 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     return detailView(next, settings());
   });
 
-  app.put('/api/agents/:id/update', { schema: { summary: 'Update description, system prompt or tags', params: idParams, body: updateBody } }, async (request) => {
-    const agent = agentParam(s, request.params.id);
-    const { description, system_prompt, tags } = request.body;
-    s.registry.update(agent.id, {
-      ...(description !== undefined && { description }),
-      ...(system_prompt !== undefined && { systemPrompt: system_prompt }),
-      ...(tags !== undefined && { tags }),
-    });
-    return { status: 'updated', agent_id: agent.id };
-  });
+  app.put(
+    '/api/agents/:id/update',
+    { schema: { summary: 'Update description, system prompt or tags', params: idParams, body: updateBody } },
+    async (request) => {
+      const agent = agentParam(s, request.params.id);
+      const { description, system_prompt, tags } = request.body;
+      s.registry.update(agent.id, {
+        ...(description !== undefined && { description }),
+        ...(system_prompt !== undefined && { systemPrompt: system_prompt }),
+        ...(tags !== undefined && { tags }),
+      });
+      return { status: 'updated', agent_id: agent.id };
+    },
+  );
 
   app.put(
     '/api/agents/:id/mode',
-    { schema: { summary: 'Stable pins the model and freezes the skills; Normal restores', params: idParams, body: { type: 'object', properties: { mode: { type: 'string' } }, required: ['mode'] } } },
+    {
+      schema: {
+        summary: 'Stable pins the model and freezes the skills; Normal restores',
+        params: idParams,
+        body: { type: 'object', properties: { mode: { type: 'string' } }, required: ['mode'] },
+      },
+    },
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const mode = request.body.mode;
@@ -107,15 +122,25 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     },
   );
 
-  app.patch('/api/agents/:id/identity', { schema: { summary: 'Set name, avatar or persona of the identity', params: idParams, body: identityBody } }, async (request) => {
-    const agent = agentParam(s, request.params.id);
-    const next = s.registry.update(agent.id, { identity: { ...agent.identity, ...request.body } });
-    return { status: 'updated', agent_id: agent.id, identity: next.identity };
-  });
+  app.patch(
+    '/api/agents/:id/identity',
+    { schema: { summary: 'Set name, avatar or persona of the identity', params: idParams, body: identityBody } },
+    async (request) => {
+      const agent = agentParam(s, request.params.id);
+      const next = s.registry.update(agent.id, { identity: { ...agent.identity, ...request.body } });
+      return { status: 'updated', agent_id: agent.id, identity: next.identity };
+    },
+  );
 
   app.patch(
     '/api/agents/:id/config',
-    { schema: { summary: 'Merge into the free-form configuration (null removes a key)', params: idParams, body: { type: 'object', additionalProperties: true } } },
+    {
+      schema: {
+        summary: 'Merge into the free-form configuration (null removes a key)',
+        params: idParams,
+        body: { type: 'object', additionalProperties: true },
+      },
+    },
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const config: Record<string, unknown> = { ...agent.config };
@@ -135,7 +160,13 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
 
   app.put(
     '/api/agents/:id/model',
-    { schema: { summary: 'Switch the model (id or alias)', params: idParams, body: { type: 'object', properties: { model: { type: 'string', minLength: 1 } }, required: ['model'] } } },
+    {
+      schema: {
+        summary: 'Switch the model (id or alias)',
+        params: idParams,
+        body: { type: 'object', properties: { model: { type: 'string', minLength: 1 } }, required: ['model'] },
+      },
+    },
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const next = s.registry.setModel(agent.id, request.body.model);
@@ -143,18 +174,44 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     },
   );
 
-  listRoute(app, s, 'tools', (a) => a.tools, (a, tools) => s.registry.update(a.id, { tools }));
-  listRoute(app, s, 'skills', (a) => a.skills, (a, skills) => {
-    if (a.mode === 'Stable') throw conflict(`agent '${a.name}' is in Stable mode: its skill list is frozen`);
-    return s.registry.update(a.id, { skills });
-  });
-  listRoute(app, s, 'mcp_servers', (a) => a.mcpServers, (a, mcpServers) => s.registry.update(a.id, { mcpServers }));
+  listRoute(
+    app,
+    s,
+    'tools',
+    (a) => a.tools,
+    (a, tools) => s.registry.update(a.id, { tools }),
+  );
+  listRoute(
+    app,
+    s,
+    'skills',
+    (a) => a.skills,
+    (a, skills) => {
+      if (a.mode === 'Stable') throw conflict(`agent '${a.name}' is in Stable mode: its skill list is frozen`);
+      return s.registry.update(a.id, { skills });
+    },
+  );
+  listRoute(
+    app,
+    s,
+    'mcp_servers',
+    (a) => a.mcpServers,
+    (a, mcpServers) => s.registry.update(a.id, { mcpServers }),
+  );
 }
 
 /** GET and PUT of one of the agent's name lists; PUT replaces it. */
-function listRoute(app: Routes, s: AgentServices, key: 'tools' | 'skills' | 'mcp_servers', read: (a: AgentRecord) => string[], write: (a: AgentRecord, list: string[]) => AgentRecord): void {
+function listRoute(
+  app: Routes,
+  s: AgentServices,
+  key: 'tools' | 'skills' | 'mcp_servers',
+  read: (a: AgentRecord) => string[],
+  write: (a: AgentRecord, list: string[]) => AgentRecord,
+): void {
   const view = (a: AgentRecord) => ({ agent_id: a.id, [key]: read(a), ...(key === 'skills' && { frozen: a.mode === 'Stable' }) });
-  app.get(`/api/agents/:id/${key}`, { schema: { summary: `The agent's ${key}`, params: idParams } }, async (request) => view(agentParam(s, (request.params as { id: string }).id)));
+  app.get(`/api/agents/:id/${key}`, { schema: { summary: `The agent's ${key}`, params: idParams } }, async (request) =>
+    view(agentParam(s, (request.params as { id: string }).id)),
+  );
   app.put(
     `/api/agents/:id/${key}`,
     { schema: { summary: `Replace the agent's ${key}`, params: idParams, body: { type: 'object', properties: { [key]: stringList }, required: [key] } } },

@@ -59,18 +59,25 @@ export function bulkRoutes(app: Routes, s: AgentServices): void {
     return summarise(results, 'killed');
   });
 
-  for (const [action, state] of [['start', 'Running'], ['stop', 'Stopped']] as const) {
-    app.post(`/api/agents/bulk/${action}`, { schema: { summary: `${action === 'start' ? 'Start' : 'Stop'} agents (all when ids is absent)`, body: idsBody(false) } }, async (request) => {
-      const ids = (request.body as { ids?: string[] }).ids ?? s.registry.list().map((a) => a.id);
-      const results = ids.map((id): ItemResult => {
-        if (!isUuid(id)) return { agent_id: id, status: 'error', error: `'${id}' is not a UUID` };
-        const agent = s.registry.get(id);
-        if (!agent) return { agent_id: id, status: 'not_found', error: `agent '${id}' not found` };
-        if (state === 'Stopped') s.runner.stop(id);
-        return { agent_id: id, status: 'ok', state: s.registry.setState(id, state).state };
-      });
-      return summarise(results, 'ok');
-    });
+  for (const [action, state] of [
+    ['start', 'Running'],
+    ['stop', 'Stopped'],
+  ] as const) {
+    app.post(
+      `/api/agents/bulk/${action}`,
+      { schema: { summary: `${action === 'start' ? 'Start' : 'Stop'} agents (all when ids is absent)`, body: idsBody(false) } },
+      async (request) => {
+        const ids = (request.body as { ids?: string[] }).ids ?? s.registry.list().map((a) => a.id);
+        const results = ids.map((id): ItemResult => {
+          if (!isUuid(id)) return { agent_id: id, status: 'error', error: `'${id}' is not a UUID` };
+          const agent = s.registry.get(id);
+          if (!agent) return { agent_id: id, status: 'not_found', error: `agent '${id}' not found` };
+          if (state === 'Stopped') s.runner.stop(id);
+          return { agent_id: id, status: 'ok', state: s.registry.setState(id, state).state };
+        });
+        return summarise(results, 'ok');
+      },
+    );
   }
 }
 

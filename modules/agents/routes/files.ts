@@ -46,21 +46,17 @@ export function fileRoutes(app: Routes, s: AgentServices): void {
     return reply.type(type).send(readFileSync(file));
   });
 
-  app.put(
-    '/api/agents/:id/files/:filename',
-    { schema: { summary: 'Write (create or overwrite) a workspace file', params: fileParams } },
-    async (request) => {
-      const agent = agentParam(s, request.params.id);
-      const target = safeJoin(workspace(agent), request.params.filename);
-      const data = bodyBytes(request.body);
-      if (existsAsDir(target)) throw badRequest(`'${request.params.filename}' is a directory`);
-      mkdirSync(path.dirname(target), { recursive: true });
-      // Created folders must not have opened a way out (a symlinked parent): check again.
-      safeJoin(workspace(agent), request.params.filename);
-      writeFileSync(target, data);
-      return { status: 'written', agent_id: agent.id, filename: request.params.filename, size: data.length };
-    },
-  );
+  app.put('/api/agents/:id/files/:filename', { schema: { summary: 'Write (create or overwrite) a workspace file', params: fileParams } }, async (request) => {
+    const agent = agentParam(s, request.params.id);
+    const target = safeJoin(workspace(agent), request.params.filename);
+    const data = bodyBytes(request.body);
+    if (existsAsDir(target)) throw badRequest(`'${request.params.filename}' is a directory`);
+    mkdirSync(path.dirname(target), { recursive: true });
+    // Created folders must not have opened a way out (a symlinked parent): check again.
+    safeJoin(workspace(agent), request.params.filename);
+    writeFileSync(target, data);
+    return { status: 'written', agent_id: agent.id, filename: request.params.filename, size: data.length };
+  });
 
   app.delete('/api/agents/:id/files/:filename', { schema: { summary: 'Delete a workspace file', params: fileParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);

@@ -27,7 +27,12 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
 
   app.get(
     '/api/sessions/search',
-    { schema: { summary: 'Sessions whose label, id or messages contain q', querystring: { type: 'object', properties: { ...pageQueryProperties, q: { type: 'string' }, agent_id: { type: 'string' } } } } },
+    {
+      schema: {
+        summary: 'Sessions whose label, id or messages contain q',
+        querystring: { type: 'object', properties: { ...pageQueryProperties, q: { type: 'string' }, agent_id: { type: 'string' } } },
+      },
+    },
     async (request) => {
       const q = request.query.q?.trim();
       if (!q) throw badRequest("query parameter 'q' is required");
@@ -60,7 +65,13 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
 
   app.put(
     '/api/sessions/:id/label',
-    { schema: { summary: 'Label a session (null removes the label)', params: idOnly, body: { type: 'object', properties: { label: { type: ['string', 'null'], maxLength: 200 } }, required: ['label'] } } },
+    {
+      schema: {
+        summary: 'Label a session (null removes the label)',
+        params: idOnly,
+        body: { type: 'object', properties: { label: { type: ['string', 'null'], maxLength: 200 } }, required: ['label'] },
+      },
+    },
     async (request) => {
       const id = requireUuid(request.params.id, 'session id');
       const label = request.body.label === null ? null : request.body.label.trim();

@@ -10,7 +10,10 @@ import { kvMemory, type KvEntry, type KvMemory } from '../../memory/api.ts';
 import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams } from './common.ts';
 
-const entryList = { type: 'array', items: { type: 'object', properties: { key: { type: 'string', minLength: 1 }, value: {} }, required: ['key', 'value'] } } as const;
+const entryList = {
+  type: 'array',
+  items: { type: 'object', properties: { key: { type: 'string', minLength: 1 }, value: {} }, required: ['key', 'value'] },
+} as const;
 
 export function memoryRoutes(app: Routes, s: AgentServices): void {
   const memory = (): KvMemory => {

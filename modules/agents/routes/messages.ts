@@ -18,7 +18,11 @@ const messageBody = {
     attachments: {
       type: 'array',
       maxItems: 20,
-      items: { type: 'object', properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' } }, required: ['file_id'] },
+      items: {
+        type: 'object',
+        properties: { file_id: { type: 'string' }, filename: { type: 'string' }, content_type: { type: 'string' } },
+        required: ['file_id'],
+      },
       description: 'uploaded files (POST /api/agents/{id}/upload) by file_id',
     },
     temperature: { type: 'number', minimum: 0, maximum: 2 },
@@ -74,31 +78,47 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
     },
   );
 
-  app.get('/api/agents/:id/attach', { schema: { summary: 'Observe the running (or next) turn as Server-Sent Events', params: idParams } }, async (request, reply) => {
-    const agent = agentParam(s, request.params.id);
-    attach(s, agent.id, request, reply);
-  });
+  app.get(
+    '/api/agents/:id/attach',
+    { schema: { summary: 'Observe the running (or next) turn as Server-Sent Events', params: idParams } },
+    async (request, reply) => {
+      const agent = agentParam(s, request.params.id);
+      attach(s, agent.id, request, reply);
+    },
+  );
 
   // The reference's per-session attach, kept as an alias: it follows only turns of that session.
-  app.get('/api/agents/:id/sessions/:session_id/stream', { schema: { summary: 'Observe the running (or next) turn of one session as Server-Sent Events', params: sessionParams } }, async (request, reply) => {
-    const agent = agentParam(s, request.params.id);
-    const sessionId = ownSession(s, agent, request.params.session_id);
-    attach(s, agent.id, request, reply, sessionId);
-  });
+  app.get(
+    '/api/agents/:id/sessions/:session_id/stream',
+    { schema: { summary: 'Observe the running (or next) turn of one session as Server-Sent Events', params: sessionParams } },
+    async (request, reply) => {
+      const agent = agentParam(s, request.params.id);
+      const sessionId = ownSession(s, agent, request.params.session_id);
+      attach(s, agent.id, request, reply, sessionId);
+    },
+  );
 
-  app.post('/api/agents/:id/stop', { schema: { summary: 'Abort the running turns of the agent and of the subagents they started', params: idParams } }, async (request) => {
-    const agent = agentParam(s, request.params.id);
-    const stopped = s.runner.stop(agent.id);
-    return { status: 'stopped', message: stopped ? 'Run cancelled' : 'No active run' };
-  });
+  app.post(
+    '/api/agents/:id/stop',
+    { schema: { summary: 'Abort the running turns of the agent and of the subagents they started', params: idParams } },
+    async (request) => {
+      const agent = agentParam(s, request.params.id);
+      const stopped = s.runner.stop(agent.id);
+      return { status: 'stopped', message: stopped ? 'Run cancelled' : 'No active run' };
+    },
+  );
 
-  app.post('/api/agents/:id/sessions/:session_id/interrupt', { schema: { summary: 'Ask the turn of a session to end at its next tool-call boundary', params: sessionParams } }, async (request, reply) => {
-    const agentId = requireUuid(request.params.id, 'agent id');
-    const sessionId = requireUuid(request.params.session_id, 'session id');
-    // 204 whatever the state; a flag for a session this agent does not have would never be read.
-    if (s.sessions.exists(agentId, sessionId)) s.runner.interrupt(agentId, sessionId);
-    return reply.code(204).send();
-  });
+  app.post(
+    '/api/agents/:id/sessions/:session_id/interrupt',
+    { schema: { summary: 'Ask the turn of a session to end at its next tool-call boundary', params: sessionParams } },
+    async (request, reply) => {
+      const agentId = requireUuid(request.params.id, 'agent id');
+      const sessionId = requireUuid(request.params.session_id, 'session id');
+      // 204 whatever the state; a flag for a session this agent does not have would never be read.
+      if (s.sessions.exists(agentId, sessionId)) s.runner.interrupt(agentId, sessionId);
+      return reply.code(204).send();
+    },
+  );
 }
 
 export function replyView(result: TurnResult) {
@@ -131,7 +151,12 @@ function sendEvent(sse: SseWriter, event: TurnEvent): boolean {
       sse.send('owner_notice', { text: event.text });
       return false;
     case 'done':
-      sse.send('done', { done: true, usage: { input_tokens: event.result.inputTokens, output_tokens: event.result.outputTokens }, iterations: event.result.iterations, session_id: event.result.sessionId });
+      sse.send('done', {
+        done: true,
+        usage: { input_tokens: event.result.inputTokens, output_tokens: event.result.outputTokens },
+        iterations: event.result.iterations,
+        session_id: event.result.sessionId,
+      });
       return true;
     case 'error':
       sse.send('error', { error: event.message, status: event.status });

@@ -24,7 +24,13 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
 
   app.post(
     '/api/agents/:id/sessions',
-    { schema: { summary: 'Create a session (does not switch to it)', params: idParams, body: { type: 'object', properties: { label: { type: 'string', minLength: 1, maxLength: 200 } } } } },
+    {
+      schema: {
+        summary: 'Create a session (does not switch to it)',
+        params: idParams,
+        body: { type: 'object', properties: { label: { type: 'string', minLength: 1, maxLength: 200 } } },
+      },
+    },
     async (request, reply) => {
       const agent = agentParam(s, request.params.id);
       const label = request.body.label;
@@ -42,7 +48,12 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
 
   app.get(
     '/api/agents/:id/sessions/by-label/:label',
-    { schema: { summary: 'The session with that label', params: { type: 'object', properties: { id: { type: 'string' }, label: { type: 'string' } }, required: ['id', 'label'] } } },
+    {
+      schema: {
+        summary: 'The session with that label',
+        params: { type: 'object', properties: { id: { type: 'string' }, label: { type: 'string' } }, required: ['id', 'label'] },
+      },
+    },
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const row = s.sessions.byLabel(agent.id, request.params.label);
@@ -51,19 +62,27 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
     },
   );
 
-  app.delete('/api/agents/:id/history', { schema: { summary: "Clear the messages of all the agent's sessions (no new session)", params: idParams } }, async (request) => {
-    const agent = agentParam(s, request.params.id);
-    const { items } = s.sessions.list({ agentId: agent.id, limit: -1, offset: 0 });
-    for (const item of items) s.sessions.clear(item.session_id);
-    return { status: 'cleared', agent_id: agent.id, message: 'All history cleared' };
-  });
+  app.delete(
+    '/api/agents/:id/history',
+    { schema: { summary: "Clear the messages of all the agent's sessions (no new session)", params: idParams } },
+    async (request) => {
+      const agent = agentParam(s, request.params.id);
+      const { items } = s.sessions.list({ agentId: agent.id, limit: -1, offset: 0 });
+      for (const item of items) s.sessions.clear(item.session_id);
+      return { status: 'cleared', agent_id: agent.id, message: 'All history cleared' };
+    },
+  );
 
-  app.post('/api/agents/:id/session/reset', { schema: { summary: 'Start a new empty session (the old one stays resumable)', params: idParams } }, async (request) => {
-    const agent = agentParam(s, request.params.id);
-    s.runner.clearInterrupt(agent.sessionId);
-    const newSessionId = s.sessionStore.newSession(agent.id);
-    return { status: 'reset', agent_id: agent.id, new_session_id: newSessionId };
-  });
+  app.post(
+    '/api/agents/:id/session/reset',
+    { schema: { summary: 'Start a new empty session (the old one stays resumable)', params: idParams } },
+    async (request) => {
+      const agent = agentParam(s, request.params.id);
+      s.runner.clearInterrupt(agent.sessionId);
+      const newSessionId = s.sessionStore.newSession(agent.id);
+      return { status: 'reset', agent_id: agent.id, new_session_id: newSessionId };
+    },
+  );
 
   app.post('/api/agents/:id/session/compact', { schema: { summary: 'Replace older messages with an LLM summary', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
@@ -97,7 +116,9 @@ export function sessionView(s: AgentServices, row: SessionRow) {
 
 export function messageView(m: StoredMessage) {
   const calls = (m.blocks ?? []).flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
-  const results = (m.blocks ?? []).flatMap((b) => (b.type === 'tool_result' ? [{ tool_use_id: b.toolUseId, content: b.content, is_error: Boolean(b.isError) }] : []));
+  const results = (m.blocks ?? []).flatMap((b) =>
+    b.type === 'tool_result' ? [{ tool_use_id: b.toolUseId, content: b.content, is_error: Boolean(b.isError) }] : [],
+  );
   const attachments = (m.blocks ?? []).filter((b) => b.type === 'image').length;
   return {
     role: m.role,

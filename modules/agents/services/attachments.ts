@@ -12,7 +12,8 @@ import type { UploadRow, UploadStore } from './uploads.ts';
 
 export const MAX_EXTRACTED_CHARS = 200_000;
 
-const TEXT_APPLICATION = /^application\/(json|ld\+json|x-ndjson|xml|[\w.+-]+\+xml|[\w.+-]+\+json|yaml|x-yaml|toml|x-toml|javascript|x-javascript|ecmascript|typescript|x-typescript|sql|graphql|x-sh|x-shellscript|x-python|x-httpd-php|x-ipynb\+json)$/;
+const TEXT_APPLICATION =
+  /^application\/(json|ld\+json|x-ndjson|xml|[\w.+-]+\+xml|[\w.+-]+\+json|yaml|x-yaml|toml|x-toml|javascript|x-javascript|ecmascript|typescript|x-typescript|sql|graphql|x-sh|x-shellscript|x-python|x-httpd-php|x-ipynb\+json)$/;
 const TEXT_EXTENSIONS = new Set(
   (
     'txt md markdown rst csv tsv log json jsonl ndjson yaml yml toml xml ini conf cfg env html htm css scss less js mjs cjs ts tsx jsx vue svelte ' +
@@ -55,7 +56,9 @@ export async function attachmentBlocks(agentId: string, fileIds: readonly string
 async function toBlock(row: UploadRow, data: Buffer, log: Logger): Promise<ContentBlock | undefined> {
   switch (classify(row.filename, row.content_type)) {
     case 'image': {
-      const mime = row.content_type.startsWith('image/') ? row.content_type.split(';')[0].trim() : IMAGE_TYPES[path.extname(row.filename).slice(1).toLowerCase()];
+      const mime = row.content_type.startsWith('image/')
+        ? row.content_type.split(';')[0].trim()
+        : IMAGE_TYPES[path.extname(row.filename).slice(1).toLowerCase()];
       return { type: 'image', mediaType: mime, data: data.toString('base64') };
     }
     case 'pdf': {

@@ -7,7 +7,7 @@ import { textOf } from './history.ts';
 import { llmFailure, modelRef, type LoopDeps } from './loop.ts';
 
 const INSTRUCTIONS =
-  'You compress conversations. Summarise the conversation below so that an assistant can continue it: keep facts, decisions, names, numbers, open tasks and the user\'s preferences. Answer with the summary only.';
+  "You compress conversations. Summarise the conversation below so that an assistant can continue it: keep facts, decisions, names, numbers, open tasks and the user's preferences. Answer with the summary only.";
 
 export async function compactSession(deps: LoopDeps, agentId: string): Promise<{ message: string }> {
   const agent = deps.registry.require(agentId);

@@ -2,7 +2,12 @@
 export const agentsConfigSchema = {
   type: 'object',
   properties: {
-    max_iterations: { type: 'integer', minimum: 1, default: 50, description: 'model calls per turn before the loop gives up ([autonomous] max_iterations in a manifest overrides it)' },
+    max_iterations: {
+      type: 'integer',
+      minimum: 1,
+      default: 50,
+      description: 'model calls per turn before the loop gives up ([autonomous] max_iterations in a manifest overrides it)',
+    },
     max_history_messages: { type: 'integer', minimum: 0, default: 200, description: 'most recent session messages sent to the model (0 = all)' },
     upload_max_bytes: { type: 'integer', minimum: 1, default: 10485760, description: 'largest file POST /api/agents/{id}/upload accepts (413 above)' },
     compaction: {

@@ -43,7 +43,8 @@ export function repair(input: readonly ChatMessage[]): ChatMessage[] {
     const given = next?.role === 'user' ? next.content : [];
     // Results in the order of the calls, a synthetic one for each call that has none.
     const results = [...ids].map(
-      (id): ContentBlock => given.find((b) => b.type === 'tool_result' && b.toolUseId === id) ?? { type: 'tool_result', toolUseId: id, content: NOT_RUN_RESULT, isError: true },
+      (id): ContentBlock =>
+        given.find((b) => b.type === 'tool_result' && b.toolUseId === id) ?? { type: 'tool_result', toolUseId: id, content: NOT_RUN_RESULT, isError: true },
     );
     const rest = given.filter((b) => b.type !== 'tool_result');
     if (next?.role === 'user') next.content = [...results, ...rest];

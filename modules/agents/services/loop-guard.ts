@@ -21,15 +21,23 @@ export class LoopGuard {
   constructor(private readonly config: LoopGuardConfig) {}
 
   check(tool: string, input: unknown): Verdict {
-    const key = createHash('sha256').update(`${tool}|${canonicalJson(input)}`).digest('hex');
+    const key = createHash('sha256')
+      .update(`${tool}|${canonicalJson(input)}`)
+      .digest('hex');
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     if (count >= this.config.block_threshold) {
       this.blocked++;
       if (this.blocked >= this.config.max_blocked) {
-        return { kind: 'stop', message: `loop guard: ${this.blocked} tool calls were blocked in this turn (last: '${tool}' called ${count} times with identical parameters); the agent appears to be stuck` };
+        return {
+          kind: 'stop',
+          message: `loop guard: ${this.blocked} tool calls were blocked in this turn (last: '${tool}' called ${count} times with identical parameters); the agent appears to be stuck`,
+        };
       }
-      return { kind: 'block', message: `Blocked: tool '${tool}' called ${count} times with identical parameters. It was not run. Try a different approach or different parameters.` };
+      return {
+        kind: 'block',
+        message: `Blocked: tool '${tool}' called ${count} times with identical parameters. It was not run. Try a different approach or different parameters.`,
+      };
     }
     if (count >= this.config.warn_threshold) {
       return { kind: 'warn', message: `Warning: tool '${tool}' has been called ${count} times with identical parameters. Consider a different approach.` };

@@ -67,7 +67,12 @@ export function llmFailure(err: unknown): HttpError {
   return new HttpError(500, `agent loop failure: ${e?.message ?? String(err)}`);
 }
 
-export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId: string }, turn: TurnState, emit: (event: TurnEvent) => void): Promise<TurnResult> {
+export async function runLoop(
+  deps: LoopDeps,
+  request: TurnRequest & { sessionId: string },
+  turn: TurnState,
+  emit: (event: TurnEvent) => void,
+): Promise<TurnResult> {
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
   const hooks = deps.hooks();
@@ -97,7 +102,10 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
       error: error ?? null,
       steps,
     });
-    deps.log.info({ agent_id: agent.id, session_id: sessionId, turn_id: turn.id, outcome, iterations: stats.iterations, ms: Date.now() - started, error }, 'turn finished');
+    deps.log.info(
+      { agent_id: agent.id, session_id: sessionId, turn_id: turn.id, outcome, iterations: stats.iterations, ms: Date.now() - started, error },
+      'turn finished',
+    );
     const result: TurnResult = {
       turnId: turn.id,
       agentId: agent.id,
@@ -120,7 +128,14 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
 
     const userBlocks = mergeText([
       ...(request.message ? [{ type: 'text' as const, text: request.message }] : []),
-      ...(request.attachments?.length ? await attachmentBlocks(agent.id, request.attachments.map((a) => a.file_id), deps.uploads, deps.log) : []),
+      ...(request.attachments?.length
+        ? await attachmentBlocks(
+            agent.id,
+            request.attachments.map((a) => a.file_id),
+            deps.uploads,
+            deps.log,
+          )
+        : []),
       ...(request.images ?? []).map((img) => ({ type: 'image' as const, mediaType: img.mediaType, data: img.data })),
     ]);
     const plainText = userBlocks.length === 1 && userBlocks[0].type === 'text';
@@ -134,7 +149,8 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
 
     for (;;) {
       if (signal.aborted) return done('stopped');
-      if (stats.iterations >= maxIterations) throw new HttpError(500, `agent loop failure: reached the iteration cap (${maxIterations}) without a final answer`);
+      if (stats.iterations >= maxIterations)
+        throw new HttpError(500, `agent loop failure: reached the iteration cap (${maxIterations}) without a final answer`);
       stats.iterations++;
       agent = deps.registry.get(agent.id) ?? agent;
       const tools = allowedTools(hooks.tools.call([]), agent);
@@ -146,15 +162,20 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
       steps.push(step);
       let result: CompletionResult;
       try {
-        result = await streamModel(deps.llm, modelRef(agent), {
-          system: call.system,
-          messages,
-          tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-          maxTokens: request.maxTokens ?? agent.manifest.model.max_tokens,
-          temperature: request.temperature ?? agent.manifest.model.temperature,
-          signal,
-          meta: { agentId: agent.id, sessionId, purpose: 'turn' },
-        }, emit);
+        result = await streamModel(
+          deps.llm,
+          modelRef(agent),
+          {
+            system: call.system,
+            messages,
+            tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+            maxTokens: request.maxTokens ?? agent.manifest.model.max_tokens,
+            temperature: request.temperature ?? agent.manifest.model.temperature,
+            signal,
+            meta: { agentId: agent.id, sessionId, purpose: 'turn' },
+          },
+          emit,
+        );
       } catch (err) {
         if (signal.aborted) return done('stopped');
         throw llmFailure(err);
@@ -198,7 +219,9 @@ export async function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId
         }
       } finally {
         const answered = new Set(results.map((r) => (r.type === 'tool_result' ? r.toolUseId : '')));
-        const notRun: ContentBlock[] = uses.filter((u) => !answered.has(u.id)).map((u) => ({ type: 'tool_result', toolUseId: u.id, content: NOT_RUN_RESULT, isError: true }));
+        const notRun: ContentBlock[] = uses
+          .filter((u) => !answered.has(u.id))
+          .map((u) => ({ type: 'tool_result', toolUseId: u.id, content: NOT_RUN_RESULT, isError: true }));
         deps.sessions.append(sessionId, { role: 'User', content: '', blocks: [...results, ...notRun] });
       }
       if (signal.aborted) return done('stopped');
@@ -233,7 +256,15 @@ async function runTool(
   tool: ToolDefinition,
   notices: string[],
 ): Promise<ToolOutput> {
-  const call: ToolCallInfo = { agent, sessionId: turn.sessionId, turnId: turn.id, callId: use.id, tool: tool.name, input: use.input, workspace: agent.workspace };
+  const call: ToolCallInfo = {
+    agent,
+    sessionId: turn.sessionId,
+    turnId: turn.id,
+    callId: use.id,
+    tool: tool.name,
+    input: use.input,
+    workspace: agent.workspace,
+  };
   // The kernel skips a failing tap (logged), so these hooks never reject.
   await hooks.beforeToolCall.promise(call);
   const started = Date.now();
@@ -269,7 +300,12 @@ function costOf(deps: LoopDeps, ref: ModelRef, result: CompletionResult): number
 }
 
 /** One streamed model call; text deltas and finished tool calls are reported as they come. */
-async function streamModel(llm: LlmService, ref: ModelRef, request: Omit<CompletionRequest, 'model'>, emit: (event: TurnEvent) => void): Promise<CompletionResult> {
+async function streamModel(
+  llm: LlmService,
+  ref: ModelRef,
+  request: Omit<CompletionRequest, 'model'>,
+  emit: (event: TurnEvent) => void,
+): Promise<CompletionResult> {
   for await (const event of llm.stream(ref, request)) {
     if (event.type === 'text_delta') emit({ type: 'text_delta', content: event.text });
     else if (event.type === 'tool_use_end') emit({ type: 'tool_use', id: event.id, tool: event.name, input: event.input });

@@ -50,7 +50,9 @@ export function parseManifest(text: string): AgentManifest {
   const agentSpawn = optional(caps.agent_spawn, 'boolean', 'capabilities.agent_spawn');
   if (agentSpawn !== undefined) capsOut.agent_spawn = agentSpawn;
   // The spec puts the hourly cap under [capabilities], the reference under [resources]: read both.
-  const hourly = optional(caps.max_llm_tokens_per_hour, 'number', 'capabilities.max_llm_tokens_per_hour') ?? optional(resources.max_llm_tokens_per_hour, 'number', 'resources.max_llm_tokens_per_hour');
+  const hourly =
+    optional(caps.max_llm_tokens_per_hour, 'number', 'capabilities.max_llm_tokens_per_hour') ??
+    optional(resources.max_llm_tokens_per_hour, 'number', 'resources.max_llm_tokens_per_hour');
   if (hourly !== undefined) capsOut.max_llm_tokens_per_hour = hourly;
 
   const manifest: AgentManifest = {

@@ -32,7 +32,25 @@ export interface RegistryDeps {
   onTerminated: (agent: AgentRecord) => void;
 }
 
-export type AgentPatch = Partial<Pick<AgentRecord, 'name' | 'manifest' | 'maxLlmTokensPerHour' | 'description' | 'systemPrompt' | 'tags' | 'tools' | 'skills' | 'mcpServers' | 'identity' | 'config' | 'state' | 'mode' | 'model'>>;
+export type AgentPatch = Partial<
+  Pick<
+    AgentRecord,
+    | 'name'
+    | 'manifest'
+    | 'maxLlmTokensPerHour'
+    | 'description'
+    | 'systemPrompt'
+    | 'tags'
+    | 'tools'
+    | 'skills'
+    | 'mcpServers'
+    | 'identity'
+    | 'config'
+    | 'state'
+    | 'mode'
+    | 'model'
+  >
+>;
 
 export class AgentStore implements AgentRegistry {
   private readonly agents = new Map<string, AgentRecord>();
@@ -93,8 +111,13 @@ export class AgentStore implements AgentRegistry {
     if (input.parentId) record.parentId = input.parentId;
     mkdirSync(record.workspace, { recursive: true });
     this.deps.db.transaction(() => {
-      prepared(this.deps.db, 'INSERT INTO agents_agents (id, name, created_at, manifest_toml, data) VALUES (?, ?, ?, ?, ?)')
-        .run(id, record.name, record.createdAt, input.manifestToml, '{}');
+      prepared(this.deps.db, 'INSERT INTO agents_agents (id, name, created_at, manifest_toml, data) VALUES (?, ?, ?, ?, ?)').run(
+        id,
+        record.name,
+        record.createdAt,
+        input.manifestToml,
+        '{}',
+      );
       record.sessionId = this.deps.sessions.create(id);
       this.persist(record);
     })();

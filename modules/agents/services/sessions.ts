@@ -53,7 +53,13 @@ export class SessionService {
     const id = randomUUID();
     const now = new Date().toISOString();
     if (label !== undefined) this.assertLabelFree(agentId, label);
-    prepared(this.db, 'INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(id, agentId, label ?? null, now, now);
+    prepared(this.db, 'INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      agentId,
+      label ?? null,
+      now,
+      now,
+    );
     return id;
   }
 
@@ -84,13 +90,19 @@ export class SessionService {
       args.push(query.agentId);
     }
     if (query.q) {
-      where.push(`(s.label LIKE ? ESCAPE '\\' OR s.id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM agents_messages m WHERE m.session_id = s.id AND m.content LIKE ? ESCAPE '\\'))`);
+      where.push(
+        `(s.label LIKE ? ESCAPE '\\' OR s.id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM agents_messages m WHERE m.session_id = s.id AND m.content LIKE ? ESCAPE '\\'))`,
+      );
       const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       args.push(like, like, like);
     }
     const clause = where.length ? ` WHERE ${where.join(' AND ')}` : '';
     const total = (prepared(this.db, `SELECT COUNT(*) AS n FROM agents_sessions s${clause}`).get(...args) as { n: number }).n;
-    const items = prepared(this.db, `${SUMMARY_SQL}${clause} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ? OFFSET ?`).all(...args, query.limit, query.offset) as SessionSummary[];
+    const items = prepared(this.db, `${SUMMARY_SQL}${clause} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ? OFFSET ?`).all(
+      ...args,
+      query.limit,
+      query.offset,
+    ) as SessionSummary[];
     return { items, total };
   }
 
@@ -111,8 +123,13 @@ export class SessionService {
   append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[] }): void {
     const now = new Date().toISOString();
     this.db.transaction(() => {
-      prepared(this.db, 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(sessionId, message.role, message.content, message.blocks ? JSON.stringify(message.blocks) : null, now);
+      prepared(this.db, 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)').run(
+        sessionId,
+        message.role,
+        message.content,
+        message.blocks ? JSON.stringify(message.blocks) : null,
+        now,
+      );
       prepared(this.db, 'UPDATE agents_sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
     })();
   }
@@ -134,7 +151,9 @@ export class SessionService {
 
   /** Sessions whose agent no longer exists, removed with their messages. */
   deleteOrphans(liveAgentIds: ReadonlySet<string>): number {
-    const ids = (prepared(this.db, 'SELECT id, agent_id FROM agents_sessions').all() as Array<{ id: string; agent_id: string }>).filter((r) => !liveAgentIds.has(r.agent_id));
+    const ids = (prepared(this.db, 'SELECT id, agent_id FROM agents_sessions').all() as Array<{ id: string; agent_id: string }>).filter(
+      (r) => !liveAgentIds.has(r.agent_id),
+    );
     for (const { id } of ids) this.delete(id);
     return ids.length;
   }
@@ -151,7 +170,9 @@ export class SessionService {
   }
 
   private rows(sessionId: string): MessageRow[] {
-    return prepared(this.db, 'SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq').all(sessionId) as MessageRow[];
+    return prepared(this.db, 'SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq').all(
+      sessionId,
+    ) as MessageRow[];
   }
 
   private assertLabelFree(agentId: string, label: string): void {

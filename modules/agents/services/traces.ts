@@ -47,15 +47,33 @@ export class TraceStore {
   constructor(private readonly db: Database) {}
 
   record(trace: TurnTrace): void {
-    prepared(this.db, 
-        `INSERT INTO agents_turns (id, agent_id, session_id, origin, started_at, duration_ms, iterations, input_tokens, output_tokens, cost_usd, outcome, error, steps)
+    prepared(
+      this.db,
+      `INSERT INTO agents_turns (id, agent_id, session_id, origin, started_at, duration_ms, iterations, input_tokens, output_tokens, cost_usd, outcome, error, steps)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(trace.turn_id, trace.agent_id, trace.session_id, trace.origin, trace.started_at, trace.duration_ms, trace.iterations, trace.input_tokens, trace.output_tokens, trace.cost_usd, trace.outcome, trace.error, JSON.stringify(trace.steps));
+    ).run(
+      trace.turn_id,
+      trace.agent_id,
+      trace.session_id,
+      trace.origin,
+      trace.started_at,
+      trace.duration_ms,
+      trace.iterations,
+      trace.input_tokens,
+      trace.output_tokens,
+      trace.cost_usd,
+      trace.outcome,
+      trace.error,
+      JSON.stringify(trace.steps),
+    );
   }
 
   recent(agentId: string, limit: number, offset = 0): TurnTrace[] {
-    const rows = prepared(this.db, 'SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?').all(agentId, limit, offset) as Row[];
+    const rows = prepared(this.db, 'SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?').all(
+      agentId,
+      limit,
+      offset,
+    ) as Row[];
     return rows.map(({ id, steps, ...rest }) => ({ turn_id: id, ...rest, steps: JSON.parse(steps) as TurnStep[] }));
   }
 
@@ -64,13 +82,22 @@ export class TraceStore {
   }
 
   metrics(agentId: string) {
-    const row = prepared(this.db, 
-        `SELECT COUNT(*) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+    const row = prepared(
+      this.db,
+      `SELECT COUNT(*) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
          COALESCE(SUM(cost_usd), 0) AS cost_usd, COALESCE(AVG(duration_ms), 0) AS avg_ms, COALESCE(MAX(duration_ms), 0) AS max_ms,
          COALESCE(SUM(outcome = 'error'), 0) AS errors, COALESCE(SUM(iterations), 0) AS iterations
          FROM agents_turns WHERE agent_id = ?`,
-      )
-      .get(agentId) as { turns: number; input_tokens: number; output_tokens: number; cost_usd: number; avg_ms: number; max_ms: number; errors: number; iterations: number };
+    ).get(agentId) as {
+      turns: number;
+      input_tokens: number;
+      output_tokens: number;
+      cost_usd: number;
+      avg_ms: number;
+      max_ms: number;
+      errors: number;
+      iterations: number;
+    };
     const toolCalls: Record<string, number> = {};
     let toolErrors = 0;
     let toolTotal = 0;

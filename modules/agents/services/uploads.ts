@@ -36,8 +36,10 @@ export class UploadStore {
       created_at: new Date().toISOString(),
     };
     writeFileSync(row.path, data);
-    prepared(this.db, 'INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (@id, @agent_id, @filename, @content_type, @size, @path, @created_at)')
-      .run(row);
+    prepared(
+      this.db,
+      'INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (@id, @agent_id, @filename, @content_type, @size, @path, @created_at)',
+    ).run(row);
     return row;
   }
 

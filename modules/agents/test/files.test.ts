@@ -50,10 +50,21 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
     const { agent_id } = await spawn(env.k, 'filer');
     let res = await env.k.request(`/api/agents/${agent_id}/files/notes.md`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: '# Notes' });
     assert.deepEqual(await res.json(), { status: 'written', agent_id, filename: 'notes.md', size: 7 });
-    await env.k.request(`/api/agents/${agent_id}/files/data.bin`, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array([0, 1, 2]) });
-    await env.k.request(`/api/agents/${agent_id}/files/b64.txt`, { method: 'PUT', json: { content: Buffer.from('hello').toString('base64'), encoding: 'base64' } });
+    await env.k.request(`/api/agents/${agent_id}/files/data.bin`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: new Uint8Array([0, 1, 2]),
+    });
+    await env.k.request(`/api/agents/${agent_id}/files/b64.txt`, {
+      method: 'PUT',
+      json: { content: Buffer.from('hello').toString('base64'), encoding: 'base64' },
+    });
     const list = await json<{ files: Array<{ name: string; size: number }> }>(await env.k.request(`/api/agents/${agent_id}/files`));
-    assert.deepEqual(list.files.map((f) => [f.name, f.size]).sort(), [['b64.txt', 5], ['data.bin', 3], ['notes.md', 7]]);
+    assert.deepEqual(list.files.map((f) => [f.name, f.size]).sort(), [
+      ['b64.txt', 5],
+      ['data.bin', 3],
+      ['notes.md', 7],
+    ]);
     res = await env.k.request(`/api/agents/${agent_id}/files/notes.md`);
     assert.equal(await res.text(), '# Notes');
     assert.equal(await (await env.k.request(`/api/agents/${agent_id}/files/b64.txt`)).text(), 'hello');
@@ -76,7 +87,11 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
       assert.equal(res.status, 400, name);
       assert.equal(typeof (await json(res)).error, 'string');
     }
-    const put = await env.k.request(`/api/agents/${agent_id}/files/homedir%2Fevil.txt`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    const put = await env.k.request(`/api/agents/${agent_id}/files/homedir%2Fevil.txt`, {
+      method: 'PUT',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+    });
     assert.equal(put.status, 400);
   });
 
@@ -110,11 +125,18 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
     ];
     env.fake.enqueue({ text: 'seen' });
     const before = env.fake.requests.length;
-    const res = await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'look', attachments: ids.map((file_id) => ({ file_id })) } });
+    const res = await env.k.request(`/api/agents/${agent_id}/message`, {
+      method: 'POST',
+      json: { message: 'look', attachments: ids.map((file_id) => ({ file_id })) },
+    });
     assert.equal(res.status, 200);
     const user = (env.fake.requests[before].body as Sent).messages.at(-1)!;
     const parts = user.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
-    assert.deepEqual(parts.map((p) => p.type), ['text', 'image_url'], 'adjacent text blocks were merged');
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['text', 'image_url'],
+      'adjacent text blocks were merged',
+    );
     assert.match(parts[1].image_url!.url, /^data:image\/png;base64,iVBOR/);
     const text = parts[0].text!;
     assert.match(text, /^look\n\n/);
@@ -124,7 +146,10 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
     assert.match(text, /\[Attached file: conf\.yaml\]\na: 1/);
     assert.doesNotMatch(text, /blob\.bin/);
     const other = await spawn(env.k, 'stranger');
-    const foreign = await env.k.request(`/api/agents/${other.agent_id}/message`, { method: 'POST', json: { message: 'x', attachments: [{ file_id: ids[5] }] } });
+    const foreign = await env.k.request(`/api/agents/${other.agent_id}/message`, {
+      method: 'POST',
+      json: { message: 'x', attachments: [{ file_id: ids[5] }] },
+    });
     assert.equal(foreign.status, 400);
   });
 
@@ -132,7 +157,10 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
     const { agent_id } = await spawn(env.k, 'audited');
     const sid = (await json<{ session_id: string }>(await env.k.request(`/api/agents/${agent_id}`))).session_id;
     env.fake.enqueue({ text: 'Noted, mail bob@example.com with Bearer abcdefghijklmnop123' });
-    await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'my key is sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX and I am alice@example.org' } });
+    await env.k.request(`/api/agents/${agent_id}/message`, {
+      method: 'POST',
+      json: { message: 'my key is sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX and I am alice@example.org' },
+    });
     let res = await env.k.request(`/api/agents/${agent_id}/sessions/${sid}/trajectory`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /application\/json/);
@@ -143,11 +171,15 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
     assert.equal(typeof bundle.metadata.service_version, 'string');
     assert.equal(bundle.messages.length, 2);
     const all = JSON.stringify(bundle);
-    for (const secret of ['sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX', 'alice@example.org', 'bob@example.com', 'abcdefghijklmnop123']) assert.ok(!all.includes(secret), secret);
+    for (const secret of ['sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX', 'alice@example.org', 'bob@example.com', 'abcdefghijklmnop123'])
+      assert.ok(!all.includes(secret), secret);
     assert.match(bundle.messages[0].content, /\[REDACTED_API_KEY\].*\[REDACTED_EMAIL\]/);
     res = await env.k.request(`/api/agents/${agent_id}/sessions/${sid}/trajectory?format=jsonl`);
     assert.match(res.headers.get('content-type')!, /application\/x-ndjson/);
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(lines.length, 3);
     assert.equal(lines[0].kind, 'metadata');
     assert.equal(lines[1].role, 'User');

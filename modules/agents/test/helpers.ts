@@ -14,7 +14,9 @@ export interface Env {
   k: TestKernel;
 }
 
-export async function startEnv(options: { config?: string; home?: string; keepHome?: boolean; modules?: string[]; echo?: boolean; fake?: FakeProvider } = {}): Promise<Env> {
+export async function startEnv(
+  options: { config?: string; home?: string; keepHome?: boolean; modules?: string[]; echo?: boolean; fake?: FakeProvider } = {},
+): Promise<Env> {
   process.env.FAKE_KEY = 'sk-test-fake-key';
   const fake = options.fake ?? new FakeProvider();
   if (!options.fake) await fake.start();

@@ -47,13 +47,22 @@ describe('agents: interrupt and stop', () => {
     assert.equal(reply.interrupted, true);
     assert.equal(reply.response, 'Let me check.');
     assert.equal(env.fake.requests.length, before + 1, 'no further model call');
-    assert.ok((await results(agent_id)).every((r) => !r.startsWith('echo:')), 'the tool did not run');
+    assert.ok(
+      (await results(agent_id)).every((r) => !r.startsWith('echo:')),
+      'the tool did not run',
+    );
   });
 
   test('during a tool execution: the tool runs to completion, then the loop exits (no further tool, no further model call)', async () => {
     const { agent_id } = await spawn(env.k, 'int-tool');
     const sid = await sessionOf(agent_id);
-    env.fake.enqueue({ text: 'Working.', toolCalls: [{ name: 'slow', input: { ms: 400 } }, { name: 'echo', input: { text: 'after' } }] });
+    env.fake.enqueue({
+      text: 'Working.',
+      toolCalls: [
+        { name: 'slow', input: { ms: 400 } },
+        { name: 'echo', input: { text: 'after' } },
+      ],
+    });
     const before = env.fake.requests.length;
     const slowStarts = toolRequested(agent_id, 'slow');
     const pending = send(agent_id, 'go');
@@ -75,7 +84,14 @@ describe('agents: interrupt and stop', () => {
   test('between tool calls: the loop exits at the next boundary', async () => {
     const { agent_id } = await spawn(env.k, 'int-between');
     const sid = await sessionOf(agent_id);
-    env.fake.enqueue({ toolCalls: [{ name: 'echo', input: { text: 'a' } }, { name: 'slow', input: { ms: 300 } }, { name: 'echo', input: { text: 'b' } }, { name: 'echo', input: { text: 'c' } }] });
+    env.fake.enqueue({
+      toolCalls: [
+        { name: 'echo', input: { text: 'a' } },
+        { name: 'slow', input: { ms: 300 } },
+        { name: 'echo', input: { text: 'b' } },
+        { name: 'echo', input: { text: 'c' } },
+      ],
+    });
     const slowStarts = toolRequested(agent_id, 'slow');
     const pending = send(agent_id, 'go');
     await slowStarts;

@@ -31,7 +31,10 @@ describe('agents: spawn, list, detail, kill, settings', () => {
   test('list accepts q, limit and offset', async () => {
     await spawn(env.k, 'searchable-one');
     const found = await json<Array<{ name: string }>>(await env.k.request('/api/agents?q=searchable'));
-    assert.deepEqual(found.map((a) => a.name), ['searchable-one']);
+    assert.deepEqual(
+      found.map((a) => a.name),
+      ['searchable-one'],
+    );
     const limited = await json<unknown[]>(await env.k.request('/api/agents?limit=1&offset=0'));
     assert.equal(limited.length, 1);
   });
@@ -77,8 +80,16 @@ describe('agents: spawn, list, detail, kill, settings', () => {
     assert.equal(sent.messages[0].role, 'system');
     assert.match(JSON.stringify(sent.messages[0].content), /You are talker/);
     assert.equal(sent.messages.at(-1)!.role, 'user');
-    const session = await json<{ message_count: number; messages: Array<{ role: string; content: string }> }>(await env.k.request(`/api/agents/${agent_id}/session`));
+    const session = await json<{ message_count: number; messages: Array<{ role: string; content: string }> }>(
+      await env.k.request(`/api/agents/${agent_id}/session`),
+    );
     assert.equal(session.message_count, 2);
-    assert.deepEqual(session.messages.map((m) => [m.role, m.content]), [['User', 'Hi'], ['Assistant', 'Hello there!']]);
+    assert.deepEqual(
+      session.messages.map((m) => [m.role, m.content]),
+      [
+        ['User', 'Hi'],
+        ['Assistant', 'Hello there!'],
+      ],
+    );
   });
 });

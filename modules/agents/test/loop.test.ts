@@ -2,7 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, readSse, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
-type Sent = { messages: Array<{ role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }>; tools?: Array<{ function: { name: string } }> };
+type Sent = {
+  messages: Array<{ role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }>;
+  tools?: Array<{ function: { name: string } }>;
+};
 
 describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
   let env: Env;
@@ -14,7 +17,13 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
   test('tool calls run in order, results go back to the model, tokens add up', async () => {
     const { agent_id } = await spawn(env.k, 'tooler');
     env.fake.enqueue(
-      { toolCalls: [{ name: 'echo', input: { text: 'one' } }, { name: 'say', input: { text: 'two' } }], usage: { input: 10, output: 4 } },
+      {
+        toolCalls: [
+          { name: 'echo', input: { text: 'one' } },
+          { name: 'say', input: { text: 'two' } },
+        ],
+        usage: { input: 10, output: 4 },
+      },
       { text: 'Both echoed.', usage: { input: 20, output: 6 } },
     );
     const before = env.fake.requests.length;
@@ -27,11 +36,21 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.deepEqual(first.tools!.map((t) => t.function.name).sort(), ['delegate', 'echo', 'fail', 'notify_owner', 'slow']);
     const second = env.fake.requests[before + 1].body as Sent;
     const toolMsgs = second.messages.filter((m) => m.role === 'tool');
-    assert.deepEqual(toolMsgs.map((m) => m.content), ['echo: one', 'echo: two']);
-    const traces = await json<{ traces: Array<{ iterations: number; steps: Array<{ tools: Array<{ tool: string }> }> }> }>(await env.k.request(`/api/agents/${agent_id}/traces`));
+    assert.deepEqual(
+      toolMsgs.map((m) => m.content),
+      ['echo: one', 'echo: two'],
+    );
+    const traces = await json<{ traces: Array<{ iterations: number; steps: Array<{ tools: Array<{ tool: string }> }> }> }>(
+      await env.k.request(`/api/agents/${agent_id}/traces`),
+    );
     assert.equal(traces.traces[0].iterations, 2);
-    assert.deepEqual(traces.traces[0].steps[0].tools.map((t) => t.tool), ['echo', 'echo']);
-    const metrics = await json<{ token_usage: { input_tokens: number }; tool_calls: Record<string, number> }>(await env.k.request(`/api/agents/${agent_id}/metrics`));
+    assert.deepEqual(
+      traces.traces[0].steps[0].tools.map((t) => t.tool),
+      ['echo', 'echo'],
+    );
+    const metrics = await json<{ token_usage: { input_tokens: number }; tool_calls: Record<string, number> }>(
+      await env.k.request(`/api/agents/${agent_id}/metrics`),
+    );
     assert.equal(metrics.token_usage.input_tokens, 30);
     assert.equal(metrics.tool_calls.echo, 2);
     const logs = await json<{ count: number; logs: Array<{ outcome: string }> }>(await env.k.request(`/api/agents/${agent_id}/logs`));
@@ -45,7 +64,10 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     const before = env.fake.requests.length;
     await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'go' } });
     const first = env.fake.requests[before].body as Sent;
-    assert.deepEqual(first.tools!.map((t) => t.function.name), ['echo']);
+    assert.deepEqual(
+      first.tools!.map((t) => t.function.name),
+      ['echo'],
+    );
     const second = env.fake.requests[before + 1].body as Sent;
     assert.match(String(second.messages.find((m) => m.role === 'tool')!.content), /unknown tool 'fail'/);
   });
@@ -63,7 +85,12 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
   test('owner notices are joined with a blank line in the blocking reply', async () => {
     const { agent_id } = await spawn(env.k, 'notifier');
     env.fake.enqueue(
-      { toolCalls: [{ name: 'notify_owner', input: { reason: 'a', summary: 'first' } }, { name: 'notify_owner', input: { reason: 'b', summary: 'second' } }] },
+      {
+        toolCalls: [
+          { name: 'notify_owner', input: { reason: 'a', summary: 'first' } },
+          { name: 'notify_owner', input: { reason: 'b', summary: 'second' } },
+        ],
+      },
       { text: 'public answer' },
     );
     const reply = await json(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'go' } }));
@@ -73,16 +100,25 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
 
   test('SSE stream: chunk, tool_use, tool_result, owner_notice right before done', async () => {
     const { agent_id } = await spawn(env.k, 'streamer');
-    env.fake.enqueue({ toolCalls: [{ name: 'notify_owner', input: { reason: 'r', summary: 's' } }] }, { text: 'streamed reply', usage: { input: 7, output: 2 } });
+    env.fake.enqueue(
+      { toolCalls: [{ name: 'notify_owner', input: { reason: 'r', summary: 's' } }] },
+      { text: 'streamed reply', usage: { input: 7, output: 2 } },
+    );
     const res = await env.k.request(`/api/agents/${agent_id}/message/stream`, { method: 'POST', json: { message: 'go' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /text\/event-stream/);
     const events = await readSse(res);
     const names = events.map((e) => e.event);
-    assert.deepEqual(names.filter((n) => n !== 'chunk'), ['tool_use', 'tool_result', 'owner_notice', 'done']);
+    assert.deepEqual(
+      names.filter((n) => n !== 'chunk'),
+      ['tool_use', 'tool_result', 'owner_notice', 'done'],
+    );
     assert.deepEqual(events.find((e) => e.event === 'tool_use')!.data, { tool: 'notify_owner' });
     assert.deepEqual(events.find((e) => e.event === 'tool_result')!.data, { tool: 'notify_owner', input: { reason: 'r', summary: 's' } });
-    const text = events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join('');
+    const text = events
+      .filter((e) => e.event === 'chunk')
+      .map((e) => e.data.content)
+      .join('');
     assert.equal(text, 'streamed reply');
     assert.ok(events.filter((e) => e.event === 'chunk').every((e) => e.data.done === false));
     assert.deepEqual(events.find((e) => e.event === 'owner_notice')!.data, { text: '[NOTIFY] r: s' });
@@ -105,8 +141,13 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.match(results[2], /^echo: same\n\n\[LOOP GUARD\] Warning/);
     assert.match(results[3], /\[LOOP GUARD\] Warning/);
     assert.match(results[4], /Blocked: tool 'echo' called 5 times/);
-    const traces = await json<{ traces: Array<{ steps: Array<{ tools: Array<{ verdict: string }> }> }> }>(await env.k.request(`/api/agents/${agent_id}/traces`));
-    assert.deepEqual(traces.traces[0].steps[0].tools.map((t) => t.verdict), ['ran', 'ran', 'warned', 'warned', 'blocked']);
+    const traces = await json<{ traces: Array<{ steps: Array<{ tools: Array<{ verdict: string }> }> }> }>(
+      await env.k.request(`/api/agents/${agent_id}/traces`),
+    );
+    assert.deepEqual(
+      traces.traces[0].steps[0].tools.map((t) => t.verdict),
+      ['ran', 'ran', 'warned', 'warned', 'blocked'],
+    );
   });
 
   test('loop guard: 30 blocked calls stop the turn with a clear error', async () => {
@@ -117,7 +158,9 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.equal(res.status, 500);
     assert.match((await json(res)).error as string, /loop guard: 30 tool calls were blocked/);
     // The session stays consistent: every tool call has a result.
-    const session = await json<{ messages: Array<{ tool_calls?: unknown[]; tool_results?: unknown[] }> }>(await env.k.request(`/api/agents/${agent_id}/session`));
+    const session = await json<{ messages: Array<{ tool_calls?: unknown[]; tool_results?: unknown[] }> }>(
+      await env.k.request(`/api/agents/${agent_id}/session`),
+    );
     assert.equal(session.messages[1].tool_calls!.length, 40);
     assert.equal(session.messages[2].tool_results!.length, 40);
   });

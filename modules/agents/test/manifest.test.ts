@@ -4,7 +4,6 @@ import { parseManifest } from '../services/manifest.ts';
 import { HttpError } from '@talon/module-sdk';
 import { HELLO_WORLD } from './helpers.ts';
 
-
 describe('agents: manifest parsing', () => {
   test("the reference's hello-world template loads with every key", () => {
     const m = parseManifest(HELLO_WORLD);
@@ -31,7 +30,9 @@ describe('agents: manifest parsing', () => {
   });
 
   test('lenient: a scalar where a list is expected; unknown keys kept; [capabilities] cap wins', () => {
-    const m = parseManifest('name = "x"\ntags = "solo"\n[capabilities]\ntools = "*"\nshell = "git *"\nmax_llm_tokens_per_hour = 5\nofp_discover = true\n[model]\nname = "gpt-4o"\ncontext_window = 8000\n[resources]\nmax_llm_tokens_per_hour = 9\n');
+    const m = parseManifest(
+      'name = "x"\ntags = "solo"\n[capabilities]\ntools = "*"\nshell = "git *"\nmax_llm_tokens_per_hour = 5\nofp_discover = true\n[model]\nname = "gpt-4o"\ncontext_window = 8000\n[resources]\nmax_llm_tokens_per_hour = 9\n',
+    );
     assert.deepEqual(m.tags, ['solo']);
     assert.deepEqual(m.capabilities.tools, ['*']);
     assert.deepEqual(m.capabilities.shell, ['git *']);

@@ -22,7 +22,8 @@ describe('agents: persistence across a restart', () => {
     const { agent_id } = await spawn(env.k, 'durable');
     await env.k.request(`/api/agents/${agent_id}/update`, { method: 'PUT', json: { description: 'changed', tags: ['x'] } });
     await env.k.request(`/api/agents/${agent_id}/mode`, { method: 'PUT', json: { mode: 'Stable' } });
-    const labelled = (await json<{ session_id: string }>(await env.k.request(`/api/agents/${agent_id}/sessions`, { method: 'POST', json: { label: 'kept' } }))).session_id;
+    const labelled = (await json<{ session_id: string }>(await env.k.request(`/api/agents/${agent_id}/sessions`, { method: 'POST', json: { label: 'kept' } })))
+      .session_id;
     fake.enqueue({ text: 'remembered' });
     await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'remember me' } });
     const before = await json<Record<string, unknown>>(await env.k.request(`/api/agents/${agent_id}`));
@@ -34,7 +35,10 @@ describe('agents: persistence across a restart', () => {
     assert.equal(detail.description, 'changed');
     assert.equal(detail.mode, 'Stable');
     const session = await json<{ messages: Array<{ content: string }> }>(await env.k.request(`/api/agents/${agent_id}/session`));
-    assert.deepEqual(session.messages.map((m) => m.content), ['remember me', 'remembered']);
+    assert.deepEqual(
+      session.messages.map((m) => m.content),
+      ['remember me', 'remembered'],
+    );
     const byLabel = await json<{ session_id: string }>(await env.k.request(`/api/agents/${agent_id}/sessions/by-label/kept`));
     assert.equal(byLabel.session_id, labelled);
     const traces = await json<{ total: number }>(await env.k.request(`/api/agents/${agent_id}/traces`));

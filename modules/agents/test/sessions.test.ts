@@ -2,7 +2,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, parseSse, sleep, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
 
-type SessionView = { session_id: string; agent_id: string; message_count: number; context_window_tokens: number; label: string | null; summary: string | null; messages: Array<{ role: string; content: string }> };
+type SessionView = {
+  session_id: string;
+  agent_id: string;
+  message_count: number;
+  context_window_tokens: number;
+  label: string | null;
+  summary: string | null;
+  messages: Array<{ role: string; content: string }>;
+};
 type Page = { items: Array<{ session_id: string; label: string | null; message_count: number; current?: boolean }>; total: number };
 type Sent = { messages: Array<{ role: string; content: unknown }> };
 
@@ -43,7 +51,10 @@ describe('agents: sessions', () => {
     env.fake.enqueue({ text: 'noted' });
     await send(agent_id, 'the zebra-password is mentioned here');
     const found = await json<Page>(await env.k.request('/api/sessions/search?q=zebra-password'));
-    assert.deepEqual(found.items.map((i) => i.session_id), [session_id]);
+    assert.deepEqual(
+      found.items.map((i) => i.session_id),
+      [session_id],
+    );
     assert.equal((await env.k.request('/api/sessions/search')).status, 400);
     const all = await json<Page>(await env.k.request('/api/sessions'));
     assert.ok(all.total >= 2);
@@ -104,7 +115,10 @@ describe('agents: sessions', () => {
     assert.match(c.message, /Compacted 4 messages/);
     const after = await json<SessionView>(await env.k.request(`/api/agents/${agent_id}/session`));
     assert.equal(after.summary, 'SUMMARY: user counted to three');
-    assert.deepEqual(after.messages.map((m) => m.content), ['three', 're three']);
+    assert.deepEqual(
+      after.messages.map((m) => m.content),
+      ['three', 're three'],
+    );
     env.fake.enqueue({ text: 'ok' });
     const before = env.fake.requests.length;
     await send(agent_id, 'four');
@@ -117,7 +131,9 @@ describe('agents: sessions', () => {
     assert.equal(cleared.message_count, 0);
     assert.equal(cleared.summary, null);
 
-    const reset = await json<{ status: string; agent_id: string; new_session_id: string }>(await env.k.request(`/api/agents/${agent_id}/session/reset`, { method: 'POST' }));
+    const reset = await json<{ status: string; agent_id: string; new_session_id: string }>(
+      await env.k.request(`/api/agents/${agent_id}/session/reset`, { method: 'POST' }),
+    );
     assert.equal(reset.status, 'reset');
     assert.equal(reset.agent_id, agent_id);
     assert.notEqual(reset.new_session_id, original);
@@ -150,7 +166,13 @@ describe('agents: sessions', () => {
     assert.equal(reply.response, 'observed reply');
     for (const body of await bodies) {
       const events = parseSse(body);
-      assert.equal(events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join(''), 'observed reply');
+      assert.equal(
+        events
+          .filter((e) => e.event === 'chunk')
+          .map((e) => e.data.content)
+          .join(''),
+        'observed reply',
+      );
       assert.equal(events.at(-1)!.event, 'done');
     }
     assert.equal((await env.k.request('/api/agents/00000000-0000-4000-8000-000000000000/attach')).status, 404);
@@ -175,7 +197,13 @@ describe('agents: sessions', () => {
     await send(agent_id, 'first');
     await send(agent_id, 'second', other);
     const events = parseSse(await body);
-    assert.equal(events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join(''), 'in the other session');
+    assert.equal(
+      events
+        .filter((e) => e.event === 'chunk')
+        .map((e) => e.data.content)
+        .join(''),
+      'in the other session',
+    );
     assert.equal((await env.k.request(`/api/agents/${agent_id}/sessions/00000000-0000-4000-8000-000000000000/stream`)).status, 404);
   });
 

@@ -2,7 +2,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HELLO_WORLD, json, spawn, startEnv, stopEnv, manifest, type Env } from './helpers.ts';
 
-type Detail = Record<string, unknown> & { model: { provider: string; model: string }; identity: Record<string, string>; config: Record<string, unknown>; skills: string[]; state: string; mode: string };
+type Detail = Record<string, unknown> & {
+  model: { provider: string; model: string };
+  identity: Record<string, string>;
+  config: Record<string, unknown>;
+  skills: string[];
+  state: string;
+  mode: string;
+};
 
 describe('agents: settings, clone, bulk', () => {
   let env: Env;
@@ -23,7 +30,10 @@ describe('agents: settings, clone, bulk', () => {
 
   test('PUT update, PATCH, identity, config', async () => {
     const { agent_id } = await spawn(env.k, 'settable');
-    let res = await env.k.request(`/api/agents/${agent_id}/update`, { method: 'PUT', json: { description: 'new desc', system_prompt: 'Be brief.', tags: ['a', 'b'] } });
+    let res = await env.k.request(`/api/agents/${agent_id}/update`, {
+      method: 'PUT',
+      json: { description: 'new desc', system_prompt: 'Be brief.', tags: ['a', 'b'] },
+    });
     assert.deepEqual(await res.json(), { status: 'updated', agent_id });
     let d = await detail(agent_id);
     assert.equal(d.description, 'new desc');
@@ -101,7 +111,10 @@ describe('agents: settings, clone, bulk', () => {
   });
 
   test('bulk create, stop (stopped agents refuse messages with 409), start, delete', async () => {
-    let res = await env.k.request('/api/agents/bulk', { method: 'POST', json: { manifests: [manifest('bulk-1'), { manifest_toml: manifest('bulk-2') }, 'bad toml ['] } });
+    let res = await env.k.request('/api/agents/bulk', {
+      method: 'POST',
+      json: { manifests: [manifest('bulk-1'), { manifest_toml: manifest('bulk-2') }, 'bad toml ['] },
+    });
     assert.equal(res.status, 200);
     const created = await json<{ results: Array<{ status: string; agent_id?: string; error?: string }>; succeeded: number; failed: number }>(res);
     assert.equal(created.succeeded, 2);
@@ -109,7 +122,10 @@ describe('agents: settings, clone, bulk', () => {
     assert.match(created.results[2].error!, /invalid manifest/);
     const ids = created.results.slice(0, 2).map((r) => r.agent_id!);
     res = await env.k.request('/api/agents/bulk/stop', { method: 'POST', json: { ids } });
-    assert.deepEqual((await json<{ results: Array<{ state: string }> }>(res)).results.map((r) => r.state), ['Stopped', 'Stopped']);
+    assert.deepEqual(
+      (await json<{ results: Array<{ state: string }> }>(res)).results.map((r) => r.state),
+      ['Stopped', 'Stopped'],
+    );
     assert.equal((await detail(ids[0])).state, 'Stopped');
     res = await env.k.request(`/api/agents/${ids[0]}/message`, { method: 'POST', json: { message: 'x' } });
     assert.equal(res.status, 409);
@@ -117,7 +133,10 @@ describe('agents: settings, clone, bulk', () => {
     assert.equal((await detail(ids[0])).state, 'Running');
     res = await env.k.request('/api/agents/bulk', { method: 'DELETE', json: { ids: [...ids, '00000000-0000-4000-8000-000000000000', 'bad'] } });
     const deleted = await json<{ results: Array<{ status: string }>; succeeded: number }>(res);
-    assert.deepEqual(deleted.results.map((r) => r.status), ['killed', 'killed', 'not_found', 'error']);
+    assert.deepEqual(
+      deleted.results.map((r) => r.status),
+      ['killed', 'killed', 'not_found', 'error'],
+    );
     assert.equal((await env.k.request(`/api/agents/${ids[0]}`)).status, 404);
     assert.equal((await env.k.request('/api/agents/bulk', { method: 'POST', json: {} })).status, 400);
     res = await env.k.request('/api/agents/bulk/start', { method: 'POST' });

@@ -46,7 +46,10 @@ describe('agents: session repair', () => {
       { role: 'Assistant' as const, content: 'answer', createdAt: '' },
     ];
     const out = toChat(stored, 'earlier things', 2);
-    assert.deepEqual(out, [{ role: 'user', content: [text('[Summary of the earlier conversation]\nearlier things')] }, { role: 'assistant', content: [text('answer')] }]);
+    assert.deepEqual(out, [
+      { role: 'user', content: [text('[Summary of the earlier conversation]\nearlier things')] },
+      { role: 'assistant', content: [text('answer')] },
+    ]);
   });
 });
 
@@ -69,8 +72,11 @@ describe('agents: loop guard', () => {
 
 describe('agents: redactor and file classes', () => {
   test('API keys, bearer tokens and e-mail addresses are removed', () => {
-    const out = redactText('key sk-ant-api03-abcdefghijklmnopqrstuv, aws AKIAABCDEFGHIJKLMNOP, Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x.y, mail jo.doe+x@mail.example.com, api_key=hunter2hunter2');
-    for (const secret of ['sk-ant-api03', 'AKIAABCDEFGHIJKLMNOP', 'eyJhbGciOiJIUzI1NiJ9', 'jo.doe', 'hunter2']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
+    const out = redactText(
+      'key sk-ant-api03-abcdefghijklmnopqrstuv, aws AKIAABCDEFGHIJKLMNOP, Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x.y, mail jo.doe+x@mail.example.com, api_key=hunter2hunter2',
+    );
+    for (const secret of ['sk-ant-api03', 'AKIAABCDEFGHIJKLMNOP', 'eyJhbGciOiJIUzI1NiJ9', 'jo.doe', 'hunter2'])
+      assert.ok(!out.includes(secret), `${secret} in ${out}`);
     assert.deepEqual(redactDeep({ a: ['x@y.io', 3] }), { a: ['[REDACTED_EMAIL]', 3] });
     assert.equal(redactText('nothing secret here'), 'nothing secret here');
   });

@@ -30,7 +30,10 @@ test('with a key: no header is 401 "Missing ..." on private routes, unknown rout
     await expect401(await keyed.request(p), 'Missing Authorization: Bearer <api_key> header');
   }
   await expect401(await keyed.request('/api/mcp', { method: 'POST', json: {} }), 'Missing Authorization: Bearer <api_key> header');
-  await expect401(await keyed.request('/api/status', { headers: { authorization: 'Basic czNjcmV0LWtleQ==' } }), 'Missing Authorization: Bearer <api_key> header');
+  await expect401(
+    await keyed.request('/api/status', { headers: { authorization: 'Basic czNjcmV0LWtleQ==' } }),
+    'Missing Authorization: Bearer <api_key> header',
+  );
 });
 
 test('with a key: a wrong key is 401 "Invalid API key", whatever its length', async () => {

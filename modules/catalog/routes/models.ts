@@ -60,46 +60,84 @@ function customEntry(body: CustomBody): ModelEntry {
 }
 
 export function modelRoutes(app: Routes, store: CatalogStore): void {
-  app.get('/api/models', { schema: { summary: 'List catalogue models', tags: ['models'], querystring: listQuery, response: { 200: modelListResponse } } }, async (request, reply) => {
-    // The body is JSON encoded once per filter and snapshot (a Buffer is sent as is): the full list stays a map read.
-    const cached = store.listJson(request.query) as unknown as FromSchema<typeof modelListResponse>;
-    return reply.type('application/json; charset=utf-8').send(cached);
-  });
+  app.get(
+    '/api/models',
+    { schema: { summary: 'List catalogue models', tags: ['models'], querystring: listQuery, response: { 200: modelListResponse } } },
+    async (request, reply) => {
+      // The body is JSON encoded once per filter and snapshot (a Buffer is sent as is): the full list stays a map read.
+      const cached = store.listJson(request.query) as unknown as FromSchema<typeof modelListResponse>;
+      return reply.type('application/json; charset=utf-8').send(cached);
+    },
+  );
 
   app.get('/api/models/aliases', { schema: { summary: 'List model aliases', tags: ['models'], response: { 200: aliasListResponse } } }, async () => {
     const aliases = store.aliases();
     return { aliases, total: Object.keys(aliases).length };
   });
 
-  app.post('/api/models/aliases', { schema: { summary: 'Create or change an alias', tags: ['models'], body: aliasBody, response: { 200: aliasResponse, 201: aliasResponse } } }, async (request, reply) => {
-    const { alias, model_id } = request.body;
-    const result = store.setAlias(alias, model_id);
-    return reply.code(result.created ? 201 : 200).send({ status: result.created ? ('created' as const) : ('updated' as const), alias, model_id: result.model_id });
-  });
+  app.post(
+    '/api/models/aliases',
+    { schema: { summary: 'Create or change an alias', tags: ['models'], body: aliasBody, response: { 200: aliasResponse, 201: aliasResponse } } },
+    async (request, reply) => {
+      const { alias, model_id } = request.body;
+      const result = store.setAlias(alias, model_id);
+      return reply
+        .code(result.created ? 201 : 200)
+        .send({ status: result.created ? ('created' as const) : ('updated' as const), alias, model_id: result.model_id });
+    },
+  );
 
   const deleteAlias = (alias: string) => {
     store.deleteAlias(alias);
     return { status: 'removed', alias } as const;
   };
-  app.delete('/api/models/aliases/:alias', { schema: { summary: 'Delete an alias', tags: ['models'], params: aliasParams, response: { 200: aliasRemovedResponse } } }, async (request) => deleteAlias(request.params.alias));
-  app.delete('/api/models/aliases/*', { schema: { summary: 'Delete an alias containing slashes', tags: ['models'], params: wildParams, response: { 200: aliasRemovedResponse } } }, async (request) => deleteAlias(request.params['*']));
+  app.delete(
+    '/api/models/aliases/:alias',
+    { schema: { summary: 'Delete an alias', tags: ['models'], params: aliasParams, response: { 200: aliasRemovedResponse } } },
+    async (request) => deleteAlias(request.params.alias),
+  );
+  app.delete(
+    '/api/models/aliases/*',
+    { schema: { summary: 'Delete an alias containing slashes', tags: ['models'], params: wildParams, response: { 200: aliasRemovedResponse } } },
+    async (request) => deleteAlias(request.params['*']),
+  );
 
-  app.post('/api/models/custom', { schema: { summary: 'Add a custom model', tags: ['models'], body: customBody, response: { 201: modelResponse } } }, async (request, reply) => {
-    return reply.code(201).send(store.addCustom(customEntry(request.body)));
-  });
+  app.post(
+    '/api/models/custom',
+    { schema: { summary: 'Add a custom model', tags: ['models'], body: customBody, response: { 201: modelResponse } } },
+    async (request, reply) => {
+      return reply.code(201).send(store.addCustom(customEntry(request.body)));
+    },
+  );
 
   const deleteCustom = (id: string) => {
     store.deleteCustom(id);
     return { status: 'removed', id } as const;
   };
-  app.delete('/api/models/custom/:id', { schema: { summary: 'Delete a custom model', tags: ['models'], params: idParams, response: { 200: modelRemovedResponse } } }, async (request) => deleteCustom(request.params.id));
-  app.delete('/api/models/custom/*', { schema: { summary: 'Delete a custom model whose id has slashes', tags: ['models'], params: wildParams, response: { 200: modelRemovedResponse } } }, async (request) => deleteCustom(request.params['*']));
+  app.delete(
+    '/api/models/custom/:id',
+    { schema: { summary: 'Delete a custom model', tags: ['models'], params: idParams, response: { 200: modelRemovedResponse } } },
+    async (request) => deleteCustom(request.params.id),
+  );
+  app.delete(
+    '/api/models/custom/*',
+    { schema: { summary: 'Delete a custom model whose id has slashes', tags: ['models'], params: wildParams, response: { 200: modelRemovedResponse } } },
+    async (request) => deleteCustom(request.params['*']),
+  );
 
   const getModel = (id: string) => {
     const model = store.model(id);
     if (!model) throw notFound(`model '${id}' not found`);
     return model;
   };
-  app.get('/api/models/:id', { schema: { summary: 'One model by id or alias', tags: ['models'], params: idParams, response: { 200: modelResponse } } }, async (request) => getModel(request.params.id));
-  app.get('/api/models/*', { schema: { summary: 'One model whose id has slashes', tags: ['models'], params: wildParams, response: { 200: modelResponse } } }, async (request) => getModel(request.params['*']));
+  app.get(
+    '/api/models/:id',
+    { schema: { summary: 'One model by id or alias', tags: ['models'], params: idParams, response: { 200: modelResponse } } },
+    async (request) => getModel(request.params.id),
+  );
+  app.get(
+    '/api/models/*',
+    { schema: { summary: 'One model whose id has slashes', tags: ['models'], params: wildParams, response: { 200: modelResponse } } },
+    async (request) => getModel(request.params['*']),
+  );
 }

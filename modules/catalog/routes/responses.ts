@@ -25,11 +25,27 @@ export const modelResponse = {
     aliases: { type: 'array', items: str },
     custom: bool,
   },
-  required: ['id', 'provider', 'display_name', 'tier', 'context_window', 'input_cost_per_1m', 'output_cost_per_1m', 'supports_tools', 'supports_vision', 'supports_streaming'],
+  required: [
+    'id',
+    'provider',
+    'display_name',
+    'tier',
+    'context_window',
+    'input_cost_per_1m',
+    'output_cost_per_1m',
+    'supports_tools',
+    'supports_vision',
+    'supports_streaming',
+  ],
   additionalProperties: false,
 } as const;
 
-export const modelListResponse = { type: 'object', properties: { models: { type: 'array', items: modelResponse }, total: int }, required: ['models', 'total'], additionalProperties: false } as const;
+export const modelListResponse = {
+  type: 'object',
+  properties: { models: { type: 'array', items: modelResponse }, total: int },
+  required: ['models', 'total'],
+  additionalProperties: false,
+} as const;
 
 export const aliasListResponse = {
   type: 'object',
@@ -38,7 +54,12 @@ export const aliasListResponse = {
   additionalProperties: false,
 } as const;
 
-export const aliasResponse = { type: 'object', properties: { status: { type: 'string', enum: ['created', 'updated'] }, alias: str, model_id: str }, required: ['status', 'alias', 'model_id'], additionalProperties: false } as const;
+export const aliasResponse = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['created', 'updated'] }, alias: str, model_id: str },
+  required: ['status', 'alias', 'model_id'],
+  additionalProperties: false,
+} as const;
 
 export const providerResponse = {
   type: 'object',
@@ -63,12 +84,32 @@ export const providerDetailResponse = {
   additionalProperties: false,
 } as const;
 
-export const providerListResponse = { type: 'object', properties: { providers: { type: 'array', items: providerResponse }, total: int }, required: ['providers', 'total'], additionalProperties: false } as const;
+export const providerListResponse = {
+  type: 'object',
+  properties: { providers: { type: 'array', items: providerResponse }, total: int },
+  required: ['providers', 'total'],
+  additionalProperties: false,
+} as const;
 
-export const aliasRemovedResponse = { type: 'object', properties: { status: { type: 'string', enum: ['removed'] }, alias: str }, required: ['status', 'alias'], additionalProperties: false } as const;
-export const modelRemovedResponse = { type: 'object', properties: { status: { type: 'string', enum: ['removed'] }, id: str }, required: ['status', 'id'], additionalProperties: false } as const;
+export const aliasRemovedResponse = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['removed'] }, alias: str },
+  required: ['status', 'alias'],
+  additionalProperties: false,
+} as const;
+export const modelRemovedResponse = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['removed'] }, id: str },
+  required: ['status', 'id'],
+  additionalProperties: false,
+} as const;
 export const keyResponse = (status: 'configured' | 'removed') =>
-  ({ type: 'object', properties: { status: { type: 'string', enum: [status] }, provider: str }, required: ['status', 'provider'], additionalProperties: false }) as const;
+  ({
+    type: 'object',
+    properties: { status: { type: 'string', enum: [status] }, provider: str },
+    required: ['status', 'provider'],
+    additionalProperties: false,
+  }) as const;
 
 export const testResponse = {
   type: 'object',
@@ -77,7 +118,12 @@ export const testResponse = {
   additionalProperties: false,
 } as const;
 
-export const urlResponse = { type: 'object', properties: { status: { type: 'string', enum: ['updated'] }, provider: str, base_url: str }, required: ['status', 'provider', 'base_url'], additionalProperties: false } as const;
+export const urlResponse = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['updated'] }, provider: str, base_url: str },
+  required: ['status', 'provider', 'base_url'],
+  additionalProperties: false,
+} as const;
 
 export const detectResponse = {
   type: 'object',

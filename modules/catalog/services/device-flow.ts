@@ -41,7 +41,12 @@ export class DeviceFlows {
 
   async start(provider: string, cfg: DeviceFlowConfig): Promise<DeviceStart> {
     for (const [id, f] of this.flows) if (f.expiresAt <= this.now()) this.flows.delete(id);
-    const reply = await probe(cfg.device_code_url, { method: 'POST', headers, body: form({ client_id: cfg.client_id, scope: cfg.scope }), timeoutMs: TIMEOUT_MS });
+    const reply = await probe(cfg.device_code_url, {
+      method: 'POST',
+      headers,
+      body: form({ client_id: cfg.client_id, scope: cfg.scope }),
+      timeoutMs: TIMEOUT_MS,
+    });
     const b = (reply.body ?? {}) as Record<string, unknown>;
     const ok = reply.status === 200 && typeof b.device_code === 'string' && typeof b.user_code === 'string' && typeof b.verification_uri === 'string';
     if (!ok) throw new ProbeError(`device-code request to ${cfg.device_code_url} failed (HTTP ${reply.status}): ${excerpt(reply.body)}`);
@@ -49,7 +54,14 @@ export class DeviceFlows {
     const interval = typeof b.interval === 'number' ? b.interval : 5;
     const pollId = randomUUID();
     this.flows.set(pollId, { provider, deviceCode: b.device_code as string, expiresAt: this.now() + expiresIn * 1000 });
-    return { poll_id: pollId, device_code: b.device_code as string, user_code: b.user_code as string, verification_uri: b.verification_uri as string, expires_in: expiresIn, interval };
+    return {
+      poll_id: pollId,
+      device_code: b.device_code as string,
+      user_code: b.user_code as string,
+      verification_uri: b.verification_uri as string,
+      expires_in: expiresIn,
+      interval,
+    };
   }
 
   /** undefined for an unknown poll id (or one of another provider). */

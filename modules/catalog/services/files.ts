@@ -52,7 +52,9 @@ export interface LoadedDir {
 export function loadProviderDir(dir: string): LoadedDir {
   const out: LoadedDir = { files: [], errors: [] };
   if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.toml')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.toml'))
+    .sort()) {
     const file = path.join(dir, name);
     try {
       out.files.push(checkProviderFile(parseToml(file), file));

@@ -46,7 +46,13 @@ export async function probe(url: string, init: ProbeInit): Promise<ProbeReply> {
   let res: Response;
   let text: string;
   try {
-    res = await fetch(url, { method: init.method ?? 'GET', headers: init.headers, body: init.body, signal: AbortSignal.timeout(init.timeoutMs), redirect: init.follow ? 'follow' : 'manual' });
+    res = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers: init.headers,
+      body: init.body,
+      signal: AbortSignal.timeout(init.timeoutMs),
+      redirect: init.follow ? 'follow' : 'manual',
+    });
     text = await res.text();
   } catch (err) {
     const why = reason(err);

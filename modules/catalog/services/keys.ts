@@ -34,8 +34,10 @@ export class KeyStore {
 
   set(provider: string, key: string): void {
     const sealed = this.box.seal(key, provider);
-    prepared(this.db, 'INSERT INTO catalog_provider_keys (provider, ciphertext, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET ciphertext = excluded.ciphertext, updated_at = excluded.updated_at')
-      .run(provider, sealed, new Date().toISOString());
+    prepared(
+      this.db,
+      'INSERT INTO catalog_provider_keys (provider, ciphertext, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET ciphertext = excluded.ciphertext, updated_at = excluded.updated_at',
+    ).run(provider, sealed, new Date().toISOString());
     this.keys.set(provider, key);
   }
 

@@ -43,7 +43,8 @@ export interface TestOutcome {
 export async function testProvider(format: ApiFormat, base: string, key: string | undefined, timeoutMs: number): Promise<TestOutcome> {
   const { url, headers } = listingRequest(format, base, key);
   const reply = await probe(url, { headers, timeoutMs, secret: key });
-  if (reply.status === 401 || reply.status === 403) throw new ProbeError(`the provider rejected the API key (HTTP ${reply.status}): ${excerpt(reply.body, key)}`, reply.status);
+  if (reply.status === 401 || reply.status === 403)
+    throw new ProbeError(`the provider rejected the API key (HTTP ${reply.status}): ${excerpt(reply.body, key)}`, reply.status);
   if (reply.status < 200 || reply.status >= 300) throw new ProbeError(`GET ${url} answered HTTP ${reply.status}: ${excerpt(reply.body, key)}`, reply.status);
   return { latency_ms: reply.latencyMs, listed: listedModels(format, reply.body) };
 }

@@ -56,7 +56,8 @@ async function fromUrl(url: string, timeoutMs: number): Promise<RegistryContent>
   }
   if (reply.status !== 200) throw new RegistryError(`GET ${url} answered HTTP ${reply.status}: ${excerpt(reply.body)}`);
   const bundle = reply.body;
-  if (!validateBundle(bundle)) throw new RegistryError(`registry bundle at ${url} is invalid: ${validateBundle.errors?.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
+  if (!validateBundle(bundle))
+    throw new RegistryError(`registry bundle at ${url} is invalid: ${validateBundle.errors?.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
   const providers = bundle.providers.map((p, i) => {
     try {
       return checkProviderFile(p, `providers[${i}]`);

@@ -88,10 +88,15 @@ export class CatalogStore implements CatalogService {
     this.builtinAliases = this.aliasFile(path.join(dataDir, 'aliases.toml'));
     this.userAliasFile = this.aliasFile(path.join(home, 'aliases.toml'));
     this.registry = this.readRegistryState();
-    this.custom = (db.prepare('SELECT entry FROM catalog_custom_models ORDER BY created_at').all() as Array<{ entry: string }>).map((r) => JSON.parse(r.entry) as ModelEntry);
-    this.userAliases = new Map((db.prepare('SELECT alias, model_id FROM catalog_aliases').all() as Array<{ alias: string; model_id: string | null }>).map((r) => [r.alias, r.model_id]));
+    this.custom = (db.prepare('SELECT entry FROM catalog_custom_models ORDER BY created_at').all() as Array<{ entry: string }>).map(
+      (r) => JSON.parse(r.entry) as ModelEntry,
+    );
+    this.userAliases = new Map(
+      (db.prepare('SELECT alias, model_id FROM catalog_aliases').all() as Array<{ alias: string; model_id: string | null }>).map((r) => [r.alias, r.model_id]),
+    );
     this.urls.clear();
-    for (const r of db.prepare('SELECT provider, base_url FROM catalog_provider_urls').all() as Array<{ provider: string; base_url: string }>) this.urls.set(r.provider, r.base_url);
+    for (const r of db.prepare('SELECT provider, base_url FROM catalog_provider_urls').all() as Array<{ provider: string; base_url: string }>)
+      this.urls.set(r.provider, r.base_url);
     this.keys.load();
     this.snap = this.build();
     for (const w of this.snap.warnings) log.warn(`catalog: ${w}`);
@@ -214,8 +219,10 @@ export class CatalogStore implements CatalogService {
     if (!target) throw badRequest(`model '${modelId}' not found`);
     if (this.snap.models.has(alias)) throw badRequest(`alias '${alias}' is already a model id`);
     const created = !this.snap.aliases.has(alias);
-    prepared(this.deps.db, 'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at')
-      .run(alias, target.id, new Date().toISOString());
+    prepared(
+      this.deps.db,
+      'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at',
+    ).run(alias, target.id, new Date().toISOString());
     this.userAliases.set(alias, target.id);
     this.snap = this.build();
     return { created, model_id: target.id };
@@ -224,8 +231,10 @@ export class CatalogStore implements CatalogService {
   deleteAlias(alias: string): void {
     if (!this.snap.aliases.has(alias)) throw notFound(`alias '${alias}' not found`);
     // A tombstone also hides an alias that comes from the catalogue files.
-    prepared(this.deps.db, 'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT(alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at')
-      .run(alias, new Date().toISOString());
+    prepared(
+      this.deps.db,
+      'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT(alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at',
+    ).run(alias, new Date().toISOString());
     this.userAliases.set(alias, null);
     this.snap = this.build();
   }
@@ -235,7 +244,12 @@ export class CatalogStore implements CatalogService {
     if (this.snap.aliases.has(entry.id)) throw badRequest(`'${entry.id}' is already an alias of model '${this.snap.aliases.get(entry.id)}'`);
     const provider = this.requireKnownProvider(entry.provider);
     const stored: ModelEntry = { ...entry, provider: provider.name, custom: true };
-    prepared(this.deps.db, 'INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)').run(stored.id, stored.provider, JSON.stringify(stored), new Date().toISOString());
+    prepared(this.deps.db, 'INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)').run(
+      stored.id,
+      stored.provider,
+      JSON.stringify(stored),
+      new Date().toISOString(),
+    );
     this.custom = [...this.custom, stored];
     this.snap = this.build();
     return this.snap.models.get(stored.id)!;
@@ -257,8 +271,10 @@ export class CatalogStore implements CatalogService {
   }
 
   setUrl(provider: ProviderEntry, url: string): string {
-    prepared(this.deps.db, 'INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at')
-      .run(provider.name, url, new Date().toISOString());
+    prepared(
+      this.deps.db,
+      'INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at',
+    ).run(provider.name, url, new Date().toISOString());
     this.urls.set(provider.name, url);
     return this.baseUrl(provider.name)!;
   }

@@ -20,7 +20,8 @@ test('every shipped provider file loads and validates', () => {
   assert.ok(ids.length >= 49, `${ids.length} providers`);
   const models = loaded.files.flatMap((f) => f.models);
   assert.ok(models.length >= 130, `${models.length} models`);
-  for (const name of ['openai', 'anthropic', 'gemini', 'ollama', 'groq', 'openrouter', 'deepseek', 'lmstudio', 'vllm', 'llamacpp', 'github-copilot']) assert.ok(ids.includes(name), name);
+  for (const name of ['openai', 'anthropic', 'gemini', 'ollama', 'groq', 'openrouter', 'deepseek', 'lmstudio', 'vllm', 'llamacpp', 'github-copilot'])
+    assert.ok(ids.includes(name), name);
   assert.deepEqual(readdirSync(path.join(dataDir, 'providers')).sort(), ids.map((id) => `${id}.toml`).sort(), 'one file per provider, named by its id');
   for (const f of loaded.files) {
     if (f.provider.key_required) assert.ok(f.provider.env_var, `${f.provider.id} needs a key but names no env var`);
@@ -33,23 +34,37 @@ test('every shipped provider file loads and validates', () => {
 
 test('the merged catalogue has unique ids and every alias resolves', () => {
   const loaded = loadProviderDir(path.join(dataDir, 'providers'));
-  const snap = new Snapshot({ providerFiles: [loaded.files], aliasFiles: [loadAliasFile(path.join(dataDir, 'aliases.toml'))], custom: [], userAliases: new Map() });
+  const snap = new Snapshot({
+    providerFiles: [loaded.files],
+    aliasFiles: [loadAliasFile(path.join(dataDir, 'aliases.toml'))],
+    custom: [],
+    userAliases: new Map(),
+  });
   assert.deepEqual(snap.warnings, []);
   assert.ok(snap.models.size >= 130);
   for (const [alias, target] of snap.aliases) assert.ok(snap.models.has(target), `${alias} → ${target}`);
   assert.equal(snap.model('sonnet')?.provider, 'anthropic');
   assert.equal(snap.model('gpt-4o-mini')?.provider, 'openai');
-  assert.ok([...snap.models.keys()].some((id) => id.includes('/')), 'some ids contain slashes');
+  assert.ok(
+    [...snap.models.keys()].some((id) => id.includes('/')),
+    'some ids contain slashes',
+  );
 });
 
 test('a bad file is reported and skipped, the good ones load', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'catalog-data-'));
   try {
-    writeFileSync(path.join(dir, 'good.toml'), '[provider]\nid = "good"\ndisplay_name = "Good"\napi_format = "openai"\nbase_url = "http://127.0.0.1:1/v1"\n\n[[models]]\nid = "g-1"\ndisplay_name = "G1"\ncontext_window = 8192\n');
+    writeFileSync(
+      path.join(dir, 'good.toml'),
+      '[provider]\nid = "good"\ndisplay_name = "Good"\napi_format = "openai"\nbase_url = "http://127.0.0.1:1/v1"\n\n[[models]]\nid = "g-1"\ndisplay_name = "G1"\ncontext_window = 8192\n',
+    );
     writeFileSync(path.join(dir, 'bad-type.toml'), '[provider]\nid = "bad"\ndisplay_name = "Bad"\napi_format = "soap"\nbase_url = "http://x"\n');
     writeFileSync(path.join(dir, 'broken.toml'), '[provider\nid = ');
     const loaded = loadProviderDir(dir);
-    assert.deepEqual(loaded.files.map((f) => f.provider.id), ['good']);
+    assert.deepEqual(
+      loaded.files.map((f) => f.provider.id),
+      ['good'],
+    );
     assert.equal(loaded.errors.length, 2);
     assert.match(loaded.errors.join('\n'), /bad-type\.toml: \/provider\/api_format must be equal to one of the allowed values/);
     assert.match(loaded.errors.join('\n'), /broken\.toml/);
@@ -66,7 +81,14 @@ test('a bad file is reported and skipped, the good ones load', () => {
 function store(home: string, settings: Partial<KernelSettings> = {}): CatalogStore {
   const db = new Database(':memory:');
   db.exec(readFileSync(path.join(moduleDir, 'migrations', '0001_catalog.sql'), 'utf8'));
-  const s = new CatalogStore({ db, log: pino({ level: 'silent' }), dataDir, home, stateDir: home, settings: () => ({ provider_urls: {}, ...settings }) as KernelSettings });
+  const s = new CatalogStore({
+    db,
+    log: pino({ level: 'silent' }),
+    dataDir,
+    home,
+    stateDir: home,
+    settings: () => ({ provider_urls: {}, ...settings }) as KernelSettings,
+  });
   s.load();
   return s;
 }
@@ -108,12 +130,18 @@ test('user provider files under <home>/providers replace shipped ones and add ne
   const home = mkdtempSync(path.join(tmpdir(), 'catalog-home-'));
   try {
     mkdirSync(path.join(home, 'providers'));
-    writeFileSync(path.join(home, 'providers', 'groq.toml'), '[provider]\nid = "groq"\ndisplay_name = "My Groq"\napi_format = "openai"\nbase_url = "http://127.0.0.1:7/v1"\nenv_var = "MY_GROQ"\n\n[[models]]\nid = "my-groq-model"\ndisplay_name = "Mine"\ncontext_window = 4096\naliases = ["mine"]\n');
+    writeFileSync(
+      path.join(home, 'providers', 'groq.toml'),
+      '[provider]\nid = "groq"\ndisplay_name = "My Groq"\napi_format = "openai"\nbase_url = "http://127.0.0.1:7/v1"\nenv_var = "MY_GROQ"\n\n[[models]]\nid = "my-groq-model"\ndisplay_name = "Mine"\ncontext_window = 4096\naliases = ["mine"]\n',
+    );
     writeFileSync(path.join(home, 'providers', 'broken.toml'), 'nonsense = [');
     writeFileSync(path.join(home, 'aliases.toml'), '[aliases]\n"fav" = "my-groq-model"\n');
     const s = store(home);
     assert.equal(s.provider('groq')?.display_name, 'My Groq');
-    assert.deepEqual(s.models({ provider: 'groq' }).map((m) => m.id), ['my-groq-model']);
+    assert.deepEqual(
+      s.models({ provider: 'groq' }).map((m) => m.id),
+      ['my-groq-model'],
+    );
     assert.equal(s.model('mine')?.id, 'my-groq-model');
     assert.equal(s.resolveAlias('fav'), 'my-groq-model');
     assert.equal(s.resolveAlias('not-an-alias'), 'not-an-alias');

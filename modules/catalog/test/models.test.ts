@@ -25,7 +25,19 @@ test('GET /api/models lists the whole catalogue with the spec fields', async () 
   assert.ok(body.total >= 130);
   assert.equal(body.models.length, body.total);
   const m = body.models.find((x) => x.id === 'gpt-4o')!;
-  for (const field of ['id', 'provider', 'display_name', 'tier', 'context_window', 'input_cost_per_1m', 'output_cost_per_1m', 'supports_tools', 'supports_vision', 'supports_streaming']) assert.ok(field in m, field);
+  for (const field of [
+    'id',
+    'provider',
+    'display_name',
+    'tier',
+    'context_window',
+    'input_cost_per_1m',
+    'output_cost_per_1m',
+    'supports_tools',
+    'supports_vision',
+    'supports_streaming',
+  ])
+    assert.ok(field in m, field);
   assert.equal(m.provider, 'openai');
   assert.equal(typeof m.context_window, 'number');
 });
@@ -49,7 +61,9 @@ test('GET /api/models/{id}: plain ids, aliases, ids with slashes, 404 naming the
   assert.equal(plain.id, 'gpt-4o');
   const alias = await json(await k.request('/api/models/sonnet'));
   assert.equal(alias.provider, 'anthropic');
-  const slashed = service(k).models({ provider: 'openrouter' }).find((m) => m.id.includes('/'))!;
+  const slashed = service(k)
+    .models({ provider: 'openrouter' })
+    .find((m) => m.id.includes('/'))!;
   const viaPath = await k.request(`/api/models/${slashed.id}`);
   assert.equal(viaPath.status, 200);
   assert.equal((await json(viaPath)).id, slashed.id);
@@ -83,7 +97,13 @@ test('aliases: list, create, change, reject bad targets and model ids, delete, 4
   assert.deepEqual(await json(unknown), { error: "model 'does-not-exist' not found" });
   const taken = await k.request('/api/models/aliases', { method: 'POST', json: { alias: 'gpt-4o', model_id: 'gpt-4o-mini' } });
   assert.equal(taken.status, 400);
-  for (const body of [{}, { alias: 'a' }, { alias: 5, model_id: 'gpt-4o' }, { alias: 'a b', model_id: 'gpt-4o' }, { alias: 'a', model_id: 'gpt-4o', extra: 1 }]) {
+  for (const body of [
+    {},
+    { alias: 'a' },
+    { alias: 5, model_id: 'gpt-4o' },
+    { alias: 'a b', model_id: 'gpt-4o' },
+    { alias: 'a', model_id: 'gpt-4o', extra: 1 },
+  ]) {
     const res = await k.request('/api/models/aliases', { method: 'POST', json: body });
     assert.equal(res.status, 400, JSON.stringify(body));
   }
@@ -105,7 +125,10 @@ test('aliases: list, create, change, reject bad targets and model ids, delete, 4
 });
 
 test('a custom model brings its aliases', async () => {
-  const res = await k.request('/api/models/custom', { method: 'POST', json: { id: 'acme/alias-me', provider: 'openai', display_name: 'A', context_window: 1000, aliases: ['acme-short'] } });
+  const res = await k.request('/api/models/custom', {
+    method: 'POST',
+    json: { id: 'acme/alias-me', provider: 'openai', display_name: 'A', context_window: 1000, aliases: ['acme-short'] },
+  });
   assert.equal(res.status, 201);
   assert.equal(service(k).resolveAlias('acme-short'), 'acme/alias-me');
   const listed = (await (await k.request('/api/models/aliases')).json()) as { aliases: Record<string, string> };
@@ -114,7 +137,15 @@ test('a custom model brings its aliases', async () => {
 });
 
 test('custom models: add (ids with slashes), read, duplicate and bad bodies rejected, delete only custom ones', async () => {
-  const body = { id: 'acme/tiny-1', provider: 'openai', display_name: 'Tiny', context_window: 8192, input_cost_per_1m: 1, output_cost_per_1m: 2, supports_tools: true };
+  const body = {
+    id: 'acme/tiny-1',
+    provider: 'openai',
+    display_name: 'Tiny',
+    context_window: 8192,
+    input_cost_per_1m: 1,
+    output_cost_per_1m: 2,
+    supports_tools: true,
+  };
   const res = await k.request('/api/models/custom', { method: 'POST', json: body });
   assert.equal(res.status, 201);
   const created = await json(res);
@@ -123,7 +154,11 @@ test('custom models: add (ids with slashes), read, duplicate and bad bodies reje
   assert.equal(created.tier, 'custom');
   assert.equal((await json(await k.request('/api/models/acme/tiny-1'))).display_name, 'Tiny');
   assert.ok(Math.abs(service(k).cost('openai', 'acme/tiny-1', 1e6, 1e6) - 3) < 1e-12);
-  assert.ok(service(k).models({ provider: 'openai' }).some((m) => m.id === 'acme/tiny-1'));
+  assert.ok(
+    service(k)
+      .models({ provider: 'openai' })
+      .some((m) => m.id === 'acme/tiny-1'),
+  );
 
   const dup = await k.request('/api/models/custom', { method: 'POST', json: body });
   assert.equal(dup.status, 400);

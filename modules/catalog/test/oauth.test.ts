@@ -16,7 +16,9 @@ before(async () => {
     if (req.path === '/login/device/code') {
       assert.equal(form.get('client_id'), 'test-client');
       codes++;
-      return { json: { device_code: `dev-${codes}`, user_code: `ABCD-000${codes}`, verification_uri: 'https://github.com/login/device', expires_in: 900, interval: 5 } };
+      return {
+        json: { device_code: `dev-${codes}`, user_code: `ABCD-000${codes}`, verification_uri: 'https://github.com/login/device', expires_in: 900, interval: 5 },
+      };
     }
     if (req.path === '/login/oauth/access_token') {
       assert.equal(form.get('grant_type'), 'urn:ietf:params:oauth:grant-type:device_code');

@@ -36,7 +36,9 @@ before(async () => {
     if (req.path === '/v1beta/models' && auth === SECRET) return { json: { models: [{ name: 'models/gemini-2.5-flash' }] } };
     return { status: 401, json: { error: { message: `Incorrect API key provided: ${String(auth)}` } } };
   });
-  ollama = await fakeServer((req) => (req.path === '/api/tags' ? { json: { models: [{ name: 'llama3.2:latest' }, { name: 'qwen3:8b' }] } } : { status: 404, text: 'not found' }));
+  ollama = await fakeServer((req) =>
+    req.path === '/api/tags' ? { json: { models: [{ name: 'llama3.2:latest' }, { name: 'qwen3:8b' }] } } : { status: 404, text: 'not found' },
+  );
   lmstudio = await fakeServer((req) => (req.path === '/v1/models' ? { json: { data: [{ id: 'qwen2.5-7b-instruct' }] } } : { status: 404, text: '' }));
   dead = await deadUrl();
   k = await startTestKernel({
@@ -59,7 +61,10 @@ test('GET /api/providers: every provider with auth status, never a key value', a
   assert.equal(body.total, list.length);
   assert.ok(list.length >= 49);
   const by = (n: string) => list.find((p) => p.name === n)!;
-  assert.deepEqual(Object.keys(by('openai')).sort(), ['api_format', 'auth_status', 'base_url', 'display_name', 'env_var', 'key_required', 'model_count', 'name'].sort());
+  assert.deepEqual(
+    Object.keys(by('openai')).sort(),
+    ['api_format', 'auth_status', 'base_url', 'display_name', 'env_var', 'key_required', 'model_count', 'name'].sort(),
+  );
   assert.equal(by('openai').auth_status, 'missing');
   assert.equal(by('mistral').auth_status, 'configured', 'env var present');
   assert.equal(by('ollama').auth_status, 'no_key_needed');
@@ -181,7 +186,10 @@ test('PUT /api/providers/{name}/url validates and persists', async () => {
 test('detect: fake ollama and lmstudio are listed; an unreachable vllm is reachable:false; other names 404', async () => {
   const o = await call('/api/providers/ollama/detect');
   assert.equal(o.status, 200);
-  assert.deepEqual({ ...o.body, latency_ms: undefined }, { provider: 'ollama', reachable: true, base_url: ollama.url, models: ['llama3.2:latest', 'qwen3:8b'], latency_ms: undefined });
+  assert.deepEqual(
+    { ...o.body, latency_ms: undefined },
+    { provider: 'ollama', reachable: true, base_url: ollama.url, models: ['llama3.2:latest', 'qwen3:8b'], latency_ms: undefined },
+  );
   const l = await call('/api/providers/lmstudio/detect');
   assert.equal(l.body.reachable, true);
   assert.deepEqual(l.body.models, ['qwen2.5-7b-instruct']);
@@ -198,7 +206,9 @@ test('detect: fake ollama and lmstudio are listed; an unreachable vllm is reacha
 
 test('secrets never appear in a reply or in the log file', async () => {
   await k.stop();
-  const logs = readdirSync(path.join(home, 'logs')).map((f) => readFileSync(path.join(home, 'logs', f), 'utf8')).join('\n');
+  const logs = readdirSync(path.join(home, 'logs'))
+    .map((f) => readFileSync(path.join(home, 'logs', f), 'utf8'))
+    .join('\n');
   assert.ok(logs.length > 0, 'the log file has content');
   assert.ok(logs.includes('API key stored for provider'), 'the key route logged');
   assert.ok(bodies.length > 20);

@@ -106,7 +106,12 @@ test('removed models are reported; the update survives a restart', async () => {
 test('update from a JSON bundle at registry_url; a bad bundle or unreachable URL is 502; nothing configured is 400', async () => {
   let bundle: unknown = {
     version: 'bundle-7',
-    providers: [{ provider: { id: 'bundled', display_name: 'Bundled', api_format: 'openai', base_url: 'http://127.0.0.1:1/v1', key_required: false }, models: [{ id: 'b-1', display_name: 'B1', context_window: 1000 }] }],
+    providers: [
+      {
+        provider: { id: 'bundled', display_name: 'Bundled', api_format: 'openai', base_url: 'http://127.0.0.1:1/v1', key_required: false },
+        models: [{ id: 'b-1', display_name: 'B1', context_window: 1000 }],
+      },
+    ],
     aliases: { bee: 'b-1' },
   };
   const server: FakeServer = await fakeServer(() => ({ json: bundle }));

@@ -38,7 +38,10 @@ export function checkpointRoutes(app: Routes, manager: () => CheckpointManager):
   app.post('/api/checkpoints/restore', { schema: restoreSchema }, async (request) => {
     const { working_dir, commit } = request.body;
     const result = await manager().restore(clientWorkDir(working_dir), commit);
-    request.log.info({ workDir: result.working_dir, commit: result.commit, files: result.restored.length, safety: result.safety_snapshot }, 'checkpoint restored');
+    request.log.info(
+      { workDir: result.working_dir, commit: result.commit, files: result.restored.length, safety: result.safety_snapshot },
+      'checkpoint restored',
+    );
     return result;
   });
 

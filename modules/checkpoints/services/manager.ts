@@ -51,7 +51,10 @@ export class CheckpointManager {
         groups.map(({ workDir, paths }) =>
           this.snapshot(workDir, paths, { tool: call.tool, agentId: call.agent.id, sessionId: call.sessionId, paths }).catch((err: unknown) => {
             const timedOut = err instanceof DeadlineError;
-            this.log.warn({ err: timedOut ? undefined : err, workDir, tool: call.tool, agentId: call.agent.id }, timedOut ? `checkpoint snapshot timed out (git killed); the tool proceeds` : 'checkpoint snapshot failed; the tool proceeds');
+            this.log.warn(
+              { err: timedOut ? undefined : err, workDir, tool: call.tool, agentId: call.agent.id },
+              timedOut ? `checkpoint snapshot timed out (git killed); the tool proceeds` : 'checkpoint snapshot failed; the tool proceeds',
+            );
           }),
         ),
       );
@@ -69,7 +72,9 @@ export class CheckpointManager {
     this.touched.record(workDir, paths);
     const { snapshotTimeoutMs, maxFileBytes } = this.settings();
     const location = locate(this.root, workDir);
-    return this.queue(location, snapshotTimeoutMs, (signal) => takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }));
+    return this.queue(location, snapshotTimeoutMs, (signal) =>
+      takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }),
+    );
   }
 
   /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes, 503 past the deadline). */
@@ -77,9 +82,12 @@ export class CheckpointManager {
     const location = locate(this.root, workDir);
     const { maxFileBytes } = this.settings();
     try {
-      return await this.queue(location, RESTORE_DEADLINE_MS, (signal) => restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal, index: this.index }));
+      return await this.queue(location, RESTORE_DEADLINE_MS, (signal) =>
+        restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal, index: this.index }),
+      );
     } catch (err) {
-      if (err instanceof DeadlineError) throw new HttpError(503, `restore of '${workDir}' took longer than ${RESTORE_DEADLINE_MS / 1000} s and was stopped; try again`);
+      if (err instanceof DeadlineError)
+        throw new HttpError(503, `restore of '${workDir}' took longer than ${RESTORE_DEADLINE_MS / 1000} s and was stopped; try again`);
       throw err;
     }
   }

@@ -65,8 +65,7 @@ const FIELD = '%x1f';
 const RECORD = '%x1e';
 
 /** `git log --format` that yields one record per commit for parseLog. */
-export const LOG_FORMAT =
-  ['%H', '%h', '%ct', '%s', ...TRAILERS.map((key) => `%(trailers:key=${key},valueonly,separator=%x2C)`)].join(FIELD) + RECORD;
+export const LOG_FORMAT = ['%H', '%h', '%ct', '%s', ...TRAILERS.map((key) => `%(trailers:key=${key},valueonly,separator=%x2C)`)].join(FIELD) + RECORD;
 
 export function parseLog(output: string): CheckpointEntry[] {
   return output

@@ -63,7 +63,8 @@ function classify(workDir: string, paths: readonly string[], tracked: ReadonlySe
       if (!tracked.has(relative)) add.push(relative);
       continue;
     }
-    if (stats.isFile()) options.log.debug({ workDir, path: relative, bytes: stats.size, limit: options.maxFileBytes }, 'file over the checkpoint size limit not committed');
+    if (stats.isFile())
+      options.log.debug({ workDir, path: relative, bytes: stats.size, limit: options.maxFileBytes }, 'file over the checkpoint size limit not committed');
     if (tracked.has(relative)) drop.push(relative);
   }
   return { add, drop, missing };

@@ -51,10 +51,18 @@ test('file_write and apply_patch in real agent turns are checkpointed and restor
   await turn(agentId, [{ name: 'file_write', input: { path: 'notes/plan.md', content: 'version 1\n' } }]);
   assert.equal(readFileSync(path.join(workspace, 'notes/plan.md'), 'utf8'), 'version 1\n');
   await turn(agentId, [{ name: 'file_write', input: { path: 'notes/plan.md', content: 'version 2\n' } }]);
-  await turn(agentId, [{ name: 'apply_patch', input: { patch: '*** Begin Patch\n*** Update File: notes/plan.md\n@@\n-version 2\n+version 3\n*** End Patch' } }]);
+  await turn(agentId, [
+    { name: 'apply_patch', input: { patch: '*** Begin Patch\n*** Update File: notes/plan.md\n@@\n-version 2\n+version 3\n*** End Patch' } },
+  ]);
   assert.equal(readFileSync(path.join(workspace, 'notes/plan.md'), 'utf8'), 'version 3\n');
 
-  const listed = (await (await k.request(`/api/checkpoints?working_dir=${encodeURIComponent(workspace)}`)).json()) as Array<{ commit: string; agent_id: string; session_id: string; tool: string; path: string }>;
+  const listed = (await (await k.request(`/api/checkpoints?working_dir=${encodeURIComponent(workspace)}`)).json()) as Array<{
+    commit: string;
+    agent_id: string;
+    session_id: string;
+    tool: string;
+    path: string;
+  }>;
   assert.deepEqual(
     listed.map((e) => [e.tool, e.path, e.agent_id]),
     [

@@ -67,7 +67,10 @@ describe('POST /api/checkpoints/restore', () => {
     const safety = body.safety_snapshot!;
     assert.equal(git(shadow, ['show', `${safety}:a.txt`]), 'A3');
     assert.throws(() => git(shadow, ['cat-file', '-e', `${safety}:lib/b.txt`]));
-    assert.match(git(shadow, ['log', '-1', '--format=%B', safety]), new RegExp(`^checkpoint: before restore of ${c2.slice(0, 12)}\\n\\nTool: restore\\nPath: a.txt \\(\\+1 more\\)\\nRestore-Of: ${c2}\\n`));
+    assert.match(
+      git(shadow, ['log', '-1', '--format=%B', safety]),
+      new RegExp(`^checkpoint: before restore of ${c2.slice(0, 12)}\\n\\nTool: restore\\nPath: a.txt \\(\\+1 more\\)\\nRestore-Of: ${c2}\\n`),
+    );
     const back = (await (await restore({ working_dir: ws, commit: safety })).json()) as { restored: string[] };
     assert.deepEqual(back.restored, ['a.txt']);
     assert.equal(read(ws, 'a.txt'), 'A3');
@@ -150,7 +153,16 @@ describe('GET /api/checkpoints', () => {
     );
     assert.deepEqual(
       { ...entries[2], timestamp: undefined },
-      { commit: c1, short: c1.slice(0, entries[2].short.length), message: 'checkpoint: file_write lib/b.txt', agent_id: AGENT_ID, session_id: SESSION_ID, tool: 'file_write', path: 'lib/b.txt', timestamp: undefined },
+      {
+        commit: c1,
+        short: c1.slice(0, entries[2].short.length),
+        message: 'checkpoint: file_write lib/b.txt',
+        agent_id: AGENT_ID,
+        session_id: SESSION_ID,
+        tool: 'file_write',
+        path: 'lib/b.txt',
+        timestamp: undefined,
+      },
     );
     assert.equal(entries[0].path, 'a.txt');
     assert.ok(Math.abs(Date.parse(entries[0].timestamp) - Date.now()) < 60_000);

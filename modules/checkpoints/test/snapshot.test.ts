@@ -193,7 +193,19 @@ describe('isolation', () => {
   test("the user's own .git in the working directory is untouched", async () => {
     const ws = workspace();
     const userGit = (args: string[]) =>
-      execFileSync('git', args, { cwd: ws, encoding: 'utf8', env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'User', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'User', GIT_COMMITTER_EMAIL: 'u@example.com' } });
+      execFileSync('git', args, {
+        cwd: ws,
+        encoding: 'utf8',
+        env: {
+          PATH: process.env.PATH,
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_AUTHOR_NAME: 'User',
+          GIT_AUTHOR_EMAIL: 'u@example.com',
+          GIT_COMMITTER_NAME: 'User',
+          GIT_COMMITTER_EMAIL: 'u@example.com',
+        },
+      });
     userGit(['init', '-q']);
     writeFileSync(path.join(ws, 'app.py'), 'print(1)\n');
     userGit(['add', 'app.py']);
@@ -229,7 +241,11 @@ describe('paths git cannot take', () => {
     symlinkSync(outside, path.join(ws, 'link'));
     writeFileSync(path.join(ws, 'ok.txt'), 'ok');
     const warned = warnings('checkpoint snapshot failed').length;
-    await hk.beforeTool('apply_patch', { patch: '*** Begin Patch\n*** Update File: link/x.txt\n@@\n-a\n+b\n*** Update File: ok.txt\n@@\n-a\n+b\n*** End Patch' }, ws);
+    await hk.beforeTool(
+      'apply_patch',
+      { patch: '*** Begin Patch\n*** Update File: link/x.txt\n@@\n-a\n+b\n*** Update File: ok.txt\n@@\n-a\n+b\n*** End Patch' },
+      ws,
+    );
     assert.equal(warnings('checkpoint snapshot failed').length, warned);
     assert.deepEqual(headFiles(hk.shadowDir(ws)), { 'ok.txt': 'ok' });
     assert.ok(hk.logs.some((l) => l.msg === 'path not checkpointed: git cannot process it' && l.path === 'link/x.txt'));
@@ -264,7 +280,11 @@ describe('failures never block the tool', () => {
     assert.equal(readFileSync(path.join(ws, 'pending.txt'), 'utf8'), 'written while checkpoints were broken', 'the tool proceeded');
     writeFileSync(path.join(ws, 'next.txt'), 'next before');
     await fileWrite(ws, 'next.txt', 'next after');
-    assert.deepEqual(headFiles(shadow), { 'next.txt': 'next before', 'pending.txt': 'written while checkpoints were broken' }, 'the pending path was picked up');
+    assert.deepEqual(
+      headFiles(shadow),
+      { 'next.txt': 'next before', 'pending.txt': 'written while checkpoints were broken' },
+      'the pending path was picked up',
+    );
   });
 
   test('a snapshot past its deadline: warning, git killed, the tool proceeds at once; the next call retries', async () => {

@@ -58,7 +58,9 @@ test('working directory rule: the workspace, or the folder holding an absolute t
   ]);
   // The workspace spelled through a symlink resolves to one repository.
   symlinkSync(ws, path.join(scratch, 'ws-link'));
-  assert.deepEqual(groupTargets(path.join(scratch, 'ws-link'), [path.join(scratch, 'ws-link', 'd.txt'), 'e.txt']), [{ workDir: ws, paths: ['d.txt', 'e.txt'] }]);
+  assert.deepEqual(groupTargets(path.join(scratch, 'ws-link'), [path.join(scratch, 'ws-link', 'd.txt'), 'e.txt']), [
+    { workDir: ws, paths: ['d.txt', 'e.txt'] },
+  ]);
 });
 
 test('exclusions: the nine folders anywhere in the path, never a mere file name', () => {
@@ -71,7 +73,9 @@ test('exclusions: the nine folders anywhere in the path, never a mere file name'
   assert.ok(isExcluded('sub/.git'), 'git refuses a file named .git too');
   const ws = path.join(scratch, 'ws2');
   mkdirSync(ws);
-  assert.deepEqual(groupTargets(ws, ['node_modules/pkg/index.js', 'src/dist/out.js', '/srv/app/build/x.js', '/srv/app/src/y.js']), [{ workDir: '/srv/app/src', paths: ['y.js'] }]);
+  assert.deepEqual(groupTargets(ws, ['node_modules/pkg/index.js', 'src/dist/out.js', '/srv/app/build/x.js', '/srv/app/src/y.js']), [
+    { workDir: '/srv/app/src', paths: ['y.js'] },
+  ]);
 });
 
 test('commit message: subject plus Agent-Id, Session-Id, Tool and Path trailers; a one-line, truncated path preview', () => {

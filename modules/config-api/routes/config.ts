@@ -35,19 +35,23 @@ export function configRoutes(app: Routes, ctx: ModuleContext): void {
     };
   });
 
-  app.get('/api/config/export', { schema: { summary: 'Full effective configuration, secrets redacted', tags: ['config'], querystring: exportQuery } }, async (request, reply) => {
-    const format = (request.query.format ?? 'toml').toLowerCase();
-    const effective = config.redacted();
-    if (format === 'json') return effective;
-    if (format !== 'toml') throw badRequest(`unsupported export format '${request.query.format}' (use toml or json)`);
-    return reply.type('application/toml; charset=utf-8').header('content-disposition', 'attachment; filename="config.toml"').send(toToml(effective));
-  });
+  app.get(
+    '/api/config/export',
+    { schema: { summary: 'Full effective configuration, secrets redacted', tags: ['config'], querystring: exportQuery } },
+    async (request, reply) => {
+      const format = (request.query.format ?? 'toml').toLowerCase();
+      const effective = config.redacted();
+      if (format === 'json') return effective;
+      if (format !== 'toml') throw badRequest(`unsupported export format '${request.query.format}' (use toml or json)`);
+      return reply.type('application/toml; charset=utf-8').header('content-disposition', 'attachment; filename="config.toml"').send(toToml(effective));
+    },
+  );
 
   app.post('/api/config/set', { schema: { summary: 'Sets one configuration value at runtime', tags: ['config'], body: setBody } }, async (request) => {
     const { path: given, key, value } = request.body;
     if (given !== undefined && key !== undefined && given !== key) throw badRequest("body has both 'path' and 'key' with different values; send one");
     const path = given ?? key;
-    if (path === undefined) throw badRequest("body must have property 'path' (the dotted key to set, e.g. \"log_level\")");
+    if (path === undefined) throw badRequest('body must have property \'path\' (the dotted key to set, e.g. "log_level")');
     if (value === null) throw badRequest("value must not be null (TOML has no null); send the key's default instead");
     // Validation, the config-changed hook and persistence are the kernel's (400 naming the problem).
     const result = await config.set(path, value);
@@ -57,7 +61,11 @@ export function configRoutes(app: Routes, ctx: ModuleContext): void {
       path: result.path,
       // Read back through the redacted view, so a secret never comes back
       // (an alias such as cors_origin is not in that view, and is no secret).
-      value: getIn(config.redacted(), result.path.split('.').map((s) => s.trim())) ?? value,
+      value:
+        getIn(
+          config.redacted(),
+          result.path.split('.').map((s) => s.trim()),
+        ) ?? value,
       restart_required: result.restartRequired,
     };
   });

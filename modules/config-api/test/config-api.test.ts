@@ -12,7 +12,11 @@ const file = path.join(home, 'config.toml');
 let k: TestKernel;
 
 before(async () => {
-  k = await startTestKernel({ only, home, config: '# my settings\napi_key = "top-secret"\nrate_limit_per_second = 10\n[default_model]\nprovider = "openai"\n' });
+  k = await startTestKernel({
+    only,
+    home,
+    config: '# my settings\napi_key = "top-secret"\nrate_limit_per_second = 10\n[default_model]\nprovider = "openai"\n',
+  });
 });
 after(async () => {
   await k?.stop();

@@ -42,7 +42,11 @@ export function classify(error: unknown, context: { contentType?: string; bodyLi
   }
   if (e.validation) return { statusCode: 400, message, internal: false };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return { statusCode: 413, message: context.bodyLimit ? `request body is larger than ${context.bodyLimit} bytes` : 'request body is too large', internal: false };
+    return {
+      statusCode: 413,
+      message: context.bodyLimit ? `request body is larger than ${context.bodyLimit} bytes` : 'request body is too large',
+      internal: false,
+    };
   }
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     const type = context.contentType?.split(';')[0].trim();

@@ -94,7 +94,7 @@ test('an unexpected failure: 500 without internals, the error in the log', async
   }
 });
 
-test("HttpError: its status, headers and extra fields are kept", async () => {
+test('HttpError: its status, headers and extra fields are kept', async () => {
   const body = await expectError(await k.request('/probe/conflict'), 409, 'probe already exists');
   assert.equal(body.probe_id, 'p1');
   const unavailable = await k.request('/probe/unavailable');

@@ -81,7 +81,15 @@ describe('llm-anthropic driver over the Messages API', () => {
   it('parses a non-streamed tool call and sends images as base64 sources', async () => {
     h.fake.enqueue({ toolCalls: [{ id: 'toolu_2', name: 'get_weather', input: { city: 'Oslo' } }] });
     const result = await h.llm.complete(ref, {
-      messages: [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, { type: 'text', text: 'Where?' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            { type: 'text', text: 'Where?' },
+          ],
+        },
+      ],
       tools: [weather],
       maxTokens: 100,
     });
@@ -89,13 +97,19 @@ describe('llm-anthropic driver over the Messages API', () => {
     assert.deepEqual(result.content, [{ type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Oslo' } }]);
     const sent = h.fake.requests.at(-1)!;
     assert.equal(sent.body.max_tokens, 100);
-    assert.deepEqual((sent.body.messages as Array<{ content: unknown[] }>)[0].content[0], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } });
+    assert.deepEqual((sent.body.messages as Array<{ content: unknown[] }>)[0].content[0], {
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+    });
   });
 
   it('maps a scripted 529-style overload to a retried call, then succeeds', async () => {
     h.fake.enqueue({ status: 529 }, { text: 'back' });
     const result = await h.llm.complete(ref, { messages: [user('again')] });
     assert.deepEqual(result.content, [{ type: 'text', text: 'back' }]);
-    assert.deepEqual(h.calls.slice(-2).map((c) => c.ok), [false, true]);
+    assert.deepEqual(
+      h.calls.slice(-2).map((c) => c.ok),
+      [false, true],
+    );
   });
 });

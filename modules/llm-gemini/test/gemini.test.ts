@@ -54,7 +54,9 @@ describe('llm-gemini driver over generateContent', () => {
     assert.ok(call?.type === 'tool_use');
     assert.equal(call.name, 'get_weather');
     assert.deepEqual(call.input, { city: 'Paris', days: [1, 2] });
-    assert.deepEqual(h.fake.requests.at(-1)!.body.tools, [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parametersJsonSchema: weather.inputSchema }] }]);
+    assert.deepEqual(h.fake.requests.at(-1)!.body.tools, [
+      { functionDeclarations: [{ name: 'get_weather', description: 'Weather of a city', parametersJsonSchema: weather.inputSchema }] },
+    ]);
 
     h.fake.enqueue({ text: 'Sunny.' });
     const history: ChatMessage[] = [
@@ -73,22 +75,38 @@ describe('llm-gemini driver over generateContent', () => {
   it('parses a non-streamed function call and sends images as inlineData', async () => {
     h.fake.enqueue({ toolCalls: [{ id: 'fc-1', name: 'get_weather', input: { city: 'Oslo' } }] });
     const result = await h.llm.complete(ref, {
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Where?' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Where?' },
+            { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+          ],
+        },
+      ],
       tools: [weather],
     });
     assert.equal(result.stopReason, 'tool_use');
     assert.deepEqual(result.content, [{ type: 'tool_use', id: 'fc-1', name: 'get_weather', input: { city: 'Oslo' } }]);
-    assert.deepEqual((h.fake.requests.at(-1)!.body.contents as Array<{ parts: unknown[] }>)[0].parts[1], { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } });
+    assert.deepEqual((h.fake.requests.at(-1)!.body.contents as Array<{ parts: unknown[] }>)[0].parts[1], {
+      inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' },
+    });
   });
 
   it('retries a 429 with Retry-After and maps a final failure to LlmError', async () => {
     h.fake.enqueue({ status: 429, retryAfter: 0 }, { text: 'ok now' });
     const result = await h.llm.complete(ref, { messages: [user('again')] });
     assert.deepEqual(result.content, [{ type: 'text', text: 'ok now' }]);
-    assert.deepEqual(h.calls.slice(-2).map((c) => c.ok), [false, true]);
+    assert.deepEqual(
+      h.calls.slice(-2).map((c) => c.ok),
+      [false, true],
+    );
 
     h.fake.enqueue({ status: 403 });
-    await assert.rejects(h.llm.complete(ref, { messages: [user('no')] }), (err: unknown) => err instanceof LlmError && err.status === 403 && /scripted error 403/.test(err.message));
+    await assert.rejects(
+      h.llm.complete(ref, { messages: [user('no')] }),
+      (err: unknown) => err instanceof LlmError && err.status === 403 && /scripted error 403/.test(err.message),
+    );
   });
 
   it('abort cancels the in-flight request', async () => {

@@ -58,7 +58,9 @@ describe('llm-ollama driver over the native /api/chat', () => {
     const call = done.result.content[1];
     assert.ok(call?.type === 'tool_use');
     assert.deepEqual([call.name, call.input], ['get_weather', { city: 'Paris', days: [1, 2] }]);
-    assert.deepEqual(h.fake.requests.at(-1)!.body.tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: weather.inputSchema } }]);
+    assert.deepEqual(h.fake.requests.at(-1)!.body.tools, [
+      { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: weather.inputSchema } },
+    ]);
 
     h.fake.enqueue({ text: 'Sunny.' });
     const history: ChatMessage[] = [
@@ -77,7 +79,15 @@ describe('llm-ollama driver over the native /api/chat', () => {
   it('parses a non-streamed tool call and sends images as base64', async () => {
     h.fake.enqueue({ toolCalls: [{ name: 'get_weather', input: { city: 'Oslo' } }] });
     const result = await h.llm.complete(ref, {
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Where?' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Where?' },
+            { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+          ],
+        },
+      ],
       tools: [weather],
     });
     assert.equal(result.stopReason, 'tool_use');
@@ -89,15 +99,24 @@ describe('llm-ollama driver over the native /api/chat', () => {
     h.fake.enqueue({ status: 503, retryAfter: 0 }, { text: 'ok now' });
     const result = await h.llm.complete(ref, { messages: [user('again')] });
     assert.deepEqual(result.content, [{ type: 'text', text: 'ok now' }]);
-    assert.deepEqual(h.calls.slice(-2).map((c) => c.ok), [false, true]);
+    assert.deepEqual(
+      h.calls.slice(-2).map((c) => c.ok),
+      [false, true],
+    );
 
     h.fake.enqueue({ status: 404 });
-    await assert.rejects(h.llm.complete(ref, { messages: [user('no')] }), (err: unknown) => err instanceof LlmError && err.status === 404 && /scripted error 404/.test(err.message));
+    await assert.rejects(
+      h.llm.complete(ref, { messages: [user('no')] }),
+      (err: unknown) => err instanceof LlmError && err.status === 404 && /scripted error 404/.test(err.message),
+    );
   });
 
   it('the fake lists its models on GET /api/tags in the shape the ollama client reads', async () => {
     const { models } = await new Ollama({ host: h.fake.url }).list();
-    assert.deepEqual(models.map((m) => m.name), ['fake-model:latest']);
+    assert.deepEqual(
+      models.map((m) => m.name),
+      ['fake-model:latest'],
+    );
   });
 
   it('abort cancels a streaming request mid-stream', async () => {

@@ -8,7 +8,10 @@ const ref = { provider: 'default', model: 'default' };
 describe('llm-openai driver over the OpenAI wire format', () => {
   let h: LlmHarness;
   before(async () => {
-    h = await startLlmHarness(['llm', 'llm-openai'], (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"`);
+    h = await startLlmHarness(
+      ['llm', 'llm-openai'],
+      (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"`,
+    );
   });
   after(() => h.stop());
 
@@ -63,7 +66,9 @@ describe('llm-openai driver over the OpenAI wire format', () => {
       { type: 'text', text: 'Checking.' },
       { type: 'tool_use', id: 'call_abc', name: 'get_weather', input: { city: 'Paris', days: [1, 2] } },
     ]);
-    assert.deepEqual(h.fake.requests.at(-1)!.body.tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: weather.inputSchema } }]);
+    assert.deepEqual(h.fake.requests.at(-1)!.body.tools, [
+      { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: weather.inputSchema } },
+    ]);
 
     h.fake.enqueue({ text: 'Sunny.' });
     const history: ChatMessage[] = [
@@ -74,7 +79,11 @@ describe('llm-openai driver over the OpenAI wire format', () => {
     const next = await h.llm.complete(ref, { messages: history, tools: [weather] });
     assert.deepEqual(next.content, [{ type: 'text', text: 'Sunny.' }]);
     assert.deepEqual((h.fake.requests.at(-1)!.body.messages as unknown[]).slice(1), [
-      { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","days":[1,2]}' } }] },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","days":[1,2]}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_abc', content: '22°C, sunny' },
     ]);
   });
@@ -82,7 +91,15 @@ describe('llm-openai driver over the OpenAI wire format', () => {
   it('parses a non-streamed tool call and sends images as data URLs', async () => {
     h.fake.enqueue({ toolCalls: [{ id: 'call_1', name: 'get_weather', input: { city: 'Oslo' } }] });
     const result = await h.llm.complete(ref, {
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What city is this?' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What city is this?' },
+            { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+          ],
+        },
+      ],
       tools: [weather],
     });
     assert.equal(result.stopReason, 'tool_use');

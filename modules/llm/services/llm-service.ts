@@ -70,7 +70,13 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   const drivers = new WeakMap<DriverFactory['create'], Map<string, LlmDriver>>();
   const driverFor = (target: ProviderTarget): LlmDriver => {
     const factory = factories().find((f) => f.format === target.apiFormat);
-    if (!factory) throw new LlmError(`no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the llm-${target.apiFormat} module`, 501, undefined, target.provider);
+    if (!factory)
+      throw new LlmError(
+        `no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the llm-${target.apiFormat} module`,
+        501,
+        undefined,
+        target.provider,
+      );
     let cache = drivers.get(factory.create);
     if (!cache) drivers.set(factory.create, (cache = new Map()));
     const key = `${target.provider}\u0000${target.baseUrl}\u0000${target.apiKey ?? ''}`;
@@ -90,7 +96,9 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   }
 
   async function guard(target: ProviderTarget, request: Request): Promise<void> {
-    const refusal = await deps.hooks().beforeCall.promise({ provider: target.provider, model: target.model, meta: meta(request), estimatedInputTokens: estimateInputTokens(request) });
+    const refusal = await deps
+      .hooks()
+      .beforeCall.promise({ provider: target.provider, model: target.model, meta: meta(request), estimatedInputTokens: estimateInputTokens(request) });
     if (refusal) throw new LlmRefusedError(refusal.error, refusal.status);
   }
 
@@ -113,7 +121,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   /** What an attempt's failure means: the caller's abort, a timeout, or a provider error. */
   function failure(err: unknown, attempt: AttemptSignal, target: ProviderTarget, caller?: AbortSignal): Error {
     if (caller?.aborted) return abortError(caller);
-    if (attempt.timedOut) return new LlmError(`provider '${target.provider}' did not answer within ${deps.config().request_timeout_secs} s`, undefined, undefined, target.provider);
+    if (attempt.timedOut)
+      return new LlmError(`provider '${target.provider}' did not answer within ${deps.config().request_timeout_secs} s`, undefined, undefined, target.provider);
     if (isAbortError(err)) return new LlmError(`request to provider '${target.provider}' was aborted`, undefined, undefined, target.provider);
     return toLlmError(err, target.provider);
   }
@@ -137,7 +146,9 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
       }
       if (!(error instanceof LlmError) || !error.retryable) throw error;
       if (retry >= maxRetries) {
-        throw maxRetries === 0 ? error : new LlmError(`${error.message} (gave up after ${retry + 1} attempts)`, error.status, error.retryAfterMs, target.provider);
+        throw maxRetries === 0
+          ? error
+          : new LlmError(`${error.message} (gave up after ${retry + 1} attempts)`, error.status, error.retryAfterMs, target.provider);
       }
       const delay = backoffDelay(retry + 1, { baseMs: cfg.retry_base_ms, maxMs: cfg.retry_max_ms, retryAfterMs: error.retryAfterMs });
       deps.log.warn({ provider: target.provider, model: target.model, status: error.status, retry: retry + 1, delayMs: delay }, 'LLM call failed; retrying');
@@ -179,7 +190,11 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
     throw new LlmError(`all ${failures.length} providers of the fallback chain failed: ${summary}`, last.status, last.retryAfterMs, last.provider);
   }
 
-  const finish = (result: CompletionResult, target: ProviderTarget): CompletionResult => ({ ...result, provider: target.provider, model: result.model || target.model });
+  const finish = (result: CompletionResult, target: ProviderTarget): CompletionResult => ({
+    ...result,
+    provider: target.provider,
+    model: result.model || target.model,
+  });
 
   return {
     resolve: (ref) => deps.resolve(ref),

@@ -34,9 +34,19 @@ export function resolveTarget(ref: ModelRef, deps: ResolveDeps): ProviderTarget 
   const entry = deps.catalog.provider(provider);
   const isDefaultProvider = provider === dm.provider;
 
-  const baseUrl = ref.baseUrl || deps.catalog.urlOverride(provider) || deps.settings.provider_urls[provider] || (isDefaultProvider ? dm.base_url : undefined) || deps.catalog.baseUrl(provider);
+  const baseUrl =
+    ref.baseUrl ||
+    deps.catalog.urlOverride(provider) ||
+    deps.settings.provider_urls[provider] ||
+    (isDefaultProvider ? dm.base_url : undefined) ||
+    deps.catalog.baseUrl(provider);
   if (!baseUrl) {
-    throw new LlmError(`unknown provider '${provider}': it is not in the catalog; set base_url for a custom OpenAI-compatible endpoint`, 400, undefined, provider);
+    throw new LlmError(
+      `unknown provider '${provider}': it is not in the catalog; set base_url for a custom OpenAI-compatible endpoint`,
+      400,
+      undefined,
+      provider,
+    );
   }
   const apiFormat: ApiFormat = entry?.api_format ?? 'openai';
 

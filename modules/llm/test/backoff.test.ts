@@ -6,7 +6,10 @@ import { retryAfterMs } from '../api.ts';
 describe('backoff', () => {
   const opts = { baseMs: 2000, maxMs: 60000 };
   it('doubles from the base, caps at the max, adds up to 50 % jitter', () => {
-    assert.deepEqual([1, 2, 3, 6, 10].map((n) => backoffDelay(n, { ...opts, random: () => 0 })), [2000, 4000, 8000, 60000, 60000]);
+    assert.deepEqual(
+      [1, 2, 3, 6, 10].map((n) => backoffDelay(n, { ...opts, random: () => 0 })),
+      [2000, 4000, 8000, 60000, 60000],
+    );
     assert.equal(backoffDelay(2, { ...opts, random: () => 0.75 }), 5500);
   });
   it('uses Retry-After as a floor, capped at 300 s', () => {

@@ -20,7 +20,10 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   let h: LlmHarness;
   let backup: FakeProvider;
   before(async () => {
-    h = await startLlmHarness(['llm', 'llm-openai', 'llm-anthropic'], (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"`);
+    h = await startLlmHarness(
+      ['llm', 'llm-openai', 'llm-anthropic'],
+      (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"`,
+    );
     backup = new FakeProvider();
     await backup.start();
   });
@@ -42,7 +45,10 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     assert.deepEqual(result.content, [{ type: 'text', text: 'finally' }]);
     assert.equal(h.fake.requests.length - before, 2);
     const records = h.calls.slice(calls);
-    assert.deepEqual(records.map((r) => r.ok), [false, true]);
+    assert.deepEqual(
+      records.map((r) => r.ok),
+      [false, true],
+    );
     assert.match(records[0].error ?? '', /429/);
     assert.deepEqual(records[1].usage, { inputTokens: 4, outputTokens: 2 });
     assert.ok(records.every((r) => r.provider === 'openai' && r.model === 'gpt-4o-mini' && r.latencyMs >= 0));
@@ -79,7 +85,10 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   it('streams with retry before the first event, but never retries once content was emitted', async () => {
     h.fake.enqueue({ status: 503, retryAfter: 0 }, { text: 'abcdefgh', chunkSize: 2 });
     const events = await collect(h.llm.stream(ref, ask));
-    assert.deepEqual(events.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])), ['ab', 'cd', 'ef', 'gh']);
+    assert.deepEqual(
+      events.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])),
+      ['ab', 'cd', 'ef', 'gh'],
+    );
 
     h.fake.enqueue({ text: 'abcdefgh', chunkSize: 2, cutAfterChunks: 2 }, { text: 'must not be asked for' });
     const before = h.fake.requests.length;
@@ -90,14 +99,19 @@ describe('llm service: retry, fallback, abort, hooks', () => {
       })(),
     );
     assert.ok(err instanceof LlmError, `got ${err}`);
-    assert.deepEqual(seen.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])), ['ab', 'cd']);
+    assert.deepEqual(
+      seen.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])),
+      ['ab', 'cd'],
+    );
     assert.equal(h.fake.requests.length - before, 1);
     assert.equal(h.fake.pending, 1);
     await h.llm.complete(ref, ask); // consumes the left-over scripted reply
   });
 
   it('hands over to the fallback chain when the primary keeps failing', async () => {
-    await h.kernel.kernel.config.set('fallback_providers', [{ provider: 'anthropic', model: 'claude-backup', base_url: backup.url, api_key_env: TEST_KEY_ENV }]);
+    await h.kernel.kernel.config.set('fallback_providers', [
+      { provider: 'anthropic', model: 'claude-backup', base_url: backup.url, api_key_env: TEST_KEY_ENV },
+    ]);
     try {
       h.fake.enqueue(...Array.from({ length: 4 }, () => ({ status: 500 })));
       backup.enqueue({ text: 'from the backup' });
@@ -126,7 +140,9 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   it('falls back when the primary has no API key (provider key removed)', async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
-    await h.kernel.kernel.config.set('fallback_providers', [{ provider: 'openai', model: 'gpt-4o-mini', base_url: `${backup.url}/v1`, api_key_env: TEST_KEY_ENV }]);
+    await h.kernel.kernel.config.set('fallback_providers', [
+      { provider: 'openai', model: 'gpt-4o-mini', base_url: `${backup.url}/v1`, api_key_env: TEST_KEY_ENV },
+    ]);
     try {
       backup.enqueue({ text: 'openai backup' });
       const result = await h.llm.complete({ provider: 'anthropic', model: 'claude-x' }, ask);

@@ -8,10 +8,24 @@ import { startLlmHarness, TEST_KEY_ENV, type LlmHarness } from './support.ts';
 /** The precedence rules alone, against a two-provider catalogue. */
 describe('resolveTarget precedence', () => {
   const providers: Record<string, ProviderEntry> = {
-    openai: { name: 'openai', display_name: 'OpenAI', api_format: 'openai', base_url: 'https://api.openai.com/v1', env_var: 'OPENAI_API_KEY', key_required: true },
+    openai: {
+      name: 'openai',
+      display_name: 'OpenAI',
+      api_format: 'openai',
+      base_url: 'https://api.openai.com/v1',
+      env_var: 'OPENAI_API_KEY',
+      key_required: true,
+    },
     ollama: { name: 'ollama', display_name: 'Ollama', api_format: 'ollama', base_url: 'http://127.0.0.1:11434', key_required: false },
   };
-  const deps = (over: { settings?: Partial<ResolveDeps['settings']>; env?: Record<string, string>; stored?: Record<string, string>; overrides?: Record<string, string> } = {}): ResolveDeps => ({
+  const deps = (
+    over: {
+      settings?: Partial<ResolveDeps['settings']>;
+      env?: Record<string, string>;
+      stored?: Record<string, string>;
+      overrides?: Record<string, string>;
+    } = {},
+  ): ResolveDeps => ({
     settings: { default_model: { provider: 'openai', model: 'gpt-4o-mini', api_key_env: '' }, provider_urls: {}, ...over.settings },
     env: over.env ?? {},
     maxRetries: 3,
@@ -34,18 +48,31 @@ describe('resolveTarget precedence', () => {
     const env = { OPENAI_API_KEY: 'k' };
     const dm = { provider: 'openai', model: 'gpt-4o-mini', base_url: 'http://dm.example/v1' };
     const urls = { openai: 'http://urls.example/v1' };
-    assert.equal(resolveTarget({ provider: 'openai', model: 'm', baseUrl: 'http://ref.example/v1/' }, deps({ env, settings: { default_model: dm, provider_urls: urls } })).baseUrl, 'http://ref.example/v1');
-    assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: dm, provider_urls: urls } })).baseUrl, 'http://urls.example/v1');
+    assert.equal(
+      resolveTarget({ provider: 'openai', model: 'm', baseUrl: 'http://ref.example/v1/' }, deps({ env, settings: { default_model: dm, provider_urls: urls } }))
+        .baseUrl,
+      'http://ref.example/v1',
+    );
+    assert.equal(
+      resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: dm, provider_urls: urls } })).baseUrl,
+      'http://urls.example/v1',
+    );
     assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: dm } })).baseUrl, 'http://dm.example/v1');
     assert.equal(resolveTarget({ provider: 'ollama', model: 'm' }, deps({ settings: { default_model: dm } })).baseUrl, 'http://127.0.0.1:11434');
   });
 
   it('a URL set with PUT /api/providers/{name}/url wins over every configured URL, not over the manifest', () => {
     const env = { OPENAI_API_KEY: 'k' };
-    const settings = { default_model: { provider: 'openai', model: 'm', base_url: 'http://dm.example/v1' }, provider_urls: { openai: 'http://urls.example/v1' } };
+    const settings = {
+      default_model: { provider: 'openai', model: 'm', base_url: 'http://dm.example/v1' },
+      provider_urls: { openai: 'http://urls.example/v1' },
+    };
     const overrides = { openai: 'http://put.example/v1' };
     assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings, overrides })).baseUrl, 'http://put.example/v1');
-    assert.equal(resolveTarget({ provider: 'openai', model: 'm', baseUrl: 'http://ref.example/v1' }, deps({ env, settings, overrides })).baseUrl, 'http://ref.example/v1');
+    assert.equal(
+      resolveTarget({ provider: 'openai', model: 'm', baseUrl: 'http://ref.example/v1' }, deps({ env, settings, overrides })).baseUrl,
+      'http://ref.example/v1',
+    );
   });
 
   it('key: manifest api_key_env > [default_model].api_key_env (default provider only) > catalogue', () => {
@@ -53,14 +80,21 @@ describe('resolveTarget precedence', () => {
     const settings = { default_model: { provider: 'openai', model: 'm', api_key_env: 'DM_KEY' } };
     assert.equal(resolveTarget({ provider: 'openai', model: 'm', apiKeyEnv: 'REF_KEY' }, deps({ env, settings })).apiKey, 'from-ref');
     assert.equal(resolveTarget({ provider: 'openai', model: 'm', apiKeyEnv: 'UNSET_KEY' }, deps({ env, settings })).apiKey, 'from-dm');
-    assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: { provider: 'ollama', model: 'x', api_key_env: 'DM_KEY' } } })).apiKey, 'from-catalog');
+    assert.equal(
+      resolveTarget({ provider: 'openai', model: 'm' }, deps({ env, settings: { default_model: { provider: 'ollama', model: 'x', api_key_env: 'DM_KEY' } } }))
+        .apiKey,
+      'from-catalog',
+    );
     assert.equal(resolveTarget({ provider: 'openai', model: 'm' }, deps({ env: {}, stored: { openai: 'stored' } })).apiKey, 'stored');
   });
 
   it('a provider that needs a key and has none is a clear error', () => {
     assert.throws(
       () => resolveTarget({ provider: 'openai', model: 'm' }, deps()),
-      (err: unknown) => err instanceof LlmError && err.message === "no API key for provider 'openai': set OPENAI_API_KEY or POST /api/providers/openai/key" && err.status === 401,
+      (err: unknown) =>
+        err instanceof LlmError &&
+        err.message === "no API key for provider 'openai': set OPENAI_API_KEY or POST /api/providers/openai/key" &&
+        err.status === 401,
     );
     assert.equal(resolveTarget({ provider: 'ollama', model: 'llama3' }, deps()).apiKey, undefined);
   });
@@ -76,7 +110,11 @@ describe('resolveTarget precedence', () => {
 describe('llm.resolve with the catalog module', () => {
   let h: LlmHarness;
   before(async () => {
-    h = await startLlmHarness(['llm', 'llm-openai'], (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"\n[provider_urls]\ngroq = "${url}/groq/v1"`);
+    h = await startLlmHarness(
+      ['llm', 'llm-openai'],
+      (url) =>
+        `[default_model]\nprovider = "openai"\nmodel = "gpt-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"\n[provider_urls]\ngroq = "${url}/groq/v1"`,
+    );
   });
   after(() => h.stop());
 
@@ -92,7 +130,10 @@ describe('llm.resolve with the catalog module', () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      assert.throws(() => h.llm.resolve({ provider: 'anthropic', model: 'claude' }), { name: 'LlmError', message: "no API key for provider 'anthropic': set ANTHROPIC_API_KEY or POST /api/providers/anthropic/key" });
+      assert.throws(() => h.llm.resolve({ provider: 'anthropic', model: 'claude' }), {
+        name: 'LlmError',
+        message: "no API key for provider 'anthropic': set ANTHROPIC_API_KEY or POST /api/providers/anthropic/key",
+      });
     } finally {
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
     }
@@ -100,7 +141,10 @@ describe('llm.resolve with the catalog module', () => {
 
   it('calls an unknown OpenAI-compatible provider at its manifest base URL', async () => {
     h.fake.enqueue({ text: 'custom' });
-    const result = await h.llm.complete({ provider: 'my-llm', model: 'm1', baseUrl: `${h.fake.url}/custom/v1` }, { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    const result = await h.llm.complete(
+      { provider: 'my-llm', model: 'm1', baseUrl: `${h.fake.url}/custom/v1` },
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+    );
     assert.deepEqual(result.content, [{ type: 'text', text: 'custom' }]);
     assert.equal(result.provider, 'my-llm');
     assert.equal(h.fake.requests.at(-1)!.path, '/custom/v1/chat/completions');

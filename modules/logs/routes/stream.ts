@@ -10,29 +10,33 @@ const query = {
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export function streamRoutes(app: Routes, ctx: ModuleContext, open: Set<SseWriter>): void {
-  app.get('/api/logs/stream', { schema: { summary: 'SSE of structured log lines (event `log`)', tags: ['system'], querystring: query } }, async (request, reply) => {
-    const min = request.query.level ? LEVELS[request.query.level] : 0;
-    const sse = openSse(request, reply);
-    const raw = reply.raw;
-    let dropped = 0;
-    // Never log from inside the listener: that line would come straight back.
-    const unsubscribe = ctx.kernel.logs.subscribe((line) => {
-      if (min && (lineLevel(line) ?? 0) < min) return;
-      if (raw.writableLength > MAX_BUFFERED_BYTES) {
-        dropped++;
-        return;
-      }
-      if (dropped) {
-        sse.send('dropped', { count: dropped });
-        dropped = 0;
-      }
-      sse.send('log', line);
-    });
-    open.add(sse);
-    sse.onClose(() => {
-      unsubscribe();
-      open.delete(sse);
-    });
-    sse.comment('connected');
-  });
+  app.get(
+    '/api/logs/stream',
+    { schema: { summary: 'SSE of structured log lines (event `log`)', tags: ['system'], querystring: query } },
+    async (request, reply) => {
+      const min = request.query.level ? LEVELS[request.query.level] : 0;
+      const sse = openSse(request, reply);
+      const raw = reply.raw;
+      let dropped = 0;
+      // Never log from inside the listener: that line would come straight back.
+      const unsubscribe = ctx.kernel.logs.subscribe((line) => {
+        if (min && (lineLevel(line) ?? 0) < min) return;
+        if (raw.writableLength > MAX_BUFFERED_BYTES) {
+          dropped++;
+          return;
+        }
+        if (dropped) {
+          sse.send('dropped', { count: dropped });
+          dropped = 0;
+        }
+        sse.send('log', line);
+      });
+      open.add(sse);
+      sse.onClose(() => {
+        unsubscribe();
+        open.delete(sse);
+      });
+      sse.comment('connected');
+    },
+  );
 }

@@ -32,7 +32,10 @@ async function nextEvent(reader: ReadableStreamDefaultReader<Uint8Array>, state:
       if (lines.every((l) => l.startsWith(':'))) continue;
       const event: SseEvent = {
         event: lines.find((l) => l.startsWith('event: '))?.slice(7),
-        data: lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'),
+        data: lines
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n'),
       };
       if (match(event)) return event;
     }

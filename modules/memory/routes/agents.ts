@@ -21,7 +21,17 @@ export function agentRoutes(app: Routes, memory: () => Memory, config: () => Mem
       schema: {
         summary: 'Proactive entries of an agent (paginated, newest first)',
         params: agentParams,
-        querystring: { type: 'object', properties: { limit: listQuery.properties.limit, offset: listQuery.properties.offset, level: listQuery.properties.level, category: listQuery.properties.category, tag: listQuery.properties.tag }, additionalProperties: false },
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: listQuery.properties.limit,
+            offset: listQuery.properties.offset,
+            level: listQuery.properties.level,
+            category: listQuery.properties.category,
+            tag: listQuery.properties.tag,
+          },
+          additionalProperties: false,
+        },
       },
     },
     async (request) => {
@@ -40,7 +50,12 @@ export function agentRoutes(app: Routes, memory: () => Memory, config: () => Mem
 
   app.delete(
     '/api/memory/agents/:id/level/:level',
-    { schema: { summary: 'Deletes the entries of one level (user, session, agent)', params: { type: 'object', properties: { id: { type: 'string' }, level: { type: 'string' } }, required: ['id', 'level'] } } },
+    {
+      schema: {
+        summary: 'Deletes the entries of one level (user, session, agent)',
+        params: { type: 'object', properties: { id: { type: 'string' }, level: { type: 'string' } }, required: ['id', 'level'] },
+      },
+    },
     async (request) => {
       const id = agentId(request.params);
       const level = checkLevel(request.params.level);
@@ -71,12 +86,16 @@ export function agentRoutes(app: Routes, memory: () => Memory, config: () => Mem
     return { agent_id: id, ...memory().entries.countByLevel(id) };
   });
 
-  app.get('/api/memory/agents/:id/duplicates', { schema: { summary: 'Groups of near-duplicate entries', params: agentParams, querystring: thresholdQuery } }, async (request) => {
-    const id = agentId(request.params);
-    const threshold = request.query.threshold ?? config().duplicate_threshold;
-    const groups = memory().consolidator.duplicates(id, threshold, memory().embeddingTarget()?.model);
-    return { agent_id: id, threshold, groups, total: groups.reduce((n, g) => n + g.duplicates.length, 0) };
-  });
+  app.get(
+    '/api/memory/agents/:id/duplicates',
+    { schema: { summary: 'Groups of near-duplicate entries', params: agentParams, querystring: thresholdQuery } },
+    async (request) => {
+      const id = agentId(request.params);
+      const threshold = request.query.threshold ?? config().duplicate_threshold;
+      const groups = memory().consolidator.duplicates(id, threshold, memory().embeddingTarget()?.model);
+      return { agent_id: id, threshold, groups, total: groups.reduce((n, g) => n + g.duplicates.length, 0) };
+    },
+  );
 
   app.post(
     '/api/memory/agents/:id/consolidate',
@@ -94,26 +113,38 @@ export function agentRoutes(app: Routes, memory: () => Memory, config: () => Mem
     },
   );
 
-  app.get('/api/memory/agents/:id/relations', { schema: { summary: 'Queries the relation graph', params: agentParams, querystring: relationQuery } }, async (request) => {
-    const id = agentId(request.params);
-    const { limit, offset, ...filters } = request.query;
-    const page = readPage({ limit, offset }, { limit: 50, max: 500 });
-    return { agent_id: id, ...memory().relations.query(id, filters, page), offset: page.offset, limit: page.limit };
-  });
+  app.get(
+    '/api/memory/agents/:id/relations',
+    { schema: { summary: 'Queries the relation graph', params: agentParams, querystring: relationQuery } },
+    async (request) => {
+      const id = agentId(request.params);
+      const { limit, offset, ...filters } = request.query;
+      const page = readPage({ limit, offset }, { limit: 50, max: 500 });
+      return { agent_id: id, ...memory().relations.query(id, filters, page), offset: page.offset, limit: page.limit };
+    },
+  );
 
-  app.post('/api/memory/agents/:id/relations', { schema: { summary: 'Stores a relation (the same triple updates its confidence)', params: agentParams, body: relationBody } }, async (request, reply) => {
-    const id = agentId(request.params);
-    return reply.code(201).send(memory().relations.upsert(id, request.body));
-  });
+  app.post(
+    '/api/memory/agents/:id/relations',
+    { schema: { summary: 'Stores a relation (the same triple updates its confidence)', params: agentParams, body: relationBody } },
+    async (request, reply) => {
+      const id = agentId(request.params);
+      return reply.code(201).send(memory().relations.upsert(id, request.body));
+    },
+  );
 
   app.get('/api/memory/agents/:id/export', { schema: { summary: 'Everything the memory holds for an agent, as JSON', params: agentParams } }, async (request) =>
     memory().transfer.export(agentId(request.params)),
   );
 
-  app.post('/api/memory/agents/:id/import', { schema: { summary: 'Imports an export document (adds; same ids replace)', params: agentParams, body: importBody } }, async (request) => {
-    const id = agentId(request.params);
-    const imported = memory().transfer.import(id, request.body);
-    memory().queue.kick();
-    return { status: 'imported', agent_id: id, imported };
-  });
+  app.post(
+    '/api/memory/agents/:id/import',
+    { schema: { summary: 'Imports an export document (adds; same ids replace)', params: agentParams, body: importBody } },
+    async (request) => {
+      const id = agentId(request.params);
+      const imported = memory().transfer.import(id, request.body);
+      memory().queue.kick();
+      return { status: 'imported', agent_id: id, imported };
+    },
+  );
 }

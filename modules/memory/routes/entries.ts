@@ -14,7 +14,10 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
   app.get('/api/memory', { schema: { summary: 'All proactive memory entries (paginated, newest first)', querystring: listQuery } }, async (request) => {
     const q = request.query;
     const page = readPage(q, LIST_PAGE);
-    const { items, total } = memory().entries.list({ agentId: optionalUuid(q.agent_id, 'agent_id'), userId: q.user_id, level: q.level, category: q.category, tag: q.tag }, page);
+    const { items, total } = memory().entries.list(
+      { agentId: optionalUuid(q.agent_id, 'agent_id'), userId: q.user_id, level: q.level, category: q.category, tag: q.tag },
+      page,
+    );
     const cfg = config();
     return { memories: items, total, offset: page.offset, limit: page.limit, proactive_enabled: cfg.auto_memorize || cfg.auto_retrieve };
   });
@@ -39,7 +42,13 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
     const q = request.query;
     if (q.q === undefined || !q.q.trim()) throw badRequest("query parameter 'q' is required");
     const limit = readPage({ limit: q.limit }, SEARCH_LIMIT).limit;
-    const { hits, mode } = await memory().searchHits(q.q, { agentId: optionalUuid(q.agent_id, 'agent_id'), userId: q.user_id, sessionId: q.session_id, level: q.level, limit });
+    const { hits, mode } = await memory().searchHits(q.q, {
+      agentId: optionalUuid(q.agent_id, 'agent_id'),
+      userId: q.user_id,
+      sessionId: q.session_id,
+      level: q.level,
+      limit,
+    });
     return { query: q.q, mode, results: hits, total: hits.length };
   });
 
@@ -56,17 +65,33 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
     {
       schema: {
         summary: 'Deletes entries by id',
-        body: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1000 } }, required: ['ids'], additionalProperties: false },
+        body: {
+          type: 'object',
+          properties: { ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1000 } },
+          required: ['ids'],
+          additionalProperties: false,
+        },
       },
     },
     async (request) => memory().entries.bulkDelete(request.body.ids),
   );
 
-  app.put('/api/memory/items/:memory_id', { schema: { summary: 'Updates an entry (the previous version goes to its history)', params: memoryParams, body: updateBody } }, async (request) => {
-    const id = requireUuid(request.params.memory_id, 'memory id');
-    const b = request.body;
-    return memory().entries.update(id, { content: b.content, tags: b.tags, level: b.level, category: b.category, metadata: b.metadata, expiresAt: time(b.expires_at) });
-  });
+  app.put(
+    '/api/memory/items/:memory_id',
+    { schema: { summary: 'Updates an entry (the previous version goes to its history)', params: memoryParams, body: updateBody } },
+    async (request) => {
+      const id = requireUuid(request.params.memory_id, 'memory id');
+      const b = request.body;
+      return memory().entries.update(id, {
+        content: b.content,
+        tags: b.tags,
+        level: b.level,
+        category: b.category,
+        metadata: b.metadata,
+        expiresAt: time(b.expires_at),
+      });
+    },
+  );
 
   app.delete('/api/memory/items/:memory_id', { schema: { summary: 'Deletes an entry', params: memoryParams } }, async (request) => {
     const id = requireUuid(request.params.memory_id, 'memory id');
@@ -85,7 +110,11 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
       schema: {
         summary: 'Entries of one user',
         params: { type: 'object', properties: { user_id: { type: 'string', minLength: 1 } }, required: ['user_id'] },
-        querystring: { type: 'object', properties: { limit: listQuery.properties.limit, offset: listQuery.properties.offset, level: listQuery.properties.level }, additionalProperties: false },
+        querystring: {
+          type: 'object',
+          properties: { limit: listQuery.properties.limit, offset: listQuery.properties.offset, level: listQuery.properties.level },
+          additionalProperties: false,
+        },
       },
     },
     async (request) => {

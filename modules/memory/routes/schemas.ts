@@ -15,7 +15,11 @@ export const memoryParams = {
 } as const;
 
 export const tagsSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 64 } as const;
-export const levelSchema = { type: 'string', enum: LEVELS, description: 'user: about the person; session: this conversation; agent: the agent’s own knowledge' } as const;
+export const levelSchema = {
+  type: 'string',
+  enum: LEVELS,
+  description: 'user: about the person; session: this conversation; agent: the agent’s own knowledge',
+} as const;
 const isoTime = { type: 'string', format: 'date-time' } as const;
 
 export const listQuery = {

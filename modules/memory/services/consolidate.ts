@@ -29,10 +29,15 @@ export class Consolidator {
   private readonly prepare: ReturnType<typeof statements>;
 
   groups(agentId: string, threshold: number, model?: string): Array<{ keep: EntryRow; members: Array<{ row: EntryRow; similarity: number }> }> {
-    const rows = this
-      .prepare<[string, number], EntryRow>('SELECT * FROM (SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq')
-      .all(agentId, MAX_CANDIDATES);
-    const vecs = model ? this.vectors.vectors(rows.map((r) => r.seq), model) : new Map<number, Float32Array>();
+    const rows = this.prepare<[string, number], EntryRow>(
+      'SELECT * FROM (SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+    ).all(agentId, MAX_CANDIDATES);
+    const vecs = model
+      ? this.vectors.vectors(
+          rows.map((r) => r.seq),
+          model,
+        )
+      : new Map<number, Float32Array>();
     const words = new Map(rows.map((r) => [r.seq, wordSet(r.content)]));
     const similarity = (a: EntryRow, b: EntryRow) => {
       const va = vecs.get(a.seq);
@@ -58,8 +63,12 @@ export class Consolidator {
       .filter((g) => g.members.length)
       .map((g) => {
         const all = [{ row: g.first, similarity: 1 }, ...g.members];
-        const keep = all.reduce((a, b) => (b.row.accessed_at > a.row.accessed_at || (b.row.accessed_at === a.row.accessed_at && b.row.seq > a.row.seq) ? b : a)).row;
-        const members = all.filter((m) => m.row.seq !== keep.seq).map((m) => ({ row: m.row, similarity: round(m.row === g.first ? similarity(keep, g.first) : similarity(keep, m.row)) }));
+        const keep = all.reduce((a, b) =>
+          b.row.accessed_at > a.row.accessed_at || (b.row.accessed_at === a.row.accessed_at && b.row.seq > a.row.seq) ? b : a,
+        ).row;
+        const members = all
+          .filter((m) => m.row.seq !== keep.seq)
+          .map((m) => ({ row: m.row, similarity: round(m.row === g.first ? similarity(keep, g.first) : similarity(keep, m.row)) }));
         return { keep, members };
       });
   }
@@ -76,13 +85,19 @@ export class Consolidator {
    * the keeper's history (reason 'consolidated', their own histories too), tags
    * are united, access counts summed, the best score kept; the others are deleted.
    */
-  consolidate(agentId: string, threshold: number, model?: string): { consolidated: true; merged_count: number; groups: Array<{ kept: string; merged: string[] }> } {
+  consolidate(
+    agentId: string,
+    threshold: number,
+    model?: string,
+  ): { consolidated: true; merged_count: number; groups: Array<{ kept: string; merged: string[] }> } {
     const groups = this.groups(agentId, threshold, model);
     const now = this.entries.now();
     let merged = 0;
     this.db.transaction(() => {
       const moveHistory = this.prepare('UPDATE memory_history SET memory_id = ? WHERE memory_id = ?');
-      const addHistory = this.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      const addHistory = this.prepare(
+        'INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
       for (const g of groups) {
         const tags = new Set<string>(JSON.parse(g.keep.tags) as string[]);
         let accessCount = g.keep.access_count;

@@ -66,7 +66,11 @@ export class EmbeddingQueue {
         let vectors: Float32Array[];
         this.inflight = new AbortController();
         try {
-          vectors = await embed(target, rows.map((r) => r.content), { timeoutMs: 30_000, retries: 2, signal: this.inflight.signal });
+          vectors = await embed(
+            target,
+            rows.map((r) => r.content),
+            { timeoutMs: 30_000, retries: 2, signal: this.inflight.signal },
+          );
         } catch (err) {
           if (this.stopped) break;
           this.failures++;

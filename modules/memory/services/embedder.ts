@@ -48,8 +48,14 @@ async function client(target: EmbeddingTarget, timeoutMs: number, retries: numbe
 }
 
 /** One OpenAI-compatible /embeddings call (the official client handles the wire format and retries). */
-export async function embed(target: EmbeddingTarget, inputs: string[], options: { timeoutMs: number; retries: number; signal?: AbortSignal }): Promise<Float32Array[]> {
-  const res = await (await client(target, options.timeoutMs, options.retries)).embeddings.create({ model: target.model, input: inputs, encoding_format: 'float' }, { signal: options.signal });
+export async function embed(
+  target: EmbeddingTarget,
+  inputs: string[],
+  options: { timeoutMs: number; retries: number; signal?: AbortSignal },
+): Promise<Float32Array[]> {
+  const res = await (
+    await client(target, options.timeoutMs, options.retries)
+  ).embeddings.create({ model: target.model, input: inputs, encoding_format: 'float' }, { signal: options.signal });
   const out = new Array<Float32Array>(inputs.length);
   for (const d of res.data) out[d.index] = Float32Array.from(d.embedding);
   if (out.some((v) => !v)) throw new Error('embedding response is missing vectors');

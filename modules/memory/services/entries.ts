@@ -154,31 +154,29 @@ export class EntryStore {
     const content = this.checkContent(input.content);
     const now = this.now();
     const created = input.createdAt ?? now;
-    const row = this
-      .prepare<unknown[], EntryRow>(
-        `INSERT INTO memory_entries (id, agent_id, user_id, session_id, level, category, source, content, tags, metadata, score, access_count,
+    const row = this.prepare<unknown[], EntryRow>(
+      `INSERT INTO memory_entries (id, agent_id, user_id, session_id, level, category, source, content, tags, metadata, score, access_count,
            created_at, updated_at, accessed_at, decayed_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      )
-      .get(
-        input.id ?? randomUUID(),
-        input.agentId ?? null,
-        input.userId ?? null,
-        input.sessionId ?? null,
-        input.level ?? 'session',
-        input.category ?? null,
-        input.source ?? 'api',
-        content,
-        JSON.stringify(uniqueTags(input.tags)),
-        JSON.stringify(input.metadata ?? {}),
-        input.score ?? 1,
-        input.accessCount ?? 0,
-        created,
-        input.updatedAt ?? created,
-        input.accessedAt ?? created,
-        Math.max(created, input.accessedAt ?? created),
-        input.expiresAt ?? null,
-      )!;
+    ).get(
+      input.id ?? randomUUID(),
+      input.agentId ?? null,
+      input.userId ?? null,
+      input.sessionId ?? null,
+      input.level ?? 'session',
+      input.category ?? null,
+      input.source ?? 'api',
+      content,
+      JSON.stringify(uniqueTags(input.tags)),
+      JSON.stringify(input.metadata ?? {}),
+      input.score ?? 1,
+      input.accessCount ?? 0,
+      created,
+      input.updatedAt ?? created,
+      input.accessedAt ?? created,
+      Math.max(created, input.accessedAt ?? created),
+      input.expiresAt ?? null,
+    )!;
     return row;
   }
 
@@ -209,15 +207,19 @@ export class EntryStore {
     const expires = patch.expiresAt === undefined ? old.expires_at : patch.expiresAt;
     const now = this.now();
     const row = this.db.transaction(() => {
-      this
-        .prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(id, old.content, old.tags, old.level, old.category, now, reason);
+      this.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        id,
+        old.content,
+        old.tags,
+        old.level,
+        old.category,
+        now,
+        reason,
+      );
       if (content !== old.content) this.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(old.seq);
-      return this
-        .prepare<unknown[], EntryRow>(
-          'UPDATE memory_entries SET content = ?, tags = ?, level = ?, category = ?, metadata = ?, expires_at = ?, updated_at = ? WHERE id = ? RETURNING *',
-        )
-        .get(content, tags, level, category, metadata, expires, now, id)!;
+      return this.prepare<unknown[], EntryRow>(
+        'UPDATE memory_entries SET content = ?, tags = ?, level = ?, category = ?, metadata = ?, expires_at = ?, updated_at = ? WHERE id = ? RETURNING *',
+      ).get(content, tags, level, category, metadata, expires, now, id)!;
     })();
     if (content !== old.content) this.onChange();
     return toItem(row);
@@ -225,11 +227,9 @@ export class EntryStore {
 
   history(id: string): { id: string; current: MemoryItem; history: HistoryItem[] } {
     const current = toItem(this.require(id));
-    const rows = this
-      .prepare<[string], { content: string; tags: string; level: Level; category: string | null; changed_at: number; reason: string }>(
-        'SELECT content, tags, level, category, changed_at, reason FROM memory_history WHERE memory_id = ? ORDER BY id',
-      )
-      .all(id);
+    const rows = this.prepare<[string], { content: string; tags: string; level: Level; category: string | null; changed_at: number; reason: string }>(
+      'SELECT content, tags, level, category, changed_at, reason FROM memory_history WHERE memory_id = ? ORDER BY id',
+    ).all(id);
     return { id, current, history: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], changed_at: iso(r.changed_at) })) };
   }
 
@@ -258,9 +258,11 @@ export class EntryStore {
   list(filter: ListFilter, page: { limit: number; offset: number }): { items: MemoryItem[]; total: number } {
     const { where, args } = filterSql(filter);
     const total = this.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_entries ${where}`).get(...args)!.n;
-    const rows = this
-      .prepare<unknown[], EntryRow>(`SELECT * FROM memory_entries ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`)
-      .all(...args, page.limit, page.offset);
+    const rows = this.prepare<unknown[], EntryRow>(`SELECT * FROM memory_entries ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`).all(
+      ...args,
+      page.limit,
+      page.offset,
+    );
     return { items: rows.map(toItem), total };
   }
 
@@ -279,20 +281,19 @@ export class EntryStore {
 
   stats(agentId?: string, embeddingModel?: string) {
     const { where, args } = filterSql({ agentId });
-    const agg = this
-      .prepare<unknown[], { avg: number | null; oldest: number | null; newest: number | null; agents: number; users: number; categories: number }>(
-        `SELECT AVG(score) AS avg, MIN(created_at) AS oldest, MAX(created_at) AS newest, COUNT(DISTINCT agent_id) AS agents,
+    const agg = this.prepare<
+      unknown[],
+      { avg: number | null; oldest: number | null; newest: number | null; agents: number; users: number; categories: number }
+    >(
+      `SELECT AVG(score) AS avg, MIN(created_at) AS oldest, MAX(created_at) AS newest, COUNT(DISTINCT agent_id) AS agents,
            COUNT(DISTINCT user_id) AS users, COUNT(DISTINCT category) AS categories FROM memory_entries ${where}`,
-      )
-      .get(...args)!;
+    ).get(...args)!;
     const embedded =
       embeddingModel === undefined
         ? 0
-        : this
-            .prepare<unknown[], { n: number }>(
-              `SELECT COUNT(*) AS n FROM memory_entries JOIN memory_embeddings m ON m.entry_seq = memory_entries.seq AND m.model = ? ${where}`,
-            )
-            .get(embeddingModel, ...args)!.n;
+        : this.prepare<unknown[], { n: number }>(
+            `SELECT COUNT(*) AS n FROM memory_entries JOIN memory_embeddings m ON m.entry_seq = memory_entries.seq AND m.model = ? ${where}`,
+          ).get(embeddingModel, ...args)!.n;
     const relations = agentId
       ? this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations WHERE agent_id = ?').get(agentId)!.n
       : this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations').get()!.n;
@@ -315,7 +316,10 @@ export class EntryStore {
   /** Marks entries as recalled: newer accessed_at, higher access_count (slower decay). */
   touch(ids: string[]): void {
     if (!ids.length) return;
-    this.prepare('UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE id IN (SELECT value FROM json_each(?))').run(this.now(), JSON.stringify(ids));
+    this.prepare('UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE id IN (SELECT value FROM json_each(?))').run(
+      this.now(),
+      JSON.stringify(ids),
+    );
   }
 
   /**
@@ -329,14 +333,12 @@ export class EntryStore {
     const period = hours * 3_600_000;
     const until = Math.floor(this.now() / period) * period;
     // One statement (SQLite's math functions), so 100k entries never pass through JS: the same formula as decayFactor().
-    const decayed = this
-      .prepare(
-        `UPDATE memory_entries
+    const decayed = this.prepare(
+      `UPDATE memory_entries
          SET score = min(1.0, max(0.0, score * exp(-(? / min(1.0 + log2(max(access_count, 1)), 4.0)) * ((? - max(decayed_at, accessed_at)) / ?)))),
              decayed_at = ?
          WHERE decayed_at < ? AND accessed_at < ?`,
-      )
-      .run(rate, until, DAY_MS, until, until, until).changes;
+    ).run(rate, until, DAY_MS, until, until, until).changes;
     return { decayed, decay_rate: rate, period_hours: hours, applied_until: iso(until) };
   }
 

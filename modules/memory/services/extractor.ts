@@ -49,7 +49,8 @@ export function parseExtraction(text: string): Extracted {
   }
   for (const r of Array.isArray(obj.relations) ? obj.relations : []) {
     const { subject, relation, object, confidence } = (r ?? {}) as Record<string, unknown>;
-    if (typeof subject !== 'string' || typeof relation !== 'string' || typeof object !== 'string' || !subject.trim() || !relation.trim() || !object.trim()) continue;
+    if (typeof subject !== 'string' || typeof relation !== 'string' || typeof object !== 'string' || !subject.trim() || !relation.trim() || !object.trim())
+      continue;
     out.relations.push({ subject, relation, object, confidence: typeof confidence === 'number' && confidence >= 0 && confidence <= 1 ? confidence : 0.8 });
   }
   return out;
@@ -92,7 +93,9 @@ export class Extractor {
     }
     window.push(now);
     this.windows.set(turn.agent.id, window);
-    this.chain = this.chain.then(() => this.extract(turn)).catch((err: unknown) => this.log.warn({ err: (err as Error).message, agent: turn.agent.id }, 'memory extraction failed'));
+    this.chain = this.chain
+      .then(() => this.extract(turn))
+      .catch((err: unknown) => this.log.warn({ err: (err as Error).message, agent: turn.agent.id }, 'memory extraction failed'));
     return true;
   }
 
@@ -122,9 +125,7 @@ export class Extractor {
     for (const fact of found.memories) {
       const near = await this.memory.searchHits(fact.content, { agentId: turn.agent.id, level: fact.level, limit: 3 });
       const words = wordSet(fact.content);
-      const best = near.hits
-        .map((h) => ({ hit: h, similarity: jaccard(words, wordSet(h.content)) }))
-        .sort((a, b) => b.similarity - a.similarity)[0];
+      const best = near.hits.map((h) => ({ hit: h, similarity: jaccard(words, wordSet(h.content)) })).sort((a, b) => b.similarity - a.similarity)[0];
       if (best && best.similarity >= cfg.duplicate_threshold) {
         counts.duplicates++;
       } else if (best && best.similarity >= UPDATE_SIMILARITY && fact.category !== null && best.hit.category === fact.category) {

@@ -112,7 +112,16 @@ export class Memory implements SemanticMemory {
     return hits.map((h) => ({ id: h.id, content: h.content, relevance: h.relevance, level: h.level, category: h.category }));
   }
 
-  async add(entry: { content: string; agentId?: string; userId?: string; tags?: string[]; level?: string; sessionId?: string; category?: string; source?: string }): Promise<{ id: string }> {
+  async add(entry: {
+    content: string;
+    agentId?: string;
+    userId?: string;
+    tags?: string[];
+    level?: string;
+    sessionId?: string;
+    category?: string;
+    source?: string;
+  }): Promise<{ id: string }> {
     const item = this.entries.add({ ...entry, level: entry.level === undefined ? undefined : checkLevel(entry.level) });
     return { id: item.id };
   }

@@ -57,26 +57,27 @@ export class RelationStore {
   upsert(agentId: string, input: RelationInput): Relation {
     const now = this.now();
     const taken = input.id !== undefined && this.prepare('SELECT 1 FROM memory_relations WHERE id = ?').get(input.id) !== undefined;
-    const relation = input.relation.trim().toLowerCase().replace(/[\s-]+/g, '_');
-    const row = this
-      .prepare<unknown[], Row>(
-        `INSERT INTO memory_relations (id, agent_id, subject, relation, object, confidence, source_memory_id, created_at, updated_at)
+    const relation = input.relation
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
+    const row = this.prepare<unknown[], Row>(
+      `INSERT INTO memory_relations (id, agent_id, subject, relation, object, confidence, source_memory_id, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (agent_id, subject, relation, object) DO UPDATE SET confidence = excluded.confidence,
            source_memory_id = COALESCE(excluded.source_memory_id, source_memory_id), updated_at = excluded.updated_at
          RETURNING *`,
-      )
-      .get(
-        input.id !== undefined && !taken ? input.id : randomUUID(),
-        agentId,
-        input.subject.trim(),
-        relation,
-        input.object.trim(),
-        input.confidence ?? 1,
-        input.source_memory_id ?? null,
-        input.created_at ? Date.parse(input.created_at) : now,
-        input.updated_at ? Date.parse(input.updated_at) : now,
-      )!;
+    ).get(
+      input.id !== undefined && !taken ? input.id : randomUUID(),
+      agentId,
+      input.subject.trim(),
+      relation,
+      input.object.trim(),
+      input.confidence ?? 1,
+      input.source_memory_id ?? null,
+      input.created_at ? Date.parse(input.created_at) : now,
+      input.updated_at ? Date.parse(input.updated_at) : now,
+    )!;
     return toRelation(row);
   }
 
@@ -84,15 +85,24 @@ export class RelationStore {
     const parts = ['agent_id = ?'];
     const args: unknown[] = [agentId];
     if (q.subject !== undefined) (parts.push('subject = ? COLLATE NOCASE'), args.push(q.subject));
-    if (q.relation !== undefined) (parts.push('relation = ? COLLATE NOCASE'), args.push(q.relation.trim().toLowerCase().replace(/[\s-]+/g, '_')));
+    if (q.relation !== undefined)
+      (parts.push('relation = ? COLLATE NOCASE'),
+        args.push(
+          q.relation
+            .trim()
+            .toLowerCase()
+            .replace(/[\s-]+/g, '_'),
+        ));
     if (q.object !== undefined) (parts.push('object = ? COLLATE NOCASE'), args.push(q.object));
     if (q.entity !== undefined) (parts.push('(subject = ? COLLATE NOCASE OR object = ? COLLATE NOCASE)'), args.push(q.entity, q.entity));
     if (q.min_confidence !== undefined) (parts.push('confidence >= ?'), args.push(q.min_confidence));
     const where = parts.join(' AND ');
     const total = this.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_relations WHERE ${where}`).get(...args)!.n;
-    const rows = this
-      .prepare<unknown[], Row>(`SELECT * FROM memory_relations WHERE ${where} ORDER BY confidence DESC, created_at, id LIMIT ? OFFSET ?`)
-      .all(...args, page.limit, page.offset);
+    const rows = this.prepare<unknown[], Row>(`SELECT * FROM memory_relations WHERE ${where} ORDER BY confidence DESC, created_at, id LIMIT ? OFFSET ?`).all(
+      ...args,
+      page.limit,
+      page.offset,
+    );
     return { relations: rows.map(toRelation), total };
   }
 

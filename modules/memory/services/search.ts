@@ -78,11 +78,18 @@ export class Searcher {
    */
   private searchTerms(words: string[]): string[] {
     const now = Date.now();
-    if (!this.total || now - this.total.at > DF_TTL_MS) this.total = { n: this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries').get()!.n, at: now };
+    if (!this.total || now - this.total.at > DF_TTL_MS)
+      this.total = { n: this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries').get()!.n, at: now };
     if (this.total.n < PRUNE_FROM) return words.slice(0, MAX_TERMS * 2);
-    const ranked = words.map((w) => ({ w, n: this.docFreq(w, now) })).filter((x) => x.n > 0).sort((a, b) => a.n - b.n);
+    const ranked = words
+      .map((w) => ({ w, n: this.docFreq(w, now) }))
+      .filter((x) => x.n > 0)
+      .sort((a, b) => a.n - b.n);
     const limit = this.total.n * COMMON_SHARE;
-    return ranked.filter((x, i) => i < 2 || x.n <= limit).slice(0, MAX_TERMS).map((x) => x.w);
+    return ranked
+      .filter((x, i) => i < 2 || x.n <= limit)
+      .slice(0, MAX_TERMS)
+      .map((x) => x.w);
   }
 
   /**
@@ -93,9 +100,9 @@ export class Searcher {
    */
   private textCandidates(match: string, options: SearchOptions, pool: number): Array<{ seq: number; bm: number }> {
     const { where, args } = filters(options, 'e.');
-    const plain = this
-      .prepare<[string, number], { seq: number; bm: number }>('SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?')
-      .all(match, where ? pool * 2 : pool);
+    const plain = this.prepare<[string, number], { seq: number; bm: number }>(
+      'SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?',
+    ).all(match, where ? pool * 2 : pool);
     if (!where) return plain;
     const passing = new Set(
       this.prepare<[string], FilterRow>('SELECT seq, agent_id, user_id, level, session_id FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))')
@@ -104,12 +111,10 @@ export class Searcher {
         .map((row) => row.seq),
     );
     if (passing.size >= pool || plain.length < pool * 2) return plain.filter((r) => passing.has(r.seq));
-    return this
-      .prepare<unknown[], { seq: number; bm: number }>(
-        `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
+    return this.prepare<unknown[], { seq: number; bm: number }>(
+      `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
          WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
-      )
-      .all(match, ...args, pool);
+    ).all(match, ...args, pool);
   }
 
   search(query: string, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
@@ -162,7 +167,8 @@ function filters(options: SearchOptions, prefix: string): { where: string; args:
   if (options.agentId !== undefined) (parts.push(`${prefix}agent_id = ?`), args.push(options.agentId));
   if (options.userId !== undefined) (parts.push(`${prefix}user_id = ?`), args.push(options.userId));
   if (options.level !== undefined) (parts.push(`${prefix}level = ?`), args.push(options.level));
-  if (options.sessionId !== undefined) (parts.push(`(${prefix}level != 'session' OR ${prefix}session_id IS NULL OR ${prefix}session_id = ?)`), args.push(options.sessionId));
+  if (options.sessionId !== undefined)
+    (parts.push(`(${prefix}level != 'session' OR ${prefix}session_id IS NULL OR ${prefix}session_id = ?)`), args.push(options.sessionId));
   return { where: parts.map((p) => `AND ${p}`).join(' '), args };
 }
 

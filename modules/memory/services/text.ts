@@ -1,9 +1,11 @@
 /** Word-level text helpers shared by search (FTS5 queries) and duplicate detection. */
 
 const STOPWORDS = new Set(
-  ('a an and are as at be but by do does did for from has have had he her his i if in into is it its me my of on or our she so ' +
+  (
+    'a an and are as at be but by do does did for from has have had he her his i if in into is it its me my of on or our she so ' +
     'that the their them they this to was we were what when where which who why will with you your about can could should would ' +
-    'there here than then these those am been being how any all not no just also very').split(' '),
+    'there here than then these those am been being how any all not no just also very'
+  ).split(' '),
 );
 
 /** Lower-case words (letters and digits, any script), stop words removed, in order, unique. */

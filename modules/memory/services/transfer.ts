@@ -102,7 +102,15 @@ export class Transfer {
         });
         const add = db.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
         for (const h of m.history ?? []) {
-          add.run(row.id, h.content, JSON.stringify(h.tags ?? []), h.level ?? row.level, h.category ?? null, ms(h.changed_at, 'changed_at') ?? row.created_at, h.reason ?? 'import');
+          add.run(
+            row.id,
+            h.content,
+            JSON.stringify(h.tags ?? []),
+            h.level ?? row.level,
+            h.category ?? null,
+            ms(h.changed_at, 'changed_at') ?? row.created_at,
+            h.reason ?? 'import',
+          );
         }
       }
       for (const r of doc.relations ?? []) this.relations.upsert(agentId, r);

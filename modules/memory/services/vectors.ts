@@ -62,7 +62,9 @@ export class VectorIndex {
     const where = agentId === undefined ? '' : ' AND agent_id = ?';
     const args: unknown[] = [toBlob(query), k];
     if (agentId !== undefined) args.push(agentId);
-    const rows = this.prepare<unknown[], { rowid: number }>(`SELECT rowid FROM ${table} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?${where}`).all(...args);
+    const rows = this.prepare<unknown[], { rowid: number }>(`SELECT rowid FROM ${table} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?${where}`).all(
+      ...args,
+    );
     return rows.map((r) => Number(r.rowid));
   }
 
@@ -70,9 +72,9 @@ export class VectorIndex {
   vectors(seqs: number[], model: string): Map<number, Float32Array> {
     const out = new Map<number, Float32Array>();
     if (!seqs.length) return out;
-    const rows = this
-      .prepare<unknown[], { entry_seq: number; vector: Buffer }>(`SELECT entry_seq, vector FROM memory_embeddings WHERE model = ? AND entry_seq IN (SELECT value FROM json_each(?))`)
-      .all(model, JSON.stringify(seqs));
+    const rows = this.prepare<unknown[], { entry_seq: number; vector: Buffer }>(
+      `SELECT entry_seq, vector FROM memory_embeddings WHERE model = ? AND entry_seq IN (SELECT value FROM json_each(?))`,
+    ).all(model, JSON.stringify(seqs));
     for (const r of rows) out.set(r.entry_seq, fromBlob(r.vector));
     return out;
   }

@@ -80,7 +80,12 @@ before(async () => {
   });
   config = defaultMemoryConfig({ max_retrieve: 2, extractions_per_hour: 2 });
   raw = agentHooks.create();
-  extractor = new Extractor(memory, () => llm, () => config, pino({ level: 'silent' }));
+  extractor = new Extractor(
+    memory,
+    () => llm,
+    () => config,
+    pino({ level: 'silent' }),
+  );
   tapAgentHooks(facade(raw), memory, extractor, () => config);
   for (const content of ['The user is vegetarian and avoids fish.', 'The user works as a data engineer at Acme.', 'The user has two children.']) {
     await memory.add({ content, agentId: AGENT_A, level: 'user' });
@@ -143,7 +148,17 @@ const turn = (user: string, assistant: string): TurnRecord => ({
   turnId: `turn-${Math.random()}`,
   message: user,
   exchange: { user, assistant },
-  result: { turnId: 't', agentId: agent.id, sessionId: agent.sessionId, response: assistant, inputTokens: 1, outputTokens: 1, iterations: 1, costUsd: 0, interrupted: false },
+  result: {
+    turnId: 't',
+    agentId: agent.id,
+    sessionId: agent.sessionId,
+    response: assistant,
+    inputTokens: 1,
+    outputTokens: 1,
+    iterations: 1,
+    costUsd: 0,
+    interrupted: false,
+  },
 });
 
 test('afterTurn extracts facts with one metered LLM call (purpose memory), dedupes, stores relations, rate-limits', async () => {
@@ -176,7 +191,10 @@ test('afterTurn extracts facts with one metered LLM call (purpose memory), dedup
   assert.equal(french?.session_id, agent.sessionId);
   assert.equal(items.filter((i) => i.content === 'The user is vegetarian and avoids fish.').length, 1, 'duplicate dropped');
   const rel = memory.relations.query(AGENT_A, { subject: 'User' }, { limit: 10, offset: 0 });
-  assert.deepEqual(rel.relations.map((r) => [r.relation, r.object]), [['works_at', 'Acme']]);
+  assert.deepEqual(
+    rel.relations.map((r) => [r.relation, r.object]),
+    [['works_at', 'Acme']],
+  );
 
   // extractions_per_hour = 2: the second turn is extracted, the third is not.
   fake.enqueue({ text: '{"memories":[],"relations":[]}' });
@@ -188,7 +206,12 @@ test('afterTurn extracts facts with one metered LLM call (purpose memory), dedup
 
 test('auto_memorize off: no LLM call', async () => {
   const before = fake.requests.length;
-  const off = new Extractor(memory, () => llm, () => ({ ...config, auto_memorize: false }), pino({ level: 'silent' }));
+  const off = new Extractor(
+    memory,
+    () => llm,
+    () => ({ ...config, auto_memorize: false }),
+    pino({ level: 'silent' }),
+  );
   assert.equal(off.enqueue(turn('I love jazz', 'noted')), false);
   await off.settled();
   assert.equal(fake.requests.length, before);

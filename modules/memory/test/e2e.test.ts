@@ -35,10 +35,16 @@ test('a turn recalls, offers memory_search, and memorizes', async () => {
   const seeded = await k.request('/api/memory', { method: 'POST', json: { content: 'The user is vegetarian and avoids fish.', agent_id, level: 'user' } });
   assert.equal(seeded.status, 201);
 
-  const extraction = { memories: [{ content: 'The user is cooking for six guests on Saturday.', level: 'session', category: 'project_context' }], relations: [] };
+  const extraction = {
+    memories: [{ content: 'The user is cooking for six guests on Saturday.', level: 'session', category: 'project_context' }],
+    relations: [],
+  };
   fake.enqueue({ text: 'Try a lentil curry.' }, { text: JSON.stringify(extraction) });
   const before = fake.requests.length;
-  const reply = await k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'Suggest a vegetarian dinner for six guests on Saturday' } });
+  const reply = await k.request(`/api/agents/${agent_id}/message`, {
+    method: 'POST',
+    json: { message: 'Suggest a vegetarian dinner for six guests on Saturday' },
+  });
   assert.equal(reply.status, 200);
   assert.equal((await json<{ response: string }>(reply)).response, 'Try a lentil curry.');
 
@@ -56,7 +62,9 @@ test('a turn recalls, offers memory_search, and memorizes', async () => {
   assert.equal(count, 2);
   const extractionCall = fake.requests[before + 1].body as { messages: Array<{ content: unknown }> };
   assert.match(JSON.stringify(extractionCall.messages), /six guests on Saturday/);
-  const listed = await json<{ memories: Array<{ content: string; level: string; session_id: string | null }> }>(await k.request(`/api/memory/agents/${agent_id}?level=session`));
+  const listed = await json<{ memories: Array<{ content: string; level: string; session_id: string | null }> }>(
+    await k.request(`/api/memory/agents/${agent_id}?level=session`),
+  );
   assert.equal(listed.memories[0].content, 'The user is cooking for six guests on Saturday.');
   assert.ok(listed.memories[0].session_id);
 });

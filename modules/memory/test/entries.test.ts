@@ -73,7 +73,10 @@ test('GET /api/memory lists, paginates and filters', async () => {
   assert.equal(page.memories.length, 1);
   assert.equal(page.memories[0].id, all.memories[1].id);
   const b = await json<{ memories: Item[]; total: number }>(await k.request(`/api/memory?agent_id=${AGENT_B}&level=agent`));
-  assert.deepEqual(b.memories.map((m) => m.content), ['Agent B note two']);
+  assert.deepEqual(
+    b.memories.map((m) => m.content),
+    ['Agent B note two'],
+  );
   const tagged = await json<{ total: number }>(await k.request('/api/memory?tag=b'));
   assert.equal(tagged.total, 2);
   assert.equal((await k.request('/api/memory?level=bogus')).status, 400);
@@ -86,7 +89,9 @@ test('search: q required, relevance on each hit, agent scoping', async () => {
   assert.equal(missing.status, 400);
   assert.match((await json<Err>(missing)).error, /'q'/);
   assert.equal((await k.request('/api/memory/search?q=%20')).status, 400);
-  const res = await json<{ results: Array<Item & { relevance: number }>; mode: string; total: number }>(await k.request('/api/memory/search?q=where%20does%20the%20user%20live'));
+  const res = await json<{ results: Array<Item & { relevance: number }>; mode: string; total: number }>(
+    await k.request('/api/memory/search?q=where%20does%20the%20user%20live'),
+  );
   assert.equal(res.mode, 'fts5');
   assert.equal(res.results[0].content, 'The user lives in Lisbon');
   assert.ok(res.results[0].relevance > 0 && res.results[0].relevance <= 1);
@@ -101,7 +106,9 @@ test('search: q required, relevance on each hit, agent scoping', async () => {
 });
 
 test('stats and count by level; embedding status without a provider', async () => {
-  const stats = await json<{ total: number; by_level: Record<string, number>; embedding_status: string; kv_pairs: number }>(await k.request('/api/memory/stats'));
+  const stats = await json<{ total: number; by_level: Record<string, number>; embedding_status: string; kv_pairs: number }>(
+    await k.request('/api/memory/stats'),
+  );
   assert.equal(stats.embedding_status, 'fts5 only — no embedding provider configured');
   assert.equal(stats.total, stats.by_level.user + stats.by_level.session + stats.by_level.agent);
   const a = await json<{ agent_id: string; total: number; by_level: Record<string, number> }>(await k.request(`/api/memory/agents/${AGENT_A}/stats`));
@@ -119,9 +126,14 @@ test('PUT /items keeps the previous content in the history; DELETE removes', asy
   const updated = await json<Item>(put);
   assert.equal(updated.content, 'The project deadline is in June');
   assert.deepEqual(updated.tags, ['deadline']);
-  const hist = await json<{ id: string; current: Item; history: Array<{ content: string; reason: string; tags: string[] }> }>(await k.request(`/api/memory/items/${item.id}/history`));
+  const hist = await json<{ id: string; current: Item; history: Array<{ content: string; reason: string; tags: string[] }> }>(
+    await k.request(`/api/memory/items/${item.id}/history`),
+  );
   assert.equal(hist.current.content, 'The project deadline is in June');
-  assert.deepEqual(hist.history.map((h) => [h.content, h.reason]), [['The project deadline is in May', 'update']]);
+  assert.deepEqual(
+    hist.history.map((h) => [h.content, h.reason]),
+    [['The project deadline is in May', 'update']],
+  );
   // Search sees the new text only.
   const june = await json<{ results: Item[] }>(await k.request('/api/memory/search?q=deadline%20june'));
   assert.equal(june.results[0].id, item.id);
@@ -181,7 +193,12 @@ test('agent list, level delete and agent delete', async () => {
   const bad = await k.request(`/api/memory/agents/${AGENT_B}/level/important`, { method: 'DELETE' });
   assert.equal(bad.status, 400);
   assert.match((await json<Err>(bad)).error, /important/);
-  assert.deepEqual(await json(await k.request(`/api/memory/agents/${AGENT_B}/level/agent`, { method: 'DELETE' })), { status: 'deleted', agent_id: AGENT_B, level: 'agent', deleted: 1 });
+  assert.deepEqual(await json(await k.request(`/api/memory/agents/${AGENT_B}/level/agent`, { method: 'DELETE' })), {
+    status: 'deleted',
+    agent_id: AGENT_B,
+    level: 'agent',
+    deleted: 1,
+  });
   assert.deepEqual(await json(await k.request(`/api/memory/agents/${AGENT_B}`, { method: 'DELETE' })), { status: 'deleted', agent_id: AGENT_B, deleted: 1 });
   assert.equal((await json<{ total: number }>(await k.request(`/api/memory/agents/${AGENT_B}`))).total, 0);
   assert.equal((await k.request('/api/memory/agents/zzz')).status, 400);
@@ -195,14 +212,18 @@ test('duplicates and consolidate merge near-duplicates, keeping history', async 
   const a = await create({ content: 'The user prefers dark mode in the code editor', agent_id: agent, level: 'user', tags: ['ui'] });
   const b = await create({ content: 'The user prefers the dark mode in code editors', agent_id: agent, level: 'user', tags: ['editor'] });
   const c = await create({ content: 'The user has a cat named Miso', agent_id: agent, level: 'user' });
-  const dups = await json<{ groups: Array<{ keep: { id: string }; duplicates: Array<{ id: string; similarity: number }> }>; total: number }>(await k.request(`${p}/duplicates`));
+  const dups = await json<{ groups: Array<{ keep: { id: string }; duplicates: Array<{ id: string; similarity: number }> }>; total: number }>(
+    await k.request(`${p}/duplicates`),
+  );
   assert.equal(dups.total, 1);
   const ids = [dups.groups[0].keep.id, dups.groups[0].duplicates[0].id].sort();
   assert.deepEqual(ids, [a.id, b.id].sort());
   assert.ok(dups.groups[0].duplicates[0].similarity >= 0.85);
   assert.equal((await k.request(`${p}/duplicates?threshold=2`)).status, 400);
 
-  const res = await json<{ consolidated: boolean; merged_count: number; groups: Array<{ kept: string; merged: string[] }> }>(await post(`${p}/consolidate`, {}));
+  const res = await json<{ consolidated: boolean; merged_count: number; groups: Array<{ kept: string; merged: string[] }> }>(
+    await post(`${p}/consolidate`, {}),
+  );
   assert.equal(res.consolidated, true);
   assert.equal(res.merged_count, 1);
   const kept = res.groups[0].kept;
@@ -231,14 +252,22 @@ test('relations: store, update, query filters, errors', async () => {
   const again = await json<{ id: string; confidence: number }>(await post(p, { subject: 'Alice', relation: 'works_at', object: 'Acme', confidence: 0.5 }));
   assert.equal(again.id, rel.id);
   assert.equal(again.confidence, 0.5);
-  const q = async (qs: string) => (await json<{ relations: Array<{ subject: string; object: string }>; total: number }>(await k.request(`${p}?${qs}`))).relations.map((r) => `${r.subject}>${r.object}`).sort();
+  const q = async (qs: string) =>
+    (await json<{ relations: Array<{ subject: string; object: string }>; total: number }>(await k.request(`${p}?${qs}`))).relations
+      .map((r) => `${r.subject}>${r.object}`)
+      .sort();
   assert.deepEqual(await q('subject=alice'), ['Alice>Acme', 'Alice>Rust']);
   assert.deepEqual(await q('relation=works_at'), ['Alice>Acme', 'Bob>Acme']);
   assert.deepEqual(await q('object=Acme&subject=Bob'), ['Bob>Acme']);
   assert.deepEqual(await q('entity=Acme&min_confidence=0.7'), ['Bob>Acme']);
   assert.deepEqual(await q(''), ['Alice>Acme', 'Alice>Rust', 'Bob>Acme']);
   assert.equal((await json<{ total: number }>(await k.request(`/api/memory/agents/${AGENT_B}/relations`))).total, 0);
-  for (const body of [{}, { subject: 'a', relation: 'r' }, { subject: 'a', relation: 'r', object: 'b', confidence: 2 }, { subject: 'a', relation: 'bad/rel', object: 'b' }]) {
+  for (const body of [
+    {},
+    { subject: 'a', relation: 'r' },
+    { subject: 'a', relation: 'r', object: 'b', confidence: 2 },
+    { subject: 'a', relation: 'bad/rel', object: 'b' },
+  ]) {
     const res = await post(p, body);
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(typeof (await json<Err>(res)).error, 'string');
@@ -250,7 +279,15 @@ test('relations: store, update, query filters, errors', async () => {
 test('export → wipe → import round-trips exactly', async () => {
   const agent = '66666666-6666-4666-8666-666666666666';
   const base = `/api/memory/agents/${agent}`;
-  const item = await create({ content: 'The user speaks Portuguese and English', agent_id: agent, user_id: 'u9', level: 'user', tags: ['language'], category: 'personal_detail', metadata: { source_turn: 3 } });
+  const item = await create({
+    content: 'The user speaks Portuguese and English',
+    agent_id: agent,
+    user_id: 'u9',
+    level: 'user',
+    tags: ['language'],
+    category: 'personal_detail',
+    metadata: { source_turn: 3 },
+  });
   await k.request(`/api/memory/items/${item.id}`, { method: 'PUT', json: { content: 'The user speaks Portuguese, English and French' } });
   await create({ content: 'Session scratch note', agent_id: agent, session_id: 's-1' });
   await post(`${base}/relations`, { subject: 'User', relation: 'speaks', object: 'French', confidence: 0.7 });

@@ -121,7 +121,9 @@ test('with the fake embedding provider (hybrid FTS5 + vectors): at least 9 of 10
       if (s.pending_embeddings === 0 && fake.requests.length > before) break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    const moved = await json<{ results: Array<{ id: string }> }>(await k.request(`/api/memory/agents/${AGENT_A}/search?q=${encodeURIComponent('where did the user move')}&limit=1`));
+    const moved = await json<{ results: Array<{ id: string }> }>(
+      await k.request(`/api/memory/agents/${AGENT_A}/search?q=${encodeURIComponent('where did the user move')}&limit=1`),
+    );
     assert.equal(moved.results[0].id, ids[0]);
   } finally {
     await k.stop();

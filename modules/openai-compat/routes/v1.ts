@@ -57,12 +57,16 @@ export function v1Routes(app: Routes, deps: Deps): void {
 
   app.get('/v1/models', { schema: { summary: 'Agents as chat-completions models (svc:<agent name>)' } }, async () => ({
     object: 'list',
-    data: deps.registry().list().map((a) => ({ id: `${MODEL_PREFIX}${a.name}`, object: 'model', created: seconds(a.createdAt), owned_by: 'talon' })),
+    data: deps
+      .registry()
+      .list()
+      .map((a) => ({ id: `${MODEL_PREFIX}${a.name}`, object: 'model', created: seconds(a.createdAt), owned_by: 'talon' })),
   }));
 
   app.post('/v1/chat/completions', { schema: completionSchema, config: { rateCost: 5 } }, async (request, reply) => {
     const body = request.body;
-    if (typeof body.model !== 'string' || !body.model) throw openAiError(400, "'model' is required: use an agent name, svc:<agent name> or an agent id", 'missing_model');
+    if (typeof body.model !== 'string' || !body.model)
+      throw openAiError(400, "'model' is required: use an agent name, svc:<agent name> or an agent id", 'missing_model');
     const input = lastUserTurn(body.messages as ChatMessageInput[] | undefined);
     const agent = resolveAgent(deps.registry(), body.model);
     if (!agent) throw openAiError(404, `no agent serves model '${body.model}': the service has no agents`, 'model_not_found');
@@ -109,7 +113,11 @@ async function streamCompletion(
   let sse: SseWriter | undefined;
   let finished = false;
   let streamed = false;
-  const chunk = (delta: Chunk, finish: 'stop' | null = null) => ({ ...meta, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: Chunk, finish: 'stop' | null = null) => ({
+    ...meta,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   const open = (): SseWriter => {
     if (sse) return sse;
     sse = openSse(request, reply);

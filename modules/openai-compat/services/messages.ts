@@ -40,7 +40,8 @@ export function lastUserTurn(messages: ChatMessageInput[] | undefined): TurnInpu
 
 function inlineImage(url: string | undefined): { mediaType: string; data: string } {
   if (!url) throw openAiError(400, "an image_url part needs 'image_url.url'", 'invalid_image_url');
-  if (/^https?:\/\//i.test(url)) throw openAiError(400, 'remote image URLs are not supported: send the image as a base64 data URL (data:image/png;base64,...)', 'invalid_image_url');
+  if (/^https?:\/\//i.test(url))
+    throw openAiError(400, 'remote image URLs are not supported: send the image as a base64 data URL (data:image/png;base64,...)', 'invalid_image_url');
   const m = DATA_URL.exec(url);
   if (!m) throw openAiError(400, 'image_url.url must be a base64 data URL (data:<media type>;base64,<data>)', 'invalid_image_url');
   if (!m[1].startsWith('image/')) throw openAiError(400, `image_url media type '${m[1]}' is not an image`, 'invalid_image_url');

@@ -76,7 +76,13 @@ describe('chat-completions-compatible API (official openai client)', () => {
         { role: 'system', content: 'ignored here' },
         { role: 'user', content: 'first question' },
         { role: 'assistant', content: 'first answer' },
-        { role: 'user', content: [{ type: 'text', text: 'second' }, { type: 'text', text: 'question' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'second' },
+            { type: 'text', text: 'question' },
+          ],
+        },
       ],
     });
     const sent = h.fake.requests.at(-1)!.body;
@@ -88,7 +94,15 @@ describe('chat-completions-compatible API (official openai client)', () => {
   it('turns data-URL image parts into inline images', async () => {
     await client.chat.completions.create({
       model: 'svc:alpha',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL}` } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PIXEL}` } },
+          ],
+        },
+      ],
     });
     const content = JSON.stringify(lastUserContent(h));
     assert.ok(content.includes(`data:image/png;base64,${PIXEL}`), content);
@@ -112,7 +126,10 @@ describe('chat-completions-compatible API (official openai client)', () => {
   });
 
   it('ends the raw SSE stream with data: [DONE]', async () => {
-    const res = await h.kernel.request('/v1/chat/completions', { method: 'POST', json: { model: 'svc:beta', stream: true, messages: [{ role: 'user', content: 'x' }] } });
+    const res = await h.kernel.request('/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'svc:beta', stream: true, messages: [{ role: 'user', content: 'x' }] },
+    });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
     const lines = (await res.text()).split('\n').filter((l) => l.startsWith('data: '));
@@ -126,7 +143,10 @@ describe('chat-completions-compatible API (official openai client)', () => {
       [{ model: 'svc:alpha' }, 'missing_message'],
       [{ model: 'svc:alpha', messages: [{ role: 'system', content: 'only system' }] }, 'missing_message'],
       [{ messages: [{ role: 'user', content: 'hi' }] }, 'missing_model'],
-      [{ model: 'svc:alpha', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] }, 'invalid_image_url'],
+      [
+        { model: 'svc:alpha', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] },
+        'invalid_image_url',
+      ],
       [{ model: 'svc:alpha', messages: 'hello' }, 'invalid_request'],
       [{ model: 'svc:alpha', messages: [{ role: 'user', content: 'x' }], max_tokens: 'many' }, 'invalid_request'],
     ];
@@ -145,7 +165,10 @@ describe('chat-completions-compatible API (official openai client)', () => {
     assert.equal(body.error.type, 'invalid_request_error');
     assert.equal(h.fake.requests.length, before, 'no bad request reached the provider');
     await assert.rejects(
-      client.chat.completions.create({ model: 'svc:alpha', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://127.0.0.1/x.png' } }] }] }),
+      client.chat.completions.create({
+        model: 'svc:alpha',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://127.0.0.1/x.png' } }] }],
+      }),
       (err: unknown) => err instanceof OpenAI.BadRequestError && err.status === 400,
     );
   });

@@ -63,7 +63,10 @@ test('writes cost more than reads: a 5-unit POST is refused while a 1-unit GET s
 
 test("a route's config.rateCost overrides the default cost", async () => {
   // 0.1 unit/s: a 6-unit burst, spent by one request of cost 6.
-  const k = await startTestKernel({ only: ['rate-limit', 'system', 'rate-probe'], config: `rate_limit_per_second = 0.1\nmodule_paths = [${JSON.stringify(fixtures)}]\n` });
+  const k = await startTestKernel({
+    only: ['rate-limit', 'system', 'rate-probe'],
+    config: `rate_limit_per_second = 0.1\nmodule_paths = [${JSON.stringify(fixtures)}]\n`,
+  });
   kernels.push(k);
   assert.equal((await k.request('/probe/expensive')).status, 200);
   const refused = await k.request('/api/health');

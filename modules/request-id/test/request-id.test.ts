@@ -24,7 +24,10 @@ test('a UUID x-request-id on 200, 404, 400 and 401 replies, unique per request',
     k.request('/api/config/set', { method: 'POST', headers: auth, json: { path: 'log_level' } }),
     k.request('/api/status'),
   ]);
-  assert.deepEqual(replies.map((r) => r.status), [200, 404, 400, 401]);
+  assert.deepEqual(
+    replies.map((r) => r.status),
+    [200, 404, 400, 401],
+  );
   const ids = replies.map((r) => r.headers.get('x-request-id') ?? '');
   for (const id of ids) assert.match(id, UUID);
   assert.equal(new Set(ids).size, ids.length);

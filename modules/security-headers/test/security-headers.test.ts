@@ -36,7 +36,10 @@ test('on errors: 401, 404, 400', async () => {
     await k.request('/missing', { headers: auth }),
     await k.request('/api/config/set', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{' }),
   ];
-  assert.deepEqual(replies.map((r) => r.status), [401, 404, 400]);
+  assert.deepEqual(
+    replies.map((r) => r.status),
+    [401, 404, 400],
+  );
   for (const res of replies) assertSecurityHeaders(res);
 });
 

@@ -4,9 +4,22 @@ import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 import { SYSTEMS } from '../services/systems.ts';
 
 const SPEC_NAMES = [
-  'merkle_audit_trail', 'taint_tracking', 'wasm_dual_metering', 'security_headers', 'health_redaction', 'subprocess_sandbox',
-  'manifest_signing', 'gcra_rate_limiter', 'secret_zeroization', 'path_traversal_prevention', 'ssrf_protection',
-  'capability_inheritance_validation', 'peer_hmac_auth', 'prompt_injection_scanning', 'loop_guard', 'session_repair',
+  'merkle_audit_trail',
+  'taint_tracking',
+  'wasm_dual_metering',
+  'security_headers',
+  'health_redaction',
+  'subprocess_sandbox',
+  'manifest_signing',
+  'gcra_rate_limiter',
+  'secret_zeroization',
+  'path_traversal_prevention',
+  'ssrf_protection',
+  'capability_inheritance_validation',
+  'peer_hmac_auth',
+  'prompt_injection_scanning',
+  'loop_guard',
+  'session_repair',
 ];
 
 const kernels: TestKernel[] = [];

@@ -11,7 +11,20 @@ import { openApiPath } from '../services/openapi.ts';
 interface Doc {
   openapi: string;
   info: { version: string };
-  paths: Record<string, Record<string, { operationId: string; tags: string[]; security?: unknown[]; parameters?: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>; requestBody?: { required: boolean; content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        tags: string[];
+        security?: unknown[];
+        parameters?: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>;
+        requestBody?: { required: boolean; content: Record<string, { schema: Record<string, unknown> }> };
+        responses: Record<string, unknown>;
+      }
+    >
+  >;
 }
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -21,7 +34,10 @@ const liveModule = path.join(live, 'openapi-live');
 const writeLive = (route: string) => {
   mkdirSync(liveModule, { recursive: true });
   writeFileSync(path.join(liveModule, 'module.toml'), 'name = "openapi-live"\nversion = "0.1.0"\n');
-  writeFileSync(path.join(liveModule, 'index.ts'), `import { defineModule } from '@talon/module-sdk';\nexport default defineModule({ routes(app) { app.get('${route}', async () => ({ ok: true })); } });\n`);
+  writeFileSync(
+    path.join(liveModule, 'index.ts'),
+    `import { defineModule } from '@talon/module-sdk';\nexport default defineModule({ routes(app) { app.get('${route}', async () => ({ ok: true })); } });\n`,
+  );
 };
 
 let k: TestKernel;
@@ -46,7 +62,13 @@ async function fetchDoc(): Promise<Doc> {
 
 test('Fastify paths become OpenAPI paths', () => {
   assert.deepEqual(openApiPath('/api/agents/:id'), { path: '/api/agents/{id}', params: [{ name: 'id', key: 'id' }] });
-  assert.deepEqual(openApiPath('/a/:x/b/:y'), { path: '/a/{x}/b/{y}', params: [{ name: 'x', key: 'x' }, { name: 'y', key: 'y' }] });
+  assert.deepEqual(openApiPath('/a/:x/b/:y'), {
+    path: '/a/{x}/b/{y}',
+    params: [
+      { name: 'x', key: 'x' },
+      { name: 'y', key: 'y' },
+    ],
+  });
   assert.deepEqual(openApiPath('/files/*'), { path: '/files/{wildcard}', params: [{ name: 'wildcard', key: '*' }] });
   assert.deepEqual(openApiPath('/n/:id(^\\d+)'), { path: '/n/{id}', params: [{ name: 'id', key: 'id' }] });
   assert.deepEqual(openApiPath('/plain'), { path: '/plain', params: [] });
@@ -61,7 +83,17 @@ test('the document is valid OpenAPI 3.1', async () => {
 
 test('it lists every route with its parameters, body, responses and security', async () => {
   const doc = await fetchDoc();
-  for (const p of ['/api/health', '/api/health/detail', '/api/status', '/api/openapi.json', '/api/config/set', '/api/metrics', '/api/logs/stream', '/api/security', '/']) {
+  for (const p of [
+    '/api/health',
+    '/api/health/detail',
+    '/api/status',
+    '/api/openapi.json',
+    '/api/config/set',
+    '/api/metrics',
+    '/api/logs/stream',
+    '/api/security',
+    '/',
+  ]) {
     assert.ok(doc.paths[p], `missing ${p}`);
   }
   assert.deepEqual(doc.paths['/api/health'].get.security, [], 'public');
@@ -76,14 +108,23 @@ test('it lists every route with its parameters, body, responses and security', a
   assert.deepEqual(list.tags, ['probe']);
   assert.deepEqual(
     list.parameters?.map((p) => [p.name, p.in, p.required]),
-    [['limit', 'query', false], ['q', 'query', true]],
+    [
+      ['limit', 'query', false],
+      ['q', 'query', true],
+    ],
   );
   const create = doc.paths['/probe/items'].post;
   assert.equal(create.requestBody?.required, true);
   assert.deepEqual(create.requestBody?.content['application/json'].schema.required, ['name']);
   assert.ok(create.responses['201']);
-  assert.deepEqual(doc.paths['/probe/items/{id}/tags/{tag}'].delete.parameters?.map((p) => p.name), ['id', 'tag']);
-  assert.deepEqual(doc.paths['/probe/files/{wildcard}'].get.parameters?.map((p) => p.name), ['wildcard']);
+  assert.deepEqual(
+    doc.paths['/probe/items/{id}/tags/{tag}'].delete.parameters?.map((p) => p.name),
+    ['id', 'tag'],
+  );
+  assert.deepEqual(
+    doc.paths['/probe/files/{wildcard}'].get.parameters?.map((p) => p.name),
+    ['wildcard'],
+  );
   assert.equal(doc.paths['/probe/hidden'], undefined, 'hidden routes stay out');
   assert.equal(doc.paths['/{wildcard}'], undefined, "the CORS plugin's catch-all OPTIONS route stays out");
   const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));

@@ -4,7 +4,10 @@ import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['system', 'auth', 'error-envelope'], config: 'api_key = "k"\n[default_model]\nprovider = "anthropic"\nmodel = "claude-x"\n' });
+  k = await startTestKernel({
+    only: ['system', 'auth', 'error-envelope'],
+    config: 'api_key = "k"\n[default_model]\nprovider = "anthropic"\nmodel = "claude-x"\n',
+  });
 });
 after(() => k?.stop());
 
@@ -27,7 +30,10 @@ test('GET /api/health/detail: needs the key; database check, modules, memory', a
   assert.equal(typeof body.uptime_seconds, 'number');
   assert.deepEqual(body.checks, [{ name: 'database', status: 'ok' }]);
   const modules = body.modules as Array<{ id: string; state: string }>;
-  assert.deepEqual(modules.find((m) => m.id === 'system'), { id: 'system', state: 'running' });
+  assert.deepEqual(
+    modules.find((m) => m.id === 'system'),
+    { id: 'system', state: 'running' },
+  );
   const memory = body.memory as Record<string, number>;
   assert.ok(memory.rss > 0 && memory.heap_used > 0);
 });
@@ -62,7 +68,10 @@ test('GET /api/modules: every known module with its state', async () => {
   assert.equal(body.running, 3);
   assert.equal(modules.find((m) => m.id === 'system')?.state, 'running');
   assert.equal(modules.find((m) => m.id === 'metrics')?.state, 'disabled');
-  assert.ok(modules.every((m) => !('dir' in m)), 'no file system paths');
+  assert.ok(
+    modules.every((m) => !('dir' in m)),
+    'no file system paths',
+  );
 });
 
 test('GET /: a small public HTML page linking health and the API description', async () => {

@@ -20,7 +20,6 @@ const invokeQuery = {
 
 const toolBody = { type: 'object', description: 'the tool input' } as const;
 
-
 export function toolRoutes(app: Routes, ctx: ModuleContext<ToolsConfig>): void {
   const allTools = (): ToolDefinition[] => ctx.hooks.get(agentHooks).tools.call([]);
   const lookup = (name: string): ToolDefinition => {
@@ -40,7 +39,15 @@ export function toolRoutes(app: Routes, ctx: ModuleContext<ToolsConfig>): void {
 
   app.post(
     '/api/tools/:name/invoke',
-    { schema: { summary: 'Run a tool directly (gated by [tools.invoke] / [tool_invoke])', tags: ['tools'], params: nameParams, querystring: invokeQuery, body: toolBody } },
+    {
+      schema: {
+        summary: 'Run a tool directly (gated by [tools.invoke] / [tool_invoke])',
+        tags: ['tools'],
+        params: nameParams,
+        querystring: invokeQuery,
+        body: toolBody,
+      },
+    },
     async (request, reply) => {
       const requested = request.params.name;
       const tool = findTool(allTools(), requested);
@@ -80,7 +87,15 @@ export function toolRoutes(app: Routes, ctx: ModuleContext<ToolsConfig>): void {
         log: ctx.log.child({ reqId: request.id, tool: tool.name }),
         notifyOwner: (text) => notices.push(text),
       };
-      const info: ToolCallInfo = { agent, sessionId: toolCtx.sessionId, turnId: toolCtx.turnId, callId: toolCtx.callId, tool: tool.name, input, workspace: agent.workspace };
+      const info: ToolCallInfo = {
+        agent,
+        sessionId: toolCtx.sessionId,
+        turnId: toolCtx.turnId,
+        callId: toolCtx.callId,
+        tool: tool.name,
+        input,
+        workspace: agent.workspace,
+      };
       const hooks = ctx.hooks.get(agentHooks);
       if (agentId !== undefined) {
         // Checkpoint snapshots and audit happen here, as in the agent loop; a failing tap never blocks the tool.
@@ -97,7 +112,9 @@ export function toolRoutes(app: Routes, ctx: ModuleContext<ToolsConfig>): void {
         reply.raw.off('close', onClose);
       }
       if (agentId !== undefined) {
-        void hooks.afterToolCall.promise({ ...info, output, ms: Date.now() - started }).catch((err: unknown) => request.log.warn({ err }, 'afterToolCall tap failed'));
+        void hooks.afterToolCall
+          .promise({ ...info, output, ms: Date.now() - started })
+          .catch((err: unknown) => request.log.warn({ err }, 'afterToolCall tap failed'));
       }
       if (notices.length) request.log.info({ tool: tool.name, agent: agent.id }, 'owner notice from a directly invoked tool');
       return { tool: tool.name, is_error: output.isError === true, content: output.content, ...(notices.length ? { owner_notice: notices.join('\n\n') } : {}) };

@@ -19,14 +19,18 @@ const EXEC_OPTIONS: Record<string, RegExp> = { sort: /^--compress-program/ };
 export function checkCommand(command: string, policy: Pick<ExecPolicyConfig, 'mode' | 'allowlist' | 'safe_bins'>, shellCaps: readonly string[]): Verdict {
   const mode = execMode(policy.mode);
   if (mode === 'deny') return { allowed: false, reason: "shell_exec is disabled by the exec policy (mode = 'deny')" };
-  if (!shellCaps.length) return { allowed: false, reason: 'shell_exec is not permitted: the agent manifest grants no shell commands (capabilities.shell is empty)' };
+  if (!shellCaps.length)
+    return { allowed: false, reason: 'shell_exec is not permitted: the agent manifest grants no shell commands (capabilities.shell is empty)' };
   const capsOpen = shellCaps.includes('*');
   if (mode === 'full' && capsOpen) return { allowed: true };
 
   const parsed = parseShellLine(command);
   if (parsed.error) return { allowed: false, reason: `cannot parse the command: ${parsed.error}` };
   if (parsed.substitutions.length) {
-    return { allowed: false, reason: `command substitution (${[...new Set(parsed.substitutions)].join(', ')}) is not allowed unless the exec policy is 'full' and capabilities.shell is ["*"]` };
+    return {
+      allowed: false,
+      reason: `command substitution (${[...new Set(parsed.substitutions)].join(', ')}) is not allowed unless the exec policy is 'full' and capabilities.shell is ["*"]`,
+    };
   }
   if (!parsed.commands.length) return { allowed: false, reason: 'empty command' };
   for (let i = 0; i < parsed.commands.length; i++) {

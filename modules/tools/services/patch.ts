@@ -19,9 +19,7 @@ export interface Hunk {
 }
 
 export type PatchOp =
-  | { kind: 'add'; path: string; content: string }
-  | { kind: 'delete'; path: string }
-  | { kind: 'update'; path: string; moveTo?: string; hunks: Hunk[] };
+  { kind: 'add'; path: string; content: string } | { kind: 'delete'; path: string } | { kind: 'update'; path: string; moveTo?: string; hunks: Hunk[] };
 
 export class PatchError extends Error {
   override name = 'PatchError';

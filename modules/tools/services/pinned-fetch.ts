@@ -103,7 +103,15 @@ async function resolveAll(host: string, options: PinnedFetchOptions) {
   }
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, address: string, family: number, signal: AbortSignal): Promise<http.IncomingMessage> {
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  address: string,
+  family: number,
+  signal: AbortSignal,
+): Promise<http.IncomingMessage> {
   const pinned: LookupFunction = (_host, opts, cb) => {
     if (opts.all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
     else cb(null, address, family);

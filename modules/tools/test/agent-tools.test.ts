@@ -19,7 +19,10 @@ describe('capability inheritance (pure)', () => {
   });
   it('refuses every excess, naming it', () => {
     const problem = inheritanceProblem(parent, { tools: ['file_write', 'file_read'], network: ['*'], shell: ['rm *', 'git *'] });
-    assert.equal(problem, 'Capability inheritance violation: a spawned agent cannot have capabilities its parent lacks: tools [file_write]; network [*]; shell [rm *]');
+    assert.equal(
+      problem,
+      'Capability inheritance violation: a spawned agent cannot have capabilities its parent lacks: tools [file_write]; network [*]; shell [rm *]',
+    );
   });
   it('a child glob is covered only by "*" or the same glob', () => {
     assert.equal(covered(['git *'], 'git *'), true);
@@ -30,18 +33,28 @@ describe('capability inheritance (pure)', () => {
 });
 
 describe('agent tools', () => {
-  const parent = agentRecord({ name: 'boss', tools: ['file_read', 'agent_spawn'], capabilities: { agent_spawn: true, network: ['*.example.com'], memory_read: ['*'], memory_write: ['self.*'] } });
+  const parent = agentRecord({
+    name: 'boss',
+    tools: ['file_read', 'agent_spawn'],
+    capabilities: { agent_spawn: true, network: ['*.example.com'], memory_read: ['*'], memory_write: ['self.*'] },
+  });
 
   it('agent_spawn builds a manifest within the parent capabilities and passes parentId', async () => {
     const registry = new FakeRegistry();
-    const out = await agentSpawnTool(fakeDeps({ registry })).execute({ name: 'helper', system_prompt: 'Say "hi"\nnow', tools: ['file_read'], network: ['a.example.com'] }, toolCtx(parent));
+    const out = await agentSpawnTool(fakeDeps({ registry })).execute(
+      { name: 'helper', system_prompt: 'Say "hi"\nnow', tools: ['file_read'], network: ['a.example.com'] },
+      toolCtx(parent),
+    );
     assert.equal(out.isError, false);
     assert.match(out.content, /^Agent spawned successfully\.\nID: 33333333-.*\nName: helper$/);
     assert.equal(registry.spawned[0].parentId, parent.id);
     const toml = parse(registry.spawned[0].manifestToml) as Record<string, Record<string, unknown>>;
     assert.equal(toml.name as unknown, 'helper');
     assert.deepEqual({ ...toml.model }, { provider: 'openai', model: 'fake-model', system_prompt: 'Say "hi"\nnow' });
-    assert.deepEqual({ ...toml.capabilities }, { tools: ['file_read'], network: ['a.example.com'], shell: [], memory_read: ['*'], memory_write: ['self.*'], agent_spawn: false });
+    assert.deepEqual(
+      { ...toml.capabilities },
+      { tools: ['file_read'], network: ['a.example.com'], shell: [], memory_read: ['*'], memory_write: ['self.*'], agent_spawn: false },
+    );
   });
 
   it('agent_spawn refuses capabilities beyond the parent and agents without agent_spawn = true', async () => {
@@ -56,7 +69,18 @@ describe('agent tools', () => {
   });
 
   it('the child manifest escapes strings safely for TOML', () => {
-    const text = childManifestToml({ name: 'n', description: 'd', provider: 'p', model: 'm', systemPrompt: 'a\u007f"\\\u0001', tools: ['x"y'], network: [], shell: [], memoryRead: [], memoryWrite: [] });
+    const text = childManifestToml({
+      name: 'n',
+      description: 'd',
+      provider: 'p',
+      model: 'm',
+      systemPrompt: 'a\u007f"\\\u0001',
+      tools: ['x"y'],
+      network: [],
+      shell: [],
+      memoryRead: [],
+      memoryWrite: [],
+    });
     const parsed = parse(text) as { model: { system_prompt: string }; capabilities: { tools: string[] } };
     assert.equal(parsed.model.system_prompt, 'a\u007f"\\\u0001');
     assert.deepEqual(parsed.capabilities.tools, ['x"y']);
@@ -95,7 +119,17 @@ describe('agent tools', () => {
         const other = self.id === a.id ? 'b' : 'a';
         const out = await tool.execute({ agent_id: other, message: 'ping' }, { ...toolCtx(self), turnId });
         if (out.isError) innermost = out.content;
-        return { turnId, agentId: self.id, sessionId: 's', response: out.content, inputTokens: 0, outputTokens: 0, iterations: 1, costUsd: 0, interrupted: false };
+        return {
+          turnId,
+          agentId: self.id,
+          sessionId: 's',
+          response: out.content,
+          inputTokens: 0,
+          outputTokens: 0,
+          iterations: 1,
+          costUsd: 0,
+          interrupted: false,
+        };
       }
     })();
     const tool = agentSendTool(fakeDeps({ registry, runner }));

@@ -11,7 +11,18 @@ const patch = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Pat
 describe('apply_patch parsing', () => {
   it('parses add, update with move, delete and hunk context', () => {
     const ops = parsePatch(
-      patch('*** Add File: new.txt', '+one', '+two', '*** Update File: a.txt -> b.txt', '@@ fn main', ' keep', '-old', '+new', ' after', '*** Delete File: gone.txt'),
+      patch(
+        '*** Add File: new.txt',
+        '+one',
+        '+two',
+        '*** Update File: a.txt -> b.txt',
+        '@@ fn main',
+        ' keep',
+        '-old',
+        '+new',
+        ' after',
+        '*** Delete File: gone.txt',
+      ),
     );
     assert.deepEqual(ops, [
       { kind: 'add', path: 'new.txt', content: 'one\ntwo' },
@@ -60,7 +71,19 @@ describe('apply_patch tool', () => {
   it('updates with context across two hunks', async () => {
     writeFileSync(file('code.py'), 'def a():\n    return 1\n\ndef b():\n    return 2\n');
     const out = await tool.execute(
-      { patch: patch('*** Update File: code.py', '@@ def a', ' def a():', '-    return 1', '+    return 10', '@@ def b', ' def b():', '-    return 2', '+    return 20') },
+      {
+        patch: patch(
+          '*** Update File: code.py',
+          '@@ def a',
+          ' def a():',
+          '-    return 1',
+          '+    return 10',
+          '@@ def b',
+          ' def b():',
+          '-    return 2',
+          '+    return 20',
+        ),
+      },
       ctx,
     );
     assert.deepEqual(out, { content: '1 updated', isError: false });

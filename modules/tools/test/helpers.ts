@@ -13,7 +13,9 @@ export function tempDir(prefix = 'talon-tools-'): { dir: string; cleanup(): void
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function config(overrides: { exec_policy?: Partial<ToolsConfig['exec_policy']>; web?: Partial<ToolsConfig['web']>; invoke?: Partial<ToolsConfig['invoke']> } = {}): ToolsConfig {
+export function config(
+  overrides: { exec_policy?: Partial<ToolsConfig['exec_policy']>; web?: Partial<ToolsConfig['web']>; invoke?: Partial<ToolsConfig['invoke']> } = {},
+): ToolsConfig {
   return {
     exec_policy: {
       mode: 'allowlist',
@@ -30,8 +32,17 @@ export function config(overrides: { exec_policy?: Partial<ToolsConfig['exec_poli
   };
 }
 
-export function agentRecord(over: { id?: string; name?: string; workspace?: string; tools?: string[]; capabilities?: Partial<AgentManifest['capabilities']> } = {}): AgentRecord {
-  const capabilities: AgentManifest['capabilities'] = { tools: over.tools ?? ['*'], network: [], memory_read: [], memory_write: [], shell: [], ...over.capabilities };
+export function agentRecord(
+  over: { id?: string; name?: string; workspace?: string; tools?: string[]; capabilities?: Partial<AgentManifest['capabilities']> } = {},
+): AgentRecord {
+  const capabilities: AgentManifest['capabilities'] = {
+    tools: over.tools ?? ['*'],
+    network: [],
+    memory_read: [],
+    memory_write: [],
+    shell: [],
+    ...over.capabilities,
+  };
   const name = over.name ?? 'tester';
   return {
     id: over.id ?? '11111111-1111-4111-8111-111111111111',
@@ -146,7 +157,17 @@ export class FakeRunner implements AgentRunner {
   reply = 'pong';
   async run(request: TurnRequest): Promise<TurnResult> {
     this.requests.push(request);
-    return { turnId: 't2', agentId: request.agentId, sessionId: 's', response: this.reply, inputTokens: 1, outputTokens: 1, iterations: 1, costUsd: 0, interrupted: false };
+    return {
+      turnId: 't2',
+      agentId: request.agentId,
+      sessionId: 's',
+      response: this.reply,
+      inputTokens: 1,
+      outputTokens: 1,
+      iterations: 1,
+      costUsd: 0,
+      interrupted: false,
+    };
   }
   stop() {
     return false;

@@ -24,7 +24,10 @@ describe('tools endpoints, reference spelling [tool_invoke]', () => {
   let k: TestKernel;
   let agentId: string;
   before(async () => {
-    k = await startTestKernel({ only: ['tools', 'error-envelope'], config: '[tool_invoke]\nenabled = true\nallowlist = ["file_*", "agent_list", "memory_*"]\n' });
+    k = await startTestKernel({
+      only: ['tools', 'error-envelope'],
+      config: '[tool_invoke]\nenabled = true\nallowlist = ["file_*", "agent_list", "memory_*"]\n',
+    });
     agentId = await spawn(k, 'invoker');
   });
   after(() => k?.stop());
@@ -34,7 +37,22 @@ describe('tools endpoints, reference spelling [tool_invoke]', () => {
     assert.equal(res.status, 200);
     const data = (await res.json()) as { tools: Array<{ name: string; description: string; input_schema: { type: string }; source: string }>; total: number };
     const names = data.tools.map((t) => t.name);
-    for (const n of ['file_read', 'file_write', 'file_list', 'apply_patch', 'shell_exec', 'web_fetch', 'memory_store', 'memory_recall', 'memory_list', 'notify_owner', 'agent_send', 'agent_spawn', 'agent_list', 'agent_kill']) {
+    for (const n of [
+      'file_read',
+      'file_write',
+      'file_list',
+      'apply_patch',
+      'shell_exec',
+      'web_fetch',
+      'memory_store',
+      'memory_recall',
+      'memory_list',
+      'notify_owner',
+      'agent_send',
+      'agent_spawn',
+      'agent_list',
+      'agent_kill',
+    ]) {
       assert.ok(names.includes(n), n);
     }
     assert.equal(data.total, data.tools.length);
@@ -134,7 +152,9 @@ describe('tools endpoints, [tools.invoke] spelling and the disabled default', ()
     try {
       const res = await invoke(k, 'agent_list', {});
       assert.equal(res.status, 403);
-      assert.deepEqual(await body(res), { error: "Direct tool invocation is disabled. Enable '[tool_invoke] enabled = true' and add the tool to 'allowlist'." });
+      assert.deepEqual(await body(res), {
+        error: "Direct tool invocation is disabled. Enable '[tool_invoke] enabled = true' and add the tool to 'allowlist'.",
+      });
       assert.equal((await k.request('/api/tools')).status, 200, 'listing stays available');
     } finally {
       await k.stop();

@@ -14,7 +14,10 @@ describe('memory tools', () => {
     const kv = new FakeKv();
     const deps = fakeDeps({ memory: kv });
     const ctx = toolCtx(rw);
-    assert.deepEqual(await memoryStoreTool(deps).execute({ key: 'user.name', value: 'Ada' }, ctx), { content: "Stored value under key 'user.name'.", isError: false });
+    assert.deepEqual(await memoryStoreTool(deps).execute({ key: 'user.name', value: 'Ada' }, ctx), {
+      content: "Stored value under key 'user.name'.",
+      isError: false,
+    });
     await memoryStoreTool(deps).execute({ key: 'prefs', value: { theme: 'dark' } }, ctx);
     assert.deepEqual(kv.get(rw.id, 'user.name'), { key: 'user.name', value: 'Ada' });
     assert.equal((await memoryRecallTool(deps).execute({ key: 'prefs' }, ctx)).content, '{\n  "theme": "dark"\n}');

@@ -63,7 +63,10 @@ describe('web_fetch against a local server', () => {
   });
 
   it('sends other methods with headers and body and returns the raw body', async () => {
-    const out = await webFetchTool(fakeDeps({ config: allowLocal })).execute({ url: `${base}/json`, method: 'POST', body: 'data', headers: { 'x-test': '1' } }, toolCtx(agent));
+    const out = await webFetchTool(fakeDeps({ config: allowLocal })).execute(
+      { url: `${base}/json`, method: 'POST', body: 'data', headers: { 'x-test': '1' } },
+      toolCtx(agent),
+    );
     assert.deepEqual(JSON.parse(out.content), { method: 'POST', body: 'data' });
   });
 
@@ -113,16 +116,34 @@ describe('web_fetch against a local server', () => {
   it('pins the connection to the checked address (a name resolving to a blocked address never connects)', async () => {
     const common = { timeoutMs: 5000, maxBytes: 1000, maxRedirects: 0, permitHost: () => undefined };
     // The name resolves to the allow-listed local server: the request goes there, with the name as Host.
-    const pinned = await pinnedFetch({ ...common, url: `http://rebind.test:${port}/json`, allow: { allow_hosts: [], allow_cidrs: ['127.0.0.1/32'] }, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const pinned = await pinnedFetch({
+      ...common,
+      url: `http://rebind.test:${port}/json`,
+      allow: { allow_hosts: [], allow_cidrs: ['127.0.0.1/32'] },
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
     assert.equal(pinned.status, 200);
     assert.equal(hits.at(-1)?.host, `rebind.test:${port}`);
     // One private address among public ones blocks the name outright.
     await assert.rejects(
-      pinnedFetch({ ...common, url: 'http://mixed.test/', allow: { allow_hosts: [], allow_cidrs: [] }, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }] }),
+      pinnedFetch({
+        ...common,
+        url: 'http://mixed.test/',
+        allow: { allow_hosts: [], allow_cidrs: [] },
+        resolve: async () => [
+          { address: '93.184.216.34', family: 4 },
+          { address: '10.0.0.5', family: 4 },
+        ],
+      }),
       /10\.0\.0\.5 is a private address/,
     );
     await assert.rejects(
-      pinnedFetch({ ...common, url: 'http://meta.test/', allow: { allow_hosts: [], allow_cidrs: [] }, resolve: async () => [{ address: '169.254.169.254', family: 4 }] }),
+      pinnedFetch({
+        ...common,
+        url: 'http://meta.test/',
+        allow: { allow_hosts: [], allow_cidrs: [] },
+        resolve: async () => [{ address: '169.254.169.254', family: 4 }],
+      }),
       /metadata/,
     );
   });

@@ -37,12 +37,9 @@ export const agentSendTool: ToolFactory = (deps) => {
       if (depth > MAX_CALL_DEPTH) return fail(`agent_send refused: the maximum agent call depth (${MAX_CALL_DEPTH}) is reached`);
       let childTurn: string | undefined;
       try {
-        const result = await deps.runner().run(
-          { agentId: agent.id, message, parentTurnId: ctx.turnId, signal: ctx.signal, origin: 'agent_send' },
-          (event) => {
-            if (event.type === 'started') depths.set((childTurn = event.turnId), depth);
-          },
-        );
+        const result = await deps.runner().run({ agentId: agent.id, message, parentTurnId: ctx.turnId, signal: ctx.signal, origin: 'agent_send' }, (event) => {
+          if (event.type === 'started') depths.set((childTurn = event.turnId), depth);
+        });
         if (result.interrupted) return fail(`Agent '${agent.name}' was interrupted before finishing. Partial reply:\n${result.response}`);
         return ok(result.response);
       } catch (err) {

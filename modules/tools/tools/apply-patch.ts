@@ -13,12 +13,9 @@ interface Counts {
 }
 
 function summary(c: Counts): string {
-  const parts = [
-    c.added && `${c.added} added`,
-    c.updated && `${c.updated} updated`,
-    c.deleted && `${c.deleted} deleted`,
-    c.moved && `${c.moved} moved`,
-  ].filter(Boolean);
+  const parts = [c.added && `${c.added} added`, c.updated && `${c.updated} updated`, c.deleted && `${c.deleted} deleted`, c.moved && `${c.moved} moved`].filter(
+    Boolean,
+  );
   return parts.length ? parts.join(', ') : 'No changes applied';
 }
 

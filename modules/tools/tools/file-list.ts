@@ -20,7 +20,8 @@ export const fileListTool: ToolFactory = () => ({
     required: ['path'],
   },
   async execute(input, ctx) {
-    if (typeof input.path !== 'string' || input.path.trim() === '') return fail('file_list requires a \'path\' argument; use {"path": "."} for the workspace root');
+    if (typeof input.path !== 'string' || input.path.trim() === '')
+      return fail('file_list requires a \'path\' argument; use {"path": "."} for the workspace root');
     try {
       const dir = resolveInWorkspace(ctx.workspace, input.path);
       const limit = optionalInt(input, 'limit') || DEFAULT_LIMIT;

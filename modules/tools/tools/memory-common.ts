@@ -27,6 +27,7 @@ export function accessProblem(ctx: ToolContext, kind: 'memory_read' | 'memory_wr
   const patterns = ctx.agent.manifest.capabilities[kind] ?? [];
   const verb = kind === 'memory_read' ? 'read' : 'write';
   if (!patterns.length) return `Memory ${verb} is not permitted: the agent manifest's capabilities.${kind} is empty`;
-  if (key !== undefined && !memoryKeyAllowed(patterns, key)) return `Memory ${verb} of key '${key}' is not permitted by capabilities.${kind} (${patterns.join(', ')})`;
+  if (key !== undefined && !memoryKeyAllowed(patterns, key))
+    return `Memory ${verb} of key '${key}' is not permitted by capabilities.${kind} (${patterns.join(', ')})`;
   return undefined;
 }

@@ -21,7 +21,11 @@ export function budgetRoutes(app: Routes, usage: () => Usage, agents: () => Agen
     const agent = registry?.get(id);
     if (agent) return { name: agent.name, maxTokens: agent.maxLlmTokensPerHour };
     // Without the agents module, agents are known through their recorded usage only.
-    const seen = registry ? undefined : usage().ranking().find((r) => r.agent_id === id);
+    const seen = registry
+      ? undefined
+      : usage()
+          .ranking()
+          .find((r) => r.agent_id === id);
     if (seen) return { name: seen.agent_name, maxTokens: 0 };
     throw notFound(`agent '${id}' not found`);
   };
@@ -37,14 +41,10 @@ export function budgetRoutes(app: Routes, usage: () => Usage, agents: () => Agen
     const agent = agentOf(request.params.id);
     return usage().agentBudget(request.params.id, agent.name, agent.maxTokens);
   });
-  app.put(
-    '/api/budget/agents/:id',
-    { schema: { summary: "Sets an agent's budget (0 = unlimited)", params: idParams, body: limitsBody } },
-    async (request) => {
-      const agent = agentOf(request.params.id);
-      usage().setLimits(request.params.id, request.body);
-      request.log.info({ agentId: request.params.id, budget: request.body }, 'agent budget changed');
-      return usage().agentBudget(request.params.id, agent.name, agent.maxTokens);
-    },
-  );
+  app.put('/api/budget/agents/:id', { schema: { summary: "Sets an agent's budget (0 = unlimited)", params: idParams, body: limitsBody } }, async (request) => {
+    const agent = agentOf(request.params.id);
+    usage().setLimits(request.params.id, request.body);
+    request.log.info({ agentId: request.params.id, budget: request.body }, 'agent budget changed');
+    return usage().agentBudget(request.params.id, agent.name, agent.maxTokens);
+  });
 }

@@ -64,14 +64,17 @@ export class UsageStore {
   private readonly putLimits: Statement;
 
   constructor(db: Database) {
-    this.insert = db.prepare(`INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
+    this.insert =
+      db.prepare(`INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
       VALUES (@at, @agentId, @agentName, @sessionId, @purpose, @provider, @model, @inputTokens, @outputTokens, @costUsd, @latencyMs, @ok, @error)`);
     this.sumsSince = db.prepare(`SELECT ${SUMS} FROM usage_calls WHERE at >= ?`);
     this.agentSumsSince = db.prepare(`SELECT ${SUMS} FROM usage_calls WHERE agent_id = ? AND at >= ?`);
     this.activeSince = db.prepare('SELECT COUNT(DISTINCT agent_id) AS n FROM usage_calls WHERE at >= ? AND agent_id IS NOT NULL');
     this.byModelStmt = db.prepare(`SELECT model, provider, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
       COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls GROUP BY provider, model ORDER BY cost_usd DESC, request_count DESC, model`);
-    this.dailyStmt = db.prepare(`SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS date, ${SUMS} FROM usage_calls WHERE at >= ? GROUP BY date ORDER BY date`);
+    this.dailyStmt = db.prepare(
+      `SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS date, ${SUMS} FROM usage_calls WHERE at >= ? GROUP BY date ORDER BY date`,
+    );
     this.agentCostsStmt = db.prepare(`SELECT agent_id, MAX(agent_name) AS agent_name, COALESCE(SUM(cost_usd), 0) AS total_cost_usd,
       COALESCE(SUM(CASE WHEN at >= @today THEN cost_usd ELSE 0 END), 0) AS today_cost_usd
       FROM usage_calls WHERE agent_id IS NOT NULL GROUP BY agent_id`);

@@ -126,7 +126,13 @@ export class Usage implements UsageService {
     for (let t = since; t <= today; t += 86_400_000) {
       const date = new Date(t).toISOString().slice(0, 10);
       const row = found.get(date);
-      out.push({ date, input_tokens: row?.input_tokens ?? 0, output_tokens: row?.output_tokens ?? 0, cost_usd: usd(row?.cost_usd ?? 0), requests: row?.requests ?? 0 });
+      out.push({
+        date,
+        input_tokens: row?.input_tokens ?? 0,
+        output_tokens: row?.output_tokens ?? 0,
+        cost_usd: usd(row?.cost_usd ?? 0),
+        requests: row?.requests ?? 0,
+      });
     }
     return out;
   }
@@ -168,7 +174,12 @@ export class Usage implements UsageService {
     for (const a of agents) if (!rows.has(a.id)) rows.set(a.id, { agent_id: a.id, agent_name: a.name, total_cost_usd: 0, today_cost_usd: 0 });
     const names = new Map(agents.map((a) => [a.id, a.name]));
     return [...rows.values()]
-      .map((r) => ({ agent_id: r.agent_id, agent_name: names.get(r.agent_id) ?? r.agent_name ?? '', total_cost_usd: usd(r.total_cost_usd), today_cost_usd: usd(r.today_cost_usd) }))
+      .map((r) => ({
+        agent_id: r.agent_id,
+        agent_name: names.get(r.agent_id) ?? r.agent_name ?? '',
+        total_cost_usd: usd(r.total_cost_usd),
+        today_cost_usd: usd(r.today_cost_usd),
+      }))
       .sort((a, b) => b.total_cost_usd - a.total_cost_usd || b.today_cost_usd - a.today_cost_usd || a.agent_name.localeCompare(b.agent_name));
   }
 
@@ -180,7 +191,10 @@ export class Usage implements UsageService {
   }
 
   private status(limits: Limits, today: number, month: number): BudgetStatus {
-    const share = Math.max(limits.daily_limit_usd > 0 ? today / limits.daily_limit_usd : 0, limits.monthly_limit_usd > 0 ? month / limits.monthly_limit_usd : 0);
+    const share = Math.max(
+      limits.daily_limit_usd > 0 ? today / limits.daily_limit_usd : 0,
+      limits.monthly_limit_usd > 0 ? month / limits.monthly_limit_usd : 0,
+    );
     if (share >= 1) return 'exceeded';
     return share >= this.deps.config().warning_threshold ? 'warning' : 'ok';
   }

@@ -35,7 +35,8 @@ describe('budgets and hourly token quotas', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const send = (id: string, message = 'hi') => h.json<{ error?: unknown; response?: string }>(`/api/agents/${id}/message`, { method: 'POST', json: { message } });
+  const send = (id: string, message = 'hi') =>
+    h.json<{ error?: unknown; response?: string }>(`/api/agents/${id}/message`, { method: 'POST', json: { message } });
 
   it('reports the configured default budget', async () => {
     const res = await h.json<Budget>('/api/budget');
@@ -89,7 +90,10 @@ describe('budgets and hourly token quotas', () => {
   });
 
   it("refuses a call over an agent's own budget, other agents unaffected", async () => {
-    const put = await h.json<Budget & { agent_id: string; agent_name: string }>(`/api/budget/agents/${spender}`, { method: 'PUT', json: { daily_limit_usd: 0.05, monthly_limit_usd: 10 } });
+    const put = await h.json<Budget & { agent_id: string; agent_name: string }>(`/api/budget/agents/${spender}`, {
+      method: 'PUT',
+      json: { daily_limit_usd: 0.05, monthly_limit_usd: 10 },
+    });
     assert.equal(put.status, 200);
     assert.equal(put.body.agent_id, spender);
     assert.equal(put.body.agent_name, 'spender');

@@ -22,7 +22,7 @@ export async function startHarness(only: string[], config = '', home?: string): 
     home,
     config: `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${fake.url}/v1"\napi_key_env = "${KEY_ENV}"\n${config}\n[llm]\nretry_base_ms = 5\nretry_max_ms = 20\nmax_retries = 0\n`,
   });
-  const json = async <T,>(path: string, init?: RequestInit & { json?: unknown }) => {
+  const json = async <T>(path: string, init?: RequestInit & { json?: unknown }) => {
     const res = await kernel.request(path, init);
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };

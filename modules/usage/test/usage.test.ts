@@ -66,7 +66,12 @@ describe('usage metering and analytics', () => {
     h.fake.enqueue({ status: 500 });
     const turn = await h.json(`/api/agents/${alpha}/message`, { method: 'POST', json: { message: 'fail please' } });
     assert.ok(turn.status >= 500, `turn status ${turn.status}`);
-    const rows = h.kernel.kernel.database.prepare('SELECT ok, error, agent_id, purpose FROM usage_calls ORDER BY id').all() as Array<{ ok: number; error: string | null; agent_id: string; purpose: string }>;
+    const rows = h.kernel.kernel.database.prepare('SELECT ok, error, agent_id, purpose FROM usage_calls ORDER BY id').all() as Array<{
+      ok: number;
+      error: string | null;
+      agent_id: string;
+      purpose: string;
+    }>;
     assert.equal(rows.length, 3);
     assert.equal(rows[2].ok, 0);
     assert.ok(rows[2].error);
@@ -76,7 +81,9 @@ describe('usage metering and analytics', () => {
   });
 
   it('summarises today and the hourly quota', async () => {
-    const res = await h.json<{ today: Record<string, number>; quota: { hourly_token_limit: number; hourly_tokens_used: number; hourly_reset_at: string } }>('/api/usage/summary');
+    const res = await h.json<{ today: Record<string, number>; quota: { hourly_token_limit: number; hourly_tokens_used: number; hourly_reset_at: string } }>(
+      '/api/usage/summary',
+    );
     assert.equal(res.status, 200);
     assert.equal(res.body.today.input_tokens, 3000);
     assert.equal(res.body.today.output_tokens, 600);
@@ -106,14 +113,24 @@ describe('usage metering and analytics', () => {
     // A call recorded three days ago (written straight into the table: the clock is not ours to move).
     const threeDaysAgo = Date.now() - 3 * 86_400_000;
     h.kernel.kernel.database
-      .prepare("INSERT INTO usage_calls (at, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, 'openai', 'gpt-4o-mini', 10, 20, 0.5, 1, 1)")
+      .prepare(
+        "INSERT INTO usage_calls (at, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, 'openai', 'gpt-4o-mini', 10, 20, 0.5, 1, 1)",
+      )
       .run(threeDaysAgo);
-    const res = await h.json<{ days: Array<{ date: string; input_tokens: number; output_tokens: number; cost_usd: number; requests: number }> }>('/api/usage/daily?days=5');
+    const res = await h.json<{ days: Array<{ date: string; input_tokens: number; output_tokens: number; cost_usd: number; requests: number }> }>(
+      '/api/usage/daily?days=5',
+    );
     assert.equal(res.status, 200);
     assert.equal(res.body.days.length, 5);
     assert.equal(res.body.days[4].date, new Date().toISOString().slice(0, 10));
     assert.equal(res.body.days[4].requests, 3);
-    assert.deepEqual(res.body.days[1], { date: new Date(threeDaysAgo).toISOString().slice(0, 10), input_tokens: 10, output_tokens: 20, cost_usd: 0.5, requests: 1 });
+    assert.deepEqual(res.body.days[1], {
+      date: new Date(threeDaysAgo).toISOString().slice(0, 10),
+      input_tokens: 10,
+      output_tokens: 20,
+      cost_usd: 0.5,
+      requests: 1,
+    });
     assert.equal(res.body.days[0].requests, 0);
     assert.equal((await h.json<{ days: unknown[] }>('/api/usage/daily')).body.days.length, 7);
     assert.equal((await h.json('/api/usage/daily?days=0')).status, 400);
