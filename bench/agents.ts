@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider } from '../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { freePort, killTree, percentile, rssMb, spawnDetached, waitHttp } from './util.ts';
 
 const manifest = (name: string) => `name = "${name}"\n[model]\nprovider = "openai"\nmodel = "fake-model"\n`;

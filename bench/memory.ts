@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { FakeProvider, fakeEmbedding } from '../test/support/fake-provider.ts';
+import { FakeProvider, fakeEmbedding } from '@talon/module-sdk/testing';
 import { runMigrations } from '../kernel/migrations.ts';
 import { defaultMemoryConfig } from '../modules/memory/config.ts';
 import { Memory } from '../modules/memory/services/memory.ts';

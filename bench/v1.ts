@@ -9,7 +9,7 @@
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startTestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { agentRunner, sessionStore, type AgentRunner, type SessionStore } from '../modules/agents/api.ts';
 
 export interface V1BenchFigures {

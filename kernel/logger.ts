@@ -1,10 +1,7 @@
-import { readdirSync, statSync, unlinkSync } from 'node:fs';
-import path from 'node:path';
+import { createRequire } from 'node:module';
 import pino, { type Logger, type DestinationStream } from 'pino';
-import type { LogBus } from '@talon/module-sdk';
+import type { SyncHook } from 'tapable';
 import { redactSecrets } from './config/redact.ts';
-
-const RETENTION_DAYS = 7;
 
 /** Paths pino blanks out wherever they appear, so secrets never reach a log line. */
 const REDACT = [
@@ -29,95 +26,39 @@ const REDACT = [
   '*.headers["x-api-key"]',
 ];
 
-/** Appends to `talon-YYYY-MM-DD.log`, switching files when the UTC day changes. */
-class DailyFile implements DestinationStream {
-  private day = '';
-  private dest?: ReturnType<typeof pino.destination>;
-  constructor(private readonly dir: string) {}
+/** Lines kept for a log sink that starts after them (the logs module writes them to the file). */
+const EARLY_LINES = 2000;
+
+/**
+ * Hands every line to the `log.line` hook; until the first tap, lines are
+ * also kept (bounded), so a sink that starts later misses nothing of start-up.
+ */
+class HookSink implements DestinationStream {
+  private early: string[] | undefined = [];
+  constructor(private readonly hook: SyncHook<[string]>) {}
   write(line: string): void {
-    const day = new Date().toISOString().slice(0, 10);
-    if (day !== this.day) {
-      void this.end();
-      this.day = day;
-      this.dest = pino.destination({ dest: path.join(this.dir, `talon-${day}.log`), sync: false, mkdir: true });
-    }
-    this.dest!.write(line);
+    if (this.early && this.early.length < EARLY_LINES) this.early.push(line);
+    if (this.hook.taps.length) this.hook.call(line);
   }
-  flush(): void {
-    try {
-      this.dest?.flushSync();
-    } catch {
-      // not yet open: nothing to flush
-    }
-  }
-  /** Ends the file; one still opening is ended once open (ending it earlier throws). */
-  end(): Promise<void> {
-    const dest = this.dest;
-    if (!dest) return Promise.resolve();
-    return new Promise((resolve) => {
-      const finish = () => {
-        dest.once('close', () => resolve());
-        dest.end();
-      };
-      if ((dest as unknown as { fd: number }).fd >= 0) finish();
-      else dest.once('ready', finish);
-    });
-  }
-}
-
-/** Fan-out of log lines to SSE subscribers of /api/logs/stream. */
-class Bus implements DestinationStream, LogBus {
-  private readonly listeners = new Set<(line: string) => void>();
-  write(line: string): void {
-    for (const listener of this.listeners) listener(line.trimEnd());
-  }
-  subscribe(listener: (line: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-}
-
-/** Deletes daily log files older than the retention window (run at start). */
-export function pruneLogs(dir: string, now = Date.now()): string[] {
-  const removed: string[] = [];
-  const cutoff = now - RETENTION_DAYS * 24 * 3600 * 1000;
-  for (const name of safeList(dir)) {
-    const m = /^talon-(\d{4}-\d{2}-\d{2})\.log$/.exec(name);
-    if (!m) continue;
-    const file = path.join(dir, name);
-    const day = Date.parse(`${m[1]}T00:00:00Z`);
-    const stamp = Number.isNaN(day) ? statSync(file).mtimeMs : day + 24 * 3600 * 1000;
-    if (stamp < cutoff) {
-      unlinkSync(file);
-      removed.push(name);
-    }
-  }
-  return removed;
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
+  /** The kept lines; keeping stops once a sink has taken them. */
+  takeEarly(): readonly string[] {
+    const lines = this.early ?? [];
+    if (this.hook.taps.length) this.early = undefined;
+    return lines;
   }
 }
 
 export interface KernelLogger {
   log: Logger;
-  bus: LogBus;
+  earlyLines(): readonly string[];
   setLevel(level: string): void;
-  close(): Promise<void>;
 }
 
-export function createLogger(options: { logsDir: string; level: string; stdout?: boolean }): KernelLogger {
-  const file = new DailyFile(options.logsDir);
-  const bus = new Bus();
-  const streams: pino.StreamEntry[] = [
-    { level: 'trace', stream: file },
-    { level: 'trace', stream: bus },
-  ];
-  if (options.stdout !== false) streams.push({ level: 'trace', stream: pino.destination({ dest: 1, sync: false }) });
+/** Structured logs (pino): JSON lines, readable ones on a terminal; every line also goes to the `log.line` hook. */
+export function createLogger(options: { level: string; stdout?: boolean; hook: SyncHook<[string]> }): KernelLogger {
+  const sink = new HookSink(options.hook);
+  const streams: pino.StreamEntry[] = [{ level: 'trace', stream: sink }];
+  if (options.stdout !== false) streams.push({ level: 'trace', stream: stdoutStream() });
   const log = pino(
     {
       level: options.level,
@@ -129,13 +70,12 @@ export function createLogger(options: { logsDir: string; level: string; stdout?:
     },
     pino.multistream(streams),
   );
-  return {
-    log,
-    bus,
-    setLevel: (level) => (log.level = level),
-    close: () => {
-      file.flush();
-      return file.end();
-    },
-  };
+  return { log, earlyLines: () => sink.takeEarly(), setLevel: (level) => (log.level = level) };
+}
+
+function stdoutStream(): DestinationStream {
+  if (!process.stdout.isTTY) return pino.destination({ dest: 1, sync: false });
+  // Loaded only for a terminal: a person reads these lines, a machine reads JSON.
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleModule, evaluateBundle } from './modules/bundle.ts';
+import { bundleModule, evaluateBundle } from './loader/bundle.ts';
 import type * as KernelExports from './kernel.ts';
 
 // Stack traces of bundled code (the kernel's and the modules') point at the original TypeScript files.
@@ -11,7 +11,7 @@ process.setSourceMapsEnabled(true);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const entry = path.join(here, 'kernel.ts');
 const bundled = await bundleModule(entry);
-const { Kernel, ConfigError } = evaluateBundle(bundled, entry, {}) as typeof KernelExports;
+const { Kernel, BootAbort } = evaluateBundle(bundled, entry, () => undefined) as typeof KernelExports;
 
 const dev = process.argv.includes('--dev');
 const kernel = new Kernel({ dev, modulesDir: path.resolve(here, '../modules'), onShutdown: () => process.exit(0) });
@@ -27,12 +27,14 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 try {
   await kernel.start();
 } catch (err) {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`talon: configuration error: ${err.message}\n`);
-    process.exit(2);
-  }
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+  if ((err as Error).name === 'ConfigError') {
+    process.stderr.write(`talon: configuration error: ${(err as Error).message}\n`);
+    await kernel.stop('start failed').catch(() => undefined);
+    process.exit(2);
+  } else if (err instanceof BootAbort) {
+    process.stderr.write(`talon: start-up stopped: ${err.message}\n`);
+  } else if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
     process.stderr.write(`talon: cannot listen on api_listen (${(err as Error).message}); choose another address in ${kernel.config.file}\n`);
   } else {
     process.stderr.write(`talon: failed to start: ${(err as Error).stack ?? err}\n`);

@@ -11,50 +11,60 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS kernel_migrations (
   PRIMARY KEY (module, id)
 )`;
 
-export interface MigrationResult {
-  applied: string[];
+/** A first line that opts a migration out of its transaction (PRAGMA foreign_keys is a no-op inside one). */
+const NO_TRANSACTION = '-- kernel:no-transaction';
+
+interface Migration {
+  id: string;
+  file: string;
+  sql: string;
+  checksum: string;
 }
 
 /**
- * Applies a module's `migrations/NNNN_name.sql` files in lexical order, each
- * once, each in its own transaction, recorded per module. An applied file
- * that changed afterwards is an error: it is never re-applied.
+ * A module's `migrations/NNNN_name.sql` files not applied yet, in lexical
+ * order. An applied file that changed afterwards is an error: it is never re-applied.
  */
-export function runMigrations(db: Database, moduleId: string, moduleDir: string): MigrationResult {
+export function pendingMigrations(db: Database, moduleId: string, moduleDir: string): Migration[] {
   db.exec(LEDGER);
   const dir = path.join(moduleDir, 'migrations');
-  if (!existsSync(dir)) return { applied: [] };
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort();
+  if (!existsSync(dir)) return [];
   const done = new Map(
     (db.prepare('SELECT id, checksum FROM kernel_migrations WHERE module = ?').all(moduleId) as Array<{ id: string; checksum: string }>).map((r) => [
       r.id,
       r.checksum,
     ]),
   );
-  const insert = db.prepare('INSERT INTO kernel_migrations (module, id, checksum, applied_at) VALUES (?, ?, ?, ?)');
-  const applied: string[] = [];
-  for (const file of files) {
+  const pending: Migration[] = [];
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     const id = file.replace(/\.sql$/, '');
     const sql = readFileSync(path.join(dir, file), 'utf8');
     const checksum = createHash('sha256').update(sql).digest('hex');
     const previous = done.get(id);
-    if (previous !== undefined) {
-      if (previous !== checksum) throw new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`);
-      continue;
-    }
+    if (previous === undefined) pending.push({ id, file, sql, checksum });
+    else if (previous !== checksum) throw new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`);
+  }
+  return pending;
+}
+
+export const needsNoTransaction = (migrations: readonly Migration[]): boolean => migrations.some((m) => m.sql.startsWith(NO_TRANSACTION));
+
+/** Applies the migrations, each once, each in its own transaction (a savepoint inside an open one), recorded per module. */
+export function applyMigrations(db: Database, moduleId: string, migrations: readonly Migration[]): string[] {
+  const insert = db.prepare('INSERT INTO kernel_migrations (module, id, checksum, applied_at) VALUES (?, ?, ?, ?)');
+  for (const m of migrations) {
     const apply = () => {
-      db.exec(sql);
-      insert.run(moduleId, id, checksum, new Date().toISOString());
+      db.exec(m.sql);
+      insert.run(moduleId, m.id, m.checksum, new Date().toISOString());
     };
     try {
-      if (sql.startsWith('-- kernel:no-transaction')) apply();
+      if (m.sql.startsWith(NO_TRANSACTION)) apply();
       else db.transaction(apply)();
     } catch (err) {
-      throw new Error(`migration ${moduleId}/${file} failed: ${(err as Error).message}`);
+      throw new Error(`migration ${moduleId}/${m.file} failed: ${(err as Error).message}`);
     }
-    applied.push(id);
   }
-  return { applied };
+  return migrations.map((m) => m.id);
 }

@@ -1,61 +1,62 @@
-import type { ServiceRef } from '@talon/module-sdk';
-
-interface Entry {
-  owner: number;
-  value: object;
-  dispose?: (value: never) => unknown;
+/** A running module instance as the registry sees it. */
+export interface ServiceProvider {
+  readonly id: string;
+  /** The value of one of its services (resolved from its awilix container). */
+  service(id: string): object;
 }
 
 /**
- * Services offered by modules, by ref id. Consumers get live views, so a
- * provider's hot reload never leaves them holding the old instance.
+ * Which instance serves each service id. Consumers hold live views, so a
+ * provider's hot reload (a publish of its new instance) never leaves them
+ * holding the old object; a staged instance is not visible until published.
  */
 export class ServiceRegistry {
-  private readonly entries = new Map<string, Entry>();
+  private readonly live = new Map<string, ServiceProvider>();
   private readonly views = new Map<string, object>();
 
-  provide(ref: ServiceRef<unknown>, owner: number, value: object, dispose?: (value: never) => unknown): void {
-    this.entries.set(ref.id, { owner, value, dispose });
+  publish(provider: ServiceProvider, ids: readonly string[]): void {
+    for (const id of this.idsOf(provider.id)) if (!ids.includes(id)) this.live.delete(id);
+    for (const id of ids) this.live.set(id, provider);
+  }
+
+  /** Removes what the instance still serves (a newer instance's entries stay). */
+  unpublish(provider: ServiceProvider): void {
+    for (const [id, p] of this.live) if (p === provider) this.live.delete(id);
   }
 
   has(id: string): boolean {
-    return this.entries.has(id);
-  }
-
-  current(id: string): object | undefined {
-    return this.entries.get(id)?.value;
-  }
-
-  /** Removes what an instance still owns (a newer instance's entries stay). */
-  async release(owner: number): Promise<void> {
-    for (const [id, entry] of this.entries) {
-      if (entry.owner !== owner) continue;
-      this.entries.delete(id);
-      await entry.dispose?.(entry.value as never);
-    }
+    return this.live.has(id);
   }
 
   view<T extends object>(id: string): T {
     let view = this.views.get(id);
     if (!view) {
-      const registry = this;
+      const live = this.live;
+      const current = () => {
+        const provider = live.get(id);
+        if (!provider) throw new Error(`service '${id}' is not available (module '${id.slice(0, id.indexOf('.'))}' is not running)`);
+        return provider.service(id);
+      };
       view = new Proxy(
         {},
         {
           get(_target, prop) {
-            const value = registry.current(id);
-            if (!value) throw new Error(`service '${id}' is not available (its module is not loaded)`);
+            const value = current();
             const member = Reflect.get(value, prop, value);
             return typeof member === 'function' ? member.bind(value) : member;
           },
           has(_target, prop) {
-            const value = registry.current(id);
-            return !!value && prop in value;
+            const provider = live.get(id);
+            return !!provider && prop in provider.service(id);
           },
         },
       );
       this.views.set(id, view);
     }
     return view as T;
+  }
+
+  private idsOf(module: string): string[] {
+    return [...this.live].filter(([, p]) => p.id === module).map(([id]) => id);
   }
 }

@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '@talon/module-sdk/testing';
 
 const root = mkdtempSync(path.join(tmpdir(), 'talon-reload-'));
 const dir = path.join(root, 'hello');

@@ -3,13 +3,11 @@ import { helloConfigSchema, type HelloConfig } from './config.ts';
 import { Greetings } from './services/greetings.ts';
 import { helloRoutes } from './routes/hello.ts';
 
-let greetings: Greetings | undefined;
-
 export default defineModule<HelloConfig>({
   configSchema: helloConfigSchema,
   register(ctx) {
-    greetings = new Greetings(ctx.db);
-    // A hook tap: count responses served by the whole service.
+    // The module's state lives in this closure; the parts returned below reach it typed.
+    const greetings = new Greetings(ctx.db);
     let served = 0;
     ctx.hooks.kernel.http.response.tap('count', () => {
       served++;
@@ -18,8 +16,8 @@ export default defineModule<HelloConfig>({
       if (change.path.startsWith('hello')) ctx.log.info({ key: change.path }, 'hello config changed');
     });
     ctx.onStop(() => ctx.log.debug({ served }, 'hello stopped'));
-  },
-  routes(app, ctx) {
-    helloRoutes(app, ctx, () => greetings!);
+    return {
+      routes: (app) => helloRoutes(app, ctx, greetings),
+    };
   },
 });

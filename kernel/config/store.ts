@@ -1,14 +1,15 @@
-import type { ConfigApi, JsonSchema, KernelSettings } from '@talon/module-sdk';
+import type { ConfigAlias, JsonSchema, KernelSettings } from '@talon/module-sdk';
 import { kernelSettingsSchema } from '@talon/module-sdk';
 import { ConfigError } from './errors.ts';
-import { applyAliases, parseToml, persistValue, readConfigFile, setIn } from './file.ts';
+import { applyAliases, readConfigFile } from './file.ts';
 import { redactSecrets } from './redact.ts';
 import { validateSection } from './validate.ts';
-import { readFileSync } from 'node:fs';
 
-interface Section {
+/** A top-level key owned by a module: its section (a table) or a key it claims. */
+interface Claim {
   module: string;
   enabled: boolean;
+  table: boolean;
   schema?: JsonSchema;
 }
 
@@ -17,102 +18,121 @@ export interface Validated {
   warnings: string[];
 }
 
-/** Keys whose change only takes effect after a restart. */
-const RESTART_KEYS = new Set(['api_listen', 'modules', 'module_paths']);
+const KERNEL_KEYS = Object.keys(kernelSettingsSchema.properties);
+/** Kernel keys whose change only takes effect after a restart. */
+const RESTART_KEYS = new Set(['api_listen', 'modules', 'module_paths', 'startup', 'max_request_body_bytes']);
+const KERNEL_ALIASES: ConfigAlias[] = [{ from: 'listen_addr', to: 'api_listen' }];
 
 /**
  * The configuration: the file's data, the effective values (defaults filled
- * in), and the sections that modules own. Changes go through validation first,
- * so the running configuration is never half-applied.
+ * in), and the keys that modules own. Changes are validated in full first, so
+ * the running configuration is never half-applied.
  */
-export class ConfigStore implements Omit<ConfigApi, 'set' | 'reload'> {
+export class ConfigStore {
   private raw: Record<string, unknown> = {};
   private current: Record<string, unknown> = {};
-  private readonly sections = new Map<string, Section>();
+  private readonly claims = new Map<string, Claim>();
+  private readonly aliases = new Map<string, readonly ConfigAlias[]>();
+  private readonly views = new Map<string, Record<string, unknown>>();
 
   constructor(readonly file: string) {}
 
-  /** Reads the file. Throws ConfigError naming the key and the problem. */
-  load(): string[] {
-    const { raw } = readConfigFile(this.file);
-    const { effective, warnings } = this.validate(raw);
-    this.raw = raw;
-    this.current = effective;
-    return warnings;
+  /** Reads the file (a missing one is empty). Throws ConfigError naming the key and the problem. */
+  load(): void {
+    const raw = readConfigFile(this.file);
+    this.adopt(raw, this.validate(raw));
   }
 
-  /** Declares a module's section (before the module's code is loaded its schema may be unknown). */
-  declareSection(section: string, module: string, enabled: boolean, schema?: JsonSchema): void {
-    this.sections.set(section, { module, enabled, schema });
+  /** Declares a key a module owns (before its code is loaded the schema is unknown). */
+  claim(key: string, claim: Claim): void {
+    const other = this.claims.get(key);
+    if (other && other.module !== claim.module) throw new ConfigError(`configuration key '${key}' is claimed by both '${other.module}' and '${claim.module}'`);
+    if (KERNEL_KEYS.includes(key)) throw new ConfigError(`module '${claim.module}' claims '${key}', a key of the kernel`);
+    this.claims.set(key, claim);
   }
 
-  /** Re-validates with the sections' current schemas and adopts the result. */
+  setAliases(module: string, aliases: readonly ConfigAlias[]): void {
+    this.aliases.set(module, aliases);
+  }
+
+  /** Re-validates with the current schemas and adopts the result. */
   revalidate(): string[] {
-    const { effective, warnings } = this.validate(this.raw);
-    this.current = effective;
-    return warnings;
+    const result = this.validate(this.raw);
+    this.adopt(this.raw, result);
+    return result.warnings;
   }
 
   validate(raw: Record<string, unknown>): Validated {
     const warnings: string[] = [];
     const errors: string[] = [];
-    const data = applyAliases(raw, warnings);
-    const kernelKeys = Object.keys(kernelSettingsSchema.properties);
-    const kernelPart = Object.fromEntries(Object.entries(data).filter(([k]) => kernelKeys.includes(k)));
-    const kernel = validateSection(kernelSettingsSchema, kernelPart, '');
+    const data = applyAliases(raw, [...KERNEL_ALIASES, ...[...this.aliases.values()].flat()], warnings);
+    const kernel = validateSection(kernelSettingsSchema, pick(data, KERNEL_KEYS), '');
     errors.push(...kernel.errors);
     warnings.push(...kernel.warnings);
     const effective: Record<string, unknown> = { ...kernel.value };
     for (const [key, value] of Object.entries(data)) {
-      if (kernelKeys.includes(key)) continue;
-      const section = this.sections.get(key);
-      if (!section) {
-        warnings.push(`unknown configuration key '${key}' (ignored)`);
+      if (KERNEL_KEYS.includes(key)) continue;
+      const claim = this.claims.get(key);
+      if (!claim) warnings.push(`unknown configuration key '${key}' (ignored)`);
+      if (!claim?.enabled || !claim.schema) {
         effective[key] = value;
         continue;
       }
-      if (section.enabled && section.schema) {
-        if (!value || typeof value !== 'object' || Array.isArray(value)) {
-          errors.push(`invalid value for '${key}': must be a table ([${key}])`);
-          continue;
-        }
-        const result = validateSection(section.schema, value, key);
-        errors.push(...result.errors);
-        warnings.push(...result.warnings);
-        effective[key] = result.value;
-      } else {
-        effective[key] = value;
-      }
+      const result = this.check(key, claim, value);
+      errors.push(...result.errors);
+      warnings.push(...result.warnings);
+      effective[key] = result.value;
     }
-    for (const [key, section] of this.sections) {
-      if (key in effective || !section.enabled || !section.schema) continue;
-      effective[key] = validateSection(section.schema, {}, key).value;
+    for (const [key, claim] of this.claims) {
+      if (key in effective || !claim.enabled || !claim.schema) continue;
+      const defaults = this.check(key, claim, claim.table ? {} : undefined).value;
+      if (defaults !== undefined) effective[key] = defaults;
     }
     if (errors.length) throw new ConfigError(`${this.file}: ${errors.join('; ')}`);
-    return { effective, warnings };
+    return { effective, warnings: warnings.map((w) => this.hint(w)) };
+  }
+
+  adopt(raw: Record<string, unknown>, validated: Validated): string[] {
+    const before = this.current;
+    this.raw = raw;
+    this.current = validated.effective;
+    this.views.clear();
+    const keys = new Set([...Object.keys(before), ...Object.keys(this.current)]);
+    return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(this.current[k]));
   }
 
   settings(): KernelSettings {
     return this.current as unknown as KernelSettings;
   }
 
-  section(name: string): Record<string, unknown> {
-    return (this.current[name] as Record<string, unknown>) ?? {};
+  /** A module's configuration: its section's keys plus the top-level keys it claims (one object per adoption). */
+  moduleConfig(module: string, section: string | undefined, keys: readonly string[]): Record<string, unknown> {
+    let view = this.views.get(module);
+    if (!view) {
+      view = { ...((section && (this.current[section] as Record<string, unknown>)) || {}) };
+      for (const key of keys) if (key in this.current) view[key] = this.current[key];
+      this.views.set(module, view);
+    }
+    return view;
   }
 
-  effective(): Record<string, unknown> {
-    return structuredClone(this.current);
+  rawData(): Record<string, unknown> {
+    return structuredClone(this.raw);
   }
 
   redacted(): Record<string, unknown> {
     return redactSecrets(this.current);
   }
 
+  /** Set keys, as written in the file (after aliases). */
+  isSet(key: string): boolean {
+    const value = applyAliases(this.raw, [...KERNEL_ALIASES, ...[...this.aliases.values()].flat()], [])[key];
+    return value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
+  }
+
   schema(): JsonSchema {
     const properties: Record<string, unknown> = { ...kernelSettingsSchema.properties };
-    for (const [key, section] of this.sections) {
-      properties[key] = section.schema ?? { type: 'object', description: `section of module '${section.module}'` };
-    }
+    for (const [key, claim] of this.claims) properties[key] = claim.schema ?? { description: `owned by module '${claim.module}' (not loaded)` };
     return {
       $schema: 'http://json-schema.org/draft-07/schema#',
       title: 'Talon config.toml',
@@ -122,59 +142,36 @@ export class ConfigStore implements Omit<ConfigApi, 'set' | 'reload'> {
     };
   }
 
-  /** Validates a change of one dotted key; returns what to commit. Throws ConfigError. */
-  prepareSet(path: string): { segments: string[] } & { check(value: unknown): Validated } {
-    const segments = path.split('.').map((s) => s.trim());
-    if (!path || segments.some((s) => !s)) throw new ConfigError(`invalid key path '${path}'`);
-    const top = segments[0];
-    const known = top in kernelSettingsSchema.properties || this.sections.has(top) || top === 'rate_limit' || top === 'cors_origin';
-    if (!known) throw new ConfigError(`unknown configuration key '${path}'`);
-    return {
-      segments,
-      check: (value: unknown) => {
-        const next = setIn(this.raw, segments, value);
-        const result = this.validate(next);
-        const unknownHere = result.warnings.find((w) => w.includes(`'${path}'`));
-        if (unknownHere) throw new ConfigError(unknownHere.replace(' (ignored)', ''));
-        return result;
-      },
-    };
-  }
-
-  commitSet(segments: string[], value: unknown, validated: Validated): unknown {
-    const previous = getIn(this.current, segments);
-    persistValue(this.file, segments, value);
-    this.raw = setIn(this.raw, segments, value);
-    this.current = validated.effective;
-    return previous;
-  }
-
-  /** Reads the file again without adopting it. Throws ConfigError when invalid. */
-  readAgain(): { raw: Record<string, unknown>; validated: Validated } {
-    const raw = parseToml(readFileSync(this.file, 'utf8'), this.file);
-    return { raw, validated: this.validate(raw) };
-  }
-
-  adopt(raw: Record<string, unknown>, validated: Validated): string[] {
-    const before = this.current;
-    this.raw = raw;
-    this.current = validated.effective;
-    const keys = new Set([...Object.keys(before), ...Object.keys(this.current)]);
-    return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(this.current[k]));
+  /** Owners of the top-level keys, for the generated default file. */
+  owners(): Map<string, string> {
+    return new Map([...this.claims].filter(([, c]) => c.enabled).map(([k, c]) => [k, c.module]));
   }
 
   static needsRestart(path: string): boolean {
     return RESTART_KEYS.has(path.split('.')[0]);
   }
+
+  private check(key: string, claim: Claim, value: unknown) {
+    if (claim.table) {
+      if (value !== undefined && (!value || typeof value !== 'object' || Array.isArray(value))) {
+        return { value, errors: [`invalid value for '${key}': must be a table ([${key}])`], warnings: [] };
+      }
+      return validateSection(claim.schema!, value, key);
+    }
+    const result = validateSection({ type: 'object', properties: { [key]: claim.schema } }, value === undefined ? {} : { [key]: value }, '');
+    return { ...result, value: result.value[key] };
+  }
+
+  /** A key that is ours at the top level but written inside a table (TOML puts keys after [x] into x). */
+  private hint(warning: string): string {
+    const m = /^unknown configuration key '([a-z_]+)\.([a-z_]+)'/.exec(warning);
+    if (!m || !(KERNEL_KEYS.includes(m[2]) || this.claims.has(m[2]))) return warning;
+    return `${warning}: '${m[2]}' is a top-level key — move it above the first [table] in ${this.file}`;
+  }
 }
 
-export function getIn(obj: Record<string, unknown>, path: string[]): unknown {
-  let cur: unknown = obj;
-  for (const key of path) {
-    if (!cur || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur;
+function pick(data: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(data).filter(([k]) => keys.includes(k)));
 }
 
 export { ConfigError };

@@ -1,8 +1,5 @@
 import { LogController, type FastifyRequest, type FastifyReply } from 'fastify';
 
-/** Polled endpoints log at debug level, so probes do not drown the log. */
-const QUIET = new Set(['/api/health', '/api/metrics']);
-
 /** One structured line per completed request (carrying the request id), none when it starts. */
 export class AccessLog extends LogController {
   constructor() {
@@ -12,7 +9,8 @@ export class AccessLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(err: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const quiet = QUIET.has(request.routeOptions.url ?? '');
+    // Polled endpoints (route option `quiet`) log at debug level, so probes do not drown the log.
+    const quiet = request.routeOptions.config?.quiet === true;
     if (!(request.log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(quiet ? 'debug' : 'info')) return;
     const line = {
       method: request.method,

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
+import type { SyncWaterfallHook } from 'tapable';
 import type { Generation } from './generation.ts';
 
 /**
@@ -15,15 +16,13 @@ export class FrontServer {
   /** Retired generations kept open for the WebSockets they still carry. */
   private readonly lingering = new Set<Generation>();
 
-  constructor() {
+  /** `baseHeaders` gives the headers every answer carries (the security headers), also the ones given here. */
+  constructor(private readonly baseHeaders: SyncWaterfallHook<[Record<string, string>]>) {
     this.server = http.createServer((req, res) => {
       const g = this.live;
       if (!g || this.closing) {
-        res.statusCode = 503;
-        res.setHeader('content-type', 'application/json');
-        res.setHeader('x-request-id', randomUUID());
-        res.setHeader('connection', 'close');
-        res.end(JSON.stringify({ error: this.closing ? 'the service is shutting down' : 'the service is starting' }));
+        const body = JSON.stringify({ error: this.closing ? 'the service is shutting down' : 'the service is starting' });
+        res.writeHead(503, this.ownHeaders(body)).end(body);
         return;
       }
       g.inflight++;
@@ -48,13 +47,23 @@ export class FrontServer {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
       const body = JSON.stringify({ error: err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : 'malformed HTTP request' });
       const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-      socket.end(
-        `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
-      );
+      const headers = Object.entries(this.ownHeaders(body)).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(`HTTP/1.1 ${status}\r\n${headers.join('')}\r\n${body}`);
     });
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = 66_000;
     this.server.requestTimeout = 0; // SSE and long turns must not be cut by the server
+  }
+
+  /** Headers of an answer the front server gives itself (no generation is involved). */
+  ownHeaders(body: string): Record<string, string> {
+    return {
+      ...this.baseHeaders.call({}),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      'x-request-id': randomUUID(),
+      connection: 'close',
+    };
   }
 
   get generation(): Generation | undefined {

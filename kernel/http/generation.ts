@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import type { Logger } from 'pino';
 import type { RouteInfo, RootHttp, Routes } from '@talon/module-sdk';
 import { isUuid } from '@talon/module-sdk';
-import type { ModuleInstance } from '../modules/instance.ts';
+import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
 import { installBodyParsers } from './body.ts';
@@ -57,10 +57,14 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
     return503OnClosing: false,
     // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
     frameworkErrors: (error, request, reply) => {
-      const raw = reply.raw;
       const body = JSON.stringify({ error: `bad request: ${error.message}` });
-      raw.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': String(request.id) });
-      raw.end(body);
+      reply.raw.writeHead(400, {
+        ...options.hooks.kernel.http.baseHeaders.call({}),
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': String(request.id),
+      });
+      reply.raw.end(body);
     },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
   });
@@ -104,18 +108,21 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
   });
 
   for (const m of modules) {
-    if (!m.def.http) continue;
+    if (!m.parts.http) continue;
     current = m.id;
     try {
-      m.def.http(app as unknown as RootHttp, m.ctx);
+      m.parts.http(app as unknown as RootHttp);
     } catch (err) {
       throw new RouteBuildError(m.id, err as Error);
     }
   }
   const owners = new Map<import('node:net').Socket, string>();
   for (const m of modules) {
-    if (!m.def.routes) continue;
+    const routes = m.parts.routes;
+    if (!routes) continue;
     app.register(async (child) => {
+      // One module per turn of the event loop: building a generation never holds other requests up for long.
+      await new Promise((resolve) => setImmediate(resolve));
       current = m.id;
       // Remember which module a WebSocket belongs to, so a reload closes only that module's sockets.
       child.addHook('onRequest', (request, _reply, done) => {
@@ -123,7 +130,7 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
         done();
       });
       try {
-        m.def.routes!(child as unknown as Routes, m.ctx);
+        routes(child as unknown as Routes);
       } catch (err) {
         throw new RouteBuildError(m.id, err as Error);
       }

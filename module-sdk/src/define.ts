@@ -3,45 +3,43 @@ import type { Logger } from 'pino';
 import type { AwilixContainer } from 'awilix';
 import type { HookAccess, HookRef } from './hooks.ts';
 import type { KernelApi } from './kernel-api.ts';
-import type { KernelSettings, JsonSchema } from './settings.ts';
+import type { JsonSchema } from './settings.ts';
 import type { Routes, RootHttp } from './http.ts';
 import type { ServiceRef } from './refs.ts';
-
-/** Folders under the Talon home that modules may use. */
-export interface TalonPaths {
-  home: string;
-  data: string;
-  uploads: string;
-  checkpoints: string;
-  logs: string;
-  workspaces: string;
-}
 
 export interface ModuleContext<C = Record<string, unknown>> {
   readonly id: string;
   readonly version: string;
   /** The module's own folder (use it instead of import.meta.url: module code is bundled). */
   readonly dir: string;
-  /** This module's config section, validated, defaults applied; always the current value. */
+  /**
+   * This module's configuration: its section (`config_section`) and the top-level keys it claims
+   * (`config_keys`), validated, defaults filled in; always the current value.
+   */
   readonly config: C;
-  /** The kernel's top-level settings (default_model, provider_urls, ...), read-only. */
-  readonly settings: Readonly<KernelSettings>;
   readonly log: Logger;
-  /** The shared SQLite database (WAL). Tables of a module are prefixed with its id. */
+  /** The shared SQLite database (WAL). A module's tables are prefixed with its name ('-' as '_'). */
   readonly db: Database;
-  readonly paths: TalonPaths;
-  /** This module's awilix scope; kernel services resolve from its parent. */
+  /** The Talon home ($TALON_HOME), for folders a person is meant to browse (agent workspaces). */
+  readonly home: string;
+  /** `$TALON_HOME/data/<module>`, the module's private folder; created on first use. */
+  readonly dataDir: string;
+  /**
+   * The module's awilix container: what it provides is registered here by ref id, and so are live
+   * views of the services of the modules its manifest declares (depends, optional_depends, consumes).
+   */
   readonly container: AwilixContainer;
   readonly hooks: HookAccess;
   readonly kernel: KernelApi;
-  /** Offers a service to other modules. */
+  /** Offers a service to other modules; the ref must be listed in module.toml `provides`. */
   provide<T>(ref: ServiceRef<T>, value: T, dispose?: (value: T) => unknown): void;
   /**
-   * A service of another module, as a live view: calls always reach the
-   * provider's current instance, also after it hot-reloads. Throws when absent.
+   * A service of another module (declared in module.toml), as a live view: calls always reach the
+   * provider's current instance, also after it hot-reloads. Throws when the use is undeclared or
+   * the provider is not running.
    */
   use<T extends object>(ref: ServiceRef<T>): T;
-  /** Like use, but undefined when no loaded module provides it. */
+  /** Like use, but undefined when the (declared) provider is not running. */
   tryUse<T extends object>(ref: ServiceRef<T>): T | undefined;
   /** Runs fn when the module stops or unloads (in reverse order of registration). */
   onStop(fn: () => unknown): void;
@@ -50,22 +48,47 @@ export interface ModuleContext<C = Record<string, unknown>> {
   setTimeout(fn: () => unknown, ms: number): NodeJS.Timeout;
 }
 
+/**
+ * What register() hands back: the module's running parts. They close over the
+ * state register() built, so that state reaches them typed.
+ */
+export interface ModuleParts {
+  /** Connect, warm caches, start timers. A throw fails the module (or keeps the old copy on reload). */
+  start?(): Promise<void> | void;
+  /** Release what start() took; taps, timers, services and onStop handlers are released for you. */
+  stop?(): Promise<void> | void;
+  /** Root-level HTTP behaviour (hooks for every route, error handlers). Replayed on each HTTP generation; no I/O. */
+  http?(app: RootHttp): void;
+  /** The module's routes, on an encapsulated child. Replayed on each HTTP generation; no I/O. */
+  routes?(app: Routes): void;
+}
+
+/** A reference-system spelling of a config key, rewritten to ours before validation. */
+export interface ConfigAlias {
+  /** Dotted path as the reference writes it, e.g. 'rate_limit.api_requests_per_minute'. */
+  from: string;
+  /** Our top-level key. */
+  to: string;
+  convert?: (value: unknown) => unknown;
+}
+
 export const MODULE_BRAND = 'talon.module@1';
 
 export interface ModuleDefinition<C = Record<string, unknown>> {
-  /** JSON Schema of this module's config section (named in module.toml). */
+  /** JSON Schema of this module's config section (named by `config_section` in module.toml). */
   configSchema?: JsonSchema;
+  /** Schemas of the top-level config keys this module claims (listed in module.toml `config_keys`). */
+  configKeys?: Record<string, JsonSchema>;
+  /** Other spellings of the claimed keys that are accepted. */
+  configAliases?: readonly ConfigAlias[];
   /** Extension point catalogues this module owns. */
-  hooks?: HookRef<object>[];
-  /** Synchronous, no I/O: provide services and tap hooks. */
-  register?(ctx: ModuleContext<C>): void;
-  /** Connect, warm caches, start timers. */
-  start?(ctx: ModuleContext<C>): Promise<void> | void;
-  stop?(ctx: ModuleContext<C>): Promise<void> | void;
-  /** Root-level HTTP behaviour (hooks that apply to every route, error handlers). Replayed on each HTTP generation. */
-  http?(app: RootHttp, ctx: ModuleContext<C>): void;
-  /** The module's routes, on an encapsulated child. Replayed on each HTTP generation; no I/O here. */
-  routes?(app: Routes, ctx: ModuleContext<C>): void;
+  hooks?: readonly HookRef<object>[];
+  /**
+   * Synchronous, no I/O: build the module's services, provide them, tap hooks, and return the
+   * running parts. On a hot reload nothing of this is visible until the new copy has started and
+   * its routes are built; then everything switches in one step.
+   */
+  register(ctx: ModuleContext<C>): ModuleParts | void;
 }
 
 export type DefinedModule<C = Record<string, unknown>> = ModuleDefinition<C> & { readonly brand: typeof MODULE_BRAND };

@@ -32,8 +32,21 @@ export function errorBody(message: string, extra?: Record<string, unknown>): { e
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID_RE.test(value);
 
-/** Throws 400 naming the field when value is not a UUID. */
+/** Throws 400 naming the field when value is not a UUID; returns the canonical (lowercase) form. */
 export function requireUuid(value: string, what: string): string {
   if (!isUuid(value)) throw badRequest(`invalid ${what}: '${value}' is not a UUID`);
-  return value;
+  return value.toLowerCase();
 }
+
+/**
+ * An invalid configuration: start-up stops with exit code 2 and this message (name the key and the
+ * problem). Told apart by name, so a copy bundled into a module is recognised too.
+ */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const isConfigError = (err: unknown): err is ConfigError => err instanceof Error && err.name === 'ConfigError';

@@ -1,7 +1,42 @@
-import { AsyncSeriesHook, SyncHook } from 'tapable';
+import {
+  AsyncParallelBailHook,
+  AsyncParallelHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesLoopHook,
+  AsyncSeriesWaterfallHook,
+  SyncBailHook,
+  SyncHook,
+  SyncLoopHook,
+  SyncWaterfallHook,
+} from 'tapable';
+
+// Modules build their catalogues with these classes, so the whole service shares one copy of tapable.
+export {
+  AsyncParallelBailHook,
+  AsyncParallelHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesLoopHook,
+  AsyncSeriesWaterfallHook,
+  SyncBailHook,
+  SyncHook,
+  SyncLoopHook,
+  SyncWaterfallHook,
+};
 
 /** Named stages, so taps order themselves without magic numbers. */
 export const STAGE = { FIRST: -1000, GUARD: -100, DEFAULT: 0, OBSERVE: 100, LAST: 1000 } as const;
+
+/** Outcome of a module's last hot reload (GET /api/modules). */
+export interface ReloadOutcome {
+  at: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+  /** file:line:column of the failure, when known. */
+  location?: string;
+}
 
 export interface ModuleInfo {
   id: string;
@@ -9,10 +44,13 @@ export interface ModuleInfo {
   description: string;
   state: 'running' | 'failed' | 'blocked' | 'disabled' | 'stopped';
   error?: string;
+  /** A security module: a boot failure stops start-up, a failed reload keeps the old version. */
+  critical: boolean;
   depends: string[];
   optionalDepends: string[];
   dir: string;
   thirdParty: boolean;
+  lastReload?: ReloadOutcome;
 }
 
 export interface ConfigChange {
@@ -35,11 +73,19 @@ export interface HttpResponseEvent extends HttpRequestEvent {
   durationMs: number;
 }
 
-/** The kernel's own hook catalogue. Modules add theirs with defineHooks. */
+/**
+ * The kernel's own hook catalogue. Modules add theirs with defineHooks.
+ * - kernel.ready: once, after the service listens (not on hot reloads).
+ * - kernel.shutdown: once, when a graceful stop begins (before modules stop).
+ * - module.loaded / module.unloaded: a module started (at boot or swapped in by a reload) / stopped.
+ * - config.changed: a value changed at run time (POST /api/config/set, reload).
+ * - http.request / http.response: every request as it arrives / after its answer is sent.
+ * - http.baseHeaders: headers every answer carries, also those the front server gives itself (400, 431, 503).
+ * - log.line: every structured log line as JSON text (the logs module writes the file and the stream from it).
+ */
 export function createKernelHooks() {
   return Object.freeze({
     kernel: Object.freeze({
-      boot: new AsyncSeriesHook<[]>([]),
       ready: new AsyncSeriesHook<[]>([]),
       shutdown: new AsyncSeriesHook<[]>([]),
     }),
@@ -53,6 +99,10 @@ export function createKernelHooks() {
     http: Object.freeze({
       request: new SyncHook<[HttpRequestEvent]>(['request']),
       response: new SyncHook<[HttpResponseEvent]>(['response']),
+      baseHeaders: new SyncWaterfallHook<[Record<string, string>]>(['headers']),
+    }),
+    log: Object.freeze({
+      line: new SyncHook<[string]>(['line']),
     }),
   });
 }
@@ -64,23 +114,42 @@ export interface HookRef<T> {
   readonly create: () => T;
 }
 
-export function defineHooks<T extends object>(id: string, create: () => T): HookRef<T> {
+export function defineHooks<T extends object>(id: `${string}.${string}`, create: () => T): HookRef<T> {
   return Object.freeze({ id, create });
 }
 
-// tapable does not export its base Hook class, so infer structurally.
-type AnyHook = { taps: unknown[]; promise(...args: never[]): Promise<unknown> };
-type ArgsOf<H> = H extends { promise(...args: infer A): Promise<unknown> } ? A : never;
-type ResultOf<H> = H extends { promise(...args: never[]): Promise<infer R> } ? R : never;
+export function isHookRef(value: unknown): value is HookRef<object> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as HookRef<object>).id === 'string' && typeof (value as HookRef<object>).create === 'function'
+  );
+}
+
+// tapable does not export its base Hook class, so hooks are told apart structurally:
+// async hooks have tapPromise and no call(), sync hooks have call().
+type AsyncHookLike = { tapPromise: unknown; promise(...args: never[]): Promise<unknown> };
+type SyncHookLike = { call(...args: never[]): unknown };
+type AnyHook = AsyncHookLike | SyncHookLike;
+type AsyncArgs<H> = H extends { promise(...args: infer A): Promise<unknown> } ? A : never;
+type AsyncResult<H> = H extends { promise(...args: never[]): Promise<infer R> } ? R : never;
+type SyncArgs<H> = H extends { call(...args: infer A): unknown } ? A : never;
+type SyncResult<H> = H extends { call(...args: never[]): infer R } ? R : never;
 
 export interface TapOptions {
   stage?: number;
 }
 
-export interface HookTap<H> {
-  tap(label: string, fn: (...args: ArgsOf<H>) => ResultOf<H>, options?: TapOptions): void;
-  tapPromise(label: string, fn: (...args: ArgsOf<H>) => Promise<ResultOf<H>>, options?: TapOptions): void;
+/** Tapping a synchronous hook: only `tap` (tapPromise on a sync hook is a compile error). */
+export interface SyncTap<H> {
+  tap(label: string, fn: (...args: SyncArgs<H>) => SyncResult<H> | undefined, options?: TapOptions): void;
 }
+
+/** Tapping an asynchronous hook. */
+export interface AsyncTap<H> {
+  tap(label: string, fn: (...args: AsyncArgs<H>) => AsyncResult<H> | undefined, options?: TapOptions): void;
+  tapPromise(label: string, fn: (...args: AsyncArgs<H>) => Promise<AsyncResult<H> | undefined>, options?: TapOptions): void;
+}
+
+export type HookTap<H> = H extends AsyncHookLike ? AsyncTap<H> : SyncTap<H>;
 
 /** A catalogue seen through a module's eyes: taps are named after the module and removed when it unloads. */
 export type TapFacade<T> = {
@@ -90,10 +159,10 @@ export type TapFacade<T> = {
 export interface HookAccess {
   /** The kernel's catalogue, for tapping. */
   readonly kernel: TapFacade<KernelHooks>;
-  /** Tap a module-owned catalogue. Throws when its owner is not loaded. */
+  /** Tap a module-owned catalogue (declare its owner in module.toml). Throws when its owner is not loaded. */
   tap<T extends object>(ref: HookRef<T>): TapFacade<T>;
   /** Like tap, but undefined when the owner is not loaded (optional dependency). */
   tryTap<T extends object>(ref: HookRef<T>): TapFacade<T> | undefined;
-  /** The raw hooks of a catalogue, for calling them (normally done by the owner). */
+  /** The raw hooks of a catalogue, for calling them: the owner's own, or a declared connection's. */
   get<T extends object>(ref: HookRef<T>): T;
 }

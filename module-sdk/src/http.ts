@@ -20,18 +20,21 @@ export interface TalonRouteConfig {
   public?: boolean;
   /** Cost units charged by the rate limiter (default 1). */
   rateCost?: number;
+  /** Polled endpoints (health, metrics): the access log writes their lines at debug level. */
+  quiet?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
     rateCost?: number;
+    quiet?: boolean;
   }
   /** OpenAPI documentation keys on route schemas (GET /api/openapi.json reads them). */
   interface FastifySchema {
     summary?: string;
     description?: string;
-    tags?: string[];
+    tags?: readonly string[];
     /** Left out of /api/openapi.json. */
     hide?: boolean;
   }

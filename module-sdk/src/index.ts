@@ -1,15 +1,33 @@
 export { defineModule, isDefinedModule, MODULE_BRAND } from './define.ts';
-export type { ModuleContext, ModuleDefinition, DefinedModule, TalonPaths } from './define.ts';
-export { serviceRef } from './refs.ts';
+export type { ModuleContext, ModuleDefinition, ModuleParts, DefinedModule, ConfigAlias } from './define.ts';
+export { serviceRef, isServiceRef } from './refs.ts';
 export type { ServiceRef } from './refs.ts';
-export { defineHooks, createKernelHooks, STAGE } from './hooks.ts';
+export {
+  defineHooks,
+  isHookRef,
+  createKernelHooks,
+  STAGE,
+  AsyncParallelBailHook,
+  AsyncParallelHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesLoopHook,
+  AsyncSeriesWaterfallHook,
+  SyncBailHook,
+  SyncHook,
+  SyncLoopHook,
+  SyncWaterfallHook,
+} from './hooks.ts';
 export type {
   HookRef,
   HookAccess,
   TapFacade,
   HookTap,
+  SyncTap,
+  AsyncTap,
   KernelHooks,
   ModuleInfo,
+  ReloadOutcome,
   ConfigChange,
   HttpRequestEvent,
   HttpResponseEvent,
@@ -17,6 +35,8 @@ export type {
 } from './hooks.ts';
 export {
   HttpError,
+  ConfigError,
+  isConfigError,
   badRequest,
   unauthorized,
   forbidden,
@@ -36,6 +56,9 @@ export { openSse } from './sse.ts';
 export type { SseWriter } from './sse.ts';
 export { kernelSettingsSchema } from './settings.ts';
 export type { KernelSettings, JsonSchema } from './settings.ts';
-export type { KernelApi, ConfigApi, RouteInfo, LogBus } from './kernel-api.ts';
+export type { KernelApi, ConfigAccess, RouteInfo } from './kernel-api.ts';
 export type { Routes, RootHttp, TalonRouteConfig, FastifyRequest, FastifyReply } from './http.ts';
 export type { FromSchema } from 'json-schema-to-ts';
+
+/** The SDK's version; module.toml `sdk` ranges are checked against it. */
+export const SDK_VERSION = '0.2.0';

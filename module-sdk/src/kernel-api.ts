@@ -9,7 +9,7 @@ export interface RouteInfo {
   schema?: {
     summary?: string;
     description?: string;
-    tags?: string[];
+    tags?: readonly string[];
     params?: JsonSchema;
     querystring?: JsonSchema;
     body?: JsonSchema;
@@ -19,24 +19,28 @@ export interface RouteInfo {
   public: boolean;
 }
 
-export interface ConfigApi {
-  /** Effective configuration with defaults, secrets included: never send this to a client. */
-  effective(): Record<string, unknown>;
-  /** Effective configuration with secret values replaced. */
-  redacted(): Record<string, unknown>;
-  /** The JSON Schema of the whole file: kernel keys plus every known module section. */
-  schema(): JsonSchema;
-  /** Sets one dotted key, validates, applies through the config-changed hook and persists it. */
-  set(path: string, value: unknown): Promise<{ path: string; value: unknown; restartRequired: boolean }>;
-  /** Re-reads the file; throws with the reason when it is invalid (the running config stays). */
-  reload(): Promise<{ changed: string[] }>;
+/**
+ * The configuration as a module may see it: never the secret values. Editing (persisting a value
+ * into config.toml) is the config-api module's business; the kernel validates and applies.
+ */
+export interface ConfigAccess {
   /** Absolute path of config.toml. */
   readonly file: string;
-}
-
-export interface LogBus {
-  /** Receives every structured log line as JSON text. Returns the unsubscribe function. */
-  subscribe(listener: (line: string) => void): () => void;
+  /** The JSON Schema of the whole file: kernel keys plus every known module's section and keys. */
+  schema(): JsonSchema;
+  /** Effective configuration (defaults filled in) with secret values replaced. */
+  redacted(): Record<string, unknown>;
+  /** The file's data as last adopted (no defaults filled in). */
+  raw(): Record<string, unknown>;
+  /** Reads and parses config.toml again (not adopted). Throws ConfigError naming the line. */
+  read(): Record<string, unknown>;
+  /** Validates a whole candidate file. Throws ConfigError naming the key and the problem; returns the warnings. */
+  check(raw: Record<string, unknown>): string[];
+  /**
+   * Adopts a candidate (validated again): the running configuration changes at once and the
+   * config.changed hook fires. `path` names the changed key ('' for a whole reload).
+   */
+  apply(raw: Record<string, unknown>, path: string): Promise<{ changed: string[]; restartRequired: boolean }>;
 }
 
 /** What the kernel shares with modules. Everything else of the kernel is private. */
@@ -48,8 +52,9 @@ export interface KernelApi {
   listenAddress(): string | undefined;
   modules(): ModuleInfo[];
   routes(): RouteInfo[];
-  readonly config: ConfigApi;
-  readonly logs: LogBus;
+  readonly config: ConfigAccess;
+  /** Log lines written before the caller tapped `log.line` (bounded), so a log sink misses nothing of start-up. */
+  earlyLogLines(): readonly string[];
   /** Asks the kernel to shut down gracefully (after the current reply is sent). */
   shutdown(reason: string): void;
   /** Number of hot reloads done since start. */

@@ -11,3 +11,7 @@ export interface ServiceRef<T> {
 export function serviceRef<T>(id: `${string}.${string}`): ServiceRef<T> {
   return Object.freeze({ id });
 }
+
+export function isServiceRef(value: unknown): value is ServiceRef<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as ServiceRef<unknown>).id === 'string' && Object.keys(value).length === 1;
+}

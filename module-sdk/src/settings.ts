@@ -1,8 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 /**
- * The kernel's part of config.toml. Module sections are added by each module's
- * own configSchema. One schema validates the file and types `ctx.settings`.
+ * The kernel's own part of config.toml: where to listen, logging, which modules run. Every other
+ * key belongs to the module that claims it (module.toml `config_keys` / `config_section`).
  */
 export const kernelSettingsSchema = {
   type: 'object',
@@ -13,53 +13,48 @@ export const kernelSettingsSchema = {
       default: '127.0.0.1:4545',
       description: 'host:port the HTTP API listens on',
     },
-    api_key: { type: 'string', default: '', description: 'bearer token required on every endpoint but the public ones; empty = open API' },
-    cors_origins: { type: 'array', items: { type: 'string' }, default: [], description: 'extra allowed CORS origins' },
-    rate_limit_per_second: { type: 'number', exclusiveMinimum: 0, default: 10, description: 'GCRA rate: cost units per second per client IP' },
-    log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'log level' },
     max_request_body_bytes: { type: 'integer', minimum: 1024, default: 8388608, description: 'request bodies above this answer 413' },
-    default_model: {
-      type: 'object',
-      properties: {
-        provider: { type: 'string', default: 'openai' },
-        model: { type: 'string', default: 'gpt-4o-mini' },
-        api_key_env: { type: 'string', default: '' },
-        base_url: { type: 'string' },
-      },
-      additionalProperties: false,
-      default: {},
-    },
-    provider_urls: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
-    fallback_providers: {
+    module_paths: {
       type: 'array',
-      description: 'LLM providers tried in order when the primary keeps failing',
-      items: {
-        type: 'object',
-        properties: {
-          provider: { type: 'string' },
-          model: { type: 'string' },
-          api_key_env: { type: 'string' },
-          base_url: { type: 'string' },
-        },
-        required: ['provider', 'model'],
-        additionalProperties: false,
-      },
+      items: { type: 'string' },
       default: [],
+      description: 'folders with third-party modules (a folder with module.toml, or a folder of such folders)',
     },
     modules: {
       type: 'object',
+      description: 'which modules run',
       properties: {
-        disabled: { type: 'array', items: { type: 'string' }, default: [] },
+        disabled: { type: 'array', items: { type: 'string' }, default: [], description: 'module names to leave out' },
+        allow_disable_critical: {
+          type: 'array',
+          items: { type: 'string' },
+          default: [],
+          description: 'security modules you really mean to disable although their protection is configured',
+        },
       },
       additionalProperties: false,
       default: {},
     },
-    module_paths: { type: 'array', items: { type: 'string' }, default: [], description: 'folders holding third-party modules' },
+    startup: {
+      type: 'object',
+      description: 'start-up policy',
+      properties: {
+        on_boot_failure: {
+          type: 'string',
+          enum: ['continue', 'abort'],
+          default: 'continue',
+          description: 'when a module fails to start: run without it, or stop (security modules always stop start-up)',
+        },
+      },
+      additionalProperties: false,
+      default: {},
+    },
   },
   additionalProperties: false,
 } as const;
 
 export type KernelSettings = FromSchema<typeof kernelSettingsSchema, { keepDefaultedPropertiesOptional: false }>;
 
-/** JSON Schema as modules write it for their config section and routes. */
-export type JsonSchema = Record<string, unknown>;
+/** JSON Schema as modules write it for their config and routes (`as const` objects fit). */
+export type JsonSchema = Readonly<Record<string, unknown>>;

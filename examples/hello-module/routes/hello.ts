@@ -11,9 +11,9 @@ const helloSchema = {
   },
 } as const;
 
-export function helloRoutes(app: Routes, ctx: ModuleContext<HelloConfig>, greetings: () => Greetings): void {
+export function helloRoutes(app: Routes, ctx: ModuleContext<HelloConfig>, greetings: Greetings): void {
   app.get('/api/hello/:name', { schema: helloSchema }, async (request) => {
-    const count = greetings().record(request.params.name);
+    const count = greetings.record(request.params.name);
     return { message: `${ctx.config.greeting}, ${request.params.name}!`, times: count };
   });
 }

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '../../../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { git, hashName } from './support.ts';
 
 let fake: FakeProvider;

@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider } from '../../../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { LlmError, LlmRefusedError, type StreamEvent } from '../api.ts';
 import { startLlmHarness, collect, user, TEST_KEY_ENV, type LlmHarness } from './support.ts';
 

@@ -1,6 +1,6 @@
 /** Boots a kernel with the llm module, some drivers and a fake provider, for the llm and driver tests. */
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '../../../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { llmHooks, llmService, type CallCheck, type CallRecord, type LlmService } from '../api.ts';
 
 export const TEST_KEY_ENV = 'TALON_LLM_TEST_KEY';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import type { TapFacade } from '@talon/module-sdk';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '../../../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { agentHooks, type AgentRecord, type ModelCallContext, type ToolContext, type TurnRecord } from '../../agents/api.ts';
 import { llmHooks, llmService, type CallRecord, type LlmService } from '../../llm/api.ts';
 import { semanticMemory } from '../api.ts';

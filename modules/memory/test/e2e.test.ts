@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '../../../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { json } from './helpers.ts';
 
 let fake: FakeProvider;

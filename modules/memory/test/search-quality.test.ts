@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '../../../test/support/fake-provider.ts';
+import { FakeProvider } from '@talon/module-sdk/testing';
 import { startMemoryKernel, json, AGENT_A, AGENT_B } from './helpers.ts';
 
 const CORPUS = [

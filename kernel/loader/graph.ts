@@ -1,4 +1,4 @@
-import type { Manifest } from './manifest.ts';
+import { connections, type Manifest } from './manifest.ts';
 
 export type Verdict = { state: 'load' } | { state: 'disabled'; reason: string } | { state: 'blocked'; reason: string } | { state: 'failed'; reason: string };
 
@@ -49,9 +49,10 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
       m.name,
       m.depends.filter((d) => names.has(d) && d !== m.name),
     );
+    // Optional dependencies and consumed modules only order: they come first when present.
     soft.set(
       m.name,
-      m.optional_depends.filter((d) => names.has(d) && d !== m.name),
+      [...connections(m)].filter((d) => names.has(d) && d !== m.name && !m.depends.includes(d)),
     );
   }
 

@@ -25,6 +25,8 @@ export interface Bundle {
   code: string;
   /** Absolute paths of the module's own source files in the bundle. */
   inputs: string[];
+  /** The other modules' contracts it imports (`@talon/<name>`). */
+  contracts: string[];
 }
 
 /**
@@ -32,12 +34,13 @@ export interface Bundle {
  * mtime of every input file, so a warm start needs no esbuild at all.
  */
 const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
 interface CacheRecord {
   version: number;
   inputs: Array<{ file: string; size: number; mtimeMs: number }>;
   code: string;
+  contracts: string[];
 }
 
 function cacheFile(entry: string): string {
@@ -52,7 +55,7 @@ function fromCache(entry: string): Bundle | undefined {
       const st = statSync(input.file);
       if (st.size !== input.size || st.mtimeMs !== input.mtimeMs) return undefined;
     }
-    return { code: record.code, inputs: record.inputs.map((i) => i.file) };
+    return { code: record.code, inputs: record.inputs.map((i) => i.file), contracts: record.contracts };
   } catch {
     return undefined;
   }
@@ -67,7 +70,7 @@ function toCache(entry: string, bundle: Bundle): void {
     });
     const target = cacheFile(entry);
     const tmp = `${target}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, inputs, code: bundle.code } satisfies CacheRecord));
+    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, inputs, code: bundle.code, contracts: bundle.contracts } satisfies CacheRecord));
     renameSync(tmp, target);
   } catch {
     // a cache that cannot be written only costs speed
@@ -96,8 +99,13 @@ async function build(entry: string): Promise<Bundle> {
       target: 'node20',
       write: false,
       packages: 'external',
+      // Named explicitly: a tsconfig `paths` entry for the SDK or a contract must never pull its source into the bundle.
+      external: ['@talon/*'],
       // import() of a package becomes require(): cached and synchronous, never a trip through the ESM loader's hooks.
       supported: { 'dynamic-import': false },
+      // CommonJS has no import.meta: give it the bundle's own file URL.
+      banner: { js: 'var __talon_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+      define: { 'import.meta.url': '__talon_import_meta_url' },
       sourcemap: 'inline',
       sourcesContent: false,
       metafile: true,
@@ -106,7 +114,9 @@ async function build(entry: string): Promise<Bundle> {
     });
     const code = result.outputFiles[0].text;
     const inputs = Object.keys(result.metafile.inputs).map((p) => path.resolve(path.dirname(entry), p));
-    return { code, inputs };
+    const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
+    const contracts = [...new Set(imports.filter((p) => p.startsWith('@talon/') && p !== '@talon/module-sdk').map((p) => p.slice('@talon/'.length)))];
+    return { code, inputs, contracts };
   } catch (err) {
     const failure = err as BuildFailure;
     const first = failure.errors?.[0];
@@ -118,13 +128,28 @@ async function build(entry: string): Promise<Bundle> {
   }
 }
 
-/** Evaluates a bundle; `shared` maps package names to instances the kernel already holds (the SDK). */
-export function evaluateBundle(bundle: Bundle, filename: string, shared: Record<string, unknown>): unknown {
+/** Packages are found beside the module first (its own node_modules), then among the service's. */
+const serviceRequire = createRequire(import.meta.url);
+
+/**
+ * Evaluates a bundle. `special` answers the ids the kernel provides itself (the SDK instance, other
+ * modules' contracts); it returns undefined for the rest.
+ */
+export function evaluateBundle(bundle: Bundle, filename: string, special: (id: string) => unknown): unknown {
   const mod = new Module(filename) as Module & { _compile(code: string, filename: string): void };
   mod.filename = filename;
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(filename));
   const requireFrom = createRequire(filename);
-  mod.require = ((id: string) => (id in shared ? shared[id] : requireFrom(id))) as NodeJS.Require;
+  mod.require = ((id: string) => special(id) ?? requireOwnThenService(requireFrom, id)) as NodeJS.Require;
   mod._compile(bundle.code, filename);
   return mod.exports;
+}
+
+function requireOwnThenService(own: NodeJS.Require, id: string): unknown {
+  try {
+    return own(id);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || id.startsWith('.') || path.isAbsolute(id)) throw err;
+    return serviceRequire(id);
+  }
 }

@@ -1,20 +1,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import * as sdk from '@talon/module-sdk';
-import { isDefinedModule, type DefinedModule } from '@talon/module-sdk';
 import { findModuleDirs, readManifest, type Manifest } from './manifest.ts';
-import { bundleModule, evaluateBundle } from './bundle.ts';
 
 export interface ModuleRoot {
   dir: string;
   thirdParty: boolean;
 }
 
-/** Packages module bundles share with the kernel instead of loading their own copy. */
-const SHARED_PACKAGES = { '@talon/module-sdk': sdk };
-
-/** `modules/` next to `kernel/`. Evaluated on use: in the kernel bundle (see main.ts) import.meta has no url. */
+/** `modules/` next to `kernel/`. */
 function builtinModulesDir(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../modules');
 }
@@ -56,17 +50,4 @@ export function withDependencies(names: readonly string[], manifests: readonly M
   };
   names.forEach(add);
   return out;
-}
-
-/**
- * Bundles and evaluates a module's code. `fresh` skips the bundle cache: a reload always rebuilds, since a
- * same-size rewrite within the mtime resolution must not hit the cache.
- */
-export async function loadDefinition(manifest: Manifest, fresh = false): Promise<DefinedModule> {
-  const entry = path.join(manifest.dir, manifest.entry);
-  const bundle = await bundleModule(entry, { cache: !fresh });
-  const exports = evaluateBundle(bundle, entry, SHARED_PACKAGES) as { default?: unknown };
-  const def = exports.default ?? exports;
-  if (!isDefinedModule(def)) throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
-  return def as DefinedModule;
 }
