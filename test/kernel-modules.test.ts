@@ -1,18 +1,35 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { planModules } from '../kernel/modules/graph.ts';
+import { planModules } from '../kernel/loader/graph.ts';
 
 const fixtures = path.resolve('test/fixtures/modules');
 
-function logText(k: TestKernel): string {
-  const dir = path.join(k.home, 'logs');
-  return readdirSync(dir)
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .join('');
-}
+const logText = (k: TestKernel): string => k.logLines().join('');
+
+/** A manifest as read from module.toml, for the planner. */
+const m = (name: string, depends: string[] = [], optional: string[] = [], consumes: string[] = []) => ({
+  ...readManifestDefaults,
+  name,
+  depends,
+  optional_depends: optional,
+  consumes,
+  dir: '/x/' + name,
+});
+const readManifestDefaults = {
+  version: '1.0.0',
+  description: '',
+  sdk: '*',
+  provides: [],
+  config_keys: [],
+  critical: false,
+  protects: [],
+  enabled: true,
+  entry: 'index.ts',
+  contract: 'api.ts',
+  thirdParty: false,
+};
 
 let k: TestKernel;
 before(async () => {
@@ -82,18 +99,6 @@ test('a module whose routes clash with another is left out; the other keeps its 
 });
 
 test('the plan orders dependencies first even against name order', () => {
-  const m = (name: string, depends: string[] = [], optional: string[] = []) => ({
-    name,
-    version: '1.0.0',
-    description: '',
-    depends,
-    optional_depends: optional,
-    extra_config_sections: [],
-    enabled: true,
-    entry: 'index.ts',
-    dir: '/x/' + name,
-    thirdParty: false,
-  });
   const plan = planModules([m('a', ['z']), m('b', [], ['a']), m('z')], () => true);
   assert.deepEqual(
     plan.order.map((x) => x.name),
@@ -102,22 +107,18 @@ test('the plan orders dependencies first even against name order', () => {
 });
 
 test('optional dependencies in a cycle only order; they never fail the modules', () => {
-  const m = (name: string, optional: string[]) => ({
-    name,
-    version: '1.0.0',
-    description: '',
-    depends: [],
-    optional_depends: optional,
-    extra_config_sections: [],
-    enabled: true,
-    entry: 'index.ts',
-    dir: '/x/' + name,
-    thirdParty: false,
-  });
-  const plan = planModules([m('agents', ['memory']), m('memory', ['agents'])], () => true);
+  const plan = planModules([m('agents', [], ['memory']), m('memory', [], ['agents'])], () => true);
   assert.deepEqual(
     plan.order.map((x) => x.name),
     ['agents', 'memory'],
   );
   assert.ok([...plan.verdicts.values()].every((v) => v.state === 'load'));
+});
+
+test("consumes orders like an optional dependency (by the service's module)", () => {
+  const plan = planModules([m('metrics', [], [], ['agents.registry']), m('agents')], () => true);
+  assert.deepEqual(
+    plan.order.map((x) => x.name),
+    ['agents', 'metrics'],
+  );
 });

@@ -1,5 +1,5 @@
 import type { ConfigAccess, KernelHooks } from '@talon/module-sdk';
-import { getIn, readConfigFile } from './file.ts';
+import { readConfigFile } from './file.ts';
 import { ConfigStore } from './store.ts';
 
 /**
@@ -7,7 +7,7 @@ import { ConfigStore } from './store.ts';
  * apply whole candidates; the config-api module edits the file itself.
  */
 export function createConfigAccess(store: ConfigStore, hooks: KernelHooks, applied: () => void): ConfigAccess {
-  const current = (path: string) => (path ? getIn(store.redacted(), path.split('.')) : undefined);
+  const current = (path: string) => (path ? path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], store.redacted()) : undefined);
   return {
     file: store.file,
     schema: () => store.schema(),

@@ -44,23 +44,3 @@ export function applyAliases(raw: Record<string, unknown>, aliases: readonly Con
   }
   return out;
 }
-
-export function setIn(obj: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
-  const root = structuredClone(obj);
-  let cur: Record<string, unknown> = root;
-  for (const key of path.slice(0, -1)) {
-    if (!isTable(cur[key])) cur[key] = {};
-    cur = cur[key] as Record<string, unknown>;
-  }
-  cur[path[path.length - 1]] = value;
-  return root;
-}
-
-export function getIn(obj: unknown, path: string[]): unknown {
-  let cur = obj;
-  for (const key of path) {
-    if (!isTable(cur)) return undefined;
-    cur = cur[key];
-  }
-  return cur;
-}

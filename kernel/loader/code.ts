@@ -3,7 +3,7 @@ import semver from 'semver';
 import * as sdk from '@talon/module-sdk';
 import { isDefinedModule, isHookRef, isServiceRef, type DefinedModule } from '@talon/module-sdk';
 import { connections, type Manifest } from './manifest.ts';
-import { bundleModule, evaluateBundle, type Bundle } from './bundle.ts';
+import { bundleModule, evaluateBundle } from './bundle.ts';
 
 /**
  * Loads module code: the entry bundle, and the contracts (`@talon/<name>`) it
@@ -12,8 +12,9 @@ import { bundleModule, evaluateBundle, type Bundle } from './bundle.ts';
  * of another module's logic across that module's reloads.
  */
 export class CodeLoader {
-  private readonly contracts = new Map<string, object>();
-  private readonly preparing = new Set<string>();
+  /** Contract exports by owner, once evaluated (a promise while in flight: modules load in parallel). */
+  private readonly contracts = new Map<string, Promise<object>>();
+  private readonly ready = new Map<string, object>();
 
   constructor(private readonly manifest: (name: string) => Manifest | undefined) {}
 
@@ -24,7 +25,7 @@ export class CodeLoader {
   async definition(m: Manifest, fresh = false): Promise<DefinedModule> {
     if (!semver.satisfies(sdk.SDK_VERSION, m.sdk)) throw new Error(`module '${m.name}' needs @talon/module-sdk ${m.sdk}; this service has ${sdk.SDK_VERSION}`);
     const entry = path.join(m.dir, m.entry);
-    const exports = await this.evaluate(m, entry, fresh);
+    const exports = await this.evaluate(m, entry, fresh, []);
     const def = (exports as { default?: unknown }).default ?? exports;
     if (!isDefinedModule(def)) throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
     return def as DefinedModule;
@@ -33,30 +34,38 @@ export class CodeLoader {
   /** The owner's code changed: its contract is read again by the next consumer that loads. */
   forget(name: string): void {
     this.contracts.delete(name);
+    this.ready.delete(name);
   }
 
-  private async evaluate(m: Manifest, file: string, fresh: boolean): Promise<unknown> {
+  /** `chain` holds the contracts being prepared on the way here, to report a cycle instead of waiting forever. */
+  private async evaluate(m: Manifest, file: string, fresh: boolean, chain: string[]): Promise<unknown> {
     const bundle = await bundleModule(file, { cache: !fresh });
-    await this.prepareContracts(m, bundle);
-    return evaluateBundle(bundle, file, (id) => (id === '@talon/module-sdk' ? sdk : id.startsWith('@talon/') ? this.contract(m, id.slice(7)) : undefined));
+    await Promise.all(bundle.contracts.map((name) => this.contract(m, name, chain)));
+    return evaluateBundle(bundle, file, (id) => (id === '@talon/module-sdk' ? sdk : id.startsWith('@talon/') ? this.ready.get(id.slice(7)) : undefined));
   }
 
-  private async prepareContracts(consumer: Manifest, bundle: Bundle): Promise<void> {
-    for (const name of bundle.contracts) {
-      const owner = this.owner(consumer, name);
-      if (this.contracts.has(name) || this.preparing.has(name)) continue;
-      this.preparing.add(name);
-      const exports = (await this.evaluate(owner, path.join(owner.dir, owner.contract), false).finally(() => this.preparing.delete(name))) as Record<
-        string,
-        unknown
-      >;
-      for (const [key, value] of Object.entries(exports)) {
-        if (!isServiceRef(value) && !isHookRef(value) && (typeof value === 'object' || typeof value === 'function')) {
-          throw new Error(`${path.join(owner.dir, owner.contract)}: export '${key}' is not a type, service ref or hook catalogue; move it into a service`);
-        }
-      }
-      this.contracts.set(name, exports);
+  private contract(consumer: Manifest, name: string, chain: string[]): Promise<object> {
+    const owner = this.owner(consumer, name);
+    if (chain.includes(name)) return Promise.reject(new Error(`contracts import each other: ${[...chain, name].join(' -> ')}`));
+    let pending = this.contracts.get(name);
+    if (!pending) {
+      pending = this.load(owner, [...chain, name]);
+      this.contracts.set(name, pending);
+      pending.catch(() => this.contracts.delete(name));
     }
+    return pending;
+  }
+
+  private async load(owner: Manifest, chain: string[]): Promise<object> {
+    const file = path.join(owner.dir, owner.contract);
+    const exports = (await this.evaluate(owner, file, false, chain)) as Record<string, unknown>;
+    for (const [key, value] of Object.entries(exports)) {
+      if (!isServiceRef(value) && !isHookRef(value) && (typeof value === 'object' || typeof value === 'function')) {
+        throw new Error(`${file}: export '${key}' is not a type, service ref or hook catalogue; move it into a service`);
+      }
+    }
+    this.ready.set(owner.name, exports);
+    return exports;
   }
 
   private owner(consumer: Manifest, name: string): Manifest {
@@ -68,12 +77,5 @@ export class CodeLoader {
       );
     }
     return owner;
-  }
-
-  private contract(consumer: Manifest, name: string): object {
-    this.owner(consumer, name);
-    const exports = this.contracts.get(name);
-    if (!exports) throw new Error(`contract @talon/${name} was not prepared`);
-    return exports;
   }
 }

@@ -74,7 +74,7 @@ export class ModuleInstance implements ServiceProvider {
   /** Runs the module's register(); nothing it offers is visible until commit(). */
   register(): void {
     for (const ref of this.def.hooks ?? []) this.deps.hooks.own(ref, this.id);
-    this.parts = this.def.register(this.ctx) ?? {};
+    this.parts = this.def.register?.(this.ctx) ?? {};
     const missing = this.manifest.provides.filter((id) => !this.provided.includes(id));
     if (missing.length) throw new Error(`module.toml lists provides ${missing.map((m) => `'${m}'`).join(', ')}, but register() did not provide it`);
   }

@@ -88,7 +88,7 @@ export interface ModuleDefinition<C = Record<string, unknown>> {
    * running parts. On a hot reload nothing of this is visible until the new copy has started and
    * its routes are built; then everything switches in one step.
    */
-  register(ctx: ModuleContext<C>): ModuleParts | void;
+  register?(ctx: ModuleContext<C>): ModuleParts | void;
 }
 
 export type DefinedModule<C = Record<string, unknown>> = ModuleDefinition<C> & { readonly brand: typeof MODULE_BRAND };

@@ -1,13 +1,14 @@
 /**
- * Contract of the auth module: which routes answer without the bearer token.
- * The OpenAPI description (system module) marks them with it.
+ * Contract of the auth module: whether the API needs the bearer token, and
+ * which routes answer without it. Import as @talon/auth.
  */
+import { serviceRef } from '@talon/module-sdk';
 
-/** Reachable without a token whatever the route's config says (spec, Authentication 1 and 4). */
-const ALWAYS_PUBLIC = new Set(['GET /', 'HEAD /', 'GET /api/health', 'HEAD /api/health', 'POST /mcp']);
-
-/** True when the route (its Fastify url pattern) needs no bearer token. */
-export function isPublicRoute(method: string, routeUrl: string | undefined, configPublic: boolean | undefined): boolean {
-  if (configPublic) return true;
-  return routeUrl !== undefined && ALWAYS_PUBLIC.has(`${method} ${routeUrl}`);
+export interface AuthStatus {
+  /** True when api_key is set: every route but the public ones needs `Authorization: Bearer <api_key>`. */
+  keyRequired(): boolean;
+  /** True when the route (its Fastify url pattern) needs no bearer token. */
+  isPublic(method: string, routeUrl: string | undefined, configPublic: boolean | undefined): boolean;
 }
+
+export const authStatus = serviceRef<AuthStatus>('auth.status');

@@ -1,8 +1,11 @@
-import { defineModule, errorBody } from '@talon/module-sdk';
+import { defineModule, errorBody, type RootHttp } from '@talon/module-sdk';
 import { classify } from './services/classify.ts';
 
 export default defineModule({
-  http(app) {
+  register: () => ({ http }),
+});
+
+function http(app: RootHttp): void {
     app.setErrorHandler((error, request, reply) => {
       const result = classify(error, { contentType: request.headers['content-type'], bodyLimit: request.routeOptions.bodyLimit });
       if (result.internal) request.log.error({ err: error }, 'request failed');
@@ -18,5 +21,4 @@ export default defineModule({
         .type('application/json; charset=utf-8')
         .send({ error: `no route ${request.method} ${path}` });
     });
-  },
-});
+}

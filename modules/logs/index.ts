@@ -1,23 +1,39 @@
-import { defineModule, type ModuleContext, type SseWriter } from '@talon/module-sdk';
+import path from 'node:path';
+import { defineModule, type SseWriter } from '@talon/module-sdk';
+import { logsConfigSchema, type LogsConfig } from './config.ts';
+import { DailyFile, pruneLogs } from './services/daily-file.ts';
+import { LogBus } from './services/bus.ts';
 import { streamRoutes } from './routes/stream.ts';
 
-const streams = new WeakMap<ModuleContext, Set<SseWriter>>();
-
-export default defineModule({
+export default defineModule<LogsConfig>({
+  configSchema: logsConfigSchema,
   register(ctx) {
+    const dir = path.join(ctx.home, 'logs');
+    const file = ctx.config.file ? new DailyFile(dir) : undefined;
+    const bus = new LogBus();
     const open = new Set<SseWriter>();
-    streams.set(ctx, open);
-    const closeAll = () => {
+    ctx.hooks.kernel.log.line.tap('logs', (line) => {
+      file?.write(line);
+      bus.publish(line);
+    });
+    const closeStreams = () => {
       for (const sse of [...open]) sse.close();
     };
-    // Unloading ends the streams (each close unsubscribes); clients reconnect to the next copy.
-    ctx.onStop(closeAll);
-    // At shutdown, end them before the kernel waits for open requests to drain.
-    ctx.hooks.kernel.kernel.shutdown.tapPromise('logs: end streams', async () => closeAll());
-  },
-  routes(app, ctx) {
-    const open = streams.get(ctx);
-    if (!open) throw new Error('logs module not registered');
-    streamRoutes(app, ctx, open);
+    // At shutdown, end the streams before the kernel waits for open requests to drain.
+    ctx.hooks.kernel.kernel.shutdown.tapPromise('end streams', async () => closeStreams());
+    return {
+      start() {
+        // The lines of start-up, written before this module listened.
+        for (const line of ctx.kernel.earlyLogLines()) file?.write(line);
+        const pruned = pruneLogs(dir, ctx.config.retention_days);
+        if (pruned.length) ctx.log.info({ files: pruned }, 'pruned old log files');
+      },
+      // Unloading ends the streams (each close unsubscribes); clients reconnect to the next copy.
+      stop: async () => {
+        closeStreams();
+        await file?.end();
+      },
+      routes: (app) => streamRoutes(app, bus, open),
+    };
   },
 });

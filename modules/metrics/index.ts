@@ -1,23 +1,22 @@
-import { defineModule, STAGE, type ModuleContext } from '@talon/module-sdk';
-import type { Registry } from 'prom-client';
-import { metricsRegistry } from './api.ts';
+import { defineModule, STAGE } from '@talon/module-sdk';
+import { agentRegistry } from '@talon/agents';
+import { metricsRegistry } from '@talon/metrics';
 import { createMetrics } from './services/collectors.ts';
-
-const registries = new WeakMap<ModuleContext, Registry>();
 
 export default defineModule({
   register(ctx) {
-    const metrics = createMetrics(ctx);
-    registries.set(ctx, metrics.registry);
+    // Each copy has its own registry (prom-client's global one would keep the previous copy's collectors).
+    const metrics = createMetrics(ctx.kernel, () => ctx.tryUse(agentRegistry));
     ctx.provide(metricsRegistry, metrics.registry, (registry) => registry.clear());
     ctx.hooks.kernel.http.response.tap('metrics', (event) => metrics.observe(event), { stage: STAGE.OBSERVE });
-  },
-  routes(app, ctx) {
-    app.get('/api/metrics', { schema: { summary: 'Metrics in the Prometheus text format', tags: ['system'] } }, async (_request, reply) => {
-      const registry = registries.get(ctx);
-      if (!registry) throw new Error('metrics registry missing');
-      const text = await registry.metrics();
-      return reply.type(registry.contentType).send(text);
-    });
+    return {
+      routes(app) {
+        app.get(
+          '/api/metrics',
+          { schema: { summary: 'Metrics in the Prometheus text format', tags: ['system'] }, config: { quiet: true } },
+          async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+        );
+      },
+    };
   },
 });

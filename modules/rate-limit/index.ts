@@ -1,4 +1,4 @@
-import { defineModule, type ModuleContext } from '@talon/module-sdk';
+import { defineModule, type FromSchema } from '@talon/module-sdk';
 import { Gcra } from './services/gcra.ts';
 import { defaultCost } from './services/cost.ts';
 
@@ -6,32 +6,43 @@ import { defaultCost } from './services/cost.ts';
 const BURST_SECONDS = 60;
 const SWEEP_MS = 60_000;
 
-/** The limiter of each loaded copy (a hot reload starts from a fresh one). */
-const limiters = new WeakMap<ModuleContext, Gcra>();
+const rateConfigKeys = {
+  rate_limit_per_second: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    default: 10,
+    description: 'GCRA rate: cost units per second per client IP (health costs 1, a message 30)',
+  },
+} as const;
+type RateConfig = FromSchema<{ type: 'object'; properties: typeof rateConfigKeys; additionalProperties: false }, { keepDefaultedPropertiesOptional: false }>;
 
-export default defineModule({
+export default defineModule<RateConfig>({
+  configKeys: rateConfigKeys,
+  // The reference counts requests per minute.
+  configAliases: [{ from: 'rate_limit.api_requests_per_minute', to: 'rate_limit_per_second', convert: (v) => (typeof v === 'number' ? v / 60 : v) }],
   register(ctx) {
-    limiters.set(ctx, new Gcra());
-  },
-  start(ctx) {
-    ctx.setInterval(() => {
-      const removed = limiters.get(ctx)?.sweep(Date.now()) ?? 0;
-      if (removed) ctx.log.debug({ removed }, 'rate limiter: forgot clients whose budget is full again');
-    }, SWEEP_MS);
-  },
-  http(app, ctx) {
-    const gcra = limiters.get(ctx);
-    if (!gcra) throw new Error('rate limiter not registered');
-    // A callback hook: no promise per request on the hot path (every request passes here).
-    app.addHook('onRequest', (request, reply, done) => {
-      const pattern = request.routeOptions.url ?? request.url.split('?')[0];
-      const cost = request.routeOptions.config?.rateCost ?? defaultCost(request.method, pattern);
-      // Settings are read live: a changed rate applies to the next request.
-      const result = gcra.take(request.ip, cost, Date.now(), { ratePerSecond: ctx.settings.rate_limit_per_second, burstSeconds: BURST_SECONDS });
-      if (result.allowed) return done();
-      const retryAfter = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
-      request.log.info({ ip: request.ip, cost, retryAfter }, 'rate limit exceeded');
-      void reply.code(429).header('retry-after', String(retryAfter)).send({ error: 'Rate limit exceeded' });
-    });
+    // Each loaded copy has its own limiter: a hot reload starts from a fresh one.
+    const gcra = new Gcra();
+    return {
+      start() {
+        ctx.setInterval(() => {
+          const removed = gcra.sweep(Date.now());
+          if (removed) ctx.log.debug({ removed }, 'rate limiter: forgot clients whose budget is full again');
+        }, SWEEP_MS);
+      },
+      http(app) {
+        // A callback hook: no promise per request on the hot path (every request passes here).
+        app.addHook('onRequest', (request, reply, done) => {
+          const pattern = request.routeOptions.url ?? request.url.split('?')[0];
+          const cost = request.routeOptions.config?.rateCost ?? defaultCost(request.method, pattern);
+          // Read live: a changed rate applies to the next request.
+          const result = gcra.take(request.ip, cost, Date.now(), { ratePerSecond: ctx.config.rate_limit_per_second, burstSeconds: BURST_SECONDS });
+          if (result.allowed) return done();
+          const retryAfter = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+          request.log.info({ ip: request.ip, cost, retryAfter }, 'rate limit exceeded');
+          void reply.code(429).header('retry-after', String(retryAfter)).send({ error: 'Rate limit exceeded' });
+        });
+      },
+    };
   },
 });

@@ -6,10 +6,12 @@ import { defineModule } from '@talon/module-sdk';
  * stream (openSse copies the reply's headers) all carry it that way.
  */
 export default defineModule({
-  http(app) {
-    app.addHook('onRequest', (request, reply, done) => {
-      reply.header('x-request-id', request.id);
-      done();
-    });
-  },
+  register: () => ({
+    http(app) {
+      app.addHook('onRequest', (request, reply, done) => {
+        reply.header('x-request-id', request.id);
+        done();
+      });
+    },
+  }),
 });

@@ -1,14 +1,23 @@
 import { defineModule } from '@talon/module-sdk';
+import { agentRegistry } from '@talon/agents';
+import { authStatus } from '@talon/auth';
+import { llmService } from '@talon/llm';
 import { healthRoutes } from './routes/health.ts';
 import { infoRoutes } from './routes/info.ts';
 import { frontRoutes } from './routes/front.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 
 export default defineModule({
-  routes(app, ctx) {
-    healthRoutes(app, ctx);
-    infoRoutes(app, ctx);
-    frontRoutes(app, ctx);
-    openApiRoutes(app, ctx);
+  register(ctx) {
+    // All optional: without agents there is nothing to count, without auth the API is open.
+    const peers = { agents: () => ctx.tryUse(agentRegistry), auth: () => ctx.tryUse(authStatus), llm: () => ctx.tryUse(llmService) };
+    return {
+      routes(app) {
+        healthRoutes(app, ctx);
+        infoRoutes(app, ctx, peers);
+        frontRoutes(app, ctx);
+        openApiRoutes(app, ctx, peers.auth);
+      },
+    };
   },
 });

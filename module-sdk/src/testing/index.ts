@@ -1,5 +1,21 @@
 export { startTestKernel } from './kernel.ts';
 export type { TestKernel, TestKernelOptions } from './kernel.ts';
+export { setConfig } from './config.ts';
 export { FakeProvider, fakeEmbedding } from './fake-provider.ts';
 export type { ScriptedReply, ScriptedToolCall, RecordedRequest } from './fake-provider.ts';
 export { waitFor } from './wait.ts';
+export { startLlmHarness, LLM_TEST_KEY_ENV, userMessage, collect, weatherTool } from './llm.ts';
+export type {
+  LlmHarness,
+  TestLlm,
+  TestModelRef,
+  TestMessage,
+  TestBlock,
+  TestRequest,
+  TestResult,
+  TestStreamEvent,
+  TestCallRecord,
+  TestCallCheck,
+} from './llm.ts';
+export { driverConformance } from './driver-conformance.ts';
+export type { DriverConformanceOptions } from './driver-conformance.ts';

@@ -5,6 +5,8 @@ import { Kernel, type KernelOptions } from '../../../kernel/kernel.ts';
 
 export interface TestKernel {
   kernel: Kernel;
+  /** Every log line (JSON text) written since the kernel started. */
+  logLines(): string[];
   url: string;
   home: string;
   /** fetch() against the kernel, with the path relative to its URL. */
@@ -43,8 +45,12 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     throw err;
   }
   const url = `http://127.0.0.1:${kernel.port}`;
+  const lines: string[] = [];
+  kernel.hooks.kernel.log.line.tap('test-kernel', (line) => void lines.push(line));
+  lines.unshift(...kernel.earlyLogLines());
   return {
     kernel,
+    logLines: () => lines,
     url,
     home,
     request(pathname, init = {}) {

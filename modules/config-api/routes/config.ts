@@ -1,5 +1,6 @@
 import { badRequest, type ModuleContext, type Routes } from '@talon/module-sdk';
 import { getIn, toToml } from '../services/toml.ts';
+import type { createEditor } from '../services/editor.ts';
 
 const exportQuery = {
   type: 'object',
@@ -16,7 +17,7 @@ const setBody = {
   required: ['value'],
 } as const;
 
-export function configRoutes(app: Routes, ctx: ModuleContext): void {
+export function configRoutes(app: Routes, ctx: ModuleContext, editor: ReturnType<typeof createEditor>): void {
   const config = ctx.kernel.config;
 
   app.get('/api/config', { schema: { summary: 'Configuration, secrets redacted', tags: ['config'] }, config: { rateCost: 2 } }, async () => config.redacted());
@@ -54,7 +55,7 @@ export function configRoutes(app: Routes, ctx: ModuleContext): void {
     if (path === undefined) throw badRequest('body must have property \'path\' (the dotted key to set, e.g. "log_level")');
     if (value === null) throw badRequest("value must not be null (TOML has no null); send the key's default instead");
     // Validation, the config-changed hook and persistence are the kernel's (400 naming the problem).
-    const result = await config.set(path, value);
+    const result = await editor.set(path, value);
     request.log.info({ path: result.path }, 'configuration changed over the API');
     return {
       status: 'updated',
@@ -71,7 +72,7 @@ export function configRoutes(app: Routes, ctx: ModuleContext): void {
   });
 
   app.post('/api/config/reload', { schema: { summary: 'Reloads config.toml from disk', tags: ['config'] } }, async () => {
-    const { changed } = await config.reload();
+    const { changed } = await editor.reload();
     return { status: 'reloaded', changed };
   });
 }

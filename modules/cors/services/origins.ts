@@ -11,9 +11,9 @@ export type OriginDecision = 'allow' | 'any' | 'deny';
  * - With an api_key, the origin the page was served from (same host as the
  *   request) and the exact origins of cors_origins may; "*" allows any.
  */
-export function decideOrigin(origin: string, settings: { api_key: string; cors_origins: readonly string[] }, host: string | undefined): OriginDecision {
+export function decideOrigin(origin: string, settings: { keyRequired: boolean; cors_origins: readonly string[] }, host: string | undefined): OriginDecision {
   if (LOCALHOST.test(origin)) return 'allow';
-  if (!settings.api_key) return 'deny';
+  if (!settings.keyRequired) return 'deny';
   if (host && (origin === `http://${host}` || origin === `https://${host}`)) return 'allow';
   if (settings.cors_origins.includes('*')) return 'any';
   const wanted = origin.toLowerCase();

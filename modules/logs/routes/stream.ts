@@ -1,4 +1,5 @@
-import { openSse, type ModuleContext, type Routes, type SseWriter } from '@talon/module-sdk';
+import { openSse, type Routes, type SseWriter } from '@talon/module-sdk';
+import type { LogBus } from '../services/bus.ts';
 import { LEVELS, lineLevel, type LevelName } from '../services/level.ts';
 
 const query = {
@@ -9,7 +10,7 @@ const query = {
 /** A client that reads slower than the service logs loses lines rather than growing memory. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-export function streamRoutes(app: Routes, ctx: ModuleContext, open: Set<SseWriter>): void {
+export function streamRoutes(app: Routes, bus: LogBus, open: Set<SseWriter>): void {
   app.get(
     '/api/logs/stream',
     { schema: { summary: 'SSE of structured log lines (event `log`)', tags: ['system'], querystring: query } },
@@ -19,7 +20,7 @@ export function streamRoutes(app: Routes, ctx: ModuleContext, open: Set<SseWrite
       const raw = reply.raw;
       let dropped = 0;
       // Never log from inside the listener: that line would come straight back.
-      const unsubscribe = ctx.kernel.logs.subscribe((line) => {
+      const unsubscribe = bus.subscribe((line) => {
         if (min && (lineLevel(line) ?? 0) < min) return;
         if (raw.writableLength > MAX_BUFFERED_BYTES) {
           dropped++;

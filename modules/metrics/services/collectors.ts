@@ -1,9 +1,9 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { HttpResponseEvent, ModuleContext } from '@talon/module-sdk';
-import { agentRegistry } from '../../agents/api.ts';
+import type { HttpResponseEvent, KernelApi } from '@talon/module-sdk';
+import type { AgentRegistry } from '@talon/agents';
 
 /** The module's registry with its own collectors; never prom-client's global one. */
-export function createMetrics(ctx: ModuleContext): { registry: Registry; observe(event: HttpResponseEvent): void } {
+export function createMetrics(kernel: KernelApi, agents: () => AgentRegistry | undefined): { registry: Registry; observe(event: HttpResponseEvent): void } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -27,7 +27,7 @@ export function createMetrics(ctx: ModuleContext): { registry: Registry; observe
     collect() {
       this.reset();
       const counts = new Map<string, number>();
-      for (const m of ctx.kernel.modules()) counts.set(m.state, (counts.get(m.state) ?? 0) + 1);
+      for (const m of kernel.modules()) counts.set(m.state, (counts.get(m.state) ?? 0) + 1);
       for (const [state, n] of counts) this.set({ state }, n);
     },
   });
@@ -36,7 +36,7 @@ export function createMetrics(ctx: ModuleContext): { registry: Registry; observe
     help: 'Modules running',
     registers: [registry],
     collect() {
-      this.set(ctx.kernel.modules().filter((m) => m.state === 'running').length);
+      this.set(kernel.modules().filter((m) => m.state === 'running').length);
     },
   });
   new Gauge({
@@ -44,7 +44,7 @@ export function createMetrics(ctx: ModuleContext): { registry: Registry; observe
     help: 'Agents in the registry (0 without the agents module)',
     registers: [registry],
     collect() {
-      this.set(ctx.tryUse(agentRegistry)?.list().length ?? 0);
+      this.set(agents()?.list().length ?? 0);
     },
   });
   new Gauge({
@@ -52,7 +52,7 @@ export function createMetrics(ctx: ModuleContext): { registry: Registry; observe
     help: 'Seconds since the kernel started',
     registers: [registry],
     collect() {
-      this.set((Date.now() - ctx.kernel.startedAt.getTime()) / 1000);
+      this.set((Date.now() - kernel.startedAt.getTime()) / 1000);
     },
   });
   // The labelled children of each (method, route, status), so a request costs no label hashing. The route is the

@@ -1,23 +1,31 @@
 import type { ModuleContext, Routes } from '@talon/module-sdk';
-import { agentRegistry } from '../../agents/api.ts';
+import type { AgentRegistry } from '@talon/agents';
+import type { AuthStatus } from '@talon/auth';
+import type { LlmService } from '@talon/llm';
 import { uptimeSeconds } from '../services/uptime.ts';
+
+export interface InfoPeers {
+  agents(): AgentRegistry | undefined;
+  auth(): AuthStatus | undefined;
+  llm(): LlmService | undefined;
+}
 
 export const API_VERSION = 'v1';
 
-export function infoRoutes(app: Routes, ctx: ModuleContext): void {
+export function infoRoutes(app: Routes, ctx: ModuleContext, peers: InfoPeers): void {
   app.get('/api/status', { schema: { summary: 'Kernel status' } }, async () => {
     const running = ctx.kernel.modules().filter((m) => m.state === 'running');
-    // The agents module is optional: without it there are no agents to count.
-    const agents = ctx.tryUse(agentRegistry);
+    const agents = peers.agents();
+    const model = peers.llm()?.defaultModel();
     return {
       status: 'running',
       version: ctx.kernel.version,
       uptime_seconds: uptimeSeconds(ctx.kernel),
       agent_count: agents ? agents.list().length : 0,
-      default_provider: ctx.settings.default_model.provider,
-      default_model: ctx.settings.default_model.model,
-      api_listen: ctx.kernel.listenAddress() ?? ctx.settings.api_listen,
-      auth: ctx.settings.api_key ? 'bearer_token' : 'open',
+      default_provider: model?.provider ?? null,
+      default_model: model?.model ?? null,
+      api_listen: ctx.kernel.listenAddress(),
+      auth: peers.auth()?.keyRequired() ? 'bearer_token' : 'open',
       modules: running.map((m) => m.id),
       hot_reloads: ctx.kernel.reloadCount(),
     };
@@ -48,6 +56,8 @@ export function infoRoutes(app: Routes, ctx: ModuleContext): void {
       description: m.description,
       state: m.state,
       ...(m.error ? { error: m.error } : {}),
+      critical: m.critical,
+      ...(m.lastReload ? { last_reload: m.lastReload } : {}),
       depends: m.depends,
       optional_depends: m.optionalDepends,
       third_party: m.thirdParty,

@@ -1,8 +1,9 @@
 import type { JsonSchema, RouteInfo } from '@talon/module-sdk';
-import { isPublicRoute } from '../../auth/api.ts';
 
 export interface OpenApiInfo {
   version: string;
+  /** Whether a route answers without the bearer token (the auth module's rule; its route option without it). */
+  isPublic(route: RouteInfo): boolean;
 }
 
 type Operation = Record<string, unknown>;
@@ -51,7 +52,7 @@ function responses(route: RouteInfo): Record<string, unknown> {
   return out;
 }
 
-function operation(route: RouteInfo, path: string, params: Array<{ name: string; key: string }>, usedIds: Set<string>): Operation {
+function operation(route: RouteInfo, path: string, params: Array<{ name: string; key: string }>, usedIds: Set<string>, info: OpenApiInfo): Operation {
   const schema = route.schema ?? {};
   const parameters: Array<Record<string, unknown>> = [];
   const pathSchema = objectProps(schema.params);
@@ -83,7 +84,7 @@ function operation(route: RouteInfo, path: string, params: Array<{ name: string;
     const required = Array.isArray(schema.body.required) && schema.body.required.length > 0;
     op.requestBody = { required, content: { 'application/json': { schema: schema.body } } };
   }
-  if (isPublicRoute(route.method, route.url, route.public)) op.security = [];
+  if (info.isPublic(route)) op.security = [];
   if (route.websocket) op['x-websocket'] = true;
   return op;
 }
@@ -103,7 +104,7 @@ export function buildOpenApi(routes: readonly RouteInfo[], info: OpenApiInfo): R
     const item = (paths[path] ??= {});
     const method = route.method.toLowerCase();
     if (item[method]) continue;
-    item[method] = operation(route, path, params, usedIds);
+    item[method] = operation(route, path, params, usedIds, info);
   }
   return {
     openapi: '3.1.0',

@@ -1,0 +1,41 @@
+import { badRequest, isConfigError, type ConfigAccess } from '@talon/module-sdk';
+import { persistValue } from './persist.ts';
+import { setIn } from './toml.ts';
+
+/** An invalid change is the client's: 400 naming the key and the problem (without the file's path). */
+function clientError(config: ConfigAccess, err: unknown): never {
+  if (isConfigError(err)) throw badRequest(err.message.replace(`${config.file}: `, ''));
+  throw err;
+}
+
+/**
+ * Editing config.toml at run time: a change is validated in full against the
+ * whole file first, then written (comments kept), then applied; an invalid
+ * change is a 400 and changes nothing.
+ */
+export function createEditor(config: ConfigAccess) {
+  return {
+    async set(path: string, value: unknown): Promise<{ path: string; restartRequired: boolean }> {
+      const segments = path.split('.').map((s) => s.trim());
+      if (!path || segments.some((s) => !s)) throw badRequest(`invalid key path '${path}'`);
+      const candidate = setIn(config.raw(), segments, value);
+      try {
+        const unknownHere = config.check(candidate).find((w) => w.startsWith(`unknown configuration key '${segments.join('.')}'`));
+        if (unknownHere) throw badRequest(unknownHere.replace(' (ignored)', ''));
+      } catch (err) {
+        clientError(config, err);
+      }
+      persistValue(config.file, segments, value);
+      const { restartRequired } = await config.apply(candidate, segments.join('.')).catch((err) => clientError(config, err));
+      return { path: segments.join('.'), restartRequired };
+    },
+    async reload(): Promise<{ changed: string[] }> {
+      try {
+        const { changed } = await config.apply(config.read(), '');
+        return { changed };
+      } catch (err) {
+        return clientError(config, err);
+      }
+    },
+  };
+}
