@@ -92,33 +92,34 @@ export class TapLedger {
     };
     const stage = (label: string, promise: boolean, fn: TapFn, options?: TapOptions) =>
       this.staged.push({ hook, name: `${this.owner}:${label}`, stage: options?.stage, promise, fn });
-    return {
-      tap: (label: string, fn: TapFn, options?: TapOptions) =>
-        stage(
-          label,
-          false,
-          (...args) => {
-            try {
-              return fn(...args);
-            } catch (err) {
-              return fail(label, err);
-            }
-          },
-          options,
-        ),
-      tapPromise: (label: string, fn: (...args: unknown[]) => Promise<unknown>, options?: TapOptions) =>
-        stage(
-          label,
-          true,
-          (...args) => {
-            try {
-              return fn(...args).catch((err: unknown) => fail(label, err));
-            } catch (err) {
-              return Promise.resolve(fail(label, err));
-            }
-          },
-          options,
-        ),
-    };
+    const tap = (label: string, fn: TapFn, options?: TapOptions) =>
+      stage(
+        label,
+        false,
+        (...args) => {
+          try {
+            return fn(...args);
+          } catch (err) {
+            return fail(label, err);
+          }
+        },
+        options,
+      );
+    // Synchronous hooks have call() (async ones have none): they get no tapPromise, as in their type.
+    if (typeof (hook as { call?: unknown }).call === 'function') return { tap };
+    const tapPromise = (label: string, fn: (...args: unknown[]) => Promise<unknown>, options?: TapOptions) =>
+      stage(
+        label,
+        true,
+        (...args) => {
+          try {
+            return fn(...args).catch((err: unknown) => fail(label, err));
+          } catch (err) {
+            return Promise.resolve(fail(label, err));
+          }
+        },
+        options,
+      );
+    return { tap, tapPromise };
   }
 }

@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startTestKernel } from '@talon/module-sdk/testing';
 import { ConfigError } from '../kernel/config/errors.ts';
 import { ConfigStore } from '../kernel/config/store.ts';
-import { persistValue } from '../kernel/config/file.ts';
 import { redactSecrets } from '../kernel/config/redact.ts';
+import { Kernel } from '../kernel/kernel.ts';
 
 const fixtures = path.resolve('test/fixtures/modules');
 const tempHome = () => mkdtempSync(path.join(tmpdir(), 'talon-cfg-'));
@@ -19,47 +19,76 @@ function store(text: string): ConfigStore {
   return new ConfigStore(path.join(home, 'config.toml'));
 }
 
-test('first start writes a commented default config file', async () => {
+const claimer = (config: string) => startTestKernel({ modulesDir: fixtures, only: ['claimer', 'configured'], config });
+
+test('first start writes a commented default config generated from the schemas of the kernel and the modules', async () => {
   const home = tempHome();
-  const s = new ConfigStore(path.join(home, 'config.toml'));
-  s.load();
+  // No config file: the kernel listens on the default address, which may be taken; the file is written before that.
+  const kernel = new Kernel({ home, modulesDir: fixtures, only: ['claimer', 'configured'], stdout: false });
+  await kernel.start().catch(() => undefined);
+  await kernel.stop();
   const text = readFileSync(path.join(home, 'config.toml'), 'utf8');
   assert.match(text, /^# Talon configuration/);
-  assert.match(text, /# api_listen = "127.0.0.1:4545"/);
-  assert.equal(s.settings().api_listen, '127.0.0.1:4545');
+  assert.match(text, /^# api_listen = "127.0.0.1:4545"   # host:port the HTTP API listens on$/m);
+  assert.match(text, /^# greeting_word = "hi"   # the word \(module claimer\)$/m);
+  assert.match(text, /^# \[limits\].*\n# per_minute = 60   # how many$/m);
+  assert.match(text, /^# \[configured\]/m);
+  // Top-level keys come before every table, so uncommenting one never lands it in a table.
+  assert.ok(text.indexOf('# greeting_word') < text.indexOf('# ['));
   rmSync(home, { recursive: true, force: true });
 });
 
-test('an invalid value names the key and the problem', () => {
-  const s = store('rate_limit_per_second = -1\n');
-  assert.throws(
-    () => s.load(),
-    (err: Error) => err instanceof ConfigError && /'rate_limit_per_second'/.test(err.message) && /must be > 0/.test(err.message),
-  );
-});
-
-test('a wrong type and a bad enum are errors naming the key', () => {
+test('an invalid kernel value names the key and the problem', () => {
   assert.throws(() => store('api_listen = 4545\n').load(), /'api_listen': must be string/);
   assert.throws(() => store('log_level = "loud"\n').load(), /'log_level'.*allowed/);
-  assert.throws(() => store('[default_model]\nprovider = 1\n').load(), /'default_model.provider'/);
+  assert.throws(() => store('[startup]\non_boot_failure = "maybe"\n').load(), /'startup.on_boot_failure'/);
 });
 
 test('a TOML syntax error names the line', () => {
-  assert.throws(() => store('api_key = "x\n').load(), /line 1/);
+  assert.throws(() => store('log_level = "x\n').load(), /line 1/);
 });
 
-test('unknown keys are warnings naming them, not errors', () => {
-  const s = store('mystery = 1\n[default_model]\nflavour = "x"\n');
-  const warnings = s.load();
-  assert.ok(warnings.some((w) => w.includes("'mystery'")));
-  assert.ok(warnings.some((w) => w.includes("'default_model.flavour'")));
-});
-
-test("the reference system's spellings are accepted", () => {
-  const s = store('cors_origin = ["http://a.test"]\n[rate_limit]\napi_requests_per_minute = 600\n');
+test('a top-level key written after a table is a warning that names the fix', () => {
+  const s = store('[modules]\ndisabled = []\nmodule_paths = ["/x"]\n');
   s.load();
-  assert.deepEqual(s.settings().cors_origins, ['http://a.test']);
-  assert.equal(s.settings().rate_limit_per_second, 10);
+  const warnings = s.revalidate();
+  assert.ok(
+    warnings.some((w) => w.includes("'modules.module_paths'") && /top-level key — move it above the first \[table\]/.test(w)),
+    warnings.join('\n'),
+  );
+});
+
+test('keys claimed by a module are validated with its schema, get defaults, and reach only that module', async () => {
+  const k = await claimer('greeting_word = "hey"\n');
+  try {
+    assert.deepEqual(await (await k.request('/api/claimer')).json(), { word: 'hey', per_minute: 60 });
+    assert.equal(k.kernel.instance('configured')!.ctx.config.greeting_word, undefined);
+  } finally {
+    await k.stop();
+  }
+  await assert.rejects(claimer('greeting_word = ""\n'), (err: Error) => err instanceof ConfigError && /'greeting_word'/.test(err.message));
+  await assert.rejects(claimer('[limits]\nper_minute = 0\n'), (err: Error) => err instanceof ConfigError && /'limits.per_minute'/.test(err.message));
+});
+
+test("a module's other accepted spellings are rewritten to its keys", async () => {
+  const k = await claimer('greeting = "yo"\n');
+  try {
+    assert.deepEqual(await (await k.request('/api/claimer')).json(), { word: 'yo', per_minute: 60 });
+  } finally {
+    await k.stop();
+  }
+});
+
+test('unknown keys are warnings naming them, not errors', async () => {
+  const k = await claimer('log_level = "warn"\nmystery = 1\n[configured]\nextra = true\n');
+  try {
+    const logs = k.logLines().join('');
+    assert.match(logs, /unknown configuration key 'mystery'/);
+    assert.match(logs, /unknown configuration key 'configured.extra'/);
+    assert.deepEqual(await (await k.request('/api/configured')).json(), { level: 3 });
+  } finally {
+    await k.stop();
+  }
 });
 
 test('an invalid value in a module section stops start-up', async () => {
@@ -69,15 +98,21 @@ test('an invalid value in a module section stops start-up', async () => {
   );
 });
 
-test('a module section gets its defaults and an unknown module key warns', async () => {
-  const k = await startTestKernel({ modulesDir: fixtures, only: ['configured'], config: 'log_level = "warn"\n[configured]\nextra = true\n' });
+test('the configuration API validates a whole candidate and applies it, firing config.changed', async () => {
+  const k = await claimer('');
   try {
-    assert.deepEqual(await (await k.request('/api/configured')).json(), { level: 3 });
-    await k.kernel.stop();
-    const logs = readdirSync(path.join(k.home, 'logs'))
-      .map((f) => readFileSync(path.join(k.home, 'logs', f), 'utf8'))
-      .join('');
-    assert.match(logs, /unknown configuration key 'configured.extra'/);
+    const seen: unknown[] = [];
+    k.kernel.hooks.kernel.config.changed.tapPromise('test', async (change) => void seen.push(change));
+    const raw = { ...k.kernel.config.raw(), greeting_word: 'howdy' };
+    assert.deepEqual(k.kernel.config.check(raw), []);
+    const result = await k.kernel.config.apply(raw, 'greeting_word');
+    assert.deepEqual(result, { changed: ['greeting_word'], restartRequired: false });
+    assert.deepEqual(seen, [{ path: 'greeting_word', value: 'howdy', previous: 'hi' }]);
+    assert.deepEqual(await (await k.request('/api/claimer')).json(), { word: 'howdy', per_minute: 60 });
+    assert.throws(() => k.kernel.config.check({ greeting_word: 5 }), /'greeting_word': must be string/);
+    await assert.rejects(k.kernel.config.apply({ greeting_word: 5 }, 'greeting_word'), ConfigError);
+    assert.deepEqual(await (await k.request('/api/claimer')).json(), { word: 'howdy', per_minute: 60 }, 'a refused change changes nothing');
+    assert.equal((await k.kernel.config.apply({ ...raw, api_listen: '127.0.0.1:9' }, 'api_listen')).restartRequired, true);
   } finally {
     await k.stop();
   }
@@ -96,58 +131,24 @@ test('the CLI exits with code 2 and a message naming the key on a bad config', (
   assert.match(run.stderr, /'api_listen'/);
 });
 
-test('a value set at run time is persisted into the file, keeping comments', () => {
-  const home = tempHome();
-  const file = path.join(home, 'config.toml');
-  writeFileSync(file, '# my comment\napi_key = ""\n\n[default_model]\n# which model\nmodel = "a"\n');
-  persistValue(file, ['default_model', 'model'], 'b');
-  persistValue(file, ['rate_limit_per_second'], 50);
-  persistValue(file, ['provider_urls', 'ollama'], 'http://127.0.0.1:11434');
-  const text = readFileSync(file, 'utf8');
-  assert.match(text, /# my comment/);
-  assert.match(text, /# which model\nmodel = "b"/);
-  assert.match(text, /rate_limit_per_second = 50/);
-  const s = new ConfigStore(file);
-  s.load();
-  assert.equal(s.settings().default_model.model, 'b');
-  assert.equal(s.settings().provider_urls.ollama, 'http://127.0.0.1:11434');
-  rmSync(home, { recursive: true, force: true });
-});
-
 test('secrets are redacted, variable names are not', () => {
   const out = redactSecrets({ api_key: 'sk-1', default_model: { api_key_env: 'OPENAI_API_KEY' }, channels: { bot_token: 'abc', empty_token: '' } });
   assert.deepEqual(out, { api_key: '<redacted>', default_model: { api_key_env: 'OPENAI_API_KEY' }, channels: { bot_token: '<redacted>', empty_token: '' } });
 });
 
-test('a secret in the config never reaches a log line', async () => {
-  const secret = 'sk-very-secret-value-1234';
-  const k = await startTestKernel({ only: ['system'], config: `log_level = "trace"\napi_key = "${secret}"\n` });
-  await k.request('/api/health', { headers: { authorization: `Bearer ${secret}` } });
-  k.kernel.log.info({ config: k.kernel.config.effective() }, 'dumping config on purpose');
-  await k.kernel.stop();
-  const dir = path.join(k.home, 'logs');
-  assert.ok(existsSync(dir));
-  const logs = readdirSync(dir)
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .join('');
-  assert.ok(logs.length > 0);
-  assert.ok(!logs.includes(secret), 'the api_key value appears in the log');
-  await k.stop();
-});
-
 test('a value under any secret-like key is redacted in log lines, at any depth', async () => {
-  const k = await startTestKernel({ only: ['system'], config: 'log_level = "info"\n' });
-  k.kernel.log.info({ channel: { bot_token: 'tok-123456', nested: { db_password: 'pw-987654' } }, api_key_env: 'SOME_VAR' }, 'secrets on purpose');
+  const k = await startTestKernel({ modulesDir: fixtures, only: ['alpha'], config: 'log_level = "info"\n' });
+  const secret = 'sk-very-secret-value-1234';
+  k.kernel.log.info(
+    { config: { api_key: secret }, channel: { bot_token: 'tok-123456', nested: { db_password: 'pw-987654' } }, api_key_env: 'SOME_VAR' },
+    'on purpose',
+  );
   k.kernel.log.error({ err: new Error('still an error') }, 'an error line');
-  await k.kernel.stop();
-  const dir = path.join(k.home, 'logs');
-  const logs = readdirSync(dir)
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
-    .join('');
-  assert.ok(!logs.includes('tok-123456') && !logs.includes('pw-987654'));
+  await k.stop();
+  const logs = k.logLines().join('');
+  assert.ok(!logs.includes(secret) && !logs.includes('tok-123456') && !logs.includes('pw-987654'));
   assert.match(logs, /SOME_VAR/);
   assert.match(logs, /still an error/);
-  await k.stop();
 });
 
 test('the CLI exits with code 1 and a plain message when api_listen is taken', async () => {

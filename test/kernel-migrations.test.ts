@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startTestKernel } from '@talon/module-sdk/testing';
-import { runMigrations } from '../kernel/migrations.ts';
+import { applyMigrations, pendingMigrations } from '../kernel/migrations.ts';
+
+const runMigrations = (db: Database.Database, module: string, dir: string) => applyMigrations(db, module, pendingMigrations(db, module, dir));
 
 const fixture = path.resolve('test/fixtures/modules/migrator');
 

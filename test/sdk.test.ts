@@ -4,8 +4,8 @@ import { mkdtempSync, mkdirSync, realpathSync, symlinkSync, writeFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { AsyncSeriesWaterfallHook, SyncHook } from 'tapable';
-import { safeJoin, readPage, paginate, HttpError, requireUuid, serviceRef } from '@talon/module-sdk';
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from '@talon/module-sdk';
+import { safeJoin, readPage, paginate, HttpError, requireUuid } from '@talon/module-sdk';
 import { TapLedger } from '../kernel/hooks.ts';
 import { ServiceRegistry } from '../kernel/services.ts';
 
@@ -50,21 +50,20 @@ test('requireUuid refuses non-UUIDs with 400 naming the field', () => {
   );
 });
 
-test('tap facades name taps after the module, isolate failures and remove their taps', async () => {
+test('tap facades name taps after the module, stage them until commit, isolate failures and remove their taps', async () => {
   const log = pino({ level: 'silent' });
   const catalogue = { seen: new SyncHook<[string]>(['x']), shape: new AsyncSeriesWaterfallHook<[string]>(['s']) };
   const a = new TapLedger('a#1', log);
   const b = new TapLedger('b#2', log);
   const calls: string[] = [];
   a.facade(catalogue).seen.tap('one', (x) => void calls.push(`a:${x}`));
-  a.facade(catalogue).shape.tapPromise('boom', async () => {
-    throw new Error('tap failure');
-  });
   b.facade(catalogue).seen.tap('two', (x) => void calls.push(`b:${x}`));
-  b.facade(catalogue).shape.tapPromise('up', async (s) => s.toUpperCase());
+  catalogue.seen.call('0');
+  assert.deepEqual(calls, [], 'staged taps are not active before commit');
+  a.commit();
+  b.commit();
   catalogue.seen.call('1');
   assert.deepEqual(calls, ['a:1', 'b:1']);
-  assert.equal(await catalogue.shape.promise('x'), 'X', 'a failing waterfall tap passes its input on');
   a.removeAll();
   catalogue.seen.call('2');
   assert.deepEqual(calls, ['a:1', 'b:1', 'b:2']);
@@ -74,16 +73,70 @@ test('tap facades name taps after the module, isolate failures and remove their 
   );
 });
 
-test('service views always reach the current provider instance', () => {
-  const reg = new ServiceRegistry();
-  const ref = serviceRef<{ hello(): string }>('t.svc');
-  reg.provide(ref, 1, { hello: () => 'v1' });
-  const view = reg.view<{ hello(): string }>(ref.id);
-  assert.equal(view.hello(), 'v1');
-  reg.provide(ref, 2, { hello: () => 'v2' });
-  assert.equal(view.hello(), 'v2');
-  return reg.release(1).then(() => {
-    assert.equal(view.hello(), 'v2', 'releasing the old owner keeps the newer entry');
-    return reg.release(2).then(() => assert.throws(() => view.hello(), /not available/));
+test('a failing waterfall tap is skipped: the next tap gets the value from before it', async () => {
+  const errors: string[] = [];
+  const log = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
+  const sync = new SyncWaterfallHook<[number]>(['n']);
+  const async = new AsyncSeriesWaterfallHook<[number]>(['n']);
+  const ledger = new TapLedger('m#1', log);
+  const facade = ledger.facade({ sync, async });
+  facade.sync.tap('double', (n) => n * 2);
+  facade.sync.tap('boom', () => {
+    throw new Error('sync tap failure');
   });
+  facade.sync.tap('plus-one', (n) => n + 1);
+  facade.async.tapPromise('double', async (n) => n * 2);
+  facade.async.tapPromise('boom', async () => {
+    throw new Error('async tap failure');
+  });
+  facade.async.tap('throws-sync', () => {
+    throw new Error('sync throw in an async hook');
+  });
+  facade.async.tapPromise('plus-one', async (n) => n + 1);
+  ledger.commit();
+  assert.equal(sync.call(5), 11);
+  assert.equal(await async.promise(5), 11);
+  assert.equal(errors.length, 3, 'each failure is logged');
+  assert.match(errors.join(''), /"tap":"boom"/);
+});
+
+test('a bail hook asks the next tap when one fails', async () => {
+  const bail = new AsyncSeriesBailHook<[string], string | undefined>(['q']);
+  const ledger = new TapLedger('m#1', pino({ level: 'silent' }));
+  const facade = ledger.facade({ bail });
+  facade.bail.tapPromise('boom', async () => {
+    throw new Error('x');
+  });
+  facade.bail.tapPromise('answer', async (q) => `answer to ${q}`);
+  ledger.commit();
+  assert.equal(await bail.promise('q'), 'answer to q');
+});
+
+test('service views reach the instance that is published, and stop when it is unpublished', () => {
+  const reg = new ServiceRegistry();
+  const provider = (id: string, value: object) => ({ id, service: () => value });
+  const v1 = provider('t', { hello: () => 'v1' });
+  const v2 = provider('t', { hello: () => 'v2' });
+  const view = reg.view<{ hello(): string }>('t.svc');
+  assert.throws(() => view.hello(), /not available/);
+  reg.publish(v1, ['t.svc']);
+  assert.equal(view.hello(), 'v1');
+  reg.publish(v2, ['t.svc']);
+  assert.equal(view.hello(), 'v2');
+  reg.unpublish(v1);
+  assert.equal(view.hello(), 'v2', 'unpublishing the old copy keeps the newer entry');
+  reg.publish(provider('t', {}), []);
+  assert.throws(() => view.hello(), /not available/, 'a new copy that no longer provides the service takes it away');
+});
+
+test('requireUuid hands back the lowercase form', () => {
+  assert.equal(requireUuid('3F2504E0-4F89-11D3-9A0C-0305E82C3301', 'agent id'), '3f2504e0-4f89-11d3-9a0c-0305e82c3301');
+});
+
+test('tapPromise on a synchronous hook does not compile', () => {
+  const ledger = new TapLedger('m#1', pino({ level: 'silent' }));
+  const facade = ledger.facade({ sync: new SyncHook<[string]>(['x']), async: new AsyncSeriesHook<[string]>(['x']) });
+  // @ts-expect-error a synchronous hook has no tapPromise (npm run typecheck fails if this line compiles)
+  assert.equal(typeof facade.sync.tapPromise, 'undefined');
+  assert.equal(typeof facade.async.tapPromise, 'function');
 });

@@ -7,7 +7,8 @@ import { ConfigStore } from './store.ts';
  * apply whole candidates; the config-api module edits the file itself.
  */
 export function createConfigAccess(store: ConfigStore, hooks: KernelHooks, applied: () => void): ConfigAccess {
-  const current = (path: string) => (path ? path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], store.redacted()) : undefined);
+  const current = (path: string) =>
+    path ? path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], store.redacted()) : undefined;
   return {
     file: store.file,
     schema: () => store.schema(),
