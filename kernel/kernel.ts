@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { ConfigAccess, DefinedModule, KernelApi, ModuleInfo, ReloadOutcome, RouteInfo } from '@talon/module-sdk';
@@ -19,7 +18,6 @@ import { CodeLoader } from './loader/code.ts';
 import type { InstanceDeps } from './loader/instance.ts';
 import { FrontServer } from './http/front.ts';
 import { ModuleWatcher } from './reload.ts';
-import { BackgroundTypecheck } from './typecheck.ts';
 import { BootAbort, Supervisor, type ModuleRecord } from './supervisor.ts';
 
 export const KERNEL_VERSION: string = '0.2.0';
@@ -55,7 +53,6 @@ export class Kernel implements KernelApi {
   private db!: Database;
   private address?: { host: string; port: number };
   private watcher?: ModuleWatcher;
-  private typecheck?: BackgroundTypecheck;
   private stopping?: Promise<void>;
   /** Serialises module changes (reloads, adds, removes). */
   private queue: Promise<unknown> = Promise.resolve();
@@ -232,7 +229,6 @@ export class Kernel implements KernelApi {
     const log = this.logger?.log;
     log?.info({ reason }, 'shutting down');
     await this.watcher?.close();
-    await this.typecheck?.stop();
     await this.hooks.kernel.kernel.shutdown.promise().catch((err) => log?.error({ err }, 'shutdown hook failed'));
     await this.front.close(10_000);
     await this.supervisor.settled();
@@ -261,7 +257,6 @@ export class Kernel implements KernelApi {
       this.log,
       (dir) => void this.onModuleFolderChanged(dir),
     );
-    this.typecheck = new BackgroundTypecheck(this.log, path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'));
     this.log.info({ roots }, 'hot reload: watching module folders');
   }
 
@@ -279,7 +274,6 @@ export class Kernel implements KernelApi {
     const rec = [...this.supervisor.records.values()].find((r) => r.manifest.dir === dir);
     if (!rec) return this.addModule(dir);
     if (!existsSync(path.join(dir, 'module.toml'))) return this.removeModule(rec.manifest.name);
-    this.typecheck?.schedule(dir);
     return this.reloadModule(rec.manifest.name);
   }
 

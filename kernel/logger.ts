@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type Logger, type DestinationStream } from 'pino';
 import type { SyncHook } from 'tapable';
-import { redactSecrets } from './config/redact.ts';
+import { redactSecrets } from '@talon/module-sdk';
 
 /** Paths pino blanks out wherever they appear, so secrets never reach a log line. */
 const REDACT = [

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { startTestKernel } from '@talon/module-sdk/testing';
 import { ConfigError } from '../kernel/config/errors.ts';
 import { ConfigStore } from '../kernel/config/store.ts';
-import { redactSecrets } from '../kernel/config/redact.ts';
+import { redactSecrets } from '@talon/module-sdk';
 import { Kernel } from '../kernel/kernel.ts';
 
 const fixtures = path.resolve('test/fixtures/modules');

@@ -2,7 +2,7 @@ import type { ConfigAlias, JsonSchema, KernelSettings } from '@talon/module-sdk'
 import { kernelSettingsSchema } from '@talon/module-sdk';
 import { ConfigError } from './errors.ts';
 import { applyAliases, readConfigFile } from './file.ts';
-import { redactSecrets } from './redact.ts';
+import { redactSecrets } from '@talon/module-sdk';
 import { validateSection } from './validate.ts';
 
 /** A top-level key owned by a module: its section (a table) or a key it claims. */

@@ -49,6 +49,7 @@ export {
   requireUuid,
 } from './errors.ts';
 export { safeJoin, isInside } from './paths.ts';
+export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { prepared, statements } from './sql.ts';
 export { readPage, paginate, pageQueryProperties } from './pagination.ts';
 export type { Page } from './pagination.ts';

@@ -1,10 +1,8 @@
 /**
- * Contract of the catalog module: providers, models, aliases and provider
- * credentials. The llm module resolves model references through it; usage
- * prices calls with it.
+ * Contract of the catalog module (`@talon/catalog`): providers, models, aliases and provider
+ * credentials. The llm module resolves model references through it; usage prices calls with it.
  */
 import { serviceRef } from '@talon/module-sdk';
-import type { ApiFormat } from '../llm/api.ts';
 
 export type ModelTier = 'frontier' | 'smart' | 'balanced' | 'fast' | 'local' | 'custom';
 
@@ -27,7 +25,8 @@ export interface ModelEntry {
 export interface ProviderEntry {
   name: string;
   display_name: string;
-  api_format: ApiFormat;
+  /** The wire format's name ('openai', 'anthropic', ...): any name a driver module registers with the llm module. */
+  api_format: string;
   base_url: string;
   /** Environment variable holding the key; absent for providers that need none. */
   env_var?: string;
@@ -46,8 +45,11 @@ export interface CatalogService {
   apiKey(provider: string): string | undefined;
   /** Base URL after [provider_urls] and PUT /api/providers/{name}/url overrides. */
   baseUrl(provider: string): string | undefined;
-  /** The base URL set with PUT /api/providers/{name}/url, if any (it wins over every configured URL). */
-  urlOverride(provider: string): string | undefined;
+  /**
+   * The base URL someone chose for the provider, if any: PUT /api/providers/{name}/url, else
+   * [provider_urls]. It wins over [default_model].base_url; the catalogue's own URL does not.
+   */
+  configuredUrl(provider: string): string | undefined;
   /** USD cost of a call, from catalogue prices (0 when the model is unknown). */
   cost(provider: string, model: string, inputTokens: number, outputTokens: number): number;
 }

@@ -1,41 +1,35 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
-import { catalogService } from './api.ts';
-import { configSchema, type CatalogConfig } from './config.ts';
+import { catalogService } from '@talon/catalog';
+import { configKeys, configSchema, type CatalogConfig } from './config.ts';
 import { CatalogStore } from './services/store.ts';
 import { DeviceFlows } from './services/device-flow.ts';
 import { modelRoutes } from './routes/models.ts';
 import { providerRoutes } from './routes/providers.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 
-interface State {
-  store: CatalogStore;
-  flows: DeviceFlows;
-}
-
-let state: State | undefined;
-
 export default defineModule<CatalogConfig>({
   configSchema,
+  configKeys,
   register(ctx) {
     const store = new CatalogStore({
       db: ctx.db,
       log: ctx.log,
-      dataDir: path.join(ctx.dir, 'data'),
-      home: ctx.paths.home,
-      stateDir: ctx.paths.data,
-      settings: () => ctx.settings,
+      shippedDir: path.join(ctx.dir, 'data'),
+      home: ctx.home,
+      stateDir: () => ctx.dataDir,
+      providerUrls: () => ctx.config.provider_urls,
     });
-    state = { store, flows: new DeviceFlows() };
+    const flows = new DeviceFlows();
+    const config = () => ctx.config;
     ctx.provide(catalogService, store);
-  },
-  start() {
-    state!.store.load();
-  },
-  routes(app, ctx) {
-    const { store, flows } = state!;
-    modelRoutes(app, store);
-    providerRoutes(app, { store, flows, config: () => ctx.config });
-    catalogRoutes(app, { store, config: () => ctx.config, home: ctx.paths.home });
+    return {
+      start: () => store.load(),
+      routes(app) {
+        modelRoutes(app, store);
+        providerRoutes(app, { store, flows, config });
+        catalogRoutes(app, { store, config, home: ctx.home });
+      },
+    };
   },
 });

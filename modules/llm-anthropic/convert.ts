@@ -1,6 +1,6 @@
 /** Talon's provider-neutral messages ↔ Anthropic Messages API blocks. */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '../llm/api.ts';
+import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '@talon/llm';
 
 type Block = Anthropic.Messages.ContentBlockParam;
 type ImageMediaType = Anthropic.Messages.Base64ImageSource['media_type'];

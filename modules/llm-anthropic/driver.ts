@@ -1,24 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import {
-  LlmError,
-  parseToolInput,
-  toLlmError,
-  type CompletionRequest,
-  type CompletionResult,
-  type ContentBlock,
-  type LlmDriver,
-  type ProviderTarget,
-  type StreamEvent,
-  lazy,
-} from '../llm/api.ts';
+import type { CompletionRequest, CompletionResult, ContentBlock, DriverKit, LlmDriver, ProviderTarget, StreamEvent } from '@talon/llm';
 import { stopReason, toAnthropicMessages, toAnthropicTools } from './convert.ts';
 
 /** Anthropic requires max_tokens; this is used when the caller gives none. */
 const DEFAULT_MAX_TOKENS = 4096;
 
 /** A driver for one Anthropic Messages endpoint. The llm service does retries and timeouts, so the SDK does neither. */
-export function anthropicDriver(target: ProviderTarget): LlmDriver {
-  const client = lazy(async () => {
+export function anthropicDriver(target: ProviderTarget, kit: DriverKit): LlmDriver {
+  const client = kit.lazy(async () => {
     const { default: Anthropic } = await import('@anthropic-ai/sdk');
     return new Anthropic({
       apiKey: target.apiKey ?? null,
@@ -44,7 +33,7 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
       try {
         message = await (await client()).messages.create(params(request), { signal: request.signal });
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       const content: ContentBlock[] = [];
       for (const b of message.content) {
@@ -100,7 +89,7 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
               open.delete(event.index);
               if (block?.kind === 'text') content.push({ type: 'text', text: block.text });
               else if (block?.kind === 'tool') {
-                const input = parseToolInput(block.json);
+                const input = kit.parseToolInput(block.json);
                 content.push({ type: 'tool_use', id: block.id, name: block.name, input });
                 yield { type: 'tool_use_end', id: block.id, name: block.name, input };
               }
@@ -116,10 +105,10 @@ export function anthropicDriver(target: ProviderTarget): LlmDriver {
           }
         }
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       // A stream cut before message_stop is a failure, not a short answer.
-      if (!stopped) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
+      if (!stopped) throw kit.error(`provider '${target.provider}' ended the stream before finishing the answer`, { provider: target.provider });
       const result: CompletionResult = { content, stopReason: stopReason(reason), usage, provider: target.provider, model };
       yield { type: 'done', result };
     },

@@ -1,9 +1,13 @@
 import { defineModule } from '@talon/module-sdk';
-import { llmHooks } from '../llm/api.ts';
+import { llmDriverKit, llmHooks, type DriverFactory } from '@talon/llm';
 import { anthropicDriver } from './driver.ts';
 
 export default defineModule({
   register(ctx) {
-    ctx.hooks.tap(llmHooks).drivers.tap('anthropic', (list) => [...list, { format: 'anthropic', create: anthropicDriver }]);
+    const kit = ctx.use(llmDriverKit);
+    // One factory per copy of the module: the llm service caches the drivers (SDK clients) it creates per factory.
+    const factory: DriverFactory = { format: 'anthropic', create: (target) => anthropicDriver(target, kit) };
+    // Registers the 'anthropic' wire format; the tap goes with this copy of the module when it stops or reloads.
+    ctx.hooks.tap(llmHooks).drivers.tap('anthropic', (list) => [...list, factory]);
   },
 });

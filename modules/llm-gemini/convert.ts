@@ -1,6 +1,6 @@
 /** Talon's provider-neutral messages ↔ Gemini contents and parts. */
 import type { Content, FunctionDeclaration, GenerateContentResponse, Part } from '@google/genai';
-import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '../llm/api.ts';
+import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '@talon/llm';
 
 export function toGeminiContents(messages: ChatMessage[]): Content[] {
   // Gemini answers a function call by name, while Talon's tool results carry the call id: map ids to names.

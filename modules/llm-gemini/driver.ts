@@ -1,27 +1,15 @@
 import type { GenerateContentParameters, GenerateContentResponse } from '@google/genai';
-import {
-  LlmError,
-  failingFetch,
-  lazy,
-  toLlmError,
-  type CompletionRequest,
-  type CompletionResult,
-  type ContentBlock,
-  type LlmDriver,
-  type ProviderTarget,
-  type StreamEvent,
-  type Usage,
-} from '../llm/api.ts';
+import type { CompletionRequest, CompletionResult, ContentBlock, DriverKit, LlmDriver, ProviderTarget, StreamEvent, Usage } from '@talon/llm';
 import { blocksOf, stopReason, toGeminiContents, toGeminiTools } from './convert.ts';
 
 /** A driver for one Gemini endpoint. No SDK retries (none are configured); errors keep their Retry-After through failingFetch. */
-export function geminiDriver(target: ProviderTarget): LlmDriver {
-  const client = lazy(async () => {
+export function geminiDriver(target: ProviderTarget, kit: DriverKit): LlmDriver {
+  const client = kit.lazy(async () => {
     const { GoogleGenAI } = await import('@google/genai');
     return new GoogleGenAI({
       apiKey: target.apiKey,
       // The SDK appends /v1beta/models/...; a catalogue URL that already ends in a version would double it.
-      httpOptions: { baseUrl: target.baseUrl.replace(/\/v1(beta)?\/?$/, ''), fetch: failingFetch(target.provider) },
+      httpOptions: { baseUrl: target.baseUrl.replace(/\/v1(beta)?\/?$/, ''), fetch: kit.failingFetch(target.provider) },
     });
   });
   const params = (request: CompletionRequest): GenerateContentParameters => ({
@@ -49,7 +37,7 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
       try {
         response = await (await client()).models.generateContent(params(request));
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       const content = blocksOf(response, { next: 0 });
       return {
@@ -90,10 +78,10 @@ export function geminiDriver(target: ProviderTarget): LlmDriver {
           }
         }
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       // A stream cut before the chunk carrying finishReason is a failure, not a short answer.
-      if (!finish) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
+      if (!finish) throw kit.error(`provider '${target.provider}' ended the stream before finishing the answer`, { provider: target.provider });
       const result: CompletionResult = {
         content,
         stopReason: stopReason(

@@ -1,6 +1,6 @@
 /** Talon's provider-neutral messages ↔ Ollama /api/chat messages. */
 import type { Message, Tool, ToolCall } from 'ollama';
-import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '../llm/api.ts';
+import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '@talon/llm';
 
 export function toOllamaMessages(system: string | undefined, messages: ChatMessage[]): Message[] {
   // Ollama answers a tool call by tool name, while Talon's tool results carry the call id: map ids to names.

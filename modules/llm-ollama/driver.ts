@@ -1,22 +1,13 @@
 import { Ollama, type ChatRequest } from 'ollama';
-import {
-  failingFetch,
-  toLlmError,
-  type CompletionRequest,
-  type CompletionResult,
-  type ContentBlock,
-  type LlmDriver,
-  type ProviderTarget,
-  type StreamEvent,
-} from '../llm/api.ts';
+import type { CompletionRequest, CompletionResult, ContentBlock, DriverKit, LlmDriver, ProviderTarget, StreamEvent } from '@talon/llm';
 import { stopReason, toOllamaMessages, toOllamaTools, toolUses } from './convert.ts';
 
 /** A driver for one Ollama server (native API). A client per request carries that request's abort signal in its fetch. */
-export function ollamaDriver(target: ProviderTarget): LlmDriver {
+export function ollamaDriver(target: ProviderTarget, kit: DriverKit): LlmDriver {
   // The catalogue or [provider_urls] may name the OpenAI-compatible /v1 endpoint; the native API lives at the root.
   const host = target.baseUrl.replace(/\/v1\/?$/, '');
   const client = (signal?: AbortSignal) =>
-    new Ollama({ host, fetch: failingFetch(target.provider, signal), ...(target.apiKey ? { headers: { authorization: `Bearer ${target.apiKey}` } } : {}) });
+    new Ollama({ host, fetch: kit.failingFetch(target.provider, signal), ...(target.apiKey ? { headers: { authorization: `Bearer ${target.apiKey}` } } : {}) });
   const params = (request: CompletionRequest): ChatRequest => ({
     model: request.model,
     messages: toOllamaMessages(request.system, request.messages),
@@ -44,7 +35,7 @@ export function ollamaDriver(target: ProviderTarget): LlmDriver {
           model: r.model || request.model,
         };
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
     },
 
@@ -75,7 +66,7 @@ export function ollamaDriver(target: ProviderTarget): LlmDriver {
           }
         }
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       if (result) yield { type: 'done', result };
     },

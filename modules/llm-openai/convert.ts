@@ -1,6 +1,6 @@
 /** Talon's provider-neutral messages ↔ OpenAI chat-completions messages. */
 import type OpenAI from 'openai';
-import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '../llm/api.ts';
+import type { ChatMessage, ContentBlock, StopReason, ToolSchema } from '@talon/llm';
 
 type Param = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type Part = OpenAI.Chat.Completions.ChatCompletionContentPart;

@@ -1,21 +1,10 @@
 import type OpenAI from 'openai';
-import {
-  LlmError,
-  parseToolInput,
-  toLlmError,
-  type CompletionRequest,
-  type CompletionResult,
-  type ContentBlock,
-  type LlmDriver,
-  type ProviderTarget,
-  type StreamEvent,
-  lazy,
-} from '../llm/api.ts';
+import type { CompletionRequest, CompletionResult, ContentBlock, DriverKit, LlmDriver, ProviderTarget, StreamEvent } from '@talon/llm';
 import { stopReason, toOpenaiMessages, toOpenaiTools } from './convert.ts';
 
 /** A driver for one OpenAI-compatible endpoint. The llm service does retries and timeouts, so the SDK does neither. */
-export function openaiDriver(target: ProviderTarget): LlmDriver {
-  const client = lazy(async () => {
+export function openaiDriver(target: ProviderTarget, kit: DriverKit): LlmDriver {
+  const client = kit.lazy(async () => {
     const { default: OpenAI } = await import('openai');
     return new OpenAI({
       // The SDK refuses to start without a key; keyless local servers get a placeholder and no Authorization header.
@@ -42,13 +31,14 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
       try {
         response = await (await client()).chat.completions.create(params(request), { signal: request.signal });
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       const choice = response.choices[0];
       const content: ContentBlock[] = [];
       if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
       for (const call of choice?.message.tool_calls ?? []) {
-        if (call.type === 'function') content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseToolInput(call.function.arguments) });
+        if (call.type === 'function')
+          content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: kit.parseToolInput(call.function.arguments) });
       }
       return {
         content,
@@ -94,13 +84,13 @@ export function openaiDriver(target: ProviderTarget): LlmDriver {
           if (choice.finish_reason) finish = choice.finish_reason;
         }
       } catch (err) {
-        throw toLlmError(err, target.provider);
+        throw kit.toLlmError(err, target.provider);
       }
       // A stream cut before its finish_reason is a failure, not a short answer.
-      if (!finish) throw new LlmError(`provider '${target.provider}' ended the stream before finishing the answer`, undefined, undefined, target.provider);
+      if (!finish) throw kit.error(`provider '${target.provider}' ended the stream before finishing the answer`, { provider: target.provider });
       const content: ContentBlock[] = text ? [{ type: 'text', text }] : [];
       for (const [, call] of [...calls].sort(([a], [b]) => a - b)) {
-        const input = parseToolInput(call.args);
+        const input = kit.parseToolInput(call.args);
         yield { type: 'tool_use_end', id: call.id, name: call.name, input };
         content.push({ type: 'tool_use', id: call.id, name: call.name, input });
       }

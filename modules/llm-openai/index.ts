@@ -1,9 +1,13 @@
 import { defineModule } from '@talon/module-sdk';
-import { llmHooks } from '../llm/api.ts';
+import { llmDriverKit, llmHooks, type DriverFactory } from '@talon/llm';
 import { openaiDriver } from './driver.ts';
 
 export default defineModule({
   register(ctx) {
-    ctx.hooks.tap(llmHooks).drivers.tap('openai', (list) => [...list, { format: 'openai', create: openaiDriver }]);
+    const kit = ctx.use(llmDriverKit);
+    // One factory per copy of the module: the llm service caches the drivers (SDK clients) it creates per factory.
+    const factory: DriverFactory = { format: 'openai', create: (target) => openaiDriver(target, kit) };
+    // Registers the 'openai' wire format; the tap goes with this copy of the module when it stops or reloads.
+    ctx.hooks.tap(llmHooks).drivers.tap('openai', (list) => [...list, factory]);
   },
 });

@@ -1,10 +1,9 @@
 /**
- * Contract of the llm module: the provider-neutral message format, the driver
- * interface that driver modules implement, and the service the agent loop and
- * others call. Import types and refs from here; never import llm internals.
+ * Contract of the llm module (`@talon/llm`): the provider-neutral message format, the driver
+ * interface that driver modules implement, the service the agent loop and others call, and the
+ * driver kit drivers build on. Types, refs and hooks only: the logic lives in the llm module.
  */
-import { AsyncParallelHook, AsyncSeriesBailHook, SyncWaterfallHook } from 'tapable';
-import { defineHooks, serviceRef, type JsonSchema } from '@talon/module-sdk';
+import { AsyncParallelHook, AsyncSeriesBailHook, SyncWaterfallHook, defineHooks, serviceRef, type JsonSchema } from '@talon/module-sdk';
 
 export type ContentBlock =
   | { type: 'text'; text: string }
@@ -64,7 +63,11 @@ export type StreamEvent =
   | { type: 'tool_use_end'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'done'; result: CompletionResult };
 
-export type ApiFormat = 'openai' | 'anthropic' | 'gemini' | 'ollama';
+/**
+ * A provider wire format by name ('openai', 'anthropic', 'gemini', 'ollama', or any other): a driver
+ * module registers it through `llmHooks.drivers`; a provider whose format nobody registered fails at call time.
+ */
+export type ApiFormat = string;
 
 /** Everything a driver needs to reach one provider. */
 export interface ProviderTarget {
@@ -77,38 +80,24 @@ export interface ProviderTarget {
   maxRetries?: number;
 }
 
-/** Thrown by drivers; status and retryAfterMs drive retry and fallback. */
-export class LlmError extends Error {
-  constructor(
-    message: string,
-    readonly status?: number,
-    readonly retryAfterMs?: number,
-    readonly provider?: string,
-  ) {
-    super(message);
-    this.name = 'LlmError';
-  }
-  /** Every module bundles its own copy of this file, so instanceof goes by name, not by class identity. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return value instanceof Error && value.name === 'LlmError' && 'retryable' in value;
-  }
-  get retryable(): boolean {
-    return this.status === undefined || this.status === 429 || this.status === 408 || this.status >= 500;
-  }
+/**
+ * A failed provider call. Errors cross module bundles and reloads, so tell one by its name
+ * (`err.name === 'LlmError'`) and fields, never with instanceof. Drivers make them with the driver kit.
+ */
+export interface LlmError extends Error {
+  readonly name: 'LlmError';
+  /** The provider's HTTP status; absent for network errors and timeouts. */
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly provider?: string;
+  /** 429, 408, 5xx and network errors: worth a retry or the next provider of the fallback chain. */
+  readonly retryable: boolean;
 }
 
-/** A call refused before reaching the provider (budget, token quota). status is the HTTP status to answer with. */
-export class LlmRefusedError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = 'LlmRefusedError';
-  }
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return value instanceof Error && value.name === 'LlmRefusedError' && typeof (value as { status?: unknown }).status === 'number';
-  }
+/** A call refused before reaching the provider (budget, token quota); `status` is the HTTP status to answer with. */
+export interface LlmRefusedError extends Error {
+  readonly name: 'LlmRefusedError';
+  readonly status: number;
 }
 
 export interface LlmDriver {
@@ -133,15 +122,48 @@ export interface ModelRef {
 }
 
 export interface LlmService {
-  /** Where a provider/model pair goes: base URL, key, format. Throws LlmError with a clear message when it cannot. */
+  /** Where a provider/model pair goes: base URL, key, format. Throws an LlmError with a clear message when it cannot. */
   resolve(ref: ModelRef): ProviderTarget;
   /** One call with retry (429/5xx, Retry-After honoured) and the configured fallback chain. */
   complete(ref: ModelRef, request: Omit<CompletionRequest, 'model'>): Promise<CompletionResult>;
   stream(ref: ModelRef, request: Omit<CompletionRequest, 'model'>): AsyncIterable<StreamEvent>;
+  /** The API formats of the loaded driver modules. */
   formats(): ApiFormat[];
+  /** [default_model] as configured (what provider 'default' stands for); aliases are not resolved. */
+  defaultModel(): { provider: string; model: string };
 }
 
 export const llmService = serviceRef<LlmService>('llm.service');
+
+export interface LlmErrorInit {
+  status?: number;
+  retryAfterMs?: number;
+  provider?: string;
+}
+
+/** What driver modules build on: errors the llm service understands, and the glue SDK clients need. */
+export interface DriverKit {
+  error(message: string, init?: LlmErrorInit): LlmError;
+  isLlmError(err: unknown): err is LlmError;
+  /** True for the rejection of an aborted fetch or SDK call. */
+  isAbortError(err: unknown): boolean;
+  /**
+   * Normalises whatever an SDK threw into an LlmError: an LlmError (also as a cause) as is, SDK HTTP
+   * errors with their status and Retry-After, anything else as a network error. Abort errors pass unchanged.
+   */
+  toLlmError(err: unknown, provider: string): Error;
+  /** A fetch that turns non-2xx answers into LlmError (status, Retry-After), for SDKs whose errors drop the headers. */
+  failingFetch(provider: string, signal?: AbortSignal): typeof fetch;
+  /** A tool call's JSON arguments; a non-object or broken JSON becomes {} or the raw text, never a throw. */
+  parseToolInput(json: string): Record<string, unknown>;
+  /**
+   * Creates a value on first use and keeps it (a failure is retried next time). Drivers build their SDK
+   * client this way: the SDK package loads when a provider is first called, not at start-up.
+   */
+  lazy<T>(make: () => Promise<T>): () => Promise<T>;
+}
+
+export const llmDriverKit = serviceRef<DriverKit>('llm.drivers');
 
 export interface CallRecord {
   provider: string;
@@ -162,117 +184,13 @@ export interface CallCheck {
 }
 
 export const llmHooks = defineHooks('llm.hooks', () => ({
-  /** Driver modules add their factory: (list) => [...list, factory]. */
+  /**
+   * Driver modules register their API format here: (list) => [...list, { format, create }]. A tap is
+   * staged and removed with the copy of the module that made it, so a driver's reload swaps it in one step.
+   */
   drivers: new SyncWaterfallHook<[DriverFactory[]]>(['drivers']),
   /** Return a refusal to stop the call before the provider is contacted (budgets, quotas). */
   beforeCall: new AsyncSeriesBailHook<[CallCheck], { status: number; error: string } | undefined>(['call']),
   /** Every upstream call, successful or not (usage metering). */
   afterCall: new AsyncParallelHook<[CallRecord]>(['record']),
 }));
-
-// ---------------------------------------------------------------------------
-// Driver toolkit: shared by the driver modules, which may only import this file.
-
-/** True for the rejection of an aborted fetch/SDK call (DOMException or SDK abort error). */
-export function isAbortError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  return err.name === 'AbortError' || err.name === 'APIUserAbortError' || (err.cause instanceof Error && err.cause.name === 'AbortError');
-}
-
-/** A Retry-After header (seconds or HTTP date) in milliseconds; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null | undefined): number | undefined {
-  if (value === null || value === undefined || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/** The LlmError for a non-2xx provider response, with the provider's own message when its body has one. */
-export async function llmErrorFromResponse(provider: string, response: Response): Promise<LlmError> {
-  let detail = response.statusText;
-  try {
-    const text = await response.text();
-    detail = providerMessage(text) ?? (text.slice(0, 300) || detail);
-  } catch {
-    // the body is only used for the message
-  }
-  return new LlmError(
-    `provider '${provider}' answered ${response.status}: ${detail}`,
-    response.status,
-    retryAfterMs(response.headers.get('retry-after')),
-    provider,
-  );
-}
-
-function providerMessage(text: string): string | undefined {
-  try {
-    const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    if (typeof body.error === 'string') return body.error;
-    if (body.error && typeof body.error === 'object' && typeof (body.error as { message?: unknown }).message === 'string')
-      return (body.error as { message: string }).message;
-    if (typeof body.message === 'string') return body.message;
-  } catch {
-    // not JSON
-  }
-  return undefined;
-}
-
-/**
- * A fetch that turns non-2xx answers into LlmError (status, Retry-After), for
- * SDKs whose own errors drop the response headers. Abort errors pass through.
- */
-export function failingFetch(provider: string, signal?: AbortSignal): typeof fetch {
-  return async (input, init) => {
-    const signals = [init?.signal, signal].filter((s): s is AbortSignal => Boolean(s));
-    const response = await fetch(input, { ...init, signal: signals.length ? AbortSignal.any(signals) : undefined });
-    if (!response.ok) throw await llmErrorFromResponse(provider, response);
-    return response;
-  };
-}
-
-/**
- * Normalises whatever an SDK threw into LlmError: LlmError (also as a cause)
- * as is, SDK HTTP errors with their status and Retry-After, anything else as a
- * network error (no status: retryable). Abort errors are returned unchanged.
- */
-export function toLlmError(err: unknown, provider: string): Error {
-  if (isAbortError(err)) return err as Error;
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof LlmError) return e;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  const status = typeof (err as { status?: unknown })?.status === 'number' ? (err as { status: number }).status : undefined;
-  const headers = (err as { headers?: unknown })?.headers;
-  const retryAfter = headers instanceof Headers ? retryAfterMs(headers.get('retry-after')) : undefined;
-  if (status !== undefined) return new LlmError(`provider '${provider}' answered ${status}: ${message}`, status, retryAfter, provider);
-  const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
-  return new LlmError(`provider '${provider}' could not be reached: ${message}${cause}`, undefined, undefined, provider);
-}
-
-/** Parses a tool call's JSON arguments; a non-object or broken JSON becomes {} plus the raw text, never a throw. */
-export function parseToolInput(json: string): Record<string, unknown> {
-  if (json.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  } catch {
-    return { _raw: json };
-  }
-}
-
-/**
- * Creates a value on first use and keeps it. Drivers build their SDK client
- * this way: the SDK package is loaded when a provider is first called, not at
- * start-up (the three official SDKs together cost ~0.5 s and tens of MB).
- */
-export function lazy<T>(make: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => {
-    value ??= make().catch((err) => {
-      value = undefined;
-      throw err;
-    });
-    return value;
-  };
-}

@@ -1,12 +1,14 @@
 import { defineModule } from '@talon/module-sdk';
-import { llmHooks, llmService, type ModelRef } from './api.ts';
-import { catalogService } from '../catalog/api.ts';
-import { llmConfigSchema, type LlmConfig } from './services/config.ts';
+import { catalogService } from '@talon/catalog';
+import { llmDriverKit, llmHooks, llmService } from '@talon/llm';
+import { llmConfigKeys, llmConfigSchema, type LlmConfig } from './services/config.ts';
 import { resolveTarget } from './services/resolve.ts';
 import { createLlmService } from './services/llm-service.ts';
+import { driverKit } from './services/driver-kit.ts';
 
 export default defineModule<LlmConfig>({
   configSchema: llmConfigSchema,
+  configKeys: llmConfigKeys,
   hooks: [llmHooks],
   register(ctx) {
     const catalog = ctx.use(catalogService);
@@ -14,10 +16,9 @@ export default defineModule<LlmConfig>({
       config: () => ctx.config,
       log: ctx.log,
       hooks: () => ctx.hooks.get(llmHooks),
-      resolve: (ref) => resolveTarget(ref, { settings: ctx.settings, catalog, env: process.env, maxRetries: ctx.config.max_retries }),
-      fallbacks: (): ModelRef[] =>
-        ctx.settings.fallback_providers.map((f) => ({ provider: f.provider, model: f.model, baseUrl: f.base_url, apiKeyEnv: f.api_key_env })),
+      resolve: (ref) => resolveTarget(ref, { defaults: ctx.config.default_model, catalog, env: process.env, maxRetries: ctx.config.max_retries }),
     });
     ctx.provide(llmService, service);
+    ctx.provide(llmDriverKit, driverKit);
   },
 });

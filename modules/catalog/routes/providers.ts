@@ -1,6 +1,5 @@
 /** /api/providers: status, keys, URL overrides, connectivity tests, local runtime detection, device-flow OAuth. */
 import { badRequest, HttpError, notFound, type Routes } from '@talon/module-sdk';
-import type { ApiFormat } from '../../llm/api.ts';
 import type { CatalogConfig } from '../config.ts';
 import type { CatalogStore } from '../services/store.ts';
 import type { DeviceFlows } from '../services/device-flow.ts';
@@ -15,7 +14,7 @@ import {
   testResponse,
   urlResponse,
 } from './responses.ts';
-import { testProvider, listedModels, listingRequest } from '../services/provider-test.ts';
+import { listableFormats, listing, testProvider } from '../services/provider-test.ts';
 
 interface Deps {
   store: CatalogStore;
@@ -24,7 +23,7 @@ interface Deps {
 }
 
 /** Local model servers GET /api/providers/{name}/detect knows, with their default loopback address. */
-const LOCAL_RUNTIMES: Record<string, { id: string; format: ApiFormat; url: string }> = {
+const LOCAL_RUNTIMES: Record<string, { id: string; format: 'ollama' | 'openai'; url: string }> = {
   ollama: { id: 'ollama', format: 'ollama', url: 'http://127.0.0.1:11434' },
   lmstudio: { id: 'lmstudio', format: 'openai', url: 'http://127.0.0.1:1234/v1' },
   vllm: { id: 'vllm', format: 'openai', url: 'http://127.0.0.1:8000/v1' },
@@ -115,12 +114,13 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
       if (!runtime) throw notFound(`'${request.params.name}' is not a local runtime (known: ${Object.keys(LOCAL_RUNTIMES).join(', ')})`);
       const cfg = config();
       const base = (cfg.detect_urls[runtime.id] ?? cfg.detect_urls[request.params.name] ?? store.baseUrl(runtime.id) ?? runtime.url).replace(/\/+$/, '');
-      const { url } = listingRequest(runtime.format, base);
+      const format = listing(runtime.format)!;
+      const { url } = format.request(base);
       try {
         const reply = await probe(url, { timeoutMs: cfg.detect_timeout_ms });
         if (reply.status !== 200)
           return { provider: runtime.id, reachable: false, base_url: base, models: [], error: `GET ${url} answered HTTP ${reply.status}` };
-        return { provider: runtime.id, reachable: true, base_url: base, models: listedModels(runtime.format, reply.body), latency_ms: reply.latencyMs };
+        return { provider: runtime.id, reachable: true, base_url: base, models: format.ids(reply.body), latency_ms: reply.latencyMs };
       } catch (err) {
         if (!(err instanceof ProbeError)) throw err;
         return { provider: runtime.id, reachable: false, base_url: base, models: [], error: err.message };
@@ -175,13 +175,18 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     { schema: { summary: 'Test connectivity and the key with a model listing', tags, params: nameParams, response: { 200: testResponse } } },
     async (request) => {
       const p = store.requireProvider(request.params.name);
+      const format = listing(p.api_format);
+      if (!format)
+        throw badRequest(
+          `provider '${p.name}' speaks API format '${p.api_format}', whose model listing the test does not know (${listableFormats().join(', ')})`,
+        );
       const key = store.apiKey(p.name);
       if (p.key_required && !key)
         throw badRequest(`provider '${p.name}' has no API key: ${p.env_var ? `set ${p.env_var} or ` : ''}POST /api/providers/${p.name}/key`);
       const base = store.baseUrl(p.name) ?? p.base_url;
       let outcome;
       try {
-        outcome = await testProvider(p.api_format, base, key, config().test_timeout_ms);
+        outcome = await testProvider(format, base, key, config().test_timeout_ms);
       } catch (err) {
         return upstream(`provider '${p.name}' test failed`, err);
       }

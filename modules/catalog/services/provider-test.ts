@@ -1,8 +1,7 @@
 /**
- * A real minimal request to a provider: its model listing, which needs a
- * valid key and costs nothing. One request shape per API format.
+ * A real minimal request to a provider: its model listing, which needs a valid key and costs
+ * nothing. The listing's shape depends on the wire format; formats not listed here cannot be tested.
  */
-import type { ApiFormat } from '../../llm/api.ts';
 import { excerpt, probe, ProbeError } from './http-probe.ts';
 
 interface Listing {
@@ -10,29 +9,41 @@ interface Listing {
   headers: Record<string, string>;
 }
 
+interface ListingFormat {
+  request(base: string, key?: string): Listing;
+  /** Model ids out of the listing reply. */
+  ids(body: unknown): string[];
+}
+
 /** Joins a path below the version segment the base URL may already carry. */
 function below(base: string, version: string, rest: string): string {
   return new RegExp(`/${version}$`).test(base) ? `${base}/${rest}` : `${base}/${version}/${rest}`;
 }
 
-export function listingRequest(format: ApiFormat, base: string, key?: string): Listing {
-  switch (format) {
-    case 'anthropic':
-      return { url: below(base, 'v1', 'models'), headers: { 'anthropic-version': '2023-06-01', ...(key ? { 'x-api-key': key } : {}) } };
-    case 'gemini':
-      return { url: below(base, 'v1beta', 'models'), headers: key ? { 'x-goog-api-key': key } : {} };
-    case 'ollama':
-      return { url: `${base}/api/tags`, headers: key ? { authorization: `Bearer ${key}` } : {} };
-    case 'openai':
-      return { url: `${base}/models`, headers: key ? { authorization: `Bearer ${key}` } : {} };
-  }
-}
+const strings = (values: unknown[]) => values.filter((v): v is string => typeof v === 'string');
+const dataIds = (body: unknown) => strings(((body as { data?: Array<{ id?: unknown }> })?.data ?? []).map((m) => m?.id));
+const modelNames = (body: unknown) => strings(((body as { models?: Array<{ name?: unknown }> })?.models ?? []).map((m) => m?.name));
+const bearer = (key?: string): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 
-/** Model ids out of a listing reply (OpenAI/Anthropic `data[].id`, Gemini `models[].name`, Ollama `models[].name`). */
-export function listedModels(format: ApiFormat, body: unknown): string[] {
-  const b = (body ?? {}) as { data?: Array<{ id?: unknown }>; models?: Array<{ name?: unknown }> };
-  const ids = format === 'gemini' || format === 'ollama' ? (b.models ?? []).map((m) => m?.name) : (b.data ?? []).map((m) => m?.id);
-  return ids.filter((id): id is string => typeof id === 'string').map((id) => (format === 'gemini' ? id.replace(/^models\//, '') : id));
+const FORMATS: Record<string, ListingFormat> = {
+  openai: { request: (base, key) => ({ url: `${base}/models`, headers: bearer(key) }), ids: dataIds },
+  anthropic: {
+    request: (base, key) => ({ url: below(base, 'v1', 'models'), headers: { 'anthropic-version': '2023-06-01', ...(key ? { 'x-api-key': key } : {}) } }),
+    ids: dataIds,
+  },
+  gemini: {
+    request: (base, key) => ({ url: below(base, 'v1beta', 'models'), headers: key ? { 'x-goog-api-key': key } : ({} as Record<string, string>) }),
+    ids: (body) => modelNames(body).map((id) => id.replace(/^models\//, '')),
+  },
+  ollama: { request: (base, key) => ({ url: `${base}/api/tags`, headers: bearer(key) }), ids: modelNames },
+};
+
+/** The wire formats whose model listing the connectivity test and the local runtime detection know. */
+export const listableFormats = (): string[] => Object.keys(FORMATS);
+
+/** How to list the models of a provider of this format; undefined for a format the test does not know. */
+export function listing(format: string): ListingFormat | undefined {
+  return Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
 }
 
 export interface TestOutcome {
@@ -40,11 +51,11 @@ export interface TestOutcome {
   listed: string[];
 }
 
-export async function testProvider(format: ApiFormat, base: string, key: string | undefined, timeoutMs: number): Promise<TestOutcome> {
-  const { url, headers } = listingRequest(format, base, key);
+export async function testProvider(format: ListingFormat, base: string, key: string | undefined, timeoutMs: number): Promise<TestOutcome> {
+  const { url, headers } = format.request(base, key);
   const reply = await probe(url, { headers, timeoutMs, secret: key });
   if (reply.status === 401 || reply.status === 403)
     throw new ProbeError(`the provider rejected the API key (HTTP ${reply.status}): ${excerpt(reply.body, key)}`, reply.status);
   if (reply.status < 200 || reply.status >= 300) throw new ProbeError(`GET ${url} answered HTTP ${reply.status}: ${excerpt(reply.body, key)}`, reply.status);
-  return { latency_ms: reply.latencyMs, listed: listedModels(format, reply.body) };
+  return { latency_ms: reply.latencyMs, listed: format.ids(reply.body) };
 }

@@ -6,7 +6,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 export const TIERS = ['frontier', 'smart', 'balanced', 'fast', 'local', 'custom'] as const;
-export const API_FORMATS = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
+/** A wire format's name: any name a driver module registers with the llm module (openai, anthropic, gemini, ollama built in). */
+export const apiFormatSchema = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9._-]*$' } as const;
 
 export const modelIdSchema = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\s]+$' } as const;
 
@@ -45,7 +46,7 @@ export const providerFileSchema = {
       properties: {
         id: providerIdSchema,
         display_name: { type: 'string', minLength: 1, maxLength: 200 },
-        api_format: { type: 'string', enum: API_FORMATS },
+        api_format: apiFormatSchema,
         base_url: { type: 'string', pattern: '^https?://[^\\s]+$' },
         env_var: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
         key_required: { type: 'boolean', default: true },

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { badRequest, notFound, type KernelSettings, prepared } from '@talon/module-sdk';
+import { badRequest, notFound, prepared } from '@talon/module-sdk';
 import type { CatalogService, ModelEntry, ProviderEntry } from '../api.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import type { ProviderFile } from './schema.ts';
@@ -47,14 +47,18 @@ export interface UpdateDiff {
 export interface StoreDeps {
   db: Database;
   log: Logger;
-  /** The module's data folder (providers/*.toml, aliases.toml). */
-  dataDir: string;
+  /** The catalogue shipped with the module (providers/*.toml, aliases.toml). */
+  shippedDir: string;
   /** Talon home: secret.key, user providers/*.toml and aliases.toml. */
   home: string;
-  /** Where the accepted registry update is kept (<home>/data). */
-  stateDir: string;
-  settings: () => Readonly<KernelSettings>;
+  /** The module's private folder, where the accepted registry update is kept (read on use: it is created then). */
+  stateDir: () => string;
+  /** [provider_urls]. */
+  providerUrls: () => Readonly<Record<string, string>>;
 }
+
+/** Where releases before the per-module data folders kept the registry update. */
+const LEGACY_REGISTRY = path.join('data', 'catalog-registry.json');
 
 export class CatalogStore implements CatalogService {
   readonly keys: KeyStore;
@@ -68,24 +72,26 @@ export class CatalogStore implements CatalogService {
   private custom: ModelEntry[] = [];
   private userAliases = new Map<string, string | null>();
   private readonly urls = new Map<string, string>();
-  private readonly registryFile: string;
 
   constructor(private readonly deps: StoreDeps) {
     this.keys = new KeyStore(deps.db, new SecretBox(path.join(deps.home, 'secret.key')), deps.log);
-    this.registryFile = path.join(deps.stateDir, 'catalog-registry.json');
     this.snap = this.build();
+  }
+
+  private get registryFile(): string {
+    return path.join(this.deps.stateDir(), 'registry.json');
   }
 
   /** Reads every layer (start). Bad files are logged and skipped. */
   load(): void {
-    const { log, dataDir, home, db } = this.deps;
-    const shipped = loadProviderDir(path.join(dataDir, 'providers'));
+    const { log, shippedDir, home, db } = this.deps;
+    const shipped = loadProviderDir(path.join(shippedDir, 'providers'));
     const user = loadProviderDir(path.join(home, 'providers'));
     for (const e of [...shipped.errors, ...user.errors]) log.error(`catalog file skipped: ${e}`);
     this.builtin = shipped.files;
     this.user = user.files;
     this.builtinVersion = `builtin-${createHash('sha256').update(JSON.stringify(shipped.files)).digest('hex').slice(0, 12)}`;
-    this.builtinAliases = this.aliasFile(path.join(dataDir, 'aliases.toml'));
+    this.builtinAliases = this.aliasFile(path.join(shippedDir, 'aliases.toml'));
     this.userAliasFile = this.aliasFile(path.join(home, 'aliases.toml'));
     this.registry = this.readRegistryState();
     this.custom = (db.prepare('SELECT entry FROM catalog_custom_models ORDER BY created_at').all() as Array<{ entry: string }>).map(
@@ -113,6 +119,8 @@ export class CatalogStore implements CatalogService {
   }
 
   private readRegistryState(): RegistryState | undefined {
+    const legacy = path.join(this.deps.home, LEGACY_REGISTRY);
+    if (!existsSync(this.registryFile) && existsSync(legacy)) renameSync(legacy, this.registryFile);
     if (!existsSync(this.registryFile)) return undefined;
     try {
       const state = JSON.parse(readFileSync(this.registryFile, 'utf8')) as RegistryState;
@@ -167,14 +175,14 @@ export class CatalogStore implements CatalogService {
     return (envVar && process.env[envVar]) || undefined;
   }
 
-  urlOverride(provider: string): string | undefined {
-    return this.urls.get(this.provider(provider)?.name ?? provider);
+  configuredUrl(provider: string): string | undefined {
+    const name = this.provider(provider)?.name ?? provider;
+    return this.urls.get(name) ?? this.deps.providerUrls()[name];
   }
 
   baseUrl(provider: string): string | undefined {
     const entry = this.provider(provider);
-    const name = entry?.name ?? provider;
-    const url = this.urls.get(name) ?? this.deps.settings().provider_urls?.[name] ?? entry?.base_url;
+    const url = this.configuredUrl(provider) ?? entry?.base_url;
     if (url === undefined) return undefined;
     const trimmed = url.replace(/\/+$/, '');
     // The native Ollama API lives at the root; users often write the OpenAI-compatible /v1 address.

@@ -8,7 +8,6 @@ import pino from 'pino';
 import { loadAliasFile, loadProviderDir } from '../services/files.ts';
 import { Snapshot } from '../services/snapshot.ts';
 import { CatalogStore } from '../services/store.ts';
-import type { KernelSettings } from '@talon/module-sdk';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');
 const dataDir = path.join(moduleDir, 'data');
@@ -58,15 +57,17 @@ test('a bad file is reported and skipped, the good ones load', () => {
       path.join(dir, 'good.toml'),
       '[provider]\nid = "good"\ndisplay_name = "Good"\napi_format = "openai"\nbase_url = "http://127.0.0.1:1/v1"\n\n[[models]]\nid = "g-1"\ndisplay_name = "G1"\ncontext_window = 8192\n',
     );
-    writeFileSync(path.join(dir, 'bad-type.toml'), '[provider]\nid = "bad"\ndisplay_name = "Bad"\napi_format = "soap"\nbase_url = "http://x"\n');
+    // Any wire format name is accepted (a driver module may register it); a malformed one is not.
+    writeFileSync(path.join(dir, 'other-format.toml'), '[provider]\nid = "other"\ndisplay_name = "Other"\napi_format = "soap"\nbase_url = "http://x"\n');
+    writeFileSync(path.join(dir, 'bad-type.toml'), '[provider]\nid = "bad"\ndisplay_name = "Bad"\napi_format = "Soap API"\nbase_url = "http://x"\n');
     writeFileSync(path.join(dir, 'broken.toml'), '[provider\nid = ');
     const loaded = loadProviderDir(dir);
     assert.deepEqual(
       loaded.files.map((f) => f.provider.id),
-      ['good'],
+      ['good', 'other'],
     );
     assert.equal(loaded.errors.length, 2);
-    assert.match(loaded.errors.join('\n'), /bad-type\.toml: \/provider\/api_format must be equal to one of the allowed values/);
+    assert.match(loaded.errors.join('\n'), /bad-type\.toml: \/provider\/api_format must match pattern/);
     assert.match(loaded.errors.join('\n'), /broken\.toml/);
     // defaults applied
     const m = loaded.files[0].models[0];
@@ -78,16 +79,16 @@ test('a bad file is reported and skipped, the good ones load', () => {
   }
 });
 
-function store(home: string, settings: Partial<KernelSettings> = {}): CatalogStore {
+function store(home: string, settings: { provider_urls?: Record<string, string> } = {}): CatalogStore {
   const db = new Database(':memory:');
   db.exec(readFileSync(path.join(moduleDir, 'migrations', '0001_catalog.sql'), 'utf8'));
   const s = new CatalogStore({
     db,
     log: pino({ level: 'silent' }),
-    dataDir,
+    shippedDir: dataDir,
     home,
-    stateDir: home,
-    settings: () => ({ provider_urls: {}, ...settings }) as KernelSettings,
+    stateDir: () => home,
+    providerUrls: () => settings.provider_urls ?? {},
   });
   s.load();
   return s;
@@ -110,15 +111,18 @@ test('cost is priced per million tokens, by id or alias; unknown models cost 0',
   }
 });
 
-test('base URL precedence: PUT override, then provider_urls, then the catalogue; ollama drops /v1', () => {
+test('base URL precedence: PUT override, then provider_urls (the configured URL), then the catalogue; ollama drops /v1', () => {
   const home = mkdtempSync(path.join(tmpdir(), 'catalog-home-'));
   try {
     const s = store(home, { provider_urls: { groq: 'http://127.0.0.1:9/groq/', ollama: 'http://127.0.0.1:11500/v1' } });
     assert.equal(s.baseUrl('openai'), 'https://api.openai.com/v1');
     assert.equal(s.baseUrl('groq'), 'http://127.0.0.1:9/groq');
     assert.equal(s.baseUrl('ollama'), 'http://127.0.0.1:11500');
+    assert.equal(s.configuredUrl('openai'), undefined, "the catalogue's URL is not a configured one");
+    assert.equal(s.configuredUrl('groq'), 'http://127.0.0.1:9/groq/');
     s.setUrl(s.provider('groq')!, 'http://127.0.0.1:10/override');
     assert.equal(s.baseUrl('groq'), 'http://127.0.0.1:10/override');
+    assert.equal(s.configuredUrl('groq'), 'http://127.0.0.1:10/override');
     assert.equal(s.baseUrl('nope'), undefined);
     assert.equal(s.provider('google')?.name, 'gemini');
   } finally {

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestKernel } from '@talon/module-sdk/testing';
-import { catalogService, type CatalogService } from '../api.ts';
+import { catalogService, type CatalogService } from '@talon/catalog';
 
 export interface SeenRequest {
   method: string;

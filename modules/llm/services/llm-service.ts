@@ -1,32 +1,29 @@
 import type { Logger } from 'pino';
-import {
+import type {
+  CallMeta,
+  CompletionRequest,
+  CompletionResult,
+  DriverFactory,
+  LlmDriver,
   LlmError,
-  LlmRefusedError,
-  isAbortError,
-  toLlmError,
-  type CallMeta,
-  type CompletionRequest,
-  type CompletionResult,
-  type DriverFactory,
-  type LlmDriver,
-  type LlmService,
-  type ModelRef,
-  type ProviderTarget,
-  type StreamEvent,
-  type Usage,
+  LlmService,
+  ModelRef,
+  ProviderTarget,
+  StreamEvent,
+  Usage,
   llmHooks,
 } from '../api.ts';
 import { AttemptSignal, abortError, backoffDelay, raceAbort, sleep } from './backoff.ts';
 import type { LlmConfig } from './config.ts';
+import { isAbortError, isLlmError, llmError, refusal, toLlmError } from './errors.ts';
 
 type Hooks = ReturnType<(typeof llmHooks)['create']>;
 type Request = Omit<CompletionRequest, 'model'>;
 
 export interface LlmServiceDeps {
+  /** [llm] plus the claimed default_model and fallback_providers. */
   config(): LlmConfig;
   resolve(ref: ModelRef): ProviderTarget;
-  /** The fallback chain after the primary ([[fallback_providers]]). */
-  fallbacks(): ModelRef[];
   hooks(): Hooks;
   log: Logger;
 }
@@ -66,17 +63,18 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   const meta = (request: Request): CallMeta => request.meta ?? {};
 
   // Drivers hold SDK clients (connection pools, parsed options): one per driver function and endpoint, not one
-  // per call. Keyed by the create function (stable for a loaded driver module; a reloaded one brings a new function).
+  // per call. Keyed by the create function, which a driver module makes once per copy (a reloaded one brings a new one).
   const drivers = new WeakMap<DriverFactory['create'], Map<string, LlmDriver>>();
   const driverFor = (target: ProviderTarget): LlmDriver => {
-    const factory = factories().find((f) => f.format === target.apiFormat);
-    if (!factory)
-      throw new LlmError(
-        `no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the llm-${target.apiFormat} module`,
-        501,
-        undefined,
-        target.provider,
+    const all = factories();
+    const factory = all.find((f) => f.format === target.apiFormat);
+    if (!factory) {
+      const known = [...new Set(all.map((f) => f.format))].join(', ') || 'none';
+      throw llmError(
+        `no driver for API format '${target.apiFormat}' (provider '${target.provider}'): enable the module that registers it (the built-in ones are named llm-<format>: llm-${target.apiFormat}); formats with a driver: ${known}`,
+        { status: 501, provider: target.provider },
       );
+    }
     let cache = drivers.get(factory.create);
     if (!cache) drivers.set(factory.create, (cache = new Map()));
     const key = `${target.provider}\u0000${target.baseUrl}\u0000${target.apiKey ?? ''}`;
@@ -92,14 +90,14 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   /** The primary and the fallbacks, each resolved lazily so that a missing key only skips its own slot. */
   function* chain(ref: ModelRef): Generator<ModelRef> {
     yield ref;
-    yield* deps.fallbacks();
+    for (const f of deps.config().fallback_providers) yield { provider: f.provider, model: f.model, baseUrl: f.base_url, apiKeyEnv: f.api_key_env };
   }
 
   async function guard(target: ProviderTarget, request: Request): Promise<void> {
-    const refusal = await deps
+    const refused = await deps
       .hooks()
       .beforeCall.promise({ provider: target.provider, model: target.model, meta: meta(request), estimatedInputTokens: estimateInputTokens(request) });
-    if (refusal) throw new LlmRefusedError(refusal.error, refusal.status);
+    if (refused) throw refusal(refused.error, refused.status);
   }
 
   async function record(target: ProviderTarget, request: Request, started: number, usage: Usage, error?: Error): Promise<void> {
@@ -122,8 +120,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   function failure(err: unknown, attempt: AttemptSignal, target: ProviderTarget, caller?: AbortSignal): Error {
     if (caller?.aborted) return abortError(caller);
     if (attempt.timedOut)
-      return new LlmError(`provider '${target.provider}' did not answer within ${deps.config().request_timeout_secs} s`, undefined, undefined, target.provider);
-    if (isAbortError(err)) return new LlmError(`request to provider '${target.provider}' was aborted`, undefined, undefined, target.provider);
+      return llmError(`provider '${target.provider}' did not answer within ${deps.config().request_timeout_secs} s`, { provider: target.provider });
+    if (isAbortError(err)) return llmError(`request to provider '${target.provider}' was aborted`, { provider: target.provider });
     return toLlmError(err, target.provider);
   }
 
@@ -144,11 +142,15 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
       } finally {
         attempt.dispose();
       }
-      if (!(error instanceof LlmError) || !error.retryable) throw error;
+      if (!isLlmError(error) || !error.retryable) throw error;
       if (retry >= maxRetries) {
         throw maxRetries === 0
           ? error
-          : new LlmError(`${error.message} (gave up after ${retry + 1} attempts)`, error.status, error.retryAfterMs, target.provider);
+          : llmError(`${error.message} (gave up after ${retry + 1} attempts)`, {
+              status: error.status,
+              retryAfterMs: error.retryAfterMs,
+              provider: target.provider,
+            });
       }
       const delay = backoffDelay(retry + 1, { baseMs: cfg.retry_base_ms, maxMs: cfg.retry_max_ms, retryAfterMs: error.retryAfterMs });
       deps.log.warn({ provider: target.provider, model: target.model, status: error.status, retry: retry + 1, delayMs: delay }, 'LLM call failed; retrying');
@@ -179,15 +181,19 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
         return await callSlot({ target, driver });
       } catch (err) {
         if (err instanceof EmittedFailure) throw err.error;
-        if (!(err instanceof LlmError)) throw err; // aborts and programming errors end the call
+        if (!isLlmError(err)) throw err; // aborts and programming errors end the call
         failures.push({ label: `${target.provider}/${target.model}`, error: err });
         deps.log.warn({ provider: target.provider, model: target.model, err: err.message }, 'LLM provider failed; trying the next in the fallback chain');
       }
     }
-    const last = failures[failures.length - 1]?.error ?? new LlmError('no LLM provider to call', 500);
+    const last = failures[failures.length - 1]?.error ?? llmError('no LLM provider to call', { status: 500 });
     if (failures.length === 1) throw last;
     const summary = failures.map((f) => `${f.label}: ${f.error.message}`).join('; ');
-    throw new LlmError(`all ${failures.length} providers of the fallback chain failed: ${summary}`, last.status, last.retryAfterMs, last.provider);
+    throw llmError(`all ${failures.length} providers of the fallback chain failed: ${summary}`, {
+      status: last.status,
+      retryAfterMs: last.retryAfterMs,
+      provider: last.provider,
+    });
   }
 
   const finish = (result: CompletionResult, target: ProviderTarget): CompletionResult => ({
@@ -199,6 +205,10 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
   return {
     resolve: (ref) => deps.resolve(ref),
     formats: () => [...new Set(factories().map((f) => f.format))],
+    defaultModel: () => {
+      const { provider, model } = deps.config().default_model;
+      return { provider, model };
+    },
 
     complete(ref, request) {
       return overChain(ref, request, ({ target, driver }) =>
@@ -242,7 +252,7 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
         try {
           for (;;) {
             const next = await raceAbort(it.next(), attempt.signal);
-            if (next.done) throw new LlmError(`provider '${target.provider}' ended the stream without a result`, undefined, undefined, target.provider);
+            if (next.done) throw llmError(`provider '${target.provider}' ended the stream without a result`, { provider: target.provider });
             attempt.touch();
             const event = next.value;
             if (event.type === 'done') {

@@ -1,14 +1,11 @@
-import { LlmError, type ApiFormat, type ModelRef, type ProviderTarget } from '../api.ts';
-import type { CatalogService } from '../../catalog/api.ts';
-
-export interface ResolveSettings {
-  default_model: { provider: string; model: string; api_key_env?: string; base_url?: string };
-  provider_urls: Record<string, string>;
-}
+import type { CatalogService } from '@talon/catalog';
+import type { ModelRef, ProviderTarget } from '../api.ts';
+import type { LlmConfig } from './config.ts';
+import { llmError } from './errors.ts';
 
 export interface ResolveDeps {
-  settings: ResolveSettings;
-  catalog: Pick<CatalogService, 'provider' | 'resolveAlias' | 'apiKey' | 'baseUrl' | 'urlOverride'>;
+  defaults: LlmConfig['default_model'];
+  catalog: Pick<CatalogService, 'provider' | 'resolveAlias' | 'apiKey' | 'baseUrl' | 'configuredUrl'>;
   env: Record<string, string | undefined>;
   maxRetries: number;
 }
@@ -25,30 +22,19 @@ const envValue = (env: ResolveDeps['env'], name: string | undefined) => (name ? 
  * An unknown provider with a base URL speaks the OpenAI format.
  */
 export function resolveTarget(ref: ModelRef, deps: ResolveDeps): ProviderTarget {
-  const dm = deps.settings.default_model;
+  const dm = deps.defaults;
   const useDefault = ref.provider === 'default' || ref.provider === '';
   const provider = useDefault ? dm.provider : ref.provider;
   const requested = useDefault && (ref.model === '' || ref.model === 'default') ? dm.model : ref.model;
-  if (!requested) throw new LlmError(`no model given for provider '${provider}'`, 400, undefined, provider);
+  if (!requested) throw llmError(`no model given for provider '${provider}'`, { status: 400, provider });
   const model = deps.catalog.resolveAlias(requested);
   const entry = deps.catalog.provider(provider);
   const isDefaultProvider = provider === dm.provider;
 
-  const baseUrl =
-    ref.baseUrl ||
-    deps.catalog.urlOverride(provider) ||
-    deps.settings.provider_urls[provider] ||
-    (isDefaultProvider ? dm.base_url : undefined) ||
-    deps.catalog.baseUrl(provider);
+  const baseUrl = ref.baseUrl || deps.catalog.configuredUrl(provider) || (isDefaultProvider ? dm.base_url : undefined) || deps.catalog.baseUrl(provider);
   if (!baseUrl) {
-    throw new LlmError(
-      `unknown provider '${provider}': it is not in the catalog; set base_url for a custom OpenAI-compatible endpoint`,
-      400,
-      undefined,
-      provider,
-    );
+    throw llmError(`unknown provider '${provider}': it is not in the catalog; set base_url for a custom OpenAI-compatible endpoint`, { status: 400, provider });
   }
-  const apiFormat: ApiFormat = entry?.api_format ?? 'openai';
 
   const apiKey =
     envValue(deps.env, ref.apiKeyEnv) ??
@@ -56,7 +42,7 @@ export function resolveTarget(ref: ModelRef, deps: ResolveDeps): ProviderTarget 
     (entry ? deps.catalog.apiKey(provider) : envValue(deps.env, conventionalKeyEnv(provider)));
   if (entry?.key_required && !apiKey) {
     const envVar = ref.apiKeyEnv || entry.env_var || conventionalKeyEnv(provider);
-    throw new LlmError(`no API key for provider '${provider}': set ${envVar} or POST /api/providers/${provider}/key`, 401, undefined, provider);
+    throw llmError(`no API key for provider '${provider}': set ${envVar} or POST /api/providers/${provider}/key`, { status: 401, provider });
   }
-  return { provider, model, apiFormat, baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, maxRetries: deps.maxRetries };
+  return { provider, model, apiFormat: entry?.api_format ?? 'openai', baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, maxRetries: deps.maxRetries };
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { backoffDelay, sleep } from '../services/backoff.ts';
-import { retryAfterMs } from '../api.ts';
+import { retryAfterMs } from '../services/errors.ts';
 
 describe('backoff', () => {
   const opts = { baseMs: 2000, maxMs: 60000 };

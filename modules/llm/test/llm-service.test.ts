@@ -1,8 +1,7 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider } from '@talon/module-sdk/testing';
-import { LlmError, LlmRefusedError, type StreamEvent } from '../api.ts';
-import { startLlmHarness, collect, user, TEST_KEY_ENV, type LlmHarness } from './support.ts';
+import { collect, FakeProvider, LLM_TEST_KEY_ENV, setConfig, startLlmHarness, userMessage as user, waitFor, type LlmHarness } from '@talon/module-sdk/testing';
+import { llmService, type LlmError, type LlmRefusedError, type LlmService, type StreamEvent } from '@talon/llm';
 
 const ref = { provider: 'default', model: 'default' };
 const ask = { messages: [user('Hi')] };
@@ -16,13 +15,24 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   assert.fail('expected a rejection');
 }
 
+/** Errors cross bundles: they are recognised by name, as consumers do. */
+function assertLlmError(err: Error): asserts err is LlmError {
+  assert.equal(err.name, 'LlmError', `got ${err.name}: ${err.message}`);
+  assert.equal(typeof (err as LlmError).retryable, 'boolean');
+}
+
+function assertRefusal(err: Error): asserts err is LlmRefusedError {
+  assert.equal(err.name, 'LlmRefusedError', `got ${err.name}: ${err.message}`);
+}
+
 describe('llm service: retry, fallback, abort, hooks', () => {
   let h: LlmHarness;
+  const llm = () => h.service<LlmService>(llmService.id);
   let backup: FakeProvider;
   before(async () => {
     h = await startLlmHarness(
       ['llm', 'llm-openai', 'llm-anthropic'],
-      (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${url}/v1"\napi_key_env = "${TEST_KEY_ENV}"`,
+      (url) => `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${url}/v1"\napi_key_env = "${LLM_TEST_KEY_ENV}"`,
     );
     backup = new FakeProvider();
     await backup.start();
@@ -40,7 +50,7 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     const before = h.fake.requests.length;
     const calls = h.calls.length;
     const started = Date.now();
-    const result = await h.llm.complete(ref, ask);
+    const result = await llm().complete(ref, ask);
     assert.ok(Date.now() - started >= 950, 'waited for Retry-After (1 s) although retry_base_ms is 5');
     assert.deepEqual(result.content, [{ type: 'text', text: 'finally' }]);
     assert.equal(h.fake.requests.length - before, 2);
@@ -57,7 +67,7 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   it('retries 5xx answers with backoff', async () => {
     h.fake.enqueue({ status: 500 }, { status: 503, retryAfter: 0 }, { text: 'up again' });
     const before = h.fake.requests.length;
-    const result = await h.llm.complete(ref, ask);
+    const result = await llm().complete(ref, ask);
     assert.deepEqual(result.content, [{ type: 'text', text: 'up again' }]);
     assert.equal(h.fake.requests.length - before, 3);
   });
@@ -65,8 +75,8 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   it('gives up after max_retries with a clear LlmError', async () => {
     h.fake.enqueue(...Array.from({ length: 4 }, () => ({ status: 429, retryAfter: 0 })));
     const before = h.fake.requests.length;
-    const err = await rejection(h.llm.complete(ref, ask));
-    assert.ok(err instanceof LlmError);
+    const err = await rejection(llm().complete(ref, ask));
+    assertLlmError(err);
     assert.equal(err.status, 429);
     assert.equal(err.provider, 'openai');
     assert.match(err.message, /provider 'openai' answered 429: .*scripted error 429.*gave up after 4 attempts/);
@@ -76,15 +86,15 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   it('does not retry a 400', async () => {
     h.fake.enqueue({ status: 400 });
     const before = h.fake.requests.length;
-    const err = await rejection(h.llm.complete(ref, ask));
-    assert.ok(err instanceof LlmError);
+    const err = await rejection(llm().complete(ref, ask));
+    assertLlmError(err);
     assert.equal(err.status, 400);
     assert.equal(h.fake.requests.length - before, 1);
   });
 
   it('streams with retry before the first event, but never retries once content was emitted', async () => {
     h.fake.enqueue({ status: 503, retryAfter: 0 }, { text: 'abcdefgh', chunkSize: 2 });
-    const events = await collect(h.llm.stream(ref, ask));
+    const events = await collect(llm().stream(ref, ask));
     assert.deepEqual(
       events.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])),
       ['ab', 'cd', 'ef', 'gh'],
@@ -95,27 +105,25 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     const seen: StreamEvent[] = [];
     const err = await rejection(
       (async () => {
-        for await (const e of h.llm.stream(ref, ask)) seen.push(e);
+        for await (const e of llm().stream(ref, ask)) seen.push(e);
       })(),
     );
-    assert.ok(err instanceof LlmError, `got ${err}`);
+    assertLlmError(err);
     assert.deepEqual(
       seen.flatMap((e) => (e.type === 'text_delta' ? [e.text] : [])),
       ['ab', 'cd'],
     );
     assert.equal(h.fake.requests.length - before, 1);
     assert.equal(h.fake.pending, 1);
-    await h.llm.complete(ref, ask); // consumes the left-over scripted reply
+    await llm().complete(ref, ask); // consumes the left-over scripted reply
   });
 
   it('hands over to the fallback chain when the primary keeps failing', async () => {
-    await h.kernel.kernel.config.set('fallback_providers', [
-      { provider: 'anthropic', model: 'claude-backup', base_url: backup.url, api_key_env: TEST_KEY_ENV },
-    ]);
+    await setConfig(h.kernel, 'fallback_providers', [{ provider: 'anthropic', model: 'claude-backup', base_url: backup.url, api_key_env: LLM_TEST_KEY_ENV }]);
     try {
       h.fake.enqueue(...Array.from({ length: 4 }, () => ({ status: 500 })));
       backup.enqueue({ text: 'from the backup' });
-      const result = await h.llm.complete(ref, ask);
+      const result = await llm().complete(ref, ask);
       assert.deepEqual(result.content, [{ type: 'text', text: 'from the backup' }]);
       assert.equal(result.provider, 'anthropic');
       assert.equal(backup.requests.at(-1)!.path, '/v1/messages');
@@ -124,31 +132,31 @@ describe('llm service: retry, fallback, abort, hooks', () => {
       // Streaming too; and when every slot fails, the error names each one.
       h.fake.enqueue(...Array.from({ length: 4 }, () => ({ status: 502 })));
       backup.enqueue({ text: 'streamed backup' });
-      const events = await collect(h.llm.stream(ref, ask));
+      const events = await collect(llm().stream(ref, ask));
       assert.equal((events.at(-1) as Extract<StreamEvent, { type: 'done' }>).result.provider, 'anthropic');
 
       h.fake.enqueue(...Array.from({ length: 4 }, () => ({ status: 500 })));
       backup.enqueue({ status: 401 });
-      const err = await rejection(h.llm.complete(ref, ask));
-      assert.ok(err instanceof LlmError);
+      const err = await rejection(llm().complete(ref, ask));
+      assertLlmError(err);
       assert.match(err.message, /all 2 providers of the fallback chain failed: openai\/gpt-4o-mini: .*500.*; anthropic\/claude-backup: .*401/);
     } finally {
-      await h.kernel.kernel.config.set('fallback_providers', []);
+      await setConfig(h.kernel, 'fallback_providers', []);
     }
   });
 
   it('falls back when the primary has no API key (provider key removed)', async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
-    await h.kernel.kernel.config.set('fallback_providers', [
-      { provider: 'openai', model: 'gpt-4o-mini', base_url: `${backup.url}/v1`, api_key_env: TEST_KEY_ENV },
+    await setConfig(h.kernel, 'fallback_providers', [
+      { provider: 'openai', model: 'gpt-4o-mini', base_url: `${backup.url}/v1`, api_key_env: LLM_TEST_KEY_ENV },
     ]);
     try {
       backup.enqueue({ text: 'openai backup' });
-      const result = await h.llm.complete({ provider: 'anthropic', model: 'claude-x' }, ask);
+      const result = await llm().complete({ provider: 'anthropic', model: 'claude-x' }, ask);
       assert.deepEqual(result.content, [{ type: 'text', text: 'openai backup' }]);
     } finally {
-      await h.kernel.kernel.config.set('fallback_providers', []);
+      await setConfig(h.kernel, 'fallback_providers', []);
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
     }
   });
@@ -158,10 +166,10 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 150);
-    const err = await rejection(h.llm.complete(ref, { ...ask, signal: controller.signal }));
+    const err = await rejection(llm().complete(ref, { ...ask, signal: controller.signal }));
     assert.equal(err.name, 'AbortError');
     assert.ok(Date.now() - started < 1000);
-    await waitFor(() => h.fake.requests.at(-1)!.aborted);
+    await waitFor(() => h.fake.requests.at(-1)!.aborted, 2000);
 
     // A stream, aborted after its first delta.
     h.fake.enqueue({ text: 'x'.repeat(40), chunkSize: 1, chunkDelayMs: 10 });
@@ -169,7 +177,7 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     const seen: StreamEvent[] = [];
     const streamErr = await rejection(
       (async () => {
-        for await (const e of h.llm.stream(ref, { ...ask, signal: streamCtl.signal })) {
+        for await (const e of llm().stream(ref, { ...ask, signal: streamCtl.signal })) {
           seen.push(e);
           streamCtl.abort();
         }
@@ -177,67 +185,67 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     );
     assert.equal(streamErr.name, 'AbortError');
     assert.equal(seen.length, 1);
-    await waitFor(() => h.fake.requests.at(-1)!.aborted);
+    await waitFor(() => h.fake.requests.at(-1)!.aborted, 2000);
 
     // Abort while waiting out a Retry-After.
     h.fake.enqueue({ status: 429, retryAfter: 30 }, { text: 'never' });
     const waitCtl = new AbortController();
     setTimeout(() => waitCtl.abort(), 200);
     const t0 = Date.now();
-    const waitErr = await rejection(h.llm.complete(ref, { ...ask, signal: waitCtl.signal }));
+    const waitErr = await rejection(llm().complete(ref, { ...ask, signal: waitCtl.signal }));
     assert.equal(waitErr.name, 'AbortError');
     assert.ok(Date.now() - t0 < 1000);
     h.fake.requests.length = 0;
-    await h.llm.complete(ref, ask); // takes the left-over 'never'
+    await llm().complete(ref, ask); // takes the left-over 'never'
   });
 
   it('leaving a stream early closes the provider connection', async () => {
     h.fake.enqueue({ text: 'y'.repeat(100), chunkSize: 1, chunkDelayMs: 10 });
-    for await (const e of h.llm.stream(ref, ask)) {
+    for await (const e of llm().stream(ref, ask)) {
       if (e.type === 'text_delta') break;
     }
-    await waitFor(() => h.fake.requests.at(-1)!.aborted);
+    await waitFor(() => h.fake.requests.at(-1)!.aborted, 2000);
   });
 
   it('bounds a request that never answers with request_timeout_secs', async () => {
-    await h.kernel.kernel.config.set('llm.request_timeout_secs', 0.2);
-    await h.kernel.kernel.config.set('llm.max_retries', 0);
+    await setConfig(h.kernel, 'llm.request_timeout_secs', 0.2);
+    await setConfig(h.kernel, 'llm.max_retries', 0);
     try {
       h.fake.enqueue({ text: 'slow', delayMs: 2000 });
-      const err = await rejection(h.llm.complete(ref, ask));
-      assert.ok(err instanceof LlmError);
+      const err = await rejection(llm().complete(ref, ask));
+      assertLlmError(err);
       assert.match(err.message, /did not answer within 0.2 s/);
 
       // For streams the bound is per event: a stall after content ends the stream with that error, without a retry.
-      await h.kernel.kernel.config.set('llm.max_retries', 3);
+      await setConfig(h.kernel, 'llm.max_retries', 3);
       h.fake.enqueue({ text: 'abcd', chunkSize: 2, chunkDelayMs: 600 }, { text: 'not asked' });
       const before = h.fake.requests.length;
       const seen: string[] = [];
       const streamErr = await rejection(
         (async () => {
-          for await (const e of h.llm.stream(ref, ask)) if (e.type === 'text_delta') seen.push(e.text);
+          for await (const e of llm().stream(ref, ask)) if (e.type === 'text_delta') seen.push(e.text);
         })(),
       );
-      assert.ok(streamErr instanceof LlmError);
+      assertLlmError(streamErr);
       assert.match(streamErr.message, /did not answer within 0.2 s/);
       assert.deepEqual(seen, ['ab']);
       assert.equal(h.fake.requests.length - before, 1);
-      await h.llm.complete(ref, ask); // takes the left-over 'not asked'
+      await llm().complete(ref, ask); // takes the left-over 'not asked'
     } finally {
-      await h.kernel.kernel.config.set('llm.request_timeout_secs', 5);
-      await h.kernel.kernel.config.set('llm.max_retries', 3);
+      await setConfig(h.kernel, 'llm.request_timeout_secs', 5);
+      await setConfig(h.kernel, 'llm.max_retries', 3);
     }
   });
 
   it('a beforeCall refusal prevents any provider request', async () => {
     h.refuse = { status: 402, error: 'daily budget exceeded' };
     const before = h.fake.requests.length;
-    const err = await rejection(h.llm.complete(ref, { messages: [user('x'.repeat(400))], meta: { agentId: 'a1' } }));
-    assert.ok(err instanceof LlmRefusedError);
+    const err = await rejection(llm().complete(ref, { messages: [user('x'.repeat(400))], meta: { agentId: 'a1' } }));
+    assertRefusal(err);
     assert.equal(err.status, 402);
     assert.equal(err.message, 'daily budget exceeded');
-    const streamErr = await rejection(collect(h.llm.stream(ref, ask)));
-    assert.ok(streamErr instanceof LlmRefusedError);
+    const streamErr = await rejection(collect(llm().stream(ref, ask)));
+    assertRefusal(streamErr);
     assert.equal(h.fake.requests.length, before);
     const check = h.checks.at(-2)!;
     assert.equal(check.provider, 'openai');
@@ -245,21 +253,19 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     assert.ok(check.estimatedInputTokens >= 100);
   });
 
-  it('lists the formats of the loaded drivers', () => {
-    assert.deepEqual(h.llm.formats().sort(), ['anthropic', 'openai']);
+  it('lists the formats of the loaded drivers and the configured default model', () => {
+    const service = llm();
+    assert.deepEqual(service.formats().sort(), ['anthropic', 'openai']);
+    assert.deepEqual(service.defaultModel(), { provider: 'openai', model: 'gpt-4o-mini' });
   });
 
   it('says which driver module is missing for a format', async () => {
-    const err = await rejection(h.llm.complete({ provider: 'ollama', model: 'llama3' }, ask));
-    assert.ok(err instanceof LlmError);
-    assert.match(err.message, /no driver for API format 'ollama'.*llm-ollama/);
+    const err = await rejection(llm().complete({ provider: 'ollama', model: 'llama3' }, ask));
+    assertLlmError(err);
+    assert.equal(err.status, 501);
+    assert.match(
+      err.message,
+      /no driver for API format 'ollama' \(provider 'ollama'\).*llm-ollama.*formats with a driver: (openai, anthropic|anthropic, openai)/,
+    );
   });
 });
-
-async function waitFor(check: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) assert.fail('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

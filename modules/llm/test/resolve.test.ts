@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LlmError } from '../api.ts';
-import type { ProviderEntry } from '../../catalog/api.ts';
+import { LLM_TEST_KEY_ENV as TEST_KEY_ENV, startLlmHarness, type LlmHarness } from '@talon/module-sdk/testing';
+import type { ProviderEntry } from '@talon/catalog';
+import { llmService, type LlmService } from '@talon/llm';
 import { resolveTarget, type ResolveDeps } from '../services/resolve.ts';
-import { startLlmHarness, TEST_KEY_ENV, type LlmHarness } from './support.ts';
 
 /** The precedence rules alone, against a two-provider catalogue. */
 describe('resolveTarget precedence', () => {
@@ -18,25 +18,30 @@ describe('resolveTarget precedence', () => {
     },
     ollama: { name: 'ollama', display_name: 'Ollama', api_format: 'ollama', base_url: 'http://127.0.0.1:11434', key_required: false },
   };
+  type Defaults = Partial<ResolveDeps['defaults']>;
   const deps = (
     over: {
-      settings?: Partial<ResolveDeps['settings']>;
+      settings?: { default_model?: Defaults; provider_urls?: Record<string, string> };
       env?: Record<string, string>;
       stored?: Record<string, string>;
       overrides?: Record<string, string>;
     } = {},
-  ): ResolveDeps => ({
-    settings: { default_model: { provider: 'openai', model: 'gpt-4o-mini', api_key_env: '' }, provider_urls: {}, ...over.settings },
-    env: over.env ?? {},
-    maxRetries: 3,
-    catalog: {
-      provider: (name) => providers[name],
-      resolveAlias: (name) => (name === 'mini' ? 'gpt-4o-mini' : name),
-      apiKey: (name) => over.stored?.[name] ?? (providers[name]?.env_var ? over.env?.[providers[name].env_var!] : undefined),
-      baseUrl: (name) => over.overrides?.[name] ?? over.settings?.provider_urls?.[name] ?? providers[name]?.base_url,
-      urlOverride: (name) => over.overrides?.[name],
-    },
-  });
+  ): ResolveDeps => {
+    // The catalog's configured URL: a PUT /url override, else [provider_urls].
+    const configuredUrl = (name: string) => over.overrides?.[name] ?? over.settings?.provider_urls?.[name];
+    return {
+      defaults: { provider: 'openai', model: 'gpt-4o-mini', api_key_env: '', base_url: '', ...over.settings?.default_model },
+      env: over.env ?? {},
+      maxRetries: 3,
+      catalog: {
+        provider: (name) => providers[name],
+        resolveAlias: (name) => (name === 'mini' ? 'gpt-4o-mini' : name),
+        apiKey: (name) => over.stored?.[name] ?? (providers[name]?.env_var ? over.env?.[providers[name].env_var!] : undefined),
+        baseUrl: (name) => configuredUrl(name) ?? providers[name]?.base_url,
+        configuredUrl,
+      },
+    };
+  };
 
   it("expands provider 'default' to [default_model] and resolves aliases", () => {
     const t = resolveTarget({ provider: 'default', model: 'default' }, deps({ env: { OPENAI_API_KEY: 'k' } }));
@@ -92,9 +97,10 @@ describe('resolveTarget precedence', () => {
     assert.throws(
       () => resolveTarget({ provider: 'openai', model: 'm' }, deps()),
       (err: unknown) =>
-        err instanceof LlmError &&
+        err instanceof Error &&
+        err.name === 'LlmError' &&
         err.message === "no API key for provider 'openai': set OPENAI_API_KEY or POST /api/providers/openai/key" &&
-        err.status === 401,
+        (err as Error & { status?: number }).status === 401,
     );
     assert.equal(resolveTarget({ provider: 'ollama', model: 'llama3' }, deps()).apiKey, undefined);
   });
@@ -118,10 +124,12 @@ describe('llm.resolve with the catalog module', () => {
   });
   after(() => h.stop());
 
+  const llm = () => h.service<LlmService>(llmService.id);
+
   it('resolves the default model through catalogue aliases, [default_model] and [provider_urls]', () => {
-    const t = h.llm.resolve({ provider: 'default', model: 'default' });
+    const t = llm().resolve({ provider: 'default', model: 'default' });
     assert.deepEqual(t, { provider: 'openai', model: 'gpt-4o-mini', apiFormat: 'openai', baseUrl: `${h.fake.url}/v1`, apiKey: 'sk-test-key', maxRetries: 3 });
-    const groq = h.llm.resolve({ provider: 'groq', model: 'llama', apiKeyEnv: TEST_KEY_ENV });
+    const groq = llm().resolve({ provider: 'groq', model: 'llama', apiKeyEnv: TEST_KEY_ENV });
     assert.equal(groq.baseUrl, `${h.fake.url}/groq/v1`);
     assert.equal(groq.apiFormat, 'openai');
   });
@@ -130,7 +138,7 @@ describe('llm.resolve with the catalog module', () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      assert.throws(() => h.llm.resolve({ provider: 'anthropic', model: 'claude' }), {
+      assert.throws(() => llm().resolve({ provider: 'anthropic', model: 'claude' }), {
         name: 'LlmError',
         message: "no API key for provider 'anthropic': set ANTHROPIC_API_KEY or POST /api/providers/anthropic/key",
       });

@@ -10,11 +10,11 @@ const optionalUuid = (value: string | undefined, what: string) => (value === und
 const time = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : Date.parse(value));
 
 /** Global proactive-memory endpoints: list, create, search, stats, maintenance, single items. */
-export function entryRoutes(app: Routes, memory: () => Memory, config: () => MemoryConfig): void {
+export function entryRoutes(app: Routes, memory: Memory, config: () => MemoryConfig): void {
   app.get('/api/memory', { schema: { summary: 'All proactive memory entries (paginated, newest first)', querystring: listQuery } }, async (request) => {
     const q = request.query;
     const page = readPage(q, LIST_PAGE);
-    const { items, total } = memory().entries.list(
+    const { items, total } = memory.entries.list(
       { agentId: optionalUuid(q.agent_id, 'agent_id'), userId: q.user_id, level: q.level, category: q.category, tag: q.tag },
       page,
     );
@@ -24,7 +24,7 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
 
   app.post('/api/memory', { schema: { summary: 'Adds a proactive memory entry', body: createBody } }, async (request, reply) => {
     const b = request.body;
-    const item = memory().entries.add({
+    const item = memory.entries.add({
       content: b.content,
       agentId: optionalUuid(b.agent_id, 'agent_id'),
       userId: b.user_id,
@@ -42,7 +42,7 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
     const q = request.query;
     if (q.q === undefined || !q.q.trim()) throw badRequest("query parameter 'q' is required");
     const limit = readPage({ limit: q.limit }, SEARCH_LIMIT).limit;
-    const { hits, mode } = await memory().searchHits(q.q, {
+    const { hits, mode } = await memory.searchHits(q.q, {
       agentId: optionalUuid(q.agent_id, 'agent_id'),
       userId: q.user_id,
       sessionId: q.session_id,
@@ -52,13 +52,13 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
     return { query: q.q, mode, results: hits, total: hits.length };
   });
 
-  app.get('/api/memory/stats', { schema: { summary: 'Aggregate statistics' } }, async () => memory().stats());
+  app.get('/api/memory/stats', { schema: { summary: 'Aggregate statistics' } }, async () => memory.stats());
 
   app.post('/api/memory/cleanup', { schema: { summary: 'Removes expired entries and stale ones (score below stale_score)' } }, async () =>
-    memory().entries.cleanup({ stale: true }),
+    memory.entries.cleanup({ stale: true }),
   );
 
-  app.post('/api/memory/decay', { schema: { summary: 'Applies time decay to scores (once per period)' } }, async () => memory().entries.decay());
+  app.post('/api/memory/decay', { schema: { summary: 'Applies time decay to scores (once per period)' } }, async () => memory.entries.decay());
 
   app.post(
     '/api/memory/bulk-delete',
@@ -73,7 +73,7 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
         },
       },
     },
-    async (request) => memory().entries.bulkDelete(request.body.ids),
+    async (request) => memory.entries.bulkDelete(request.body.ids),
   );
 
   app.put(
@@ -82,7 +82,7 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
     async (request) => {
       const id = requireUuid(request.params.memory_id, 'memory id');
       const b = request.body;
-      return memory().entries.update(id, {
+      return memory.entries.update(id, {
         content: b.content,
         tags: b.tags,
         level: b.level,
@@ -95,13 +95,13 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
 
   app.delete('/api/memory/items/:memory_id', { schema: { summary: 'Deletes an entry', params: memoryParams } }, async (request) => {
     const id = requireUuid(request.params.memory_id, 'memory id');
-    memory().entries.require(id);
-    memory().entries.delete(id);
+    memory.entries.require(id);
+    memory.entries.delete(id);
     return { status: 'deleted', id };
   });
 
   app.get('/api/memory/items/:memory_id/history', { schema: { summary: 'Edit history of an entry, oldest first', params: memoryParams } }, async (request) =>
-    memory().entries.history(requireUuid(request.params.memory_id, 'memory id')),
+    memory.entries.history(requireUuid(request.params.memory_id, 'memory id')),
   );
 
   app.get(
@@ -119,7 +119,7 @@ export function entryRoutes(app: Routes, memory: () => Memory, config: () => Mem
     },
     async (request) => {
       const page = readPage(request.query, LIST_PAGE);
-      const { items, total } = memory().entries.list({ userId: request.params.user_id, level: request.query.level }, page);
+      const { items, total } = memory.entries.list({ userId: request.params.user_id, level: request.query.level }, page);
       return { user_id: request.params.user_id, memories: items, total, offset: page.offset, limit: page.limit };
     },
   );

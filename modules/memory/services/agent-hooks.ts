@@ -1,5 +1,5 @@
 import type { TapFacade } from '@talon/module-sdk';
-import type { agentHooks, ModelCallContext, ToolDefinition } from '../../agents/api.ts';
+import type { agentHooks, ModelCallContext, ToolDefinition } from '@talon/agents';
 import type { MemoryConfig } from '../config.ts';
 import type { RecallHit } from '../api.ts';
 import type { Memory } from './memory.ts';

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { statements } from '@talon/module-sdk';
 import type { Logger } from 'pino';
-import { embed, type EmbeddingTarget } from './embedder.ts';
+import type { Embedder, EmbeddingTarget } from './embedder.ts';
 import type { VectorIndex } from './vectors.ts';
 
 const BATCH = 64;
@@ -24,6 +24,7 @@ export class EmbeddingQueue {
     private readonly db: Database,
     private readonly vectors: VectorIndex,
     private readonly target: () => EmbeddingTarget | undefined,
+    private readonly embedder: Embedder,
     private readonly log: Logger,
     private readonly schedule: (fn: () => void) => void,
   ) {
@@ -66,7 +67,7 @@ export class EmbeddingQueue {
         let vectors: Float32Array[];
         this.inflight = new AbortController();
         try {
-          vectors = await embed(
+          vectors = await this.embedder.embed(
             target,
             rows.map((r) => r.content),
             { timeoutMs: 30_000, retries: 2, signal: this.inflight.signal },

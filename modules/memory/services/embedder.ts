@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { Logger } from 'pino';
-import type { LlmService } from '../../llm/api.ts';
+import type { LlmService } from '@talon/llm';
 import type { MemoryConfig } from '../config.ts';
 
 export interface EmbeddingTarget {
@@ -32,32 +32,29 @@ export function resolveEmbeddingTarget(config: MemoryConfig, llm: LlmService | u
   }
 }
 
-const clients = new Map<string, OpenAI>();
+/** OpenAI-compatible /embeddings calls; keeps one client per endpoint and policy (a client holds its connection pool). */
+export class Embedder {
+  private readonly clients = new Map<string, OpenAI>();
 
-/** One client per endpoint and policy (a client keeps its connection pool). The SDK loads on first use. */
-async function client(target: EmbeddingTarget, timeoutMs: number, retries: number): Promise<OpenAI> {
-  const key = JSON.stringify([target.baseUrl, target.apiKey ?? '', timeoutMs, retries]);
-  let c = clients.get(key);
-  if (!c) {
-    const { default: OpenAIClient } = await import('openai');
-    if (clients.size >= 16) clients.clear();
-    c = new OpenAIClient({ baseURL: target.baseUrl, apiKey: target.apiKey || 'none', timeout: timeoutMs, maxRetries: retries });
-    clients.set(key, c);
+  /** One call (the official client handles the wire format and retries). The SDK loads on first use. */
+  async embed(target: EmbeddingTarget, inputs: string[], options: { timeoutMs: number; retries: number; signal?: AbortSignal }): Promise<Float32Array[]> {
+    const client = await this.client(target, options.timeoutMs, options.retries);
+    const res = await client.embeddings.create({ model: target.model, input: inputs, encoding_format: 'float' }, { signal: options.signal });
+    const out = new Array<Float32Array>(inputs.length);
+    for (const d of res.data) out[d.index] = Float32Array.from(d.embedding);
+    if (out.some((v) => !v)) throw new Error('embedding response is missing vectors');
+    return out;
   }
-  return c;
-}
 
-/** One OpenAI-compatible /embeddings call (the official client handles the wire format and retries). */
-export async function embed(
-  target: EmbeddingTarget,
-  inputs: string[],
-  options: { timeoutMs: number; retries: number; signal?: AbortSignal },
-): Promise<Float32Array[]> {
-  const res = await (
-    await client(target, options.timeoutMs, options.retries)
-  ).embeddings.create({ model: target.model, input: inputs, encoding_format: 'float' }, { signal: options.signal });
-  const out = new Array<Float32Array>(inputs.length);
-  for (const d of res.data) out[d.index] = Float32Array.from(d.embedding);
-  if (out.some((v) => !v)) throw new Error('embedding response is missing vectors');
-  return out;
+  private async client(target: EmbeddingTarget, timeoutMs: number, retries: number): Promise<OpenAI> {
+    const key = JSON.stringify([target.baseUrl, target.apiKey ?? '', timeoutMs, retries]);
+    let c = this.clients.get(key);
+    if (!c) {
+      const { default: OpenAIClient } = await import('openai');
+      if (this.clients.size >= 16) this.clients.clear();
+      c = new OpenAIClient({ baseURL: target.baseUrl, apiKey: target.apiKey || 'none', timeout: timeoutMs, maxRetries: retries });
+      this.clients.set(key, c);
+    }
+    return c;
+  }
 }

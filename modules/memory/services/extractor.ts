@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { LlmService, ModelRef } from '../../llm/api.ts';
-import type { TurnRecord } from '../../agents/api.ts';
+import type { LlmService, ModelRef } from '@talon/llm';
+import type { TurnRecord } from '@talon/agents';
 import { isLevel, type Level, type MemoryConfig } from '../config.ts';
 import type { Memory } from './memory.ts';
 import { jaccard, wordSet } from './text.ts';

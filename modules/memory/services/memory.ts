@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { RecallHit, SemanticMemory } from '../api.ts';
-import type { LlmService } from '../../llm/api.ts';
+import type { LlmService } from '@talon/llm';
 import { checkLevel, EntryStore } from './entries.ts';
 import { KvStore } from './kv.ts';
 import { VectorIndex } from './vectors.ts';
@@ -10,7 +10,7 @@ import { Consolidator } from './consolidate.ts';
 import { RelationStore } from './relations.ts';
 import { Transfer } from './transfer.ts';
 import { EmbeddingQueue } from './embed-queue.ts';
-import { embed, resolveEmbeddingTarget, type EmbeddingTarget } from './embedder.ts';
+import { Embedder, resolveEmbeddingTarget, type EmbeddingTarget } from './embedder.ts';
 import type { MemoryConfig } from '../config.ts';
 
 export interface MemoryDeps {
@@ -35,13 +35,14 @@ export class Memory implements SemanticMemory {
   readonly relations: RelationStore;
   readonly transfer: Transfer;
   readonly queue: EmbeddingQueue;
+  private readonly embedder = new Embedder();
   private readonly queryCache = new Map<string, Float32Array>();
   private targetCache?: { key: string; target: EmbeddingTarget | undefined };
 
   constructor(private readonly deps: MemoryDeps) {
     const now = deps.now ?? Date.now;
     this.vectors = new VectorIndex(deps.db, deps.log);
-    this.queue = new EmbeddingQueue(deps.db, this.vectors, () => this.embeddingTarget(), deps.log, deps.schedule ?? ((fn) => setImmediate(fn)));
+    this.queue = new EmbeddingQueue(deps.db, this.vectors, () => this.embeddingTarget(), this.embedder, deps.log, deps.schedule ?? ((fn) => setImmediate(fn)));
     this.kv = new KvStore(deps.db, deps.config, now);
     this.entries = new EntryStore(deps.db, deps.config, now, () => this.queue.kick());
     this.searcher = new Searcher(deps.db, this.entries, this.vectors);
@@ -85,7 +86,7 @@ export class Memory implements SemanticMemory {
     let vector = this.queryCache.get(query);
     if (!vector) {
       try {
-        [vector] = await embed(target, [query], { timeoutMs: 5000, retries: 0 });
+        [vector] = await this.embedder.embed(target, [query], { timeoutMs: 5000, retries: 0 });
       } catch (err) {
         this.deps.log.warn({ err: (err as Error).message }, 'query embedding failed; searching with FTS5 only');
         return undefined;

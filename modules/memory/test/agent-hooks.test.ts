@@ -10,9 +10,9 @@ import { pino } from 'pino';
 import type { TapFacade } from '@talon/module-sdk';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 import { FakeProvider } from '@talon/module-sdk/testing';
-import { agentHooks, type AgentRecord, type ModelCallContext, type ToolContext, type TurnRecord } from '../../agents/api.ts';
-import { llmHooks, llmService, type CallRecord, type LlmService } from '../../llm/api.ts';
-import { semanticMemory } from '../api.ts';
+import { agentHooks, type AgentRecord, type ModelCallContext, type ToolContext, type TurnRecord } from '@talon/agents';
+import { llmHooks, llmService, type CallRecord, type LlmService } from '@talon/llm';
+import { semanticMemory } from '@talon/memory';
 import { defaultMemoryConfig, type MemoryConfig } from '../config.ts';
 import type { Memory } from '../services/memory.ts';
 import { Extractor, parseExtraction, parseModelRef } from '../services/extractor.ts';
@@ -75,7 +75,7 @@ before(async () => {
   });
   memory = k.kernel.services.view<Memory>(semanticMemory.id);
   llm = k.kernel.services.view<LlmService>(llmService.id);
-  (k.kernel.hooks.catalogue(llmHooks.id) as ReturnType<(typeof llmHooks)['create']>).afterCall.tapPromise('test', async (r) => {
+  (k.kernel.hooks.catalogue(llmHooks.id)!.hooks as ReturnType<(typeof llmHooks)['create']>).afterCall.tapPromise('test', async (r) => {
     calls.push(r);
   });
   config = defaultMemoryConfig({ max_retrieve: 2, extractions_per_hour: 2 });

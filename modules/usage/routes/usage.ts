@@ -17,14 +17,14 @@ const dailySchema = {
   },
 } as const;
 
-export function usageRoutes(app: Routes, usage: () => Usage): void {
-  app.get('/api/usage', { schema: periodSchema }, async (request) => usage().totals(request.query.period));
-  app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota" } }, async () => usage().summary());
+export function usageRoutes(app: Routes, usage: Usage): void {
+  app.get('/api/usage', { schema: periodSchema }, async (request) => usage.totals(request.query.period));
+  app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota" } }, async () => usage.summary());
   app.get('/api/usage/by-model', { schema: { summary: 'Usage per provider and model, most expensive first' } }, async () => ({
-    models: usage().byModel(),
+    models: usage.byModel(),
   }));
   app.get('/api/usage/daily', { schema: dailySchema }, async (request) => {
-    const days = usage().daily(request.query.days);
+    const days = usage.daily(request.query.days);
     return { days, total_cost_usd: days.reduce((sum, d) => sum + d.cost_usd, 0) };
   });
 }

@@ -1,6 +1,6 @@
-import type { CallCheck, CallRecord } from '../../llm/api.ts';
-import type { CatalogService } from '../../catalog/api.ts';
-import type { AgentRecord, AgentRegistry } from '../../agents/api.ts';
+import type { CallCheck, CallRecord } from '@talon/llm';
+import type { CatalogService } from '@talon/catalog';
+import type { AgentRecord, AgentRegistry } from '@talon/agents';
 import type { AgentBudgetView, BudgetStatus, BudgetView, UsagePeriod, UsageService, UsageSummary, UsageTotals } from '../api.ts';
 import type { UsageConfig } from '../config.ts';
 import { nextHour, periodStart, usd } from './periods.ts';

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { catalogService, type CatalogService } from '../../catalog/api.ts';
+import { catalogService, type CatalogService } from '@talon/catalog';
 import { startHarness, type Harness } from './harness.ts';
 
 const ONLY = ['usage', 'agents', 'catalog', 'llm', 'llm-openai', 'error-envelope'];

@@ -8,9 +8,8 @@ import type { Logger } from 'pino';
 const DIAGNOSTIC = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/;
 
 /**
- * `npm run dev` only: esbuild drops types, so a type error would reload happily. After a module
- * changes, the TypeScript checker runs in the background (one run at a time, incremental) on the
- * tsconfig that covers it, and each error is logged with file and line.
+ * Runs the TypeScript checker in the background (one run at a time, incremental) on the tsconfig
+ * that covers a module folder, and logs each error with file and line.
  */
 export class BackgroundTypecheck {
   private running?: Promise<void>;
