@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -6,7 +6,6 @@ import type { ConfigAccess, DefinedModule, KernelApi, ModuleInfo, ReloadOutcome,
 import { resolveHome } from './home.ts';
 import { ConfigStore, ConfigError } from './config/store.ts';
 import { createConfigAccess } from './config/access.ts';
-import { renderDefaultConfig } from './config/template.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
 import { HookBus } from './hooks.ts';
@@ -125,7 +124,6 @@ export class Kernel implements KernelApi {
    */
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
-    const firstStart = !existsSync(this.store.file);
     this.store.load();
     const settings = this.store.settings();
     this.logger = createLogger({ level: settings.log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
@@ -134,7 +132,6 @@ export class Kernel implements KernelApi {
     this.db = openDatabase(this.home);
     const defs = await this.loadCode();
     for (const warning of this.store.revalidate()) this.log.warn(warning);
-    if (firstStart) writeFileSync(this.store.file, renderDefaultConfig(this.store.schema(), this.store.owners()), { mode: 0o600 });
     await this.supervisor.boot(defs);
     await this.supervisor.serve();
     const { host, port } = parseListen(settings.api_listen);

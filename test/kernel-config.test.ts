@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,6 @@ import { startTestKernel } from '@talon/module-sdk/testing';
 import { ConfigError } from '../kernel/config/errors.ts';
 import { ConfigStore } from '../kernel/config/store.ts';
 import { redactSecrets } from '@talon/module-sdk';
-import { Kernel } from '../kernel/kernel.ts';
 
 const fixtures = path.resolve('test/fixtures/modules');
 const tempHome = () => mkdtempSync(path.join(tmpdir(), 'talon-cfg-'));
@@ -20,23 +19,6 @@ function store(text: string): ConfigStore {
 }
 
 const claimer = (config: string) => startTestKernel({ modulesDir: fixtures, only: ['claimer', 'configured'], config });
-
-test('first start writes a commented default config generated from the schemas of the kernel and the modules', async () => {
-  const home = tempHome();
-  // No config file: the kernel listens on the default address, which may be taken; the file is written before that.
-  const kernel = new Kernel({ home, modulesDir: fixtures, only: ['claimer', 'configured'], stdout: false });
-  await kernel.start().catch(() => undefined);
-  await kernel.stop();
-  const text = readFileSync(path.join(home, 'config.toml'), 'utf8');
-  assert.match(text, /^# Talon configuration/);
-  assert.match(text, /^# api_listen = "127.0.0.1:4545"   # host:port the HTTP API listens on$/m);
-  assert.match(text, /^# greeting_word = "hi"   # the word \(module claimer\)$/m);
-  assert.match(text, /^# \[limits\].*\n# per_minute = 60   # how many$/m);
-  assert.match(text, /^# \[configured\]/m);
-  // Top-level keys come before every table, so uncommenting one never lands it in a table.
-  assert.ok(text.indexOf('# greeting_word') < text.indexOf('# ['));
-  rmSync(home, { recursive: true, force: true });
-});
 
 test('an invalid kernel value names the key and the problem', () => {
   assert.throws(() => store('api_listen = 4545\n').load(), /'api_listen': must be string/);

@@ -132,7 +132,7 @@ export class ConfigStore {
 
   schema(): JsonSchema {
     const properties: Record<string, unknown> = { ...kernelSettingsSchema.properties };
-    for (const [key, claim] of this.claims) properties[key] = claim.schema ?? { description: `owned by module '${claim.module}' (not loaded)` };
+    for (const [key, claim] of this.claims) properties[key] = { ...(claim.schema ?? { description: 'not loaded' }), 'x-module': claim.module };
     return {
       $schema: 'http://json-schema.org/draft-07/schema#',
       title: 'Talon config.toml',
@@ -140,11 +140,6 @@ export class ConfigStore {
       properties,
       additionalProperties: true,
     };
-  }
-
-  /** Owners of the top-level keys, for the generated default file. */
-  owners(): Map<string, string> {
-    return new Map([...this.claims].filter(([, c]) => c.enabled).map(([k, c]) => [k, c.module]));
   }
 
   static needsRestart(path: string): boolean {
