@@ -234,6 +234,7 @@ export class Kernel implements KernelApi {
       if (rec?.instance) await this.supervisor.drop(rec, 'stopped');
     }
     this.db?.close();
+    await this.code.dispose();
     log?.info('stopped');
     log?.flush();
   }

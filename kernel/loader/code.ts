@@ -3,7 +3,7 @@ import semver from 'semver';
 import * as sdk from '@talon/module-sdk';
 import { isDefinedModule, isHookRef, isServiceRef, type DefinedModule } from '@talon/module-sdk';
 import { connections, type Manifest } from './manifest.ts';
-import { bundleModule, evaluateBundle } from './bundle.ts';
+import { bundleModule, evaluateBundle, type Bundlers } from './bundle.ts';
 
 /**
  * Loads module code: the entry bundle, and the contracts (`@talon/<name>`) it
@@ -15,6 +15,7 @@ export class CodeLoader {
   /** Contract exports by owner, once evaluated (a promise while in flight: modules load in parallel). */
   private readonly contracts = new Map<string, Promise<object>>();
   private readonly ready = new Map<string, object>();
+  private readonly bundlers: Bundlers = new Map();
 
   constructor(private readonly manifest: (name: string) => Manifest | undefined) {}
 
@@ -31,6 +32,12 @@ export class CodeLoader {
     return def as DefinedModule;
   }
 
+  /** Ends the incremental build contexts of reloads (at shutdown). */
+  async dispose(): Promise<void> {
+    await Promise.all([...this.bundlers.values()].map((c) => c.dispose()));
+    this.bundlers.clear();
+  }
+
   /** The owner's code changed: its contract is read again by the next consumer that loads. */
   forget(name: string): void {
     this.contracts.delete(name);
@@ -39,7 +46,7 @@ export class CodeLoader {
 
   /** `chain` holds the contracts being prepared on the way here, to report a cycle instead of waiting forever. */
   private async evaluate(m: Manifest, file: string, fresh: boolean, chain: string[]): Promise<unknown> {
-    const bundle = await bundleModule(file, { cache: !fresh });
+    const bundle = await bundleModule(file, fresh ? this.bundlers : undefined);
     await Promise.all(bundle.contracts.map((name) => this.contract(m, name, chain)));
     return evaluateBundle(bundle, file, (id) => (id === '@talon/module-sdk' ? sdk : id.startsWith('@talon/') ? this.ready.get(id.slice(7)) : undefined));
   }

@@ -1,6 +1,6 @@
 import { connections, type Manifest } from './manifest.ts';
 
-export type Verdict = { state: 'load' } | { state: 'disabled'; reason: string } | { state: 'blocked'; reason: string } | { state: 'failed'; reason: string };
+export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'failed'; reason: string };
 
 export interface Plan {
   /** Modules to load, dependencies first. */
@@ -9,104 +9,59 @@ export interface Plan {
 }
 
 /**
- * Orders the enabled modules so that every module comes after its
- * dependencies (hard and optional). A module whose hard dependency is missing,
- * disabled or not loadable is blocked; a cycle fails its members.
+ * Orders the enabled modules so that every module comes after its dependencies, hard and optional
+ * (and what it consumes). A module whose hard dependency is missing, disabled or not loadable is
+ * blocked; a cycle of hard dependencies fails its members; optional links in a cycle only order.
  */
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));
   const verdicts = new Map<string, Verdict>();
   for (const m of manifests) if (!isEnabled(m)) verdicts.set(m.name, { state: 'disabled', reason: 'disabled in configuration' });
-
-  // Blocked propagation: repeat until stable.
-  let changed = true;
-  while (changed) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const m of manifests) {
-      if (verdicts.has(m.name)) continue;
-      for (const dep of m.depends) {
-        const target = byName.get(dep);
-        const depVerdict = verdicts.get(dep);
-        let reason: string | undefined;
-        if (!target) reason = `depends on '${dep}', which is missing`;
-        else if (depVerdict?.state === 'disabled') reason = `depends on '${dep}', which is disabled`;
-        else if (depVerdict) reason = `depends on '${dep}', which is ${depVerdict.state}`;
-        if (reason) {
-          verdicts.set(m.name, { state: 'blocked', reason });
-          changed = true;
-          break;
-        }
-      }
+      const dep = verdicts.has(m.name) ? undefined : m.depends.find((d) => !byName.has(d) || verdicts.has(d));
+      if (dep === undefined) continue;
+      verdicts.set(m.name, { state: 'blocked', reason: `depends on '${dep}', which is ${verdicts.get(dep)?.state ?? 'missing'}` });
+      changed = true;
     }
   }
-
-  const candidates = manifests.filter((m) => !verdicts.has(m.name));
-  const names = new Set(candidates.map((m) => m.name));
-  const hard = new Map<string, string[]>();
-  const soft = new Map<string, string[]>();
-  for (const m of candidates) {
-    hard.set(
-      m.name,
-      m.depends.filter((d) => names.has(d) && d !== m.name),
-    );
-    // Optional dependencies and consumed modules only order: they come first when present.
-    soft.set(
-      m.name,
-      [...connections(m)].filter((d) => names.has(d) && d !== m.name && !m.depends.includes(d)),
-    );
-  }
-
+  const left = new Set(manifests.filter((m) => !verdicts.has(m.name)).map((m) => m.name));
+  const waitsFor = (m: Manifest, links: Iterable<string>) => [...links].filter((d) => d !== m.name && left.has(d));
   const order: Manifest[] = [];
-  const placed = new Set<string>();
-  const place = (n: string) => {
-    placed.add(n);
-    order.push(byName.get(n)!);
-    verdicts.set(n, { state: 'load' });
-  };
-  let remaining = candidates.map((m) => m.name).sort();
-  while (remaining.length) {
-    const hardReady = remaining.filter((n) => hard.get(n)!.every((d) => placed.has(d)));
-    const ready = hardReady.filter((n) => soft.get(n)!.every((d) => placed.has(d)));
-    if (ready.length) ready.forEach(place);
-    else if (hardReady.length)
-      place(hardReady[0]); // optional dependencies in a cycle: they only order, so break it
-    else {
-      const cycle = findCycle(remaining, hard);
-      for (const n of remaining) {
-        const inCycle = cycle.includes(n);
-        verdicts.set(
-          n,
-          inCycle
-            ? { state: 'failed', reason: `dependency cycle: ${cycle.join(' -> ')}` }
-            : { state: 'blocked', reason: `depends on a module in the cycle ${cycle.join(' -> ')}` },
-        );
-      }
+  while (left.size) {
+    const pending = [...left].sort().map((n) => byName.get(n)!);
+    const hardReady = pending.filter((m) => !waitsFor(m, m.depends).length);
+    const ready = hardReady.filter((m) => !waitsFor(m, connections(m)).length);
+    const next = ready.length ? ready : hardReady.slice(0, 1);
+    if (!next.length) {
+      failCycle(pending, (m) => byName.get(waitsFor(m, m.depends)[0])!, verdicts);
       break;
     }
-    remaining = remaining.filter((n) => !placed.has(n));
+    for (const m of next) {
+      left.delete(m.name);
+      order.push(m);
+      verdicts.set(m.name, { state: 'load' });
+    }
   }
   return { order, verdicts };
 }
 
-function findCycle(nodes: string[], edges: Map<string, string[]>): string[] {
-  const pending = new Set(nodes);
-  for (const start of nodes) {
-    const stack: string[] = [];
-    const seen = new Set<string>();
-    const walk = (n: string): string[] | undefined => {
-      if (stack.includes(n)) return [...stack.slice(stack.indexOf(n)), n];
-      if (seen.has(n) || !pending.has(n)) return undefined;
-      seen.add(n);
-      stack.push(n);
-      for (const d of edges.get(n) ?? []) {
-        const found = walk(d);
-        if (found) return found;
-      }
-      stack.pop();
-      return undefined;
-    };
-    const cycle = walk(start);
-    if (cycle) return cycle;
+/** Every pending module waits for another: walk the hard dependencies to the cycle and fail it. */
+function failCycle(pending: Manifest[], firstDep: (m: Manifest) => Manifest, verdicts: Map<string, Verdict>): void {
+  const path: string[] = [];
+  let m = pending[0];
+  while (!path.includes(m.name)) {
+    path.push(m.name);
+    m = firstDep(m);
   }
-  return nodes;
+  const cycle = [...path.slice(path.indexOf(m.name)), m.name];
+  const text = cycle.join(' -> ');
+  for (const p of pending) {
+    const inCycle = cycle.includes(p.name);
+    verdicts.set(
+      p.name,
+      inCycle ? { state: 'failed', reason: `dependency cycle: ${text}` } : { state: 'blocked', reason: `depends on a module in the cycle ${text}` },
+    );
+  }
 }
