@@ -7,7 +7,7 @@ const extra = path.resolve('test/fixtures/extra');
 let k: TestKernel;
 before(async () => {
   k = await startTestKernel({
-    only: ['body-echo', 'request-id'],
+    only: ['body-echo', 'request-id', 'error-envelope'],
     config: `log_level = "info"\nmodule_paths = ["${extra}"]\nmax_request_body_bytes = 2048\n`,
   });
 });
@@ -50,6 +50,21 @@ test('a malformed HTTP request gets a JSON 400 with a request id from the front 
   assert.match(raw, /^HTTP\/1\.1 400/);
   assert.match(raw, /x-request-id: [0-9a-f-]{36}/);
   assert.match(raw, /\{"error":"malformed HTTP request"\}/);
+});
+
+test('a JSON body nested deeper than 64 levels is a 400 naming the limit (whatever the route)', async () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  for (const depth of [65, 1_000]) {
+    const res = await k.request('/api/body-echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name": ${nested(depth - 1)}}` });
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as { error: string }).error, /nests deeper than 64 levels/);
+  }
+  // Brackets inside strings do not count.
+  const ok = await k.request('/api/body-echo', { method: 'POST', json: { name: '[[[[{{{{'.repeat(100) } });
+  assert.equal(ok.status, 200);
+  const shallow = await k.request('/api/body-echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name": ${nested(63)}}` });
+  assert.equal(shallow.status, 400, 'deep enough to pass the parser, refused by the schema (name must be a string)');
+  assert.doesNotMatch(((await shallow.json()) as { error: string }).error, /nests deeper/);
 });
 
 test('one access line per request, carrying its request id; polled endpoints log below info', async () => {
