@@ -1,3 +1,7 @@
+const refuse = (id: string, prop: string | symbol): never => {
+  throw new TypeError(`service '${id}' is used through its methods; '${String(prop)}' cannot be changed through a view of it`);
+};
+
 /** A running module instance as the registry sees it. */
 export interface ServiceProvider {
   readonly id: string;
@@ -49,6 +53,10 @@ export class ServiceRegistry {
             const provider = live.get(id);
             return !!provider && prop in provider.service(id);
           },
+          // A write through a view would land on the view, not on the provider's current copy: refuse it loudly.
+          set: (_target, prop) => refuse(id, prop),
+          defineProperty: (_target, prop) => refuse(id, prop),
+          deleteProperty: (_target, prop) => refuse(id, prop),
         },
       );
       this.views.set(id, view);

@@ -125,6 +125,8 @@ test('service views reach the instance that is published, and stop when it is un
   assert.equal(view.hello(), 'v2');
   reg.unpublish(v1);
   assert.equal(view.hello(), 'v2', 'unpublishing the old copy keeps the newer entry');
+  assert.throws(() => Object.assign(view, { hello: () => 'mine' }), /used through its methods; 'hello' cannot be changed/);
+  assert.equal(view.hello(), 'v2');
   reg.publish(provider('t', {}), []);
   assert.throws(() => view.hello(), /not available/, 'a new copy that no longer provides the service takes it away');
 });
