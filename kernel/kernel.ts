@@ -33,6 +33,8 @@ export interface KernelOptions {
   onShutdown?: (reason: string) => void;
   /** Built-in modules folder: `modules/` beside `kernel/` unless given (tests point it elsewhere). */
   modulesDir?: string;
+  /** host:port to listen on instead of api_listen (embedding, tests). */
+  listen?: string;
 }
 
 /** The microkernel: configuration, DI, hooks, the module lifecycle (see supervisor.ts), HTTP and hot reload. */
@@ -134,7 +136,7 @@ export class Kernel implements KernelApi {
     for (const warning of this.store.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
     await this.supervisor.serve();
-    const { host, port } = parseListen(settings.api_listen);
+    const { host, port } = parseListen(this.options.listen ?? settings.api_listen);
     this.address = await this.front.listen(host, port);
     this.log.info({ address: this.listenAddress(), modules: this.supervisor.running().map((i) => i.id) }, 'talon is listening');
     await this.hooks.kernel.kernel.ready.promise();

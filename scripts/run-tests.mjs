@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under test/, modules/ and examples/ with Node's test runner (tsx for TypeScript).
 // `npm test -- <path or substring>...` runs only the matching files.
-import { readdirSync, statSync } from 'node:fs';
+// A folder with its own package.json (examples/slug-module) is a separate package: it installs its own
+// dependencies and runs its own tests from its folder (.ci/run does), so it is skipped here.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -12,8 +14,9 @@ const walk = (dir) => {
   for (const name of readdirSync(dir)) {
     if (name === 'node_modules' || name.startsWith('.')) continue;
     const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) walk(p);
-    else if (name.endsWith('.test.ts')) files.push(p);
+    if (!statSync(p).isDirectory()) {
+      if (name.endsWith('.test.ts')) files.push(p);
+    } else if (!existsSync(path.join(p, 'package.json'))) walk(p);
   }
 };
 for (const r of roots) {

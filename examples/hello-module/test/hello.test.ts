@@ -38,5 +38,9 @@ test('a bad path parameter is refused by the schema', async () => {
 });
 
 test('a bad value in its config section stops start-up, naming the key', async () => {
-  await assert.rejects(startTestKernel({ only: ['hello'], config: `module_paths = ["${examples}"]\n[hello]\ngreeting = ""\n` }), /'hello.greeting'/);
+  // Stopped if it starts after all, so a failing check does not leave a kernel keeping the process alive.
+  await assert.rejects(
+    startTestKernel({ only: ['hello'], config: `module_paths = ["${examples}"]\n[hello]\ngreeting = ""\n` }).then((started) => started.stop()),
+    /'hello.greeting'/,
+  );
 });

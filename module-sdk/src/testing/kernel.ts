@@ -15,8 +15,8 @@ export interface TestKernel {
 }
 
 export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 'modulesDir'> {
-  /** config.toml contents (api_listen and log_level are added unless given). */
-  config?: string;
+  /** config.toml contents (api_listen and log_level are added unless given); null: no file, a first start. */
+  config?: string | null;
   /** Reuse a home (to test persistence across restarts). */
   home?: string;
   keepHome?: boolean;
@@ -30,13 +30,15 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
   const home = options.home ?? mkdtempSync(path.join(tmpdir(), 'talon-test-'));
   const file = path.join(home, 'config.toml');
   // A reused home keeps its config.toml (restart tests) unless a new one is given.
-  if (options.config !== undefined || !existsSync(file)) {
+  if (options.config !== null && (options.config !== undefined || !existsSync(file))) {
     let config = options.config ?? '';
     if (!/^\s*api_listen\s*=/m.test(config)) config = `api_listen = "127.0.0.1:0"\n${config}`;
     if (!/^\s*log_level\s*=/m.test(config)) config = `log_level = "${process.env.TALON_TEST_LOG ?? 'silent'}"\n${config}`;
     writeFileSync(file, config);
   }
-  const kernel = new Kernel({ home, only: options.only, dev: options.dev, modulesDir: options.modulesDir, stdout: Boolean(process.env.TALON_TEST_LOG) });
+  const { only, dev, modulesDir } = options;
+  const listen = options.config === null ? '127.0.0.1:0' : undefined;
+  const kernel = new Kernel({ home, only, dev, modulesDir, listen, stdout: Boolean(process.env.TALON_TEST_LOG) });
   try {
     await kernel.start();
   } catch (err) {
