@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { ConfigAccess, DefinedModule, KernelApi, ModuleInfo, ReloadOutcome, RouteInfo } from '@talon/module-sdk';
+import { EventBus, type ConfigAccess, type DefinedModule, type KernelApi, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
 import { resolveHome } from './home.ts';
 import { ConfigStore, ConfigError } from './config/store.ts';
 import { createConfigAccess } from './config/access.ts';
@@ -45,6 +45,7 @@ export class Kernel implements KernelApi {
   readonly home: string;
   readonly hooks = new HookBus();
   readonly services = new ServiceRegistry();
+  readonly events = new EventBus((data, message) => this.log.warn(data, message));
   readonly config: ConfigAccess;
   private readonly store: ConfigStore;
   private readonly front = new FrontServer(this.hooks.kernel.http.baseHeaders);
@@ -209,6 +210,7 @@ export class Kernel implements KernelApi {
       log: this.log,
       home: this.home,
       hooks: this.hooks,
+      events: this.events,
       services: this.services,
       kernel: this,
       config: (m) => this.store.moduleConfig(m.name, m.config_section, m.config_keys),

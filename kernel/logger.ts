@@ -4,27 +4,8 @@ import type { SyncHook } from 'tapable';
 import { redactSecrets } from '@talon/module-sdk';
 
 /** Paths pino blanks out wherever they appear, so secrets never reach a log line. */
-const REDACT = [
-  'api_key',
-  '*.api_key',
-  '*.*.api_key',
-  'apiKey',
-  '*.apiKey',
-  'key',
-  '*.key',
-  'token',
-  '*.token',
-  'secret',
-  '*.secret',
-  'password',
-  '*.password',
-  'authorization',
-  '*.authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.headers["x-api-key"]',
-];
+const REDACT = ['api_key', 'apiKey', 'key', 'token', 'secret', 'password', 'authorization'].flatMap((k) => [k, `*.${k}`]);
+REDACT.push('*.*.api_key', 'headers.authorization', 'req.headers.authorization', 'req.headers.cookie', '*.headers["x-api-key"]');
 
 /** Lines kept for a log sink that starts after them (the logs module writes them to the file). */
 const EARLY_LINES = 2000;

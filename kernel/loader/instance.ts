@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
-import type { DefinedModule, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef } from '@talon/module-sdk';
+import type { DefinedModule, EventBus, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef } from '@talon/module-sdk';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';
 import { declares, ownerOf, type Manifest } from './manifest.ts';
@@ -15,6 +15,7 @@ export interface InstanceDeps {
   log: Logger;
   home: string;
   hooks: HookBus;
+  events: EventBus;
   services: ServiceRegistry;
   kernel: KernelApi;
   /** The module's current configuration (section and claimed keys). */
@@ -31,6 +32,7 @@ export class ModuleInstance implements ServiceProvider {
   readonly container: AwilixContainer;
   parts: ModuleParts = {};
   private readonly taps: TapLedger;
+  private readonly events: ReturnType<EventBus['scope']>;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopFns: Array<() => unknown> = [];
   private readonly provided: string[] = [];
@@ -43,6 +45,7 @@ export class ModuleInstance implements ServiceProvider {
   ) {
     this.log = deps.log.child({ module: this.id });
     this.taps = new TapLedger(`${this.id}#${this.seq}`, this.log);
+    this.events = deps.events.scope(this.id);
     // One strict container per module (a scope of a shared root would share singleton caches by name).
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), db: asValue(deps.db), kernel: asValue(deps.kernel) });
@@ -88,11 +91,13 @@ export class ModuleInstance implements ServiceProvider {
   commit(): void {
     this.deps.services.publish(this, this.provided);
     this.taps.commit();
+    this.events.commit();
   }
 
   /** Takes the instance's hook taps away at once (its replacement commits in the same step). */
   detach(): void {
     this.taps.removeAll();
+    this.events.close();
   }
 
   /** Stops the module and releases everything it holds. Never throws. */
@@ -109,6 +114,7 @@ export class ModuleInstance implements ServiceProvider {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.taps.removeAll();
+    this.events.close();
     this.deps.services.unpublish(this);
     // Runs the disposers of the services it provided.
     await attempt('dispose', () => this.container.dispose());
@@ -173,6 +179,7 @@ export class ModuleInstance implements ServiceProvider {
       },
       container: this.container,
       kernel: deps.kernel,
+      events: { publish: this.events.publish, subscribe: this.events.subscribe },
       hooks: {
         kernel: this.taps.facade(deps.hooks.kernel),
         tap: (ref) => this.taps.facade(this.catalogue(ref, true)!) as never,

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AwilixContainer } from 'awilix';
 import type { HookAccess, HookRef } from './hooks.ts';
+import type { EventAccess } from './events.ts';
 import type { KernelApi } from './kernel-api.ts';
 import type { JsonSchema } from './settings.ts';
 import type { Routes, RootHttp } from './http.ts';
@@ -30,6 +31,8 @@ export interface ModuleContext<C = Record<string, unknown>> {
    */
   readonly container: AwilixContainer;
   readonly hooks: HookAccess;
+  /** The typed event bus: publish, and subscribe with isolated, bounded delivery (ends when this copy stops). */
+  readonly events: EventAccess;
   readonly kernel: KernelApi;
   /** Offers a service to other modules; the ref must be listed in module.toml `provides`. */
   provide<T>(ref: ServiceRef<T>, value: T, dispose?: (value: T) => unknown): void;

@@ -48,6 +48,8 @@ export {
   isUuid,
   requireUuid,
 } from './errors.ts';
+export { EventBus } from './events.ts';
+export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, SubscribeOptions, SubscriberStats } from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { prepared, statements } from './sql.ts';
