@@ -1,15 +1,4 @@
-import {
-  AsyncParallelBailHook,
-  AsyncParallelHook,
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesLoopHook,
-  AsyncSeriesWaterfallHook,
-  SyncBailHook,
-  SyncHook,
-  SyncLoopHook,
-  SyncWaterfallHook,
-} from 'tapable';
+import { AsyncSeriesHook, SyncHook, SyncWaterfallHook } from 'tapable';
 
 // Modules build their catalogues with these classes, so the whole service shares one copy of tapable.
 export {
@@ -23,7 +12,7 @@ export {
   SyncHook,
   SyncLoopHook,
   SyncWaterfallHook,
-};
+} from 'tapable';
 
 /** Named stages, so taps order themselves without magic numbers. */
 export const STAGE = { FIRST: -1000, GUARD: -100, DEFAULT: 0, OBSERVE: 100, LAST: 1000 } as const;

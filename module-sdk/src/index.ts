@@ -2,37 +2,7 @@ export { defineModule, isDefinedModule, MODULE_BRAND } from './define.ts';
 export type { ModuleContext, ModuleDefinition, ModuleParts, DefinedModule, ConfigAlias } from './define.ts';
 export { serviceRef, isServiceRef } from './refs.ts';
 export type { ServiceRef } from './refs.ts';
-export {
-  defineHooks,
-  isHookRef,
-  createKernelHooks,
-  STAGE,
-  AsyncParallelBailHook,
-  AsyncParallelHook,
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesLoopHook,
-  AsyncSeriesWaterfallHook,
-  SyncBailHook,
-  SyncHook,
-  SyncLoopHook,
-  SyncWaterfallHook,
-} from './hooks.ts';
-export type {
-  HookRef,
-  HookAccess,
-  TapFacade,
-  HookTap,
-  SyncTap,
-  AsyncTap,
-  KernelHooks,
-  ModuleInfo,
-  ReloadOutcome,
-  ConfigChange,
-  HttpRequestEvent,
-  HttpResponseEvent,
-  TapOptions,
-} from './hooks.ts';
+export * from './hooks.ts';
 export {
   HttpError,
   ConfigError,
