@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { startTestKernel } from '@talon/module-sdk/testing';
-import { agentHooks, type AgentRecord, type ToolCallInfo } from '../modules/agents/api.ts';
+import type { agentHooks, AgentRecord, ToolCallInfo } from '@talon/agents';
 import { percentile } from './util.ts';
 
 const FILES = 1000;
@@ -38,14 +38,11 @@ function call(ws: string, tool: string, input: Record<string, unknown>): ToolCal
 }
 
 export async function checkpointsBench() {
-  const k = await startTestKernel({ only: ['checkpoints'], config: 'log_level = "warn"\n' });
+  const k = await startTestKernel({ only: ['checkpoints', 'agents'], config: 'log_level = "warn"\n' });
   const dirs: string[] = [];
   try {
-    // The agents module owns this catalogue; here the bench does, and reloads checkpoints so it taps it.
-    const hooks = k.kernel.hooks.own(agentHooks) as ReturnType<typeof agentHooks.create>;
-    const reloaded = await k.kernel.reloadModule('checkpoints');
-    if (!reloaded.ok) throw new Error(reloaded.error);
-    await k.kernel.settled();
+    // The checkpoints module taps the agents module's catalogue; the bench calls the hook as the agent loop does.
+    const hooks = k.kernel.hooks.catalogue('agents.hooks')!.hooks as ReturnType<typeof agentHooks.create>;
 
     const measure = async (ws: string, targets: string[]) => {
       const times: number[] = [];

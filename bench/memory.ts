@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { FakeProvider, fakeEmbedding } from '@talon/module-sdk/testing';
-import { runMigrations } from '../kernel/migrations.ts';
+import { applyMigrations, pendingMigrations } from '../kernel/migrations.ts';
 import { defaultMemoryConfig } from '../modules/memory/config.ts';
 import { Memory } from '../modules/memory/services/memory.ts';
 import { freePort, killTree, percentile, rssMb, spawnDetached, waitHttp } from './util.ts';
@@ -59,7 +59,7 @@ function populate(dbFile: string, words: string[], random: () => number): number
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  runMigrations(db, 'memory', path.join(ROOT, 'modules/memory'));
+  applyMigrations(db, 'memory', pendingMigrations(db, 'memory', path.join(ROOT, 'modules/memory')));
   const memory = new Memory({ db, log: pino({ level: 'silent' }), config: () => defaultMemoryConfig() });
   const now = Date.now();
   const insert = db.prepare(
