@@ -7,25 +7,16 @@ import { redactSecrets } from '@talon/module-sdk';
 const REDACT = ['api_key', 'apiKey', 'key', 'token', 'secret', 'password', 'authorization'].flatMap((k) => [k, `*.${k}`]);
 REDACT.push('*.*.api_key', 'headers.authorization', 'req.headers.authorization', 'req.headers.cookie', '*.headers["x-api-key"]');
 
-/** Lines kept for a log sink that starts after them (the logs module writes them to the file). */
+/** The first lines are kept for log sinks that start after them (the logs module writes them to the file). */
 const EARLY_LINES = 2000;
 
-/**
- * Hands every line to the `log.line` hook; until the first tap, lines are
- * also kept (bounded), so a sink that starts later misses nothing of start-up.
- */
+/** Hands every line to the `log.line` hook, and keeps the first EARLY_LINES for sinks that come later. */
 class HookSink implements DestinationStream {
-  private early: string[] | undefined = [];
+  readonly early: string[] = [];
   constructor(private readonly hook: SyncHook<[string]>) {}
   write(line: string): void {
-    if (this.early && this.early.length < EARLY_LINES) this.early.push(line);
+    if (this.early.length < EARLY_LINES) this.early.push(line);
     if (this.hook.taps.length) this.hook.call(line);
-  }
-  /** The kept lines; keeping stops once a sink has taken them. */
-  takeEarly(): readonly string[] {
-    const lines = this.early ?? [];
-    if (this.hook.taps.length) this.early = undefined;
-    return lines;
   }
 }
 
@@ -51,7 +42,8 @@ export function createLogger(options: { level: string; stdout?: boolean; hook: S
     },
     pino.multistream(streams),
   );
-  return { log, earlyLines: () => sink.takeEarly(), setLevel: (level) => (log.level = level) };
+  // A copy: lines after the call reach the caller through its tap (tap and copy in one turn: no gap, no repeat).
+  return { log, earlyLines: () => [...sink.early], setLevel: (level) => (log.level = level) };
 }
 
 function stdoutStream(): DestinationStream {

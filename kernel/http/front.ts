@@ -2,6 +2,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { SyncWaterfallHook } from 'tapable';
+import { LONG_LIVED } from '@talon/module-sdk';
 import type { Generation } from './generation.ts';
 
 /**
@@ -26,13 +27,22 @@ export class FrontServer {
         return;
       }
       g.inflight++;
-      res.once('close', () => g.inflight--);
+      let counted = true;
+      const done = () => {
+        if (counted) g.inflight--;
+        counted = false;
+      };
+      res.once('close', done);
+      // A stream (SSE) lives until its module ends it: a drain never waits for it, as for WebSockets.
+      res.once(LONG_LIVED, done);
       g.inner.emit('request', req, res);
     });
     this.server.on('upgrade', (req, socket: Socket, head) => {
       const g = this.live;
       if (!g || this.closing) {
-        socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\r\n');
+        const body = JSON.stringify({ error: this.closing ? 'the service is shutting down' : 'the service is starting' });
+        const headers = Object.entries(this.ownHeaders(body)).map(([k, v]) => `${k}: ${v}\r\n`);
+        socket.end(`HTTP/1.1 503 Service Unavailable\r\n${headers.join('')}\r\n${body}`);
         return;
       }
       // An upgraded socket outlives its request and stays with the generation that accepted it.

@@ -25,7 +25,7 @@ export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { prepared, statements } from './sql.ts';
 export { readPage, paginate, pageQueryProperties } from './pagination.ts';
 export type { Page } from './pagination.ts';
-export { openSse } from './sse.ts';
+export { openSse, LONG_LIVED } from './sse.ts';
 export type { SseWriter } from './sse.ts';
 export { kernelSettingsSchema } from './settings.ts';
 export type { KernelSettings, JsonSchema } from './settings.ts';

@@ -53,7 +53,10 @@ export interface KernelApi {
   modules(): ModuleInfo[];
   routes(): RouteInfo[];
   readonly config: ConfigAccess;
-  /** Log lines written before the caller tapped `log.line` (bounded), so a log sink misses nothing of start-up. */
+  /**
+   * The first log lines of this run (bounded), so a log sink that taps `log.line` later misses nothing of
+   * start-up: tap, and take these, in the same turn.
+   */
   earlyLogLines(): readonly string[];
   /** Asks the kernel to shut down gracefully (after the current reply is sent). */
   shutdown(reason: string): void;

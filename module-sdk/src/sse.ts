@@ -17,9 +17,16 @@ export interface SseWriter {
  * keep-alive comment every keepAliveMs. The caller owns the stream until it
  * calls close(); a client disconnect closes it too.
  */
+/**
+ * Emitted on a response that became a long-lived stream: the kernel stops counting it as a request in
+ * flight, so a hot reload's drain does not wait for it (the module's stop ends it; clients reconnect).
+ */
+export const LONG_LIVED = 'talon:long-lived';
+
 export function openSse(request: FastifyRequest, reply: FastifyReply, options: { keepAliveMs?: number } = {}): SseWriter {
   reply.hijack();
   const res = reply.raw;
+  res.emit(LONG_LIVED);
   const headers: Record<string, string> = {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',

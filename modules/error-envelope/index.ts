@@ -6,19 +6,19 @@ export default defineModule({
 });
 
 function http(app: RootHttp): void {
-    app.setErrorHandler((error, request, reply) => {
-      const result = classify(error, { contentType: request.headers['content-type'], bodyLimit: request.routeOptions.bodyLimit });
-      if (result.internal) request.log.error({ err: error }, 'request failed');
-      else if (result.statusCode >= 500) request.log.warn({ statusCode: result.statusCode, error: result.message }, 'request failed');
-      else request.log.debug({ statusCode: result.statusCode, error: result.message }, 'request refused');
-      if (result.headers) reply.headers(result.headers);
-      return reply.code(result.statusCode).type('application/json; charset=utf-8').send(errorBody(result.message, result.extra));
-    });
-    app.setNotFoundHandler((request, reply) => {
-      const path = request.url.split('?')[0];
-      return reply
-        .code(404)
-        .type('application/json; charset=utf-8')
-        .send({ error: `no route ${request.method} ${path}` });
-    });
+  app.setErrorHandler((error, request, reply) => {
+    const result = classify(error, { contentType: request.headers['content-type'], bodyLimit: request.routeOptions.bodyLimit });
+    if (result.internal) request.log.error({ err: error }, 'request failed');
+    else if (result.statusCode >= 500) request.log.warn({ statusCode: result.statusCode, error: result.message }, 'request failed');
+    else request.log.debug({ statusCode: result.statusCode, error: result.message }, 'request refused');
+    if (result.headers) reply.headers(result.headers);
+    return reply.code(result.statusCode).type('application/json; charset=utf-8').send(errorBody(result.message, result.extra));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    return reply
+      .code(404)
+      .type('application/json; charset=utf-8')
+      .send({ error: `no route ${request.method} ${path}` });
+  });
 }

@@ -12,8 +12,11 @@ export default defineModule<LogsConfig>({
     const file = ctx.config.file ? new DailyFile(dir) : undefined;
     const bus = new LogBus();
     const open = new Set<SseWriter>();
+    // Until start() the kernel keeps every line for us (earlyLogLines); writing them here too would write
+    // the lines logged between this tap and start() twice, and before the older ones.
+    let writing = false;
     ctx.hooks.kernel.log.line.tap('logs', (line) => {
-      file?.write(line);
+      if (writing) file?.write(line);
       bus.publish(line);
     });
     const closeStreams = () => {
@@ -23,8 +26,9 @@ export default defineModule<LogsConfig>({
     ctx.hooks.kernel.kernel.shutdown.tapPromise('end streams', async () => closeStreams());
     return {
       start() {
-        // The lines of start-up, written before this module listened.
-        for (const line of ctx.kernel.earlyLogLines()) file?.write(line);
+        // The lines of start-up, written before this module listened (a copy loaded later, by a reload, has them in the file already).
+        if (ctx.kernel.listenAddress() === undefined) for (const line of ctx.kernel.earlyLogLines()) file?.write(line);
+        writing = true;
         const pruned = pruneLogs(dir, ctx.config.retention_days);
         if (pruned.length) ctx.log.info({ files: pruned }, 'pruned old log files');
       },

@@ -6,29 +6,34 @@ import path from 'node:path';
 import { parse } from 'smol-toml';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
-const only = ['config-api', 'error-envelope'];
+// The owners of the keys the tests edit: api_key (auth), rate_limit_per_second (rate-limit), cors_origins (cors), [logs].
+const only = ['config-api', 'error-envelope', 'auth', 'rate-limit', 'cors', 'logs'];
 const home = mkdtempSync(path.join(tmpdir(), 'talon-config-api-'));
 const file = path.join(home, 'config.toml');
+const initial = '# my settings\napi_key = "top-secret"\nrate_limit_per_second = 10\n\n[logs]\n# a week of files\nretention_days = 7\n';
 let k: TestKernel;
+/** The bearer token the next request sends: the tests change api_key. */
+let token = 'top-secret';
+/** config.toml as the test kernel wrote it (it adds api_listen and log_level). */
+let written: string;
 
 before(async () => {
-  k = await startTestKernel({
-    only,
-    home,
-    config: '# my settings\napi_key = "top-secret"\nrate_limit_per_second = 10\n[default_model]\nprovider = "openai"\n',
-  });
+  k = await startTestKernel({ only, home, config: initial });
+  written = readFileSync(file, 'utf8');
 });
 after(async () => {
   await k?.stop();
   rmSync(home, { recursive: true, force: true });
 });
 
-const post = (p: string, body?: unknown) => k.request(p, { method: 'POST', ...(body === undefined ? {} : { json: body }) });
+const request = (p: string, init: RequestInit & { json?: unknown } = {}) => k.request(p, { ...init, headers: { authorization: `Bearer ${token}` } });
+const post = (p: string, body?: unknown) => request(p, { method: 'POST', ...(body === undefined ? {} : { json: body }) });
 const getJson = async (p: string) => {
-  const res = await k.request(p);
+  const res = await request(p);
   assert.equal(res.status, 200, p);
   return (await res.json()) as Record<string, unknown>;
 };
+const fileData = () => parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>;
 async function expect400(res: Response, message: string | RegExp) {
   assert.equal(res.status, 400);
   const { error } = (await res.json()) as { error: string };
@@ -42,6 +47,7 @@ test('GET /api/config: the effective configuration, secrets redacted', async () 
   assert.equal(config.rate_limit_per_second, 10);
   assert.equal(config.log_level, 'silent');
   assert.deepEqual(config.cors_origins, [], 'defaults are filled in');
+  assert.deepEqual(config.logs, { file: true, retention_days: 7 });
 });
 
 test('GET /api/config/schema and /api/registry/schema', async () => {
@@ -55,47 +61,73 @@ test('GET /api/config/schema and /api/registry/schema', async () => {
 });
 
 test('GET /api/config/export: TOML by default, JSON on request, secrets redacted, 400 for other formats', async () => {
-  const res = await k.request('/api/config/export');
+  const res = await request('/api/config/export');
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/toml/);
   const toml = parse(await res.text()) as Record<string, unknown>;
   assert.equal(toml.api_key, '<redacted>');
-  assert.equal((toml.default_model as Record<string, unknown>).model, 'gpt-4o-mini', 'defaults included');
+  assert.equal((toml.logs as Record<string, unknown>).file, true, 'defaults included');
   const asJson = await getJson('/api/config/export?format=json');
   assert.equal(asJson.api_key, '<redacted>');
   assert.equal(asJson.rate_limit_per_second, 10);
-  await expect400(await k.request('/api/config/export?format=yaml'), "unsupported export format 'yaml' (use toml or json)");
+  await expect400(await request('/api/config/export?format=yaml'), "unsupported export format 'yaml' (use toml or json)");
 });
 
-test('POST /api/config/set: refuses bad requests naming the problem', async () => {
+test('POST /api/config/set: refuses bad requests, unknown keys and invalid values naming the problem, and changes nothing', async () => {
   await expect400(await post('/api/config/set', { path: 'log_level' }), "body must have required property 'value'");
   await expect400(await post('/api/config/set', { value: 1 }), /^body must have property 'path'/);
-  await expect400(await post('/api/config/set', { path: 'no_such_key', value: 1 }), /no_such_key/);
+  await expect400(await post('/api/config/set', { path: 'no_such_key', value: 1 }), /^unknown configuration key 'no_such_key'/);
+  await expect400(await post('/api/config/set', { path: 'logs.no_such_key', value: 1 }), /no_such_key/);
   await expect400(await post('/api/config/set', { path: 'rate_limit_per_second', value: 'fast' }), /rate_limit_per_second/);
   await expect400(await post('/api/config/set', { path: 'rate_limit_per_second', value: -1 }), /rate_limit_per_second/);
+  await expect400(await post('/api/config/set', { path: 'logs.retention_days', value: 0 }), /retention_days/);
   await expect400(await post('/api/config/set', { path: 'log_level', value: null }), /null/);
   await expect400(await post('/api/config/set', { path: 'log_level', key: 'api_key', value: 'x' }), /both 'path' and 'key'/);
+  await expect400(await post('/api/config/set', { path: 'logs..file', value: true }), "invalid key path 'logs..file'");
   await expect400(await post('/api/config/set'), "body must have required property 'value'");
-  // Nothing changed.
   assert.equal((await getJson('/api/config')).rate_limit_per_second, 10);
+  assert.equal(readFileSync(file, 'utf8'), written, 'the file is untouched');
 });
 
-test('POST /api/config/set: applies at once, persists to the file (comments kept), redacts secrets in the reply', async () => {
+test('POST /api/config/set: applies at once and edits the file in place, comments and layout kept', async () => {
   const res = await post('/api/config/set', { path: 'rate_limit_per_second', value: 25 });
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { status: 'updated', path: 'rate_limit_per_second', value: 25, restart_required: false });
   assert.equal((await getJson('/api/config')).rate_limit_per_second, 25);
-  assert.match(readFileSync(file, 'utf8'), /# my settings/);
-  assert.equal((parse(readFileSync(file, 'utf8')) as Record<string, unknown>).rate_limit_per_second, 25);
 
-  const nested = await post('/api/config/set', { key: 'default_model.model', value: 'gpt-5' });
-  assert.deepEqual(await nested.json(), { status: 'updated', path: 'default_model.model', value: 'gpt-5', restart_required: false });
+  const nested = await post('/api/config/set', { key: 'logs.retention_days', value: 14 });
+  assert.deepEqual(await nested.json(), { status: 'updated', path: 'logs.retention_days', value: 14, restart_required: false });
+  assert.equal(readFileSync(file, 'utf8'), written.replace('= 10', '= 25').replace('= 7', '= 14'), 'only the two values changed');
 
-  const secret = await post('/api/config/set', { path: 'api_key', value: 'new-secret' });
-  assert.deepEqual(await secret.json(), { status: 'updated', path: 'api_key', value: '<redacted>', restart_required: false });
-
-  const restart = await post('/api/config/set', { path: 'modules.disabled', value: [] });
+  const restart = await post('/api/config/set', { path: 'modules.disabled', value: ['metrics'] });
   assert.equal(((await restart.json()) as { restart_required: boolean }).restart_required, true);
+});
+
+test('POST /api/config/set: a new top-level key lands before the first [table], where TOML reads it as top-level', async () => {
+  const res = await post('/api/config/set', { path: 'cors_origins', value: ['https://app.example'] });
+  assert.equal(res.status, 200);
+  const text = readFileSync(file, 'utf8');
+  assert.ok(text.indexOf('cors_origins') < text.indexOf('[logs]'), text);
+  assert.deepEqual(fileData().cors_origins, ['https://app.example']);
+  assert.equal(fileData().logs.cors_origins, undefined);
+  assert.match(text, /# a week of files/);
+  assert.deepEqual((await getJson('/api/config')).cors_origins, ['https://app.example']);
+});
+
+test('POST /api/config/set: a secret is applied and persisted, but never read back (reply, config, export, log)', async () => {
+  const secret = await post('/api/config/set', { path: 'api_key', value: 'new-secret-value' });
+  assert.deepEqual(await secret.json(), { status: 'updated', path: 'api_key', value: '<redacted>', restart_required: false });
+  assert.equal((await request('/api/config')).status, 401, 'the old key no longer works');
+  token = 'new-secret-value';
+  assert.equal(fileData().api_key, 'new-secret-value');
+  for (const p of ['/api/config', '/api/config/export', '/api/config/export?format=json']) {
+    const text = await (await request(p)).text();
+    assert.doesNotMatch(text, /new-secret-value/, p);
+  }
+  assert.ok(
+    k.logLines().every((l) => !l.includes('new-secret-value')),
+    'no log line carries it',
+  );
 });
 
 test('POST /api/config/reload: a broken file is 400 with the reason and the running config stays; a good one is adopted', async () => {
@@ -111,17 +143,17 @@ test('POST /api/config/reload: a broken file is 400 with the reason and the runn
   assert.equal(res.status, 200);
   const body = (await res.json()) as { status: string; changed: string[] };
   assert.equal(body.status, 'reloaded');
-  assert.ok(body.changed.includes('rate_limit_per_second'), body.changed.join());
+  assert.deepEqual(body.changed, ['rate_limit_per_second']);
   assert.equal((await getJson('/api/config')).rate_limit_per_second, 7);
 });
 
-test('a value set over the API survives a restart with the same home', async () => {
-  assert.equal((await post('/api/config/set', { path: 'default_model.provider', value: 'anthropic' })).status, 200);
+test('values set over the API survive a restart with the same home', async () => {
+  assert.equal((await post('/api/config/set', { path: 'logs.file', value: false })).status, 200);
   await k.stop();
   // startTestKernel writes config.toml even for a reused home: hand it the persisted file.
   k = await startTestKernel({ only, home, config: readFileSync(file, 'utf8') });
   const config = await getJson('/api/config');
-  assert.equal((config.default_model as Record<string, unknown>).provider, 'anthropic');
-  assert.equal((config.default_model as Record<string, unknown>).model, 'gpt-5');
+  assert.deepEqual(config.logs, { file: false, retention_days: 14 });
   assert.equal(config.rate_limit_per_second, 7);
+  assert.deepEqual(config.cors_origins, ['https://app.example']);
 });

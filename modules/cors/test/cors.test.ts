@@ -6,15 +6,18 @@ const only = ['cors', 'auth', 'system', 'error-envelope'];
 let open: TestKernel;
 let keyed: TestKernel;
 let star: TestKernel;
+let aliased: TestKernel;
 
 before(async () => {
-  [open, keyed, star] = await Promise.all([
+  [open, keyed, star, aliased] = await Promise.all([
     startTestKernel({ only, config: 'cors_origins = ["https://app.example"]\n' }),
     startTestKernel({ only, config: 'api_key = "k"\ncors_origins = ["https://app.example"]\n' }),
     startTestKernel({ only, config: 'api_key = "k"\ncors_origins = ["*"]\n' }),
+    // The reference system spells the key cors_origin.
+    startTestKernel({ only, config: 'api_key = "k"\ncors_origin = ["https://app.example"]\n' }),
   ]);
 });
-after(() => Promise.all([open?.stop(), keyed?.stop(), star?.stop()]));
+after(() => Promise.all([open?.stop(), keyed?.stop(), star?.stop(), aliased?.stop()]));
 
 const auth = { authorization: 'Bearer k' };
 const preflight = (origin: string) => ({
@@ -80,4 +83,11 @@ test('with a key and cors_origins = ["*"]: any origin, answered with *', async (
   const pre = await star.request('/api/status', preflight('https://anywhere.example'));
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get('access-control-allow-origin'), '*');
+});
+
+test("the reference's spelling cors_origin works as cors_origins", async () => {
+  const app = await aliased.request('/api/status', { headers: { ...auth, origin: 'https://app.example' } });
+  assert.equal(app.status, 200);
+  assert.equal(app.headers.get('access-control-allow-origin'), 'https://app.example');
+  assert.equal((await aliased.request('/api/status', { headers: { ...auth, origin: 'https://evil.example' } })).status, 403);
 });

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideOrigin } from '../services/origins.ts';
 
-const open = { api_key: '', cors_origins: ['https://app.example', '*'] };
-const keyed = { api_key: 'k', cors_origins: ['https://app.example/'] };
+const open = { keyRequired: false, cors_origins: ['https://app.example', '*'] };
+const keyed = { keyRequired: true, cors_origins: ['https://app.example/'] };
 
 test('localhost origins on any port are always allowed', () => {
   for (const o of ['http://localhost', 'http://localhost:5173', 'https://127.0.0.1:8443', 'http://[::1]:3000', 'HTTP://LOCALHOST:1']) {
@@ -28,7 +28,7 @@ test('with a key, exact origins from cors_origins (a trailing slash in the list 
   assert.equal(decideOrigin('http://app.example', keyed, undefined), 'deny');
   assert.equal(decideOrigin('https://app.example:8443', keyed, undefined), 'deny');
   assert.equal(decideOrigin('https://sub.app.example', keyed, undefined), 'deny');
-  assert.equal(decideOrigin('https://x.example', { api_key: 'k', cors_origins: ['*'] }, undefined), 'any');
+  assert.equal(decideOrigin('https://x.example', { keyRequired: true, cors_origins: ['*'] }, undefined), 'any');
 });
 
 test('with a key, the origin the page was served from is allowed', () => {

@@ -36,6 +36,8 @@ export function streamRoutes(app: Routes, bus: LogBus, open: Set<SseWriter>): vo
       sse.onClose(() => {
         unsubscribe();
         open.delete(sse);
+        // Logged after unsubscribing, so the line does not come back to this stream.
+        request.log.debug({ subscribers: bus.size }, 'log stream closed');
       });
       sse.comment('connected');
     },

@@ -10,4 +10,8 @@ export class LogBus {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+
+  get size(): number {
+    return this.listeners.size;
+  }
 }

@@ -73,3 +73,13 @@ test("a route's config.rateCost overrides the default cost", async () => {
   assert.equal(refused.status, 429);
   assert.equal(refused.headers.get('retry-after'), '10');
 });
+
+test("the reference's [rate_limit] api_requests_per_minute sets the rate", async () => {
+  // 6 requests a minute = 0.1 unit/s: a 6-unit burst (the default rate would allow 600).
+  const k = await startTestKernel({ only: ['rate-limit', 'system'], config: '[rate_limit]\napi_requests_per_minute = 6\n' });
+  kernels.push(k);
+  for (let i = 0; i < 6; i++) assert.equal((await k.request('/api/health')).status, 200, `request ${i}`);
+  const refused = await k.request('/api/health');
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers.get('retry-after'), '10');
+});

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { assertSecurityHeaders } from './expect.ts';
 
 let k: TestKernel;
 before(async () => {
@@ -10,23 +11,11 @@ after(() => k?.stop());
 
 const auth = { authorization: 'Bearer k-123' };
 
-function assertSecurityHeaders(res: Response, cacheControl = 'no-store, no-cache, must-revalidate'): void {
-  const csp = res.headers.get('content-security-policy') ?? '';
-  assert.match(csp, /^default-src 'self'; /);
-  assert.match(csp, /object-src 'none'/);
-  assert.match(csp, /frame-ancestors 'none'/);
-  assert.equal(res.headers.get('x-frame-options'), 'DENY');
-  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-  assert.equal(res.headers.get('strict-transport-security'), 'max-age=63072000; includeSubDomains');
-  assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin');
-  assert.equal(res.headers.get('cache-control'), cacheControl);
-}
-
 test('on successful replies (JSON and HTML)', async () => {
   for (const path of ['/api/health', '/']) {
     const res = await k.request(path);
     assert.equal(res.status, 200);
-    assertSecurityHeaders(res);
+    assertSecurityHeaders((name) => res.headers.get(name));
   }
 });
 
@@ -40,7 +29,7 @@ test('on errors: 401, 404, 400', async () => {
     replies.map((r) => r.status),
     [401, 404, 400],
   );
-  for (const res of replies) assertSecurityHeaders(res);
+  for (const res of replies) assertSecurityHeaders((name) => res.headers.get(name));
 });
 
 test('on an SSE stream', async () => {
@@ -48,17 +37,24 @@ test('on an SSE stream', async () => {
   const res = await k.request('/api/logs/stream', { headers: auth, signal: controller.signal });
   assert.equal(res.status, 200);
   // An event stream keeps the SDK's own cache policy (no-transform keeps proxies from buffering it).
-  assertSecurityHeaders(res, 'no-cache, no-transform');
+  assertSecurityHeaders((name) => res.headers.get(name), 'no-cache, no-transform');
   controller.abort();
   await res.body?.cancel().catch(() => undefined);
 });
 
-test('the service runs without the module, and then sends none of them', async () => {
-  const bare = await startTestKernel({ only: ['system'], config: '[modules]\ndisabled = ["security-headers"]\n' });
+test('a security module: disabling it is refused unless [modules] allow_disable_critical says so; then none of the headers', async () => {
+  // No `only`: it would bypass [modules] disabled.
+  const disabled = '[modules]\ndisabled = ["security-headers"]\n';
+  await assert.rejects(
+    startTestKernel({ config: disabled }),
+    (err: Error) => err.name === 'ConfigError' && /'security-headers', a security module, and its protection is always on/.test(err.message),
+  );
+  const bare = await startTestKernel({ config: `${disabled}allow_disable_critical = ["security-headers"]\n` });
   try {
     const res = await bare.request('/api/health');
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-frame-options'), null);
+    assert.equal(res.headers.get('content-security-policy'), null);
   } finally {
     await bare.stop();
   }

@@ -32,7 +32,7 @@ interface Overview {
   active_systems: number;
 }
 
-async function overview(k: TestKernel): Promise<Overview> {
+async function securityOf(k: TestKernel): Promise<Overview> {
   const res = await k.request('/api/security');
   assert.equal(res.status, 200);
   return (await res.json()) as Overview;
@@ -48,7 +48,7 @@ test('a system is active only while the module implementing it runs', async () =
     startTestKernel({ only: ['security', 'security-headers', 'system'] }),
   ]);
   kernels.push(withLimiter, without);
-  const a = await overview(withLimiter);
+  const a = await securityOf(withLimiter);
   assert.equal(a.total_systems, 16);
   assert.deepEqual(Object.keys(a.security_systems).sort(), [...SPEC_NAMES].sort());
   assert.equal(a.security_systems.security_headers, 'active');
@@ -57,15 +57,19 @@ test('a system is active only while the module implementing it runs', async () =
   assert.equal(a.security_systems.merkle_audit_trail, 'inactive');
   assert.equal(a.active_systems, 3);
   assert.equal(a.all_active, false);
-  const b = await overview(without);
+  const b = await securityOf(without);
   assert.equal(b.security_systems.gcra_rate_limiter, 'inactive');
   assert.equal(b.security_systems.security_headers, 'active');
   assert.ok(Object.values(b.security_systems).every((s) => s === 'active' || s === 'inactive'));
 });
 
 test('disabled in config: inactive, and the service still runs', async () => {
-  const k = await startTestKernel({ only: ['security', 'system'], config: '[modules]\ndisabled = ["rate-limit"]\n' });
+  // No `only` (it would bypass [modules] disabled); rate-limit is a security module, so disabling it needs the override.
+  const k = await startTestKernel({ config: '[modules]\ndisabled = ["rate-limit"]\nallow_disable_critical = ["rate-limit"]\n' });
   kernels.push(k);
-  assert.equal((await overview(k)).security_systems.gcra_rate_limiter, 'inactive');
+  assert.equal(k.kernel.modules().find((m) => m.id === 'rate-limit')?.state, 'disabled');
+  const overview = await securityOf(k);
+  assert.equal(overview.security_systems.gcra_rate_limiter, 'inactive');
+  assert.equal(overview.security_systems.security_headers, 'active');
   assert.equal((await k.request('/api/health')).status, 200);
 });

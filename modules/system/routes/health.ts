@@ -38,7 +38,10 @@ function databaseCheck(ctx: ModuleContext): { name: string; status: 'ok' | 'erro
 
 export function healthRoutes(app: Routes, ctx: ModuleContext): void {
   // Public and redacted: no module list, no database detail (health_redaction).
-  app.get('/api/health', { schema: healthSchema, config: { public: true, rateCost: 1, quiet: true } }, async () => ({ status: 'ok' as const, version: ctx.kernel.version }));
+  app.get('/api/health', { schema: healthSchema, config: { public: true, rateCost: 1, quiet: true } }, async () => ({
+    status: 'ok' as const,
+    version: ctx.kernel.version,
+  }));
 
   app.get('/api/health/detail', { schema: detailSchema }, async () => {
     const checks = [databaseCheck(ctx)];

@@ -36,7 +36,7 @@ const writeLive = (route: string) => {
   writeFileSync(path.join(liveModule, 'module.toml'), 'name = "openapi-live"\nversion = "0.1.0"\n');
   writeFileSync(
     path.join(liveModule, 'index.ts'),
-    `import { defineModule } from '@talon/module-sdk';\nexport default defineModule({ routes(app) { app.get('${route}', async () => ({ ok: true })); } });\n`,
+    `import { defineModule } from '@talon/module-sdk';\nexport default defineModule({ register: () => ({ routes(app) { app.get('${route}', async () => ({ ok: true })); } }) });\n`,
   );
 };
 

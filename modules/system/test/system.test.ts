@@ -5,7 +5,8 @@ import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 let k: TestKernel;
 before(async () => {
   k = await startTestKernel({
-    only: ['system', 'auth', 'error-envelope'],
+    // llm gives the default model (and brings the catalog).
+    only: ['system', 'auth', 'error-envelope', 'llm'],
     config: 'api_key = "k"\n[default_model]\nprovider = "anthropic"\nmodel = "claude-x"\n',
   });
 });
@@ -47,7 +48,7 @@ test('GET /api/status: running, version, uptime, agent count (0 without the agen
   assert.equal(body.default_model, 'claude-x');
   assert.equal(body.api_listen, `127.0.0.1:${k.kernel.port}`);
   assert.equal(body.auth, 'bearer_token');
-  assert.deepEqual((body.modules as string[]).sort(), ['auth', 'error-envelope', 'system']);
+  assert.deepEqual((body.modules as string[]).sort(), ['auth', 'catalog', 'error-envelope', 'llm', 'system']);
 });
 
 test('GET /api/version and /api/versions', async () => {
@@ -61,17 +62,35 @@ test('GET /api/version and /api/versions', async () => {
   assert.ok((versions.unversioned as string[]).includes('/mcp'));
 });
 
-test('GET /api/modules: every known module with its state', async () => {
+test('GET /api/modules: every known module with its state and whether it is critical', async () => {
   const body = await json('/api/modules');
-  const modules = body.modules as Array<{ id: string; state: string; version: string }>;
+  const modules = body.modules as Array<{ id: string; state: string; version: string; critical: boolean; last_reload?: unknown }>;
   assert.equal(body.total, modules.length);
-  assert.equal(body.running, 3);
-  assert.equal(modules.find((m) => m.id === 'system')?.state, 'running');
-  assert.equal(modules.find((m) => m.id === 'metrics')?.state, 'disabled');
+  assert.equal(body.running, 5);
+  const byId = new Map(modules.map((m) => [m.id, m]));
+  assert.equal(byId.get('system')?.state, 'running');
+  assert.equal(byId.get('metrics')?.state, 'disabled');
+  assert.equal(byId.get('auth')?.critical, true);
+  assert.equal(byId.get('system')?.critical, false);
   assert.ok(
-    modules.every((m) => !('dir' in m)),
-    'no file system paths',
+    modules.every((m) => !('dir' in m) && !('last_reload' in m)),
+    'no file system paths; no reload yet',
   );
+});
+
+test("GET /api/modules: a module's last reload, when and how it went", async () => {
+  const before = Date.now();
+  const result = await k.kernel.reloadModule('error-envelope');
+  assert.ok(result.ok, result.error);
+  const modules = (await json('/api/modules')).modules as Array<{ id: string; last_reload?: { at: string; ok: boolean; ms: number; error?: string } }>;
+  const reload = modules.find((m) => m.id === 'error-envelope')?.last_reload;
+  assert.ok(reload, 'last_reload is shown');
+  assert.equal(reload.ok, true);
+  assert.equal(typeof reload.ms, 'number');
+  assert.ok(Date.parse(reload.at) >= before - 1000, reload.at);
+  assert.equal(reload.error, undefined);
+  assert.equal(modules.find((m) => m.id === 'auth')?.last_reload, undefined, 'only the reloaded module');
+  assert.equal((await json('/api/status')).hot_reloads, 1);
 });
 
 test('GET /: a small public HTML page linking health and the API description', async () => {
