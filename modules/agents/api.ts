@@ -3,10 +3,19 @@
  * checkpoints, usage, the WebSocket and chat-completions adapters) may rely
  * on. Import types and refs from here; never import agents internals.
  */
-import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from 'tapable';
 import type { Logger } from 'pino';
-import { defineHooks, serviceRef, type JsonSchema } from '@talon/module-sdk';
-import type { ContentBlock, Usage } from '../llm/api.ts';
+import {
+  AsyncParallelHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesHook,
+  AsyncSeriesWaterfallHook,
+  SyncHook,
+  SyncWaterfallHook,
+  defineHooks,
+  serviceRef,
+  type JsonSchema,
+} from '@talon/module-sdk';
+import type { ContentBlock, Usage } from '@talon/llm';
 
 // ------------------------------------------------------------------ agents
 
@@ -193,18 +202,55 @@ export interface ToolOutput {
 export interface ToolDefinition {
   name: string;
   description: string;
+  /** Sent to the model, and checked before the tool runs: input that does not match is refused. */
   inputSchema: JsonSchema;
   /** Other names the model may use for it (file_read ← read_file...). */
   aliases?: string[];
   /** Module that contributes it ('builtin' for the tools module). */
   source?: string;
+  /** false: it also runs without an agent (a direct invocation without agent_id, e.g. agent_list). */
+  requiresAgent?: boolean;
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
-/** Whether an agent's tool list grants a tool: '*', the tool's name or one of its aliases. */
-export function grantsTool(agentTools: readonly string[], tool: Pick<ToolDefinition, 'name' | 'aliases'>): boolean {
-  return agentTools.includes('*') || agentTools.includes(tool.name) || (tool.aliases ?? []).some((a) => agentTools.includes(a));
+/** One tool run outside a turn (POST /api/tools/{name}/invoke). */
+export interface ToolInvocation {
+  /** The tool's name or one of its aliases. */
+  tool: string;
+  input: Record<string, unknown>;
+  /** The agent it runs as (workspace, grants, hooks); without one only tools with requiresAgent: false run. */
+  agentId?: string;
+  /** Aborting stops the tool (a client that went away). */
+  signal: AbortSignal;
+  /** Who asked, for the logs ('http'...). */
+  origin: string;
 }
+
+export interface ToolInvocationResult {
+  /** The canonical tool name. */
+  tool: string;
+  output: ToolOutput;
+  /** Notices the tool raised for the agent's owner (notify_owner), in order. */
+  ownerNotices: string[];
+}
+
+/** The tools agents use, and the one way to run a tool: turns and direct invocations go through it. */
+export interface AgentTools {
+  /** Every tool contributed through agentHooks.tools (the first contribution of a name wins). */
+  list(): ToolDefinition[];
+  /** A tool by its name or one of its aliases. */
+  find(name: string): ToolDefinition | undefined;
+  /** Whether an agent's tool list grants a tool: '*', the tool's name or one of its aliases. */
+  grants(agentTools: readonly string[], tool: Pick<ToolDefinition, 'name' | 'aliases'>): boolean;
+  /**
+   * Runs one tool the way the agent loop does (grant, input check, beforeToolCall/afterToolCall around it, a
+   * throw becomes an error result). Refusals throw HttpError: 404 unknown tool or agent, 403 not granted,
+   * 400 input that does not match the schema or a tool that needs an agent called without one.
+   */
+  invoke(request: ToolInvocation): Promise<ToolInvocationResult>;
+}
+
+export const agentTools = serviceRef<AgentTools>('agents.tools');
 
 export interface ToolCallInfo {
   agent: AgentRecord;

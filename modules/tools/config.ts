@@ -1,9 +1,9 @@
 /**
- * The [tools] section of config.toml: [tools.exec_policy], [tools.web] and
- * [tools.invoke]. The reference's top-level [tool_invoke] table is read too
- * (see invoke-policy.ts), because a module owns exactly one section.
+ * The [tools] section of config.toml ([tools.exec_policy], [tools.web],
+ * [tools.invoke]) and the reference's top-level [tool_invoke] table, which
+ * this module claims (module.toml config_keys); see invoke-policy.ts.
  */
-import type { FromSchema } from 'json-schema-to-ts';
+import type { FromSchema } from '@talon/module-sdk';
 
 export const DEFAULT_SAFE_BINS = [
   'sleep',
@@ -85,7 +85,22 @@ export const toolsConfigSchema = {
   additionalProperties: false,
 } as const;
 
-export type ToolsConfig = FromSchema<typeof toolsConfigSchema, { keepDefaultedPropertiesOptional: false }>;
+/** The reference system's spelling of [tools.invoke], a top-level table. */
+export const toolInvokeSchema = {
+  type: 'object',
+  description: "the reference system's spelling of [tools.invoke] (both are read: either enables, the allowlists are joined)",
+  properties: {
+    enabled: { type: 'boolean', default: false, description: 'enables POST /api/tools/{name}/invoke' },
+    allowlist: { type: 'array', items: { type: 'string' }, default: [], description: 'globs of tools POST /api/tools/{name}/invoke may run' },
+  },
+  additionalProperties: false,
+  default: {},
+} as const;
+
+type Options = { keepDefaultedPropertiesOptional: false };
+
+/** ctx.config: the section plus the claimed top-level key. */
+export type ToolsConfig = FromSchema<typeof toolsConfigSchema, Options> & { tool_invoke: FromSchema<typeof toolInvokeSchema, Options> };
 export type ExecPolicyConfig = ToolsConfig['exec_policy'];
 export type WebConfig = ToolsConfig['web'];
 

@@ -1,14 +1,18 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentHooks, agentRegistry, agentRunner } from '../agents/api.ts';
-import { kvMemory } from '../memory/api.ts';
-import { toolsConfigSchema, type ToolsConfig } from './config.ts';
+import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
+import { kvMemory } from '@talon/memory';
+import { patchService } from '@talon/tools';
+import { toolInvokeSchema, toolsConfigSchema, type ToolsConfig } from './config.ts';
 import { builtinTools } from './services/builtin.ts';
+import { patchPaths } from './services/patch-paths.ts';
 import type { ToolDeps } from './services/deps.ts';
 import { toolRoutes } from './routes/tools.ts';
 
 export default defineModule<ToolsConfig>({
   configSchema: toolsConfigSchema,
+  configKeys: { tool_invoke: toolInvokeSchema },
   register(ctx) {
+    // Resolved at call time through live views, so reloads of the agents or memory module are picked up.
     const deps: ToolDeps = {
       config: () => ctx.config,
       registry: () => ctx.use(agentRegistry),
@@ -17,8 +21,10 @@ export default defineModule<ToolsConfig>({
     };
     const mine = builtinTools(deps);
     ctx.hooks.tap(agentHooks).tools.tap('builtin', (list) => [...list, ...mine]);
-  },
-  routes(app, ctx) {
-    toolRoutes(app, ctx);
+    ctx.provide(patchService, patchPaths);
+    const tools = ctx.use(agentTools);
+    return {
+      routes: (app) => toolRoutes(app, tools, () => ctx.config),
+    };
   },
 });

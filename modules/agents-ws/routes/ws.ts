@@ -1,5 +1,5 @@
 import { badRequest, HttpError, isUuid, notFound, type Routes } from '@talon/module-sdk';
-import type { AgentRegistry } from '../../agents/api.ts';
+import type { AgentRegistry } from '@talon/agents';
 import { ChatConnection, type ConnectionDeps } from '../services/connection.ts';
 
 const paramsSchema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;

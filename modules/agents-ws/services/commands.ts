@@ -1,6 +1,6 @@
-import type { AgentRegistry, AgentRunner, SessionStore } from '../../agents/api.ts';
-import type { CatalogService } from '../../catalog/api.ts';
-import type { UsageService } from '../../usage/api.ts';
+import type { AgentRegistry, AgentRunner, SessionStore } from '@talon/agents';
+import type { CatalogService } from '@talon/catalog';
+import type { UsageService } from '@talon/usage';
 import { COMMANDS, type CommandName } from './protocol.ts';
 
 export interface CommandDeps {

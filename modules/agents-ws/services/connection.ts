@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AgentRecord } from '../../agents/api.ts';
+import type { AgentRecord } from '@talon/agents';
 import { runCommand, type CommandDeps, type CommandState } from './commands.ts';
 import { parseFrame } from './protocol.ts';
 

@@ -2,8 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { agentHooks, sessionStore, type SessionStore, type ToolDefinition } from '../../agents/api.ts';
-import { startHarness, type Harness } from '../../usage/test/harness.ts';
+import { agentHooks, sessionStore, type SessionStore, type ToolDefinition } from '@talon/agents';
+import { startHarness, type Harness } from './harness.ts';
 
 const ONLY = ['agents-ws', 'usage', 'agents', 'catalog', 'llm', 'llm-openai', 'error-envelope'];
 type Frame = { type: string } & Record<string, unknown>;
@@ -88,7 +88,7 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
 
   before(async () => {
     h = await startHarness(ONLY, '[agents_ws]\nagents_updated_interval_ms = 100\n');
-    const hooks = h.kernel.kernel.hooks.catalogue(agentHooks.id) as ReturnType<(typeof agentHooks)['create']>;
+    const hooks = h.kernel.kernel.hooks.catalogue(agentHooks.id)!.hooks as ReturnType<(typeof agentHooks)['create']>;
     hooks.tools.tap('ws-test', (list) => [...list, echoTool]);
     agent = await h.spawn('wsagent', '');
     await h.spawn('other');

@@ -1,8 +1,8 @@
 /** Agent lifecycle and settings: spawn, list, detail, kill, update, mode, identity, config, clone, model, tools, skills, MCP servers. */
 import { badRequest, conflict, pageQueryProperties, readPage, type Routes } from '@talon/module-sdk';
-import type { AgentRecord } from '../api.ts';
+import type { AgentRecord } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
-import { agentParam, detailView, idParams, stringList, summaryListBody } from './common.ts';
+import { agentParam, idParams, stringList } from './common.ts';
 
 const spawnBody = {
   type: 'object',
@@ -36,8 +36,6 @@ const identityBody = {
 } as const;
 
 export function agentRoutes(app: Routes, s: AgentServices): void {
-  const settings = () => s.ctx.settings;
-
   app.get(
     '/api/agents',
     {
@@ -55,7 +53,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
       const agents = s.registry.list().filter((a) => !needle || [a.name, a.description, ...a.tags].some((t) => t.toLowerCase().includes(needle)));
       // Every agent unless the client pages (the spec's reply is the whole list).
       const page = readPage(request.query, { limit: Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
-      return reply.type('application/json; charset=utf-8').send(summaryListBody(agents.slice(page.offset, page.offset + page.limit), settings()));
+      return reply.type('application/json; charset=utf-8').send(s.views.summaryListBody(agents.slice(page.offset, page.offset + page.limit)));
     },
   );
 
@@ -65,9 +63,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     return reply.code(201).send({ agent_id: agent.id, name: agent.name });
   });
 
-  app.get('/api/agents/:id', { schema: { summary: 'Agent detail', params: idParams } }, async (request) =>
-    detailView(agentParam(s, request.params.id), settings()),
-  );
+  app.get('/api/agents/:id', { schema: { summary: 'Agent detail', params: idParams } }, async (request) => s.views.detail(agentParam(s, request.params.id)));
 
   app.delete('/api/agents/:id', { schema: { summary: 'Kill an agent', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
@@ -86,7 +82,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
       ...(body.tags !== undefined && { tags: body.tags }),
       ...(body.mcp_servers !== undefined && { mcpServers: body.mcp_servers }),
     });
-    return detailView(next, settings());
+    return s.views.detail(next);
   });
 
   app.put(

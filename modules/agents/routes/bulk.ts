@@ -6,7 +6,7 @@
  *   POST   /api/agents/bulk/stop   {ids?: [uuid]} (all agents when absent) → states Stopped
  */
 import { HttpError, isUuid, type Routes } from '@talon/module-sdk';
-import type { AgentState } from '../api.ts';
+import type { AgentState } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
 import { kill } from './agents.ts';
 

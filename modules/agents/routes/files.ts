@@ -1,5 +1,5 @@
 /**
- * The agent's private workspace (ctx.paths.workspaces/<agent id>): list,
+ * The agent's private workspace ($TALON_HOME/workspaces/<agent id>): list,
  * download, write, delete. Every path goes through safeJoin, so `..`,
  * absolute paths and symlinks leading outside are refused with 400.
  *
@@ -9,7 +9,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { badRequest, notFound, safeJoin, type Routes } from '@talon/module-sdk';
-import type { AgentRecord } from '../api.ts';
+import type { AgentRecord } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
 import { classify } from '../services/attachments.ts';
 import { agentParam, idParams } from './common.ts';

@@ -5,7 +5,7 @@
  * Message body: {message, session_id?, attachments?: [{file_id}], temperature?, max_tokens?}.
  */
 import { conflict, openSse, requireUuid, type FastifyReply, type FastifyRequest, type Routes, type SseWriter } from '@talon/module-sdk';
-import type { TurnEvent, TurnRequest, TurnResult } from '../api.ts';
+import type { TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams, sessionParams } from './common.ts';
 import { ownSession } from './sessions.ts';

@@ -1,6 +1,6 @@
 /** Sessions of one agent: current session, list, create, switch, by-label, history, reset, compact. */
 import { notFound, pageQueryProperties, readPage, requireUuid, type Routes } from '@talon/module-sdk';
-import type { AgentRecord, StoredMessage } from '../api.ts';
+import type { AgentRecord, StoredMessage } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
 import { estimateTokens, type SessionRow } from '../services/sessions.ts';
 import { agentParam, idParams, sessionParams } from './common.ts';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { badRequest, notFound, requireUuid, type Routes } from '@talon/module-sdk';
 import type { AgentServices } from '../services/context.ts';
 import { redactDeep } from '../services/redact.ts';
-import { displayModel, sessionParams } from './common.ts';
+import { sessionParams } from './common.ts';
 import { messageView } from './sessions.ts';
 
 export function trajectoryRoutes(app: Routes, s: AgentServices): void {
@@ -28,7 +28,7 @@ export function trajectoryRoutes(app: Routes, s: AgentServices): void {
       if (!agent) throw notFound(`agent '${agentId}' not found`);
       const session = s.sessions.get(sessionId);
       if (!session || session.agent_id !== agentId) throw notFound(`session '${sessionId}' not found for agent '${agentId}'`);
-      const model = displayModel(agent, s.ctx.settings);
+      const model = s.views.displayModel(agent);
       const messages = s.sessions.messages(sessionId).map((m) => redactDeep(messageView(m)));
       const metadata = {
         agent_id: agent.id,

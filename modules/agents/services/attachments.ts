@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { badRequest } from '@talon/module-sdk';
-import type { ContentBlock } from '../../llm/api.ts';
+import type { ContentBlock } from '@talon/llm';
 import type { UploadRow, UploadStore } from './uploads.ts';
 
 export const MAX_EXTRACTED_CHARS = 200_000;

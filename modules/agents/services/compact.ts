@@ -2,9 +2,10 @@
  * Compaction: the LLM summarises the older messages of the current session;
  * the summary replaces them and the most recent `keep_recent` stay verbatim.
  */
-import type { StoredMessage } from '../api.ts';
+import type { StoredMessage } from '@talon/agents';
 import { textOf } from './history.ts';
-import { llmFailure, modelRef, type LoopDeps } from './loop.ts';
+import type { LoopDeps } from './loop.ts';
+import { llmFailure, modelRef } from './model.ts';
 
 const INSTRUCTIONS =
   "You compress conversations. Summarise the conversation below so that an assistant can continue it: keep facts, decisions, names, numbers, open tasks and the user's preferences. Answer with the summary only.";

@@ -1,3 +1,5 @@
+import type { FromSchema } from '@talon/module-sdk';
+
 /** The [agents] section of config.toml. */
 export const agentsConfigSchema = {
   type: 'object',
@@ -12,12 +14,14 @@ export const agentsConfigSchema = {
     upload_max_bytes: { type: 'integer', minimum: 1, default: 10485760, description: 'largest file POST /api/agents/{id}/upload accepts (413 above)' },
     compaction: {
       type: 'object',
+      description: 'POST /api/agents/{id}/session/compact',
       properties: { keep_recent: { type: 'integer', minimum: 0, default: 10, description: 'messages kept verbatim by compaction' } },
       additionalProperties: false,
       default: {},
     },
     loop_guard: {
       type: 'object',
+      description: 'identical tool calls within one turn',
       properties: {
         warn_threshold: { type: 'integer', minimum: 1, default: 3, description: 'identical tool call that first runs with a warning' },
         block_threshold: { type: 'integer', minimum: 1, default: 5, description: 'identical tool call that is no longer run' },
@@ -30,3 +34,5 @@ export const agentsConfigSchema = {
   additionalProperties: false,
   default: {},
 } as const;
+
+export type AgentsConfig = FromSchema<typeof agentsConfigSchema, { keepDefaultedPropertiesOptional: false }>;

@@ -1,12 +1,13 @@
-/** Everything the routes need, built once per module instance in register(). */
+/** Everything the routes need, built once per module copy in register(). */
 import type { ModuleContext } from '@talon/module-sdk';
-import type { SessionStore } from '../api.ts';
+import type { SessionStore } from '@talon/agents';
+import type { AgentsConfig } from './config.ts';
 import type { AgentStore } from './registry.ts';
 import type { SessionService } from './sessions.ts';
 import type { Runner } from './runner.ts';
 import type { UploadStore } from './uploads.ts';
 import type { TraceStore } from './traces.ts';
-import type { AgentsConfig, LoopDeps } from './loop.ts';
+import type { AgentViews } from './views.ts';
 
 export interface AgentServices {
   ctx: ModuleContext<AgentsConfig>;
@@ -16,5 +17,5 @@ export interface AgentServices {
   runner: Runner;
   uploads: UploadStore;
   traces: TraceStore;
-  loop: LoopDeps;
+  views: AgentViews;
 }

@@ -4,8 +4,8 @@
  * message, alternating roles starting with the user, and adjacent text
  * blocks merged (message rule 4).
  */
-import type { ChatMessage, ContentBlock } from '../../llm/api.ts';
-import type { StoredMessage } from '../api.ts';
+import type { ChatMessage, ContentBlock } from '@talon/llm';
+import type { StoredMessage } from '@talon/agents';
 
 export const NOT_RUN_RESULT = 'Tool call not completed: the turn ended before it ran.';
 

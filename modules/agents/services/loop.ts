@@ -6,35 +6,29 @@
  */
 import type { Logger } from 'pino';
 import { HttpError } from '@talon/module-sdk';
-import type { AgentRecord, ModelCallContext, ToolCallInfo, ToolDefinition, ToolOutput, TurnEvent, TurnRequest, TurnResult, agentHooks } from '../api.ts';
-import type { CompletionRequest, CompletionResult, ContentBlock, LlmService, ModelRef } from '../../llm/api.ts';
-import type { CatalogService } from '../../catalog/api.ts';
-import type { HookRef } from '@talon/module-sdk';
+import type { AgentRecord, ToolDefinition, ToolOutput, TurnEvent, TurnInfo, TurnRequest, TurnResult } from '@talon/agents';
+import type { CatalogService } from '@talon/catalog';
+import type { CompletionResult, ContentBlock, LlmService } from '@talon/llm';
+import type { AgentsConfig } from './config.ts';
+import type { AgentHooks } from './hooks.ts';
 import { extraNumber } from './manifest.ts';
 import type { AgentStore } from './registry.ts';
 import type { SessionService } from './sessions.ts';
 import type { UploadStore } from './uploads.ts';
 import type { TraceStore, TurnStep } from './traces.ts';
-import { LoopGuard, type LoopGuardConfig } from './loop-guard.ts';
+import type { ToolRunner } from './tool-runner.ts';
+import { LoopGuard } from './loop-guard.ts';
 import { NOT_RUN_RESULT, mergeText, textOf, toChat } from './history.ts';
 import { attachmentBlocks } from './attachments.ts';
-import { allowedTools, findTool } from './tools.ts';
-
-export type AgentHooks = typeof agentHooks extends HookRef<infer T> ? T : never;
-
-export interface AgentsConfig {
-  max_iterations: number;
-  max_history_messages: number;
-  upload_max_bytes: number;
-  compaction: { keep_recent: number };
-  loop_guard: LoopGuardConfig;
-}
+import { costOf, llmFailure, modelRef, streamModel } from './model.ts';
+import { findTool } from './tools.ts';
 
 export interface LoopDeps {
   registry: AgentStore;
   sessions: SessionService;
   uploads: UploadStore;
   traces: TraceStore;
+  tools: ToolRunner;
   llm: LlmService;
   catalog: () => CatalogService | undefined;
   hooks: () => AgentHooks;
@@ -50,66 +44,212 @@ export interface TurnState {
   interrupted: boolean;
 }
 
-/** The model reference a call for this agent goes to (manifest overrides included). */
-export function modelRef(agent: AgentRecord): ModelRef {
-  const ref: ModelRef = { provider: agent.model.provider, model: agent.model.model };
-  if (agent.manifest.model.base_url) ref.baseUrl = agent.manifest.model.base_url;
-  if (agent.manifest.model.api_key_env) ref.apiKeyEnv = agent.manifest.model.api_key_env;
-  return ref;
+type ToolUse = Extract<ContentBlock, { type: 'tool_use' }>;
+type Outcome = { kind: 'ok'; text: string } | { kind: 'stopped' | 'interrupted' };
+
+export function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId: string }, turn: TurnState, emit: (event: TurnEvent) => void): Promise<TurnResult> {
+  return new Turn(deps, request, turn, emit).run();
 }
 
-/** LLM module errors → client statuses. Checked by name: each module bundles its own copy of the classes. */
-export function llmFailure(err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
-  const e = err as { name?: string; message?: string; status?: number };
-  if (e?.name === 'LlmRefusedError' && typeof e.status === 'number') return new HttpError(e.status, e.message ?? 'LLM call refused');
-  if (e?.name === 'LlmError') return new HttpError(502, `LLM provider error: ${e.message}`);
-  return new HttpError(500, `agent loop failure: ${e?.message ?? String(err)}`);
-}
+/** The state of one running turn: what it counted, traced and said so far. */
+class Turn {
+  private readonly started = Date.now();
+  private readonly stats = { iterations: 0, input: 0, output: 0, cost: 0 };
+  private readonly steps: TurnStep[] = [];
+  private readonly notices: string[] = [];
+  private readonly texts: string[] = [];
+  private readonly hooks: AgentHooks;
+  private readonly config: AgentsConfig;
+  private readonly signal: AbortSignal;
+  private readonly info: TurnInfo;
+  private agent: AgentRecord;
 
-export async function runLoop(
-  deps: LoopDeps,
-  request: TurnRequest & { sessionId: string },
-  turn: TurnState,
-  emit: (event: TurnEvent) => void,
-): Promise<TurnResult> {
-  const started = Date.now();
-  const startedAt = new Date(started).toISOString();
-  const hooks = deps.hooks();
-  const config = deps.config();
-  const signal = turn.controller.signal;
-  let agent = deps.registry.require(request.agentId);
-  const sessionId = request.sessionId;
-  const info = { agent, sessionId, turnId: turn.id, message: request.message };
-  const stats = { iterations: 0, input: 0, output: 0, cost: 0 };
-  const steps: TurnStep[] = [];
-  const notices: string[] = [];
-  const texts: string[] = [];
+  constructor(
+    private readonly deps: LoopDeps,
+    private readonly request: TurnRequest & { sessionId: string },
+    private readonly turn: TurnState,
+    private readonly emit: (event: TurnEvent) => void,
+  ) {
+    this.hooks = deps.hooks();
+    this.config = deps.config();
+    this.signal = turn.controller.signal;
+    this.agent = deps.registry.require(request.agentId);
+    this.info = { agent: this.agent, sessionId: request.sessionId, turnId: turn.id, message: request.message };
+  }
 
-  const finish = (outcome: string, response: string, error?: string): TurnResult => {
+  async run(): Promise<TurnResult> {
+    try {
+      await this.open();
+      const extra = this.agent.manifest.extra;
+      const maxIterations = extraNumber(extra, 'autonomous', 'max_iterations') ?? this.config.max_iterations;
+      const maxHistory = extraNumber(extra, undefined, 'max_history_messages') ?? this.config.max_history_messages;
+      const guard = new LoopGuard(this.config.loop_guard);
+      for (;;) {
+        if (this.signal.aborted) return this.done({ kind: 'stopped' });
+        if (this.stats.iterations >= maxIterations)
+          throw new HttpError(500, `agent loop failure: reached the iteration cap (${maxIterations}) without a final answer`);
+        const outcome = await this.iterate(guard, maxHistory);
+        if (outcome) return this.done(outcome);
+      }
+    } catch (err) {
+      const failure = llmFailure(err);
+      this.finish('error', this.texts.join('\n\n'), failure.message);
+      this.emit({ type: 'error', message: failure.message, status: failure.statusCode });
+      throw failure;
+    }
+  }
+
+  /** Turn hooks, then the user message (with its attachments) joins the session and the turn is announced. */
+  private async open(): Promise<void> {
+    const { request, deps } = this;
+    this.hooks.messageReceived.call(this.info);
+    const refusal = await this.hooks.beforeTurn.promise(this.info);
+    if (refusal) throw new HttpError(refusal.status, refusal.error);
+    const fileIds = (request.attachments ?? []).map((a) => a.file_id);
+    const userBlocks = mergeText([
+      ...(request.message ? [{ type: 'text' as const, text: request.message }] : []),
+      ...(fileIds.length ? await attachmentBlocks(this.agent.id, fileIds, deps.uploads, deps.log) : []),
+      ...(request.images ?? []).map((img) => ({ type: 'image' as const, mediaType: img.mediaType, data: img.data })),
+    ]);
+    const plainText = userBlocks.length === 1 && userBlocks[0].type === 'text';
+    deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks: plainText ? undefined : userBlocks });
+    // Refusals and bad attachments come before this point, so a stream can still answer them with a plain HTTP error.
+    this.emit({ type: 'started', turnId: this.turn.id, agentId: this.agent.id, sessionId: request.sessionId });
+  }
+
+  /** One model call and the tool calls it asked for; an outcome ends the turn. */
+  private async iterate(guard: LoopGuard, maxHistory: number): Promise<Outcome | undefined> {
+    this.stats.iterations++;
+    this.agent = this.deps.registry.get(this.agent.id) ?? this.agent;
+    const tools = this.deps.tools.allowed(this.agent);
+    const step: TurnStep = { iteration: this.stats.iterations, llm_ms: 0, input_tokens: 0, output_tokens: 0, tools: [] };
+    this.steps.push(step);
+    const result = await this.callModel(tools, maxHistory, step);
+    if (!result) return { kind: 'stopped' };
+    const text = textOf(result.content);
+    const uses = result.content.filter((b): b is ToolUse => b.type === 'tool_use');
+    if (text) this.texts.push(text);
+    if (result.content.length) {
+      this.deps.sessions.append(this.request.sessionId, { role: 'Assistant', content: text, blocks: uses.length ? result.content : undefined });
+    }
+    if (!uses.length) return { kind: 'ok', text };
+    await this.runTools(uses, tools, guard, step);
+    if (this.signal.aborted) return { kind: 'stopped' };
+    if (this.turn.interrupted) return { kind: 'interrupted' };
+    return undefined;
+  }
+
+  /** The streamed model call, counted into the turn; undefined when a stop aborted it. */
+  private async callModel(tools: ToolDefinition[], maxHistory: number, step: TurnStep): Promise<CompletionResult | undefined> {
+    const { deps, request, agent } = this;
+    const row = deps.sessions.get(request.sessionId);
+    const messages = toChat(deps.sessions.messages(request.sessionId), row?.summary, maxHistory);
+    const call = await this.hooks.beforeModelCall.promise({ agent, sessionId: request.sessionId, userMessage: request.message, system: agent.systemPrompt });
+    const started = Date.now();
+    let result: CompletionResult;
+    try {
+      const schemas = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+      result = await streamModel(
+        deps.llm,
+        modelRef(agent),
+        {
+          system: call.system,
+          messages,
+          tools: schemas,
+          maxTokens: request.maxTokens ?? agent.manifest.model.max_tokens,
+          temperature: request.temperature ?? agent.manifest.model.temperature,
+          signal: this.signal,
+          meta: { agentId: agent.id, sessionId: request.sessionId, purpose: 'turn' },
+        },
+        this.emit,
+      );
+    } catch (err) {
+      if (this.signal.aborted) return undefined;
+      throw llmFailure(err);
+    }
+    step.llm_ms = Date.now() - started;
+    step.input_tokens = result.usage.inputTokens;
+    step.output_tokens = result.usage.outputTokens;
+    this.stats.input += result.usage.inputTokens;
+    this.stats.output += result.usage.outputTokens;
+    this.stats.cost += costOf(deps.llm, deps.catalog(), modelRef(agent), result);
+    this.emit({ type: 'llm_done', usage: result.usage });
+    return result;
+  }
+
+  /** The calls in order, until an interrupt or a stop; every call gets a result in the session, run or not. */
+  private async runTools(uses: ToolUse[], tools: ToolDefinition[], guard: LoopGuard, step: TurnStep): Promise<void> {
+    const results: ContentBlock[] = [];
+    try {
+      for (const use of uses) {
+        if (this.turn.interrupted || this.signal.aborted) break;
+        const output = await this.toolCall(use, tools, guard, step);
+        results.push({ type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError });
+        this.emit({ type: 'tool_result', id: use.id, tool: use.name, input: use.input, content: output.content, isError: Boolean(output.isError) });
+      }
+    } finally {
+      const answered = new Set(results.map((r) => (r.type === 'tool_result' ? r.toolUseId : '')));
+      const notRun: ContentBlock[] = uses
+        .filter((u) => !answered.has(u.id))
+        .map((u) => ({ type: 'tool_result', toolUseId: u.id, content: NOT_RUN_RESULT, isError: true }));
+      this.deps.sessions.append(this.request.sessionId, { role: 'User', content: '', blocks: [...results, ...notRun] });
+    }
+  }
+
+  /** One call: the loop guard's verdict, then the tool (when the agent has it) through the tool runner. */
+  private async toolCall(use: ToolUse, tools: ToolDefinition[], guard: LoopGuard, step: TurnStep): Promise<ToolOutput> {
+    const verdict = guard.check(use.name, use.input);
+    if (verdict.kind === 'stop') throw new HttpError(500, `agent loop failure: ${verdict.message}`);
+    if (verdict.kind === 'block') {
+      step.tools.push({ tool: use.name, ms: 0, is_error: true, verdict: 'blocked' });
+      return { content: verdict.message, isError: true };
+    }
+    const tool = findTool(tools, use.name);
+    if (!tool) {
+      step.tools.push({ tool: use.name, ms: 0, is_error: true, verdict: 'unknown' });
+      return { content: `unknown tool '${use.name}' (not available to this agent)`, isError: true };
+    }
+    const started = Date.now();
+    let output = await this.deps.tools.run({
+      agent: this.agent,
+      tool,
+      input: use.input,
+      sessionId: this.request.sessionId,
+      turnId: this.turn.id,
+      callId: use.id,
+      signal: this.signal,
+      origin: this.request.origin ?? 'http',
+      notifyOwner: (text) => this.notices.push(text),
+    });
+    if (verdict.kind === 'warn') output = { ...output, content: `${output.content}\n\n[LOOP GUARD] ${verdict.message}` };
+    step.tools.push({ tool: tool.name, ms: Date.now() - started, is_error: Boolean(output.isError), verdict: verdict.kind === 'warn' ? 'warned' : 'ran' });
+    return output;
+  }
+
+  /** Records the trace and builds the result. */
+  private finish(outcome: string, response: string, error?: string): TurnResult {
+    const { deps, request, turn, agent, stats } = this;
+    const ms = Date.now() - this.started;
     deps.traces.record({
       turn_id: turn.id,
       agent_id: agent.id,
-      session_id: sessionId,
+      session_id: request.sessionId,
       origin: request.origin ?? 'http',
-      started_at: startedAt,
-      duration_ms: Date.now() - started,
+      started_at: new Date(this.started).toISOString(),
+      duration_ms: ms,
       iterations: stats.iterations,
       input_tokens: stats.input,
       output_tokens: stats.output,
       cost_usd: stats.cost,
       outcome,
       error: error ?? null,
-      steps,
+      steps: this.steps,
     });
-    deps.log.info(
-      { agent_id: agent.id, session_id: sessionId, turn_id: turn.id, outcome, iterations: stats.iterations, ms: Date.now() - started, error },
-      'turn finished',
-    );
+    deps.log.info({ agent_id: agent.id, session_id: request.sessionId, turn_id: turn.id, outcome, iterations: stats.iterations, ms, error }, 'turn finished');
     const result: TurnResult = {
       turnId: turn.id,
       agentId: agent.id,
-      sessionId,
+      sessionId: request.sessionId,
       response,
       inputTokens: stats.input,
       outputTokens: stats.output,
@@ -117,199 +257,20 @@ export async function runLoop(
       costUsd: stats.cost,
       interrupted: outcome === 'interrupted' || outcome === 'stopped',
     };
-    if (notices.length) result.ownerNotice = notices.join('\n\n');
+    if (this.notices.length) result.ownerNotice = this.notices.join('\n\n');
     return result;
-  };
-
-  try {
-    hooks.messageReceived.call(info);
-    const refusal = await hooks.beforeTurn.promise(info);
-    if (refusal) throw new HttpError(refusal.status, refusal.error);
-
-    const userBlocks = mergeText([
-      ...(request.message ? [{ type: 'text' as const, text: request.message }] : []),
-      ...(request.attachments?.length
-        ? await attachmentBlocks(
-            agent.id,
-            request.attachments.map((a) => a.file_id),
-            deps.uploads,
-            deps.log,
-          )
-        : []),
-      ...(request.images ?? []).map((img) => ({ type: 'image' as const, mediaType: img.mediaType, data: img.data })),
-    ]);
-    const plainText = userBlocks.length === 1 && userBlocks[0].type === 'text';
-    deps.sessions.append(sessionId, { role: 'User', content: request.message, blocks: plainText ? undefined : userBlocks });
-    // Refusals and bad attachments come before this point, so a stream can still answer them with a plain HTTP error.
-    emit({ type: 'started', turnId: turn.id, agentId: agent.id, sessionId });
-
-    const guard = new LoopGuard(config.loop_guard);
-    const maxIterations = extraNumber(agent.manifest.extra, 'autonomous', 'max_iterations') ?? config.max_iterations;
-    const maxHistory = extraNumber(agent.manifest.extra, undefined, 'max_history_messages') ?? config.max_history_messages;
-
-    for (;;) {
-      if (signal.aborted) return done('stopped');
-      if (stats.iterations >= maxIterations)
-        throw new HttpError(500, `agent loop failure: reached the iteration cap (${maxIterations}) without a final answer`);
-      stats.iterations++;
-      agent = deps.registry.get(agent.id) ?? agent;
-      const tools = allowedTools(hooks.tools.call([]), agent);
-      const row = deps.sessions.get(sessionId);
-      const messages = toChat(deps.sessions.messages(sessionId), row?.summary, maxHistory);
-      const call: ModelCallContext = await hooks.beforeModelCall.promise({ agent, sessionId, userMessage: request.message, system: agent.systemPrompt });
-      const llmStarted = Date.now();
-      const step: TurnStep = { iteration: stats.iterations, llm_ms: 0, input_tokens: 0, output_tokens: 0, tools: [] };
-      steps.push(step);
-      let result: CompletionResult;
-      try {
-        result = await streamModel(
-          deps.llm,
-          modelRef(agent),
-          {
-            system: call.system,
-            messages,
-            tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
-            maxTokens: request.maxTokens ?? agent.manifest.model.max_tokens,
-            temperature: request.temperature ?? agent.manifest.model.temperature,
-            signal,
-            meta: { agentId: agent.id, sessionId, purpose: 'turn' },
-          },
-          emit,
-        );
-      } catch (err) {
-        if (signal.aborted) return done('stopped');
-        throw llmFailure(err);
-      }
-      step.llm_ms = Date.now() - llmStarted;
-      step.input_tokens = result.usage.inputTokens;
-      step.output_tokens = result.usage.outputTokens;
-      stats.input += result.usage.inputTokens;
-      stats.output += result.usage.outputTokens;
-      stats.cost += costOf(deps, modelRef(agent), result);
-      emit({ type: 'llm_done', usage: result.usage });
-
-      const text = textOf(result.content);
-      const uses = result.content.filter((b): b is Extract<ContentBlock, { type: 'tool_use' }> => b.type === 'tool_use');
-      if (text) texts.push(text);
-      if (result.content.length) deps.sessions.append(sessionId, { role: 'Assistant', content: text, blocks: uses.length ? result.content : undefined });
-      if (!uses.length) return done('ok', text);
-
-      const results: ContentBlock[] = [];
-      try {
-        for (const use of uses) {
-          if (turn.interrupted || signal.aborted) break;
-          const verdict = guard.check(use.name, use.input);
-          if (verdict.kind === 'stop') throw new HttpError(500, `agent loop failure: ${verdict.message}`);
-          let output: ToolOutput;
-          const t0 = Date.now();
-          const tool = findTool(tools, use.name);
-          if (verdict.kind === 'block') {
-            output = { content: verdict.message, isError: true };
-            step.tools.push({ tool: use.name, ms: 0, is_error: true, verdict: 'blocked' });
-          } else if (!tool) {
-            output = { content: `Error: unknown tool '${use.name}' (not available to this agent)`, isError: true };
-            step.tools.push({ tool: use.name, ms: 0, is_error: true, verdict: 'unknown' });
-          } else {
-            output = await runTool(deps, hooks, agent, turn, use, tool, notices);
-            if (verdict.kind === 'warn') output = { ...output, content: `${output.content}\n\n[LOOP GUARD] ${verdict.message}` };
-            step.tools.push({ tool: tool.name, ms: Date.now() - t0, is_error: Boolean(output.isError), verdict: verdict.kind === 'warn' ? 'warned' : 'ran' });
-          }
-          results.push({ type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError });
-          emit({ type: 'tool_result', id: use.id, tool: use.name, input: use.input, content: output.content, isError: Boolean(output.isError) });
-        }
-      } finally {
-        const answered = new Set(results.map((r) => (r.type === 'tool_result' ? r.toolUseId : '')));
-        const notRun: ContentBlock[] = uses
-          .filter((u) => !answered.has(u.id))
-          .map((u) => ({ type: 'tool_result', toolUseId: u.id, content: NOT_RUN_RESULT, isError: true }));
-        deps.sessions.append(sessionId, { role: 'User', content: '', blocks: [...results, ...notRun] });
-      }
-      if (signal.aborted) return done('stopped');
-      if (turn.interrupted) return done('interrupted');
-    }
-  } catch (err) {
-    const failure = llmFailure(err);
-    finish('error', texts.join('\n\n'), failure.message);
-    emit({ type: 'error', message: failure.message, status: failure.statusCode });
-    throw failure;
   }
 
-  function done(outcome: string, finalText?: string): TurnResult {
-    const response = outcome === 'ok' ? (finalText ?? '') : texts.join('\n\n');
-    const result = finish(outcome, response);
-    if (result.ownerNotice) emit({ type: 'owner_notice', text: result.ownerNotice });
-    emit({ type: 'done', result });
-    const record = { ...info, agent, result, exchange: { user: request.message, assistant: response } };
+  /** A turn that ended without an error: result, last events, and afterTurn off the request path. */
+  private done(outcome: Outcome): TurnResult {
+    const response = outcome.kind === 'ok' ? outcome.text : this.texts.join('\n\n');
+    const result = this.finish(outcome.kind, response);
+    if (result.ownerNotice) this.emit({ type: 'owner_notice', text: result.ownerNotice });
+    this.emit({ type: 'done', result });
+    const record = { ...this.info, agent: this.agent, result, exchange: { user: this.request.message, assistant: response } };
     setImmediate(() => {
-      hooks.afterTurn.promise(record).catch((err: unknown) => deps.log.error({ err, turn_id: turn.id }, 'afterTurn hook failed'));
+      this.hooks.afterTurn.promise(record).catch((err: unknown) => this.deps.log.error({ err, turn_id: this.turn.id }, 'afterTurn hook failed'));
     });
     return result;
   }
-}
-
-async function runTool(
-  deps: LoopDeps,
-  hooks: AgentHooks,
-  agent: AgentRecord,
-  turn: TurnState,
-  use: { id: string; name: string; input: Record<string, unknown> },
-  tool: ToolDefinition,
-  notices: string[],
-): Promise<ToolOutput> {
-  const call: ToolCallInfo = {
-    agent,
-    sessionId: turn.sessionId,
-    turnId: turn.id,
-    callId: use.id,
-    tool: tool.name,
-    input: use.input,
-    workspace: agent.workspace,
-  };
-  // The kernel skips a failing tap (logged), so these hooks never reject.
-  await hooks.beforeToolCall.promise(call);
-  const started = Date.now();
-  let output: ToolOutput;
-  try {
-    output = await tool.execute(use.input, {
-      agent,
-      sessionId: turn.sessionId,
-      turnId: turn.id,
-      callId: use.id,
-      workspace: agent.workspace,
-      signal: turn.controller.signal,
-      log: deps.log.child({ agent_id: agent.id, tool: tool.name }),
-      notifyOwner: (text) => notices.push(text),
-    });
-  } catch (err) {
-    output = { content: `Error: ${(err as Error).message}`, isError: true };
-  }
-  await hooks.afterToolCall.promise({ ...call, output, ms: Date.now() - started });
-  return output;
-}
-
-/** USD cost of a call from catalogue prices (0 without a catalog or for an unpriced model). */
-function costOf(deps: LoopDeps, ref: ModelRef, result: CompletionResult): number {
-  const catalog = deps.catalog();
-  if (!catalog) return 0;
-  const { inputTokens, outputTokens } = result.usage;
-  const direct = catalog.cost(result.provider, result.model, inputTokens, outputTokens);
-  if (direct > 0) return direct;
-  // Providers answer with dated model names the catalogue may not list: price the model that was asked for.
-  const target = deps.llm.resolve(ref);
-  return target.provider === result.provider ? catalog.cost(target.provider, target.model, inputTokens, outputTokens) : 0;
-}
-
-/** One streamed model call; text deltas and finished tool calls are reported as they come. */
-async function streamModel(
-  llm: LlmService,
-  ref: ModelRef,
-  request: Omit<CompletionRequest, 'model'>,
-  emit: (event: TurnEvent) => void,
-): Promise<CompletionResult> {
-  for await (const event of llm.stream(ref, request)) {
-    if (event.type === 'text_delta') emit({ type: 'text_delta', content: event.text });
-    else if (event.type === 'tool_use_end') emit({ type: 'tool_use', id: event.id, tool: event.name, input: event.input });
-    else if (event.type === 'done') return event.result;
-  }
-  throw new HttpError(502, 'LLM provider error: the stream ended without a final result');
 }

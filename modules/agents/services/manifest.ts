@@ -5,7 +5,7 @@
  */
 import { parse } from 'smol-toml';
 import { badRequest } from '@talon/module-sdk';
-import type { AgentManifest } from '../api.ts';
+import type { AgentManifest } from '@talon/agents';
 
 type Table = Record<string, unknown>;
 

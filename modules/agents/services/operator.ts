@@ -1,9 +1,9 @@
 /**
- * The stand-in agent of POST /api/tools/{name}/invoke without agent_id. Only
- * tools marked requiresAgent: false run with it (agent_list); it has no
+ * The stand-in agent of a direct tool invocation without an agent. Only
+ * tools marked requiresAgent: false run as it (agent_list); it has no
  * workspace and no capabilities, so anything that checks them refuses.
  */
-import type { AgentRecord } from '../../agents/api.ts';
+import type { AgentRecord } from '@talon/agents';
 
 const NIL = '00000000-0000-0000-0000-000000000000';
 

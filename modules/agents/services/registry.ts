@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { badRequest, conflict, notFound, prepared } from '@talon/module-sdk';
-import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState } from '../api.ts';
-import type { CatalogService } from '../../catalog/api.ts';
+import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState } from '@talon/agents';
+import type { CatalogService } from '@talon/catalog';
 import { DEFAULT_SYSTEM_PROMPT, list, parseManifest } from './manifest.ts';
 import type { SessionService } from './sessions.ts';
 

@@ -4,11 +4,8 @@
  * the caller and to attach subscribers. The loop itself is in loop.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { badRequest, conflict } from '@talon/module-sdk';
-import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '../api.ts';
-import type { AgentStore } from './registry.ts';
-import type { SessionService } from './sessions.ts';
+import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import { runLoop, type LoopDeps, type TurnState } from './loop.ts';
 
 export type TurnListener = Parameters<AgentRunner['subscribe']>[1];
@@ -20,12 +17,6 @@ interface Turn extends TurnState {
   active: boolean;
 }
 
-export interface RunnerDeps extends LoopDeps {
-  registry: AgentStore;
-  sessions: SessionService;
-  log: Logger;
-}
-
 export class Runner implements AgentRunner {
   private readonly turns = new Map<string, Turn>();
   /** Tail of each session's queue: a turn starts when the previous one settled. */
@@ -34,7 +25,7 @@ export class Runner implements AgentRunner {
   private readonly pendingInterrupts = new Set<string>();
   private readonly listeners = new Map<string, Set<TurnListener>>();
 
-  constructor(private readonly deps: RunnerDeps) {}
+  constructor(private readonly deps: LoopDeps) {}
 
   async run(request: TurnRequest, onEvent?: (event: TurnEvent) => void): Promise<TurnResult> {
     const agent = this.deps.registry.require(request.agentId);

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { conflict, notFound, prepared } from '@talon/module-sdk';
-import type { StoredMessage } from '../api.ts';
-import type { ContentBlock } from '../../llm/api.ts';
+import type { StoredMessage } from '@talon/agents';
+import type { ContentBlock } from '@talon/llm';
 
 export interface SessionRow {
   id: string;

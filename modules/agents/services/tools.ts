@@ -1,20 +1,20 @@
 /**
- * The tools an agent may use: every ToolDefinition contributed through the
- * agentHooks.tools waterfall, filtered by the agent's tool list ('*' = all;
- * a name may be the tool's name or one of its aliases).
+ * Tool lookup rules shared by the loop and direct invocation: a tool is found
+ * by its name, then by an alias; an agent's tool list grants it by '*', its
+ * name or one of its aliases.
  */
-import { grantsTool, type AgentRecord, type ToolDefinition } from '../api.ts';
+import type { ToolDefinition } from '@talon/agents';
 
-export function allowedTools(all: readonly ToolDefinition[], agent: AgentRecord): ToolDefinition[] {
-  return dedupe(all.filter((t) => grantsTool(agent.tools, t)));
+export function grants(agentTools: readonly string[], tool: Pick<ToolDefinition, 'name' | 'aliases'>): boolean {
+  return agentTools.includes('*') || agentTools.includes(tool.name) || (tool.aliases ?? []).some((a) => agentTools.includes(a));
 }
 
-/** A tool by the name the model used (its name or an alias). */
 export function findTool(tools: readonly ToolDefinition[], name: string): ToolDefinition | undefined {
   return tools.find((t) => t.name === name) ?? tools.find((t) => (t.aliases ?? []).includes(name));
 }
 
-function dedupe(tools: readonly ToolDefinition[]): ToolDefinition[] {
+/** The first contribution of a name wins. */
+export function dedupe(tools: readonly ToolDefinition[]): ToolDefinition[] {
   const seen = new Set<string>();
   return tools.filter((t) => !seen.has(t.name) && seen.add(t.name));
 }

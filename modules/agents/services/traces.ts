@@ -1,9 +1,9 @@
-import { prepared } from '@talon/module-sdk';
 /**
  * Finished turns in agents_turns: the source of GET …/traces, …/metrics
  * and …/logs.
  */
 import type { Database } from 'better-sqlite3';
+import { prepared } from '@talon/module-sdk';
 
 export interface ToolStep {
   tool: string;

@@ -1,12 +1,12 @@
-import { prepared } from '@talon/module-sdk';
 /**
- * Uploaded files: bytes under ctx.paths.uploads, metadata in agents_uploads.
+ * Uploaded files: bytes in the module's data folder (uploads/), metadata in agents_uploads.
  * Messages reference them by file_id (attachments).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { prepared } from '@talon/module-sdk';
 
 export interface UploadRow {
   id: string;
@@ -19,20 +19,23 @@ export interface UploadRow {
 }
 
 export class UploadStore {
+  /** `root` gives the folder; asked on first save, since register() does no I/O. */
   constructor(
     private readonly db: Database,
-    private readonly root: string,
+    private readonly root: () => string,
   ) {}
 
   save(agentId: string, filename: string, contentType: string, data: Buffer): UploadRow {
     const id = randomUUID();
+    const root = this.root();
+    mkdirSync(root, { recursive: true });
     const row: UploadRow = {
       id,
       agent_id: agentId,
       filename: path.basename(filename) || 'upload',
       content_type: contentType || 'application/octet-stream',
       size: data.length,
-      path: path.join(this.root, id),
+      path: path.join(root, id),
       created_at: new Date().toISOString(),
     };
     writeFileSync(row.path, data);

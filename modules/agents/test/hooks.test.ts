@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { json, readSse, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
+import type { AgentTools } from '@talon/agents';
 import type { Probe } from './fixtures/hooks-probe-module/index.ts';
 
 describe('agents: hooks', () => {
@@ -8,7 +9,7 @@ describe('agents: hooks', () => {
   let probe: Probe;
   before(async () => {
     env = await startEnv({ echo: true, modules: ['hooks-probe'] });
-    probe = env.k.kernel.services.current('probe.records') as Probe;
+    probe = env.k.kernel.services.view<Probe>('hooks-probe.records');
   });
   after(() => stopEnv(env));
 
@@ -44,12 +45,39 @@ describe('agents: hooks', () => {
 
   test('an LLM refusal (LlmRefusedError) reaches the client with its status', async () => {
     const { agent_id } = await spawn(env.k, 'quota');
-    probe.refuseLlm = { status: 429, error: 'hourly token quota exceeded' };
+    probe.refuseNextLlmCall({ status: 429, error: 'hourly token quota exceeded' });
     const res = await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'x' } });
     assert.equal(res.status, 429);
     assert.match((await json(res)).error as string, /hourly token quota exceeded/);
-    probe.refuseLlm = { status: 429, error: 'hourly token quota exceeded' };
+    probe.refuseNextLlmCall({ status: 429, error: 'hourly token quota exceeded' });
     const events = await readSse(await env.k.request(`/api/agents/${agent_id}/message/stream`, { method: 'POST', json: { message: 'x' } }));
     assert.deepEqual(events.at(-1), { event: 'error', data: { error: 'hourly token quota exceeded', status: 429 } });
+  });
+
+  test('a direct invocation (agents.tools) runs the tool the way the loop does: grant, input check, hooks around it', async () => {
+    const tools = env.k.kernel.services.view<AgentTools>('agents.tools');
+    const { agent_id } = await spawn(env.k, 'invoked');
+    const signal = new AbortController().signal;
+    probe.events.length = 0;
+    const result = await tools.invoke({ tool: 'say', input: { text: 'hi' }, agentId: agent_id, signal, origin: 'test' });
+    assert.deepEqual(result, { tool: 'echo', output: { content: 'echo: hi' }, ownerNotices: [] });
+    assert.deepEqual(probe.events, ['beforeToolCall:echo', 'afterToolCall:echo:echo: hi']);
+    const notice = await tools.invoke({ tool: 'notify_owner', input: { reason: 'r', summary: 's' }, agentId: agent_id, signal, origin: 'test' });
+    assert.deepEqual(notice.ownerNotices, ['[NOTIFY] r: s']);
+    const status = (request: Parameters<AgentTools['invoke']>[0]) =>
+      tools.invoke(request).then(
+        () => 200,
+        (err: { statusCode: number }) => err.statusCode,
+      );
+    probe.events.length = 0;
+    assert.equal(await status({ tool: 'echo', input: { text: 1 }, agentId: agent_id, signal, origin: 'test' }), 400, 'input against the schema');
+    assert.equal(await status({ tool: 'echo', input: {}, signal, origin: 'test' }), 400, 'a tool that needs an agent');
+    assert.equal(await status({ tool: 'nothing', input: {}, agentId: agent_id, signal, origin: 'test' }), 404);
+    assert.equal(await status({ tool: 'echo', input: {}, agentId: '00000000-0000-4000-8000-000000000000', signal, origin: 'test' }), 404);
+    const res = await env.k.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "no-echo"\n[capabilities]\ntools = ["slow"]\n' } });
+    const limited = (await json<{ agent_id: string }>(res)).agent_id;
+    probe.events.length = 0;
+    assert.equal(await status({ tool: 'echo', input: {}, agentId: limited, signal, origin: 'test' }), 403);
+    assert.deepEqual(probe.events, [], 'a refused call runs no hook');
   });
 });

@@ -18,7 +18,7 @@ describe('agents: interrupt and stop', () => {
   const sessionOf = async (id: string) => (await json<{ session_id: string }>(await env.k.request(`/api/agents/${id}`))).session_id;
   /** Resolves once the model asked for `tool` in a turn of the agent (the tool starts right after). */
   const toolRequested = (id: string, tool: string) => {
-    const runner = env.k.kernel.services.current('agents.runner') as { subscribe(id: string, fn: (e: { type: string; tool?: string }) => void): () => void };
+    const runner = env.k.kernel.services.view('agents.runner') as { subscribe(id: string, fn: (e: { type: string; tool?: string }) => void): () => void };
     return new Promise<void>((resolve) => {
       const off = runner.subscribe(id, (e) => {
         if (e.type === 'tool_use' && e.tool === tool) {

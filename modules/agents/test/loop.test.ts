@@ -72,6 +72,16 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.match(String(second.messages.find((m) => m.role === 'tool')!.content), /unknown tool 'fail'/);
   });
 
+  test('input that does not match the tool schema is an error result naming the problem; the tool does not run', async () => {
+    const { agent_id } = await spawn(env.k, 'sloppy');
+    env.fake.enqueue({ toolCalls: [{ name: 'echo', input: { text: 42 } }] }, { text: 'fixed' });
+    const before = env.fake.requests.length;
+    const reply = await json(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'go' } }));
+    assert.equal(reply.response, 'fixed');
+    const result = String((env.fake.requests[before + 1].body as Sent).messages.find((m) => m.role === 'tool')!.content);
+    assert.equal(result, "Error: invalid input for tool 'echo': 'text' must be string");
+  });
+
   test('a throwing tool becomes an error result, not a failed turn', async () => {
     const { agent_id } = await spawn(env.k, 'failer');
     env.fake.enqueue({ toolCalls: [{ name: 'fail', input: {} }] }, { text: 'it failed' });

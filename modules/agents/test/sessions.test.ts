@@ -177,7 +177,7 @@ describe('agents: sessions', () => {
     }
     assert.equal((await env.k.request('/api/agents/00000000-0000-4000-8000-000000000000/attach')).status, 404);
     // A subscriber that goes away unsubscribes.
-    const runner = env.k.kernel.services.current('agents.runner') as { listenerCount(id: string): number };
+    const runner = env.k.kernel.services.view('agents.runner') as { listenerCount(id: string): number };
     assert.equal(runner.listenerCount(agent_id), 0);
     const controller = new AbortController();
     await env.k.request(`/api/agents/${agent_id}/attach`, { signal: controller.signal });

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChatMessage } from '../../llm/api.ts';
+import type { ChatMessage } from '@talon/llm';
 import { NOT_RUN_RESULT, repair, toChat } from '../services/history.ts';
 import { canonicalJson, LoopGuard } from '../services/loop-guard.ts';
 import { redactDeep, redactText } from '../services/redact.ts';

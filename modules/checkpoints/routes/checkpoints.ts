@@ -34,10 +34,10 @@ function clientWorkDir(value: string): string {
   return canonicalDir(value);
 }
 
-export function checkpointRoutes(app: Routes, manager: () => CheckpointManager): void {
+export function checkpointRoutes(app: Routes, manager: CheckpointManager): void {
   app.post('/api/checkpoints/restore', { schema: restoreSchema }, async (request) => {
     const { working_dir, commit } = request.body;
-    const result = await manager().restore(clientWorkDir(working_dir), commit);
+    const result = await manager.restore(clientWorkDir(working_dir), commit);
     request.log.info(
       { workDir: result.working_dir, commit: result.commit, files: result.restored.length, safety: result.safety_snapshot },
       'checkpoint restored',
@@ -47,6 +47,6 @@ export function checkpointRoutes(app: Routes, manager: () => CheckpointManager):
 
   app.get('/api/checkpoints', { schema: listSchema }, async (request) => {
     const page = readPage(request.query, { limit: 50, max: 500 });
-    return manager().list(clientWorkDir(request.query.working_dir), page);
+    return manager.list(clientWorkDir(request.query.working_dir), page);
   });
 }

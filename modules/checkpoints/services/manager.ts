@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { HttpError } from '@talon/module-sdk';
 import type { Logger } from 'pino';
-import type { ToolCallInfo } from '../../agents/api.ts';
+import type { ToolCallInfo } from '@talon/agents';
 import { locate } from './shadow.ts';
 import { groupTargets, SNAPSHOT_TOOLS, toolPaths } from './targets.ts';
 import { TouchedPaths } from './touched.ts';
@@ -18,6 +18,16 @@ export interface CheckpointSettings {
   maxFileBytes: number;
 }
 
+export interface ManagerDeps {
+  /** Where the shadow repositories live; asked on first use, since the module's register() does no I/O. */
+  root: () => string;
+  db: Database;
+  log: Logger;
+  settings: () => CheckpointSettings;
+  /** The paths an apply_patch text names (the tools module's parser; none when it is not loaded). */
+  patchPaths: (patch: string) => string[];
+}
+
 /** A restore is a client request, not on a tool's path: a generous fixed bound. */
 const RESTORE_DEADLINE_MS = 60_000;
 
@@ -26,14 +36,11 @@ export class CheckpointManager {
   private readonly touched: TouchedPaths;
   private readonly queues = new SerialQueues();
   private readonly index = new IndexMirror();
+  private readonly log: Logger;
 
-  constructor(
-    private readonly root: string,
-    db: Database,
-    private readonly log: Logger,
-    private readonly settings: () => CheckpointSettings,
-  ) {
-    this.touched = new TouchedPaths(db);
+  constructor(private readonly deps: ManagerDeps) {
+    this.touched = new TouchedPaths(deps.db);
+    this.log = deps.log;
   }
 
   /**
@@ -46,7 +53,7 @@ export class CheckpointManager {
     // No workspace, no snapshot (the file tools refuse to run without one).
     if (!SNAPSHOT_TOOLS.has(call.tool) || !call.workspace) return;
     try {
-      const groups = groupTargets(call.workspace, toolPaths(call.tool, call.input));
+      const groups = groupTargets(call.workspace, toolPaths(call.tool, call.input, this.deps.patchPaths));
       await Promise.all(
         groups.map(({ workDir, paths }) =>
           this.snapshot(workDir, paths, { tool: call.tool, agentId: call.agent.id, sessionId: call.sessionId, paths }).catch((err: unknown) => {
@@ -70,8 +77,8 @@ export class CheckpointManager {
    */
   async snapshot(workDir: string, paths: readonly string[], meta: CheckpointMeta): Promise<string | null> {
     this.touched.record(workDir, paths);
-    const { snapshotTimeoutMs, maxFileBytes } = this.settings();
-    const location = locate(this.root, workDir);
+    const { snapshotTimeoutMs, maxFileBytes } = this.deps.settings();
+    const location = locate(this.deps.root(), workDir);
     return this.queue(location, snapshotTimeoutMs, (signal) =>
       takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }),
     );
@@ -79,8 +86,8 @@ export class CheckpointManager {
 
   /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes, 503 past the deadline). */
   async restore(workDir: string, commit: string): Promise<RestoreResult> {
-    const location = locate(this.root, workDir);
-    const { maxFileBytes } = this.settings();
+    const location = locate(this.deps.root(), workDir);
+    const { maxFileBytes } = this.deps.settings();
     try {
       return await this.queue(location, RESTORE_DEADLINE_MS, (signal) =>
         restoreCheckpoint(location, commit, { maxFileBytes, log: this.log, signal, index: this.index }),
@@ -105,7 +112,7 @@ export class CheckpointManager {
   }
 
   list(workDir: string, page: { limit: number; offset: number }): Promise<CheckpointEntry[]> {
-    return listCheckpoints(locate(this.root, workDir), page);
+    return listCheckpoints(locate(this.deps.root(), workDir), page);
   }
 
   /** Module stop: aborts queued and running jobs and waits for them. */

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { isInside } from '@talon/module-sdk';
 import { canonicalDir } from './shadow.ts';
-import { patchPaths } from '../../tools/api.ts';
 
 /** The tools whose calls are snapshotted. */
 export const SNAPSHOT_TOOLS: ReadonlySet<string> = new Set(['file_write', 'apply_patch']);
@@ -16,8 +15,8 @@ export interface TargetGroup {
   paths: string[];
 }
 
-/** The raw target paths a call names (as the model wrote them). */
-export function toolPaths(tool: string, input: Record<string, unknown>): string[] {
+/** The raw target paths a call names (as the model wrote them); `patchPaths` reads an apply_patch text. */
+export function toolPaths(tool: string, input: Record<string, unknown>, patchPaths: (patch: string) => string[]): string[] {
   if (tool === 'file_write') return typeof input.path === 'string' && input.path ? [input.path] : [];
   if (tool === 'apply_patch') return typeof input.patch === 'string' ? patchPaths(input.patch) : [];
   return [];

@@ -46,7 +46,7 @@ test('file_write and apply_patch in real agent turns are checkpointed and restor
   assert.equal(spawned.status, 201, await spawned.clone().text());
   const { agent_id: agentId } = (await spawned.json()) as { agent_id: string };
   const workspace = path.join(k.home, 'workspaces', agentId);
-  const shadow = path.join(k.home, 'checkpoints', hashName(workspace));
+  const shadow = path.join(k.home, 'data', 'checkpoints', hashName(workspace));
 
   await turn(agentId, [{ name: 'file_write', input: { path: 'notes/plan.md', content: 'version 1\n' } }]);
   assert.equal(readFileSync(path.join(workspace, 'notes/plan.md'), 'utf8'), 'version 1\n');

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setConfig } from '@talon/module-sdk/testing';
 import { AGENT_ID, SESSION_ID, commitCount, git, hashName, headFiles, startHookKernel, tempDir, type HookKernel } from './support.ts';
 
 let hk: HookKernel;
@@ -38,7 +39,7 @@ describe('shadow repository', () => {
     const ws = workspace();
     writeFileSync(path.join(ws, 'notes.md'), 'v1');
     await fileWrite(ws, 'notes.md', 'v2');
-    const expected = path.join(hk.k.home, 'checkpoints', hashName(ws));
+    const expected = path.join(hk.k.home, 'data', 'checkpoints', hashName(ws));
     assert.match(path.basename(expected), /^[0-9a-f]{16}$/);
     assert.equal(hk.shadowDir(ws), expected);
     for (const entry of ['HEAD', 'objects', 'refs', 'index']) assert.ok(existsSync(path.join(expected, entry)), `${entry} in the shadow folder`);
@@ -291,12 +292,12 @@ describe('failures never block the tool', () => {
     const ws = workspace();
     const shadow = hk.shadowDir(ws);
     writeFileSync(path.join(ws, 'slow.txt'), 'v1');
-    await hk.k.kernel.config.set('checkpoints.snapshot_timeout_ms', 1);
+    await setConfig(hk.k, 'checkpoints.snapshot_timeout_ms', 1);
     let ms: number;
     try {
       ms = await fileWrite(ws, 'slow.txt', 'v2');
     } finally {
-      await hk.k.kernel.config.set('checkpoints.snapshot_timeout_ms', 10000);
+      await setConfig(hk.k, 'checkpoints.snapshot_timeout_ms', 10000);
     }
     assert.ok(ms < 1000, `the hook returned after ${ms} ms`);
     assert.ok(warnings('checkpoint snapshot timed out').length >= 1);

@@ -1,8 +1,7 @@
 /**
- * Test support: a kernel with only the checkpoints module whose
- * beforeToolCall tap is driven directly (the test owns the agents hook
- * catalogue, as the agents module would), plus git inspection helpers that
- * read shadow repositories the way a user would.
+ * Test support: a kernel with the checkpoints module whose beforeToolCall tap
+ * is driven directly (no agent turn, no model), plus git inspection helpers
+ * that read shadow repositories the way a user would.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,7 +10,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { agentHooks, type AgentRecord, type ToolCallInfo } from '../../agents/api.ts';
+import { agentHooks, type AgentRecord, type ToolCallInfo } from '@talon/agents';
 
 export interface LogLine {
   level: number;
@@ -31,20 +30,20 @@ export interface HookKernel {
 export const AGENT_ID = '6f1c2b9e-8a4d-4c3e-9b7a-1d2e3f4a5b6c';
 export const SESSION_ID = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 
-/** `extra` adds modules next to checkpoints (error-envelope, for the {error} bodies of the HTTP tests). */
+/**
+ * Checkpoints with the tools module (its apply_patch parser; it brings the agents module, which owns the hook
+ * catalogue). `extra` adds modules (error-envelope, for the {error} bodies of the HTTP tests).
+ */
 export async function startHookKernel(extra: string[] = []): Promise<HookKernel> {
-  const k = await startTestKernel({ only: ['checkpoints', ...extra], config: 'log_level = "debug"\n' });
+  const k = await startTestKernel({ only: ['checkpoints', 'tools', ...extra], config: 'log_level = "debug"\n' });
   const logs: LogLine[] = [];
-  const unsubscribe = k.kernel.logs.subscribe((line) => logs.push(JSON.parse(line) as LogLine));
-  // Without the agents module, checkpoints still loads (optional dependency): restore and listing work.
-  assert.equal(k.kernel.modules().find((m) => m.id === 'checkpoints')?.state, 'running');
-  assert.equal(k.kernel.hooks.catalogue(agentHooks.id), undefined);
-  // Own the catalogue like the agents module would, then reload so the module taps it.
-  const hooks = k.kernel.hooks.own(agentHooks) as ReturnType<typeof agentHooks.create>;
-  const reloaded = await k.kernel.reloadModule('checkpoints');
-  assert.ok(reloaded.ok, reloaded.error);
-  await k.kernel.settled();
-  assert.equal(hooks.beforeToolCall.taps.length, 1, 'checkpoints taps beforeToolCall');
+  k.kernel.hooks.kernel.log.line.tap('checkpoints-test', (line) => void logs.push(JSON.parse(line) as LogLine));
+  const hooks = k.kernel.hooks.catalogue(agentHooks.id)!.hooks as ReturnType<typeof agentHooks.create>;
+  assert.deepEqual(
+    hooks.beforeToolCall.taps.map((t) => t.name.replace(/#\d+/, '')),
+    ['checkpoints:snapshot'],
+    'checkpoints taps beforeToolCall',
+  );
   return {
     k,
     logs,
@@ -53,11 +52,8 @@ export async function startHookKernel(extra: string[] = []): Promise<HookKernel>
       await hooks.beforeToolCall.promise(toolCall(tool, input, workspace));
       return performance.now() - started;
     },
-    shadowDir: (workDir) => path.join(k.home, 'checkpoints', hashName(realpathSync(workDir))),
-    async stop() {
-      unsubscribe();
-      await k.stop();
-    },
+    shadowDir: (workDir) => path.join(k.home, 'data', 'checkpoints', hashName(realpathSync(workDir))),
+    stop: () => k.stop(),
   };
 }
 

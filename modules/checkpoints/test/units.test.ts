@@ -4,7 +4,6 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { canonicalDir, shadowName } from '../services/shadow.ts';
 import { groupTargets, isExcluded, toolPaths } from '../services/targets.ts';
-import { patchPaths } from '../../tools/api.ts';
 import { checkpointMessage, pathPreview } from '../services/message.ts';
 import { tempDir } from './support.ts';
 
@@ -22,31 +21,13 @@ test('shadow folder name: first 16 hex chars of SHA-256 of the UTF-8 path', () =
   assert.equal(canonicalDir(path.join(scratch, 'link') + '/'), path.join(scratch, 'real'));
 });
 
-test('apply_patch paths: Add, Update (with -> move), Move to, Delete; other lines ignored', () => {
-  const patch = [
-    '*** Begin Patch',
-    '*** Add File: src/new.ts',
-    '+*** Delete File: not-a-header.txt',
-    '*** Update File: src/app.ts',
-    '@@ context',
-    '-old',
-    '+new',
-    '   *** Update File: a b.txt -> dir/c d.txt   ',
-    '@@',
-    '-x',
-    '+y',
-    '*** Update File: m.ts',
-    '*** Move to: n.ts',
-    '@@',
-    '-x',
-    '+y',
-    '*** Delete File: gone.md',
-    '*** End Patch',
-  ].join('\r\n');
-  assert.deepEqual(patchPaths(patch), ['src/new.ts', 'src/app.ts', 'a b.txt', 'dir/c d.txt', 'm.ts', 'n.ts', 'gone.md']);
-  assert.deepEqual(toolPaths('apply_patch', { patch: 42 }), []);
-  assert.deepEqual(toolPaths('file_write', { path: 'x.txt', content: 'y' }), ['x.txt']);
-  assert.deepEqual(toolPaths('file_write', { content: 'y' }), []);
+test('target paths: file_write names its path, apply_patch what the patch parser reads', () => {
+  const parser = (patch: string) => patch.split(',');
+  assert.deepEqual(toolPaths('apply_patch', { patch: 'a.txt,b/c.txt' }, parser), ['a.txt', 'b/c.txt']);
+  assert.deepEqual(toolPaths('apply_patch', { patch: 42 }, parser), []);
+  assert.deepEqual(toolPaths('file_write', { path: 'x.txt', content: 'y' }, parser), ['x.txt']);
+  assert.deepEqual(toolPaths('file_write', { content: 'y' }, parser), []);
+  assert.deepEqual(toolPaths('file_read', { path: 'x.txt' }, parser), []);
 });
 
 test('working directory rule: the workspace, or the folder holding an absolute target outside it', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { openSse, type FastifyReply, type FastifyRequest, type Routes, type SseWriter } from '@talon/module-sdk';
-import type { AgentRegistry, AgentRunner, TurnRequest, TurnResult } from '../../agents/api.ts';
+import type { AgentRegistry, AgentRunner, TurnRequest, TurnResult } from '@talon/agents';
 import { openAiError, toOpenAiError } from '../services/errors.ts';
 import { lastUserTurn, type ChatMessageInput } from '../services/messages.ts';
 import { MODEL_PREFIX, resolveAgent } from '../services/resolve.ts';

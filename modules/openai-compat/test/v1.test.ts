@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startHarness, type Harness } from '../../usage/test/harness.ts';
+import { startHarness, type Harness } from './harness.ts';
 
 const ONLY = ['openai-compat', 'usage', 'agents', 'catalog', 'llm', 'llm-openai', 'error-envelope'];
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -1,5 +1,5 @@
 import { isUuid } from '@talon/module-sdk';
-import type { AgentRecord, AgentRegistry } from '../../agents/api.ts';
+import type { AgentRecord, AgentRegistry } from '@talon/agents';
 
 /** An agent by UUID or by name. */
 export function findAgent(registry: AgentRegistry, idOrName: string): AgentRecord | undefined {

@@ -2,8 +2,8 @@
  * What the built-in tools need from the outside, resolved at call time so a
  * hot reload of the agents or memory module is picked up. Tests pass fakes.
  */
-import type { AgentRegistry, AgentRunner, ToolDefinition } from '../../agents/api.ts';
-import type { KvMemory } from '../../memory/api.ts';
+import type { AgentRegistry, AgentRunner, ToolDefinition } from '@talon/agents';
+import type { KvMemory } from '@talon/memory';
 import type { ToolsConfig } from '../config.ts';
 
 export interface ToolDeps {
@@ -14,7 +14,6 @@ export interface ToolDeps {
   memory(): KvMemory | undefined;
 }
 
-/** A built-in tool; requiresAgent=false marks the few that run without an agent (POST invoke without agent_id). */
-export type BuiltinTool = ToolDefinition & { source: 'builtin'; requiresAgent?: boolean };
+export type BuiltinTool = ToolDefinition & { source: 'builtin' };
 
 export type ToolFactory = (deps: ToolDeps) => BuiltinTool;

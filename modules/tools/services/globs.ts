@@ -5,16 +5,9 @@
  */
 import picomatch from 'picomatch';
 
-const cache = new Map<string, (s: string) => boolean>();
-
+// Compiled on each use (a handful of patterns per tool call), so the module keeps no cache of its own.
 export function globMatch(pattern: string, value: string): boolean {
-  if (pattern === '*') return true;
-  let fn = cache.get(pattern);
-  if (!fn) {
-    fn = picomatch(pattern, { bash: true, dot: true, nocase: false });
-    cache.set(pattern, fn);
-  }
-  return fn(value);
+  return pattern === '*' || picomatch.isMatch(value, pattern, { bash: true, dot: true, nocase: false });
 }
 
 export const anyGlob = (patterns: readonly string[], value: string): boolean => patterns.some((p) => globMatch(p, value));

@@ -11,17 +11,11 @@ export interface InvokePolicy {
   allowlist: string[];
 }
 
-function topLevel(value: unknown): InvokePolicy {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { enabled: false, allowlist: [] };
-  const v = value as Record<string, unknown>;
-  const allowlist = Array.isArray(v.allowlist) ? v.allowlist.filter((x): x is string => typeof x === 'string') : [];
-  return { enabled: v.enabled === true, allowlist };
-}
-
-export function invokePolicy(section: ToolsConfig['invoke'], toolInvoke: unknown): InvokePolicy {
-  const legacy = topLevel(toolInvoke);
-  const ours = { enabled: section.enabled ?? section.allowlist.length > 0, allowlist: section.allowlist };
-  return { enabled: ours.enabled || legacy.enabled, allowlist: [...new Set([...ours.allowlist, ...legacy.allowlist])] };
+export function invokePolicy(config: Pick<ToolsConfig, 'invoke' | 'tool_invoke'>): InvokePolicy {
+  const ours = config.invoke;
+  const legacy = config.tool_invoke;
+  const enabled = (ours.enabled ?? ours.allowlist.length > 0) || legacy.enabled;
+  return { enabled, allowlist: [...new Set([...ours.allowlist, ...legacy.allowlist])] };
 }
 
 /** The 403 text, in the reference's words, or undefined when the tool may be invoked. */

@@ -1,5 +1,5 @@
 import { HttpError } from '@talon/module-sdk';
-import type { ToolOutput } from '../../agents/api.ts';
+import type { ToolOutput } from '@talon/agents';
 
 export const ok = (content: string): ToolOutput => ({ content, isError: false });
 export const fail = (content: string): ToolOutput => ({ content, isError: true });

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'smol-toml';
 import { agentSendTool, MAX_CALL_DEPTH } from '../tools/agent-send.ts';
-import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '../../agents/api.ts';
+import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import { agentSpawnTool } from '../tools/agent-spawn.ts';
 import { agentListTool } from '../tools/agent-list.ts';
 import { agentKillTool } from '../tools/agent-kill.ts';

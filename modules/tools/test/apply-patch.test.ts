@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyPatchTool } from '../tools/apply-patch.ts';
 import { applyHunks, parsePatch } from '../services/patch.ts';
+import { patchPaths } from '../services/patch-paths.ts';
 import { agentRecord, fakeDeps, tempDir, toolCtx } from './helpers.ts';
 
 const patch = (...lines: string[]) => ['*** Begin Patch', ...lines, '*** End Patch'].join('\n');
@@ -29,6 +30,31 @@ describe('apply_patch parsing', () => {
       { kind: 'update', path: 'a.txt', moveTo: 'b.txt', hunks: [{ contextBefore: ['keep'], oldLines: ['old'], newLines: ['new'], contextAfter: ['after'] }] },
       { kind: 'delete', path: 'gone.txt' },
     ]);
+  });
+
+  it('the tools.patch service names every path: Add, Update (with -> move), Move to, Delete; none for a broken patch', () => {
+    const text = [
+      '*** Begin Patch',
+      '*** Add File: src/new.ts',
+      '+*** Delete File: not-a-header.txt',
+      '*** Update File: src/app.ts',
+      '@@ context',
+      '-old',
+      '+new',
+      '   *** Update File: a b.txt -> dir/c d.txt   ',
+      '@@',
+      '-x',
+      '+y',
+      '*** Update File: m.ts',
+      '*** Move to: n.ts',
+      '@@',
+      '-x',
+      '+y',
+      '*** Delete File: gone.md',
+      '*** End Patch',
+    ].join('\r\n');
+    assert.deepEqual(patchPaths.paths(text), ['src/new.ts', 'src/app.ts', 'a b.txt', 'dir/c d.txt', 'm.ts', 'n.ts', 'gone.md']);
+    assert.deepEqual(patchPaths.paths('*** Add File: x\n+y'), []);
   });
 
   it('names the missing markers and other format errors in the reference words', () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import type { AgentManifest, AgentRecord, AgentRegistry, AgentRunner, ToolContext, TurnRequest, TurnResult } from '../../agents/api.ts';
-import type { KvEntry, KvMemory } from '../../memory/api.ts';
+import type { AgentManifest, AgentRecord, AgentRegistry, AgentRunner, ToolContext, TurnRequest, TurnResult } from '@talon/agents';
+import type { KvEntry, KvMemory } from '@talon/memory';
 import { type ToolsConfig, DEFAULT_SAFE_BINS } from '../config.ts';
 import type { ToolDeps } from '../services/deps.ts';
 
@@ -29,6 +29,7 @@ export function config(
     },
     web: { allow_hosts: [], allow_cidrs: [], max_chars: 50000, max_bytes: 10485760, timeout_secs: 30, max_redirects: 5, ...overrides.web },
     invoke: { allowlist: [], ...overrides.invoke },
+    tool_invoke: { enabled: false, allowlist: [] },
   };
 }
 

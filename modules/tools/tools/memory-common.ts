@@ -1,5 +1,5 @@
-import type { ToolContext, ToolOutput } from '../../agents/api.ts';
-import type { KvMemory } from '../../memory/api.ts';
+import type { ToolContext, ToolOutput } from '@talon/agents';
+import type { KvMemory } from '@talon/memory';
 import type { ToolDeps } from '../services/deps.ts';
 import { memoryKeyAllowed } from '../services/globs.ts';
 import { fail } from '../services/result.ts';

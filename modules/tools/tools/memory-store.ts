@@ -11,8 +11,8 @@ export const memoryStoreTool: ToolFactory = (deps) => ({
     type: 'object',
     properties: {
       key: { type: 'string', minLength: 1, maxLength: 256, description: 'key, e.g. user.preferences' },
-      // A string keeps the schema portable across providers; execute() also takes any JSON value a model sends.
-      value: { type: 'string', description: 'the value to store' },
+      // No type: every input is checked against this schema before the tool runs, and any JSON value may be stored.
+      value: { description: 'the value to store: a string, or any JSON value' },
     },
     required: ['key', 'value'],
   },

@@ -1,0 +1,60 @@
+/** The module's state, built once per copy in register(): stores, the tool runner, the turn runner, the views. */
+import path from 'node:path';
+import type { ModuleContext } from '@talon/module-sdk';
+import { agentHooks, type SessionStore } from '@talon/agents';
+import { catalogService } from '@talon/catalog';
+import { llmService } from '@talon/llm';
+import type { AgentsConfig } from './config.ts';
+import type { AgentServices } from './context.ts';
+import type { LoopDeps } from './loop.ts';
+import { AgentStore } from './registry.ts';
+import { SessionService } from './sessions.ts';
+import { Runner } from './runner.ts';
+import { UploadStore } from './uploads.ts';
+import { TraceStore } from './traces.ts';
+import { ToolRunner } from './tool-runner.ts';
+import { AgentViews } from './views.ts';
+import { compactSession } from './compact.ts';
+
+export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & { tools: ToolRunner } {
+  const hooks = () => ctx.hooks.get(agentHooks);
+  const catalog = () => ctx.tryUse(catalogService);
+  const llm = ctx.use(llmService);
+  const sessions = new SessionService(ctx.db);
+  const uploads = new UploadStore(ctx.db, () => path.join(ctx.dataDir, 'uploads'));
+  const traces = new TraceStore(ctx.db);
+  const registry = new AgentStore({
+    db: ctx.db,
+    // Workspaces are for people to browse, so they live in the home, not in the module's private data folder.
+    workspaces: path.join(ctx.home, 'workspaces'),
+    sessions,
+    catalog,
+    onSpawned: (agent) => hooks().agentSpawned.call(agent),
+    onTerminated: (agent) => {
+      // Its uploads and traces go with it; the workspace folder stays (it holds the user's files and checkpoints).
+      uploads.deleteAgent(agent.id);
+      traces.deleteAgent(agent.id);
+      hooks().agentTerminated.call(agent);
+    },
+  });
+  const tools = new ToolRunner({ registry, hooks, log: ctx.log });
+  const loop: LoopDeps = { registry, sessions, uploads, traces, tools, llm, catalog, hooks, config: () => ctx.config, log: ctx.log };
+  const runner = new Runner(loop);
+  const sessionStore: SessionStore = {
+    messages: (sessionId) => sessions.messages(sessionId),
+    create: (agentId, label) => {
+      registry.require(agentId);
+      return sessions.create(agentId, label);
+    },
+    exists: (agentId, sessionId) => sessions.exists(agentId, sessionId),
+    newSession: (agentId) => {
+      registry.require(agentId);
+      const id = sessions.create(agentId);
+      registry.setSessionId(agentId, id);
+      return id;
+    },
+    compact: (agentId) => compactSession(loop, agentId),
+  };
+  const views = new AgentViews(() => llm.defaultModel());
+  return { ctx, registry, sessions, sessionStore, runner, uploads, traces, views, tools };
+}
