@@ -90,6 +90,10 @@ export class Kernel implements KernelApi {
     return a ? `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}` : undefined;
   }
 
+  apiListen(): string {
+    return this.options.listen ?? this.store.settings().api_listen;
+  }
+
   get port(): number | undefined {
     return this.address?.port;
   }
@@ -137,7 +141,7 @@ export class Kernel implements KernelApi {
     for (const warning of this.store.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
     await this.supervisor.serve();
-    const { host, port } = parseListen(this.options.listen ?? settings.api_listen);
+    const { host, port } = parseListen(this.apiListen());
     this.address = await this.front.listen(host, port);
     this.log.info({ address: this.listenAddress(), modules: this.supervisor.running().map((i) => i.id) }, 'talon is listening');
     await this.hooks.kernel.kernel.ready.promise();

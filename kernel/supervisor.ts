@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { DefinedModule, ModuleInfo, ReloadOutcome, RouteInfo } from '@talon/module-sdk';
+import { isConfigError, type DefinedModule, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
 import { applyMigrations, needsNoTransaction, pendingMigrations } from './migrations.ts';
 import type { HookBus } from './hooks.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
@@ -266,6 +266,8 @@ export class Supervisor {
     const location = (err as ModuleBuildError).location;
     this.deps.log().error({ err: location || state === 'blocked' ? undefined : err, location }, `module '${rec.manifest.name}' not started: ${rec.error}`);
     if (!this.booting) return;
+    // A module that finds its configuration invalid stops start-up like the kernel does (exit code 2).
+    if (isConfigError(err)) throw err;
     if (rec.manifest.critical) throw new BootAbort(`security module '${rec.manifest.name}' failed to start: ${rec.error}`);
     if (this.deps.abortOnFailure()) throw new BootAbort(`module '${rec.manifest.name}' failed to start and [startup] on_boot_failure = "abort": ${rec.error}`);
   }

@@ -5,7 +5,8 @@ import { ajvFor } from '../ajv.ts';
 /** Config files and module manifests share one instance (allErrors: every problem is reported at once). */
 // validateSchema off: checking each schema against the draft-07 meta-schema costs ~50 ms of every start;
 // module schemas are checked by their own tests instead.
-export const configAjv = () => ajvFor('config', { allErrors: true, useDefaults: true, strict: false, validateSchema: false });
+// verbose: an error carries its schema, so a schema's own `x-error` text can replace the generic message.
+export const configAjv = () => ajvFor('config', { allErrors: true, useDefaults: true, strict: false, validateSchema: false, verbose: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 export interface SectionResult {
@@ -28,8 +29,12 @@ export function validateSection(schema: JsonSchema, input: unknown, prefix: stri
   validate(value);
   const errors: string[] = [];
   const warnings: string[] = [];
+  const explained = new Map((validate.errors ?? []).filter((e) => e.parentSchema?.['x-error']).map((e) => [e.instancePath, e]));
   for (const err of validate.errors ?? []) {
-    if (err.keyword === 'additionalProperties') {
+    const own = explained.get(err.instancePath);
+    if (own) {
+      if (own === err) errors.push(`invalid value for '${joinKey(prefix, err.instancePath) || '(top level)'}': ${String(own.parentSchema!['x-error'])}`);
+    } else if (err.keyword === 'additionalProperties') {
       const key = joinKey(prefix, err.instancePath, String(err.params.additionalProperty));
       // A key whose table is an open map (like [provider_urls]) never lands here.
       warnings.push(`unknown configuration key '${key}' (ignored)`);

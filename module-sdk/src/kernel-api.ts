@@ -50,6 +50,8 @@ export interface KernelApi {
   readonly dev: boolean;
   /** Address the API listens on, once listening. */
   listenAddress(): string | undefined;
+  /** host:port the API listens on, or will once booted (api_listen). */
+  apiListen(): string;
   modules(): ModuleInfo[];
   routes(): RouteInfo[];
   readonly config: ConfigAccess;

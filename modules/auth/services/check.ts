@@ -21,6 +21,20 @@ export function sameKey(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/**
+ * A browser's WebSocket cannot send an Authorization header, so on an upgrade the key may come as an
+ * offered subprotocol `bearer.<api_key>` (beside the real one, e.g. `new WebSocket(url, ['talon', 'bearer.' + key])`):
+ * it travels in a header, never in the URL. The server selects the first offered protocol.
+ */
+export function upgradeAuthorization(headers: Record<string, string | string[] | undefined>): string | undefined {
+  if (headers.authorization !== undefined || headers.upgrade === undefined) return headers.authorization as string | undefined;
+  const offered = String(headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
+  const token = offered.find((p) => p.startsWith('bearer.'))?.slice('bearer.'.length);
+  return token ? `Bearer ${token}` : undefined;
+}
+
 /** undefined when the request may pass, else the 401 message. */
 export function verdict(header: string | undefined, apiKey: string): string | undefined {
   const token = bearerToken(header);

@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -11,7 +12,7 @@ let open: TestKernel;
 
 before(async () => {
   [keyed, open] = await Promise.all([
-    startTestKernel({ only, config: `api_key = "s3cret-key"\nmodule_paths = [${JSON.stringify(fixtures)}]\n` }),
+    startTestKernel({ only, config: `api_key = "s3cret-key-0123456789"\nmodule_paths = [${JSON.stringify(fixtures)}]\n` }),
     startTestKernel({ only, config: `module_paths = [${JSON.stringify(fixtures)}]\n` }),
   ]);
 });
@@ -37,17 +38,17 @@ test('with a key: no header is 401 "Missing ..." on private routes, unknown rout
 });
 
 test('with a key: a wrong key is 401 "Invalid API key", whatever its length', async () => {
-  for (const wrong of ['s3cret-kez', 's3cret', 's3cret-key-and-more', 'x']) {
+  for (const wrong of ['s3cret-key-0123456789-0123456788', 's3cret', 's3cret-key-0123456789-0123456789-and-more', 'x']) {
     await expect401(await keyed.request('/api/status', { headers: bearer(wrong) }), 'Invalid API key');
   }
 });
 
 test('with a key: the right key passes', async () => {
-  const res = await keyed.request('/api/status', { headers: bearer('s3cret-key') });
+  const res = await keyed.request('/api/status', { headers: bearer('s3cret-key-0123456789') });
   assert.equal(res.status, 200);
   assert.equal(((await res.json()) as { status: string }).status, 'running');
-  assert.equal((await keyed.request('/probe/private', { headers: bearer('s3cret-key') })).status, 200);
-  assert.equal((await keyed.request('/no/such/route', { headers: bearer('s3cret-key') })).status, 404);
+  assert.equal((await keyed.request('/probe/private', { headers: bearer('s3cret-key-0123456789') })).status, 200);
+  assert.equal((await keyed.request('/no/such/route', { headers: bearer('s3cret-key-0123456789') })).status, 404);
 });
 
 test('with a key: GET /api/health, GET /, POST /mcp and public routes stay open', async () => {
@@ -77,12 +78,69 @@ test('without a key: everything is open', async () => {
 });
 
 test('a key set at run time applies to the next request, and clearing it opens the API again', async () => {
-  const set = await open.request('/api/config/set', { method: 'POST', json: { path: 'api_key', value: 'fresh-key' } });
+  const weak = await open.request('/api/config/set', { method: 'POST', json: { path: 'api_key', value: 'changeme' } });
+  assert.equal(weak.status, 400);
+  assert.match(((await weak.json()) as { error: string }).error, /'api_key': leave it empty .* not a placeholder/);
+  const set = await open.request('/api/config/set', { method: 'POST', json: { path: 'api_key', value: 'fresh-key-0123456789' } });
   assert.equal(set.status, 200);
   assert.deepEqual(await set.json(), { status: 'updated', path: 'api_key', value: '<redacted>', restart_required: false });
   await expect401(await open.request('/api/status'), 'Missing Authorization: Bearer <api_key> header');
-  assert.equal((await open.request('/api/status', { headers: bearer('fresh-key') })).status, 200);
-  const cleared = await open.request('/api/config/set', { method: 'POST', headers: bearer('fresh-key'), json: { path: 'api_key', value: '' } });
+  assert.equal((await open.request('/api/status', { headers: bearer('fresh-key-0123456789') })).status, 200);
+  const cleared = await open.request('/api/config/set', { method: 'POST', headers: bearer('fresh-key-0123456789'), json: { path: 'api_key', value: '' } });
   assert.equal(cleared.status, 200);
   assert.equal((await open.request('/api/status')).status, 200);
+});
+
+test('a weak or placeholder key stops start-up naming api_key (exit code 2 from the CLI)', async () => {
+  for (const key of ['changeme', 'short-key', 'undefined']) {
+    await assert.rejects(
+      startTestKernel({ only: ['auth'], config: `api_key = "${key}"\n` }),
+      (err: Error) => err.name === 'ConfigError' && /'api_key': leave it empty .* at least 16 characters/.test(err.message),
+    );
+  }
+});
+
+test('without a key, a network listen address stops start-up naming api_listen, api_key and the opt-out', async () => {
+  await assert.rejects(
+    startTestKernel({ only: ['auth'], config: 'api_listen = "0.0.0.0:0"\n' }),
+    (err: Error) => err.name === 'ConfigError' && /api_listen = "0\.0\.0\.0:0".*api_key is empty.*\[auth\] allow_keyless_network = true/.test(err.message),
+  );
+  const allowed = await startTestKernel({ only: ['auth', 'system'], config: 'api_listen = "0.0.0.0:0"\n[auth]\nallow_keyless_network = true\n' });
+  try {
+    assert.equal((await fetch(`http://127.0.0.1:${allowed.kernel.port}/api/status`)).status, 200);
+  } finally {
+    await allowed.stop();
+  }
+});
+
+test('without a key, a request relayed by a proxy (or from beyond loopback) is refused with 401', async () => {
+  for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+    const res = await open.request('/api/status', { headers: { [header]: '203.0.113.7' } });
+    assert.equal(res.status, 401, header);
+    assert.match(((await res.json()) as { error: string }).error, /does not serve requests relayed by a proxy/);
+  }
+  assert.equal((await open.request('/api/health', { headers: { 'x-forwarded-for': '203.0.113.7' } })).status, 200, 'public routes stay public');
+});
+
+test('with a key, loopback gets no exemption', async () => {
+  await expect401(await keyed.request('/api/status'), 'Missing Authorization: Bearer <api_key> header');
+});
+
+test('a browser WebSocket authenticates with an offered subprotocol bearer.<key>, never the URL', async () => {
+  const wsUrl = keyed.url.replace('http', 'ws') + '/probe/ws';
+  const open = (protocols: string[]) =>
+    new Promise<{ protocol: string; message: string } | { status: number }>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl, protocols);
+      ws.once('message', (data) => {
+        resolve({ protocol: ws.protocol, message: String(data) });
+        ws.close();
+      });
+      ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
+      ws.once('error', reject);
+    });
+  assert.deepEqual(await open(['talon', 'bearer.s3cret-key-0123456789']), { protocol: 'talon', message: 'hello' });
+  assert.deepEqual(await open(['talon', 'bearer.wrong-key-0123456789']), { status: 401 });
+  assert.deepEqual(await open(['talon']), { status: 401 });
+  const inQuery = await keyed.request('/probe/private?api_key=s3cret-key-0123456789&token=s3cret-key-0123456789');
+  assert.equal(inQuery.status, 401, 'a key in the query string is never read');
 });

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { keylessRefusal } from '../services/network.ts';
 import { bearerToken, sameKey, verdict, MISSING, INVALID } from '../services/check.ts';
 
 test('bearer token parsing', () => {
@@ -24,4 +25,10 @@ test('verdicts', () => {
   assert.equal(verdict(undefined, 's3cret'), MISSING);
   assert.equal(verdict('Token s3cret', 's3cret'), MISSING);
   assert.equal(verdict('Bearer nope', 's3cret'), INVALID);
+});
+
+test('loopback addresses are told apart from the network', () => {
+  for (const ip of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) assert.equal(keylessRefusal(ip, {}), undefined, ip);
+  for (const ip of ['10.0.0.5', '192.168.1.2', '::ffff:10.0.0.1', 'fe80::1', '203.0.113.7'])
+    assert.match(keylessRefusal(ip, {})!, /only clients on this machine/, ip);
 });

@@ -23,14 +23,14 @@ async function withKernel(config: string, check: (k: TestKernel) => Promise<void
 
 test('with api_key set, disabling auth stops start-up with a configuration error naming auth and api_key', async () => {
   await assert.rejects(
-    startTestKernel({ config: `api_key = "s3cret-key"\n${disableAuth()}` }),
+    startTestKernel({ config: `api_key = "s3cret-key-0123456789"\n${disableAuth()}` }),
     (err: Error) =>
       err.name === 'ConfigError' && /'auth', a security module, and while 'api_key' is set/.test(err.message) && /allow_disable_critical/.test(err.message),
   );
 });
 
 test('[modules] allow_disable_critical lets auth be disabled with api_key set: the API is then open', async () => {
-  await withKernel(`api_key = "s3cret-key"\n${disableAuth('allow_disable_critical = ["auth"]\n')}`, async (k) => {
+  await withKernel(`api_key = "s3cret-key-0123456789"\n${disableAuth('allow_disable_critical = ["auth"]\n')}`, async (k) => {
     assert.equal(k.kernel.modules().find((m) => m.id === 'auth')?.state, 'disabled');
     assert.equal((await k.request('/api/status')).status, 200);
   });
@@ -45,14 +45,17 @@ test('without api_key, auth may be disabled', async () => {
 
 test('a security module that fails at boot stops start-up, naming it', async () => {
   await assert.rejects(
-    startTestKernel({ only: ['auth', 'system', 'broken-guard'], config: `api_key = "s3cret-key"\nmodule_paths = [${JSON.stringify(brokenGuard)}]\n` }),
+    startTestKernel({
+      only: ['auth', 'system', 'broken-guard'],
+      config: `api_key = "s3cret-key-0123456789"\nmodule_paths = [${JSON.stringify(brokenGuard)}]\n`,
+    }),
     (err: Error) => err.name === 'BootAbort' && /security module 'broken-guard' failed to start: guard backend unreachable/.test(err.message),
   );
 });
 
 test('the service (kernel/main.ts) refuses to start with auth disabled and api_key set: exit code 2, the conflict on stderr', async () => {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-auth-cli-'));
-  writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:0"\napi_key = "s3cret-key"\n${disableAuth()}`);
+  writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:0"\napi_key = "s3cret-key-0123456789"\n${disableAuth()}`);
   // Its own process group, so a hung service can be killed with everything it started.
   const child = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
     cwd: root,

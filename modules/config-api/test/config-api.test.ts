@@ -10,10 +10,10 @@ import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 const only = ['config-api', 'error-envelope', 'auth', 'rate-limit', 'cors', 'logs'];
 const home = mkdtempSync(path.join(tmpdir(), 'talon-config-api-'));
 const file = path.join(home, 'config.toml');
-const initial = '# my settings\napi_key = "top-secret"\nrate_limit_per_second = 10\n\n[logs]\n# a week of files\nretention_days = 7\n';
+const initial = '# my settings\napi_key = "top-secret-0123456789"\nrate_limit_per_second = 10\n\n[logs]\n# a week of files\nretention_days = 7\n';
 let k: TestKernel;
 /** The bearer token the next request sends: the tests change api_key. */
-let token = 'top-secret';
+let token = 'top-secret-0123456789';
 /** config.toml as the test kernel wrote it (it adds api_listen and log_level). */
 let written: string;
 

@@ -11,15 +11,15 @@ let aliased: TestKernel;
 before(async () => {
   [open, keyed, star, aliased] = await Promise.all([
     startTestKernel({ only, config: 'cors_origins = ["https://app.example"]\n' }),
-    startTestKernel({ only, config: 'api_key = "k"\ncors_origins = ["https://app.example"]\n' }),
-    startTestKernel({ only, config: 'api_key = "k"\ncors_origins = ["*"]\n' }),
+    startTestKernel({ only, config: 'api_key = "test-key-0123456789"\ncors_origins = ["https://app.example"]\n' }),
+    startTestKernel({ only, config: 'api_key = "test-key-0123456789"\ncors_origins = ["*"]\n' }),
     // The reference system spells the key cors_origin.
-    startTestKernel({ only, config: 'api_key = "k"\ncors_origin = ["https://app.example"]\n' }),
+    startTestKernel({ only, config: 'api_key = "test-key-0123456789"\ncors_origin = ["https://app.example"]\n' }),
   ]);
 });
 after(() => Promise.all([open?.stop(), keyed?.stop(), star?.stop(), aliased?.stop()]));
 
-const auth = { authorization: 'Bearer k' };
+const auth = { authorization: 'Bearer test-key-0123456789' };
 const preflight = (origin: string) => ({
   method: 'OPTIONS',
   headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },

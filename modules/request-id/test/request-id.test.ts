@@ -8,14 +8,14 @@ let slow: TestKernel;
 
 before(async () => {
   [k, slow] = await Promise.all([
-    startTestKernel({ only: ['request-id', 'auth', 'system', 'error-envelope', 'config-api', 'logs'], config: 'api_key = "k-123"\n' }),
+    startTestKernel({ only: ['request-id', 'auth', 'system', 'error-envelope', 'config-api', 'logs'], config: 'api_key = "test-key-0123456789"\n' }),
     // 0.05 unit/s: a 3-unit burst, so the fourth GET is refused.
     startTestKernel({ only: ['request-id', 'rate-limit', 'system'], config: 'rate_limit_per_second = 0.05\n' }),
   ]);
 });
 after(() => Promise.all([k?.stop(), slow?.stop()]));
 
-const auth = { authorization: 'Bearer k-123' };
+const auth = { authorization: 'Bearer test-key-0123456789' };
 
 test('a UUID x-request-id on 200, 404, 400 and 401 replies, unique per request', async () => {
   const replies = await Promise.all([

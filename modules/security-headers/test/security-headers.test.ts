@@ -5,11 +5,11 @@ import { assertSecurityHeaders } from './expect.ts';
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['security-headers', 'auth', 'system', 'error-envelope', 'config-api', 'logs'], config: 'api_key = "k-123"\n' });
+  k = await startTestKernel({ only: ['security-headers', 'auth', 'system', 'error-envelope', 'config-api', 'logs'], config: 'api_key = "test-key-0123456789"\n' });
 });
 after(() => k?.stop());
 
-const auth = { authorization: 'Bearer k-123' };
+const auth = { authorization: 'Bearer test-key-0123456789' };
 
 test('on successful replies (JSON and HTML)', async () => {
   for (const path of ['/api/health', '/']) {

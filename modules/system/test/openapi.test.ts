@@ -45,7 +45,7 @@ before(async () => {
   writeLive('/live/before');
   k = await startTestKernel({
     only: ['system', 'auth', 'cors', 'config-api', 'metrics', 'logs', 'security', 'error-envelope', 'openapi-probe', 'openapi-live'],
-    config: `api_key = "k"\nmodule_paths = [${JSON.stringify(fixtures)}, ${JSON.stringify(live)}]\n`,
+    config: `api_key = "test-key-0123456789"\nmodule_paths = [${JSON.stringify(fixtures)}, ${JSON.stringify(live)}]\n`,
   });
 });
 after(async () => {
@@ -54,7 +54,7 @@ after(async () => {
 });
 
 async function fetchDoc(): Promise<Doc> {
-  const res = await k.request('/api/openapi.json', { headers: { authorization: 'Bearer k' } });
+  const res = await k.request('/api/openapi.json', { headers: { authorization: 'Bearer test-key-0123456789' } });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   return (await res.json()) as Doc;

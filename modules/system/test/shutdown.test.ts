@@ -6,9 +6,9 @@ let k: TestKernel | undefined;
 after(() => k?.stop());
 
 test('POST /api/shutdown answers, then the kernel stops', async () => {
-  k = await startTestKernel({ only: ['system', 'auth'], config: 'api_key = "k"\n' });
+  k = await startTestKernel({ only: ['system', 'auth'], config: 'api_key = "test-key-0123456789"\n' });
   assert.equal((await k.request('/api/shutdown', { method: 'POST' })).status, 401);
-  const res = await k.request('/api/shutdown', { method: 'POST', headers: { authorization: 'Bearer k' } });
+  const res = await k.request('/api/shutdown', { method: 'POST', headers: { authorization: 'Bearer test-key-0123456789' } });
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { status: 'shutting_down' });
   // stop() returns the shutdown already under way.

@@ -7,12 +7,12 @@ before(async () => {
   k = await startTestKernel({
     // llm gives the default model (and brings the catalog).
     only: ['system', 'auth', 'error-envelope', 'llm'],
-    config: 'api_key = "k"\n[default_model]\nprovider = "anthropic"\nmodel = "claude-x"\n',
+    config: 'api_key = "test-key-0123456789"\n[default_model]\nprovider = "anthropic"\nmodel = "claude-x"\n',
   });
 });
 after(() => k?.stop());
 
-const auth = { authorization: 'Bearer k' };
+const auth = { authorization: 'Bearer test-key-0123456789' };
 const json = async (path: string, headers: Record<string, string> = auth) => {
   const res = await k.request(path, { headers });
   assert.equal(res.status, 200, `${path}: ${res.status}`);

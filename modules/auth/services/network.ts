@@ -1,0 +1,27 @@
+import ipaddr from 'ipaddr.js';
+import { ConfigError } from '@talon/module-sdk';
+
+/** Headers a proxy adds: a request that carries one came from somewhere else, whatever the socket says. */
+const FORWARDED = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
+
+export function isLoopback(address: string): boolean {
+  if (!ipaddr.isValid(address)) return address === 'localhost';
+  const ip = ipaddr.process(address);
+  return ip.range() === 'loopback';
+}
+
+/** Why a request may not use the API without a key (undefined: it comes from this machine, directly). */
+export function keylessRefusal(ip: string, headers: Record<string, unknown>): string | undefined {
+  if (!isLoopback(ip)) return 'this service has no api_key and serves only clients on this machine (set api_key to serve the network)';
+  if (FORWARDED.some((h) => headers[h] !== undefined)) return 'this service has no api_key and does not serve requests relayed by a proxy (set api_key)';
+  return undefined;
+}
+
+/** Start-up check: a keyless API never listens beyond loopback unless explicitly allowed. */
+export function checkKeylessListen(listen: string, apiKey: string, allowed: boolean): void {
+  const host = /^\[?([^\]]+?)\]?:\d+$/.exec(listen)?.[1] ?? listen;
+  if (apiKey || allowed || isLoopback(host)) return;
+  throw new ConfigError(
+    `api_listen = "${listen}" serves the network, but api_key is empty: set api_key (at least 16 random characters), listen on 127.0.0.1, or set [auth] allow_keyless_network = true to serve the network without a key`,
+  );
+}
