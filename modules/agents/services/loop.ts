@@ -16,7 +16,7 @@ import type { SessionService } from './sessions.ts';
 import type { UploadStore } from './uploads.ts';
 import type { TraceStore, TurnStep } from './traces.ts';
 import { LoopGuard, type LoopGuardConfig } from './loop-guard.ts';
-import { NOT_RUN_RESULT, mergeText, textOf, toChat } from './history.ts';
+import { NOT_RUN_RESULT, textOf, toChat } from './history.ts';
 import { attachmentBlocks } from './attachments.ts';
 import { allowedTools, findTool } from './tools.ts';
 
@@ -126,8 +126,7 @@ export async function runLoop(
     const refusal = await hooks.beforeTurn.promise(info);
     if (refusal) throw new HttpError(refusal.status, refusal.error);
 
-    const userBlocks = mergeText([
-      ...(request.message ? [{ type: 'text' as const, text: request.message }] : []),
+    const attached: ContentBlock[] = [
       ...(request.attachments?.length
         ? await attachmentBlocks(
             agent.id,
@@ -137,9 +136,13 @@ export async function runLoop(
           )
         : []),
       ...(request.images ?? []).map((img) => ({ type: 'image' as const, mediaType: img.mediaType, data: img.data })),
-    ]);
-    const plainText = userBlocks.length === 1 && userBlocks[0].type === 'text';
-    deps.sessions.append(sessionId, { role: 'User', content: request.message, blocks: plainText ? undefined : userBlocks });
+    ];
+    // The blocks are stored as built, the message text apart from the files' text: history repair merges adjacent
+    // text blocks before every model call (message rule 4), and `content` stays the user's own words.
+    const blocks: ContentBlock[] | undefined = attached.length
+      ? [...(request.message ? [{ type: 'text' as const, text: request.message }] : []), ...attached]
+      : undefined;
+    deps.sessions.append(sessionId, { role: 'User', content: request.message, blocks });
     // Refusals and bad attachments come before this point, so a stream can still answer them with a plain HTTP error.
     emit({ type: 'started', turnId: turn.id, agentId: agent.id, sessionId });
 
