@@ -11,7 +11,13 @@ export const memoryConfigSchema = {
     },
     embedding_model: { type: 'string', minLength: 1, default: 'text-embedding-3-small', description: 'model sent to /embeddings' },
     embedding_api_key_env: { type: 'string', default: '', description: 'environment variable holding the embedding API key (overrides the provider key)' },
-    auto_memorize: { type: 'boolean', default: true, description: 'extract facts after each turn with an LLM call' },
+    auto_memorize: { type: 'boolean', default: true, description: 'store the facts found in each turn (how: extraction)' },
+    extraction: {
+      type: 'string',
+      enum: ['rules', 'llm'],
+      default: 'rules',
+      description: "'rules' = phrase rules over the user's message, no LLM call; 'llm' = one LLM call per turn (metered, purpose memory_extraction)",
+    },
     auto_retrieve: { type: 'boolean', default: true, description: 'append relevant memories to the system prompt before model calls' },
     max_retrieve: {
       type: 'integer',
@@ -21,8 +27,8 @@ export const memoryConfigSchema = {
       description: 'entries recalled into the prompt; also the default limit of the memory_search tool',
     },
     recall_min_relevance: { type: 'number', minimum: 0, maximum: 1, default: 0.2, description: 'recalled hits below this relevance are left out' },
-    extraction_model: { type: 'string', default: '', description: "'provider/model' for fact extraction; '' = the agent's own model" },
-    extractions_per_hour: { type: 'integer', minimum: 0, default: 30, description: 'per agent; 0 disables extraction' },
+    extraction_model: { type: 'string', default: '', description: "'provider/model' for extraction = 'llm'; '' = the agent's own model" },
+    extractions_per_hour: { type: 'integer', minimum: 0, default: 30, description: "LLM extractions per agent and hour (extraction = 'llm'); 0 = none" },
     decay_rate: { type: 'number', minimum: 0, maximum: 10, default: 0.01, description: 'score decay per day: score *= exp(-rate * days / boost)' },
     decay_period_hours: { type: 'number', exclusiveMinimum: 0, default: 24, description: 'decay is applied once per period (idempotent within one)' },
     duplicate_threshold: {

@@ -58,7 +58,7 @@ export function repair(input: readonly ChatMessage[]): ChatMessage[] {
 }
 
 /** Adjacent text blocks become one (message rule 4). */
-export function mergeText(blocks: readonly ContentBlock[]): ContentBlock[] {
+function mergeText(blocks: readonly ContentBlock[]): ContentBlock[] {
   const out: ContentBlock[] = [];
   for (const b of blocks) {
     const last = out[out.length - 1];

@@ -18,7 +18,7 @@ import type { UploadStore } from './uploads.ts';
 import type { TraceStore, TurnStep } from './traces.ts';
 import type { ToolRunner } from './tool-runner.ts';
 import { LoopGuard } from './loop-guard.ts';
-import { NOT_RUN_RESULT, mergeText, textOf, toChat } from './history.ts';
+import { NOT_RUN_RESULT, textOf, toChat } from './history.ts';
 import { attachmentBlocks } from './attachments.ts';
 import { costOf, llmFailure, modelRef, streamModel } from './model.ts';
 import { findTool } from './tools.ts';
@@ -106,13 +106,14 @@ class Turn {
     const refusal = await this.hooks.beforeTurn.promise(this.info);
     if (refusal) throw new HttpError(refusal.status, refusal.error);
     const fileIds = (request.attachments ?? []).map((a) => a.file_id);
-    const userBlocks = mergeText([
-      ...(request.message ? [{ type: 'text' as const, text: request.message }] : []),
+    const attached: ContentBlock[] = [
       ...(fileIds.length ? await attachmentBlocks(this.agent.id, fileIds, deps.uploads, deps.log) : []),
       ...(request.images ?? []).map((img) => ({ type: 'image' as const, mediaType: img.mediaType, data: img.data })),
-    ]);
-    const plainText = userBlocks.length === 1 && userBlocks[0].type === 'text';
-    deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks: plainText ? undefined : userBlocks });
+    ];
+    // The blocks are stored as built, the message text apart from the files' text: history repair merges adjacent
+    // text blocks before every model call (message rule 4), and `content` stays the user's own words.
+    const blocks = attached.length ? [...(request.message ? [{ type: 'text' as const, text: request.message }] : []), ...attached] : undefined;
+    deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks });
     // Refusals and bad attachments come before this point, so a stream can still answer them with a plain HTTP error.
     this.emit({ type: 'started', turnId: this.turn.id, agentId: this.agent.id, sessionId: request.sessionId });
   }

@@ -2,31 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { json, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
+import { json, pdf, postUpload, spawn, startEnv, stopEnv, uploadFile, type Env } from './helpers.ts';
 
 type Sent = { messages: Array<{ role: string; content: unknown }> };
-
-/** A one-page PDF; with text it has a content stream drawing it, without it the page is blank (like a scan). */
-function pdf(text?: string): Buffer {
-  const stream = text ? `BT /F1 12 Tf 72 720 Td (${text}) Tj ET` : '';
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(out));
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out);
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
 
 describe('agents: workspace files, uploads, attachments, trajectory', () => {
   let env: Env;
@@ -35,16 +13,8 @@ describe('agents: workspace files, uploads, attachments, trajectory', () => {
   });
   after(() => stopEnv(env));
 
-  const upload = async (id: string, name: string, type: string, data: Buffer | string) => {
-    const form = new FormData();
-    form.append('file', new Blob([typeof data === 'string' ? data : new Uint8Array(data)], { type }), name);
-    return env.k.request(`/api/agents/${id}/upload`, { method: 'POST', body: form });
-  };
-  const uploadId = async (id: string, name: string, type: string, data: Buffer | string) => {
-    const res = await upload(id, name, type, data);
-    assert.equal(res.status, 201, await res.clone().text());
-    return (await json<{ file_id: string }>(res)).file_id;
-  };
+  const upload = (id: string, name: string, type: string, data: Buffer | string) => postUpload(env.k, id, name, type, data);
+  const uploadId = (id: string, name: string, type: string, data: Buffer | string) => uploadFile(env.k, id, name, type, data);
 
   test('workspace files: write, list, read, delete', async () => {
     const { agent_id } = await spawn(env.k, 'filer');

@@ -15,23 +15,33 @@ export interface Env {
 }
 
 export async function startEnv(
-  options: { config?: string; home?: string; keepHome?: boolean; modules?: string[]; echo?: boolean; fake?: FakeProvider } = {},
+  options: {
+    config?: string;
+    home?: string;
+    keepHome?: boolean;
+    modules?: string[];
+    echo?: boolean;
+    fake?: FakeProvider;
+    /** The default model's wire format (OpenAI unless given). Anthropic keeps a message's content blocks apart on the wire. */
+    provider?: 'openai' | 'anthropic';
+  } = {},
 ): Promise<Env> {
   process.env.FAKE_KEY = 'sk-test-fake-key';
   const fake = options.fake ?? new FakeProvider();
   if (!options.fake) await fake.start();
+  const anthropic = options.provider === 'anthropic';
   const config = [
     `module_paths = [${JSON.stringify(FIXTURE_MODULES)}]`,
     '[default_model]',
-    'provider = "openai"',
+    anthropic ? 'provider = "anthropic"' : 'provider = "openai"',
     'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
+    `base_url = "${fake.url}${anthropic ? '' : '/v1'}"`,
     'api_key_env = "FAKE_KEY"',
     '[llm]',
     'max_retries = 0',
     options.config ?? '',
   ].join('\n');
-  const only = ['agents', 'llm-openai', 'error-envelope', ...(options.echo ? ['echo-tools'] : []), ...(options.modules ?? [])];
+  const only = ['agents', anthropic ? 'llm-anthropic' : 'llm-openai', 'error-envelope', ...(options.echo ? ['echo-tools'] : []), ...(options.modules ?? [])];
   const k = await startTestKernel({ only, config, home: options.home, keepHome: options.keepHome });
   return { fake, k };
 }
@@ -39,6 +49,42 @@ export async function startEnv(
 export async function stopEnv(env: Env | undefined, stopFake = true): Promise<void> {
   await env?.k.stop();
   if (stopFake) await env?.fake.stop();
+}
+
+/** POST /api/agents/{id}/upload with one file part, as a client sends it. */
+export function postUpload(k: TestKernel, agentId: string, name: string, type: string, data: Buffer | string): Promise<Response> {
+  const form = new FormData();
+  form.append('file', new Blob([typeof data === 'string' ? data : new Uint8Array(data)], { type }), name);
+  return k.request(`/api/agents/${agentId}/upload`, { method: 'POST', body: form });
+}
+
+/** Uploads one file to an agent and returns its file id. */
+export async function uploadFile(k: TestKernel, agentId: string, name: string, type: string, data: Buffer | string): Promise<string> {
+  const res = await postUpload(k, agentId, name, type, data);
+  if (res.status !== 201) throw new Error(`upload failed: ${res.status} ${await res.text()}`);
+  return (await json<{ file_id: string }>(res)).file_id;
+}
+
+/** A one-page PDF; with text it has a content stream drawing it, without it the page is blank (like a scan). */
+export function pdf(text?: string): Buffer {
+  const stream = text ? `BT /F1 12 Tf 72 720 Td (${text}) Tj ET` : '';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out);
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
 }
 
 export function manifest(name: string, extra = ''): string {

@@ -4,6 +4,7 @@ import type { TurnRecord } from '@talon/agents';
 import { isLevel, type Level, type MemoryConfig } from '../config.ts';
 import type { Memory } from './memory.ts';
 import { jaccard, wordSet } from './text.ts';
+import { extractByRules } from './rules.ts';
 
 const HOUR_MS = 3_600_000;
 /** Similar enough (same category) to be a newer version of an existing memory rather than a new one. */
@@ -21,9 +22,13 @@ Write each memory as one short, self-contained sentence in the third person. Rel
 answer {"memories":[],"relations":[]} when nothing is.`;
 
 export interface Extracted {
-  memories: Array<{ content: string; level: Level; category: string | null }>;
+  /** `single`: a single-valued fact (a name, a home) that replaces the agent's entry of the same category. */
+  memories: Array<{ content: string; level: Level; category: string | null; single?: boolean }>;
   relations: Array<{ subject: string; relation: string; object: string; confidence: number }>;
 }
+
+type Fact = Extracted['memories'][number];
+type Placement = 'added' | 'updated' | 'duplicate';
 
 /** Reads the model's answer: the outermost JSON object in the text; anything malformed is dropped. */
 export function parseExtraction(text: string): Extracted {
@@ -62,11 +67,15 @@ export function parseModelRef(text: string): ModelRef {
   return m ? { provider: m[1], model: m[2] } : { provider: 'default', model: text.trim() };
 }
 
+/** The usage purpose of the extraction call: it runs after the turn, on nobody's request, and is metered as such. */
+const EXTRACTION_PURPOSE = 'memory_extraction';
+
 /**
- * Auto-memorize: after a turn, one LLM call (purpose 'memory') proposes facts;
- * each is added, merged into a similar memory (its old text kept in the
- * history) or dropped as a duplicate. Calls run one at a time, off the request
- * path, and at most extractions_per_hour per agent.
+ * Auto-memorize: after a turn, facts are found in it — by phrase rules (the
+ * default, no LLM call) or, with extraction = "llm", by one metered LLM call —
+ * and each is added, merged into the entry it supersedes (the old text kept in
+ * the history) or dropped as a duplicate. Extractions run one at a time, off
+ * the request path; LLM ones at most extractions_per_hour per agent.
  */
 export class Extractor {
   private readonly windows = new Map<string, number[]>();
@@ -80,19 +89,11 @@ export class Extractor {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Queues the turn; false when auto_memorize is off, no llm module is loaded, or the agent's hourly allowance is used up. */
+  /** Queues the turn; false when auto_memorize is off or, for LLM extraction, no llm module is loaded or the agent's hourly allowance is used up. */
   enqueue(turn: TurnRecord): boolean {
     const cfg = this.config();
-    if (!cfg.auto_memorize || !this.llm() || !turn.exchange.user.trim()) return false;
-    const now = this.now();
-    const window = (this.windows.get(turn.agent.id) ?? []).filter((t) => t > now - HOUR_MS);
-    if (window.length >= cfg.extractions_per_hour) {
-      this.log.debug({ agent: turn.agent.id }, 'memory extraction skipped: hourly limit reached');
-      this.windows.set(turn.agent.id, window);
-      return false;
-    }
-    window.push(now);
-    this.windows.set(turn.agent.id, window);
+    if (!cfg.auto_memorize || !turn.exchange.user.trim()) return false;
+    if (cfg.extraction === 'llm' && !this.allowLlmCall(turn.agent.id, cfg)) return false;
     this.chain = this.chain
       .then(() => this.extract(turn))
       .catch((err: unknown) => this.log.warn({ err: (err as Error).message, agent: turn.agent.id }, 'memory extraction failed'));
@@ -104,10 +105,37 @@ export class Extractor {
     return this.chain.then(() => undefined);
   }
 
-  async extract(turn: TurnRecord): Promise<{ added: number; updated: number; duplicates: number; relations: number }> {
-    const llm = this.llm();
-    if (!llm) return { added: 0, updated: 0, duplicates: 0, relations: 0 };
+  async extract(turn: TurnRecord): Promise<Record<Placement, number> & { relations: number }> {
     const cfg = this.config();
+    const llm = cfg.extraction === 'llm';
+    const found = llm ? await this.askModel(turn, cfg) : extractByRules(turn.exchange.user);
+    const counts = { added: 0, updated: 0, duplicate: 0, relations: 0 };
+    for (const fact of found.memories) counts[await this.place(fact, turn, cfg, llm)]++;
+    for (const r of found.relations) {
+      this.memory.relations.upsert(turn.agent.id, r);
+      counts.relations++;
+    }
+    this.log.debug({ agent: turn.agent.id, extraction: cfg.extraction, ...counts }, 'memories extracted');
+    return counts;
+  }
+
+  private allowLlmCall(agentId: string, cfg: MemoryConfig): boolean {
+    if (!this.llm()) return false;
+    const now = this.now();
+    const window = (this.windows.get(agentId) ?? []).filter((t) => t > now - HOUR_MS);
+    this.windows.set(agentId, window);
+    if (window.length >= cfg.extractions_per_hour) {
+      this.log.debug({ agent: agentId }, 'memory extraction skipped: hourly limit reached');
+      return false;
+    }
+    window.push(now);
+    return true;
+  }
+
+  /** One LLM call on the agent's model (or extraction_model); usage meters it and budgets and quotas may refuse it. */
+  private async askModel(turn: TurnRecord, cfg: MemoryConfig): Promise<Extracted> {
+    const llm = this.llm();
+    if (!llm) return { memories: [], relations: [] };
     const m = turn.agent.manifest.model;
     const ref: ModelRef = cfg.extraction_model
       ? parseModelRef(cfg.extraction_model)
@@ -117,38 +145,42 @@ export class Extractor {
       messages: [{ role: 'user', content: [{ type: 'text', text: `User: ${turn.exchange.user}\n\nAssistant: ${turn.exchange.assistant}` }] }],
       maxTokens: 1024,
       temperature: 0,
-      meta: { agentId: turn.agent.id, sessionId: turn.sessionId, purpose: 'memory' },
+      meta: { agentId: turn.agent.id, sessionId: turn.sessionId, purpose: EXTRACTION_PURPOSE },
     });
-    const text = result.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-    const found = parseExtraction(text);
-    const counts = { added: 0, updated: 0, duplicates: 0, relations: 0 };
-    for (const fact of found.memories) {
-      const near = await this.memory.searchHits(fact.content, { agentId: turn.agent.id, level: fact.level, limit: 3 });
-      const words = wordSet(fact.content);
-      const best = near.hits.map((h) => ({ hit: h, similarity: jaccard(words, wordSet(h.content)) })).sort((a, b) => b.similarity - a.similarity)[0];
-      if (best && best.similarity >= cfg.duplicate_threshold) {
-        counts.duplicates++;
-      } else if (best && best.similarity >= UPDATE_SIMILARITY && fact.category !== null && best.hit.category === fact.category) {
-        this.memory.entries.update(best.hit.id, { content: fact.content }, 'extraction update');
-        counts.updated++;
-      } else {
-        this.memory.entries.add({
-          content: fact.content,
-          agentId: turn.agent.id,
-          sessionId: fact.level === 'session' ? turn.sessionId : null,
-          level: fact.level,
-          category: fact.category,
-          source: 'conversation',
-          metadata: { turn_id: turn.turnId },
-        });
-        counts.added++;
-      }
+    return parseExtraction(result.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
+  }
+
+  /** Stores one fact: dropped as a near-duplicate of an entry, written over the entry it supersedes, or added. */
+  private async place(fact: Fact, turn: TurnRecord, cfg: MemoryConfig, mergeSimilar: boolean): Promise<Placement> {
+    const near = await this.memory.searchHits(fact.content, { agentId: turn.agent.id, level: fact.level, limit: 3 });
+    const words = wordSet(fact.content);
+    const closest = near.hits.map((h) => ({ hit: h, similarity: jaccard(words, wordSet(h.content)) })).sort((a, b) => b.similarity - a.similarity)[0];
+    if (closest && closest.similarity >= cfg.duplicate_threshold) return 'duplicate';
+    const superseded = this.superseded(fact, turn.agent.id, mergeSimilar ? closest : undefined);
+    if (superseded) {
+      this.memory.entries.update(superseded, { content: fact.content }, 'extraction update');
+      return 'updated';
     }
-    for (const r of found.relations) {
-      this.memory.relations.upsert(turn.agent.id, r);
-      counts.relations++;
-    }
-    this.log.debug({ agent: turn.agent.id, ...counts }, 'memories extracted');
-    return counts;
+    this.memory.entries.add({
+      content: fact.content,
+      agentId: turn.agent.id,
+      sessionId: fact.level === 'session' ? turn.sessionId : null,
+      level: fact.level,
+      category: fact.category,
+      source: 'conversation',
+      metadata: { turn_id: turn.turnId },
+    });
+    return 'added';
+  }
+
+  /**
+   * The id of the entry a fact is a newer version of: for a single-valued fact, the agent's latest entry of its
+   * category; else the closest entry when it is similar enough and of the same category. Rule facts share their
+   * templates' words ("The user likes …"), which would make unrelated ones look similar: for them no closest is given.
+   */
+  private superseded(fact: Fact, agentId: string, closest?: { hit: { id: string; category: string | null }; similarity: number }): string | undefined {
+    if (fact.category === null) return undefined;
+    if (fact.single) return this.memory.entries.list({ agentId, level: fact.level, category: fact.category }, { limit: 1, offset: 0 }).items[0]?.id;
+    return closest && closest.similarity >= UPDATE_SIMILARITY && closest.hit.category === fact.category ? closest.hit.id : undefined;
   }
 }

@@ -161,7 +161,16 @@ const turn = (user: string, assistant: string): TurnRecord => ({
   },
 });
 
-test('afterTurn extracts facts with one metered LLM call (purpose memory), dedupes, stores relations, rate-limits', async () => {
+test('extraction = "llm": afterTurn extracts facts with one metered LLM call (purpose memory_extraction), dedupes, stores relations, rate-limits', async () => {
+  config = { ...config, extraction: 'llm' };
+  try {
+    await llmExtraction();
+  } finally {
+    config = { ...config, extraction: 'rules' };
+  }
+});
+
+async function llmExtraction(): Promise<void> {
   const extraction = {
     memories: [
       { content: 'The user is learning to play the cello.', level: 'user', category: 'personal_detail' },
@@ -179,7 +188,7 @@ test('afterTurn extracts facts with one metered LLM call (purpose memory), dedup
   assert.equal(chats.length, chatBefore + 1);
   const sent = chats.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
   assert.ok(JSON.stringify(sent.messages).includes('cello lessons'));
-  assert.equal(calls.at(-1)?.meta.purpose, 'memory');
+  assert.equal(calls.at(-1)?.meta.purpose, 'memory_extraction');
   assert.equal(calls.at(-1)?.meta.agentId, agent.id);
 
   const items = memory.entries.list({ agentId: AGENT_A }, { limit: 50, offset: 0 }).items;
@@ -202,6 +211,51 @@ test('afterTurn extracts facts with one metered LLM call (purpose memory), dedup
   await raw.afterTurn.promise(turn('one more thing about my cello', 'sure'));
   await extractor.settled();
   assert.equal(fake.requests.filter((r) => r.path.endsWith('/chat/completions')).length, chatBefore + 2);
+}
+
+test('by default (rules) afterTurn stores the facts the user states, with no LLM call', async () => {
+  const before = fake.requests.length;
+  await raw.afterTurn.promise(turn('My name is Dana. I prefer answers in bullet points, and I love jazz.', 'Noted, Dana.'));
+  await raw.afterTurn.promise(turn('Also, I love hiking. Remember that my flight leaves on May 3.', 'Sure.'));
+  await raw.afterTurn.promise(turn('hi, how are you?', 'Fine, thanks!'));
+  await extractor.settled();
+  assert.equal(fake.requests.length, before, 'no provider call');
+  const contents = memory.entries.list({ agentId: AGENT_A, level: 'user' }, { limit: 50, offset: 0 }).items.map((i) => i.content);
+  for (const fact of [
+    "The user's name is Dana.",
+    'The user prefers answers in bullet points.',
+    'The user loves jazz.',
+    'The user loves hiking.',
+    'The user asked to remember that their flight leaves on May 3.',
+  ])
+    assert.ok(contents.includes(fact), `stored: ${fact}`);
+  assert.ok(!contents.some((c) => /how are you|Fine/i.test(c)), 'nothing from small talk or the answer');
+  const named = memory.relations.query(AGENT_A, { relation: 'is_named' }, { limit: 10, offset: 0 });
+  assert.deepEqual(
+    named.relations.map((r) => [r.subject, r.object]),
+    [['User', 'Dana']],
+  );
+});
+
+test('rules: a new single-valued fact replaces the old one (kept in its history); facts that only look alike are both kept', async () => {
+  await raw.afterTurn.promise(turn('I live in Lyon.', 'Nice.'));
+  await raw.afterTurn.promise(turn('We moved: I live in New York now.', 'Welcome.'));
+  await raw.afterTurn.promise(turn('I live in New York now!', 'Yes.'));
+  await extractor.settled();
+  const homes = memory.entries.list({ agentId: AGENT_A, category: 'home' }, { limit: 10, offset: 0 }).items;
+  assert.deepEqual(
+    homes.map((h) => h.content),
+    ['The user lives in New York now.'],
+  );
+  assert.deepEqual(
+    memory.entries.history(homes[0].id).history.map((h) => [h.content, h.reason]),
+    [['The user lives in Lyon.', 'extraction update']],
+  );
+  // "loves jazz" and "loves hiking" (previous test) share their template's words but are different facts.
+  const loves = memory.entries
+    .list({ agentId: AGENT_A, category: 'preference' }, { limit: 50, offset: 0 })
+    .items.filter((i) => i.content.startsWith('The user loves'));
+  assert.equal(loves.length, 2);
 });
 
 test('auto_memorize off: no LLM call', async () => {

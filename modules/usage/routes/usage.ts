@@ -2,7 +2,7 @@ import type { Routes } from '@talon/module-sdk';
 import type { Usage } from '../services/usage.ts';
 
 const periodSchema = {
-  summary: 'Token and cost totals of the current UTC hour, day, ISO week or month',
+  summary: 'Token and cost totals of the current UTC hour, day, ISO week or month, and per purpose of the calls',
   querystring: {
     type: 'object',
     properties: { period: { type: 'string', enum: ['hour', 'day', 'week', 'month'], default: 'day' } },
@@ -18,7 +18,10 @@ const dailySchema = {
 } as const;
 
 export function usageRoutes(app: Routes, usage: Usage): void {
-  app.get('/api/usage', { schema: periodSchema }, async (request) => usage.totals(request.query.period));
+  app.get('/api/usage', { schema: periodSchema }, async (request) => ({
+    ...usage.totals(request.query.period),
+    by_purpose: usage.byPurpose(request.query.period),
+  }));
   app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota" } }, async () => usage.summary());
   app.get('/api/usage/by-model', { schema: { summary: 'Usage per provider and model, most expensive first' } }, async () => ({
     models: usage.byModel(),

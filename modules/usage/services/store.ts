@@ -32,6 +32,15 @@ export interface ModelRow {
   request_count: number;
 }
 
+/** Calls of one purpose ('turn', 'compact', 'memory_extraction'…; null when the caller named none). */
+export interface PurposeRow {
+  purpose: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  request_count: number;
+}
+
 export interface DayRow extends Sums {
   date: string;
 }
@@ -58,6 +67,7 @@ export class UsageStore {
   private readonly agentSumsSince: Statement;
   private readonly activeSince: Statement;
   private readonly byModelStmt: Statement;
+  private readonly byPurposeStmt: Statement;
   private readonly dailyStmt: Statement;
   private readonly agentCostsStmt: Statement;
   private readonly getLimits: Statement;
@@ -72,6 +82,9 @@ export class UsageStore {
     this.activeSince = db.prepare('SELECT COUNT(DISTINCT agent_id) AS n FROM usage_calls WHERE at >= ? AND agent_id IS NOT NULL');
     this.byModelStmt = db.prepare(`SELECT model, provider, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
       COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls GROUP BY provider, model ORDER BY cost_usd DESC, request_count DESC, model`);
+    this.byPurposeStmt = db.prepare(`SELECT purpose, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+      COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls WHERE at >= ? GROUP BY purpose
+      ORDER BY cost_usd DESC, request_count DESC, purpose`);
     this.dailyStmt = db.prepare(
       `SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS date, ${SUMS} FROM usage_calls WHERE at >= ? GROUP BY date ORDER BY date`,
     );
@@ -97,6 +110,10 @@ export class UsageStore {
 
   byModel(): ModelRow[] {
     return this.byModelStmt.all() as ModelRow[];
+  }
+
+  byPurpose(since: number): PurposeRow[] {
+    return this.byPurposeStmt.all(since) as PurposeRow[];
   }
 
   daily(since: number): DayRow[] {

@@ -4,7 +4,7 @@ import type { AgentRecord, AgentRegistry } from '@talon/agents';
 import type { AgentBudgetView, BudgetStatus, BudgetView, UsagePeriod, UsageService, UsageSummary, UsageTotals } from '../api.ts';
 import type { UsageConfig } from '../config.ts';
 import { nextHour, periodStart, usd } from './periods.ts';
-import type { AgentCostRow, DayRow, Limits, ModelRow, UsageStore } from './store.ts';
+import type { AgentCostRow, DayRow, Limits, ModelRow, PurposeRow, UsageStore } from './store.ts';
 
 export interface UsageDeps {
   store: UsageStore;
@@ -111,6 +111,11 @@ export class Usage implements UsageService {
       request_count: sums.requests,
       active_agents: this.deps.store.activeAgents(since),
     };
+  }
+
+  /** Usage of the period per purpose of the calls, so background calls (memory extraction) show apart from turns. */
+  byPurpose(period: UsagePeriod): PurposeRow[] {
+    return this.deps.store.byPurpose(periodStart(period, this.now())).map((p) => ({ ...p, cost_usd: usd(p.cost_usd) }));
   }
 
   byModel(): ModelRow[] {

@@ -36,7 +36,15 @@ describe('usage metering and analytics', () => {
   it('starts empty', async () => {
     const res = await h.json<Totals>('/api/usage');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { period: 'day', total_input_tokens: 0, total_output_tokens: 0, total_cost_usd: 0, request_count: 0, active_agents: 0 });
+    assert.deepEqual(res.body, {
+      period: 'day',
+      total_input_tokens: 0,
+      total_output_tokens: 0,
+      total_cost_usd: 0,
+      request_count: 0,
+      active_agents: 0,
+      by_purpose: [],
+    });
   });
 
   it('meters each upstream call with tokens and the catalogue price', async () => {
@@ -150,5 +158,28 @@ describe('usage metering and analytics', () => {
     const a = res.body.find((r) => r.agent_id === alpha)!;
     assert.ok(Math.abs(a.total_cost_usd - cost(1000, 500)) < 1e-9);
     assert.ok(Math.abs(a.today_cost_usd - cost(1000, 500)) < 1e-9);
+  });
+
+  it("breaks the period's usage down by purpose, so background calls show apart from turns", async () => {
+    // A memory extraction call as the llm module records it (the memory module's own tests make real ones).
+    h.kernel.kernel.database
+      .prepare(
+        "INSERT INTO usage_calls (at, agent_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, ?, 'memory_extraction', 'openai', 'gpt-4o-mini', 300, 40, 0.25, 1, 1)",
+      )
+      .run(Date.now(), alpha);
+    type Row = { purpose: string | null; input_tokens: number; output_tokens: number; cost_usd: number; request_count: number };
+    const res = await h.json<Totals & { by_purpose: Row[] }>('/api/usage?period=hour');
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.by_purpose.map((r) => [r.purpose, r.input_tokens, r.output_tokens, r.request_count]),
+      [
+        ['memory_extraction', 300, 40, 1],
+        ['turn', 3000, 600, 3],
+      ],
+      'most expensive first; the failed turn call counts as a request',
+    );
+    assert.equal(res.body.by_purpose[0].cost_usd, 0.25);
+    assert.ok(Math.abs(res.body.by_purpose[1].cost_usd - (cost(1000, 500) + cost(2000, 100))) < 1e-9);
+    assert.equal(res.body.request_count, 4);
   });
 });
