@@ -287,8 +287,15 @@ export interface ModelCallContext {
 export const agentHooks = defineHooks('agents.hooks', () => ({
   /** Tool modules add their tools: (list) => [...list, ...mine]. Called when tools are listed. */
   tools: new SyncWaterfallHook<[ToolDefinition[]]>(['tools']),
+  /**
+   * May this tool call run? Answer `{ deny: reason }` to refuse it (the model gets the reason as the tool's
+   * error result); undefined lets it run. A tap may wait (a human approval). Runs before beforeToolCall.
+   */
+  authorizeToolCall: new AsyncSeriesBailHook<[ToolCallInfo], { deny: string } | undefined>(['call']),
   /** Before each tool runs (checkpoints snapshot here; taps must bound their own time). */
   beforeToolCall: new AsyncSeriesHook<[ToolCallInfo]>(['call']),
+  /** What the model gets back from a tool: taps may rewrite it (scan untrusted content, label it). */
+  toolResult: new AsyncSeriesWaterfallHook<[ToolOutput, ToolCallInfo]>(['output', 'call']),
   afterToolCall: new AsyncParallelHook<[ToolCallInfo & { output: ToolOutput; ms: number }]>(['call']),
   /** Before a turn starts; return a refusal to stop it (budgets, quotas). */
   beforeTurn: new AsyncSeriesBailHook<[TurnInfo], { status: number; error: string } | undefined>(['turn']),

@@ -29,16 +29,21 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
     workspaces: path.join(ctx.home, 'workspaces'),
     sessions,
     catalog,
-    onSpawned: (agent) => hooks().agentSpawned.call(agent),
+    onSpawned: (agent) => {
+      hooks().agentSpawned.call(agent);
+      ctx.events.publish('agent.spawned', { agentId: agent.id, name: agent.name, parentId: agent.parentId });
+    },
     onTerminated: (agent) => {
       // Its uploads and traces go with it; the workspace folder stays (it holds the user's files and checkpoints).
       uploads.deleteAgent(agent.id);
       traces.deleteAgent(agent.id);
       hooks().agentTerminated.call(agent);
+      ctx.events.publish('agent.terminated', { agentId: agent.id, name: agent.name });
     },
   });
-  const tools = new ToolRunner({ registry, hooks, log: ctx.log });
-  const loop: LoopDeps = { registry, sessions, uploads, traces, tools, llm, catalog, hooks, config: () => ctx.config, log: ctx.log };
+  const { events } = ctx;
+  const tools = new ToolRunner({ registry, hooks, events, log: ctx.log });
+  const loop: LoopDeps = { registry, sessions, uploads, traces, tools, llm, catalog, hooks, events, config: () => ctx.config, log: ctx.log };
   const runner = new Runner(loop);
   const sessionStore: SessionStore = {
     messages: (sessionId) => sessions.messages(sessionId),

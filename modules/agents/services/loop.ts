@@ -5,7 +5,7 @@
  * boundary) or a stop (aborts the provider request).
  */
 import type { Logger } from 'pino';
-import { HttpError } from '@talon/module-sdk';
+import { HttpError, type EventAccess } from '@talon/module-sdk';
 import type { AgentRecord, ToolDefinition, ToolOutput, TurnEvent, TurnInfo, TurnRequest, TurnResult } from '@talon/agents';
 import type { CatalogService } from '@talon/catalog';
 import type { CompletionResult, ContentBlock, LlmService } from '@talon/llm';
@@ -32,6 +32,7 @@ export interface LoopDeps {
   llm: LlmService;
   catalog: () => CatalogService | undefined;
   hooks: () => AgentHooks;
+  events: EventAccess;
   config: () => AgentsConfig;
   log: Logger;
 }
@@ -95,6 +96,8 @@ class Turn {
       const failure = llmFailure(err);
       this.finish('error', this.texts.join('\n\n'), failure.message);
       this.emit({ type: 'error', message: failure.message, status: failure.statusCode });
+      // A refusal (4xx) is the client's; anything else means the agent could not do its work.
+      if (failure.statusCode >= 500) this.deps.events.publish('agent.crashed', { agentId: this.agent.id, name: this.agent.name, error: failure.message });
       throw failure;
     }
   }
@@ -103,6 +106,13 @@ class Turn {
   private async open(): Promise<void> {
     const { request, deps } = this;
     this.hooks.messageReceived.call(this.info);
+    deps.events.publish('message.received', {
+      agentId: this.agent.id,
+      sessionId: request.sessionId,
+      turnId: this.turn.id,
+      message: request.message,
+      origin: request.origin,
+    });
     const refusal = await this.hooks.beforeTurn.promise(this.info);
     if (refusal) throw new HttpError(refusal.status, refusal.error);
     const fileIds = (request.attachments ?? []).map((a) => a.file_id);
@@ -269,6 +279,16 @@ class Turn {
     if (result.ownerNotice) this.emit({ type: 'owner_notice', text: result.ownerNotice });
     this.emit({ type: 'done', result });
     const record = { ...this.info, agent: this.agent, result, exchange: { user: this.request.message, assistant: response } };
+    this.deps.events.publish('turn.completed', {
+      agentId: this.agent.id,
+      sessionId: this.request.sessionId,
+      turnId: this.turn.id,
+      response,
+      inputTokens: result.inputTokens,
+      outputTokens: result.outputTokens,
+      costUsd: result.costUsd,
+      origin: this.request.origin,
+    });
     setImmediate(() => {
       this.hooks.afterTurn.promise(record).catch((err: unknown) => this.deps.log.error({ err, turn_id: this.turn.id }, 'afterTurn hook failed'));
     });

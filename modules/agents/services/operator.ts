@@ -5,7 +5,9 @@
  */
 import type { AgentRecord } from '@talon/agents';
 
-const NIL = '00000000-0000-0000-0000-000000000000';
+/** The operator's id (no agent has it). */
+export const OPERATOR_ID = '00000000-0000-0000-0000-000000000000';
+const NIL = OPERATOR_ID;
 
 export function operatorRecord(): AgentRecord {
   return {

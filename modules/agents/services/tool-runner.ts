@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { badRequest, forbidden, notFound } from '@talon/module-sdk';
+import { badRequest, forbidden, notFound, type EventAccess } from '@talon/module-sdk';
 import type { AgentRecord, AgentTools, ToolCallInfo, ToolDefinition, ToolInvocation, ToolInvocationResult, ToolOutput } from '@talon/agents';
 import type { AgentHooks } from './hooks.ts';
 import type { AgentStore } from './registry.ts';
 import { InputValidator } from './input-validation.ts';
-import { operatorRecord } from './operator.ts';
+import { OPERATOR_ID, operatorRecord } from './operator.ts';
 import { dedupe, findTool, grants } from './tools.ts';
 
 /** One tool call of an agent, with the turn it belongs to. */
@@ -30,6 +30,7 @@ export interface ToolCall {
 export interface ToolRunnerDeps {
   registry: AgentStore;
   hooks: () => AgentHooks;
+  events: EventAccess;
   log: Logger;
 }
 
@@ -110,6 +111,8 @@ export class ToolRunner implements AgentTools {
     const hooks = this.deps.hooks();
     const log = this.deps.log.child({ agent_id: agent.id, tool: tool.name, origin: call.origin });
     // The kernel logs and skips a failing tap, so these hooks never reject.
+    const refusal = observed ? await hooks.authorizeToolCall.promise(info) : undefined;
+    if (refusal) return { content: `Tool '${tool.name}' was not run: ${refusal.deny}`, isError: true };
     if (observed) await hooks.beforeToolCall.promise(info);
     const started = Date.now();
     let output: ToolOutput;
@@ -128,7 +131,18 @@ export class ToolRunner implements AgentTools {
       log.warn({ err }, 'tool threw instead of returning an error result');
       output = { content: `Tool '${tool.name}' failed: ${(err as Error).message}`, isError: true };
     }
-    if (observed) await hooks.afterToolCall.promise({ ...info, output, ms: Date.now() - started });
+    const ms = Date.now() - started;
+    if (observed) output = await hooks.toolResult.promise(output, info);
+    if (observed) await hooks.afterToolCall.promise({ ...info, output, ms });
+    const real = agent.id !== OPERATOR_ID;
+    this.deps.events.publish('tool.invoked', {
+      agentId: real ? agent.id : undefined,
+      sessionId: call.sessionId,
+      turnId: call.turnId,
+      tool: tool.name,
+      isError: Boolean(output.isError),
+      ms,
+    });
     return output;
   }
 }

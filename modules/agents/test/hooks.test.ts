@@ -32,6 +32,40 @@ describe('agents: hooks', () => {
     assert.ok(probe.events.includes('spawned:hooked-2'));
   });
 
+  test('authorizeToolCall can refuse a tool (the model gets the reason), toolResult can rewrite what the model gets back', async () => {
+    const { agent_id } = await spawn(env.k, 'gated');
+    probe.events.length = 0;
+    env.fake.enqueue(
+      {
+        toolCalls: [
+          { name: 'echo', input: { text: 'forbidden' } },
+          { name: 'echo', input: { text: 'scan' } },
+        ],
+      },
+      { text: 'done' },
+    );
+    const before = env.fake.requests.length;
+    await json(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'go' } }));
+    const results = JSON.stringify(env.fake.requests[before + 1].body);
+    assert.match(results, /Tool 'echo' was not run: the probe refuses it/);
+    assert.match(results, /echo: scan \[scanned\]/);
+    assert.deepEqual(
+      probe.events.filter((e) => e.startsWith('beforeToolCall')),
+      ['beforeToolCall:echo'],
+      'a refused call never reaches beforeToolCall',
+    );
+  });
+
+  test('the agents module publishes its events on the bus', async () => {
+    probe.bus.length = 0;
+    const { agent_id } = await spawn(env.k, 'busy');
+    env.fake.enqueue({ toolCalls: [{ name: 'echo', input: { text: 'x' } }] }, { text: 'all done' });
+    await json(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'hello bus' } }));
+    await env.k.request(`/api/agents/${agent_id}`, { method: 'DELETE' });
+    await waitFor(() => probe.bus.includes('agent.terminated:busy'));
+    assert.deepEqual(probe.bus, ['agent.spawned:busy', 'message.received:hello bus', 'tool.invoked:echo', 'turn.completed:all done', 'agent.terminated:busy']);
+  });
+
   test('a beforeTurn refusal answers with its status and error (blocking and stream)', async () => {
     const { agent_id } = await spawn(env.k, 'refused');
     let res = await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'forbidden thing' } });
