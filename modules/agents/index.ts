@@ -11,6 +11,7 @@ import { fileRoutes } from './routes/files.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { observeRoutes } from './routes/observe.ts';
 import { trajectoryRoutes } from './routes/trajectory.ts';
+import { guardAgentRoutes } from './services/guard.ts';
 
 export default defineModule<AgentsConfig>({
   configSchema: agentsConfigSchema,
@@ -27,6 +28,7 @@ export default defineModule<AgentsConfig>({
         // Turns still running belong to this copy: end them so nothing writes after it is gone.
         for (const agent of s.registry.list()) s.runner.stop(agent.id);
       },
+      http: (app) => guardAgentRoutes(app, s.registry),
       routes(app) {
         for (const routes of [
           agentRoutes,

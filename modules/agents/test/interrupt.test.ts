@@ -148,8 +148,10 @@ describe('agents: interrupt and stop', () => {
     assert.equal(reply.response, 'ok');
   });
 
-  test('interrupt answers 204 whatever the state; malformed ids → 400', async () => {
-    assert.equal((await interrupt('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001')).status, 204);
+  test('interrupt answers 204 whatever the state of the turn; an unknown agent → 404; malformed ids → 400', async () => {
+    const { agent_id } = await spawn(env.k, 'idle-interrupt');
+    assert.equal((await interrupt(agent_id, '00000000-0000-4000-8000-000000000001')).status, 204);
+    assert.equal((await interrupt('00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001')).status, 404);
     assert.equal((await interrupt('nope', '00000000-0000-4000-8000-000000000001')).status, 400);
   });
 

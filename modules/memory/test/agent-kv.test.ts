@@ -49,7 +49,7 @@ describe('agent KV memory export/import', () => {
     assert.equal((await k.request('/api/agents/not-a-uuid/memory/export')).status, 400);
     const missing = await k.request(`/api/agents/${AGENT_A}/memory/export`);
     assert.equal(missing.status, 404);
-    assert.match((await json<{ error: string }>(missing)).error, /agent .* not found/);
+    assert.match((await json<{ error: string }>(missing)).error, /Agent .* not found/);
     assert.equal((await importKv(AGENT_A, { pet: 'cat' })).status, 404);
   });
 });
