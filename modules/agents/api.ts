@@ -208,7 +208,10 @@ export interface ToolDefinition {
   aliases?: string[];
   /** Module that contributes it ('builtin' for the tools module). */
   source?: string;
-  /** false: it also runs without an agent (a direct invocation without agent_id, e.g. agent_list). */
+  /**
+   * true: it acts for an agent (sends, spawns, notifies, runs commands, remembers), so a direct invocation must name
+   * one. Other tools also run without an agent, in the direct-invocation workspace ($TALON_HOME/workspaces/direct-invocation).
+   */
   requiresAgent?: boolean;
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput>;
 }
@@ -218,7 +221,7 @@ export interface ToolInvocation {
   /** The tool's name or one of its aliases. */
   tool: string;
   input: Record<string, unknown>;
-  /** The agent it runs as (workspace, grants, hooks); without one only tools with requiresAgent: false run. */
+  /** The agent it runs as (workspace, grants, hooks); without one, tools that do not act for an agent run as the operator. */
   agentId?: string;
   /** Aborting stops the tool (a client that went away). */
   signal: AbortSignal;

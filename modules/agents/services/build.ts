@@ -1,4 +1,5 @@
 /** The module's state, built once per copy in register(): stores, the tool runner, the turn runner, the views. */
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ModuleContext } from '@talon/module-sdk';
 import { agentHooks, type SessionStore } from '@talon/agents';
@@ -42,7 +43,12 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
     },
   });
   const { events } = ctx;
-  const tools = new ToolRunner({ registry, hooks, events, log: ctx.log });
+  const invocationWorkspace = () => {
+    const dir = path.join(ctx.home, 'workspaces', 'direct-invocation');
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  const tools = new ToolRunner({ registry, hooks, events, invocationWorkspace, log: ctx.log });
   const loop: LoopDeps = { registry, sessions, uploads, traces, tools, llm, catalog, hooks, events, config: () => ctx.config, log: ctx.log };
   const runner = new Runner(loop);
   const sessionStore: SessionStore = {

@@ -1,7 +1,7 @@
 /**
- * The stand-in agent of a direct tool invocation without an agent. Only
- * tools marked requiresAgent: false run as it (agent_list); it has no
- * workspace and no capabilities, so anything that checks them refuses.
+ * The stand-in agent of a direct tool invocation without an agent. Tools that act for an agent
+ * (requiresAgent) never run as it; the others run in its own workspace. It has no capabilities, so
+ * anything that checks them (network, shell) refuses.
  */
 import type { AgentRecord } from '@talon/agents';
 
@@ -9,7 +9,7 @@ import type { AgentRecord } from '@talon/agents';
 export const OPERATOR_ID = '00000000-0000-0000-0000-000000000000';
 const NIL = OPERATOR_ID;
 
-export function operatorRecord(): AgentRecord {
+export function operatorRecord(workspace: string): AgentRecord {
   return {
     id: NIL,
     name: 'operator',
@@ -32,7 +32,7 @@ export function operatorRecord(): AgentRecord {
     mcpServers: [],
     identity: {},
     config: {},
-    workspace: '',
+    workspace,
     maxLlmTokensPerHour: 0,
   };
 }

@@ -31,6 +31,8 @@ export interface ToolRunnerDeps {
   registry: AgentStore;
   hooks: () => AgentHooks;
   events: EventAccess;
+  /** The folder tools run in when a direct invocation names no agent (created on first use). */
+  invocationWorkspace: () => string;
   log: Logger;
 }
 
@@ -88,8 +90,8 @@ export class ToolRunner implements AgentTools {
   /** The agent a direct invocation runs as; the operator stand-in only for tools that need no agent. */
   private invoker(agentId: string | undefined, tool: ToolDefinition): AgentRecord {
     if (agentId === undefined) {
-      if (tool.requiresAgent !== false) throw badRequest(`tool '${tool.name}' needs an agent (workspace): pass ?agent_id=<agent uuid>`);
-      return operatorRecord();
+      if (tool.requiresAgent) throw badRequest(`tool '${tool.name}' acts for an agent: pass ?agent_id=<agent uuid>`);
+      return operatorRecord(this.deps.invocationWorkspace());
     }
     const agent = this.deps.registry.get(agentId);
     if (!agent) throw notFound(`Agent '${agentId}' not found`);

@@ -105,7 +105,7 @@ describe('agents: hooks', () => {
       );
     probe.events.length = 0;
     assert.equal(await status({ tool: 'echo', input: { text: 1 }, agentId: agent_id, signal, origin: 'test' }), 400, 'input against the schema');
-    assert.equal(await status({ tool: 'echo', input: {}, signal, origin: 'test' }), 400, 'a tool that needs an agent');
+    assert.equal(await status({ tool: 'notify_owner', input: { reason: 'r', summary: 's' }, signal, origin: 'test' }), 400, 'a tool that acts for an agent');
     assert.equal(await status({ tool: 'nothing', input: {}, agentId: agent_id, signal, origin: 'test' }), 404);
     assert.equal(await status({ tool: 'echo', input: {}, agentId: '00000000-0000-4000-8000-000000000000', signal, origin: 'test' }), 404);
     const res = await env.k.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "no-echo"\n[capabilities]\ntools = ["slow"]\n' } });

@@ -26,7 +26,7 @@ describe('tools endpoints, reference spelling [tool_invoke]', () => {
   before(async () => {
     k = await startTestKernel({
       only: ['tools', 'error-envelope'],
-      config: '[tool_invoke]\nenabled = true\nallowlist = ["file_*", "agent_list", "memory_*"]\n',
+      config: '[tool_invoke]\nenabled = true\nallowlist = ["file_*", "agent_list", "memory_*", "agent_send", "notify_owner"]\n',
     });
     agentId = await spawn(k, 'invoker');
   });
@@ -83,14 +83,32 @@ describe('tools endpoints, reference spelling [tool_invoke]', () => {
     const bad = await invoke(k, 'file_write', { path: 'x.txt' }, agentId);
     assert.equal(bad.status, 400);
     assert.match((await body(bad)).error as string, /missing required field 'content'/);
-    const noAgent = await invoke(k, 'file_read', { path: 'x.txt' });
+    const noAgent = await invoke(k, 'agent_send', { agent_id: agentId, message: 'hi' });
     assert.equal(noAgent.status, 400);
-    assert.match((await body(noAgent)).error as string, /needs an agent/);
+    assert.match((await body(noAgent)).error as string, /tool 'agent_send' acts for an agent: pass \?agent_id/);
     const malformed = await invoke(k, 'file_read', { path: 'x.txt' }, 'not-a-uuid');
     assert.equal(malformed.status, 400);
     assert.match((await body(malformed)).error as string, /agent_id/);
     const ghost = await invoke(k, 'file_read', { path: 'x.txt' }, '99999999-9999-4999-8999-999999999999');
     assert.equal(ghost.status, 404);
+  });
+
+  it('without agent_id, workspace tools run in the direct-invocation workspace under $TALON_HOME', async () => {
+    const write = await invoke(k, 'file_write', { path: 'direct.txt', content: 'by the operator' });
+    assert.equal(write.status, 200, JSON.stringify(await body(write.clone())));
+    assert.equal(readFileSync(path.join(k.home, 'workspaces', 'direct-invocation', 'direct.txt'), 'utf8'), 'by the operator');
+    const list = await invoke(k, 'file_list', { path: '.' });
+    assert.equal(list.status, 200);
+    assert.match(JSON.stringify(await body(list)), /direct\.txt/);
+    for (const [tool, input] of [
+      ['notify_owner', { reason: 'r', summary: 's' }],
+      ['shell_exec', { command: 'echo hi' }],
+      ['memory_store', { key: 'k', value: 'v' }],
+    ] as const) {
+      const res = await invoke(k, tool, input);
+      assert.ok(res.status === 400 || res.status === 403, `${tool}: ${res.status}`);
+      if (res.status === 400) assert.match((await body(res)).error as string, /acts for an agent/);
+    }
   });
 
   it('200 runs the tool in the agent workspace; aliases work; tool errors are results', async () => {

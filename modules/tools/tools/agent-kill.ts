@@ -4,6 +4,7 @@ import { fail, failFrom, ok, requiredString } from '../services/result.ts';
 
 export const agentKillTool: ToolFactory = (deps) => ({
   name: 'agent_kill',
+  requiresAgent: true,
   description: 'Kill (terminate) another agent, by ID or name.',
   source: 'builtin',
   inputSchema: {

@@ -6,7 +6,6 @@ export const agentListTool: ToolFactory = (deps) => ({
   description: 'List all currently running agents with their IDs, names, states, and models.',
   aliases: ['sessions_list', 'agents_list'],
   source: 'builtin',
-  requiresAgent: false,
   inputSchema: { type: 'object', properties: {} },
   async execute() {
     const agents = deps.registry().list();

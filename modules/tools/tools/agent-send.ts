@@ -10,6 +10,7 @@ export const agentSendTool: ToolFactory = (deps) => {
   const depths = new Map<string, number>();
   return {
     name: 'agent_send',
+    requiresAgent: true,
     description: "Send a message to another agent (by ID or name) and wait for its reply. Stopping this agent stops the other agent's turn too.",
     aliases: ['sessions_send', 'agent_message', 'sessions_spawn'],
     source: 'builtin',

@@ -7,6 +7,7 @@ const list = { type: 'array', items: { type: 'string' } } as const;
 
 export const agentSpawnTool: ToolFactory = (deps) => ({
   name: 'agent_spawn',
+  requiresAgent: true,
   description: "Spawn a new agent from settings. Its capabilities (tools, network, shell) must stay within this agent's own.",
   source: 'builtin',
   inputSchema: {

@@ -7,6 +7,7 @@ const DEFAULT_LIMIT = 100;
 
 export const memoryListTool: ToolFactory = (deps) => ({
   name: 'memory_list',
+  requiresAgent: true,
   description: "List keys in the agent's memory with pagination.",
   aliases: ['memory_all'],
   source: 'builtin',

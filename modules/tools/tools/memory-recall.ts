@@ -6,6 +6,7 @@ const MAX_CHARS = 64 * 1024;
 
 export const memoryRecallTool: ToolFactory = (deps) => ({
   name: 'memory_recall',
+  requiresAgent: true,
   description: "Recall a value from the agent's memory by key.",
   source: 'builtin',
   inputSchema: {

@@ -4,6 +4,7 @@ import { accessProblem, isOutput, keyProblem, memoryOf } from './memory-common.t
 
 export const memoryStoreTool: ToolFactory = (deps) => ({
   name: 'memory_store',
+  requiresAgent: true,
   description: "Store a value in the agent's memory under a key (letters, digits, '_', '.', '-'). The value may be any JSON.",
   aliases: ['memory_save'],
   source: 'builtin',

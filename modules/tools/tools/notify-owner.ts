@@ -14,6 +14,7 @@ function clean(value: unknown): string | undefined {
 
 export const notifyOwnerTool: ToolFactory = () => ({
   name: 'notify_owner',
+  requiresAgent: true,
   description: "Send a private notice to the agent's owner (operator DM) WITHOUT posting it to the source chat.",
   source: 'builtin',
   inputSchema: {

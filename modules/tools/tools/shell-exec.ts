@@ -11,6 +11,7 @@ function render(r: SandboxResult, maxOutputBytes: number): string {
 
 export const shellExecTool: ToolFactory = (deps) => ({
   name: 'shell_exec',
+  requiresAgent: true,
   description: 'Execute a shell command and return its output. Runs in the agent workspace with a cleared environment, subject to the exec policy.',
   aliases: ['Bash', 'bash', 'exec', 'execute_command', 'run', 'run_command', 'runCommand', 'execute', 'shell', 'fs-exec'],
   source: 'builtin',
