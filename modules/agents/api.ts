@@ -9,6 +9,7 @@ import {
   AsyncSeriesBailHook,
   AsyncSeriesHook,
   AsyncSeriesWaterfallHook,
+  SyncBailHook,
   SyncHook,
   SyncWaterfallHook,
   defineHooks,
@@ -85,8 +86,11 @@ export interface AgentRegistry {
   list(): AgentRecord[];
   get(id: string): AgentRecord | undefined;
   findByName(name: string): AgentRecord | undefined;
-  /** Parses and validates the TOML; throws HttpError 400 naming the problem. */
-  spawn(input: { manifestToml: string; parentId?: string }): AgentRecord;
+  /**
+   * Parses and validates the TOML; throws HttpError 400 naming the problem, or the status of an
+   * agentHooks.authorizeSpawn refusal. `signedManifest` is a signed envelope of the same manifest.
+   */
+  spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): AgentRecord;
   /** Returns false when there was no such agent. */
   kill(id: string): boolean;
   /** Sets the model by id or alias; throws HttpError 400/404 when unknown. */
@@ -206,6 +210,11 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   /** Other names the model may use for it (file_read ← read_file...). */
   aliases?: string[];
+  /**
+   * A grant besides the agent's tool list: tools an agent opts into another way (a skill on its skill
+   * list) say here whether this agent has them.
+   */
+  grantedTo?(agent: AgentRecord): boolean;
   /** Module that contributes it ('builtin' for the tools module). */
   source?: string;
   /**
@@ -270,6 +279,8 @@ export interface TurnInfo {
   sessionId: string;
   turnId: string;
   message: string;
+  /** Where the turn came from (TurnRequest.origin): 'http', 'ws', 'agent_send', a channel... */
+  origin?: string;
 }
 
 export interface TurnRecord extends TurnInfo {
@@ -283,11 +294,28 @@ export interface ModelCallContext {
   sessionId: string;
   /** The latest user message of the turn. */
   userMessage: string;
+  /** The turn this call belongs to, and where the turn came from (TurnRequest.origin). */
+  turnId?: string;
+  origin?: string;
   /** System prompt about to be sent; taps may append (memory recall does). */
   system: string;
 }
 
+/** A spawn about to happen, for agentHooks.authorizeSpawn. */
+export interface SpawnRequest {
+  manifestToml: string;
+  manifest: AgentManifest;
+  /** The signed envelope sent with the spawn (POST /api/agents signed_manifest), as sent. */
+  signedManifest?: string;
+  /** Set when another agent spawns it (agent_spawn). */
+  parentId?: string;
+}
+
 export const agentHooks = defineHooks('agents.hooks', () => ({
+  /** May this agent be spawned? Answer `{ status, error }` to refuse (manifest signing checks here). */
+  authorizeSpawn: new SyncBailHook<[SpawnRequest], { status: number; error: string } | undefined>(['spawn']),
+  /** The parsed manifest before it becomes a record: taps may fill derived values (a profile's tools). */
+  manifest: new SyncWaterfallHook<[AgentManifest]>(['manifest']),
   /** Tool modules add their tools: (list) => [...list, ...mine]. Called when tools are listed. */
   tools: new SyncWaterfallHook<[ToolDefinition[]]>(['tools']),
   /**

@@ -6,7 +6,10 @@ import { agentParam, idParams, stringList } from './common.ts';
 
 const spawnBody = {
   type: 'object',
-  properties: { manifest_toml: { type: 'string', description: 'the agent.toml text' } },
+  properties: {
+    manifest_toml: { type: 'string', description: 'the agent.toml text' },
+    signed_manifest: { type: 'string', description: 'a signed envelope (JSON) of the same manifest, checked against the trusted signers' },
+  },
   required: ['manifest_toml'],
 } as const;
 
@@ -58,7 +61,8 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
   );
 
   app.post('/api/agents', { schema: { summary: 'Spawn an agent from a TOML manifest', body: spawnBody } }, async (request, reply) => {
-    const agent = s.registry.spawn({ manifestToml: request.body.manifest_toml });
+    const { manifest_toml, signed_manifest } = request.body;
+    const agent = s.registry.spawn({ manifestToml: manifest_toml, ...(signed_manifest !== undefined && { signedManifest: signed_manifest }) });
     request.log.info({ agent_id: agent.id, name: agent.name }, 'agent spawned');
     return reply.code(201).send({ agent_id: agent.id, name: agent.name });
   });

@@ -34,6 +34,8 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
       hooks().agentSpawned.call(agent);
       ctx.events.publish('agent.spawned', { agentId: agent.id, name: agent.name, parentId: agent.parentId });
     },
+    expandManifest: (manifest) => hooks().manifest.call(manifest),
+    authorizeSpawn: (request) => hooks().authorizeSpawn.call(request),
     onTerminated: (agent) => {
       // Its uploads and traces go with it; the workspace folder stays (it holds the user's files and checkpoints).
       uploads.deleteAgent(agent.id);

@@ -75,7 +75,7 @@ class Turn {
     this.config = deps.config();
     this.signal = turn.controller.signal;
     this.agent = deps.registry.require(request.agentId);
-    this.info = { agent: this.agent, sessionId: request.sessionId, turnId: turn.id, message: request.message };
+    this.info = { agent: this.agent, sessionId: request.sessionId, turnId: turn.id, message: request.message, origin: request.origin };
   }
 
   async run(): Promise<TurnResult> {
@@ -155,7 +155,14 @@ class Turn {
     const { deps, request, agent } = this;
     const row = deps.sessions.get(request.sessionId);
     const messages = toChat(deps.sessions.messages(request.sessionId), row?.summary, maxHistory);
-    const call = await this.hooks.beforeModelCall.promise({ agent, sessionId: request.sessionId, userMessage: request.message, system: agent.systemPrompt });
+    const call = await this.hooks.beforeModelCall.promise({
+      agent,
+      sessionId: request.sessionId,
+      userMessage: request.message,
+      system: agent.systemPrompt,
+      turnId: this.turn.id,
+      origin: request.origin,
+    });
     const started = Date.now();
     let result: CompletionResult;
     try {

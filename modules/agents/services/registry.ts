@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { badRequest, conflict, notFound, prepared } from '@talon/module-sdk';
-import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState } from '@talon/agents';
+import { HttpError, badRequest, conflict, notFound, prepared } from '@talon/module-sdk';
+import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState, SpawnRequest } from '@talon/agents';
 import type { CatalogService } from '@talon/catalog';
 import { DEFAULT_SYSTEM_PROMPT, list, parseManifest } from './manifest.ts';
 import type { SessionService } from './sessions.ts';
@@ -30,6 +30,10 @@ export interface RegistryDeps {
   catalog: () => CatalogService | undefined;
   onSpawned: (agent: AgentRecord) => void;
   onTerminated: (agent: AgentRecord) => void;
+  /** agentHooks.manifest: derived values filled in by other modules (a profile's tools). */
+  expandManifest: (manifest: AgentManifest) => AgentManifest;
+  /** agentHooks.authorizeSpawn: a refusal, or undefined to go on. */
+  authorizeSpawn: (request: SpawnRequest) => { status: number; error: string } | undefined;
 }
 
 export type AgentPatch = Partial<
@@ -93,8 +97,10 @@ export class AgentStore implements AgentRegistry {
     return this.toml.get(id);
   }
 
-  spawn(input: { manifestToml: string; parentId?: string }): AgentRecord {
-    const manifest = parseManifest(input.manifestToml);
+  spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): AgentRecord {
+    const manifest = this.deps.expandManifest(parseManifest(input.manifestToml));
+    const refusal = this.deps.authorizeSpawn({ ...input, manifest });
+    if (refusal) throw new HttpError(refusal.status, refusal.error);
     if (this.findByName(manifest.name)) throw conflict(`an agent named '${manifest.name}' already exists`);
     const id = randomUUID();
     const record: AgentRecord = {
@@ -164,7 +170,7 @@ export class AgentStore implements AgentRegistry {
   /** PATCH with manifest_toml: the new manifest replaces every field it defines; identity, config and sessions stay. */
   replaceManifest(id: string, manifestToml: string): AgentRecord {
     const agent = this.require(id);
-    const fields = this.fromManifest(parseManifest(manifestToml));
+    const fields = this.fromManifest(this.deps.expandManifest(parseManifest(manifestToml)));
     if (agent.mode === 'Stable' && (fields.model.provider !== agent.model.provider || fields.model.model !== agent.model.model)) {
       throw conflict(`agent '${agent.name}' is in Stable mode: its model is pinned (switch to Normal first)`);
     }

@@ -12,7 +12,7 @@ import type { AgentHooks } from './hooks.ts';
 import type { AgentStore } from './registry.ts';
 import { InputValidator } from './input-validation.ts';
 import { OPERATOR_ID, operatorRecord } from './operator.ts';
-import { dedupe, findTool, grants } from './tools.ts';
+import { dedupe, findTool, grants, grantsAgent } from './tools.ts';
 
 /** One tool call of an agent, with the turn it belongs to. */
 export interface ToolCall {
@@ -55,7 +55,7 @@ export class ToolRunner implements AgentTools {
 
   /** The tools the agent is granted: what a turn offers the model. */
   allowed(agent: AgentRecord): ToolDefinition[] {
-    return this.list().filter((t) => grants(agent.tools, t));
+    return this.list().filter((t) => grantsAgent(agent, t));
   }
 
   /** A turn's tool call: input that does not match the schema is an error result the model can correct. */
@@ -95,7 +95,7 @@ export class ToolRunner implements AgentTools {
     }
     const agent = this.deps.registry.get(agentId);
     if (!agent) throw notFound(`Agent '${agentId}' not found`);
-    if (!grants(agent.tools, tool)) throw forbidden(`Agent '${agent.name}' is not granted tool '${tool.name}'`);
+    if (!grantsAgent(agent, tool)) throw forbidden(`Agent '${agent.name}' is not granted tool '${tool.name}'`);
     return agent;
   }
 

@@ -3,10 +3,15 @@
  * by its name, then by an alias; an agent's tool list grants it by '*', its
  * name or one of its aliases.
  */
-import type { ToolDefinition } from '@talon/agents';
+import type { AgentRecord, ToolDefinition } from '@talon/agents';
 
 export function grants(agentTools: readonly string[], tool: Pick<ToolDefinition, 'name' | 'aliases'>): boolean {
   return agentTools.includes('*') || agentTools.includes(tool.name) || (tool.aliases ?? []).some((a) => agentTools.includes(a));
+}
+
+/** The agent's tool list, or the tool's own grant (a skill tool for an agent with the skill). */
+export function grantsAgent(agent: AgentRecord, tool: ToolDefinition): boolean {
+  return grants(agent.tools, tool) || Boolean(tool.grantedTo?.(agent));
 }
 
 export function findTool(tools: readonly ToolDefinition[], name: string): ToolDefinition | undefined {
