@@ -215,6 +215,11 @@ export interface ToolDefinition {
    * list) say here whether this agent has them.
    */
   grantedTo?(agent: AgentRecord): boolean;
+  /**
+   * true: only grantedTo decides, the agent's tool list (even '*') does not grant it. MCP tools use it: an agent's
+   * mcp_servers list alone chooses which servers' tools it gets.
+   */
+  exclusiveGrant?: boolean;
   /** Module that contributes it ('builtin' for the tools module). */
   source?: string;
   /**

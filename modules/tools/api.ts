@@ -14,3 +14,11 @@ export interface PatchService {
 }
 
 export const patchService = serviceRef<PatchService>('tools.patch');
+
+/** The [tools.invoke] / [tool_invoke] gate of direct invocation, for other front doors to tools (the MCP server). */
+export interface InvokeGate {
+  /** The refusal text, or undefined when direct invocation may run the tool (canonical name). */
+  refusal(tool: string): string | undefined;
+}
+
+export const invokeGate = serviceRef<InvokeGate>('tools.invoke-gate');

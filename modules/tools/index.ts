@@ -1,12 +1,13 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
 import { kvMemory } from '@talon/memory';
-import { patchService } from '@talon/tools';
+import { invokeGate, patchService } from '@talon/tools';
 import { toolInvokeSchema, toolsConfigSchema, type ToolsConfig } from './config.ts';
 import { builtinTools } from './services/builtin.ts';
 import { patchPaths } from './services/patch-paths.ts';
 import type { ToolDeps } from './services/deps.ts';
 import { toolRoutes } from './routes/tools.ts';
+import { invokePolicy, invokeRefusal } from './services/invoke-policy.ts';
 
 export default defineModule<ToolsConfig>({
   configSchema: toolsConfigSchema,
@@ -22,6 +23,7 @@ export default defineModule<ToolsConfig>({
     const mine = builtinTools(deps);
     ctx.hooks.tap(agentHooks).tools.tap('builtin', (list) => [...list, ...mine]);
     ctx.provide(patchService, patchPaths);
+    ctx.provide(invokeGate, { refusal: (tool) => invokeRefusal(invokePolicy(ctx.config), tool) });
     const tools = ctx.use(agentTools);
     return {
       routes: (app) => toolRoutes(app, tools, () => ctx.config),

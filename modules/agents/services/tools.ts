@@ -9,8 +9,9 @@ export function grants(agentTools: readonly string[], tool: Pick<ToolDefinition,
   return agentTools.includes('*') || agentTools.includes(tool.name) || (tool.aliases ?? []).some((a) => agentTools.includes(a));
 }
 
-/** The agent's tool list, or the tool's own grant (a skill tool for an agent with the skill). */
+/** The agent's tool list, or the tool's own grant (a skill tool for an agent with the skill; only that one when exclusive). */
 export function grantsAgent(agent: AgentRecord, tool: ToolDefinition): boolean {
+  if (tool.exclusiveGrant) return Boolean(tool.grantedTo?.(agent));
   return grants(agent.tools, tool) || Boolean(tool.grantedTo?.(agent));
 }
 
