@@ -22,3 +22,66 @@ export interface InvokeGate {
 }
 
 export const invokeGate = serviceRef<InvokeGate>('tools.invoke-gate');
+
+/** The subprocess sandbox (security system subprocess_sandbox), for modules that run programs (skill scripts). */
+export interface SandboxRun {
+  /** A command line for /bin/sh -c (quote every argument). */
+  command: string;
+  cwd: string;
+  /** Names copied from the service's environment; everything else is dropped (PATH defaults, HOME = cwd). */
+  envPassthrough: readonly string[];
+  /** Extra variables set as given (after the passthrough). */
+  env?: Readonly<Record<string, string>>;
+  /** Written to the program's standard input, which is then closed (none: stdin is /dev/null). */
+  stdin?: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface SandboxOutcome {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+export interface SandboxService {
+  /** Runs in its own process group; the whole group is killed at the end, on timeout and on abort. */
+  run(request: SandboxRun): Promise<SandboxOutcome>;
+}
+
+export const sandboxService = serviceRef<SandboxService>('tools.sandbox');
+
+/** Outbound HTTP with SSRF protection (security system ssrf_protection), for modules that download (registries). */
+export interface SafeFetchRequest {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects?: number;
+  /** Hosts (globs, IPs, CIDRs) exempt from the private-address rule, e.g. a registry the operator configured. */
+  allowHosts?: readonly string[];
+  signal?: AbortSignal;
+}
+
+export interface SafeFetchResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  truncated: boolean;
+  finalUrl: string;
+}
+
+export interface SafeNet {
+  /** Every hop resolved, checked and pinned; refusals reject with an Error whose name is 'FetchRefused'. */
+  fetch(request: SafeFetchRequest): Promise<SafeFetchResponse>;
+  /** Resolves the URL's host and applies the same rules without connecting (for clients such as git); rejects like fetch. */
+  check(url: string, allowHosts?: readonly string[]): Promise<void>;
+}
+
+export const safeNet = serviceRef<SafeNet>('tools.net');

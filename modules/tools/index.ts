@@ -1,10 +1,11 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
 import { kvMemory } from '@talon/memory';
-import { invokeGate, patchService } from '@talon/tools';
+import { invokeGate, patchService, safeNet as safeNetRef, sandboxService } from '@talon/tools';
 import { toolInvokeSchema, toolsConfigSchema, type ToolsConfig } from './config.ts';
 import { builtinTools } from './services/builtin.ts';
 import { patchPaths } from './services/patch-paths.ts';
+import { safeNet, sandbox } from './services/safe-net.ts';
 import type { ToolDeps } from './services/deps.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { invokePolicy, invokeRefusal } from './services/invoke-policy.ts';
@@ -23,6 +24,8 @@ export default defineModule<ToolsConfig>({
     const mine = builtinTools(deps);
     ctx.hooks.tap(agentHooks).tools.tap('builtin', (list) => [...list, ...mine]);
     ctx.provide(patchService, patchPaths);
+    ctx.provide(sandboxService, sandbox);
+    ctx.provide(safeNetRef, safeNet);
     ctx.provide(invokeGate, { refusal: (tool) => invokeRefusal(invokePolicy(ctx.config), tool) });
     const tools = ctx.use(agentTools);
     return {

@@ -38,7 +38,9 @@ export interface PinnedFetchResult {
 }
 
 /** Refusals (SSRF, capability, scheme): the message is meant for the model. */
-export class FetchRefused extends Error {}
+export class FetchRefused extends Error {
+  override name = 'FetchRefused';
+}
 
 const defaultResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
 

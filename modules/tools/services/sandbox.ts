@@ -17,6 +17,10 @@ export interface SandboxOptions {
   signal?: AbortSignal;
   /** Inherited environment to copy from (tests pass their own). */
   parentEnv?: NodeJS.ProcessEnv;
+  /** Extra variables set as given. */
+  env?: Readonly<Record<string, string>>;
+  /** Written to standard input, which is then closed; without it stdin is /dev/null. */
+  stdin?: string;
 }
 
 export interface SandboxResult {
@@ -81,14 +85,19 @@ export function runSandboxed(options: SandboxOptions): Promise<SandboxResult> {
     }
     const child = spawn('/bin/sh', ['-c', options.command], {
       cwd: options.cwd,
-      env: sandboxEnv(options.envPassthrough, options.cwd, options.parentEnv),
+      env: { ...sandboxEnv(options.envPassthrough, options.cwd, options.parentEnv), ...options.env },
       detached: true, // own process group, so the whole tree can be killed
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.stdin !== undefined && child.stdin) {
+      // A program that exits without reading its input must not crash the service with EPIPE.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.stdin);
+    }
     const out = new Capped(options.maxOutputBytes);
     const err = new Capped(options.maxOutputBytes);
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
     let timedOut = false;
     let aborted = false;
     const timer = setTimeout(() => {
