@@ -55,3 +55,16 @@ export interface CatalogService {
 }
 
 export const catalogService = serviceRef<CatalogService>('catalog.service');
+
+/**
+ * The service's vault: AES-256-GCM sealing with the key in $TALON_HOME/secret.key (the one provider keys use), for
+ * secrets other modules keep at rest (TOTP secrets, webhook signing secrets). `owner` binds a sealed value to its row:
+ * use '<module>:<what>:<id>' so it can never be confused with a provider name.
+ */
+export interface SecretVault {
+  seal(plain: string, owner: string): string;
+  /** Throws when the value was not sealed for this owner with this key. */
+  open(sealed: string, owner: string): string;
+}
+
+export const secretVault = serviceRef<SecretVault>('catalog.vault');

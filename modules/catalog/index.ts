@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
-import { catalogService } from '@talon/catalog';
+import { catalogService, secretVault } from '@talon/catalog';
 import { configKeys, configSchema, type CatalogConfig } from './config.ts';
 import { CatalogStore } from './services/store.ts';
 import { DeviceFlows } from './services/device-flow.ts';
 import { modelRoutes } from './routes/models.ts';
 import { providerRoutes } from './routes/providers.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { SecretBox } from './services/secrets.ts';
 
 export default defineModule<CatalogConfig>({
   configSchema,
@@ -23,6 +24,7 @@ export default defineModule<CatalogConfig>({
     const flows = new DeviceFlows();
     const config = () => ctx.config;
     ctx.provide(catalogService, store);
+    ctx.provide(secretVault, new SecretBox(path.join(ctx.home, 'secret.key')));
     return {
       start: () => store.load(),
       routes(app) {

@@ -61,6 +61,8 @@ export interface SafeFetchRequest {
   url: string;
   method?: string;
   headers?: Record<string, string>;
+  /** Request body, sent as given (set content-type in headers). */
+  body?: string;
   timeoutMs: number;
   maxBytes: number;
   maxRedirects?: number;

@@ -23,6 +23,7 @@ export const safeNet: SafeNet = {
       url: request.url,
       method: request.method,
       headers: request.headers,
+      body: request.body,
       timeoutMs: request.timeoutMs,
       maxBytes: request.maxBytes,
       maxRedirects: request.maxRedirects ?? 5,
