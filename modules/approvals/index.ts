@@ -1,0 +1,49 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { defineModule, STAGE } from '@talon/module-sdk';
+import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
+import { secretVault } from '@talon/catalog';
+import { approvalService } from '@talon/approvals';
+import { approvalConfigSchema, type ApprovalConfig } from './config.ts';
+import { Approvals } from './services/approvals.ts';
+import { gateToolCall, resumer, type ApprovedRun, type GateDeps } from './services/gate.ts';
+import { ApprovalStore } from './services/store.ts';
+import { Totp } from './services/totp.ts';
+import { approvalRoutes } from './routes/approvals.ts';
+import { totpRoutes } from './routes/totp.ts';
+
+/** Expiry is checked this often; a request expires at most this late. */
+const SWEEP_MS = 1000;
+
+export default defineModule<ApprovalConfig>({
+  configSchema: approvalConfigSchema,
+  register(ctx) {
+    const store = new ApprovalStore(ctx.db);
+    const totp = new Totp(
+      ctx.db,
+      () => ctx.use(secretVault),
+      () => ctx.config.totp_issuer,
+    );
+    const approved: ApprovedRun = new AsyncLocalStorage();
+    const gateDeps: GateDeps = {
+      approvals: () => approvals,
+      config: () => ctx.config,
+      tools: () => ctx.use(agentTools),
+      runner: () => ctx.use(agentRunner),
+      log: ctx.log,
+    };
+    const approvals = new Approvals({ store, totp, config: () => ctx.config, events: ctx.events, onOutcome: resumer(gateDeps, approved) });
+    ctx.provide(approvalService, approvals);
+    // A guard: it runs before other authorizeToolCall taps so nothing else sees a call that is held.
+    ctx.hooks.tap(agentHooks).authorizeToolCall.tapPromise('approval', gateToolCall(gateDeps, approved), { stage: STAGE.GUARD });
+    return {
+      start() {
+        approvals.sweep();
+        ctx.setInterval(() => approvals.sweep(), SWEEP_MS);
+      },
+      routes(app) {
+        approvalRoutes(app, { approvals, store, agents: () => ctx.use(agentRegistry), events: ctx.events });
+        totpRoutes(app, totp, () => ctx.config.second_factor === 'totp');
+      },
+    };
+  },
+});

@@ -1,0 +1,86 @@
+/**
+ * The gate on tool calls: a call the policy names is not run and not waited for — the model gets a "waiting for
+ * approval" result with the request id and the turn goes on. After the decision the resumer runs the held call
+ * (approved) and tells the agent the outcome in a new turn of the same session.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+import type { AgentRunner, AgentTools, ToolCallInfo } from '@talon/agents';
+import type { ApprovalConfig } from '../config.ts';
+import type { Approvals, Outcome } from './approvals.ts';
+import { needsApproval } from './policy.ts';
+
+export interface GateDeps {
+  approvals: () => Approvals;
+  config: () => ApprovalConfig;
+  tools: () => AgentTools;
+  runner: () => AgentRunner;
+  log: Logger;
+}
+
+/** Marks the execution of an approved call, so the gate lets exactly that call through once (not calls it makes in turn). */
+export type ApprovedRun = AsyncLocalStorage<{ tool: string; used: boolean }>;
+
+function passApproved(approved: ApprovedRun, tool: string): boolean {
+  const pass = approved.getStore();
+  if (!pass || pass.used || pass.tool !== tool) return false;
+  pass.used = true;
+  return true;
+}
+
+export function gateToolCall(deps: GateDeps, approved: ApprovedRun) {
+  return async (call: ToolCallInfo): Promise<{ deny: string } | undefined> => {
+    if (passApproved(approved, call.tool) || !needsApproval(deps.config(), call.tool)) return undefined;
+    let id: string;
+    let expires: string;
+    try {
+      const a = deps.approvals().create({
+        agent: call.agent,
+        action: call.tool,
+        description: `${call.agent.name} wants to run ${call.tool}`,
+        payload: { tool: call.tool, input: call.input, session_id: call.sessionId },
+        held: { tool: call.tool, input: call.input, session_id: call.sessionId },
+      });
+      id = a.id;
+      expires = a.expires_at;
+    } catch (err) {
+      return { deny: `it needs human approval and the request could not be made: ${(err as Error).message}` };
+    }
+    return {
+      deny:
+        `waiting for human approval (request ${id}, expires ${expires}). ` +
+        'It was not run yet; you will get the outcome in a later message. Carry on with other work or tell the user you are waiting.',
+    };
+  };
+}
+
+function outcomeText(id: string, tool: string, how: Parameters<Outcome>[1], result?: string): string {
+  const head = `[approval ${id}] `;
+  if (how === 'approved') return `${head}A human approved your ${tool} call; it ran. Its result:\n${result ?? ''}`;
+  if (how === 'rejected') return `${head}A human rejected your ${tool} call: it was not run. Do not retry it without asking.`;
+  if (how === 'skipped') return `${head}Your ${tool} call got no decision in time and was skipped: it was not run. Continue without it.`;
+  return `${head}Your ${tool} call got no decision in time and was denied: it was not run.`;
+}
+
+/** Runs or refuses a held call after its decision, then lets the agent continue with the outcome. */
+export function resumer(deps: GateDeps, approved: ApprovedRun): Outcome {
+  return (approval, how) => {
+    const held = approval.held;
+    if (!held) return;
+    void (async () => {
+      let result: string | undefined;
+      if (how === 'approved') {
+        const run = await approved
+          .run({ tool: held.tool, used: false }, () =>
+            deps.tools().invoke({ tool: held.tool, input: held.input, agentId: approval.agent_id, signal: new AbortController().signal, origin: 'approval' }),
+          )
+          .catch((err: Error) => ({ output: { content: `the tool could not run: ${err.message}`, isError: true } }));
+        result = run.output.content;
+      }
+      if (!deps.config().resume_agent) return;
+      await deps
+        .runner()
+        .run({ agentId: approval.agent_id, sessionId: held.session_id, message: outcomeText(approval.id, held.tool, how, result), origin: 'approval' });
+    })().catch((err: Error) => deps.log.warn({ err, approvalId: approval.id }, 'could not deliver an approval outcome to the agent'));
+  };
+}

@@ -1,0 +1,75 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { SecretVault } from '@talon/catalog';
+import { LOCKOUT_SECONDS, MAX_FAILURES, Totp } from '../services/totp.ts';
+import { code } from './helpers.ts';
+
+const migration = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'migrations', '0001_approvals.sql'), 'utf8');
+
+/** A vault that only wraps, to see that the secret is stored sealed and opened with the right owner. */
+const vault: SecretVault = {
+  seal: (plain, owner) => `sealed(${owner}):${Buffer.from(plain).toString('base64')}`,
+  open: (sealed, owner) => {
+    const prefix = `sealed(${owner}):`;
+    if (!sealed.startsWith(prefix)) throw new Error('wrong owner');
+    return Buffer.from(sealed.slice(prefix.length), 'base64').toString();
+  },
+};
+
+function fresh() {
+  const db = new Database(':memory:');
+  db.exec(migration);
+  return {
+    db,
+    totp: new Totp(
+      db,
+      () => vault,
+      () => 'Test',
+    ),
+  };
+}
+
+describe('approvals: TOTP rules', () => {
+  test('the secret is stored sealed, recovery codes only as hashes', async () => {
+    const { db, totp } = fresh();
+    const s = await totp.setup(undefined);
+    const row = db.prepare('SELECT secret, recovery_hashes FROM approvals_totp').get() as { secret: string; recovery_hashes: string };
+    assert.ok(row.secret.startsWith('sealed(approvals:totp):'));
+    assert.ok(!row.recovery_hashes.includes(s.recovery_codes[0]));
+  });
+
+  test('a recovery code works once', async () => {
+    const { totp } = fresh();
+    const s = await totp.setup(undefined);
+    await totp.confirm(await code(s.secret));
+    const replaced = await totp.setup(s.recovery_codes[0]);
+    await totp.confirm(await code(replaced.secret, 1));
+    await assert.rejects(totp.setup(s.recovery_codes[0]), /invalid TOTP or recovery code/, 'codes of the old enrollment are gone');
+    await totp.revoke(replaced.recovery_codes[1]);
+    assert.equal(totp.status(false).enrolled, false);
+  });
+
+  test(`${MAX_FAILURES} failures lock the purpose for ${LOCKOUT_SECONDS} s, even for a valid code`, async () => {
+    const { db, totp } = fresh();
+    const s = await totp.setup(undefined);
+    await totp.confirm(await code(s.secret));
+    for (let i = 0; i < MAX_FAILURES; i++) await assert.rejects(totp.verifyForApproval('000000'), /invalid/);
+    await assert.rejects(totp.verifyForApproval(await code(s.secret, 1)), (err: Error & { statusCode?: number }) => err.statusCode === 429);
+    // Other purposes are counted apart.
+    await totp.revoke(s.recovery_codes[0]);
+    const row = db.prepare("SELECT locked_until FROM approvals_totp_failures WHERE purpose = 'approve'").get() as { locked_until: number };
+    assert.ok(row.locked_until - Date.now() > (LOCKOUT_SECONDS - 5) * 1000);
+  });
+
+  test('a code is refused once its step (or a later one) was accepted', async () => {
+    const { totp } = fresh();
+    const s = await totp.setup(undefined);
+    await totp.confirm(await code(s.secret, 1));
+    await assert.rejects(totp.verifyForApproval(await code(s.secret, 0)), /already used/);
+    await assert.rejects(totp.verifyForApproval(await code(s.secret, 1)), /already used/);
+  });
+});
