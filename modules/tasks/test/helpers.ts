@@ -1,0 +1,47 @@
+/** A kernel with agents, an OpenAI-format fake provider and the tasks module. */
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+export interface Env {
+  fake: FakeProvider;
+  k: TestKernel;
+}
+
+export async function startEnv(config = ''): Promise<Env> {
+  process.env.TASKS_FAKE_KEY = 'sk-test';
+  const fake = new FakeProvider();
+  await fake.start();
+  const toml = [
+    '[default_model]',
+    'provider = "openai"',
+    'model = "fake-model"',
+    `base_url = "${fake.url}/v1"`,
+    'api_key_env = "TASKS_FAKE_KEY"',
+    '[llm]',
+    'max_retries = 0',
+    config,
+  ].join('\n');
+  const k = await startTestKernel({ only: ['tasks', 'llm-openai', 'error-envelope'], config: toml });
+  return { fake, k };
+}
+
+export async function stopEnv(env: Env | undefined): Promise<void> {
+  await env?.k.stop();
+  await env?.fake.stop();
+}
+
+export async function spawn(k: TestKernel, name: string): Promise<string> {
+  const manifest = `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\n[capabilities]\ntools = ["*"]\n`;
+  const res = await k.request('/api/agents', { method: 'POST', json: { manifest_toml: manifest } });
+  if (res.status !== 201) throw new Error(`spawn failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { agent_id: string }).agent_id;
+}
+
+export async function call<T = Record<string, unknown>>(
+  k: TestKernel,
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const res = await k.request(path, init);
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
