@@ -1,0 +1,33 @@
+import type { Routes } from '@talon/module-sdk';
+import type { AuditTrail } from '@talon/audit';
+
+const recentQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 50, description: 'entries to return, newest first (max 500)' },
+    n: { type: 'integer', minimum: 1, maximum: 500, description: "the reference's name for limit" },
+    event_type: { type: 'string', minLength: 1, maxLength: 100, description: 'only entries of this event_type' },
+    agent_id: { type: 'string', minLength: 1, maxLength: 100, description: 'only entries about this agent' },
+  },
+  additionalProperties: false,
+} as const;
+
+export function auditRoutes(app: Routes, trail: AuditTrail): void {
+  const recent = {
+    schema: { summary: 'Latest audit entries, newest first', tags: ['audit'], querystring: recentQuery },
+    config: { rateCost: 5 },
+  } as const;
+  const handler = async (request: { query: { limit: number; n?: number; event_type?: string; agent_id?: string } }) => {
+    const { limit, n, event_type, agent_id } = request.query;
+    return trail.recent({ limit: n ?? limit, event_type, agent_id });
+  };
+  app.get('/api/audit/recent', recent, handler);
+  // The older listing's name for the same read.
+  app.get('/api/audit/logs', { ...recent, schema: { ...recent.schema, summary: 'Alias of GET /api/audit/recent (older listing)' } }, handler);
+
+  app.get(
+    '/api/audit/verify',
+    { schema: { summary: 'Walks the whole hash chain and reports every broken link', tags: ['audit'] }, config: { rateCost: 20 } },
+    async () => trail.verify(),
+  );
+}

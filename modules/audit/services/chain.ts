@@ -1,0 +1,58 @@
+/**
+ * The hash chain. Each entry's hash is SHA-256 (lowercase hex) over the UTF-8 text of
+ *   JSON.stringify([prev_hash, id, timestamp, event_type, agent_id, details, outcome])
+ * — a JSON array, so no field can bleed into the next whatever it holds. prev_hash is the previous
+ * entry's hash; the first entry's is GENESIS. The id is part of the hash, so moving an entry to
+ * another position breaks it, and a deleted entry breaks the next one's prev_hash.
+ */
+import { createHash } from 'node:crypto';
+import type { AuditEntry, BreakKind, VerifyReport } from '@talon/audit';
+
+export const GENESIS = '0'.repeat(64);
+
+export type Hashed = Omit<AuditEntry, 'hash'>;
+
+export function entryHash(e: Hashed): string {
+  const canonical = JSON.stringify([e.prev_hash, e.id, e.timestamp, e.event_type, e.agent_id, e.details, e.outcome]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** A row as read for verification: [id, timestamp, event_type, agent_id, details, outcome, prev_hash, hash]. */
+export type RawRow = [number, string, string, string | null, string, string, string, string];
+
+interface Break {
+  broken_at: number;
+  kind: BreakKind;
+  expected: string;
+  found: string;
+}
+
+/**
+ * Walks the whole chain in id order and lists every broken link. After a break the walk goes on from the
+ * stored hash, so one tampered row is reported once, not as a cascade.
+ */
+export function walkChain(rows: Iterable<RawRow>, tip: { last_id: number; last_hash: string } | undefined): { length: number; breaks: Break[] } {
+  const breaks: Break[] = [];
+  let prev = GENESIS;
+  let length = 0;
+  let lastId = 0;
+  for (const [id, timestamp, event_type, agent_id, details, outcome, prev_hash, hash] of rows) {
+    length++;
+    lastId = id;
+    if (prev_hash !== prev) breaks.push({ broken_at: id, kind: 'prev_hash', expected: prev, found: prev_hash });
+    const computed = entryHash({ id, timestamp, event_type, agent_id, details, outcome, prev_hash });
+    if (computed !== hash) breaks.push({ broken_at: id, kind: 'hash', expected: computed, found: hash });
+    prev = hash;
+  }
+  // The tip is written with each batch: rows cut from the end leave it pointing past the last one.
+  if (tip && (tip.last_id !== lastId || tip.last_hash !== prev)) {
+    breaks.push({ broken_at: tip.last_id, kind: 'tip', expected: tip.last_hash, found: length ? prev : GENESIS });
+  }
+  return { length, breaks };
+}
+
+export function report(length: number, breaks: Break[], ends: { first: AuditEntry | null; last: AuditEntry | null }): VerifyReport {
+  if (!breaks.length) return { status: 'valid', chain_length: length, first_entry: ends.first, last_entry: ends.last };
+  const [first] = breaks;
+  return { status: 'broken', chain_length: length, ...first, breaks };
+}

@@ -1,0 +1,74 @@
+/**
+ * What the event bus tells the trail. Every event becomes an entry; the types listed here get their
+ * documented event_type and details, any other type its name in snake_case with its data as details
+ * (so a module's new events are audited without a change here).
+ */
+import type { AnyEvent } from '@talon/module-sdk';
+import type { AuditRecord } from '@talon/audit';
+
+/** Bus events that say nothing an audit reader needs (the turn's completion is recorded instead). */
+const SKIPPED = new Set(['message.received']);
+
+export const snake = (type: string): string =>
+  type
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')
+    .toLowerCase();
+
+/** Keeps details small and secret-free: strings are cut, nested values kept as they are. */
+function trimmed(data: unknown): Record<string, unknown> {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return { value: data };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) out[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  return out;
+}
+
+export function fromEvent(event: AnyEvent): AuditRecord | undefined {
+  if (SKIPPED.has(event.type)) return undefined;
+  switch (event.type) {
+    case 'agent.spawned': {
+      const d = event.data;
+      return { event_type: 'agent_spawned', agent_id: d.agentId, details: { name: d.name, parent_id: d.parentId ?? null } };
+    }
+    case 'agent.terminated':
+      return { event_type: 'agent_killed', agent_id: event.data.agentId, details: { name: event.data.name } };
+    case 'agent.crashed':
+      return { event_type: 'agent_crashed', agent_id: event.data.agentId, details: { name: event.data.name, error: event.data.error }, outcome: 'error' };
+    case 'turn.completed': {
+      const d = event.data;
+      return {
+        event_type: 'agent_message',
+        agent_id: d.agentId,
+        details: {
+          session_id: d.sessionId,
+          turn_id: d.turnId,
+          tokens_in: d.inputTokens,
+          tokens_out: d.outputTokens,
+          cost_usd: d.costUsd,
+          origin: d.origin ?? null,
+        },
+      };
+    }
+    case 'tool.invoked': {
+      const d = event.data;
+      return {
+        event_type: 'tool_invoked',
+        agent_id: d.agentId ?? null,
+        details: { tool: d.tool, session_id: d.sessionId ?? null, turn_id: d.turnId ?? null, ms: d.ms, direct: !d.agentId },
+        outcome: d.isError ? 'error' : 'ok',
+      };
+    }
+    case 'approval.requested':
+      return { event_type: 'approval_requested', agent_id: event.data.agentId ?? null, details: trimmed(event.data), outcome: 'pending' };
+    case 'approval.resolved':
+      return { event_type: 'approval_decided', details: trimmed(event.data), outcome: event.data.status };
+    case 'custom':
+      return { event_type: snake(event.data.type), details: trimmed(event.data.data) };
+    default: {
+      const data = trimmed(event.data);
+      const agent = typeof data.agentId === 'string' ? data.agentId : null;
+      return { event_type: snake(event.type), agent_id: agent, details: { ...data, source: event.source } };
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeProvider, startTestKernel, waitFor, setConfig, type TestKernel } from '@talon/module-sdk/testing';
+
+const KEY = 's3cret-key-0123456789';
+const auth = { authorization: `Bearer ${KEY}` };
+const MANIFEST = `name = "auditee"\n[model]\nprovider = "default"\nmodel = "default"\n[capabilities]\ntools = ["file_write", "file_list"]\n`;
+
+let fake: FakeProvider;
+let k: TestKernel;
+
+interface Entry {
+  id: number;
+  timestamp: string;
+  event_type: string;
+  agent_id: string | null;
+  details: string;
+  outcome: string;
+  hash: string;
+  prev_hash: string;
+}
+
+before(async () => {
+  process.env.AUDIT_FAKE_KEY = 'sk-test-fake-key';
+  fake = new FakeProvider();
+  await fake.start();
+  const config = [
+    `api_key = "${KEY}"`,
+    '[default_model]',
+    'provider = "openai"',
+    'model = "fake-model"',
+    `base_url = "${fake.url}/v1"`,
+    'api_key_env = "AUDIT_FAKE_KEY"',
+    '[llm]',
+    'max_retries = 0',
+  ].join('\n');
+  k = await startTestKernel({ only: ['audit', 'auth', 'agents', 'tools', 'llm-openai', 'error-envelope', 'config-api'], config });
+});
+after(async () => {
+  await k?.stop();
+  await fake?.stop();
+});
+
+const get = async <T>(path: string): Promise<T> => {
+  const res = await k.request(path, { headers: auth });
+  assert.equal(res.status, 200, `${path}: ${res.status}`);
+  return (await res.json()) as T;
+};
+const recent = (query = '') => get<{ entries: Entry[]; total: number }>(`/api/audit/recent${query}`);
+const ofType = async (type: string) => (await recent(`?limit=500&event_type=${type}`)).entries;
+
+test('a spawn, a turn with tool calls inside it, and a kill are each an entry', async () => {
+  const spawned = await k.request('/api/agents', { method: 'POST', headers: auth, json: { manifest_toml: MANIFEST } });
+  assert.equal(spawned.status, 201);
+  const { agent_id: id } = (await spawned.json()) as { agent_id: string };
+  fake.enqueue(
+    {
+      toolCalls: [
+        { name: 'file_write', input: { path: 'a.txt', content: 'x' } },
+        { name: 'file_list', input: { path: '.' } },
+      ],
+      usage: { input: 11, output: 7 },
+    },
+    { text: 'done', usage: { input: 5, output: 3 } },
+  );
+  const turn = await k.request(`/api/agents/${id}/message`, { method: 'POST', headers: auth, json: { message: 'write it' } });
+  assert.equal(turn.status, 200);
+  assert.equal((await k.request(`/api/agents/${id}`, { method: 'DELETE', headers: auth })).status, 200);
+
+  await waitFor(async () => (await ofType('agent_killed')).length === 1, { timeoutMs: 5000 });
+  const [spawn] = await ofType('agent_spawned');
+  assert.equal(spawn.agent_id, id);
+  assert.equal(JSON.parse(spawn.details).name, 'auditee');
+  const tools = (await ofType('tool_invoked')).filter((e) => e.agent_id === id);
+  assert.deepEqual(tools.map((e) => JSON.parse(e.details).tool).sort(), ['file_list', 'file_write']);
+  assert.ok(tools.every((e) => e.outcome === 'ok' && JSON.parse(e.details).turn_id));
+  const [message] = await ofType('agent_message');
+  assert.equal(message.agent_id, id);
+  assert.deepEqual([JSON.parse(message.details).tokens_in, JSON.parse(message.details).tokens_out], [16, 10]);
+});
+
+test('refused requests and configuration changes are entries; values are never recorded', async () => {
+  assert.equal((await k.request('/api/audit/recent')).status, 401);
+  await setConfig(k, 'log_level', 'silent');
+  await waitFor(async () => (await ofType('auth_failed')).length > 0 && (await ofType('config_changed')).length > 0, { timeoutMs: 5000 });
+  const [failed] = await ofType('auth_failed');
+  assert.equal(failed.outcome, 'denied');
+  assert.equal(JSON.parse(failed.details).url, '/api/audit/recent');
+  const [changed] = await ofType('config_changed');
+  assert.deepEqual(JSON.parse(changed.details), { keys: ['log_level'] });
+});
+
+test('module start-up is recorded', async () => {
+  const loaded = await ofType('module_loaded');
+  assert.ok(loaded.some((e) => JSON.parse(e.details).module === 'agents'));
+});
+
+test('recent: newest first, limit default 50 and max 500, total counts them all', async () => {
+  const all = await recent();
+  assert.ok(all.entries.length <= 50);
+  assert.ok(all.total >= all.entries.length);
+  for (let i = 1; i < all.entries.length; i++) assert.ok(all.entries[i - 1].id > all.entries[i].id);
+  const two = await recent('?limit=2');
+  assert.equal(two.entries.length, 2);
+  assert.deepEqual(Object.keys(two.entries[0]).sort(), ['agent_id', 'details', 'event_type', 'hash', 'id', 'outcome', 'prev_hash', 'timestamp']);
+  for (const bad of ['?limit=501', '?limit=0', '?limit=abc', '?bogus=1']) {
+    const res = await k.request(`/api/audit/recent${bad}`, { headers: auth });
+    assert.equal(res.status, 400, bad);
+    assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
+  }
+  const alias = await get<{ entries: Entry[] }>('/api/audit/logs?limit=3');
+  assert.equal(alias.entries.length, 3);
+});
+
+test('verify: the untouched chain is valid, with its ends', async () => {
+  const report = await get<{ status: string; chain_length: number; first_entry: Entry; last_entry: Entry }>('/api/audit/verify');
+  assert.equal(report.status, 'valid');
+  assert.ok(report.chain_length > 5);
+  assert.equal(report.first_entry.id, 1);
+  assert.equal(report.first_entry.prev_hash, '0'.repeat(64));
+  assert.equal(report.last_entry.id, report.chain_length);
+});
