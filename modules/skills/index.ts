@@ -1,0 +1,82 @@
+import path from 'node:path';
+import { defineModule } from '@talon/module-sdk';
+import { agentHooks } from '@talon/agents';
+import { promptScanner } from '@talon/prompt-guard';
+import { sandboxService } from '@talon/tools';
+import { wasmRuntime } from '@talon/wasm';
+import { manifestSigner } from '@talon/manifest-signing';
+import { skillStore, skillsHooks } from '@talon/skills';
+import { skillsConfigSchema, type SkillsConfig } from './services/config.ts';
+import { SkillHistory } from './services/history.ts';
+import { SkillRegistry } from './services/store.ts';
+import { Installer } from './services/install.ts';
+import { createSkill } from './services/create.ts';
+import { PromptSections } from './services/prompt.ts';
+import { SkillTools } from './services/tools.ts';
+import { skillService } from './services/service.ts';
+import { watchSkills } from './services/watch.ts';
+import { skillRoutes } from './routes/skills.ts';
+
+export default defineModule<SkillsConfig>({
+  configSchema: skillsConfigSchema,
+  hooks: [skillsHooks],
+  register(ctx) {
+    const userDir = () => ctx.config.dir || path.join(ctx.home, 'skills');
+    const scanner = () => ctx.use(promptScanner);
+    const history = new SkillHistory(ctx.db);
+    const registry = new SkillRegistry({
+      bundledDir: path.join(ctx.dir, 'bundled'),
+      userDir,
+      config: () => ctx.config,
+      scanner,
+      history,
+      log: ctx.log,
+      onBlocked: (b) => ctx.events.publish('skill.blocked', { name: b.name, stage: 'load', reason: b.reason }),
+    });
+    const installer = new Installer({
+      registry,
+      history,
+      config: () => ctx.config,
+      scanner,
+      signer: () => ctx.tryUse(manifestSigner),
+      resolve: (request) => ctx.hooks.get(skillsHooks).resolveSource.promise(request),
+      stagingRoot: () => path.join(ctx.dataDir, 'staging'),
+      userDir,
+      home: ctx.home,
+      events: ctx.events,
+    });
+    const store = skillService(registry, history, installer, ctx.events);
+    ctx.provide(skillStore, store);
+
+    const sections = new PromptSections(registry, () => ctx.config);
+    const tools = new SkillTools(
+      registry,
+      history,
+      { sandbox: () => ctx.tryUse(sandboxService), wasm: () => ctx.tryUse(wasmRuntime), config: () => ctx.config },
+      ctx.log,
+    );
+    const agents = ctx.hooks.tap(agentHooks);
+    agents.tools.tap('skill-tools', (list) => tools.contribute(list));
+    agents.beforeModelCall.tap('skill-context', (call) => {
+      const section = sections.section(call.agent);
+      return section ? { ...call, system: `${call.system}\n\n${section}` } : call;
+    });
+
+    return {
+      start() {
+        const count = registry.loadAll();
+        ctx.log.info({ skills: count, blocked: registry.blocked().length }, 'skills loaded');
+        if (ctx.config.watch) {
+          const watcher = watchSkills(userDir(), registry, ctx.log, ctx);
+          ctx.onStop(() => watcher.close());
+        }
+      },
+      routes: (app) =>
+        skillRoutes(app, {
+          store,
+          registry,
+          create: (body) => createSkill(body, { registry, scanner: scanner(), userDir: userDir(), events: ctx.events }),
+        }),
+    };
+  },
+});

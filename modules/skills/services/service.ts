@@ -1,0 +1,54 @@
+/** The skills.store service: list, detail, install, uninstall, reload over the registry and the installer. */
+import { rmSync } from 'node:fs';
+import { badRequest, notFound, type EventAccess } from '@talon/module-sdk';
+import type { SkillDetail, SkillStore, SkillSummary } from '@talon/skills';
+import { SOURCE_NAMES, type SkillRegistry } from './store.ts';
+import type { SkillHistory } from './history.ts';
+import type { Installer } from './install.ts';
+import { linkedFiles } from './tree.ts';
+
+export function skillService(registry: SkillRegistry, history: SkillHistory, installer: Installer, events: EventAccess): SkillStore {
+  return {
+    list: (): SkillSummary[] => registry.all().map((s) => s.summary),
+    detail: (name) => detailOf(registry, history, name),
+    install: (source, options) => installer.install(source, options),
+    installStaged: (staged, options) => installer.installStaged(staged, options),
+    uninstall(name) {
+      const skill = registry.get(name);
+      if (!skill) throw notFound(`Skill '${name}' not found`);
+      if (skill.bundled) throw badRequest(`skill '${name}' is bundled with the service and cannot be uninstalled (disable it with [skills] disabled)`);
+      registry.forget(name);
+      rmSync(skill.dir, { recursive: true, force: true });
+      history.forgetOrigin(name);
+      events.publish('skill.uninstalled', { name });
+    },
+    reload: () => registry.loadAll(),
+  };
+}
+
+function detailOf(registry: SkillRegistry, history: SkillHistory, name: string): SkillDetail | undefined {
+  const skill = registry.get(name);
+  if (!skill) return undefined;
+  const m = skill.manifest;
+  return {
+    name: m.name,
+    version: m.version,
+    description: m.description,
+    author: m.author,
+    license: m.license,
+    tags: m.tags,
+    category: m.category,
+    runtime: m.runtime,
+    tools: m.tools,
+    has_prompt_context: m.promptContext.length > 0,
+    prompt_context_length: m.promptContext.length,
+    source: SOURCE_NAMES[skill.origin.type],
+    origin: skill.origin,
+    enabled: true,
+    bundled: skill.bundled,
+    path: skill.dir,
+    linked_files: linkedFiles(skill.dir),
+    evolution: history.evolution(name),
+    findings: skill.findings,
+  };
+}
