@@ -259,6 +259,8 @@ export interface AgentTools {
   find(name: string): ToolDefinition | undefined;
   /** Whether an agent's tool list grants a tool: '*', the tool's name or one of its aliases. */
   grants(agentTools: readonly string[], tool: Pick<ToolDefinition, 'name' | 'aliases'>): boolean;
+  /** The tools an agent is granted (its tool list, or a tool's own grant): what its turns offer the model. */
+  allowed(agent: AgentRecord): ToolDefinition[];
   /**
    * Runs one tool the way the agent loop does (grant, input check, beforeToolCall/afterToolCall around it, a
    * throw becomes an error result). Refusals throw HttpError: 404 unknown tool or agent, 403 not granted,

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { defineModule } from '@talon/module-sdk';
+import { agentHooks, agentRegistry, agentRunner, agentTools, type ToolDefinition } from '@talon/agents';
+import { authStatus } from '@talon/auth';
+import { invokeGate } from '@talon/tools';
+import { mcpConfigSchema, mcpServerSchema, mcpServersSchema, type McpConfig } from './config.ts';
+import { SecretBox } from './services/secrets.ts';
+import { ServerStore } from './services/store.ts';
+import { Catalog } from './services/catalog.ts';
+import { McpManager } from './services/manager.ts';
+import { McpServers } from './services/servers.ts';
+import { agentToolDefinitions } from './services/agent-tools.ts';
+import { endpointRoutes } from './routes/endpoint.ts';
+import { serverRoutes } from './routes/servers.ts';
+import { catalogRoutes } from './routes/catalog.ts';
+
+export default defineModule<McpConfig>({
+  configSchema: mcpConfigSchema,
+  configKeys: { mcp_servers: mcpServersSchema, mcp_server: mcpServerSchema },
+  register(ctx) {
+    const config = () => ctx.config;
+    const connectTimeoutMs = () => config().connect_timeout_secs * 1000;
+    // Rebuilt when a tool list changes, so the tool runner's schema cache (keyed by object) keeps working.
+    let toolDefs: ToolDefinition[] = [];
+    const limits = {
+      timeoutMs: (conn: { spec: { timeoutSecs?: number } }) => (conn.spec.timeoutSecs ?? config().timeout_secs) * 1000,
+      maxChars: () => config().max_result_chars,
+    };
+    const manager: McpManager = new McpManager({
+      log: ctx.log,
+      clientVersion: ctx.version,
+      connectTimeoutMs,
+      reconnectBaseMs: () => config().reconnect_base_ms,
+      reconnectMaxMs: () => config().reconnect_max_secs * 1000,
+      onTools: () => void (toolDefs = agentToolDefinitions(manager.list(), limits)),
+      setTimeout: (fn, ms) => ctx.setTimeout(fn, ms),
+    });
+    const store = new ServerStore(ctx.db, new SecretBox(() => path.join(ctx.dataDir, 'secret.key')));
+    const catalog = new Catalog(path.join(ctx.dir, 'catalog'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
+    const servers = new McpServers({ store, manager, catalog, config, log: ctx.log });
+
+    ctx.hooks.tap(agentHooks).tools.tap('mcp', (list) => [...list, ...toolDefs]);
+    // config.toml edited or reloaded: servers of [[mcp_servers]] follow (unchanged ones keep their connection).
+    ctx.hooks.kernel.config.changed.tapPromise('mcp-servers', async () => void manager.reconcile(servers.specs()));
+
+    const auth = () => ctx.tryUse(authStatus);
+    const endpoint = {
+      version: ctx.version,
+      registry: () => ctx.use(agentRegistry),
+      runner: () => ctx.use(agentRunner),
+      tools: () => ctx.use(agentTools),
+      gate: () => ctx.tryUse(invokeGate),
+      keyRequired: () => auth()?.keyRequired() ?? false,
+      publicTools: () => config().mcp_server.public_tools,
+      agentHeader: () => config().agent_header,
+    };
+    return {
+      start() {
+        // Servers connect in the background; remote catalogue URLs may be slow, start-up waits for neither.
+        manager.reconcile(servers.specs());
+        void servers.reload().catch((err: Error) => ctx.log.error({ err: err.message }, 'MCP start-up reload failed'));
+      },
+      stop: () => manager.stop(),
+      routes(app) {
+        endpointRoutes(app, endpoint);
+        serverRoutes(app, servers, manager, connectTimeoutMs);
+        catalogRoutes(app, catalog, manager);
+      },
+    };
+  },
+});
