@@ -4,7 +4,6 @@ import { authStatus } from '@talon/auth';
 import { llmService } from '@talon/llm';
 import { healthRoutes } from './routes/health.ts';
 import { infoRoutes } from './routes/info.ts';
-import { frontRoutes } from './routes/front.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 
 export default defineModule({
@@ -15,7 +14,6 @@ export default defineModule({
       routes(app) {
         healthRoutes(app, ctx);
         infoRoutes(app, ctx, peers);
-        frontRoutes(app, ctx);
         openApiRoutes(app, ctx, peers.auth);
       },
     };

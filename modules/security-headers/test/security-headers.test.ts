@@ -5,7 +5,10 @@ import { assertSecurityHeaders } from './expect.ts';
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['security-headers', 'auth', 'system', 'error-envelope', 'config-api', 'logs'], config: 'api_key = "test-key-0123456789"\n' });
+  k = await startTestKernel({
+    only: ['security-headers', 'auth', 'system', 'dashboard', 'error-envelope', 'config-api', 'logs'],
+    config: 'api_key = "test-key-0123456789"\n',
+  });
 });
 after(() => k?.stop());
 

@@ -44,7 +44,7 @@ let k: TestKernel;
 before(async () => {
   writeLive('/live/before');
   k = await startTestKernel({
-    only: ['system', 'auth', 'cors', 'config-api', 'metrics', 'logs', 'security', 'error-envelope', 'openapi-probe', 'openapi-live'],
+    only: ['system', 'dashboard', 'auth', 'cors', 'config-api', 'metrics', 'logs', 'security', 'error-envelope', 'openapi-probe', 'openapi-live'],
     config: `api_key = "test-key-0123456789"\nmodule_paths = [${JSON.stringify(fixtures)}, ${JSON.stringify(live)}]\n`,
   });
 });

@@ -92,14 +92,3 @@ test("GET /api/modules: a module's last reload, when and how it went", async () 
   assert.equal(modules.find((m) => m.id === 'auth')?.last_reload, undefined, 'only the reloaded module');
   assert.equal((await json('/api/status')).hot_reloads, 1);
 });
-
-test('GET /: a small public HTML page linking health and the API description', async () => {
-  const res = await k.request('/');
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
-  const html = await res.text();
-  assert.match(html, /Talon is running/);
-  assert.match(html, /href="\/api\/health"/);
-  assert.match(html, /href="\/api\/openapi.json"/);
-  assert.doesNotMatch(html, /<script/);
-});

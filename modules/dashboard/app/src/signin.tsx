@@ -1,0 +1,32 @@
+/** The sign-in screen: the api_key, kept for this browser tab only. */
+import { useState } from 'preact/hooks';
+
+export function SignIn({ onKey, refused }: { onKey: (key: string) => void; refused: boolean }) {
+  const [key, setKey] = useState('');
+  return (
+    <main class="signin">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (key.trim()) onKey(key.trim());
+        }}
+      >
+        <h1>Talon</h1>
+        <p>
+          This service asks for its API key (the <code>api_key</code> of its config.toml).
+        </p>
+        <label for="api-key">API key</label>
+        <input id="api-key" type="password" autocomplete="current-password" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        {refused && (
+          <p class="error" role="alert">
+            That key was refused. Check it and try again.
+          </p>
+        )}
+        <button type="submit" class="primary">
+          Sign in
+        </button>
+        <p class="muted">The key is kept in this tab only (sessionStorage) and sent as a bearer token, never in a URL.</p>
+      </form>
+    </main>
+  );
+}

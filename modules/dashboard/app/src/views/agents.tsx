@@ -1,0 +1,173 @@
+/**
+ * Agents: the list with state, model and cost; spawn from a manifest (errors shown under the editor); bulk start,
+ * stop and kill; per agent: edit, clone, stop, kill, traces and logs (#/agents/<id>).
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../lib/api.tsx';
+import { useApi } from '../lib/use-api.tsx';
+import { href } from '../lib/hash.tsx';
+import { fmtTime, fmtUsd } from '../lib/format.tsx';
+import { ErrorText } from '../components/error.tsx';
+import { useAction } from '../components/action.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+import { useHasModule } from '../lib/modules.tsx';
+import { AgentDetail } from '../components/agent-detail.tsx';
+import type { ViewProps } from './index.tsx';
+
+interface AgentSummary {
+  id: string;
+  name: string;
+  state: string;
+  created_at: string;
+  model_provider: string;
+  model_name: string;
+}
+interface Cost {
+  agent_id: string;
+  total_cost_usd: number;
+}
+
+const EXAMPLE = `name = "helper"
+description = "A helpful assistant"
+
+[model]
+provider = "default"
+model = "default"
+system_prompt = "You are a helpful assistant."
+
+[capabilities]
+tools = ["file_read", "file_write", "file_list"]
+`;
+
+export default function AgentsView({ params }: ViewProps) {
+  if (params[0]) return <AgentDetail id={params[0]} />;
+  return <AgentList />;
+}
+
+function AgentList() {
+  const agents = useApi<AgentSummary[]>('/api/agents');
+  const costs = useApi<Cost[]>(useHasModule('usage') ? '/api/budget/agents' : null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const action = useAction();
+  const page = usePage(agents.data ?? [], 50);
+  const cost = (id: string) => costs.data?.find((c) => c.agent_id === id)?.total_cost_usd;
+
+  const bulk = (label: string, method: string, path: string) =>
+    void action.run(async () => {
+      const res = await api<{ succeeded: number; failed: number }>(path, { method, json: { ids: [...selected] } });
+      setSelected(new Set());
+      await agents.reload();
+      return `${label}: ${res.succeeded} done, ${res.failed} failed`;
+    });
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSelected(next);
+  };
+
+  return (
+    <section>
+      <h1>Agents</h1>
+      <ErrorText error={agents.error} />
+      <div class="toolbar" role="toolbar" aria-label="Bulk actions">
+        <span>{selected.size} selected</span>
+        <button type="button" disabled={!selected.size} onClick={() => bulk('Started', 'POST', '/api/agents/bulk/start')}>
+          Start
+        </button>
+        <button type="button" disabled={!selected.size} onClick={() => bulk('Stopped', 'POST', '/api/agents/bulk/stop')}>
+          Stop
+        </button>
+        <button
+          type="button"
+          class="danger"
+          disabled={!selected.size}
+          onClick={() => confirm(`Kill ${selected.size} agent(s)? Their sessions and workspaces go with them.`) && bulk('Killed', 'DELETE', '/api/agents/bulk')}
+        >
+          Kill
+        </button>
+        {action.done && <span role="status">{action.done}</span>}
+      </div>
+      <ErrorText error={action.error} />
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">
+              <span class="sr-only">Select</span>
+            </th>
+            <th scope="col">Name</th>
+            <th scope="col">State</th>
+            <th scope="col">Model</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Created</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.items.map((a) => (
+            <tr>
+              <td>
+                <input type="checkbox" aria-label={`Select ${a.name}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} />
+              </td>
+              <td>
+                <a href={href('agents', a.id)}>{a.name}</a>
+              </td>
+              <td>
+                <span class={`badge state-${a.state.toLowerCase()}`}>{a.state}</span>
+              </td>
+              <td>
+                {a.model_provider}/{a.model_name}
+              </td>
+              <td>{fmtUsd(cost(a.id))}</td>
+              <td>{fmtTime(a.created_at)}</td>
+              <td>
+                <a href={href('chat', a.id)}>Chat</a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager {...page} label="agents" />
+      <Spawn onSpawned={() => void agents.reload()} />
+    </section>
+  );
+}
+
+function Spawn({ onSpawned }: { onSpawned: () => void }) {
+  const [manifest, setManifest] = useState(EXAMPLE);
+  const action = useAction();
+  return (
+    <form
+      class="card"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => {
+          const res = await api<{ agent_id: string; name: string }>('/api/agents', { json: { manifest_toml: manifest } });
+          onSpawned();
+          return `Spawned ${res.name}`;
+        });
+      }}
+    >
+      <h2>Spawn an agent</h2>
+      <label for="manifest">Manifest (TOML)</label>
+      <textarea
+        id="manifest"
+        class="code"
+        rows={12}
+        spellcheck={false}
+        value={manifest}
+        aria-invalid={action.error ? 'true' : undefined}
+        aria-describedby="manifest-help"
+        onInput={(e) => setManifest(e.currentTarget.value)}
+      />
+      <p id="manifest-help" class="muted">
+        The keys are described in docs/agents.md. The service checks the manifest and names the key that is wrong.
+      </p>
+      <ErrorText error={action.error} />
+      {action.done && <p role="status">{action.done}</p>}
+      <button type="submit" class="primary" disabled={action.busy}>
+        Spawn
+      </button>
+    </form>
+  );
+}

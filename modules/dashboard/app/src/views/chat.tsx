@@ -1,0 +1,167 @@
+/**
+ * Chat with an agent. The reply streams over POST /api/agents/{id}/message/stream (SSE read from fetch, so the key
+ * stays in a header). After each turn the session is read back, which adds the tool results the stream does not
+ * carry and the turn's cost from its trace. Owner notices are shown apart from the conversation.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, request, seg } from '../lib/api.tsx';
+import { readSse } from '../lib/sse.tsx';
+import { navigate } from '../lib/hash.tsx';
+import { useApi } from '../lib/use-api.tsx';
+import { applyEvent, fromSession, type ChatMessage, type StoredSession, type TurnUsage } from '../lib/chat.tsx';
+import { fmtInt, fmtUsd } from '../lib/format.tsx';
+import { Message } from '../components/chat-message.tsx';
+import { Composer, type Upload } from '../components/composer.tsx';
+import { Sessions } from '../components/sessions.tsx';
+import { ModelSwitch } from '../components/model-switch.tsx';
+import { ErrorText } from '../components/error.tsx';
+import type { ViewProps } from './index.tsx';
+
+interface AgentSummary {
+  id: string;
+  name: string;
+  state: string;
+  model_provider: string;
+  model_name: string;
+}
+
+export default function ChatView({ params }: ViewProps) {
+  const agents = useApi<AgentSummary[]>('/api/agents');
+  const agentId = params[0] ?? agents.data?.[0]?.id;
+  const agent = agents.data?.find((a) => a.id === agentId);
+  if (agents.error) return <ErrorText error={agents.error} />;
+  if (!agents.data) return <p class="loading">Loading…</p>;
+  if (!agents.data.length)
+    return (
+      <section>
+        <h1>Chat</h1>
+        <p>
+          There is no agent yet. <a href="#/agents">Spawn one</a> first.
+        </p>
+      </section>
+    );
+  return (
+    <section class="chat">
+      <h1 class="sr-only">Chat</h1>
+      <div class="chat-head">
+        <label for="agent-pick">Agent</label>
+        <select id="agent-pick" value={agentId} onChange={(e) => navigate('chat', e.currentTarget.value)}>
+          {agents.data.map((a) => (
+            <option value={a.id}>
+              {a.name} ({a.state})
+            </option>
+          ))}
+        </select>
+        {agent && <ModelSwitch agentId={agent.id} current={agent.model_name} onChanged={() => void agents.reload()} />}
+      </div>
+      {agentId && <Conversation key={agentId} agentId={agentId} />}
+    </section>
+  );
+}
+
+function Conversation({ agentId }: { agentId: string }) {
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [sessionId, setSessionId] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [notices, setNotices] = useState<string[]>([]);
+  const [usage, setUsage] = useState<TurnUsage>();
+  const [error, setError] = useState<unknown>();
+  const list = useRef<HTMLOListElement>(null);
+
+  async function load() {
+    try {
+      const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
+      setSessionId(session.session_id);
+      setMessages(fromSession(session));
+      setError(undefined);
+    } catch (err) {
+      setError(err);
+    }
+  }
+  useEffect(() => void load(), [agentId]);
+  useEffect(() => list.current?.lastElementChild?.scrollIntoView({ block: 'end' }), [messages]);
+
+  async function send(text: string, attachments: Upload[]) {
+    setBusy(true);
+    setError(undefined);
+    setUsage(undefined);
+    const user: ChatMessage = { role: 'user', text, steps: [], attachments: attachments.map((a) => a.filename) };
+    let reply: ChatMessage = { role: 'assistant', text: '', steps: [], streaming: true };
+    setMessages((m) => [...m, user, reply]);
+    const update = (next: ChatMessage) => {
+      reply = next;
+      setMessages((m) => [...m.slice(0, -1), next]);
+    };
+    let finished: TurnUsage | undefined;
+    try {
+      const res = await request(`/api/agents/${seg(agentId)}/message/stream`, {
+        json: { message: text, session_id: sessionId, attachments: attachments.map((a) => ({ file_id: a.file_id })) },
+      });
+      await readSse(res, ({ event, data }) => {
+        const parsed = JSON.parse(data) as Record<string, unknown>;
+        if (event === 'owner_notice') setNotices((n) => [...n, String(parsed.text)]);
+        else if (event === 'done') finished = { ...(parsed.usage as TurnUsage), iterations: Number(parsed.iterations) };
+        else update(applyEvent(reply, event, parsed));
+      });
+      update({ ...reply, streaming: false });
+      if (finished) setUsage(await withCost(agentId, finished));
+      await load();
+    } catch (err) {
+      update({ ...reply, streaming: false });
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const post = (path: string) => void api(path, { method: 'POST' }).catch(setError);
+  return (
+    <div class="chat-body">
+      <Sessions agentId={agentId} currentId={sessionId} onChanged={() => void load()} />
+      <div class="conversation">
+        <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
+          {messages.map((m) => (
+            <Message msg={m} />
+          ))}
+        </ol>
+        {usage && (
+          <p class="turn-usage" data-testid="turn-usage">
+            Last turn: {fmtInt(usage.input_tokens)} in / {fmtInt(usage.output_tokens)} out tokens, {usage.iterations} model call(s)
+            {usage.cost_usd !== undefined && <>, {fmtUsd(usage.cost_usd)}</>}
+          </p>
+        )}
+        <ErrorText error={error} />
+        <Composer
+          agentId={agentId}
+          busy={busy}
+          onSend={(t, a) => void send(t, a)}
+          onStop={() => post(`/api/agents/${seg(agentId)}/stop`)}
+          onInterrupt={() => sessionId && post(`/api/agents/${seg(agentId)}/sessions/${seg(sessionId)}/interrupt`)}
+        />
+      </div>
+      {notices.length > 0 && (
+        <aside class="notices" aria-label="Owner notices">
+          <h2>Owner notices</h2>
+          <ul>
+            {notices.map((n) => (
+              <li>{n}</li>
+            ))}
+          </ul>
+          <button type="button" onClick={() => setNotices([])}>
+            Clear
+          </button>
+        </aside>
+      )}
+    </div>
+  );
+}
+
+/** The stream's done event has tokens but no cost: the turn's trace has it. */
+async function withCost(agentId: string, usage: TurnUsage): Promise<TurnUsage> {
+  try {
+    const { traces } = await api<{ traces: { cost_usd: number }[] }>(`/api/agents/${seg(agentId)}/traces?limit=1`);
+    return { ...usage, cost_usd: traces[0]?.cost_usd };
+  } catch {
+    return usage;
+  }
+}

@@ -1,0 +1,192 @@
+/** Memory of an agent: key-value entries (add, change, delete), semantic entries with search, and relations. */
+import { useState } from 'preact/hooks';
+import { api, seg } from '../lib/api.tsx';
+import { useApi } from '../lib/use-api.tsx';
+import { navigate } from '../lib/hash.tsx';
+import { fmtJson, fmtTime } from '../lib/format.tsx';
+import { ErrorText } from '../components/error.tsx';
+import { useAction } from '../components/action.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+import type { ViewProps } from './index.tsx';
+
+interface Entry {
+  id: string;
+  content: string;
+  level: string;
+  category: string | null;
+  score: number;
+  created_at: string;
+}
+interface Relation {
+  id: string;
+  subject: string;
+  relation: string;
+  object: string;
+  confidence: number;
+}
+
+export default function MemoryView({ params }: ViewProps) {
+  const agents = useApi<{ id: string; name: string }[]>('/api/agents');
+  const agentId = params[0] ?? agents.data?.[0]?.id;
+  return (
+    <section>
+      <h1>Memory</h1>
+      <ErrorText error={agents.error} />
+      {agents.data && !agents.data.length && <p>No agent yet: memory belongs to agents.</p>}
+      {agents.data && agentId && (
+        <>
+          <label for="memory-agent">Agent</label>
+          <select id="memory-agent" value={agentId} onChange={(e) => navigate('memory', e.currentTarget.value)}>
+            {agents.data.map((a) => (
+              <option value={a.id}>{a.name}</option>
+            ))}
+          </select>
+          <KeyValues key={`kv-${agentId}`} agentId={agentId} />
+          <Entries key={`e-${agentId}`} agentId={agentId} />
+          <Relations key={`r-${agentId}`} agentId={agentId} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function KeyValues({ agentId }: { agentId: string }) {
+  const base = `/api/memory/agents/${seg(agentId)}/kv`;
+  const kv = useApi<{ kv_pairs: { key: string; value: unknown }[] }>(base);
+  const [key, setKey] = useState('');
+  const [value, setValue] = useState('');
+  const action = useAction();
+  const page = usePage(kv.data?.kv_pairs ?? [], 50);
+  return (
+    <>
+      <h2>Key-value memory</h2>
+      <ErrorText error={kv.error ?? action.error} />
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Value</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.items.map((p) => (
+            <tr>
+              <th scope="row">{p.key}</th>
+              <td>
+                <pre>{fmtJson(p.value)}</pre>
+              </td>
+              <td>
+                <button
+                  type="button"
+                  onClick={() => void action.run(async () => (await api(`${base}/${seg(p.key)}`, { method: 'DELETE' }), await kv.reload()))}
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager {...page} label="keys" />
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(async () => {
+            let parsed: unknown = value;
+            try {
+              parsed = JSON.parse(value);
+            } catch {
+              // plain text is stored as a string
+            }
+            await api(`${base}/${seg(key.trim())}`, { method: 'PUT', json: { value: parsed } });
+            setKey('');
+            setValue('');
+            await kv.reload();
+          });
+        }}
+      >
+        <label for="kv-key">Key</label>
+        <input id="kv-key" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        <label for="kv-value">Value (JSON or text)</label>
+        <input id="kv-value" required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        <button type="submit" disabled={action.busy}>
+          Store
+        </button>
+      </form>
+    </>
+  );
+}
+
+function Entries({ agentId }: { agentId: string }) {
+  const [q, setQ] = useState('');
+  const [search, setSearch] = useState('');
+  const path = search ? `/api/memory/agents/${seg(agentId)}/search?q=${seg(search)}&limit=50` : `/api/memory/agents/${seg(agentId)}?limit=200`;
+  const list = useApi<{ memories?: Entry[]; results?: Entry[] }>(path);
+  const items = list.data?.memories ?? list.data?.results ?? [];
+  const page = usePage(items, 25);
+  return (
+    <>
+      <h2>Semantic memory</h2>
+      <form
+        role="search"
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSearch(q.trim());
+        }}
+      >
+        <label for="memory-search">Search</label>
+        <input id="memory-search" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+        <button type="submit">Search</button>
+      </form>
+      <ErrorText error={list.error} />
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Content</th>
+            <th scope="col">Level</th>
+            <th scope="col">Category</th>
+            <th scope="col">Score</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.items.map((m) => (
+            <tr>
+              <td>{m.content}</td>
+              <td>{m.level}</td>
+              <td>{m.category ?? '—'}</td>
+              <td>{m.score.toFixed(2)}</td>
+              <td>{fmtTime(m.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager {...page} label="entries" />
+    </>
+  );
+}
+
+function Relations({ agentId }: { agentId: string }) {
+  const rel = useApi<{ relations: Relation[]; total: number }>(`/api/memory/agents/${seg(agentId)}/relations?limit=200`);
+  const page = usePage(rel.data?.relations ?? [], 50);
+  return (
+    <>
+      <h2>Relations</h2>
+      <ErrorText error={rel.error} />
+      <ul class="relations">
+        {page.items.map((r) => (
+          <li>
+            <strong>{r.subject}</strong> {r.relation.replace(/_/g, ' ')} <strong>{r.object}</strong>{' '}
+            <span class="muted">({Math.round(r.confidence * 100)}%)</span>
+          </li>
+        ))}
+      </ul>
+      <Pager {...page} label="relations" />
+    </>
+  );
+}

@@ -1,0 +1,54 @@
+/** The modules of the service: state, version, whether it is a security module, and the last hot reload. */
+import { useApi } from '../lib/use-api.tsx';
+import { fmtTime } from '../lib/format.tsx';
+import { ErrorText } from '../components/error.tsx';
+
+interface ModuleInfo {
+  id: string;
+  version: string;
+  description: string;
+  state: string;
+  critical: boolean;
+  third_party: boolean;
+  error?: string;
+  last_reload?: { at: string; ok: boolean; ms: number; error?: string };
+}
+
+export default function ModulesView() {
+  const m = useApi<{ modules: ModuleInfo[] }>('/api/modules');
+  return (
+    <section>
+      <h1>Modules</h1>
+      <ErrorText error={m.error} />
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Module</th>
+            <th scope="col">State</th>
+            <th scope="col">Version</th>
+            <th scope="col">Description</th>
+            <th scope="col">Last reload</th>
+          </tr>
+        </thead>
+        <tbody>
+          {m.data?.modules.map((x) => (
+            <tr>
+              <th scope="row">
+                {x.id}
+                {x.critical && <span class="badge"> security</span>}
+                {x.third_party && <span class="badge"> third party</span>}
+              </th>
+              <td>
+                <span class={`badge ${x.state === 'running' ? 'ok' : 'off'}`}>{x.state}</span>
+                {x.error && <div class="error">{x.error}</div>}
+              </td>
+              <td>{x.version}</td>
+              <td>{x.description}</td>
+              <td>{x.last_reload ? `${fmtTime(x.last_reload.at)} ${x.last_reload.ok ? 'ok' : `failed: ${x.last_reload.error ?? ''}`}` : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * The built app held in memory: index.html and every hashed asset, with their gzip and brotli forms made once at
+ * load (the service has no compression layer, and the budget is counted compressed). Asset names carry a content
+ * hash, so they can be cached for a year; index.html is never cached, so a new build is picked up at once.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+export interface Bundle {
+  index: Asset;
+  /** Files under assets/, by name. */
+  assets: Map<string, Asset>;
+  builtAt: Date;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json']);
+
+function asset(file: string): Asset {
+  const ext = path.extname(file);
+  const body = readFileSync(file);
+  if (!COMPRESSIBLE.has(ext) || body.length < 512) return { type: TYPES[ext] ?? 'application/octet-stream', body };
+  return {
+    type: TYPES[ext] ?? 'application/octet-stream',
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+  };
+}
+
+/** Reads dist/ (index.html and assets/); undefined when no build is there yet. */
+export function loadBundle(dist: string): Bundle | undefined {
+  const indexFile = path.join(dist, 'index.html');
+  if (!existsSync(indexFile)) return undefined;
+  const dir = path.join(dist, 'assets');
+  const assets = new Map<string, Asset>();
+  if (existsSync(dir)) for (const name of readdirSync(dir)) assets.set(name, asset(path.join(dir, name)));
+  return { index: asset(indexFile), assets, builtAt: statSync(indexFile).mtime };
+}
+
+/** The best encoding the client accepts among those the asset has. */
+export function pickEncoding(a: Asset, acceptEncoding: string | undefined): { body: Buffer; encoding?: 'br' | 'gzip' } {
+  const accepted = (acceptEncoding ?? '').toLowerCase();
+  if (a.br && /\bbr\b/.test(accepted)) return { body: a.br, encoding: 'br' };
+  if (a.gzip && /\bgzip\b/.test(accepted)) return { body: a.gzip, encoding: 'gzip' };
+  return { body: a.body };
+}

@@ -1,0 +1,134 @@
+/**
+ * Browser tests: a kernel with the dashboard and the modules its views use, a FakeProvider behind the default model,
+ * and Debian's Chromium driven by playwright-core. Chromium runs headless with the flags this machine needs (no
+ * sandbox as root, no background networking: the network is closed). Without /usr/bin/chromium the browser tests
+ * are skipped outside CI (apt-get install -y chromium); in CI they fail.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+/** Options for node:test: skip (with the reason) when there is no Chromium and this is not CI. */
+export const browserTest = {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install -y chromium)` : false,
+  timeout: 60_000,
+};
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 30_000 });
+}
+
+export const MODULES = [
+  'dashboard',
+  'auth',
+  'security-headers',
+  'request-id',
+  'error-envelope',
+  'system',
+  'agents',
+  'tools',
+  'llm-openai',
+  'catalog',
+  'memory',
+  'usage',
+  'logs',
+  'config-api',
+  'security',
+];
+
+export interface Env {
+  k: TestKernel;
+  fake: FakeProvider;
+  browser: Browser;
+  stop(): Promise<void>;
+}
+
+export async function startEnv(config = ''): Promise<Env> {
+  process.env.DASHBOARD_FAKE_KEY = 'sk-test-fake-key';
+  const fake = new FakeProvider();
+  await fake.start();
+  const k = await startTestKernel({
+    only: MODULES,
+    config: [
+      config,
+      '[default_model]',
+      'provider = "openai"',
+      'model = "fake-model"',
+      `base_url = "${fake.url}/v1"`,
+      'api_key_env = "DASHBOARD_FAKE_KEY"',
+      '[llm]',
+      'max_retries = 0',
+    ].join('\n'),
+  });
+  const browser = await launch();
+  return {
+    k,
+    fake,
+    browser,
+    async stop() {
+      await browser.close();
+      await k.stop();
+      await fake.stop();
+    },
+  };
+}
+
+export interface Watched {
+  page: Page;
+  /** Console errors, uncaught exceptions and CSP violations seen so far. */
+  problems: string[];
+}
+
+export async function openPage(env: Env, path = '/'): Promise<Watched> {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.setDefaultTimeout(10_000);
+  await page.goto(env.k.url + path);
+  return { page, problems };
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now (rule id: where). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Injected through the DevTools protocol, not a <script>: the page's CSP would (rightly) refuse an inline one.
+  await page.evaluate(AXE);
+  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Creates an agent through the API (for tests whose subject is not spawning). */
+export async function spawn(k: TestKernel, manifest: string, headers: Record<string, string> = {}): Promise<string> {
+  const res = await k.request('/api/agents', { method: 'POST', json: { manifest_toml: manifest }, headers });
+  if (res.status !== 201) throw new Error(`spawn: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { agent_id: string }).agent_id;
+}
+
+/** Screenshots of the main views for the docs, when DASHBOARD_SCREENSHOTS names a folder (docs/img). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.DASHBOARD_SCREENSHOTS;
+  if (dir) await page.screenshot({ path: `${dir}/${name}.png` });
+}
