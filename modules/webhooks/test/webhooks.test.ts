@@ -113,7 +113,7 @@ describe('webhooks: outbound', () => {
       5000,
       'disabled',
     );
-    assert.match(disabled.disabled_reason!, /disabled after \d+ consecutive failed attempts; last error: the target answered 503/);
+    assert.match(disabled!.disabled_reason!, /disabled after \d+ consecutive failed attempts; last error: the target answered 503/);
     rx.answer = () => 200;
     await k.request(`/api/webhooks/${hook.id}`, { method: 'PUT', json: { enabled: true } });
     await waitFor(async () => (await json<Hook>(await k.request(`/api/webhooks/${hook.id}`))).deliveries.pending === 0, 3000, 'queue drained');
