@@ -1,6 +1,8 @@
 /** The service as MCP client: stdio servers as real subprocesses, their tools in agent turns, supervision, removal. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { waitFor } from '@talon/module-sdk/testing';
 import { addFixture, EVERYTHING, json, server, spawnAgent, startEnv, STDIO_SERVER, stopEnv, waitConnected, type Env, type ServerView } from './helpers.ts';
 import { isAlive } from '../services/process-tree.ts';
@@ -29,7 +31,9 @@ describe('MCP client: stdio servers', () => {
     assert.equal(list.servers[0].name, 'fixture');
     const raw = JSON.stringify(list) + JSON.stringify(await server(env.k, view.id));
     assert.ok(!raw.includes('secret-token-value'), 'an env value was read back');
-    const row = env.k.kernel.db.prepare('SELECT secrets FROM mcp_servers WHERE id = ?').get(view.id) as { secrets: string };
+    const db = new Database(path.join(env.k.home, 'talon.db'), { readonly: true });
+    const row = db.prepare('SELECT secrets FROM mcp_servers WHERE id = ?').get(view.id) as { secrets: string };
+    db.close();
     assert.ok(!row.secrets.includes('secret-token-value'), 'the env value is stored in clear');
   });
 
@@ -93,7 +97,7 @@ describe('MCP client: stdio servers', () => {
       8000,
       'reconnect after kill',
     );
-    assert.equal(again.connected, true);
+    assert.equal(again!.connected, true);
     assert.equal((await server(env.k, 'fixture')).tools.length, 7);
   });
 
@@ -143,15 +147,15 @@ describe('MCP client: stdio servers', () => {
       8000,
       'broken server error',
     );
-    assert.match(health.s.last_error!, /refusing to start/);
-    assert.equal(health.h.status, 'degraded');
+    assert.match(health!.s.last_error!, /refusing to start/);
+    assert.equal(health!.h.status, 'degraded');
     const missing = await env.k.request('/api/mcp/servers', {
       method: 'POST',
       json: { name: 'nocmd', transport: { type: 'stdio', command: '/no/such/program' } },
     });
     assert.equal(missing.status, 201);
     const s = await waitFor(async () => (await server(env.k, 'nocmd')).last_error, 8000, 'spawn error');
-    assert.match(s, /ENOENT/);
+    assert.match(String(s), /ENOENT/);
     await env.k.request('/api/mcp/servers/broken', { method: 'DELETE' });
     await env.k.request('/api/mcp/servers/nocmd', { method: 'DELETE' });
   });

@@ -89,12 +89,13 @@ export async function server(k: TestKernel, idOrName: string): Promise<ServerVie
 }
 
 export async function waitConnected(k: TestKernel, idOrName: string, timeoutMs = 8000): Promise<ServerView> {
-  return waitFor(
+  const view = await waitFor(
     async () => {
-      const view = await server(k, idOrName);
-      return view.connected ? view : undefined;
+      const current = await server(k, idOrName);
+      return current.connected ? current : undefined;
     },
     timeoutMs,
     `server '${idOrName}' to connect`,
   );
+  return view!;
 }
