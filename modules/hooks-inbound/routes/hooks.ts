@@ -1,0 +1,94 @@
+import { HttpError, isUuid, notFound, tooManyRequests, type EventAccess, type Routes } from '@talon/module-sdk';
+import type { AgentRecord, AgentRegistry, AgentRunner } from '@talon/agents';
+import type { HooksConfig } from '../config.ts';
+import type { MinuteWindow } from '../services/rate.ts';
+import { hookToken, sameToken } from '../services/token.ts';
+
+export interface HookRouteDeps {
+  config: () => HooksConfig;
+  agents: () => AgentRegistry;
+  runner: () => AgentRunner;
+  events: EventAccess;
+  window: MinuteWindow;
+}
+
+const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$' }) as const;
+
+const wakeBody = {
+  type: 'object',
+  properties: {
+    text: { ...text(4096), description: 'what happened (no control characters but newlines and tabs)' },
+    mode: { type: 'string', enum: ['now', 'next_heartbeat'], default: 'now' },
+    agent: { type: 'string', minLength: 1, maxLength: 128, description: 'the agent it is meant for (id or name), if any' },
+  },
+  required: ['text'],
+  additionalProperties: false,
+} as const;
+
+const agentBody = {
+  type: 'object',
+  properties: {
+    message: text(16384),
+    agent: { type: 'string', minLength: 1, maxLength: 128, description: 'agent id or name; default [hooks] default_agent, else the first agent' },
+    timeout_secs: { type: 'integer', minimum: 10, maximum: 600, default: 120 },
+  },
+  required: ['message'],
+  additionalProperties: false,
+} as const;
+
+const unauthorized = (message: string) => new HttpError(401, message, { headers: { 'www-authenticate': 'Bearer realm="talon-hooks"' } });
+
+export function hookRoutes(app: Routes, deps: HookRouteDeps): void {
+  // Before body validation: a caller without the token learns nothing about the body rules.
+  app.addHook('onRequest', async (request) => {
+    const config = deps.config();
+    if (!config.enabled) throw notFound('inbound hooks are not enabled: set [hooks] enabled = true and a token (see docs/webhooks.md)');
+    const given = /^Bearer[ \t]+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (!given) throw unauthorized('Missing Authorization: Bearer <hook token> header');
+    if (!sameToken(given, hookToken(config))) throw unauthorized('Invalid hook token');
+    const wait = deps.window.take(request.ip, config.rate_limit_per_minute);
+    if (wait) throw tooManyRequests(`hook rate limit: ${config.rate_limit_per_minute} requests per minute`, wait);
+  });
+  const options = { config: { public: true }, bodyLimit: deps.config().max_body_bytes } as const;
+  const tags = ['hooks'];
+
+  app.post(
+    '/api/hooks/wake',
+    { ...options, schema: { summary: 'Publishes a wake event that triggers and agents react to', tags, body: wakeBody } },
+    async (request) => {
+      const { text: message, mode, agent } = request.body;
+      const target = agent === undefined ? undefined : resolveAgent(deps.agents(), agent);
+      const event = deps.events.publish('custom', { type: 'webhook.wake', data: { source: 'webhook', text: message, mode, agentId: target?.id } });
+      request.log.info({ mode, agentId: target?.id }, 'wake hook');
+      return { status: 'accepted', mode, event_id: event.id };
+    },
+  );
+
+  app.post(
+    '/api/hooks/agent',
+    { ...options, schema: { summary: 'Sends an agent a message from an external caller and returns its reply', tags, body: agentBody } },
+    async (request) => {
+      const { message, agent, timeout_secs: timeoutSecs } = request.body;
+      const target = resolveAgent(deps.agents(), agent ?? (deps.config().default_agent || undefined));
+      const signal = AbortSignal.timeout(timeoutSecs * 1000);
+      const result = await deps.runner().run({ agentId: target.id, message, signal, origin: 'hook' });
+      return {
+        status: 'completed',
+        agent_id: target.id,
+        response: result.response,
+        usage: { input_tokens: result.inputTokens, output_tokens: result.outputTokens },
+      };
+    },
+  );
+}
+
+function resolveAgent(registry: AgentRegistry, ref: string | undefined): AgentRecord {
+  if (ref === undefined) {
+    const first = registry.list()[0];
+    if (!first) throw notFound('no agent to send to: spawn one or name it in "agent"');
+    return first;
+  }
+  const agent = isUuid(ref) ? registry.get(ref.toLowerCase()) : registry.findByName(ref);
+  if (!agent) throw notFound(`agent '${ref}' not found`);
+  return agent;
+}
