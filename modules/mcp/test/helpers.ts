@@ -19,7 +19,9 @@ export async function startEnv(config = '', modules: string[] = []): Promise<Env
   process.env.FAKE_KEY = 'sk-test-fake-key';
   const fake = new FakeProvider();
   await fake.start();
+  // The caller's lines come first, so top-level keys (api_key) stay top-level.
   const toml = [
+    config,
     '[default_model]',
     'provider = "openai"',
     'model = "fake-model"',
@@ -27,7 +29,6 @@ export async function startEnv(config = '', modules: string[] = []): Promise<Env
     'api_key_env = "FAKE_KEY"',
     '[llm]',
     'max_retries = 0',
-    config,
   ].join('\n');
   const k = await startTestKernel({ only: ['agents', 'llm-openai', 'tools', 'auth', 'error-envelope', 'mcp', ...modules], config: toml });
   return { fake, k };
