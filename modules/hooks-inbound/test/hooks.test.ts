@@ -54,7 +54,7 @@ describe('inbound hooks', () => {
     const body = await json<{ status: string; mode: string; event_id: string }>(res);
     assert.equal(body.status, 'accepted');
     assert.equal(body.mode, 'now');
-    const event = await waitFor(() => events.find((e) => e.id === body.event_id), 2000, 'the wake event');
+    const event = (await waitFor(() => events.find((e) => e.id === body.event_id), 2000, 'the wake event'))!;
     assert.equal(event.type, 'custom');
     assert.deepEqual((event.data as { type: string }).type, 'webhook.wake');
     assert.equal((event.data as { data: { text: string } }).data.text, 'build finished');
