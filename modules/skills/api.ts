@@ -93,6 +93,11 @@ export interface SourceRequest {
   staging: string;
 }
 
+/** A resolver that recognised the source but cannot deliver it answers this (a throwing tap would be skipped). */
+export interface SourceRefusal {
+  refused: { status: number; error: string };
+}
+
 export interface InstallOptions {
   /** Require a valid signature (SIGNATURE.json) by a trusted signer. */
   verify?: boolean;
@@ -109,13 +114,15 @@ export interface SkillStore {
   uninstall(name: string): void;
   /** Reads every skill again; answers how many are loaded. */
   reload(): number;
+  /** Parses a skill folder without installing it (a registry's listing); throws with the reason it does not parse. */
+  describe(dir: string): SkillSummary & { converted_from: string | null };
 }
 
 export const skillStore = serviceRef<SkillStore>('skills.store');
 
 export const skillsHooks = defineHooks('skills.hooks', () => ({
   /** Turns an install source into a staged folder; the first tap that recognises the source answers. */
-  resolveSource: new AsyncSeriesBailHook<[SourceRequest], StagedSource | undefined>(['request']),
+  resolveSource: new AsyncSeriesBailHook<[SourceRequest], StagedSource | SourceRefusal | undefined>(['request']),
 }));
 
 declare module '@talon/module-sdk' {

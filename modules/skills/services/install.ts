@@ -9,7 +9,7 @@ import path from 'node:path';
 import { HttpError, badRequest, conflict, forbidden, isInside, notFound } from '@talon/module-sdk';
 import type { EventAccess } from '@talon/module-sdk';
 import type { ManifestSigner } from '@talon/manifest-signing';
-import type { InstallOptions, InstallResult, SkillOrigin, SourceRequest, StagedSource } from '@talon/skills';
+import type { InstallOptions, InstallResult, SkillOrigin, SourceRefusal, SourceRequest, StagedSource } from '@talon/skills';
 import { ManifestError } from './manifest.ts';
 import { checkedCopy, TreeError } from './tree.ts';
 import { inspectFolder, SkillRefused, type SkillRegistry } from './store.ts';
@@ -23,7 +23,7 @@ export interface InstallDeps {
   config: () => SkillsConfig;
   scanner: () => PromptScanner;
   signer: () => ManifestSigner | undefined;
-  resolve: (request: SourceRequest) => Promise<StagedSource | undefined>;
+  resolve: (request: SourceRequest) => Promise<StagedSource | SourceRefusal | undefined>;
   stagingRoot: () => string;
   userDir: () => string;
   home: string;
@@ -40,6 +40,7 @@ export class Installer {
     try {
       const staged = path.isAbsolute(trimmed) ? this.localSource(trimmed) : await this.deps.resolve({ source: trimmed, staging });
       if (!staged) throw notFound(`no skill found for '${trimmed}' (not a folder, a git URL or a name in a configured registry)`);
+      if ('refused' in staged) throw new HttpError(staged.refused.status, staged.refused.error);
       return await this.installStaged(staged, options);
     } finally {
       rmSync(staging, { recursive: true, force: true });

@@ -2,7 +2,8 @@
 import { rmSync } from 'node:fs';
 import { badRequest, notFound, type EventAccess } from '@talon/module-sdk';
 import type { SkillDetail, SkillStore, SkillSummary } from '@talon/skills';
-import { SOURCE_NAMES, type SkillRegistry } from './store.ts';
+import { SOURCE_NAMES, summaryOf, type SkillRegistry } from './store.ts';
+import { readManifest } from './manifest.ts';
 import type { SkillHistory } from './history.ts';
 import type { Installer } from './install.ts';
 import { linkedFiles } from './tree.ts';
@@ -23,6 +24,10 @@ export function skillService(registry: SkillRegistry, history: SkillHistory, ins
       events.publish('skill.uninstalled', { name });
     },
     reload: () => registry.loadAll(),
+    describe(dir) {
+      const manifest = readManifest(dir);
+      return { ...summaryOf(manifest, { type: 'registry' }), converted_from: manifest.conversion.from };
+    },
   };
 }
 

@@ -151,7 +151,7 @@ export class SkillRegistry {
   }
 }
 
-function summaryOf(m: SkillManifest, origin: SkillOrigin): SkillSummary {
+export function summaryOf(m: SkillManifest, origin: SkillOrigin): SkillSummary {
   return {
     name: m.name,
     version: m.version,

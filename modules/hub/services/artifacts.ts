@@ -1,0 +1,123 @@
+/**
+ * What comes from outside, handled safely: downloads through the SSRF-checked client, shallow git clones of
+ * http(s) URLs only (the host checked first; other protocols refused), and tar.gz extraction that refuses links,
+ * special entries and paths leaving the folder, within count, size and ratio limits.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { extract as tarExtract } from 'tar-stream';
+import { simpleGit } from 'simple-git';
+import { HttpError, badRequest, forbidden, isInside } from '@talon/module-sdk';
+import type { ArtifactService, ExtractLimits } from '@talon/hub';
+import type { SafeNet } from '@talon/tools';
+
+export interface ArtifactDeps {
+  net: () => SafeNet | undefined;
+  allowHosts: () => readonly string[];
+  timeoutMs: () => number;
+}
+
+function net(deps: ArtifactDeps): SafeNet {
+  const n = deps.net();
+  if (!n) throw new HttpError(503, 'downloads need the tools module (its SSRF-checked client) and it is not running');
+  return n;
+}
+
+const refusal = (err: unknown) => ((err as Error).name === 'FetchRefused' ? forbidden((err as Error).message) : err);
+
+export function artifacts(deps: ArtifactDeps): ArtifactService {
+  return {
+    async clone(url, dest, options = {}) {
+      const parsed = new URL(url);
+      if (!options.trusted) {
+        if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw badRequest(`git URL '${url}' must use https or http`);
+        await net(deps)
+          .check(url, deps.allowHosts())
+          .catch((err: unknown) => {
+            throw refusal(err);
+          });
+      }
+      // The protocol settings below are ours (they narrow what git may do), hence the override.
+      const git = simpleGit({ timeout: { block: deps.timeoutMs() }, unsafe: { allowUnsafeProtocolOverride: true } }).env({
+        ...process.env,
+        GIT_TERMINAL_PROMPT: '0',
+      });
+      // Only the web protocols (and, for a registry the operator configured, local ones): no ext::, no ssh.
+      const allow = options.trusted ? ['-c', 'protocol.file.allow=always'] : ['-c', 'protocol.file.allow=never'];
+      try {
+        await git.raw([...allow, '-c', 'protocol.ext.allow=never', '-c', 'protocol.ssh.allow=never', 'clone', '--depth', '1', '--quiet', '--', url, dest]);
+      } catch (err) {
+        throw new HttpError(502, `git clone of '${url}' failed: ${(err as Error).message.split('\n')[0]}`);
+      }
+    },
+    async download(url, options) {
+      try {
+        const res = await net(deps).fetch({
+          url,
+          timeoutMs: deps.timeoutMs(),
+          maxBytes: options.maxBytes + 1,
+          allowHosts: options.trusted ? ['*'] : deps.allowHosts(),
+        });
+        if (res.status !== 200) throw new HttpError(502, `download of '${url}' answered HTTP ${res.status}`);
+        if (res.body.length > options.maxBytes) throw badRequest(`download of '${url}' is larger than ${options.maxBytes} bytes`);
+        return res.body;
+      } catch (err) {
+        throw refusal(err);
+      }
+    },
+    extract: (archive, dest, limits) => extractTarGz(archive, dest, limits),
+  };
+}
+
+export async function extractTarGz(archive: Buffer, dest: string, limits: ExtractLimits): Promise<void> {
+  let tar: Buffer;
+  try {
+    tar = gunzipSync(archive, { maxOutputLength: Math.min(limits.maxBytes * 2, archive.length * limits.maxRatio + 1024 * 1024) });
+  } catch (err) {
+    throw badRequest(`the archive is not a valid .tar.gz within the limits: ${(err as Error).message}`);
+  }
+  mkdirSync(dest, { recursive: true });
+  const extractor = tarExtract();
+  let entries = 0;
+  let bytes = 0;
+  const done = new Promise<void>((resolve, reject) => {
+    extractor.on('entry', (header, stream, next) => {
+      // A refusal destroys the extractor, which errors the open entry stream too: that error is the same refusal.
+      stream.on('error', () => undefined);
+      const fail = (message: string) => {
+        stream.resume();
+        extractor.destroy(badRequest(`unsafe archive: ${message}`));
+      };
+      entries++;
+      if (entries > limits.maxEntries) return fail(`more than ${limits.maxEntries} entries`);
+      const name = header.name.replace(/^\.\//, '');
+      if (header.type !== 'file' && header.type !== 'directory') return fail(`'${name}' is a ${header.type} (only files and folders are allowed)`);
+      if (!name || path.isAbsolute(name) || name.split(/[\\/]/).includes('..') || name.includes('\0')) return fail(`'${name}' leaves the extraction folder`);
+      const target = path.resolve(dest, name);
+      if (!isInside(path.resolve(dest), target)) return fail(`'${name}' leaves the extraction folder`);
+      if (header.type === 'directory') {
+        mkdirSync(target, { recursive: true });
+        return (stream.resume(), next());
+      }
+      if ((header.size ?? 0) > limits.maxFileBytes) return fail(`'${name}' is larger than ${limits.maxFileBytes} bytes`);
+      bytes += header.size ?? 0;
+      if (bytes > limits.maxBytes) return fail(`more than ${limits.maxBytes} bytes in total`);
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: unknown) => void chunks.push(c as Buffer));
+      stream.on('end', () => {
+        try {
+          mkdirSync(path.dirname(target), { recursive: true });
+          writeFileSync(target, Buffer.concat(chunks), { flag: 'wx' });
+          next();
+        } catch (err) {
+          extractor.destroy(badRequest(`unsafe archive: '${name}' cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`));
+        }
+      });
+    });
+    extractor.on('finish', resolve);
+    extractor.on('error', reject);
+  });
+  extractor.end(tar);
+  await done;
+}
