@@ -104,7 +104,16 @@ export function Composer({ agentId, busy, onSend, onStop, onInterrupt }: Props) 
         }}
       />
       <div class="composer-actions">
-        <input ref={picker} type="file" multiple class="sr-only" id="attach" onChange={(e) => void upload(e.currentTarget.files ?? [])} tabIndex={-1} />
+        <input
+          ref={picker}
+          type="file"
+          multiple
+          class="sr-only"
+          id="attach"
+          aria-label="Attach files"
+          onChange={(e) => void upload(e.currentTarget.files ?? [])}
+          tabIndex={-1}
+        />
         <button type="button" onClick={() => picker.current?.click()}>
           Attach file
         </button>

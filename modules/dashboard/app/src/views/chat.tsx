@@ -68,11 +68,12 @@ function Conversation({ agentId }: { agentId: string }) {
   const [error, setError] = useState<unknown>();
   const list = useRef<HTMLOListElement>(null);
 
-  async function load() {
+  /** Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack. */
+  async function load(turn?: { attachments: string[]; reply: ChatMessage }) {
     try {
       const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
       setSessionId(session.session_id);
-      setMessages(fromSession(session));
+      setMessages(turn ? withTurn(fromSession(session), turn) : fromSession(session));
       setError(undefined);
     } catch (err) {
       setError(err);
@@ -105,7 +106,7 @@ function Conversation({ agentId }: { agentId: string }) {
       });
       update({ ...reply, streaming: false });
       if (finished) setUsage(await withCost(agentId, finished));
-      await load();
+      await load({ attachments: user.attachments ?? [], reply });
     } catch (err) {
       update({ ...reply, streaming: false });
       setError(err);
@@ -154,6 +155,17 @@ function Conversation({ agentId }: { agentId: string }) {
       )}
     </div>
   );
+}
+
+/**
+ * The stored session keeps the text a person typed, not the names of the files sent with it, and a stopped turn may
+ * have stored no answer: both are taken from what the page saw of the turn.
+ */
+function withTurn(stored: ChatMessage[], turn: { attachments: string[]; reply: ChatMessage }): ChatMessage[] {
+  const lastUser = stored.findLastIndex((m) => m.role === 'user');
+  if (lastUser >= 0 && turn.attachments.length) stored[lastUser] = { ...stored[lastUser], attachments: turn.attachments };
+  if (stored[stored.length - 1]?.role !== 'assistant' && (turn.reply.text || turn.reply.error)) stored.push({ ...turn.reply, streaming: false });
+  return stored;
 }
 
 /** The stream's done event has tokens but no cost: the turn's trace has it. */
