@@ -67,7 +67,7 @@ test('a spawn, a turn with tool calls inside it, and a kill are each an entry', 
   assert.equal(turn.status, 200);
   assert.equal((await k.request(`/api/agents/${id}`, { method: 'DELETE', headers: auth })).status, 200);
 
-  await waitFor(async () => (await ofType('agent_killed')).length === 1, { timeoutMs: 5000 });
+  await waitFor(async () => (await ofType('agent_killed')).length === 1, 5000);
   const [spawn] = await ofType('agent_spawned');
   assert.equal(spawn.agent_id, id);
   assert.equal(JSON.parse(spawn.details).name, 'auditee');
@@ -82,7 +82,7 @@ test('a spawn, a turn with tool calls inside it, and a kill are each an entry', 
 test('refused requests and configuration changes are entries; values are never recorded', async () => {
   assert.equal((await k.request('/api/audit/recent')).status, 401);
   await setConfig(k, 'log_level', 'silent');
-  await waitFor(async () => (await ofType('auth_failed')).length > 0 && (await ofType('config_changed')).length > 0, { timeoutMs: 5000 });
+  await waitFor(async () => (await ofType('auth_failed')).length > 0 && (await ofType('config_changed')).length > 0, 5000);
   const [failed] = await ofType('auth_failed');
   assert.equal(failed.outcome, 'denied');
   assert.equal(JSON.parse(failed.details).url, '/api/audit/recent');
