@@ -1,0 +1,22 @@
+/**
+ * Contract of the pairing module (`@talon/pairing`): paired devices as a credential. The auth module can accept a
+ * device's bearer token through this service (see docs/auth.md): the token is compared by hash and stops working
+ * the moment the device is removed.
+ */
+import { serviceRef } from '@talon/module-sdk';
+
+export interface DevicePrincipal {
+  /** 'device:<id>' */
+  subject: string;
+  /** Devices act as a user, never as an administrator. */
+  role: 'user';
+  via: 'device';
+  deviceId: string;
+}
+
+export interface PairedDevices {
+  /** The device whose token is in `Authorization: Bearer <token>`, or undefined (also when pairing is off). */
+  authenticate(headers: Record<string, string | string[] | undefined>): DevicePrincipal | undefined;
+}
+
+export const pairedDevices = serviceRef<PairedDevices>('pairing.devices');
