@@ -38,11 +38,7 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
             throw refusal(err);
           });
       }
-      // The protocol settings below are ours (they narrow what git may do), hence the override.
-      const git = simpleGit({ timeout: { block: deps.timeoutMs() }, unsafe: { allowUnsafeProtocolOverride: true } }).env({
-        ...process.env,
-        GIT_TERMINAL_PROMPT: '0',
-      });
+      const git = safeGit(deps.timeoutMs());
       // Only the web protocols (and, for a registry the operator configured, local ones): no ext::, no ssh.
       const allow = options.trusted ? ['-c', 'protocol.file.allow=always'] : ['-c', 'protocol.file.allow=never'];
       try {
@@ -68,6 +64,17 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
     },
     extract: (archive, dest, limits) => extractTarGz(archive, dest, limits),
   };
+}
+
+/** git with a small environment (no editor, pager or askpass program it could be told to run) and a time bound. */
+export function safeGit(timeoutMs: number, baseDir?: string) {
+  // The protocol settings passed to clone are ours (they narrow what git may do), hence the override.
+  return simpleGit({ ...(baseDir && { baseDir }), timeout: { block: timeoutMs }, unsafe: { allowUnsafeProtocolOverride: true } }).env({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+  });
 }
 
 export async function extractTarGz(archive: Buffer, dest: string, limits: ExtractLimits): Promise<void> {

@@ -11,7 +11,7 @@ import { badRequest, forbidden, notFound } from '@talon/module-sdk';
 import type { ArtifactService, RegistryEntry, RegistryStatus } from '@talon/hub';
 import type { SkillStore } from '@talon/skills';
 import { createHash } from 'node:crypto';
-import { simpleGit } from 'simple-git';
+import { safeGit } from './artifacts.ts';
 
 export type Form = 'folder' | 'git' | 'index';
 
@@ -136,7 +136,7 @@ export class Registry {
     if (existsSync(repo)) renameSync(repo, `${repo}-old`);
     renameSync(next, repo);
     rmSync(`${repo}-old`, { recursive: true, force: true });
-    return (await simpleGit(repo).revparse(['HEAD'])).trim();
+    return (await safeGit(10_000, repo).revparse(['HEAD'])).trim();
   }
 
   private form(): Form {

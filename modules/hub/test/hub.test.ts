@@ -220,7 +220,8 @@ test('a git registry is cloned, and reads keep working offline from the last syn
     config: `[hub]\nregistry_url = "file://${repo}"\n`,
   });
   try {
-    const first = (await (await k2.request('/api/hub/browse')).json()) as { total: number; offline: boolean; revision: string };
+    const first = (await (await k2.request('/api/hub/browse')).json()) as { total: number; offline: boolean; revision: string; error?: string };
+    assert.equal(first.error, undefined);
     assert.equal(first.total, 4);
     assert.equal(first.offline, false);
     rmSync(repo, { recursive: true, force: true });
