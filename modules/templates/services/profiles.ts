@@ -1,0 +1,25 @@
+/** Named tool sets an agent manifest can ask for with `profile = "<name>"` (used when it lists no tools itself). */
+export const PROFILES: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  minimal: ['file_read', 'file_list'],
+  coding: ['file_read', 'file_write', 'file_list', 'apply_patch', 'shell_exec', 'web_fetch'],
+  research: ['web_fetch', 'web_search', 'file_read', 'file_write', 'file_list', 'memory_store', 'memory_recall'],
+  messaging: ['agent_send', 'agent_list', 'channel_send', 'notify_owner', 'memory_store', 'memory_list', 'memory_recall'],
+  automation: [
+    'file_read',
+    'file_write',
+    'file_list',
+    'apply_patch',
+    'shell_exec',
+    'web_fetch',
+    'web_search',
+    'memory_store',
+    'memory_list',
+    'memory_recall',
+    'agent_send',
+    'agent_list',
+    'agent_spawn',
+    'channel_send',
+    'notify_owner',
+  ],
+  full: ['*'],
+});
