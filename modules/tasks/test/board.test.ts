@@ -45,7 +45,7 @@ describe('tasks: the board over HTTP', () => {
     assert.equal(task.created_by, 'api');
     assert.equal(task.retry_count, 0);
     const posted = await waitFor(() => events.find((e) => e.type === 'task.posted' && e.data.taskId === res.body.task_id), 2000, 'task.posted');
-    assert.deepEqual(posted.data, { taskId: res.body.task_id, title: 'Write the report', assignedTo: 'worker', createdBy: 'api' });
+    assert.deepEqual(posted!.data, { taskId: res.body.task_id, title: 'Write the report', assignedTo: 'worker', createdBy: 'api' });
   });
 
   test('bad posts: no title, a blank title, an unknown field, an unknown assignee, no body', async () => {
@@ -90,7 +90,7 @@ describe('tasks: the board over HTTP', () => {
     assert.equal((await call(env.k, '/api/tasks/00000000-0000-4000-8000-000000000000', { method: 'DELETE' })).status, 404);
     assert.equal((await call(env.k, '/api/tasks/nope', { method: 'DELETE' })).status, 400);
     const done = await waitFor(() => events.find((e) => e.type === 'task.completed' && e.data.taskId === t.id), 2000, 'task.completed');
-    assert.equal((done.data as { status: string }).status, 'cancelled');
+    assert.equal((done!.data as { status: string }).status, 'cancelled');
   });
 
   test('retry puts a cancelled task back to pending (retry_count + 1); a pending one → 409; unknown → 404', async () => {

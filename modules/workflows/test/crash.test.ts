@@ -1,0 +1,99 @@
+/**
+ * kill -9 during a run: the service process dies mid-step; at the next start the run is Failed (interrupted),
+ * never left Running. Real subprocesses (`node --import tsx kernel/main.ts`) on a temporary TALON_HOME.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FakeProvider, waitFor } from '@talon/module-sdk/testing';
+import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, spawn } from './helpers.ts';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const home = mkdtempSync(path.join(tmpdir(), 'talon-wf-crash-'));
+const fake = new FakeProvider();
+const children: ChildProcess[] = [];
+
+after(async () => {
+  for (const child of children) killGroup(child, 'SIGKILL');
+  await fake.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Starts the service in its own process group and waits until it answers. */
+async function startService(
+  port: number,
+): Promise<{ child: ChildProcess; request: (p: string, init?: RequestInit & { json?: unknown }) => Promise<Response> }> {
+  const child = spawnProcess(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+    cwd: root,
+    env: { ...process.env, TALON_HOME: home, [FAKE_KEY_ENV]: 'sk-test' },
+    detached: true,
+    stdio: 'ignore',
+  });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  const request = (p: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    return fetch(base + p, {
+      ...rest,
+      headers: json === undefined ? rest.headers : { 'content-type': 'application/json' },
+      body: json === undefined ? rest.body : JSON.stringify(json),
+    });
+  };
+  await waitFor(async () => (await request('/api/health')).status === 200, 60_000, 'the service to answer');
+  return { child, request };
+}
+
+test('kill -9 during a workflow run: after the restart the run is Failed (interrupted), not Running', { timeout: 150_000 }, async () => {
+  await fake.start();
+  const port = await freePort();
+  writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\n${modelConfig(fake)}\n`);
+  const first = await startService(port);
+  const agent = await spawn(first, 'crash-agent');
+  const id = await createWorkflow(first, { name: 'interrupted', steps: [{ agent_id: agent }, { agent_id: agent }] });
+  fake.setFallback({ text: 'too late', delayMs: 5000 });
+  const pending = first.request(`/api/workflows/${id}/run`, { method: 'POST', json: { input: 'go' } }).catch(() => undefined);
+  await waitFor(() => fake.requests.length > 0, 20_000, 'the first step to reach the provider');
+  const running = await call<Array<{ id: string; state: string }>>(first, `/api/workflows/${id}/runs`);
+  assert.equal(running.body[0].state, 'Running');
+
+  const exited = new Promise((resolve) => first.child.once('exit', resolve));
+  killGroup(first.child, 'SIGKILL');
+  await exited;
+  await pending;
+
+  fake.setFallback({ text: 'ok' });
+  const second = await startService(port);
+  const runs = (await call<Array<{ id: string; state: string; error: string; completed_at: string | null }>>(second, `/api/workflows/${id}/runs`)).body;
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0].state, 'Failed');
+  assert.match(runs[0].error, /interrupted: the service stopped while the run was in progress/);
+  assert.ok(runs[0].completed_at);
+  // The service runs workflows again as usual.
+  const again = await call<{ status: string }>(second, `/api/workflows/${id}/run`, { method: 'POST', json: { input: 'go' } });
+  assert.equal(again.body.status, 'completed');
+  const exitedAgain = new Promise((resolve) => second.child.once('exit', resolve));
+  killGroup(second.child, 'SIGTERM');
+  await exitedAgain;
+});

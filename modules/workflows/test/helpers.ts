@@ -1,0 +1,69 @@
+/** A kernel with agents, the queue, workflows and an OpenAI-format fake provider. */
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+
+export interface Env {
+  fake: FakeProvider;
+  k: TestKernel;
+}
+
+export const FAKE_KEY_ENV = 'WORKFLOWS_FAKE_KEY';
+
+export function modelConfig(fake: FakeProvider): string {
+  return [
+    '[default_model]',
+    'provider = "openai"',
+    'model = "fake-model"',
+    `base_url = "${fake.url}/v1"`,
+    `api_key_env = "${FAKE_KEY_ENV}"`,
+    '[llm]',
+    'max_retries = 0',
+  ].join('\n');
+}
+
+export async function startEnv(config = ''): Promise<Env> {
+  process.env[FAKE_KEY_ENV] = 'sk-test';
+  const fake = new FakeProvider();
+  await fake.start();
+  const k = await startTestKernel({ only: ['workflows', 'llm-openai', 'error-envelope'], config: `${modelConfig(fake)}\n${config}` });
+  return { fake, k };
+}
+
+export async function stopEnv(env: Env | undefined): Promise<void> {
+  await env?.k.stop();
+  await env?.fake.stop();
+}
+
+export const manifest = (name: string) => `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\n`;
+
+export async function spawn(base: { request: TestKernel['request'] }, name: string): Promise<string> {
+  const res = await base.request('/api/agents', { method: 'POST', json: { manifest_toml: manifest(name) } });
+  if (res.status !== 201) throw new Error(`spawn failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { agent_id: string }).agent_id;
+}
+
+export async function call<T = Record<string, unknown>>(
+  base: { request: TestKernel['request'] },
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const res = await base.request(path, init);
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+export async function createWorkflow(k: { request: TestKernel['request'] }, body: Record<string, unknown>): Promise<string> {
+  const res = await call<{ workflow_id: string; error?: string }>(k, '/api/workflows', { method: 'POST', json: body });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.body.error}`);
+  return res.body.workflow_id;
+}
+
+/** The text of the last user message of each provider request, in order. */
+export function prompts(fake: FakeProvider): string[] {
+  return fake.requests
+    .filter((r) => Array.isArray(r.body.messages))
+    .map((r) => {
+      const messages = r.body.messages as Array<{ role: string; content: unknown }>;
+      const last = [...messages].reverse().find((m) => m.role === 'user');
+      return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
+    });
+}
