@@ -26,7 +26,10 @@ export function Chart({ title, labels, series, height = 220 }: { title: string; 
           legend: { show: true },
           scales: { x: { time: false } },
           axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? '') }, {}],
-          series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true } }))],
+          series: [
+            { label: 'Day', value: (_u, i) => labels[i] ?? '' },
+            ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true } })),
+          ],
         },
         [xs, ...series.map((s) => s.values)],
         box.current,

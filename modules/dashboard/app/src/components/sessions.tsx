@@ -18,13 +18,13 @@ interface SessionPage {
   total: number;
 }
 
-export function Sessions({ agentId, currentId, onChanged }: { agentId: string; currentId?: string; onChanged: () => void }) {
+export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: string; currentId?: string; turns: number; onChanged: () => void }) {
   const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
   const path = search ? `/api/sessions/search?q=${seg(search)}&agent_id=${seg(agentId)}&limit=100` : `/api/agents/${seg(agentId)}/sessions?limit=100`;
   const list = useApi<SessionPage>(path);
-  // A turn, a reset or a switch changes the current session: the list's counts and marks follow.
-  useEffect(() => void list.reload(), [currentId]);
+  // A turn, a reset or a switch changes the sessions: the list's counts and marks follow.
+  useEffect(() => void list.reload(), [currentId, turns]);
   const action = useAction();
 
   const act = (fn: () => Promise<unknown>) =>

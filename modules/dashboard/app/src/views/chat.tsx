@@ -66,6 +66,7 @@ function Conversation({ agentId }: { agentId: string }) {
   const [notices, setNotices] = useState<string[]>([]);
   const [usage, setUsage] = useState<TurnUsage>();
   const [error, setError] = useState<unknown>();
+  const [turns, setTurns] = useState(0);
   const list = useRef<HTMLOListElement>(null);
 
   /** Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack. */
@@ -74,6 +75,7 @@ function Conversation({ agentId }: { agentId: string }) {
       const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
       setSessionId(session.session_id);
       setMessages(turn ? withTurn(fromSession(session), turn) : fromSession(session));
+      setTurns((n) => n + 1);
       setError(undefined);
     } catch (err) {
       setError(err);
@@ -118,7 +120,7 @@ function Conversation({ agentId }: { agentId: string }) {
   const post = (path: string) => void api(path, { method: 'POST' }).catch(setError);
   return (
     <div class="chat-body">
-      <Sessions agentId={agentId} currentId={sessionId} onChanged={() => void load()} />
+      <Sessions agentId={agentId} currentId={sessionId} turns={turns} onChanged={() => void load()} />
       <div class="conversation">
         <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
           {messages.map((m) => (

@@ -40,7 +40,7 @@ export default function ModulesView() {
               </th>
               <td>
                 <span class={`badge ${x.state === 'running' ? 'ok' : 'off'}`}>{x.state}</span>
-                {x.error && <div class="error">{x.error}</div>}
+                {x.error && <div class={x.state === 'failed' ? 'error' : 'muted'}>{x.error}</div>}
               </td>
               <td>{x.version}</td>
               <td>{x.description}</td>

@@ -1,0 +1,103 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { waitFor } from '@talon/module-sdk/testing';
+import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type Env } from './helpers.ts';
+
+let env: Env | undefined;
+let agentId = '';
+before(async () => {
+  if (browserTest.skip) return;
+  env = await startEnv('log_level = "info"');
+  agentId = await spawn(env.k, 'name = "rememberer"\n[capabilities]\nmemory_write = ["self.*"]\nmemory_read = ["self.*"]\n');
+});
+after(() => env?.stop());
+
+test('the configuration form is generated from the schema and saves a value', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/config');
+  await page.getByLabel('Find a setting').fill('max_iterations');
+  const field = page.getByLabel('agents.max_iterations', { exact: true });
+  assert.equal(await field.inputValue(), '50');
+  assert.equal(await field.getAttribute('type'), 'number');
+  await field.fill('42');
+  await page.getByRole('button', { name: 'Save agents' }).click();
+  await page.getByText('agents.max_iterations saved').waitFor();
+  const config = (await (await env!.k.request('/api/config')).json()) as { agents: { max_iterations: number } };
+  assert.equal(config.agents.max_iterations, 42);
+  // The browser checks what the schema lets it (min = 1): 0 is not even sent.
+  await field.fill('0');
+  await page.getByRole('button', { name: 'Save agents' }).click();
+  assert.equal(await field.evaluate((el) => (el as HTMLInputElement).validity.rangeUnderflow), true);
+  // A value the service refuses is shown beside its field, in the service's words.
+  await page.getByLabel('Find a setting').fill('api_listen');
+  await page.getByLabel('api_listen', { exact: true }).fill('not an address');
+  await page.getByRole('button', { name: 'Save General' }).click();
+  await page.getByText("invalid value for 'api_listen'", { exact: false }).first().waitFor();
+  assert.equal(await page.getByLabel('api_listen', { exact: true }).getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(
+    problems.filter((p) => !/status of 400/.test(p)),
+    [],
+  );
+});
+
+test('secrets in the configuration form are never shown back', browserTest, async () => {
+  const { page } = await openPage(env!, '/#/config');
+  await page.getByLabel('Find a setting').fill('api_key');
+  const key = page.getByLabel('api_key', { exact: true });
+  assert.equal(await key.getAttribute('type'), 'password');
+  assert.equal(await key.inputValue(), '');
+});
+
+const VIEWS: [string, string, (page: import('playwright-core').Page) => Promise<unknown>][] = [
+  [
+    'models',
+    'Models & providers',
+    (p) =>
+      p
+        .getByRole('row', { name: /Anthropic/ })
+        .first()
+        .waitFor(),
+  ],
+  ['memory', 'Memory', (p) => p.getByRole('row', { name: /favourite_colour/ }).waitFor()],
+  // Requests are logged (info): keep making some until the stream has shown one.
+  ['logs', 'Live logs', (p) => waitFor(async () => (await env!.k.request('/api/agents'), await p.locator('.log-lines li').count()), 8000, 'a log line')],
+  ['security', 'Security', (p) => p.getByRole('row', { name: /security headers/ }).waitFor()],
+  ['config', 'Configuration', (p) => p.getByLabel('log_level', { exact: true }).waitFor()],
+  ['modules', 'Modules', (p) => p.getByRole('row', { name: /^dashboard/ }).waitFor()],
+];
+
+test('every view loads without console errors and without serious accessibility violations', browserTest, async () => {
+  assert.equal((await env!.k.request(`/api/memory/agents/${agentId}/kv/favourite_colour`, { method: 'PUT', json: { value: 'blue' } })).status, 200);
+  for (const [id, title, ready] of VIEWS) {
+    const { page, problems } = await openPage(env!, `/#/${id}`);
+    await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+    await ready(page);
+    assert.deepEqual(await axeViolations(page), [], `${id}: accessibility`);
+    await screenshot(page, id);
+    assert.deepEqual(problems, [], `${id}: console`);
+    await page.context().close();
+  }
+});
+
+test('the dark theme is kept across reloads and passes the same checks', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/modules');
+  await page.getByRole('button', { name: 'Dark theme' }).click();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  await page.reload();
+  await page.getByRole('row', { name: /^dashboard/ }).waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  assert.deepEqual(await axeViolations(page), []);
+  await screenshot(page, 'modules-dark');
+  assert.deepEqual(problems, []);
+});
+
+test('on a narrow screen the navigation folds behind the Menu button', browserTest, async () => {
+  const { page } = await openPage(env!, '/#/security');
+  await page.setViewportSize({ width: 390, height: 800 });
+  const nav = page.getByRole('navigation', { name: 'Views' });
+  assert.equal(await nav.isVisible(), false);
+  await page.getByRole('button', { name: 'Menu' }).click();
+  assert.equal(await nav.isVisible(), true);
+  await nav.getByRole('link', { name: 'Modules' }).click();
+  await page.getByRole('heading', { name: 'Modules', level: 1 }).waitFor();
+  assert.equal(await nav.isVisible(), false, 'folds again after choosing');
+});
