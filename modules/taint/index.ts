@@ -1,0 +1,17 @@
+import { defineModule } from '@talon/module-sdk';
+import { agentHooks } from '@talon/agents';
+import { taintConfigSchema, type TaintConfig } from './services/config.ts';
+import { TaintTracker } from './services/tracker.ts';
+
+export default defineModule<TaintConfig>({
+  configSchema: taintConfigSchema,
+  register(ctx) {
+    const tracker = new TaintTracker(() => ctx.config, ctx.events, ctx.log);
+    const hooks = ctx.hooks.tap(agentHooks);
+    hooks.messageReceived.tap('taint-origin', (turn) => tracker.beginTurn(turn));
+    hooks.authorizeToolCall.tap('taint-sinks', (call) => tracker.authorize(call));
+    hooks.toolResult.tap('taint-sources', (output, call) => tracker.result(output, call));
+    hooks.afterTurn.tap('taint-forget', (turn) => tracker.endTurn(turn.turnId));
+    return {};
+  },
+});
