@@ -1,0 +1,215 @@
+/**
+ * External A2A agents: discovery (their card, fetched under the SSRF rules),
+ * and messages and tasks sent through the official SDK client, which speaks
+ * A2A 1.0 or 0.3 JSON-RPC (or HTTP+JSON) as the card says. Sent tasks are
+ * kept so their status can be read again (GET /api/a2a/tasks/{id}).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { HttpError, badRequest, notFound, prepared } from '@talon/module-sdk';
+import { Role, Task, TaskState, taskStateToJSON, type AgentCard } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { message, status } from './messages.ts';
+import { TERMINAL, taskView } from './shapes.ts';
+import { OutboundRefused, checkUrl } from './guarded-fetch.ts';
+
+const MAX_CARD_BYTES = 256 * 1024;
+
+interface AgentRow {
+  id: string;
+  url: string;
+  name: string;
+  card: string;
+  discovered_at: string;
+}
+
+export interface RemoteDeps {
+  db: Database;
+  fetch: typeof fetch;
+  allowedHosts: () => readonly string[];
+  maxChars: () => number;
+}
+
+/** Failures of the other side are 502 for our client, refusals of our SSRF rules 403. */
+function upstream(what: string, err: unknown): never {
+  if (err instanceof HttpError) throw err;
+  if (err instanceof OutboundRefused) throw new HttpError(403, err.message);
+  const cause = (err as Error & { cause?: Error }).cause;
+  throw new HttpError(502, `${what}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
+}
+
+export function agentView(row: AgentRow) {
+  const card = JSON.parse(row.card) as { description?: string; version?: string; skills?: Array<{ id: string; name: string; description?: string }> };
+  return {
+    id: row.id,
+    url: row.url,
+    name: row.name,
+    description: card.description ?? '',
+    version: card.version ?? '',
+    skills: (card.skills ?? []).map((s) => ({ id: s.id, name: s.name, description: s.description ?? '' })),
+    discovered_at: row.discovered_at,
+    card,
+  };
+}
+
+export class RemoteAgents {
+  private readonly factory: ClientFactory;
+  private readonly clients = new Map<string, Promise<Client>>();
+
+  constructor(private readonly deps: RemoteDeps) {
+    const legacyCompat = { enabled: true };
+    this.factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl: deps.fetch, legacyCompat }), new RestTransportFactory({ fetchImpl: deps.fetch, legacyCompat })],
+      }),
+    );
+  }
+
+  list() {
+    return prepared<[], AgentRow>(this.deps.db, 'SELECT * FROM a2a_remote_agents ORDER BY discovered_at').all().map(agentView);
+  }
+
+  /** By id, URL or name. */
+  get(ref: string): AgentRow {
+    const row = prepared<[string, string, string], AgentRow>(this.deps.db, 'SELECT * FROM a2a_remote_agents WHERE id = ? OR url = ? OR name = ? LIMIT 1').get(
+      ref,
+      ref,
+      ref,
+    );
+    if (!row) throw notFound(`External A2A agent '${ref}' not found (discover it first: POST /api/a2a/discover {url})`);
+    return row;
+  }
+
+  /** Fetches the card at <url>/.well-known/agent.json (agent-card.json as fallback), or at the URL itself when it names a .json file. */
+  async discover(raw: string) {
+    const base = checkUrl(raw.trim(), this.deps.allowedHosts()).toString().replace(/\/+$/, '');
+    const candidates = base.endsWith('.json') ? [base] : [`${base}/.well-known/agent.json`, `${base}/.well-known/agent-card.json`];
+    let card: Record<string, unknown> | undefined;
+    let problem = '';
+    for (const url of candidates) {
+      try {
+        card = await this.fetchCard(url);
+        break;
+      } catch (err) {
+        if (err instanceof OutboundRefused) upstream('discovery', err);
+        problem = `${url}: ${(err as Error).message}`;
+      }
+    }
+    if (!card) throw new HttpError(502, `no A2A agent card found (${problem})`);
+    if (typeof card.name !== 'string' || !card.name) throw new HttpError(502, 'the agent card has no name');
+    const url = base.endsWith('.json') ? base.replace(/\/\.well-known\/[^/]+$/, '') : base;
+    const existing = prepared<[string], { id: string }>(this.deps.db, 'SELECT id FROM a2a_remote_agents WHERE url = ?').get(url);
+    const id = existing?.id ?? randomUUID();
+    const now = new Date().toISOString();
+    prepared(
+      this.deps.db,
+      'INSERT INTO a2a_remote_agents (id, url, name, card, discovered_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET name = excluded.name, card = excluded.card, discovered_at = excluded.discovered_at',
+    ).run(id, url, card.name, JSON.stringify(card), now);
+    this.clients.delete(id);
+    return agentView(this.get(id));
+  }
+
+  /** Sends one text message; a blocking send waits for the reply. Returns the spec task shape. */
+  async send(ref: string, text: string, blocking = true) {
+    if (!text.trim()) throw badRequest('message has no text');
+    if (text.length > this.deps.maxChars()) throw badRequest(`message is longer than ${this.deps.maxChars()} characters`);
+    const agent = this.get(ref);
+    const client = await this.client(agent);
+    const result = await client
+      .sendMessage({
+        tenant: '',
+        message: message(Role.ROLE_USER, text),
+        configuration: { acceptedOutputModes: ['text/plain'], taskPushNotificationConfig: undefined, returnImmediately: !blocking },
+        metadata: undefined,
+      })
+      .catch((err) => upstream(`agent '${agent.name}' did not accept the message`, err));
+    const localId = randomUUID();
+    const task: Task =
+      'status' in result
+        ? result
+        : { id: '', contextId: result.contextId, status: status(TaskState.TASK_STATE_COMPLETED, result), history: [], artifacts: [], metadata: undefined };
+    this.save(localId, agent.id, task);
+    return this.view(localId);
+  }
+
+  /** A sent task, refreshed from the other agent while it is not finished. */
+  async task(localOrRemoteId: string) {
+    const row = this.row(localOrRemoteId);
+    const stored = Task.fromJSON(JSON.parse(row.task));
+    if (row.remote_id && !TERMINAL.has(stored.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
+      const client = await this.client(this.get(row.agent_id));
+      const fresh = await client.getTask({ tenant: '', id: row.remote_id }).catch((err) => upstream('the other agent could not report the task', err));
+      this.save(row.id, row.agent_id, fresh);
+    }
+    return this.view(row.id);
+  }
+
+  /** Sent tasks not updated within the retention go. */
+  prune(retentionHours: number): void {
+    const cutoff = new Date(Date.now() - retentionHours * 3_600_000).toISOString();
+    prepared(this.deps.db, 'DELETE FROM a2a_remote_tasks WHERE updated_at < ?').run(cutoff);
+  }
+
+  private view(localId: string) {
+    const row = this.row(localId);
+    const task = Task.fromJSON(JSON.parse(row.task));
+    return { ...taskView(task), task_id: row.id, remote_task_id: row.remote_id || null, agent_id: row.agent_id };
+  }
+
+  private row(id: string) {
+    const row = prepared<[string, string], { id: string; agent_id: string; remote_id: string; task: string }>(
+      this.deps.db,
+      "SELECT id, agent_id, remote_id, task FROM a2a_remote_tasks WHERE id = ? OR (remote_id = ? AND remote_id != '') LIMIT 1",
+    ).get(id, id);
+    if (!row) throw notFound(`Task '${id}' not found`);
+    return row;
+  }
+
+  private save(localId: string, agentId: string, task: Task): void {
+    const now = new Date().toISOString();
+    prepared(
+      this.deps.db,
+      `INSERT INTO a2a_remote_tasks (id, agent_id, remote_id, state, task, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET state = excluded.state, task = excluded.task, updated_at = excluded.updated_at`,
+    ).run(localId, agentId, task.id, taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED), JSON.stringify(Task.toJSON(task)), now, now);
+  }
+
+  private client(agent: AgentRow): Promise<Client> {
+    let client = this.clients.get(agent.id);
+    if (!client) {
+      client = this.factory.createFromAgentCard(JSON.parse(agent.card) as AgentCard);
+      client.catch(() => this.clients.delete(agent.id));
+      this.clients.set(agent.id, client);
+    }
+    return client.catch((err) => upstream(`no usable interface on the card of '${agent.name}'`, err));
+  }
+
+  private async fetchCard(url: string): Promise<Record<string, unknown>> {
+    const res = await this.deps.fetch(url, { headers: { accept: 'application/json' } });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      throw new Error(`HTTP ${res.status}`);
+    }
+    const text = await readCapped(res, MAX_CARD_BYTES);
+    const card = JSON.parse(text) as unknown;
+    if (!card || typeof card !== 'object' || Array.isArray(card)) throw new Error('not a JSON object');
+    return card as Record<string, unknown>;
+  }
+}
+
+async function readCapped(res: Response, max: number): Promise<string> {
+  const reader = res.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error(`the card is larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
