@@ -1,0 +1,24 @@
+import { defineModule, type AnyEvent } from '@talon/module-sdk';
+import { agentRegistry, agentRunner } from '@talon/agents';
+import { peerNetwork } from '@talon/peers';
+import { commsConfigSchema, type CommsConfig } from './config.ts';
+import { CommsLog } from './services/log.ts';
+import { commsRoutes } from './routes/comms.ts';
+
+export default defineModule<CommsConfig>({
+  configSchema: commsConfigSchema,
+  register(ctx) {
+    const log = new CommsLog(() => ctx.config.history);
+    ctx.events.subscribe(['agent.spawned', 'agent.terminated', 'task.posted', 'task.claimed', 'task.completed'], (event) => log.fromBus(event as AnyEvent));
+    return {
+      routes: (app) =>
+        commsRoutes(app, {
+          agents: () => ctx.use(agentRegistry),
+          runner: () => ctx.use(agentRunner),
+          peers: () => ctx.tryUse(peerNetwork),
+          log,
+          config: () => ctx.config,
+        }),
+    };
+  },
+});

@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { ConfigError, defineModule } from '@talon/module-sdk';
+import { agentRegistry, agentRunner } from '@talon/agents';
+import { peerNetwork } from '@talon/peers';
+import { peersConfigSchema, type PeersConfig } from './config.ts';
+import { loadIdentity, type Identity } from './services/identity.ts';
+import { Network } from './services/network.ts';
+import { Pins } from './services/pins.ts';
+import { peerRoutes } from './routes/peers.ts';
+
+export default defineModule<PeersConfig>({
+  configSchema: peersConfigSchema,
+  register(ctx) {
+    const c = ctx.config;
+    if ((c.listen || c.connect.length) && !c.shared_secret) {
+      throw new ConfigError('[peers] listen or connect is set without shared_secret: peer traffic is only accepted with a shared secret (16+ characters)');
+    }
+    const pins = new Pins(ctx.db);
+    // Built in start(): the identity lives in files (no I/O in register).
+    const state: { identity?: Identity; network?: Network } = {};
+    ctx.provide(peerNetwork, {
+      peers: () => state.network?.peers() ?? [],
+      sendAgentMessage: (nodeId, agent, message, sender) => {
+        if (!state.network) return Promise.reject(new Error('peers are not configured'));
+        return state.network.sendAgentMessage(nodeId, agent, message, sender);
+      },
+    });
+    ctx.events.subscribe(['agent.spawned', 'agent.terminated'], (event) => {
+      state.network?.broadcast(event.type === 'agent.spawned' ? 'agent_spawned' : 'agent_terminated', { agent: (event.data as { name: string }).name });
+    });
+    return {
+      async start() {
+        state.identity = loadIdentity(path.join(ctx.dataDir), { nodeId: ctx.config.node_id, nodeName: ctx.config.node_name });
+        state.network = new Network({
+          identity: state.identity,
+          pins,
+          config: () => ctx.config,
+          agents: () => ctx.use(agentRegistry),
+          runner: () => ctx.use(agentRunner),
+          log: ctx.log,
+        });
+        await state.network.start();
+      },
+      stop: () => state.network?.stop(),
+      routes: (app) => peerRoutes(app, { network: () => state.network, identity: () => state.identity, pins }),
+    };
+  },
+});

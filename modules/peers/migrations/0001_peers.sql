@@ -1,0 +1,9 @@
+-- identities pinned on first contact: a node that later shows another key is refused
+CREATE TABLE peers_identities (
+  node_id TEXT PRIMARY KEY,
+  public_key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  address TEXT NOT NULL,
+  first_seen TEXT NOT NULL,
+  last_verified TEXT NOT NULL
+);

@@ -1,0 +1,68 @@
+import { notFound, type Routes } from '@talon/module-sdk';
+import type { Network } from '../services/network.ts';
+import type { Identity } from '../services/identity.ts';
+import type { Pins } from '../services/pins.ts';
+
+const tags = ['peers'];
+const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1 } }, required: ['id'] } as const;
+const messageBody = {
+  type: 'object',
+  properties: {
+    agent: { type: 'string', minLength: 1, maxLength: 128, description: 'agent name or id on the peer' },
+    message: { type: 'string', minLength: 1, maxLength: 65536 },
+  },
+  required: ['agent', 'message'],
+  additionalProperties: false,
+} as const;
+
+export interface PeerRouteDeps {
+  network: () => Network | undefined;
+  identity: () => Identity | undefined;
+  pins: Pins;
+}
+
+export function peerRoutes(app: Routes, deps: PeerRouteDeps): void {
+  const peerOf = (id: string) => {
+    const peer = deps
+      .network()
+      ?.peers()
+      .find((p) => p.node_id === id);
+    if (!peer) throw notFound(`peer '${id}' not found`);
+    return peer;
+  };
+
+  app.get('/api/peers', { schema: { summary: 'Peers this node knows, with their state', tags } }, async () => {
+    const peers = deps.network()?.peers() ?? [];
+    return { peers, total: peers.length };
+  });
+
+  app.get('/api/peers/:id', { schema: { summary: 'One peer', tags, params: idParams } }, async (request) => peerOf(request.params.id));
+
+  app.post(
+    '/api/peers/:id/message',
+    { schema: { summary: 'Sends an agent on a peer a message and returns its reply', tags, params: idParams, body: messageBody } },
+    async (request) => {
+      const network = deps.network();
+      if (!network) throw notFound(`peer '${request.params.id}' not found: peers are not configured`);
+      return network.sendAgentMessage(request.params.id, request.body.agent, request.body.message, 'api');
+    },
+  );
+
+  app.get('/api/network/status', { schema: { summary: "This node's id, its connected peers and message throughput", tags } }, async () => {
+    const network = deps.network();
+    const identity = deps.identity();
+    const peers = network?.peers() ?? [];
+    return {
+      enabled: network?.enabled ?? false,
+      node_id: identity?.nodeId ?? null,
+      node_name: identity?.nodeName ?? null,
+      listen_address: network?.listenAddress ?? null,
+      protocol_version: 'talon-peer/1',
+      identity_fingerprint: identity?.fingerprint ?? null,
+      connected_peers: peers.filter((p) => p.state === 'connected').length,
+      total_peers: peers.length,
+      pinned_peers: deps.pins.count(),
+      messages: { sent: network?.throughput.sent ?? 0, received: network?.throughput.received ?? 0, last_minute: network?.throughput.perMinute() ?? 0 },
+    };
+  });
+}
