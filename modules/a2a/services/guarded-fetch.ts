@@ -12,6 +12,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import ipaddr from 'ipaddr.js';
+import { badRequest } from '@talon/module-sdk';
 
 export class OutboundRefused extends Error {
   override name = 'OutboundRefused';
@@ -31,16 +32,16 @@ export function hostAllowed(allowed: readonly string[], host: string, port: numb
   });
 }
 
-/** Throws OutboundRefused for a URL the client may not reach (scheme, credentials, a literal non-public IP). */
+/** Throws 400 for a URL that is not http(s) or carries credentials, OutboundRefused for a literal non-public IP. */
 export function checkUrl(raw: string, allowed: readonly string[]): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new OutboundRefused(`'${raw}' is not a valid URL`);
+    throw badRequest(`'${raw}' is not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefused(`only http and https URLs are reached, not '${url.protocol}'`);
-  if (url.username || url.password) throw new OutboundRefused('URLs with credentials are not reached');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`only http and https URLs are reached, not '${url.protocol}'`);
+  if (url.username || url.password) throw badRequest('URLs with credentials are not reached');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host) && !isPublicAddress(host) && !hostAllowed(allowed, host, port(url))) {
     throw new OutboundRefused(`SSRF protection: ${host} is not a public address (add it to [a2a] allowed_hosts to allow it)`);

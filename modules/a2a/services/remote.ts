@@ -82,7 +82,12 @@ export class RemoteAgents {
 
   /** Fetches the card at <url>/.well-known/agent.json (agent-card.json as fallback), or at the URL itself when it names a .json file. */
   async discover(raw: string) {
-    const base = checkUrl(raw.trim(), this.deps.allowedHosts()).toString().replace(/\/+$/, '');
+    let base: string;
+    try {
+      base = checkUrl(raw.trim(), this.deps.allowedHosts()).toString().replace(/\/+$/, '');
+    } catch (err) {
+      return upstream('discovery', err);
+    }
     const candidates = base.endsWith('.json') ? [base] : [`${base}/.well-known/agent.json`, `${base}/.well-known/agent-card.json`];
     let card: Record<string, unknown> | undefined;
     let problem = '';
