@@ -45,6 +45,24 @@ export interface SkillRouteDeps {
 
 export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
   const { store, registry } = deps;
+  // The list is serialised once per registry change (and category): with a thousand skills that is most of the work.
+  const listed = new Map<string, string>();
+  let listedAt = -1;
+  const listBody = (category: string | undefined): string => {
+    if (listedAt !== registry.generation) listed.clear();
+    listedAt = registry.generation;
+    let body = listed.get(category ?? '');
+    if (body === undefined) {
+      const all = store.list();
+      const skills = category ? all.filter((s) => s.category === category) : all;
+      const categories = [...new Set(all.map((s) => s.category))].sort();
+      const blocked = registry.blocked().map(({ name, path, reason }) => ({ name, path, reason }));
+      body = JSON.stringify({ skills, total: skills.length, categories, blocked });
+      if (listed.size > 100) listed.clear();
+      listed.set(category ?? '', body);
+    }
+    return body;
+  };
   app.get(
     '/api/skills',
     {
@@ -54,14 +72,7 @@ export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
         querystring: { type: 'object', properties: { category: { type: 'string', description: 'only skills of this category' } } },
       },
     },
-    async (request) => {
-      const all = store.list();
-      const { category } = request.query;
-      const skills = category ? all.filter((s) => s.category === category) : all;
-      const categories = [...new Set(all.map((s) => s.category))].sort();
-      const blocked = registry.blocked().map(({ name, path, reason }) => ({ name, path, reason }));
-      return { skills, total: skills.length, categories, blocked };
-    },
+    async (request, reply) => reply.type('application/json; charset=utf-8').send(listBody(request.query.category)),
   );
 
   app.get('/api/skills/:name', { schema: { summary: 'One skill', tags: ['skills'], params: nameParams } }, async (request) => {

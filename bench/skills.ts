@@ -1,0 +1,92 @@
+/**
+ * Skills figures, in process: GET /api/skills with 1,000 installed skills (p99), install with scan of a typical
+ * skill, scanner throughput, the overhead of a WASM tool call (the example skill on a tiny input), and the
+ * skill section of the system prompt for an agent with 20 skills (cold: built; warm: cached).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestKernel } from '@talon/module-sdk/testing';
+import type { AgentRecord, ModelCallContext } from '@talon/agents';
+import type { PromptScanner } from '@talon/prompt-guard';
+import type { WasmRuntime } from '@talon/wasm';
+import { percentile } from './util.ts';
+
+const BODY = `# Helper\n\n${'Explain the steps clearly, check the inputs, cite the sources and keep answers short. '.repeat(40)}\n`;
+const skillMd = (name: string) =>
+  `---\nname: ${name}\ndescription: ${name} does useful things\nversion: 1.0.0\nauthor: bench\ntags: [bench, cat${name.length % 7}]\n---\n${BODY}`;
+
+function writeSkills(root: string, count: number, prefix: string): void {
+  for (let i = 0; i < count; i++) {
+    const dir = path.join(root, `${prefix}${i}`);
+    mkdirSync(path.join(dir, 'references'), { recursive: true });
+    writeFileSync(path.join(dir, 'SKILL.md'), skillMd(`${prefix}${i}`));
+    writeFileSync(path.join(dir, 'references', 'notes.md'), BODY);
+  }
+}
+
+async function time<T>(fn: () => Promise<T>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+export async function skillsBench() {
+  const home = mkdtempSync(path.join(tmpdir(), 'talon-bench-skills-'));
+  writeSkills(path.join(home, 'skills'), 1000, 'bench-');
+  const k = await startTestKernel({
+    home,
+    only: ['skills', 'agents', 'prompt-guard', 'wasm', 'error-envelope'],
+    config: '[skills]\nwatch = false\n[default_model]\nprovider = "openai"\nmodel = "m"\n',
+  });
+  try {
+    const list: number[] = [];
+    for (let i = 0; i < 300; i++) list.push(await time(async () => (await k.request('/api/skills')).text()));
+
+    const src = path.join(home, 'src');
+    writeSkills(src, 40, 'typical-');
+    const installs: number[] = [];
+    for (let i = 0; i < 40; i++)
+      installs.push(await time(() => k.request('/api/skills/install', { method: 'POST', json: { source: path.join(src, `typical-${i}`) } })));
+
+    const scanner = k.kernel.services.view('prompt-guard.scanner') as PromptScanner;
+    const text = BODY.repeat(Math.ceil((10 * 1024 * 1024) / BODY.length));
+    const scanMs = await time(async () => scanner.scan(text));
+
+    const wasm = k.kernel.services.view('wasm.runtime') as WasmRuntime;
+    const modulePath = path.resolve('modules/skills/bundled/text-stats/text_stats.wat');
+    await wasm.run({ modulePath, tool: 'text_stats', input: { text: 'warm up' }, capabilities: [] });
+    const calls: number[] = [];
+    for (let i = 0; i < 1000; i++)
+      calls.push(await time(() => wasm.run({ modulePath, tool: 'text_stats', input: { text: 'a few words here' }, capabilities: [] })));
+
+    const hooks = k.kernel.hooks.catalogue('agents.hooks')!.hooks as { beforeModelCall: { promise(c: ModelCallContext): Promise<ModelCallContext> } };
+    const agentWith = (from: number) =>
+      ({
+        id: `bench-${from}`,
+        mode: 'Normal',
+        skills: Array.from({ length: 20 }, (_, i) => `bench-${from + i}`),
+        systemPrompt: 'You are a bench.',
+      }) as unknown as AgentRecord;
+    const callOf = (agent: AgentRecord) => ({ agent, sessionId: 's', userMessage: 'hi', system: agent.systemPrompt });
+    // Warm the code paths with other skill sets, then time a set never built before (a cache miss: the real build).
+    for (let from = 100; from < 500; from += 20) await hooks.beforeModelCall.promise(callOf(agentWith(from)));
+    const call = callOf(agentWith(0));
+    const cold = await time(() => hooks.beforeModelCall.promise(call));
+    const warm: number[] = [];
+    for (let i = 0; i < 1000; i++) warm.push(await time(() => hooks.beforeModelCall.promise(call)));
+    const built = await hooks.beforeModelCall.promise(call);
+
+    return {
+      'GET /api/skills with 1,000 skills p50 / p99 (ms)': `${percentile(list, 50).toFixed(2)} / ${percentile(list, 99).toFixed(2)}`,
+      'install with scan, typical skill p50 / p99 (ms)': `${percentile(installs, 50).toFixed(1)} / ${percentile(installs, 99).toFixed(1)}`,
+      'scanner throughput (MB/s)': (text.length / 1024 / 1024 / (scanMs / 1000)).toFixed(1),
+      'WASM tool call, tiny input, p50 / p95 / p99 (ms)': `${percentile(calls, 50).toFixed(2)} / ${percentile(calls, 95).toFixed(2)} / ${percentile(calls, 99).toFixed(2)}`,
+      'system prompt with 20 skills: built (cache miss) / cached p99 (ms)': `${cold.toFixed(2)} / ${percentile(warm, 99).toFixed(3)}`,
+      'system prompt length with 20 skills (chars)': built.system.length,
+    };
+  } finally {
+    await k.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
