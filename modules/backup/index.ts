@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { auditTrail } from '@talon/audit';
+import { Backups } from './services/service.ts';
+import { backupRoutes } from './routes/backup.ts';
+
+const configSchema = {
+  type: 'object',
+  properties: {
+    dir: { type: 'string', default: '', description: 'folder of the archives; empty: $TALON_HOME/backups' },
+    step_pages: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 256,
+      description: 'database pages copied per event-loop turn while a backup runs (smaller: steadier latency, longer backup)',
+    },
+  },
+  additionalProperties: false,
+} as const;
+type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
+
+/** The kernel's way to restart one module, when it offers one (see .notes/kernel-bugs.md: not in KernelApi yet). */
+type Restarter = { reloadModule?: (name: string) => Promise<{ ok: boolean; error?: string }> };
+
+export default defineModule<Config>({
+  configSchema,
+  register(ctx) {
+    const kernel = ctx.kernel as typeof ctx.kernel & Restarter;
+    const backups = new Backups({
+      db: ctx.db,
+      home: ctx.home,
+      dataDir: ctx.dataDir,
+      moduleDir: ctx.dir,
+      version: ctx.kernel.version,
+      backupsDir: () => ctx.config.dir || path.join(ctx.home, 'backups'),
+      stepPages: () => ctx.config.step_pages,
+      config: ctx.kernel.config,
+      audit: () => ctx.tryUse(auditTrail),
+      events: ctx.events,
+      log: ctx.log,
+      modules: () => ctx.kernel.modules(),
+      restart: typeof kernel.reloadModule === 'function' ? (name) => kernel.reloadModule!(name) : undefined,
+    });
+    // A restore a crash interrupted after its commit point is finished here, in register(), before any module
+    // starts and reads the folders it moves (the one I/O this module does outside start()).
+    const recovered = backups.recover();
+    if (recovered.finished.length) ctx.log.warn({ restores: recovered.finished }, 'finished a restore that was interrupted');
+    return {
+      async start() {
+        if (recovered.config) await ctx.kernel.config.apply(recovered.config, '');
+      },
+      routes: (app) => backupRoutes(app, backups),
+    };
+  },
+});

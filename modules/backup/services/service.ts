@@ -1,0 +1,272 @@
+/** Backups: create, list, delete, restore, and finishing a restore a crash interrupted. */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import Database, { type Database as Db } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { badRequest, conflict, notFound, prepared, type ConfigAccess, type EventAccess, type ModuleInfo } from '@talon/module-sdk';
+import type { AuditTrail } from '@talon/audit';
+import { ARCHIVE_NAME, COMPONENTS, DB_ENTRY, FOLDERS, PRESERVED_MODULES, isFolder, type Component } from './components.ts';
+import { writeArchive } from './archive.ts';
+import { BadArchive, extractArchive } from './extract.ts';
+import { configText, parseConfig, withCurrentSecrets, withoutSecrets } from './config-file.ts';
+import { carryOver, swapDatabase } from './swap.ts';
+import { applyPending, type Pending } from './folders.ts';
+
+export interface BackupDeps {
+  db: Db;
+  home: string;
+  dataDir: string;
+  moduleDir: string;
+  version: string;
+  backupsDir: () => string;
+  stepPages: () => number;
+  config: ConfigAccess;
+  audit: () => AuditTrail | undefined;
+  events: EventAccess;
+  log: Logger;
+  modules: () => ModuleInfo[];
+  /** Restarts a module with its state read afresh; undefined when the kernel offers no way to. */
+  restart?: (name: string) => Promise<{ ok: boolean; error?: string }>;
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:.]/g, '');
+
+export class Backups {
+  private busy: string | undefined;
+
+  constructor(private readonly d: BackupDeps) {}
+
+  /** One backup or restore at a time. */
+  private async exclusive<T>(what: string, work: () => Promise<T>): Promise<T> {
+    if (this.busy) throw conflict(`a ${this.busy} is running; try again when it is done`);
+    this.busy = what;
+    try {
+      return await work();
+    } finally {
+      this.busy = undefined;
+    }
+  }
+
+  archivePath(filename: string): string {
+    if (!ARCHIVE_NAME.test(filename)) throw badRequest(`invalid backup filename '${filename}': expected a name like talon-backup-20260101T000000000Z.tar.gz`);
+    const file = path.join(this.d.backupsDir(), filename);
+    if (!existsSync(file)) throw notFound(`backup '${filename}' not found`);
+    return file;
+  }
+
+  create(components: Component[] = [...COMPONENTS]) {
+    return this.exclusive('backup', async () => {
+      const dir = this.d.backupsDir();
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const now = new Date();
+      let filename = `talon-backup-${stamp(now)}.tar.gz`;
+      for (let n = 2; existsSync(path.join(dir, filename)); n++) filename = `talon-backup-${stamp(now)}-${n}.tar.gz`;
+      mkdirSync(this.d.dataDir, { recursive: true });
+      const snapshot = components.includes('database') ? path.join(this.d.dataDir, `snapshot-${randomUUID()}.db`) : undefined;
+      try {
+        // The online backup API: a consistent copy while the service keeps writing, a few pages per turn.
+        if (snapshot) await this.d.db.backup(snapshot, { progress: () => this.d.stepPages() });
+        const file = path.join(dir, filename);
+        const { sizeBytes, files, manifest } = await writeArchive({
+          file,
+          home: this.d.home,
+          version: this.d.version,
+          components,
+          snapshot,
+          configText: components.includes('config') ? configText(withoutSecrets(this.d.config.read())) : undefined,
+          warn: (message) => this.d.log.warn(message),
+        });
+        this.d.events.publish('backup.created', { filename, components, sizeBytes });
+        return { filename, path: file, size_bytes: sizeBytes, components, files, created_at: manifest.created_at, service_version: manifest.service_version };
+      } finally {
+        if (snapshot) rmSync(snapshot, { force: true });
+      }
+    });
+  }
+
+  async list() {
+    const dir = this.d.backupsDir();
+    const names = existsSync(dir) ? (await readdir(dir)).filter((n) => ARCHIVE_NAME.test(n)) : [];
+    const backups = await Promise.all(
+      names.map(async (filename) => {
+        const file = path.join(dir, filename);
+        const info = await stat(file);
+        const manifest = await extractArchive(file, undefined).then(
+          (s) => s.manifest,
+          () => undefined,
+        );
+        return {
+          filename,
+          path: file,
+          size_bytes: info.size,
+          modified_at: info.mtime.toISOString(),
+          created_at: manifest?.created_at ?? null,
+          components: manifest?.components ?? null,
+          service_version: manifest?.service_version ?? null,
+          format_version: manifest?.format_version ?? null,
+          valid_manifest: Boolean(manifest),
+        };
+      }),
+    );
+    backups.sort((a, b) => b.filename.localeCompare(a.filename));
+    return { backups, total: backups.length };
+  }
+
+  async remove(filename: string): Promise<void> {
+    const file = this.archivePath(filename);
+    await rm(file);
+    this.d.events.publish('backup.deleted', { filename });
+  }
+
+  restore(filename: string, requested?: string[]) {
+    const file = this.archivePath(filename);
+    return this.exclusive('restore', async () => {
+      const id = randomUUID();
+      const staging = path.join(this.d.dataDir, `restore-${id}`);
+      try {
+        const plan = await this.validate(file, staging, requested);
+        const result = await this.commit(id, staging, plan.components, plan.config);
+        this.d.events.publish('backup.restored', { filename, components: plan.components, files: plan.files, modulesRestarted: result.restarted });
+        return {
+          status: 'restored' as const,
+          filename,
+          components: plan.components,
+          restored_files: plan.files,
+          modules_restarted: result.restarted,
+          warnings: result.warnings,
+          manifest: plan.manifest,
+        };
+      } catch (err) {
+        rmSync(staging, { recursive: true, force: true });
+        const message = (err as Error).message;
+        this.d.events.publish('backup.restore_failed', { filename, error: message });
+        if (err instanceof BadArchive) throw badRequest(`invalid backup archive '${filename}': ${message}`);
+        throw err;
+      }
+    });
+  }
+
+  /** Everything that can be wrong is found here, before anything of the service changes. */
+  private async validate(file: string, staging: string, requested: string[] | undefined) {
+    const staged = await extractArchive(file, staging);
+    const components = (requested ?? staged.manifest.components) as Component[];
+    const absent = components.filter((c) => !staged.manifest.components.includes(c));
+    if (absent.length)
+      throw badRequest(`the backup does not hold ${absent.map((c) => `'${c}'`).join(', ')} (it holds ${staged.manifest.components.join(', ')})`);
+    let config: Record<string, unknown> | undefined;
+    if (components.includes('config')) {
+      const text = readFileSync(path.join(staging, 'files', 'config', 'config.toml'), 'utf8');
+      try {
+        config = withCurrentSecrets(parseConfig(text), this.d.config.read());
+        this.d.config.check(config);
+      } catch (err) {
+        throw new BadArchive(`its config.toml is not valid here: ${(err as Error).message}`);
+      }
+    }
+    if (components.includes('database')) checkDatabase(path.join(staging, 'files', DB_ENTRY));
+    return { components, config, files: staged.files.size, manifest: staged.manifest };
+  }
+
+  /** The commit point is the journal row: with the database, inside the swapped database; without, a plain insert. */
+  private async commit(id: string, staging: string, components: Component[], config: Record<string, unknown> | undefined) {
+    const pending: Pending = { id, staging, components: components.filter((c) => c !== 'database') };
+    const release = this.d.audit()?.hold();
+    try {
+      if (components.includes('database')) {
+        const stagedDb = path.join(staging, 'files', DB_ENTRY);
+        carryOver(this.d.db, stagedDb, PRESERVED_MODULES, pending);
+        await swapDatabase(stagedDb, this.d.db.name, this.d.moduleDir);
+      } else {
+        insertJournal(this.d.db, pending);
+      }
+    } finally {
+      release?.();
+    }
+    this.finish(pending);
+    const warnings: string[] = [];
+    if (config) await this.d.config.apply(config, '');
+    const restarted = await this.restartModules(components, warnings);
+    return { restarted, warnings };
+  }
+
+  /** Moves the folders in place and closes the journal entry. */
+  private finish(pending: Pending): { config?: Record<string, unknown> } {
+    const placed = applyPending(pending, this.d.home, { file: this.d.config.file, current: () => this.d.config.read() });
+    prepared(this.d.db, 'DELETE FROM backup_restore_journal WHERE id = ?').run(pending.id);
+    rmSync(pending.staging, { recursive: true, force: true });
+    return placed;
+  }
+
+  /** Modules that hold state read from what was restored start again, so they serve it at once. */
+  private async restartModules(components: Component[], warnings: string[]): Promise<string[]> {
+    const wanted = new Set<string>();
+    if (components.includes('database')) {
+      for (const r of prepared(this.d.db, 'SELECT DISTINCT module FROM kernel_migrations').all() as Array<{ module: string }>) wanted.add(r.module);
+    }
+    for (const c of components) if (isFolder(c)) wanted.add(FOLDERS[c].owner);
+    const running = this.d.modules().filter((m) => m.state === 'running' && wanted.has(m.id) && !PRESERVED_MODULES.includes(m.id));
+    if (!this.d.restart) {
+      if (running.length) warnings.push(`restart the service: this kernel cannot restart modules (${running.map((m) => m.id).join(', ')})`);
+      return [];
+    }
+    const restarted: string[] = [];
+    for (const m of running) {
+      const outcome = await this.d.restart(m.id);
+      if (outcome.ok) restarted.push(m.id);
+      else warnings.push(`module '${m.id}' did not restart: ${outcome.error ?? 'unknown error'}`);
+    }
+    return restarted;
+  }
+
+  /** At start: a restore a crash interrupted after its commit point is finished; staging left before it is removed. */
+  recover(): { finished: string[]; config?: Record<string, unknown> } {
+    const rows = prepared(this.d.db, 'SELECT id, staging, components FROM backup_restore_journal').all() as Array<{
+      id: string;
+      staging: string;
+      components: string;
+    }>;
+    const finished: string[] = [];
+    let config: Record<string, unknown> | undefined;
+    for (const row of rows) {
+      const placed = this.finish({ id: row.id, staging: row.staging, components: JSON.parse(row.components) as string[] });
+      config = placed.config ?? config;
+      finished.push(row.id);
+    }
+    if (existsSync(this.d.dataDir)) {
+      for (const name of readdirSync(this.d.dataDir)) {
+        if (/^(restore-|snapshot-)/.test(name)) rmSync(path.join(this.d.dataDir, name), { recursive: true, force: true });
+      }
+    }
+    const dir = this.d.backupsDir();
+    if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.endsWith('.partial')) rmSync(path.join(dir, name), { force: true });
+    return { finished, config };
+  }
+}
+
+function insertJournal(db: Db, p: Pending): void {
+  prepared(db, 'INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)').run(
+    p.id,
+    p.staging,
+    JSON.stringify(p.components),
+    new Date().toISOString(),
+  );
+}
+
+/** The archived database opens, passes SQLite's quick check and is one of ours. */
+function checkDatabase(file: string): void {
+  let db: Db | undefined;
+  try {
+    db = new Database(file, { fileMustExist: true });
+    const check = db.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new BadArchive(`its database fails SQLite's check: ${String(check)}`);
+    const ledger = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_migrations'`).get();
+    if (!ledger) throw new BadArchive('its database is not a Talon database');
+  } catch (err) {
+    if (err instanceof BadArchive) throw err;
+    throw new BadArchive(`its database cannot be opened: ${(err as Error).message}`);
+  } finally {
+    db?.close();
+  }
+}
