@@ -100,7 +100,8 @@ export class McpManager {
       pid: c.pid() ?? null,
     }));
     const connected = servers.filter((s) => s.connected).length;
-    const failing = servers.filter((s) => s.status === 'error').length;
+    // A server between two attempts (connecting again after failures) still counts as failing.
+    const failing = servers.filter((s) => !s.connected && s.consecutive_failures > 0).length;
     const status = failing === 0 ? 'ok' : connected === 0 && failing === servers.length ? 'down' : 'degraded';
     return { status, total: servers.length, connected, failing, servers };
   }

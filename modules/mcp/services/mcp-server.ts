@@ -91,6 +91,15 @@ export function offers(deps: McpServerDeps, scope: AgentRecord | undefined): Off
   return [...agentOffers(deps), ...permitted.map((def) => toolOffer(deps, def, undefined))];
 }
 
+/** The one offer tools/call names, found without building the whole list (the gate check costs per tool). */
+export function findOffer(deps: McpServerDeps, scope: AgentRecord | undefined, name: string): Offer | undefined {
+  const def = deps.tools().find(name);
+  if (scope) return def && def.name === name && deps.tools().allowed(scope).includes(def) ? toolOffer(deps, def, scope.id) : undefined;
+  if (name.startsWith('ask_agent_')) return agentOffers(deps).find((o) => o.tool.name === name);
+  const gate = deps.gate();
+  return def && def.name === name && gate && gate.refusal(def.name) === undefined ? toolOffer(deps, def, undefined) : undefined;
+}
+
 /** A refusal of the agents module (unknown tool, not granted, bad input) is an invalid-params error for the client. */
 function asMcpError(err: unknown): never {
   if (err instanceof McpError) throw err;
@@ -104,7 +113,7 @@ export function buildServer(deps: McpServerDeps, scope: AgentRecord | undefined)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offers(deps, scope).map((o) => o.tool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
-    const offer = offers(deps, scope).find((o) => o.tool.name === name);
+    const offer = findOffer(deps, scope, name);
     if (!offer) throw new McpError(ErrorCode.InvalidParams, `Tool '${name}' is not offered${scope ? ` to agent '${scope.name}'` : ''}`);
     return offer.run(args, extra.signal).catch(asMcpError);
   });
