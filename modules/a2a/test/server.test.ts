@@ -165,3 +165,32 @@ describe('A2A server', () => {
     assert.equal((await env.k.request('/a2a/agents/nope/.well-known/agent-card.json')).status, 404);
   });
 });
+
+describe('A2A server with an api_key', () => {
+  const KEY = 'k-0123456789abcdef-a2a-key';
+  let env: Env;
+  before(async () => {
+    env = await startEnv(`api_key = "${KEY}"`);
+    await spawnAgent(env.k, 'guarded', '[]', { authorization: `Bearer ${KEY}` });
+  });
+  after(() => stopEnv(env));
+
+  it('the card is public and names the bearer scheme; tasks and JSON-RPC need the bearer', async () => {
+    const card = await env.k.request('/.well-known/agent.json');
+    assert.equal(card.status, 200);
+    const body = await json<{ securitySchemes: Record<string, { scheme: string }>; skills: unknown[] }>(card);
+    assert.equal(body.securitySchemes.bearer.scheme, 'bearer');
+    assert.equal(body.skills.length, 1);
+    assert.equal((await env.k.request('/a2a/agents')).status, 401);
+    assert.equal((await env.k.request('/a2a', { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } } })).status, 401);
+    assert.equal((await env.k.request('/a2a/tasks/send', { method: 'POST', json: { agent_id: 'guarded', message: 'hi' } })).status, 401);
+    env.fake.enqueue({ text: 'authorised' });
+    const ok = await env.k.request('/a2a/tasks/send', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+      json: { agent_id: 'guarded', message: 'hi' },
+    });
+    assert.equal(ok.status, 200);
+    assert.equal((await json<TaskView>(ok)).result?.parts[0].text, 'authorised');
+  });
+});
