@@ -111,8 +111,15 @@ test('first start without a build: GET / says it is building, then serves the ap
     assert.equal(first.status, 503);
     assert.equal(first.headers.get('retry-after'), '3');
     assert.match(await first.text(), /being built/);
-    const res = await waitFor(async () => ((await copy.request('/')).status === 200 ? copy.request('/') : undefined), 10_000, 'the build');
-    assert.match(await res.text(), /app-abcdefgh\.js/);
+    const html = await waitFor(
+      async () => {
+        const r = await copy.request('/');
+        return r.status === 200 ? r.text() : '';
+      },
+      10_000,
+      'the build',
+    );
+    assert.match(html, /app-abcdefgh\.js/);
     assert.equal((await copy.request('/assets/app-abcdefgh.js')).status, 200);
   } finally {
     await copy.stop();
@@ -127,8 +134,9 @@ test('first start whose build fails: GET / says so with what the build printed, 
     const res = await waitFor(async () => {
       const r = await copy.request('/');
       const text = await r.text();
-      return /could not be built/.test(text) ? { r, text } : undefined;
+      return /could not be built/.test(text) ? { r, text } : false;
     }, 10_000);
+    if (!res) return assert.fail('no failure page');
     assert.equal(res.r.status, 503);
     assert.match(res.text, /vite: &#60;cannot&#62; build/);
     assert.equal((await copy.request('/api/health')).status, 200);

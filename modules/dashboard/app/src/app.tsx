@@ -5,12 +5,20 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { api, apiKey, ApiError, onUnauthorized } from './lib/api.tsx';
-import { href, useRoute } from './lib/hash.tsx';
+import { href, parseHash, useRoute } from './lib/hash.tsx';
 import { VIEWS, type ViewDef, type ViewProps } from './views/index.tsx';
 import { SignIn } from './signin.tsx';
 import { ErrorText } from './components/error.tsx';
 import { ThemeToggle } from './theme.tsx';
 import { ModulesContext } from './lib/modules.tsx';
+
+/** Each view's chunk is fetched once; the current route's starts at once, beside the sign-in probe. */
+const loading = new Map<ViewDef, ReturnType<ViewDef['load']>>();
+function loadView(def: ViewDef): ReturnType<ViewDef['load']> {
+  let p = loading.get(def);
+  if (!p) loading.set(def, (p = def.load()));
+  return p;
+}
 
 type Phase = { kind: 'probing' } | { kind: 'signin'; refused: boolean } | { kind: 'in'; modules: Set<string> } | { kind: 'down'; error: unknown };
 
@@ -39,6 +47,8 @@ export function App() {
   };
 
   useEffect(() => {
+    const first = VIEWS.find((v) => v.id === parseHash(location.hash).view) ?? VIEWS[0];
+    if (first) void loadView(first).catch(() => undefined);
     onUnauthorized(() => {
       const hadKey = apiKey.get() !== null;
       apiKey.clear();
@@ -129,7 +139,7 @@ function LazyView({ def, params }: { def: ViewDef; params: string[] }) {
   const [Comp, setComp] = useState<ComponentType<ViewProps> | null>(null);
   const [error, setError] = useState<unknown>(undefined);
   useEffect(() => {
-    def.load().then(
+    loadView(def).then(
       (m) => setComp(() => m.default),
       (err) => setError(err),
     );

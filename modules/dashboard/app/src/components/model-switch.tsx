@@ -10,7 +10,9 @@ interface Models {
 }
 
 export function ModelSwitch({ agentId, current, onChanged }: { agentId: string; current: string; onChanged: () => void }) {
-  const models = useApi<Models>('/api/models');
+  // The catalogue is large: read when the field is first used, not with the chat.
+  const [wanted, setWanted] = useState(false);
+  const models = useApi<Models>(wanted ? '/api/models' : null);
   const [value, setValue] = useState(current);
   const action = useAction();
   return (
@@ -26,7 +28,7 @@ export function ModelSwitch({ agentId, current, onChanged }: { agentId: string; 
       }}
     >
       <label for="model-pick">Model</label>
-      <input id="model-pick" list="model-ids" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <input id="model-pick" list="model-ids" value={value} onFocus={() => setWanted(true)} onInput={(e) => setValue(e.currentTarget.value)} />
       <datalist id="model-ids">
         {models.data?.models.map((m) => (
           <option value={m.id}>{m.provider}</option>

@@ -1,5 +1,5 @@
 /** The sessions of an agent: list, new, switch, label, search (labels, ids and message text). */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
 import { fmtTime } from '../lib/format.tsx';
@@ -23,8 +23,13 @@ export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: st
   const [search, setSearch] = useState('');
   const path = search ? `/api/sessions/search?q=${seg(search)}&agent_id=${seg(agentId)}&limit=100` : `/api/agents/${seg(agentId)}/sessions?limit=100`;
   const list = useApi<SessionPage>(path);
-  // A turn, a reset or a switch changes the sessions: the list's counts and marks follow.
-  useEffect(() => void list.reload(), [currentId, turns]);
+  // A turn or a switch elsewhere changes the sessions: the list's counts and marks follow. Not when the
+  // conversation first learns its session id: the list was just read.
+  const seen = useRef(currentId);
+  useEffect(() => {
+    if (seen.current !== undefined) void list.reload();
+    seen.current = currentId;
+  }, [currentId, turns]);
   const action = useAction();
 
   const act = (fn: () => Promise<unknown>) =>

@@ -14,6 +14,7 @@ import { Message } from '../components/chat-message.tsx';
 import { Composer, type Upload } from '../components/composer.tsx';
 import { Sessions } from '../components/sessions.tsx';
 import { ModelSwitch } from '../components/model-switch.tsx';
+import { loadMarkdown } from '../components/markdown.tsx';
 import { ErrorText } from '../components/error.tsx';
 import type { ViewProps } from './index.tsx';
 
@@ -26,12 +27,14 @@ interface AgentSummary {
 }
 
 export default function ChatView({ params }: ViewProps) {
+  useEffect(() => void loadMarkdown().catch(() => undefined), []);
   const agents = useApi<AgentSummary[]>('/api/agents');
   const agentId = params[0] ?? agents.data?.[0]?.id;
   const agent = agents.data?.find((a) => a.id === agentId);
   if (agents.error) return <ErrorText error={agents.error} />;
-  if (!agents.data) return <p class="loading">Loading…</p>;
-  if (!agents.data.length)
+  // With the agent in the URL the conversation loads beside the agent list, not after it.
+  if (!agents.data && !params[0]) return <p class="loading">Loading…</p>;
+  if (agents.data && !agents.data.length)
     return (
       <section>
         <h1>Chat</h1>
@@ -46,7 +49,7 @@ export default function ChatView({ params }: ViewProps) {
       <div class="chat-head">
         <label for="agent-pick">Agent</label>
         <select id="agent-pick" value={agentId} onChange={(e) => navigate('chat', e.currentTarget.value)}>
-          {agents.data.map((a) => (
+          {(agents.data ?? []).map((a) => (
             <option value={a.id}>
               {a.name} ({a.state})
             </option>
@@ -67,6 +70,7 @@ function Conversation({ agentId }: { agentId: string }) {
   const [usage, setUsage] = useState<TurnUsage>();
   const [error, setError] = useState<unknown>();
   const [turns, setTurns] = useState(0);
+  const [loaded, setLoaded] = useState(false);
   const list = useRef<HTMLOListElement>(null);
 
   /** Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack. */
@@ -75,7 +79,7 @@ function Conversation({ agentId }: { agentId: string }) {
       const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
       setSessionId(session.session_id);
       setMessages(turn ? withTurn(fromSession(session), turn) : fromSession(session));
-      setTurns((n) => n + 1);
+      setLoaded(true);
       setError(undefined);
     } catch (err) {
       setError(err);
@@ -83,6 +87,10 @@ function Conversation({ agentId }: { agentId: string }) {
   }
   useEffect(() => void load(), [agentId]);
   useEffect(() => list.current?.lastElementChild?.scrollIntoView({ block: 'end' }), [messages]);
+  // The first time the conversation is on screen and takes input: bench/dashboard.ts reads this mark.
+  useEffect(() => {
+    if (loaded && !performance.getEntriesByName('talon:chat-interactive').length) performance.mark('talon:chat-interactive');
+  }, [loaded]);
 
   async function send(text: string, attachments: Upload[]) {
     setBusy(true);
@@ -109,6 +117,7 @@ function Conversation({ agentId }: { agentId: string }) {
       update({ ...reply, streaming: false });
       if (finished) setUsage(await withCost(agentId, finished));
       await load({ attachments: user.attachments ?? [], reply });
+      setTurns((n) => n + 1);
     } catch (err) {
       update({ ...reply, streaming: false });
       setError(err);
@@ -119,7 +128,8 @@ function Conversation({ agentId }: { agentId: string }) {
 
   const post = (path: string) => void api(path, { method: 'POST' }).catch(setError);
   return (
-    <div class="chat-body">
+    // data-loaded: the conversation is on screen and the box takes a message (bench/dashboard.ts waits for it).
+    <div class="chat-body" data-loaded={loaded ? 'true' : undefined}>
       <Sessions agentId={agentId} currentId={sessionId} turns={turns} onChanged={() => void load()} />
       <div class="conversation">
         <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
