@@ -1,0 +1,32 @@
+import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { agentHooks, agentRegistry } from '@talon/agents';
+import { Versions } from './services/versions.ts';
+import { Experiments } from './services/experiments.ts';
+import { injectPrompts } from './services/inject.ts';
+import { promptRoutes } from './routes/prompts.ts';
+
+const configSchema = {
+  type: 'object',
+  properties: {
+    enabled: { type: 'boolean', default: false, description: 'prompt versions and A/B experiments (routes and prompt injection)' },
+    max_versions_per_agent: { type: 'integer', minimum: 1, maximum: 10000, default: 50, description: 'versions kept per agent' },
+  },
+  additionalProperties: false,
+} as const;
+type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
+
+export default defineModule<Config>({
+  configSchema,
+  register(ctx) {
+    const versions = new Versions(ctx.db, () => ctx.config.max_versions_per_agent);
+    const experiments = new Experiments(ctx.db, versions);
+    const hooks = ctx.hooks.tryTap(agentHooks);
+    const sweep = hooks && injectPrompts(hooks, { enabled: () => ctx.config.enabled, versions, experiments });
+    return {
+      start() {
+        if (sweep) ctx.setInterval(sweep, 60_000);
+      },
+      routes: (app) => promptRoutes(app, { enabled: () => ctx.config.enabled, agents: () => ctx.tryUse(agentRegistry), versions, experiments }),
+    };
+  },
+});
