@@ -1,0 +1,29 @@
+import { defineModule } from '@talon/module-sdk';
+import { secretVault } from '@talon/catalog';
+import { dashboardSessions } from '@talon/oidc';
+import { safeNet } from '@talon/tools';
+import { oidcConfigSchema, type OidcConfig } from './config.ts';
+import { Flows } from './services/flows.ts';
+import { Introspector } from './services/introspect.ts';
+import { Providers } from './services/providers.ts';
+import { Sessions } from './services/sessions.ts';
+import { authRoutes } from './routes/auth.ts';
+
+export default defineModule<OidcConfig>({
+  configSchema: oidcConfigSchema,
+  register(ctx) {
+    const config = () => ctx.config;
+    const providers = new Providers(config, () => ctx.use(safeNet));
+    const sessions = new Sessions(ctx.db, config, () => ctx.use(secretVault));
+    const flows = new Flows(providers, config);
+    const introspector = new Introspector(providers, sessions);
+    ctx.provide(dashboardSessions, sessions);
+    for (const p of ctx.config.providers) {
+      if (!p.allowed_domains.length)
+        ctx.log.warn({ provider: p.id }, 'every account of this identity provider may sign in: set allowed_domains to restrict it');
+    }
+    return {
+      routes: (app) => authRoutes(app, { config, providers, flows, sessions, introspector }),
+    };
+  },
+});
