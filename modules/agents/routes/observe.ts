@@ -1,4 +1,4 @@
-/** Traces, metrics, logs (all from finished turns) and inbound channel deliveries of an agent. */
+/** Traces, metrics and logs (all from finished turns) of an agent. GET /api/agents/{id}/deliveries is the triggers module's. */
 import { readPage, pageQueryProperties, type Routes } from '@talon/module-sdk';
 import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams } from './common.ts';
@@ -47,15 +47,6 @@ export function observeRoutes(app: Routes, s: AgentServices): void {
         duration_ms: t.duration_ms,
       }));
       return { agent_id: agent.id, count: logs.length, logs };
-    },
-  );
-
-  app.get(
-    '/api/agents/:id/deliveries',
-    { schema: { summary: 'Inbound channel deliveries (none until channels exist)', params: idParams } },
-    async (request) => {
-      const agent = agentParam(s, request.params.id);
-      return { agent_id: agent.id, deliveries: [], total: 0 };
     },
   );
 }

@@ -142,9 +142,4 @@ describe('agents: settings, clone, bulk', () => {
     res = await env.k.request('/api/agents/bulk/start', { method: 'POST' });
     assert.equal(res.status, 200);
   });
-
-  test('deliveries is an empty list', async () => {
-    const { agent_id } = await spawn(env.k, 'plain');
-    assert.deepEqual(await (await env.k.request(`/api/agents/${agent_id}/deliveries`)).json(), { agent_id, deliveries: [], total: 0 });
-  });
 });
