@@ -57,12 +57,12 @@ export interface Env {
   stop(): Promise<void>;
 }
 
-export async function startEnv(config = ''): Promise<Env> {
+export async function startEnv(config = '', extraModules: string[] = []): Promise<Env> {
   process.env.DASHBOARD_FAKE_KEY = 'sk-test-fake-key';
   const fake = new FakeProvider();
   await fake.start();
   const k = await startTestKernel({
-    only: MODULES,
+    only: [...MODULES, ...extraModules],
     config: [
       config,
       '[default_model]',

@@ -136,6 +136,14 @@ function AgentList() {
 function Spawn({ onSpawned }: { onSpawned: () => void }) {
   const [manifest, setManifest] = useState(EXAMPLE);
   const action = useAction();
+  const templates = useApi<{ templates: { name: string; description: string }[] }>(useHasModule('templates') ? '/api/templates' : null);
+  const pick = (name: string) =>
+    void action.run(async () => {
+      if (!name) return;
+      const t = await api<{ manifest_toml: string }>(`/api/templates/${encodeURIComponent(name)}`);
+      setManifest(t.manifest_toml);
+      return `Template ${name} loaded into the editor: change what you like, then spawn`;
+    });
   return (
     <form
       class="card"
@@ -149,6 +157,19 @@ function Spawn({ onSpawned }: { onSpawned: () => void }) {
       }}
     >
       <h2>Spawn an agent</h2>
+      {templates.data && (
+        <p class="inline">
+          <label for="template-pick">From a template</label>
+          <select id="template-pick" onChange={(e) => pick(e.currentTarget.value)}>
+            <option value="">Choose…</option>
+            {templates.data.templates.map((t) => (
+              <option value={t.name}>
+                {t.name} — {t.description}
+              </option>
+            ))}
+          </select>
+        </p>
+      )}
       <label for="manifest">Manifest (TOML)</label>
       <textarea
         id="manifest"

@@ -26,6 +26,10 @@ export const VIEWS: ViewDef[] = [
   { id: 'usage', title: 'Usage & budgets', requires: ['usage'], load: () => import('./usage.tsx') },
   { id: 'logs', title: 'Live logs', requires: ['logs'], load: () => import('./logs.tsx') },
   { id: 'security', title: 'Security', requires: ['security'], load: () => import('./security.tsx') },
+  { id: 'approvals', title: 'Approvals', requires: ['approvals'], load: () => import('./approvals.tsx') },
+  { id: 'schedules', title: 'Schedules', requires: ['scheduler'], load: () => import('./schedules.tsx') },
+  { id: 'audit', title: 'Audit trail', requires: ['audit'], load: () => import('./audit.tsx') },
+  { id: 'backups', title: 'Backups', requires: ['backup'], load: () => import('./backups.tsx') },
   { id: 'config', title: 'Configuration', requires: ['config-api'], load: () => import('./config.tsx') },
   { id: 'modules', title: 'Modules', requires: [], load: () => import('./modules.tsx') },
 ];

@@ -1,0 +1,81 @@
+/** The audit trail: the most recent entries of the hash chain, and a check of the whole chain. */
+import { useState } from 'preact/hooks';
+import { api } from '../lib/api.tsx';
+import { useApi } from '../lib/use-api.tsx';
+import { fmtTime } from '../lib/format.tsx';
+import { ErrorText } from '../components/error.tsx';
+import { useAction } from '../components/action.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+
+interface Entry {
+  id: number;
+  timestamp: string;
+  event_type: string;
+  agent_id: string | null;
+  details: string;
+  outcome?: string;
+  hash: string;
+}
+interface Verify {
+  status: string;
+  chain_length: number;
+  broken?: unknown[];
+}
+
+export default function AuditView() {
+  const recent = useApi<{ entries: Entry[]; total: number }>('/api/audit/recent?limit=500');
+  const [filter, setFilter] = useState('');
+  const [verdict, setVerdict] = useState<Verify>();
+  const action = useAction();
+  const shown = (recent.data?.entries ?? []).filter(
+    (e) => !filter || `${e.event_type} ${e.details} ${e.agent_id ?? ''}`.toLowerCase().includes(filter.toLowerCase()),
+  );
+  const page = usePage(shown, 50);
+  return (
+    <section>
+      <h1>Audit trail</h1>
+      <div class="toolbar">
+        <button type="button" disabled={action.busy} onClick={() => void action.run(async () => setVerdict(await api<Verify>('/api/audit/verify')))}>
+          Verify the chain
+        </button>
+        {verdict && (
+          <span role="status" class={verdict.status === 'valid' ? '' : 'error'}>
+            Chain {verdict.status}: {verdict.chain_length} entries checked.
+          </span>
+        )}
+        <label for="audit-filter">Filter</label>
+        <input id="audit-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      </div>
+      <ErrorText error={recent.error ?? action.error} />
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Details</th>
+            <th scope="col">Hash</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page.items.map((e) => (
+            <tr>
+              <td>{e.id}</td>
+              <td>{fmtTime(e.timestamp)}</td>
+              <td>{e.event_type}</td>
+              <td>{e.outcome ?? '—'}</td>
+              <td>
+                <code>{e.details}</code>
+              </td>
+              <td>
+                <code title={e.hash}>{e.hash.slice(0, 12)}…</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager {...page} label="entries" />
+    </section>
+  );
+}

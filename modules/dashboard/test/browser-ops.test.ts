@@ -1,0 +1,101 @@
+/** The views of the operations modules: templates, approvals with TOTP, schedules, audit trail, backups. */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { generate } from 'otplib';
+import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type Env } from './helpers.ts';
+
+let env: Env | undefined;
+before(async () => {
+  if (!browserTest.skip) env = await startEnv('[approval]\nsecond_factor = "totp"\n', ['templates', 'approvals', 'scheduler', 'tasks', 'audit', 'backup']);
+});
+after(() => env?.stop());
+
+test('an agent is spawned from a template (GET /api/templates), edited in the manifest editor first', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/agents');
+  await page.getByLabel('From a template').selectOption('coder');
+  await page.getByText('Template coder loaded into the editor').waitFor();
+  const editor = page.getByLabel('Manifest (TOML)');
+  assert.match(await editor.inputValue(), /^name = "coder"/);
+  await editor.fill((await editor.inputValue()).replace('name = "coder"', 'name = "my-coder"'));
+  await page.getByRole('button', { name: 'Spawn', exact: true }).click();
+  await page.getByText('Spawned my-coder').waitFor();
+  const agents = (await (await env!.k.request('/api/agents')).json()) as { name: string }[];
+  assert.ok(agents.some((a) => a.name === 'my-coder'));
+  assert.deepEqual(problems, []);
+});
+
+test('a pending approval is approved with a TOTP code; without one it is refused, in words', browserTest, async () => {
+  const setup = (await (await env!.k.request('/api/approvals/totp/setup', { method: 'POST', json: {} })).json()) as { secret: string };
+  // The authenticator's codes: one confirms the enrollment, the next step's approves (a used step is refused).
+  const code = (steps: number) => generate({ secret: setup.secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+  const confirm = await env!.k.request('/api/approvals/totp/confirm', { method: 'POST', json: { code: await code(0) } });
+  assert.equal(confirm.status, 200);
+  const agent = await spawn(env!.k, 'name = "asker"\n');
+  const created = await env!.k.request('/api/approvals', {
+    method: 'POST',
+    json: { agent_id: agent, action: 'shell_exec', description: 'wants to run the deploy script', payload: { command: './deploy.sh' } },
+  });
+  const body = (await created.json()) as { id: string };
+  assert.equal(created.status, 201, JSON.stringify(body));
+  const { id } = body;
+
+  const { page, problems } = await openPage(env!, '/#/approvals');
+  await page.getByText('wants to run the deploy script').waitFor();
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.locator('.card .error').first().waitFor();
+  assert.match((await page.locator('.card .error').first().textContent()) ?? '', /code/i);
+  await page.getByLabel('Authenticator code').fill(await code(1));
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Approved').first().waitFor();
+  const after = (await (await env!.k.request(`/api/approvals/${id}`)).json()) as { status: string };
+  assert.equal(after.status, 'approved');
+  assert.deepEqual(await axeViolations(page), []);
+  await screenshot(page, 'approvals');
+  assert.deepEqual(
+    problems.filter((p) => !/status of 4\d\d/.test(p)),
+    [],
+  );
+});
+
+test('a schedule is created in the form and its next run is shown', browserTest, async () => {
+  await spawn(env!.k, 'name = "reporter"\n');
+  const { page, problems } = await openPage(env!, '/#/schedules');
+  await page.getByLabel('Name', { exact: true }).fill('morning report');
+  await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'reporter' });
+  await page.getByLabel('When').fill('30 7 * * *');
+  await page.getByLabel('Message to the agent').fill('Write the morning report');
+  await page.getByRole('button', { name: 'Create schedule' }).click();
+  await page.getByText(/Created morning report; next run/).waitFor();
+  const row = page.getByRole('row', { name: /morning report/ });
+  await row.waitFor();
+  const jobs = (await (await env!.k.request('/api/schedules')).json()) as { items: { name: string; next_run: string }[] };
+  const job = jobs.items.find((j) => j.name === 'morning report')!;
+  const next = new Date(job.next_run);
+  assert.equal(next.getUTCHours(), 7);
+  assert.equal(next.getUTCMinutes(), 30);
+  assert.equal(await row.getByTestId('next-run').textContent(), next.toLocaleString('en-US'));
+  // A wrong expression is refused with the service's words.
+  await page.getByLabel('When').fill('not a cron');
+  await page.getByRole('button', { name: 'Create schedule' }).click();
+  await page.getByText(/invalid cron expression 'not a cron'/).waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await screenshot(page, 'schedules');
+  assert.deepEqual(
+    problems.filter((p) => !/status of 400/.test(p)),
+    [],
+  );
+});
+
+test('the audit trail lists entries and verifies the chain; a backup is created and listed', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/audit');
+  await page.getByRole('cell', { name: 'module_loaded' }).first().waitFor();
+  await page.getByRole('button', { name: 'Verify the chain' }).click();
+  await page.getByText(/Chain valid: \d+ entries checked/).waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await page.evaluate(() => (location.hash = '#/backups'));
+  await page.getByRole('button', { name: 'Create a backup' }).click();
+  await page.getByText(/Created talon-backup-/).waitFor();
+  await page.getByRole('row', { name: /talon-backup-.*\.tar\.gz/ }).waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+});
