@@ -19,7 +19,7 @@ export const approvalConfigSchema = {
     },
     escalate_extra_secs: { type: 'integer', minimum: 1, maximum: 86400, default: 120, description: 'extra wait per escalation' },
     max_escalations: { type: 'integer', minimum: 1, maximum: 10, default: 3, description: 'escalations before an escalated request is denied' },
-    max_pending_per_agent: { type: 'integer', minimum: 1, maximum: 1000, default: 5, description: 'pending requests one agent may have; more are refused' },
+    max_pending_per_agent: { type: 'integer', minimum: 1, maximum: 100000, default: 5, description: 'pending requests one agent may have; more are refused' },
     second_factor: {
       type: 'string',
       enum: ['none', 'totp'],
