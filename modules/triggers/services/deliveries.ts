@@ -1,0 +1,84 @@
+/**
+ * Deliveries: the reply of a background turn (trigger, schedule, task wake-up) is offered to the homeChannel hook —
+ * a channel module sends it to the agent's home channel — and otherwise stays in the session the turn ran in. Either
+ * way, and for failures too, a row says what happened: nothing is dropped silently.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { statements } from '@talon/module-sdk';
+import type { AgentRegistry } from '@talon/agents';
+import type { Deliveries, Delivery, DeliveryRequest, HomeDelivery } from '@talon/triggers';
+
+export interface DeliveryDeps {
+  db: Database;
+  log: Logger;
+  agents: () => AgentRegistry | undefined;
+  homeChannel: (delivery: HomeDelivery) => Promise<string | undefined>;
+  kept: () => number;
+}
+
+const MAX_TEXT = 32_000;
+const COLUMNS = 'id, agent_id, source, source_id, session_id, status, channel, response, error, cause, created_at';
+
+export class DeliveryLog implements Deliveries {
+  private readonly sql: ReturnType<typeof statements>;
+
+  constructor(private readonly deps: DeliveryDeps) {
+    this.sql = statements(deps.db);
+  }
+
+  async deliver(req: DeliveryRequest): Promise<Delivery> {
+    let channel: string | undefined;
+    if (req.error === undefined && req.response !== undefined) {
+      const agent = this.deps.agents()?.get(req.agentId);
+      try {
+        channel = await this.deps.homeChannel({
+          agentId: req.agentId,
+          agentName: agent?.name ?? req.agentId,
+          sessionId: req.sessionId,
+          text: req.response,
+          source: req.source,
+          sourceId: req.sourceId,
+        });
+      } catch (err) {
+        this.deps.log.warn({ err, agentId: req.agentId }, 'home channel delivery failed; the reply stays in the session');
+      }
+    }
+    const delivery: Delivery = {
+      id: randomUUID(),
+      agent_id: req.agentId,
+      source: req.source,
+      source_id: req.sourceId,
+      session_id: req.sessionId ?? null,
+      status: req.error !== undefined ? 'failed' : channel ? 'delivered' : 'kept',
+      channel: channel ?? null,
+      response: req.response?.slice(0, MAX_TEXT) ?? null,
+      error: req.error?.slice(0, MAX_TEXT) ?? null,
+      cause: req.cause ?? null,
+      created_at: new Date().toISOString(),
+    };
+    this.sql(
+      `INSERT INTO triggers_deliveries (${COLUMNS}) VALUES (${COLUMNS.split(', ')
+        .map(() => '?')
+        .join(', ')})`,
+    ).run(...COLUMNS.split(', ').map((c) => delivery[c as keyof Delivery]));
+    this.prune(req.agentId);
+    return delivery;
+  }
+
+  /** An agent's deliveries, newest first. */
+  list(agentId: string, limit: number, offset: number): { agent_id: string; deliveries: Delivery[]; total: number; offset: number; limit: number } {
+    const total = this.sql<[string], { n: number }>('SELECT COUNT(*) AS n FROM triggers_deliveries WHERE agent_id = ?').get(agentId)!.n;
+    const deliveries = this.sql<[string, number, number], Delivery>(
+      `SELECT ${COLUMNS} FROM triggers_deliveries WHERE agent_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`,
+    ).all(agentId, limit, offset);
+    return { agent_id: agentId, deliveries, total, offset, limit };
+  }
+
+  private prune(agentId: string): void {
+    this.sql(
+      `DELETE FROM triggers_deliveries WHERE agent_id = ? AND seq <= (SELECT seq FROM triggers_deliveries WHERE agent_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+    ).run(agentId, agentId, this.deps.kept());
+  }
+}

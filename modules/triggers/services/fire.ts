@@ -1,0 +1,129 @@
+/**
+ * What happens to each event: the engine picks the triggers it fires, each fire is recorded (count, cooldown stamp,
+ * self-disable at max_fires) before its turn is queued, and a posted task whose assignee no trigger of its own
+ * fired for wakes that assignee. Turns run in the queue ('trigger' and 'task' lanes); the handler never waits for
+ * them, so a slow turn never holds up the next event.
+ */
+import { isUuid, type AnyEvent, type TalonEvent } from '@talon/module-sdk';
+import type { Logger } from 'pino';
+import type { AgentRecord, AgentRegistry, AgentTools } from '@talon/agents';
+import type { TaskBoard, TaskQueue } from '@talon/tasks';
+import type { WorkflowRunner } from '@talon/workflows';
+import type { Deliveries, DeliverySource } from '@talon/triggers';
+import type { TriggersConfig } from '../config.ts';
+import type { ChainTracker } from './chain.ts';
+import { describeEvent } from './describe.ts';
+import type { Engine, Match } from './engine.ts';
+import type { Trigger, TriggerStore } from './store.ts';
+
+export interface FireDeps {
+  engine: Engine;
+  store: TriggerStore;
+  chain: ChainTracker;
+  queue: () => TaskQueue;
+  board: () => TaskBoard | undefined;
+  agents: () => AgentRegistry;
+  tools: () => AgentTools | undefined;
+  workflows: () => WorkflowRunner | undefined;
+  deliveries: Deliveries;
+  config: () => TriggersConfig;
+  log: Logger;
+}
+
+export class Firing {
+  constructor(private readonly deps: FireDeps) {}
+
+  /** The bus subscriber: evaluates one event and starts what it fires. */
+  handle(event: AnyEvent): void {
+    const { engine, chain, config, log } = this.deps;
+    const depth = chain.depthOf(event);
+    const matches = engine.match(event);
+    if (depth >= config().max_chain_depth) {
+      if (matches.length) log.warn({ event: event.type, depth, triggers: matches.map((m) => m.trigger.id) }, 'trigger chain stopped at max_chain_depth');
+      return;
+    }
+    for (const match of matches) this.fire(match, event, depth + 1);
+    if (event.type === 'task.posted') this.wake(event as TalonEvent<'task.posted'>, matches, depth + 1);
+  }
+
+  private fire(match: Match, event: AnyEvent, depth: number): void {
+    // The recipient may just have been killed (its own agent.terminated event): nothing to run.
+    if (!this.deps.agents().get(match.trigger.target_agent_id ?? match.trigger.agent_id)) return;
+    const now = Date.now();
+    try {
+      this.deps.engine.fired(match, now, this.deps.store.recordFire(match.trigger.id, match.subject, now));
+    } catch (err) {
+      this.deps.log.error({ err, trigger: match.trigger.id }, 'could not record a trigger fire; not firing it');
+      return;
+    }
+    const t = match.trigger;
+    const cause = describeEvent(event);
+    const prompt = t.prompt_template.replaceAll('{{event}}', cause);
+    void this.run(t.target_agent_id ?? t.agent_id, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt));
+  }
+
+  private async turnOrWorkflow(t: Trigger, prompt: string): Promise<{ response: string; sessionId?: string }> {
+    const agentId = t.target_agent_id ?? t.agent_id;
+    if (!t.workflow_id) {
+      const timeout = this.deps.config().fire_timeout_secs;
+      const r = await this.deps
+        .queue()
+        .runTurn({ lane: 'trigger', agentId, message: prompt, origin: 'trigger', sessionMode: t.session_mode, timeoutMs: timeout * 1000 });
+      return { response: r.response, sessionId: r.sessionId };
+    }
+    const workflows = this.deps.workflows();
+    if (!workflows) throw new Error('the workflows module is not running');
+    const run = await this.deps.queue().run('trigger', () => workflows.run(t.workflow_id!, prompt, 'trigger'));
+    if (run.status !== 'completed') throw new Error(`workflow run ${run.run_id} ${run.status}: ${run.error ?? ''}`);
+    return { response: run.output };
+  }
+
+  /** A task posted for an agent that no trigger of its own fired for: the agent is told, so it can claim it. */
+  private wake(event: TalonEvent<'task.posted'>, matches: Match[], depth: number): void {
+    const { assignedTo, taskId, title } = event.data;
+    if (!this.deps.config().assignee_wake || !assignedTo) return;
+    const agent = this.resolve(assignedTo);
+    if (!agent || matches.some((m) => (m.trigger.target_agent_id ?? m.trigger.agent_id) === agent.id)) return;
+    const tools = this.deps.tools();
+    if (tools && !tools.grants(agent.tools, { name: 'task_claim' })) return;
+    const description = this.deps.board()?.get(taskId)?.description;
+    const prompt = [
+      `[TASK BOARD] A task was posted for you: "${title}" (id ${taskId}).`,
+      description ? `Description: ${description}` : '',
+      'Claim it with task_claim, do the work, then report the result with task_complete.',
+    ]
+      .filter(Boolean)
+      .join('\n');
+    void this.run(agent.id, depth, 'task', taskId, describeEvent(event), async () => {
+      const r = await this.deps.queue().runTurn({ lane: 'task', agentId: agent.id, message: prompt, origin: 'task' });
+      return { response: r.response, sessionId: r.sessionId };
+    });
+  }
+
+  /** Runs a turn as part of the chain and delivers its reply, or records its failure. Never rejects. */
+  private async run(
+    agentId: string,
+    depth: number,
+    source: DeliverySource,
+    sourceId: string,
+    cause: string,
+    turn: () => Promise<{ response: string; sessionId?: string }>,
+  ): Promise<void> {
+    const leave = this.deps.chain.enter(agentId, depth);
+    try {
+      const { response, sessionId } = await turn();
+      await this.deps.deliveries.deliver({ agentId, source, sourceId, sessionId, response, cause });
+    } catch (err) {
+      const error = (err as Error).message ?? String(err);
+      this.deps.log.warn({ agentId, source, sourceId, error }, 'background turn failed');
+      await this.deps.deliveries.deliver({ agentId, source, sourceId, error, cause }).catch(() => undefined);
+    } finally {
+      leave();
+    }
+  }
+
+  private resolve(ref: string): AgentRecord | undefined {
+    const agents = this.deps.agents();
+    return isUuid(ref) ? agents.get(ref.toLowerCase()) : agents.findByName(ref);
+  }
+}
