@@ -11,7 +11,9 @@ import type { ViteDevServer, UserConfig } from 'vite';
 export async function startDevServer(appDir: string): Promise<ViteDevServer> {
   const { createServer } = await import('vite');
   const { default: config } = (await import(pathToFileURL(path.join(appDir, 'vite.config.mjs')).href)) as { default: UserConfig };
-  return createServer({ ...config, configFile: false, appType: 'custom', server: { middlewareMode: true }, logLevel: 'warn' });
+  // Vite serves files by path (/@fs/...): only the app and the installed packages, not the rest of the checkout.
+  const allow = [appDir, path.resolve(appDir, '..', '..', '..', 'node_modules')];
+  return createServer({ ...config, configFile: false, appType: 'custom', server: { middlewareMode: true, fs: { strict: true, allow } }, logLevel: 'warn' });
 }
 
 /** The paths Vite's dev server answers: its client, the app's sources and the pre-bundled dependencies. */

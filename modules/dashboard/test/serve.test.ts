@@ -158,3 +158,25 @@ async function rawGet(pathname: string, encoding: string): Promise<{ headers: im
       .on('error', reject);
   });
 }
+
+test('npm run dev: the app comes from Vite on the service port, under its headers; files outside the app are refused', async () => {
+  const dev = await startTestKernel({ only: ['dashboard', 'security-headers', 'auth'], dev: true });
+  try {
+    const page = await dev.request('/');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const html = await page.text();
+    assert.match(html, /<script type="module" src="\/@vite\/client"><\/script>/);
+    assert.match(html, /<meta name="talon-auth" content="open">/);
+    const main = await dev.request('/src/main.tsx');
+    assert.equal(main.status, 200);
+    assert.match(main.headers.get('content-type') ?? '', /javascript/);
+    assert.match(main.headers.get('x-frame-options') ?? '', /DENY/);
+    assert.match(await main.text(), /from "\/src\/app\.tsx"/);
+    const outside = await dev.request(`/@fs${path.resolve(import.meta.dirname, '..', '..', '..', 'package.json')}`);
+    assert.equal(outside.status, 403);
+    assert.equal((await dev.request('/src/nothing.tsx')).status, 404);
+  } finally {
+    await dev.stop();
+  }
+});
