@@ -35,7 +35,7 @@ export default defineModule<PeersConfig>({
           identity: state.identity,
           pins,
           config: () => ctx.config,
-          agents: () => ctx.use(agentRegistry),
+          agents: () => ctx.tryUse(agentRegistry),
           runner: () => ctx.use(agentRunner),
           log: ctx.log,
         });

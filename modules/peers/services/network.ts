@@ -17,7 +17,8 @@ export interface NetworkDeps {
   identity: Identity;
   pins: Pins;
   config: () => PeersConfig;
-  agents: () => AgentRegistry;
+  /** Undefined without the agents module: the node then offers no agents. */
+  agents: () => AgentRegistry | undefined;
   runner: () => AgentRunner;
   log: Logger;
 }
@@ -181,7 +182,7 @@ export class Network implements PeerNetwork {
     Object.assign(peer, { conn, nodeName: hello.node_name, address: conn.address, lastSeen: Date.now() });
     this.peersById.set(hello.node_id, peer);
     this.deps.log.info({ node: hello.node_id, name: hello.node_name, address: conn.address }, 'peer connected');
-    conn.notify('agents', { agents: agentList(this.deps.agents().list()) });
+    conn.notify('agents', { agents: agentList(this.deps.agents()?.list() ?? []) });
     return true;
   }
 
@@ -218,12 +219,12 @@ export class Network implements PeerNetwork {
   private async onRequest(conn: Connection, method: string, params: Record<string, unknown>): Promise<unknown> {
     const peer = this.touch(conn);
     if (method === 'ping') return { pong: true };
-    if (method === 'discover') return { agents: agentList(this.deps.agents().list()) };
+    if (method === 'discover') return { agents: agentList(this.deps.agents()?.list() ?? []) };
     if (method !== 'agent_message') throw new PeerError('unknown_method', `unknown method '${method}'`);
     if (peer && !this.withinRate(peer)) throw new PeerError('rate_limited', `more than ${this.deps.config().messages_per_minute} agent messages per minute`);
     const ref = String(params.agent ?? '');
     const registry = this.deps.agents();
-    const agent = isUuid(ref) ? registry.get(ref.toLowerCase()) : registry.findByName(ref);
+    const agent = !registry ? undefined : isUuid(ref) ? registry.get(ref.toLowerCase()) : registry.findByName(ref);
     if (!agent) throw new PeerError('not_found', `agent '${ref}' not found on ${this.deps.identity.nodeName}`);
     const sender = typeof params.sender === 'string' ? params.sender.slice(0, 200) : conn.peer!.node_name;
     const message = `[message from ${sender} on peer ${conn.peer!.node_name}]\n${String(params.message ?? '')}`;
