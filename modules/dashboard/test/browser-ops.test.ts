@@ -6,7 +6,20 @@ import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type
 
 let env: Env | undefined;
 before(async () => {
-  if (!browserTest.skip) env = await startEnv('[approval]\nsecond_factor = "totp"\n', ['templates', 'approvals', 'scheduler', 'tasks', 'audit', 'backup']);
+  if (!browserTest.skip)
+    env = await startEnv('[approval]\nsecond_factor = "totp"\n', [
+      'templates',
+      'approvals',
+      'scheduler',
+      'tasks',
+      'audit',
+      'backup',
+      'workflows',
+      'triggers',
+      'skills',
+      'prompt-guard',
+      'mcp',
+    ]);
 });
 after(() => env?.stop());
 
@@ -96,6 +109,47 @@ test('the audit trail lists entries and verifies the chain; a backup is created 
   await page.getByRole('button', { name: 'Create a backup' }).click();
   await page.getByText(/Created talon-backup-/).waitFor();
   await page.getByRole('row', { name: /talon-backup-.*\.tar\.gz/ }).waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+});
+
+test('the task board posts a task into Pending and cancels it', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/tasks');
+  await page.getByLabel('New task').fill('Write the release notes');
+  await page.getByRole('button', { name: 'Post' }).click();
+  const pending = page.getByRole('region', { name: 'Pending' });
+  await pending.getByText('Write the release notes').waitFor();
+  await pending.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('region', { name: 'Cancelled' }).getByText('Write the release notes').waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+});
+
+test('a trigger is created, paused and deleted; workflows and skills list what the service has', browserTest, async () => {
+  await spawn(env!.k, 'name = "watcher"\n');
+  const workflow = await env!.k.request('/api/workflows', {
+    method: 'POST',
+    json: { name: 'summarise', description: 'one step', steps: [{ name: 'sum', agent_name: 'watcher', prompt: 'Summarise {{input}}' }] },
+  });
+  assert.equal(workflow.status, 201, await workflow.text());
+  const { page, problems } = await openPage(env!, '/#/triggers');
+  await page.getByLabel('Agent').selectOption({ label: 'watcher' });
+  await page.getByRole('button', { name: 'Create trigger' }).click();
+  await page.getByText('Trigger created').waitFor();
+  const row = page.getByRole('row', { name: /watcher/ });
+  await row.getByRole('button', { name: 'Pause' }).click();
+  await row.getByText('paused').waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await row.getByRole('button', { name: 'Delete' }).click();
+  await row.waitFor({ state: 'detached' });
+  await page.evaluate(() => (location.hash = '#/workflows'));
+  await page.getByRole('heading', { name: 'summarise' }).waitFor();
+  await page.getByText('1 step(s)').click();
+  await page.getByText('Summarise {{input}}', { exact: false }).waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await page.evaluate(() => (location.hash = '#/skills'));
+  await page.getByRole('row', { name: /code-review/ }).waitFor();
+  await page.getByText('No MCP server is configured.').waitFor();
   assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(problems, []);
 });

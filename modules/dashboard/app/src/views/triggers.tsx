@@ -1,0 +1,132 @@
+/** Triggers: an agent gets a message when an event matches; list, pause or resume, delete, create. */
+import { useState } from 'preact/hooks';
+import { api, seg } from '../lib/api.tsx';
+import { useApi } from '../lib/use-api.tsx';
+import { fmtJson } from '../lib/format.tsx';
+import { ErrorText } from '../components/error.tsx';
+import { useAction } from '../components/action.tsx';
+
+interface Trigger {
+  id: string;
+  agent_id: string;
+  pattern: unknown;
+  prompt_template: string;
+  enabled: boolean;
+  fire_count: number;
+  max_fires: number;
+}
+
+export default function TriggersView() {
+  const triggers = useApi<Trigger[]>('/api/triggers');
+  const agents = useApi<{ id: string; name: string }[]>('/api/agents');
+  const action = useAction();
+  const name = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
+  const act = (fn: () => Promise<string>) =>
+    void action.run(async () => {
+      const done = await fn();
+      await triggers.reload();
+      return done;
+    });
+  return (
+    <section>
+      <h1>Triggers</h1>
+      <ErrorText error={triggers.error ?? action.error} />
+      {action.done && <p role="status">{action.done}</p>}
+      <table class="table">
+        <thead>
+          <tr>
+            <th scope="col">Agent</th>
+            <th scope="col">When</th>
+            <th scope="col">Message</th>
+            <th scope="col">Fired</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {triggers.data?.map((t) => (
+            <tr>
+              <th scope="row">{name(t.agent_id)}</th>
+              <td>
+                <code>{fmtJson(t.pattern)}</code>
+              </td>
+              <td>{t.prompt_template}</td>
+              <td>
+                {t.fire_count}
+                {t.max_fires > 0 && ` of ${t.max_fires}`}
+                {!t.enabled && <div class="muted">paused</div>}
+              </td>
+              <td class="inline">
+                <button
+                  type="button"
+                  onClick={() =>
+                    act(
+                      async () => (
+                        await api(`/api/triggers/${seg(t.id)}`, { method: 'PATCH', json: { enabled: !t.enabled } }),
+                        t.enabled ? 'Paused' : 'Resumed'
+                      ),
+                    )
+                  }
+                >
+                  {t.enabled ? 'Pause' : 'Resume'}
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() => act(async () => (await api(`/api/triggers/${seg(t.id)}`, { method: 'DELETE' }), 'Deleted'))}
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {agents.data && agents.data.length > 0 && <NewTrigger agents={agents.data} onCreated={() => void triggers.reload()} />}
+    </section>
+  );
+}
+
+function NewTrigger({ agents, onCreated }: { agents: { id: string; name: string }[]; onCreated: () => void }) {
+  const [agentId, setAgentId] = useState(agents[0].id);
+  const [pattern, setPattern] = useState('{"agent_spawned": {}}');
+  const [prompt, setPrompt] = useState('Something happened: {{event}}');
+  const action = useAction();
+  return (
+    <form
+      class="card grid-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run(async () => {
+          let parsed: unknown = pattern;
+          try {
+            parsed = JSON.parse(pattern);
+          } catch {
+            // a plain name such as "lifecycle"
+          }
+          await api('/api/triggers', { json: { agent_id: agentId, pattern: parsed, prompt_template: prompt } });
+          onCreated();
+          return 'Trigger created';
+        });
+      }}
+    >
+      <h2>New trigger</h2>
+      <label for="trigger-agent">Agent</label>
+      <select id="trigger-agent" value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
+        {agents.map((a) => (
+          <option value={a.id}>{a.name}</option>
+        ))}
+      </select>
+      <label for="trigger-pattern">Event pattern (JSON, or a name such as lifecycle)</label>
+      <input id="trigger-pattern" class="code" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} />
+      <label for="trigger-prompt">Message ({'{{event}}'} becomes the event)</label>
+      <textarea id="trigger-prompt" rows={2} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />
+      <ErrorText error={action.error} />
+      {action.done && <p role="status">{action.done}</p>}
+      <button type="submit" class="primary" disabled={action.busy}>
+        Create trigger
+      </button>
+    </form>
+  );
+}
