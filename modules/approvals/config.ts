@@ -27,6 +27,11 @@ export const approvalConfigSchema = {
       description: 'totp: approving needs a valid code from the enrolled authenticator',
     },
     totp_issuer: { type: 'string', minLength: 1, maxLength: 64, default: 'Talon', description: 'issuer shown by authenticator apps' },
+    notify_devices: {
+      type: 'boolean',
+      default: true,
+      description: 'push each new request to the paired devices (when [pairing] has a push provider)',
+    },
     resume_agent: {
       type: 'boolean',
       default: true,

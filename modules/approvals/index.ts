@@ -2,9 +2,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { defineModule, STAGE } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
 import { secretVault } from '@talon/catalog';
+import { pairedDevices } from '@talon/pairing';
 import { approvalService } from '@talon/approvals';
 import { approvalConfigSchema, type ApprovalConfig } from './config.ts';
 import { Approvals } from './services/approvals.ts';
+import { notifier } from './services/notify.ts';
 import { gateToolCall, resumer, type ApprovedRun, type GateDeps } from './services/gate.ts';
 import { ApprovalStore } from './services/store.ts';
 import { Totp } from './services/totp.ts';
@@ -33,6 +35,14 @@ export default defineModule<ApprovalConfig>({
     };
     const approvals = new Approvals({ store, totp, config: () => ctx.config, events: ctx.events, onOutcome: resumer(gateDeps, approved) });
     ctx.provide(approvalService, approvals);
+    ctx.events.subscribe(
+      'approval.requested',
+      notifier(
+        () => ctx.tryUse(pairedDevices),
+        () => ctx.config.notify_devices,
+        ctx.log,
+      ),
+    );
     // A guard: it runs before other authorizeToolCall taps so nothing else sees a call that is held.
     ctx.hooks.tap(agentHooks).authorizeToolCall.tapPromise('approval', gateToolCall(gateDeps, approved), { stage: STAGE.GUARD });
     return {

@@ -14,7 +14,16 @@ export interface DevicePrincipal {
   deviceId: string;
 }
 
+export interface PushOutcome {
+  sent: number;
+  failed: number;
+  /** Why nothing was sent (pairing off, no push provider, no device), if so. */
+  skipped?: string;
+}
+
 export interface PairedDevices {
+  /** Pushes a note to every paired device (ntfy or Gotify); never throws. */
+  notify(note: { title: string; message: string }): Promise<PushOutcome>;
   /** The device whose token is in `Authorization: Bearer <token>`, or undefined (also when pairing is off). */
   authenticate(headers: Record<string, string | string[] | undefined>): DevicePrincipal | undefined;
 }

@@ -5,7 +5,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { badRequest, HttpError, notFound, statements } from '@talon/module-sdk';
-import type { DevicePrincipal, PairedDevices } from '@talon/pairing';
+import type { DevicePrincipal } from '@talon/pairing';
 import type { PairingConfig } from '../config.ts';
 
 export interface DeviceRow {
@@ -34,7 +34,7 @@ export const deviceView = (d: DeviceRow) => ({
   push: d.push_token !== null,
 });
 
-export class Devices implements PairedDevices {
+export class Devices {
   private readonly sql;
 
   constructor(

@@ -2,7 +2,8 @@
 import { badRequest } from '@talon/module-sdk';
 import type { SafeNet } from '@talon/tools';
 import type { PairingConfig } from '../config.ts';
-import type { DeviceRow } from './devices.ts';
+import type { PushOutcome } from '@talon/pairing';
+import type { DeviceRow, Devices } from './devices.ts';
 
 interface Push {
   url: string;
@@ -63,4 +64,18 @@ export async function notifyDevices(
   );
   const errors = outcomes.filter((o): o is string => o !== undefined);
   return { sent: pushes.length - errors.length, failed: errors.length, errors };
+}
+
+/** For other modules (approval notices): skips quietly when pairing or push is off, never throws. */
+export async function pushToAll(devices: Devices, config: PairingConfig, net: () => SafeNet, note: { title: string; message: string }): Promise<PushOutcome> {
+  if (!config.enabled) return { sent: 0, failed: 0, skipped: 'pairing is not enabled' };
+  if (config.push_provider === 'none') return { sent: 0, failed: 0, skipped: 'no push provider' };
+  const list = devices.list();
+  if (!list.length) return { sent: 0, failed: 0, skipped: 'no paired device' };
+  try {
+    const { sent, failed } = await notifyDevices(net(), config, list, note);
+    return { sent, failed };
+  } catch (err) {
+    return { sent: 0, failed: 0, skipped: (err as Error).message };
+  }
 }
