@@ -27,6 +27,7 @@ export default defineModule<TriggersConfig>({
       maxPerEvent: () => ctx.config.max_fires_per_event,
       agentName: (id) => ctx.tryUse(agentRegistry)?.get(id)?.name,
       onBudgetExceeded: (event, skipped) => ctx.log.warn({ event: event.type, skipped }, 'max_fires_per_event reached: further triggers skipped'),
+      onMatchError: (trigger, err) => ctx.log.error({ err, trigger: trigger.id }, 'trigger pattern failed on an event; the other triggers go on'),
     });
     const log = new DeliveryLog({
       db: ctx.db,

@@ -25,6 +25,7 @@ export interface EngineOptions {
   /** The name of an agent (for assignee_match 'self'). */
   agentName: (id: string) => string | undefined;
   onBudgetExceeded?: (event: AnyEvent, skipped: number) => void;
+  onMatchError?: (trigger: Trigger, err: unknown) => void;
 }
 
 export class Engine {
@@ -68,8 +69,7 @@ export class Engine {
     let skipped = 0;
     for (const { trigger, matcher } of candidates) {
       if (!trigger.enabled || (trigger.max_fires > 0 && trigger.fire_count >= trigger.max_fires)) continue;
-      const ctx: MatchContext = { owner: this.owner(trigger), description: describe };
-      const subject = matcher.match(event, ctx);
+      const subject = this.subject(trigger, matcher, event, describe);
       if (subject === undefined || this.cooling(trigger, subject, now)) continue;
       if (fired.length >= this.options.maxPerEvent()) skipped++;
       else fired.push({ trigger, subject });
@@ -82,6 +82,17 @@ export class Engine {
   fired(match: Match, at: number, updated: Trigger | undefined): void {
     this.stamps.set(key(match.trigger.id, match.subject), at);
     if (updated) this.put(updated);
+  }
+
+  /** What the trigger matches the event on; a matcher that throws counts as no match (reported), never stopping the others. */
+  private subject(trigger: Trigger, matcher: Matcher, event: AnyEvent, description: () => string): string | undefined {
+    try {
+      const ctx: MatchContext = { owner: this.owner(trigger), description };
+      return matcher.match(event, ctx);
+    } catch (err) {
+      this.options.onMatchError?.(trigger, err);
+      return undefined;
+    }
   }
 
   private cooling(t: Trigger, subject: string, now: number): boolean {

@@ -1,0 +1,36 @@
+/** /api/schedules: the schedules view of the one job store. */
+import { pageQueryProperties, paginate, readPage, type Routes } from '@talon/module-sdk';
+import { jobBody } from '../services/input.ts';
+import type { Scheduler } from '../services/scheduler.ts';
+import { jobView } from '../services/view.ts';
+
+export const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
+const listQuery = { type: 'object', properties: { ...pageQueryProperties, agent_id: { type: 'string' } }, additionalProperties: false } as const;
+
+export function scheduleRoutes(app: Routes, scheduler: Scheduler): void {
+  app.get('/api/schedules', { schema: { summary: 'Schedules and cron jobs (one store)', querystring: listQuery } }, async (request) => {
+    const page = readPage(request.query, { limit: 500, max: 5000 });
+    return paginate(scheduler.list(request.query.agent_id?.toLowerCase()).map(jobView), page);
+  });
+
+  app.post('/api/schedules', { schema: { summary: 'Creates a schedule', body: jobBody } }, async (request, reply) => {
+    return reply.code(201).send(jobView(scheduler.create(request.body, 'schedules')));
+  });
+
+  app.get('/api/schedules/:id', { schema: { summary: 'One schedule', params: idParams } }, async (request) => jobView(scheduler.require(request.params.id)));
+
+  app.put('/api/schedules/:id', { schema: { summary: 'Updates a schedule: the fields sent change', params: idParams, body: jobBody } }, async (request) =>
+    jobView(scheduler.update(request.params.id, request.body)),
+  );
+
+  app.delete('/api/schedules/:id', { schema: { summary: 'Deletes a schedule', params: idParams } }, async (request) => {
+    const job = scheduler.remove(request.params.id);
+    return { status: 'removed', schedule_id: job.id };
+  });
+
+  app.post(
+    '/api/schedules/:id/run',
+    { schema: { summary: 'Runs a schedule now (its schedule stays as it is) and answers the outcome', params: idParams } },
+    async (request) => scheduler.runNow(request.params.id),
+  );
+}

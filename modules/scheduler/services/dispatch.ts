@@ -1,0 +1,102 @@
+/**
+ * Runs a job once: an agent turn (in the queue's 'schedule' lane, origin 'schedule') whose reply goes to the
+ * deliveries, or a workflow run. Records the outcome on the job and publishes schedule.fired. Never rejects.
+ */
+import type { Logger } from 'pino';
+import type { EventAccess } from '@talon/module-sdk';
+import type { TaskQueue } from '@talon/tasks';
+import type { WorkflowRunner } from '@talon/workflows';
+import type { Deliveries } from '@talon/triggers';
+import type { SchedulerConfig } from '../config.ts';
+import type { JobRow, JobStore } from './jobs.ts';
+
+export interface RunReport {
+  status: 'completed' | 'failed';
+  schedule_id: string;
+  agent_id: string | null;
+  workflow_id: string | null;
+  response?: string;
+  run_id?: string;
+  error?: string;
+}
+
+export interface DispatchDeps {
+  jobs: JobStore;
+  queue: () => TaskQueue;
+  workflows: () => WorkflowRunner | undefined;
+  deliveries: () => Deliveries | undefined;
+  events: Pick<EventAccess, 'publish'>;
+  config: () => SchedulerConfig;
+  log: Logger;
+}
+
+export class Dispatcher {
+  constructor(private readonly deps: DispatchDeps) {}
+
+  /** Runs the claimed slots of a job one after another (not awaited by the scheduler loop). */
+  fire(job: JobRow, slots: number[]): void {
+    void (async () => {
+      for (let i = 0; i < slots.length; i++) await this.run(job, true);
+    })();
+  }
+
+  /** One run. `scheduled` false: POST …/run, which leaves the schedule and the failure count as they are. */
+  async run(job: JobRow, scheduled: boolean): Promise<RunReport> {
+    const report: RunReport = { status: 'completed', schedule_id: job.id, agent_id: job.agent_id, workflow_id: job.workflow_id };
+    try {
+      if (job.workflow_id) await this.workflow(job, report);
+      else await this.turn(job, report);
+    } catch (err) {
+      report.status = 'failed';
+      report.error = (err as Error).message ?? String(err);
+    }
+    const ok = report.status === 'completed';
+    const config = this.deps.config();
+    const failures = job.consecutive_failures + 1;
+    const backoffMs = Math.min(config.failure_backoff_secs * 2 ** (failures - 1), config.max_backoff_secs) * 1000;
+    try {
+      this.deps.jobs.recordOutcome(
+        job.id,
+        { ok, text: (ok ? report.response : report.error) ?? '', at: Date.now() },
+        scheduled ? { backoffMs, maxFailures: config.max_consecutive_failures, oneShot: job.kind === 'at' || job.one_shot === 1 } : undefined,
+      );
+    } catch (err) {
+      this.deps.log.error({ err, job: job.id }, 'could not record a scheduled run');
+    }
+    if (!ok) this.deps.log.warn({ job: job.id, name: job.name, error: report.error }, 'scheduled job failed');
+    this.deps.events.publish('schedule.fired', { jobId: job.id, name: job.name, agentId: job.agent_id ?? undefined, status: ok ? 'ok' : 'error' });
+    return report;
+  }
+
+  private async turn(job: JobRow, report: RunReport): Promise<void> {
+    if (!job.agent_id) throw new Error('the job has neither an agent nor a workflow');
+    const agentId = job.agent_id;
+    const timeout = job.timeout_secs ?? this.deps.config().turn_timeout_secs;
+    const cause = `scheduled job '${job.name}' (${job.schedule})`;
+    let result: Awaited<ReturnType<TaskQueue['runTurn']>>;
+    try {
+      result = await this.deps.queue().runTurn({
+        lane: 'schedule',
+        agentId,
+        message: job.prompt || `[Scheduled job '${job.name}' triggered]`,
+        origin: 'schedule',
+        sessionMode: job.session_mode,
+        timeoutMs: timeout * 1000,
+      });
+    } catch (err) {
+      await this.deps.deliveries()?.deliver({ agentId, source: 'schedule', sourceId: job.id, error: (err as Error).message, cause });
+      throw err;
+    }
+    report.response = result.response;
+    await this.deps.deliveries()?.deliver({ agentId, source: 'schedule', sourceId: job.id, sessionId: result.sessionId, response: result.response, cause });
+  }
+
+  private async workflow(job: JobRow, report: RunReport): Promise<void> {
+    const workflows = this.deps.workflows();
+    if (!workflows) throw new Error('the workflows module is not running');
+    const result = await this.deps.queue().run('schedule', () => workflows.run(job.workflow_id!, job.prompt, 'schedule'));
+    report.run_id = result.run_id;
+    report.response = result.output;
+    if (result.status !== 'completed') throw new Error(`workflow run ${result.run_id} ${result.status}: ${result.error ?? ''}`);
+  }
+}
