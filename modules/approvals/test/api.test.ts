@@ -152,4 +152,19 @@ describe('approvals: endpoints', () => {
     assert.equal((await post(env, '/api/approvals/totp/revoke', { code: 'not-a-code' })).status, 400);
     assert.equal((await post(env, '/api/approvals/totp/revoke', { code: setup.recovery_codes[0] })).status, 200);
   });
+
+  test('GET /api/approvals/stream sends requests and decisions as they happen', async () => {
+    const ac = new AbortController();
+    const res = await env.k.request('/api/approvals/stream', { signal: ac.signal });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    const reader = res.body!.getReader();
+    let text = '';
+    const id = (await create()).id;
+    await post(env, `/api/approvals/${id}/reject`);
+    const deadline = Date.now() + 3000;
+    while (!text.includes('event: approval.resolved') && Date.now() < deadline) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    assert.match(text, new RegExp(`event: approval.requested\ndata: \\{"approvalId":"${id}"`));
+    assert.match(text, new RegExp(`event: approval.resolved\ndata: \\{"approvalId":"${id}","status":"rejected","decidedBy":"api"`));
+  });
 });
