@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-const only = ['auth', 'system', 'error-envelope', 'config-api', 'cors', 'auth-probe'];
+const only = ['auth', 'system', 'dashboard', 'error-envelope', 'config-api', 'cors', 'auth-probe'];
 let keyed: TestKernel;
 let open: TestKernel;
 
