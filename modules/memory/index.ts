@@ -21,7 +21,14 @@ export default defineModule<MemoryConfig>({
     // Optional modules are looked up on each use: they may start, stop or reload after memory.
     const llm = () => ctx.tryUse(llmService);
     const agents = () => ctx.tryUse(agentRegistry);
-    const memory = new Memory({ db: ctx.db, log: ctx.log, config, llm, schedule: (fn) => void ctx.setTimeout(fn, 0) });
+    const memory = new Memory({
+      db: ctx.db,
+      log: ctx.log,
+      config,
+      llm,
+      schedule: (fn) => void ctx.setTimeout(fn, 0),
+      changed: (change) => void ctx.events.publish('memory.updated', change),
+    });
     ctx.provide(kvMemory, memory.kv);
     ctx.provide(semanticMemory, memory);
     const hooks = ctx.hooks.tryTap(agentHooks);

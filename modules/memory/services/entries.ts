@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { badRequest, notFound, payloadTooLarge, statements } from '@talon/module-sdk';
+import { badRequest, notFound, payloadTooLarge, statements, type TalonEvents } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
 
 /** A row of memory_entries. */
@@ -128,6 +128,8 @@ export class EntryStore {
     readonly now: () => number = Date.now,
     /** Called after content changes, so the embedding queue can (re)embed. */
     private readonly onChange: () => void = () => undefined,
+    /** Told after an agent's entry is added or deleted (memory.updated on the bus). */
+    private readonly changed: (change: TalonEvents['memory.updated']) => void = () => undefined,
   ) {
     this.prepare = statements(db);
   }
@@ -146,6 +148,7 @@ export class EntryStore {
   add(input: NewEntry): MemoryItem {
     const row = this.insert(input);
     this.onChange();
+    if (row.agent_id) this.changed({ agentId: row.agent_id, operation: 'remember', memoryId: row.id });
     return toItem(row);
   }
 
@@ -234,7 +237,9 @@ export class EntryStore {
   }
 
   delete(id: string): boolean {
-    return this.prepare('DELETE FROM memory_entries WHERE id = ?').run(id).changes > 0;
+    const row = this.prepare<[string], { agent_id: string | null }>('DELETE FROM memory_entries WHERE id = ? RETURNING agent_id').get(id);
+    if (row?.agent_id) this.changed({ agentId: row.agent_id, operation: 'forget', memoryId: id });
+    return row !== undefined;
   }
 
   bulkDelete(ids: string[]): { deleted: number; failed: string[]; total: number } {

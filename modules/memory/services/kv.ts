@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { badRequest, payloadTooLarge } from '@talon/module-sdk';
+import { badRequest, payloadTooLarge, type TalonEvents } from '@talon/module-sdk';
 import type { KvEntry, KvMemory } from '../api.ts';
 import type { MemoryConfig } from '../config.ts';
 
@@ -25,6 +25,8 @@ export class KvStore implements KvMemory {
     private readonly db: Database,
     private readonly config: () => MemoryConfig,
     private readonly now: () => number = Date.now,
+    /** Told after each write (memory.updated on the bus). */
+    private readonly changed: (change: TalonEvents['memory.updated']) => void = () => undefined,
   ) {
     this.stmt = {
       get: db.prepare('SELECT key, value FROM memory_kv WHERE agent_id = ? AND key = ?'),
@@ -67,10 +69,13 @@ export class KvStore implements KvMemory {
     this.checkKey(key);
     const at = new Date(this.now()).toISOString();
     this.stmt.upsert.run(agentId, key, this.encode(key, value), at, at);
+    this.changed({ agentId, operation: 'set', key });
   }
 
   delete(agentId: string, key: string): boolean {
-    return this.stmt.del.run(agentId, key).changes > 0;
+    const gone = this.stmt.del.run(agentId, key).changes > 0;
+    if (gone) this.changed({ agentId, operation: 'delete', key });
+    return gone;
   }
 
   list(agentId: string, page: { limit?: number; offset?: number } = {}): KvEntry[] {

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
+import type { TalonEvents } from '@talon/module-sdk';
 import type { RecallHit, SemanticMemory } from '../api.ts';
 import type { LlmService } from '@talon/llm';
 import { checkLevel, EntryStore } from './entries.ts';
@@ -21,6 +22,8 @@ export interface MemoryDeps {
   now?: () => number;
   /** Runs background work soon (ctx.setTimeout in the module, setImmediate elsewhere). */
   schedule?: (fn: () => void) => void;
+  /** Told after each write of an agent's key or entry (the module publishes memory.updated). */
+  changed?: (change: TalonEvents['memory.updated']) => void;
 }
 
 const QUERY_CACHE = 256;
@@ -43,8 +46,8 @@ export class Memory implements SemanticMemory {
     const now = deps.now ?? Date.now;
     this.vectors = new VectorIndex(deps.db, deps.log);
     this.queue = new EmbeddingQueue(deps.db, this.vectors, () => this.embeddingTarget(), this.embedder, deps.log, deps.schedule ?? ((fn) => setImmediate(fn)));
-    this.kv = new KvStore(deps.db, deps.config, now);
-    this.entries = new EntryStore(deps.db, deps.config, now, () => this.queue.kick());
+    this.kv = new KvStore(deps.db, deps.config, now, deps.changed);
+    this.entries = new EntryStore(deps.db, deps.config, now, () => this.queue.kick(), deps.changed);
     this.searcher = new Searcher(deps.db, this.entries, this.vectors);
     this.consolidator = new Consolidator(deps.db, this.entries, this.vectors);
     this.relations = new RelationStore(deps.db, now);
