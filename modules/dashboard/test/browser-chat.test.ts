@@ -134,3 +134,41 @@ test('the usage chart renders after a turn', browserTest, async () => {
   await screenshot(page, 'usage');
   assert.deepEqual(problems, []);
 });
+
+test('owner notices are shown apart from the conversation', browserTest, async () => {
+  const id = await spawn(env!.k, `name = "notifier-${++agents}"\n[capabilities]\ntools = ["notify_owner"]\n`);
+  env!.fake.enqueue({ toolCalls: [{ name: 'notify_owner', input: { reason: 'disk', summary: 'the disk is nearly full' } }] }, { text: 'I told the owner.' });
+  const { page, problems } = await openPage(env!, `/#/chat/${id}`);
+  await page.getByLabel('Message', { exact: true }).fill('check the disk');
+  await page.getByLabel('Message', { exact: true }).press('Enter');
+  const notices = page.getByRole('complementary', { name: 'Owner notices' });
+  await notices.getByText('the disk is nearly full', { exact: false }).waitFor();
+  assert.equal(await page.locator('.messages .markdown', { hasText: 'nearly full' }).count(), 0, 'not in the chat (only in the tool step that sent it)');
+  assert.deepEqual(problems, []);
+});
+
+test('sessions: a new one becomes current, a label names it, search finds it, switching goes back', browserTest, async () => {
+  const id = await spawn(env!.k, writer());
+  env!.fake.enqueue({ text: 'first answer' });
+  const { page, problems } = await openPage(env!, `/#/chat/${id}`);
+  await page.getByLabel('Message', { exact: true }).fill('remember the pelican');
+  await page.getByLabel('Message', { exact: true }).press('Enter');
+  await page.getByText('first answer').waitFor();
+  const sessions = page.getByRole('complementary', { name: 'Sessions' });
+  await sessions.getByRole('button', { name: 'New session' }).click();
+  await page.getByText('first answer').waitFor({ state: 'detached' });
+  await sessions.locator('.session-list li').nth(1).waitFor();
+  page.once('dialog', (d) => void d.accept('pelican talk'));
+  await sessions
+    .locator('li', { hasText: '2 messages' })
+    .getByRole('button', { name: /^Label/ })
+    .click();
+  await sessions.getByRole('button', { name: 'pelican talk', exact: true }).waitFor();
+  await sessions.getByLabel('Search sessions').fill('pelican');
+  await sessions.getByLabel('Search sessions').press('Enter');
+  await sessions.locator('.session-list li').first().waitFor();
+  assert.equal(await sessions.locator('.session-list li').count(), 1, 'only the session that mentions it');
+  await sessions.getByRole('button', { name: 'pelican talk', exact: true }).click();
+  await page.getByText('first answer').waitFor();
+  assert.deepEqual(problems, []);
+});
