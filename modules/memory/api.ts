@@ -49,6 +49,8 @@ export interface SemanticMemory {
     category?: string;
     source?: string;
   }): Promise<{ id: string }>;
+  /** Merges the agent's near-duplicate entries at the configured duplicate_threshold (auto-dream runs it). */
+  consolidate(agentId: string): { merged_count: number; groups: Array<{ kept: string; merged: string[] }> };
 }
 
 export const semanticMemory = serviceRef<SemanticMemory>('memory.semantic');

@@ -65,6 +65,10 @@ export class Memory implements SemanticMemory {
     return this.targetCache.target;
   }
 
+  consolidate(agentId: string): { merged_count: number; groups: Array<{ kept: string; merged: string[] }> } {
+    return this.consolidator.consolidate(agentId, this.deps.config().duplicate_threshold, this.embeddingTarget()?.model);
+  }
+
   /** "fts5+vector" when vectors are computed, else why not. */
   embeddingStatus(): string {
     if (!this.embeddingTarget()) return 'fts5 only — no embedding provider configured';
