@@ -165,7 +165,9 @@ export class Kernel implements KernelApi {
       };
       this.supervisor.records.set(m.name, rec);
       this.claimConfig(m, verdict.state === 'load');
-      if (verdict.state === 'blocked' || verdict.state === 'failed') this.supervisor.fail(rec, new Error(verdict.reason), verdict.state);
+      // A module left out because something it needs was disabled on purpose is no failure (a security module included).
+      if (verdict.state === 'blocked' && verdict.byChoice) this.log.info(`module '${m.name}' not started: ${verdict.reason}`);
+      else if (verdict.state === 'blocked' || verdict.state === 'failed') this.supervisor.fail(rec, new Error(verdict.reason), verdict.state);
     }
     this.supervisor.order = plan.order.map((m) => m.name);
   }

@@ -110,3 +110,17 @@ test('disabling a security module is refused while its protection is configured,
     }
   }
 });
+
+test('a security module left out because a module it needs was disabled on purpose does not stop start-up', async () => {
+  mods.write('guard-child', 'module.toml', manifest({ name: 'guard-child', critical: true, depends: ['plain'] }));
+  try {
+    const k = await boot(undefined, '[modules]\ndisabled = ["plain", "failing-guard", "flaky"]\nallow_disable_critical = ["failing-guard"]\n');
+    try {
+      assert.equal(k.kernel.modules().find((m) => m.id === 'guard-child')?.state, 'blocked');
+    } finally {
+      await k.stop();
+    }
+  } finally {
+    mods.write('guard-child', 'module.toml', manifest({ name: 'guard-child', critical: true, depends: ['flaky'] }));
+  }
+});

@@ -1,6 +1,7 @@
 import { connections, type Manifest } from './manifest.ts';
 
-export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'failed'; reason: string };
+/** `byChoice`: blocked only because a module it needs was disabled on purpose (not because one is broken). */
+export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'failed'; reason: string; byChoice?: boolean };
 
 export interface Plan {
   /** Modules to load, dependencies first. */
@@ -22,7 +23,9 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
     for (const m of manifests) {
       const dep = verdicts.has(m.name) ? undefined : m.depends.find((d) => !byName.has(d) || verdicts.has(d));
       if (dep === undefined) continue;
-      verdicts.set(m.name, { state: 'blocked', reason: `depends on '${dep}', which is ${verdicts.get(dep)?.state ?? 'missing'}` });
+      const of = verdicts.get(dep);
+      const byChoice = of?.state === 'disabled' || (of?.state === 'blocked' && of.byChoice);
+      verdicts.set(m.name, { state: 'blocked', reason: `depends on '${dep}', which is ${of?.state ?? 'missing'}`, byChoice });
       changed = true;
     }
   }
