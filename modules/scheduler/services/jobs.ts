@@ -133,6 +133,11 @@ export class JobStore {
     return this.sql<[], { t: number | null }>('SELECT MIN(next_run) AS t FROM scheduler_jobs WHERE enabled = 1').get()!.t;
   }
 
+  /** Runs fn in one transaction (a batch of claims is one commit, not one each). */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** Moves a due job's next_run on; true when this caller won the claim. */
   claim(id: string, seen: number, next: number | null): boolean {
     return this.sql('UPDATE scheduler_jobs SET next_run = ? WHERE id = ? AND next_run = ? AND enabled = 1').run(next, id, seen).changes === 1;

@@ -62,8 +62,19 @@ export class Ticker {
     const now = this.now();
     let claimed = 0;
     for (;;) {
-      const due = this.deps.jobs.due(now, BATCH);
-      for (const job of due) if (this.claim(job, now)) claimed++;
+      // Claims of a batch commit together; the runs start after the commit.
+      const runs: Array<[JobRow, number[]]> = [];
+      const due = this.deps.jobs.batch(() => {
+        const rows = this.deps.jobs.due(now, BATCH);
+        for (const job of rows) {
+          const fires = this.claim(job, now);
+          if (!fires) continue;
+          claimed++;
+          if (fires.length) runs.push([job, fires]);
+        }
+        return rows;
+      });
+      for (const [job, fires] of runs) this.deps.fire(job, fires);
       if (due.length < BATCH) return claimed;
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -85,18 +96,18 @@ export class Ticker {
     return { fires: [due], next };
   }
 
-  private claim(job: JobRow, now: number): boolean {
+  /** Claims a due job: the slots to run now (maybe none), or undefined when another claimer won or it cannot be planned. */
+  private claim(job: JobRow, now: number): number[] | undefined {
     try {
       const plan = this.plan(job, now);
-      if (!this.deps.jobs.claim(job.id, job.next_run!, plan.next)) return false;
-      if (plan.fires.length) this.deps.fire(job, plan.fires);
-      else this.deps.jobs.recordSkip(job.id, job.next_run!, 'missed while the service was down (misfire_policy skip)');
-      return true;
+      if (!this.deps.jobs.claim(job.id, job.next_run!, plan.next)) return undefined;
+      if (!plan.fires.length) this.deps.jobs.recordSkip(job.id, job.next_run!, 'missed while the service was down (misfire_policy skip)');
+      return plan.fires;
     } catch (err) {
       // A schedule that no longer parses (a time zone gone from the system): stop it, saying why, instead of retrying each tick.
       this.deps.log.warn({ err, job: job.id }, 'scheduled job cannot be planned; disabling it');
       this.deps.jobs.disable(job.id, `cannot compute its next run: ${(err as Error).message}`);
-      return false;
+      return undefined;
     }
   }
 
