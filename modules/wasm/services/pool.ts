@@ -21,6 +21,8 @@ export type ExecReply = { ok: true; output: unknown; fuelUsed: number } | { ok: 
 
 interface Slot {
   worker: Worker;
+  /** Settles when the thread said it is ready (or failed to start). */
+  ready: Promise<void>;
   busy: boolean;
 }
 
@@ -37,6 +39,12 @@ export class WorkerPool {
 
   async run(request: ExecRequest, timeoutMs: number, signal?: AbortSignal): Promise<ExecReply & { epoch?: boolean; aborted?: boolean }> {
     const slot = await this.acquire();
+    try {
+      await slot.ready;
+    } catch (err) {
+      this.replace(slot);
+      return { ok: false, kind: 'trap', error: `the executor thread did not start: ${(err as Error).message}` };
+    }
     const id = ++this.seq;
     return new Promise((resolve) => {
       let settled = false;
@@ -79,7 +87,7 @@ export class WorkerPool {
       return Promise.resolve(idle);
     }
     if (this.slots.length < this.size()) {
-      const slot = { worker: this.spawn(), busy: true };
+      const slot: Slot = { ...this.spawn(), busy: true };
       this.slots.push(slot);
       return Promise.resolve(slot);
     }
@@ -95,13 +103,24 @@ export class WorkerPool {
   private replace(slot: Slot): void {
     void slot.worker.terminate();
     if (this.closed) return;
-    slot.worker = this.spawn();
+    Object.assign(slot, this.spawn());
     this.release(slot);
   }
 
-  private spawn(): Worker {
+  private spawn(): { worker: Worker; ready: Promise<void> } {
     const worker = new Worker(this.file);
     worker.unref();
-    return worker;
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (msg: { ready?: boolean }) => {
+        if (!msg.ready) return;
+        worker.off('message', onMessage);
+        worker.off('error', reject);
+        resolve();
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    });
+    ready.catch(() => undefined);
+    return { worker, ready };
   }
 }

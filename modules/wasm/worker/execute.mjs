@@ -113,3 +113,6 @@ parentPort.on('message', (call) => {
   }
   parentPort.postMessage({ id: call.id, ...reply });
 });
+
+// The pool starts a call's deadline only once the thread is up: thread start-up is not the guest's time.
+parentPort.postMessage({ ready: true });
