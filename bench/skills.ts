@@ -40,6 +40,9 @@ export async function skillsBench() {
     config: '[skills]\nwatch = false\n[default_model]\nprovider = "openai"\nmodel = "m"\n',
   });
   try {
+    // Server time as the kernel measures it (reply.elapsedTime), beside the client's round trip.
+    const served: number[] = [];
+    k.kernel.hooks.kernel.http.response.tap('bench', (e) => void (e.url === '/api/skills' && served.push(e.durationMs)));
     const list: number[] = [];
     for (let i = 0; i < 300; i++) list.push(await time(async () => (await k.request('/api/skills')).text()));
 
@@ -78,7 +81,8 @@ export async function skillsBench() {
     const built = await hooks.beforeModelCall.promise(call);
 
     return {
-      'GET /api/skills with 1,000 skills p50 / p99 (ms)': `${percentile(list, 50).toFixed(2)} / ${percentile(list, 99).toFixed(2)}`,
+      'GET /api/skills with 1,000 skills, server p50 / p99 (ms)': `${percentile(served, 50).toFixed(2)} / ${percentile(served, 99).toFixed(2)}`,
+      'GET /api/skills with 1,000 skills, client round trip p50 / p99 (ms)': `${percentile(list, 50).toFixed(2)} / ${percentile(list, 99).toFixed(2)}`,
       'install with scan, typical skill p50 / p99 (ms)': `${percentile(installs, 50).toFixed(1)} / ${percentile(installs, 99).toFixed(1)}`,
       'scanner throughput (MB/s)': (text.length / 1024 / 1024 / (scanMs / 1000)).toFixed(1),
       'WASM tool call, tiny input, p50 / p95 / p99 (ms)': `${percentile(calls, 50).toFixed(2)} / ${percentile(calls, 95).toFixed(2)} / ${percentile(calls, 99).toFixed(2)}`,
