@@ -9,6 +9,10 @@ export interface AuthStatus {
   keyRequired(): boolean;
   /** True when the route (its Fastify url pattern) needs no bearer token. */
   isPublic(method: string, routeUrl: string | undefined, configPublic: boolean | undefined): boolean;
+  /** Whether a value is the api_key (constant time): other tokens (hook tokens) must differ from it. */
+  isApiKey(candidate: string): boolean;
+  /** Checks an Authorization header against the api_key: undefined when it passes (or no key is set), else the reason. */
+  verify(authorization: string | undefined): string | undefined;
 }
 
 export const authStatus = serviceRef<AuthStatus>('auth.status');

@@ -1,7 +1,10 @@
 import { defineModule } from '@talon/module-sdk';
 import { authStatus } from '@talon/auth';
 import { authConfigKeys, authConfigSchema, type AuthConfig } from './config.ts';
-import { upgradeAuthorization, verdict } from './services/check.ts';
+import { dashboardSessions } from '@talon/oidc';
+import { pairedDevices } from '@talon/pairing';
+import { sameKey, upgradeAuthorization, verdict } from './services/check.ts';
+import { otherCredential } from './services/principals.ts';
 import { checkKeylessListen, keylessRefusal } from './services/network.ts';
 import { isPublicRoute } from './services/public-routes.ts';
 
@@ -13,7 +16,15 @@ export default defineModule<AuthConfig>({
   configKeys: authConfigKeys,
   register(ctx) {
     checkKeylessListen(ctx.kernel.apiListen(), ctx.config.api_key, ctx.config.allow_keyless_network);
-    ctx.provide(authStatus, { keyRequired: () => ctx.config.api_key !== '', isPublic: isPublicRoute });
+    const key = () => ctx.config.api_key;
+    ctx.provide(authStatus, {
+      keyRequired: () => key() !== '',
+      isPublic: isPublicRoute,
+      isApiKey: (candidate) => key() !== '' && sameKey(candidate, key()),
+      verify: (authorization) => (key() ? verdict(authorization, key()) : undefined),
+    });
+    // Both optional: the session cookie and device tokens count only while their modules run.
+    const peers = () => ({ sessions: ctx.tryUse(dashboardSessions), devices: ctx.tryUse(pairedDevices) });
     return {
       http(app) {
         // A callback hook: no promise per request on the hot path (every request passes here).
@@ -24,6 +35,13 @@ export default defineModule<AuthConfig>({
           if (isPreflight(request.method, request.headers) || isPublicRoute(request.method, route.url, route.config?.public)) return done();
           const problem = apiKey ? verdict(upgradeAuthorization(request.headers), apiKey) : keyless ? undefined : keylessRefusal(request.ip, request.headers);
           if (!problem) return done();
+          const other = apiKey ? otherCredential(request, peers()) : 'none';
+          if (other === 'pass') return done();
+          if (other !== 'none') {
+            request.log.info({ reason: other.forbidden, ip: request.ip }, 'request refused: not permitted for this credential');
+            void reply.code(403).send({ error: other.forbidden });
+            return;
+          }
           request.log.info({ reason: problem, ip: request.ip }, 'request refused: authentication');
           void reply.code(401).header('www-authenticate', 'Bearer').send({ error: problem });
         });

@@ -1,0 +1,54 @@
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { otherCredential } from '../services/principals.ts';
+
+const KEY = 'admin-key-0123456789';
+let k: TestKernel;
+before(async () => {
+  k = await startTestKernel({ only: ['auth', 'pairing', 'system', 'config-api', 'error-envelope'], config: `api_key = "${KEY}"\n[pairing]\nenabled = true\n` });
+});
+after(() => k?.stop());
+
+const admin = { authorization: `Bearer ${KEY}` };
+
+test("a paired device's token is accepted as a user: everyday routes pass, administration is 403, removal revokes it at once", async () => {
+  const { pairing_code } = (await (await k.request('/api/pairing/request', { method: 'POST', headers: admin })).json()) as { pairing_code: string };
+  const device = (await (await k.request('/api/pairing/complete', { method: 'POST', json: { pairing_code, display_name: 'phone' } })).json()) as {
+    device_id: string;
+    token: string;
+  };
+  const asDevice = { authorization: `Bearer ${device.token}` };
+  assert.equal((await k.request('/api/status', { headers: asDevice })).status, 200);
+  for (const path of ['/api/config', '/api/pairing/devices']) {
+    const res = await k.request(path, { headers: asDevice });
+    assert.equal(res.status, 403, path);
+    assert.match(((await res.json()) as { error: string }).error, /administrators only/);
+  }
+  assert.equal((await k.request(`/api/pairing/devices/${device.device_id}`, { method: 'DELETE', headers: admin })).status, 204);
+  assert.equal((await k.request('/api/status', { headers: asDevice })).status, 401);
+});
+
+test('a session cookie passes reads; a change made with it must carry the service as its Origin', () => {
+  const sessions = { authenticate: (h: Record<string, unknown>) => (h.cookie === 'talon_session=s' ? ({ subject: 'oidc:x:1' } as never) : undefined) };
+  const req = (method: string, headers: Record<string, string>) => ({
+    method,
+    url: '/api/agents',
+    headers: { host: 'talon.test', cookie: 'talon_session=s', ...headers },
+  });
+  assert.equal(otherCredential(req('GET', {}), { sessions }), 'pass');
+  assert.equal(otherCredential(req('POST', { origin: 'https://talon.test' }), { sessions }), 'pass');
+  assert.deepEqual(otherCredential(req('POST', { origin: 'https://evil.example' }), { sessions }), {
+    forbidden: 'a change made with the session cookie must come from this service (Origin header)',
+  });
+  assert.notEqual(otherCredential(req('DELETE', {}), { sessions }), 'pass');
+  assert.equal(otherCredential({ method: 'GET', url: '/api/agents', headers: {} }, { sessions }), 'none');
+});
+
+test('authStatus tells whether a value is the api_key, and verifies a header', () => {
+  const auth = k.kernel.services.view<{ isApiKey(v: string): boolean; verify(h?: string): string | undefined }>('auth.status');
+  assert.equal(auth.isApiKey(KEY), true);
+  assert.equal(auth.isApiKey('another-value-0123456'), false);
+  assert.equal(auth.verify(`Bearer ${KEY}`), undefined);
+  assert.match(auth.verify('Bearer nope')!, /Invalid API key/);
+});
