@@ -24,11 +24,16 @@ export interface Schedule {
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const EVERY = /^every\s+(?:(\d+)\s*)?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)$/i;
 const HAS_OFFSET = /(z|[+-]\d\d:?\d\d)$/i;
-/** Compiled cron expressions by expression and zone: parsing costs more than computing a next time. */
-const CACHE_LIMIT = 10_000;
+/**
+ * Compiled cron expressions kept, most recently used: compiling costs more than computing a next time, and each
+ * compiled expression holds about 80 KB (croner keeps a 10,000-entry year table), so the cache stays small.
+ */
+const CACHE_LIMIT = 256;
 
 export class Schedules {
   private readonly cache = new Map<string, Cron>();
+  /** Next cron times asked for one instant, by expression and zone: a tick asks for many jobs at the same `now`. */
+  private readonly sameInstant = { after: NaN, next: new Map<string, number | null>() };
   /** Zone names already checked (building an Intl.DateTimeFormat costs a quarter of a millisecond). */
   private readonly zones = new Set<string>(['UTC']);
 
@@ -52,8 +57,8 @@ export class Schedules {
       if (check && at <= check.now) throw badRequest(`'${s}' is in the past`);
       return { kind: 'at', expr: s, everyMs: 0, at, tz: zone };
     }
-    const cron = this.cron(s, zone);
-    if (check && !cron.nextRun(new Date(check.now))) throw badRequest(`cron expression '${s}' has no future fire time`);
+    // A stored expression was checked when it was written; it is compiled when a next time is asked for.
+    if (check && !this.cron(s, zone).nextRun(new Date(check.now))) throw badRequest(`cron expression '${s}' has no future fire time`);
     return { kind: 'cron', expr: s, everyMs: 0, at: 0, tz: zone };
   }
 
@@ -61,7 +66,17 @@ export class Schedules {
   next(s: Schedule, anchor: number, after: number): number | null {
     if (s.kind === 'every') return anchor + (Math.floor((after - anchor) / s.everyMs) + 1) * s.everyMs;
     if (s.kind === 'at') return s.at > after ? s.at : null;
-    return this.cron(s.expr, s.tz).nextRun(new Date(after))?.getTime() ?? null;
+    if (after !== this.sameInstant.after) {
+      this.sameInstant.after = after;
+      this.sameInstant.next.clear();
+    }
+    const key = `${s.expr}\u0000${s.tz}`;
+    let next = this.sameInstant.next.get(key);
+    if (next === undefined) {
+      next = this.cron(s.expr, s.tz).nextRun(new Date(after))?.getTime() ?? null;
+      this.sameInstant.next.set(key, next);
+    }
+    return next;
   }
 
   /** Slots in [from, to], oldest first, at most the `limit` most recent. */
@@ -83,15 +98,16 @@ export class Schedules {
   private cron(expr: string, tz: string): Cron {
     const key = `${expr}\u0000${tz}`;
     let cron = this.cache.get(key);
-    if (!cron) {
+    if (cron) this.cache.delete(key);
+    else {
       try {
         cron = new Cron(expr, { mode: '5-part', timezone: tz, paused: true });
       } catch (err) {
         throw badRequest(`invalid cron expression '${expr}': ${(err as Error).message.replace(/^CronPattern: /, '')}`);
       }
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(key, cron);
+      if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     }
+    this.cache.set(key, cron);
     return cron;
   }
 
