@@ -117,6 +117,18 @@ describe('triggers: firing', () => {
     await call(env.k, `/api/triggers/${id}`, { method: 'DELETE' });
   });
 
+  test('session_mode null inherits the manifest: an agent whose manifest says session_mode = "new" gets a fresh session', async () => {
+    const fresh = await spawn(env.k, 'fresh-sessions', 'session_mode = "new"');
+    const plain = await spawn(env.k, 'plain-sessions');
+    const sessionOf = async (id: string) => (await call<{ session_id: string }>(env.k, `/api/agents/${id}`)).body.session_id;
+    for (const agent of [fresh, plain]) await createTrigger(env.k, { agent_id: agent, pattern: { custom: { event_type: 'inherit' } }, prompt_template: 'x' });
+    env.publish('custom', { type: 'inherit', data: null });
+    const [f] = await deliveriesAtLeast(env.k, fresh, 1);
+    const [p] = await deliveriesAtLeast(env.k, plain, 1);
+    assert.notEqual(f.session_id, await sessionOf(fresh));
+    assert.equal(p.session_id, await sessionOf(plain), 'without a manifest setting: the agent’s current session');
+  });
+
   test('an agent with a home channel gets the reply there (delivered), not only in the session', async () => {
     const homed = await spawn(env.k, 'homed-bot');
     const id = await createTrigger(env.k, { agent_id: homed, pattern: { custom: { event_type: 'wake' } }, prompt_template: 'wake up' });
