@@ -164,18 +164,16 @@ export class Execution {
       attempts++;
       try {
         agent = this.agentOf(step);
-        const result = await this.deps
-          .queue()
-          .runTurn({
-            lane: 'workflow',
-            agentId: agent.id,
-            message: prompt,
-            origin: 'workflow',
-            sessionMode: step.session_mode,
-            defaultMode: 'new',
-            timeoutMs: timeoutSecs * 1000,
-            signal,
-          });
+        const result = await this.deps.queue().runTurn({
+          lane: 'workflow',
+          agentId: agent.id,
+          message: prompt,
+          origin: 'workflow',
+          sessionMode: step.session_mode,
+          defaultMode: 'new',
+          timeoutMs: timeoutSecs * 1000,
+          signal,
+        });
         const tokens = { input_tokens: result.inputTokens, output_tokens: result.outputTokens };
         this.record(i, iteration, agent, 'completed', prompt, result.response, null, attempts, started, tokens);
         return { ok: true, output: result.response };
