@@ -157,6 +157,10 @@ describe('tasks: the board over HTTP', () => {
       ['schedule', 'trigger', 'workflow', 'task'],
     );
     assert.deepEqual(res.body.lanes[0], { lane: 'schedule', active: 0, queued: 0, capacity: 4, completed: 0 });
+    assert.deepEqual(
+      res.body.lanes.map((l) => l.capacity),
+      [4, 8, 32, 4],
+    );
   });
 });
 
