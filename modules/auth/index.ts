@@ -5,7 +5,7 @@ import { dashboardSessions } from '@talon/oidc';
 import { pairedDevices } from '@talon/pairing';
 import { sameKey, upgradeAuthorization, verdict } from './services/check.ts';
 import { otherCredential } from './services/principals.ts';
-import { checkKeylessListen, keylessRefusal } from './services/network.ts';
+import { checkKeylessListen, foreignHost, keylessRefusal } from './services/network.ts';
 import { isPublicRoute } from './services/public-routes.ts';
 
 /** A CORS preflight carries no credentials by design; the cors module answers it. */
@@ -32,6 +32,12 @@ export default defineModule<AuthConfig>({
           // Read live: a changed api_key applies to the next request.
           const { api_key: apiKey, allow_keyless_network: keyless } = ctx.config;
           const route = request.routeOptions;
+          const rebound = !apiKey && !keyless ? foreignHost(request.headers.host) : undefined;
+          if (rebound) {
+            request.log.info({ host: request.headers.host, ip: request.ip }, 'request refused: foreign Host on a keyless service');
+            void reply.code(403).send({ error: rebound });
+            return;
+          }
           if (isPreflight(request.method, request.headers) || isPublicRoute(request.method, route.url, route.config?.public)) return done();
           const problem = apiKey ? verdict(upgradeAuthorization(request.headers), apiKey) : keyless ? undefined : keylessRefusal(request.ip, request.headers);
           if (!problem) return done();

@@ -17,6 +17,19 @@ export function keylessRefusal(ip: string, headers: Record<string, unknown>): st
   return undefined;
 }
 
+/**
+ * Without a key the API is for this machine only, and a browser page can still reach it through DNS rebinding (its
+ * own name resolved to 127.0.0.1): such requests name that page's host. Undefined when Host names this machine.
+ */
+export function foreignHost(host: string | undefined): string | undefined {
+  const name = (host ?? '')
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase();
+  if (name === '' || name === 'localhost' || name.endsWith('.localhost') || isLoopback(name)) return undefined;
+  return `Host '${host}' is not this machine: without an api_key the service answers only requests addressed to localhost (DNS rebinding protection)`;
+}
+
 /** Start-up check: a keyless API never listens beyond loopback unless explicitly allowed. */
 export function checkKeylessListen(listen: string, apiKey: string, allowed: boolean): void {
   const host = /^\[?([^\]]+?)\]?:\d+$/.exec(listen)?.[1] ?? listen;

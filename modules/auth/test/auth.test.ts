@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import http from 'node:http';
 import WebSocket from 'ws';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
@@ -143,4 +144,28 @@ test('a browser WebSocket authenticates with an offered subprotocol bearer.<key>
   assert.deepEqual(await open(['talon']), { status: 401 });
   const inQuery = await keyed.request('/probe/private?api_key=s3cret-key-0123456789&token=s3cret-key-0123456789');
   assert.equal(inQuery.status, 401, 'a key in the query string is never read');
+});
+
+/** fetch() cannot set Host: a plain node:http request can. */
+function withHost(k: TestKernel, method: string, path: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: k.kernel.port, method, path, headers: { host, 'content-type': 'application/json' } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once('error', reject);
+    req.end(method === 'POST' ? '{}' : undefined);
+  });
+}
+
+test('without a key, a request addressed to another host name is refused, public routes too (DNS rebinding)', async () => {
+  const res = await withHost(open, 'GET', '/api/status', 'evil.example:4545');
+  assert.equal(res.status, 403);
+  assert.match((JSON.parse(res.body) as { error: string }).error, /Host 'evil.example:4545' is not this machine/);
+  assert.equal((await withHost(open, 'POST', '/mcp', 'rebind.attacker.test')).status, 403);
+  for (const host of ['localhost:4545', '127.0.0.1', '[::1]:4545', 'app.localhost']) {
+    assert.equal((await withHost(open, 'GET', '/api/status', host)).status, 200, host);
+  }
+  assert.equal((await withHost(keyed, 'GET', '/api/health', 'talon.example.com')).status, 200, 'with a key any Host is fine');
 });
