@@ -1,0 +1,8 @@
+-- What a migration imported, so a second run skips it (memory entries have no natural key to look up).
+CREATE TABLE migrate_ledger (
+  source TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  imported_at TEXT NOT NULL,
+  PRIMARY KEY (source, kind, name)
+);
