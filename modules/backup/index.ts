@@ -8,13 +8,6 @@ const configSchema = {
   type: 'object',
   properties: {
     dir: { type: 'string', default: '', description: 'folder of the archives; empty: $TALON_HOME/backups' },
-    step_pages: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 100000,
-      default: 256,
-      description: 'database pages copied per event-loop turn while a backup runs (smaller: steadier latency, longer backup)',
-    },
   },
   additionalProperties: false,
 } as const;
@@ -34,7 +27,6 @@ export default defineModule<Config>({
       moduleDir: ctx.dir,
       version: ctx.kernel.version,
       backupsDir: () => ctx.config.dir || path.join(ctx.home, 'backups'),
-      stepPages: () => ctx.config.step_pages,
       config: ctx.kernel.config,
       audit: () => ctx.tryUse(auditTrail),
       events: ctx.events,

@@ -5,7 +5,7 @@
  * entry's hash; the first entry's is GENESIS. The id is part of the hash, so moving an entry to
  * another position breaks it, and a deleted entry breaks the next one's prev_hash.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEntry, BreakKind, VerifyReport } from '@talon/audit';
 
 export const GENESIS = '0'.repeat(64);
@@ -14,7 +14,8 @@ export type Hashed = Omit<AuditEntry, 'hash'>;
 
 export function entryHash(e: Hashed): string {
   const canonical = JSON.stringify([e.prev_hash, e.id, e.timestamp, e.event_type, e.agent_id, e.details, e.outcome]);
-  return createHash('sha256').update(canonical).digest('hex');
+  // crypto.hash: the one-shot form, about twice as fast as createHash for short inputs (verify walks millions).
+  return hash('sha256', canonical, 'hex');
 }
 
 /** A row as read for verification: [id, timestamp, event_type, agent_id, details, outcome, prev_hash, hash]. */

@@ -11,7 +11,7 @@ import { ARCHIVE_NAME, COMPONENTS, DB_ENTRY, FOLDERS, PRESERVED_MODULES, isFolde
 import { writeArchive } from './archive.ts';
 import { BadArchive, extractArchive } from './extract.ts';
 import { configText, parseConfig, withCurrentSecrets, withoutSecrets } from './config-file.ts';
-import { carryOver, swapDatabase } from './swap.ts';
+import { carryOver, copyDatabase } from './swap.ts';
 import { applyPending, type Pending } from './folders.ts';
 
 export interface BackupDeps {
@@ -21,7 +21,6 @@ export interface BackupDeps {
   moduleDir: string;
   version: string;
   backupsDir: () => string;
-  stepPages: () => number;
   config: ConfigAccess;
   audit: () => AuditTrail | undefined;
   events: EventAccess;
@@ -66,8 +65,8 @@ export class Backups {
       mkdirSync(this.d.dataDir, { recursive: true });
       const snapshot = components.includes('database') ? path.join(this.d.dataDir, `snapshot-${randomUUID()}.db`) : undefined;
       try {
-        // The online backup API: a consistent copy while the service keeps writing, a few pages per turn.
-        if (snapshot) await this.d.db.backup(snapshot, { progress: () => this.d.stepPages() });
+        // The online backup API in a worker: a consistent copy while the service keeps serving and writing.
+        if (snapshot) await copyDatabase(this.d.db.name, snapshot, this.d.moduleDir);
         const file = path.join(dir, filename);
         const { sizeBytes, files, manifest } = await writeArchive({
           file,
@@ -177,7 +176,7 @@ export class Backups {
       if (components.includes('database')) {
         const stagedDb = path.join(staging, 'files', DB_ENTRY);
         carryOver(this.d.db, stagedDb, PRESERVED_MODULES, pending);
-        await swapDatabase(stagedDb, this.d.db.name, this.d.moduleDir);
+        await copyDatabase(stagedDb, this.d.db.name, this.d.moduleDir);
       } else {
         insertJournal(this.d.db, pending);
       }

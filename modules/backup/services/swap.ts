@@ -56,8 +56,13 @@ source.backup(workerData.to, { progress: () => 0x7fffffff }).then(
   (err) => { source.close(); parentPort.postMessage({ ok: false, error: String(err && err.message || err) }); },
 );`;
 
-/** Copies `from` over the live database file `to` (one transaction). `moduleDir` locates better-sqlite3. */
-export function swapDatabase(from: string, to: string, moduleDir: string): Promise<void> {
+/**
+ * Copies the database `from` onto `to` with SQLite's backup API in a worker thread, in one step: one read
+ * transaction on the source (a consistent snapshot while others write, WAL readers never block writers) and one
+ * write transaction on the destination. Used both ways: live → snapshot for a backup, staged → live for a restore.
+ * Off the main thread, the copy's final fsync never stalls a request. `moduleDir` locates better-sqlite3.
+ */
+export function copyDatabase(from: string, to: string, moduleDir: string): Promise<void> {
   const lib = createRequire(path.join(moduleDir, 'index.ts')).resolve('better-sqlite3');
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { eval: true, workerData: { lib, from, to } });
