@@ -59,7 +59,8 @@ export interface PromptDeps {
 }
 
 export function promptRoutes(app: Routes, d: PromptDeps): void {
-  app.addHook('onRequest', async () => {
+  // After the agent guard and validation (preHandler): an unknown agent is a 404 naming it, enabled or not.
+  app.addHook('preHandler', async () => {
     if (!d.enabled()) throw notFound('prompt versioning and experiments are off: set enabled = true in the [prompt_intelligence] section of config.toml');
   });
   const agentOf = (id: string): string => {

@@ -206,7 +206,7 @@ test('experiments: errors', async () => {
 });
 
 test('off: every route answers 404 saying how to enable it, and prompts are left alone', async () => {
-  const res = await call<{ error: string }>(`/api/agents/${agent}/prompts/versions`, {}, off);
+  const res = await call<{ error: string }>(`/api/prompts/versions/${crypto.randomUUID()}`, {}, off);
   assert.equal(res.status, 404);
   assert.match(res.body.error, /\[prompt_intelligence\]/);
   assert.equal((await call(`/api/prompts/experiments/${crypto.randomUUID()}/metrics`, {}, off)).status, 404);
