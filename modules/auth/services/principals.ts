@@ -4,7 +4,7 @@ import type { PairedDevices } from '@talon/pairing';
 type Headers = Record<string, string | string[] | undefined>;
 
 /** Paths a paired device (role user) may not use: they change or expose the service itself. */
-const ADMIN_ONLY = /^\/api\/(config|modules|shutdown|restart|pairing|providers\/[^/]+\/key|backup|restore|migrate|audit|security|hooks)(\/|$)/;
+const ADMIN_ONLY = /^\/api\/(config|modules|shutdown|restart|pairing|providers\/[^/]+\/key|backups?|restore|migrate|audit|security|hooks|terminal|init)(\/|$)/;
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
