@@ -54,7 +54,10 @@ test('authStatus tells whether a value is the api_key, and verifies a header', (
 });
 
 test('a paired device may not open a terminal, list or delete backups, or run quick init (operations, issue 15)', () => {
-  const devices = { authenticate: (h: Record<string, unknown>) => (h.authorization === 'Bearer dev' ? ({ device_id: 'd' } as never) : undefined) };
+  const devices = {
+    authenticate: (h: Record<string, unknown>) => (h.authorization === 'Bearer dev' ? ({ device_id: 'd' } as never) : undefined),
+    notify: async () => [],
+  } as never;
   for (const url of ['/api/terminal/ws', '/api/terminal/health', '/api/backups', '/api/backups/x.tar.gz', '/api/backup', '/api/init']) {
     const verdict = otherCredential({ method: 'GET', url, headers: { authorization: 'Bearer dev' } }, { devices });
     assert.ok(typeof verdict === 'object' && /administrators only/.test(verdict.forbidden), url);
