@@ -93,6 +93,8 @@ export interface AgentRegistry {
   spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): AgentRecord;
   /** Returns false when there was no such agent. */
   kill(id: string): boolean;
+  /** Running or Stopped (a Stopped agent refuses turns with 409); throws HttpError 404 for an unknown agent. */
+  setState(id: string, state: AgentState): AgentRecord;
   /** Sets the model by id or alias; throws HttpError 400/404 when unknown. */
   setModel(id: string, model: string): AgentRecord;
 }

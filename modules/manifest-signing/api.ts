@@ -5,7 +5,7 @@
  */
 import { serviceRef } from '@talon/module-sdk';
 
-export type EnvelopeKind = 'agent_manifest' | 'skill';
+export type EnvelopeKind = 'agent_manifest' | 'skill' | 'plugin';
 
 export interface SignedEnvelope {
   kind: EnvelopeKind;

@@ -13,6 +13,8 @@ import { agentToolDefinitions } from './services/agent-tools.ts';
 import { endpointRoutes } from './routes/endpoint.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { catalogRoutes } from './routes/catalog.ts';
+import { mcpIntegrations } from '@talon/mcp';
+import { integrations } from './services/integrations.ts';
 
 export default defineModule<McpConfig>({
   configSchema: mcpConfigSchema,
@@ -38,6 +40,7 @@ export default defineModule<McpConfig>({
     const store = new ServerStore(ctx.db, new SecretBox(() => path.join(ctx.dataDir, 'secret.key')));
     const catalog = new Catalog(path.join(ctx.dir, 'catalog'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
     const servers = new McpServers({ store, manager, catalog, config, log: ctx.log });
+    ctx.provide(mcpIntegrations, integrations(catalog, manager, servers));
 
     ctx.hooks.tap(agentHooks).tools.tap('mcp', (list) => [...list, ...toolDefs]);
     // config.toml edited or reloaded: servers of [[mcp_servers]] follow (unchanged ones keep their connection).

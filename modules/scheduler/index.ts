@@ -3,6 +3,7 @@ import { agentRegistry } from '@talon/agents';
 import { taskQueue } from '@talon/tasks';
 import { workflowRunner } from '@talon/workflows';
 import { deliveries } from '@talon/triggers';
+import { schedulerJobs } from '@talon/scheduler';
 import { schedulerConfigSchema, type SchedulerConfig } from './config.ts';
 import { Schedules } from './services/spec.ts';
 import { JobStore } from './services/jobs.ts';
@@ -11,6 +12,7 @@ import { Ticker } from './services/ticker.ts';
 import { Scheduler } from './services/scheduler.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { cronRoutes } from './routes/cron.ts';
+import { ownedJobs } from './services/owned.ts';
 
 export default defineModule<SchedulerConfig>({
   configSchema: schedulerConfigSchema,
@@ -30,6 +32,7 @@ export default defineModule<SchedulerConfig>({
     });
     const ticker = new Ticker({ jobs, schedules, config, fire: (job, slots) => dispatcher.fire(job, slots), log: ctx.log, setTimer: ctx.setTimeout });
     const scheduler = new Scheduler(jobs, { schedules, config, agents: () => ctx.use(agentRegistry), workflows }, ticker, dispatcher);
+    ctx.provide(schedulerJobs, ownedJobs(scheduler, jobs));
 
     // A killed agent's jobs stop (disabled with the reason, reassignable; or deleted: on_agent_killed).
     ctx.events.subscribe('agent.terminated', (event) => {

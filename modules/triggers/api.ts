@@ -60,3 +60,32 @@ export const triggerHooks = defineHooks('triggers.hooks', () => ({
    */
   homeChannel: new AsyncSeriesBailHook<[HomeDelivery], string | undefined>(['delivery']),
 }));
+
+/** A trigger another module creates and owns (a hand's triggers): the fields of POST /api/triggers it needs. */
+export interface TriggerRequest {
+  agentId: string;
+  /** A pattern as POST /api/triggers takes it ({lifecycle: {}}, "task_posted"...). */
+  pattern: unknown;
+  promptTemplate: string;
+  enabled?: boolean;
+  maxFires?: number;
+}
+
+export interface TriggerSummary {
+  id: string;
+  agent_id: string;
+  enabled: boolean;
+  fire_count: number;
+}
+
+export interface OwnedTriggers {
+  /** Validates like the API (HttpError 400/404 naming the problem). */
+  create(request: TriggerRequest): TriggerSummary;
+  get(id: string): TriggerSummary | undefined;
+  /** False when there is no such trigger. */
+  setEnabled(id: string, enabled: boolean): boolean;
+  /** False when there was no such trigger. */
+  remove(id: string): boolean;
+}
+
+export const ownedTriggers = serviceRef<OwnedTriggers>('triggers.owned');

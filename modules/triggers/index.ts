@@ -2,7 +2,7 @@ import { defineModule } from '@talon/module-sdk';
 import { agentRegistry, agentTools } from '@talon/agents';
 import { taskBoard, taskQueue } from '@talon/tasks';
 import { workflowRunner } from '@talon/workflows';
-import { deliveries, triggerHooks } from '@talon/triggers';
+import { deliveries, ownedTriggers as ownedTriggersRef, triggerHooks } from '@talon/triggers';
 import { triggersConfigSchema, type TriggersConfig } from './config.ts';
 import { TriggerStore } from './services/store.ts';
 import { Engine } from './services/engine.ts';
@@ -11,6 +11,7 @@ import { DeliveryLog } from './services/deliveries.ts';
 import { Firing } from './services/fire.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
+import { ownedTriggers } from './services/owned.ts';
 
 const PRUNE_MS = 3_600_000;
 
@@ -37,6 +38,7 @@ export default defineModule<TriggersConfig>({
       kept: () => ctx.config.deliveries_kept,
     });
     ctx.provide(deliveries, log);
+    ctx.provide(ownedTriggersRef, ownedTriggers(store, engine, agents));
     const firing = new Firing({
       engine,
       store,

@@ -11,7 +11,7 @@ import { publicKeyFromHex, type NodeIdentity } from './identity.ts';
 import type { SigningConfig } from './config.ts';
 import { listTree } from './tree-hash.ts';
 
-const KINDS = new Set<EnvelopeKind>(['agent_manifest', 'skill']);
+const KINDS = new Set<EnvelopeKind>(['agent_manifest', 'skill', 'plugin']);
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export const statement = (kind: EnvelopeKind, hash: string) => Buffer.from(`talon-envelope:v1:${kind}:${hash}`);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { conflict } from '@talon/module-sdk';
 import type { McpConfig } from '../config.ts';
-import type { Catalog } from './catalog.ts';
+import type { Catalog, Template } from './catalog.ts';
 import type { Connection } from './connection.ts';
 import type { McpManager } from './manager.ts';
 import type { ServerStore } from './store.ts';
@@ -60,6 +60,15 @@ export class McpServers {
 
   create(body: ServerBody): Connection {
     const spec = specFromBody(body, randomUUID(), (id) => this.deps.catalog.get(id));
+    this.deps.manager.checkNameFree(spec.name);
+    this.deps.store.save(spec);
+    this.deps.manager.reconcile(this.specs());
+    return this.deps.manager.get(spec.id);
+  }
+
+  /** A server from a template that may not be in the catalogue (an extension installed from a file). */
+  createFrom(template: Template, credentials: Record<string, string>): Connection {
+    const spec = specFromBody({ template_id: template.id, credentials }, randomUUID(), (id) => (id === template.id ? template : undefined));
     this.deps.manager.checkNameFree(spec.name);
     this.deps.store.save(spec);
     this.deps.manager.reconcile(this.specs());

@@ -24,7 +24,7 @@ export class Scheduler {
     return job;
   }
 
-  create(body: JobBody, via: 'schedules' | 'cron'): JobRow {
+  create(body: JobBody, via: string): JobRow {
     const { fields } = normalize(this.input, body);
     const job = this.jobs.create(fields, via);
     this.ticker.poke();

@@ -151,6 +151,9 @@ export class FakeRegistry implements AgentRegistry {
   setModel(): AgentRecord {
     throw new Error('not used');
   }
+  setState(): AgentRecord {
+    throw new Error('not used');
+  }
 }
 
 export class FakeRunner implements AgentRunner {

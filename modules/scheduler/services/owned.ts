@@ -1,0 +1,41 @@
+/** The scheduler.jobs service: jobs other modules create (a hand's schedules), through the same checks as the API. */
+import type { JobSummary, SchedulerJobs } from '@talon/scheduler';
+import type { JobRow, JobStore } from './jobs.ts';
+import type { Scheduler } from './scheduler.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function summary(job: JobRow): JobSummary {
+  return {
+    id: job.id,
+    name: job.name,
+    agent_id: job.agent_id,
+    schedule: job.schedule,
+    enabled: job.enabled === 1,
+    next_run: iso(job.next_run),
+    last_run: iso(job.last_run),
+    run_count: job.run_count,
+  };
+}
+
+export function ownedJobs(scheduler: Scheduler, jobs: JobStore): SchedulerJobs {
+  return {
+    create: (request, via) =>
+      summary(
+        scheduler.create(
+          { name: request.name, agent_id: request.agentId, cron: request.schedule, tz: request.tz, prompt: request.prompt, enabled: request.enabled },
+          via,
+        ),
+      ),
+    get: (id) => {
+      const job = jobs.get(id);
+      return job && summary(job);
+    },
+    setEnabled: (id, enabled) => {
+      if (!jobs.get(id)) return false;
+      scheduler.setEnabled(id, enabled);
+      return true;
+    },
+    remove: (id) => jobs.delete(id),
+  };
+}
