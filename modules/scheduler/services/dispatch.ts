@@ -31,12 +31,27 @@ export interface DispatchDeps {
 }
 
 export class Dispatcher {
+  /** Jobs whose scheduled runs are under way in this process. */
+  private readonly running = new Set<string>();
+
   constructor(private readonly deps: DispatchDeps) {}
 
-  /** Runs the claimed slots of a job one after another (not awaited by the scheduler loop). */
+  /**
+   * Runs the claimed slots of a job one after another (not awaited by the scheduler loop). A slot that comes while
+   * this job's previous runs are still going is skipped and says so: a slow job never piles up runs behind it.
+   */
   fire(job: JobRow, slots: number[]): void {
+    if (this.running.has(job.id)) {
+      this.deps.jobs.recordSkip(job.id, slots[0], 'the previous run was still going');
+      return;
+    }
+    this.running.add(job.id);
     void (async () => {
-      for (let i = 0; i < slots.length; i++) await this.run(job, true);
+      try {
+        for (let i = 0; i < slots.length; i++) await this.run(job, true);
+      } finally {
+        this.running.delete(job.id);
+      }
     })();
   }
 

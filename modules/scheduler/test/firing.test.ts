@@ -60,6 +60,21 @@ describe('scheduler: jobs fire on their own', () => {
     await call(env.k, `/api/schedules/${j.id}`, { method: 'DELETE' });
   });
 
+  test('a slot that comes while the previous run is still going is skipped, saying so: runs never pile up', async () => {
+    const slow = await spawn(env.k, 'slowpoke');
+    env.fake.setFallback({ text: 'late', delayMs: 3500 });
+    const before = env.fake.requests.length;
+    const j = await createJob(env.k, { agent_id: slow, cron: 'every 1s', prompt: 'slow tick' });
+    await waitFor(() => env.fake.requests.length > before, 5000, 'the first run');
+    await sleep(2300);
+    const status = (await call<Record<string, unknown>>(env.k, `/api/cron/jobs/${j.id}/status`)).body;
+    assert.equal(env.fake.requests.length - before, 1, 'one run at a time');
+    assert.equal(status.last_status, 'skipped');
+    assert.match(String(status.last_error), /previous run was still going/);
+    await call(env.k, `/api/schedules/${j.id}`, { method: 'DELETE' });
+    env.fake.setFallback({ text: 'ok' });
+  });
+
   test('a one-shot at job runs once and then stays disabled', async () => {
     env.fake.setFallback({ text: 'once' });
     const at = new Date(Date.now() + 1200).toISOString();
