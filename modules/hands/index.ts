@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { defineModule, type AnyEvent } from '@talon/module-sdk';
+import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
+import { handsCatalog } from '@talon/hands';
+import { registryService } from '@talon/hub';
+import { kvMemory } from '@talon/memory';
+import { promptScanner } from '@talon/prompt-guard';
+import { schedulerJobs } from '@talon/scheduler';
+import { sandboxService } from '@talon/tools';
+import { ownedTriggers } from '@talon/triggers';
+import { handsConfigSchema, type HandsConfig } from './config.ts';
+import { HandCatalog } from './services/catalog.ts';
+import { InstanceStore } from './services/instances.ts';
+import { HandSettings } from './services/settings.ts';
+import { HandInstaller } from './services/install.ts';
+import { HandLifecycle } from './services/lifecycle.ts';
+import { handRoutes } from './routes/hands.ts';
+import { instanceRoutes } from './routes/instances.ts';
+
+/** The error an event reports for an agent, if it is one. */
+function eventError(event: AnyEvent): string | undefined {
+  if (event.type === 'agent.crashed') return event.data.error;
+  if (event.type === 'schedule.fired' && event.data.status !== 'ok') return `schedule '${event.data.name}' failed`;
+  return undefined;
+}
+
+export default defineModule<HandsConfig>({
+  configSchema: handsConfigSchema,
+  register(ctx) {
+    const customDir = () => ctx.config.dir || path.join(ctx.home, 'hands');
+    const catalog = new HandCatalog(path.join(ctx.dir, 'bundled'), customDir);
+    const instances = new InstanceStore(ctx.db);
+    const settings = new HandSettings(ctx.db);
+    const installer = new HandInstaller({
+      catalog,
+      customDir,
+      installRoots: () => ctx.config.install_roots,
+      home: ctx.home,
+      scanner: () => ctx.use(promptScanner),
+      registry: () => ctx.tryUse(registryService),
+      stagingDir: () => path.join(ctx.dataDir, 'staging'),
+    });
+    const lifecycle = new HandLifecycle({
+      catalog,
+      instances,
+      settings,
+      agents: () => ctx.use(agentRegistry),
+      runner: () => ctx.use(agentRunner),
+      jobs: () => ctx.tryUse(schedulerJobs),
+      triggers: () => ctx.tryUse(ownedTriggers),
+      requireRequirements: () => ctx.config.require_requirements,
+      maxSkillChars: () => ctx.config.max_skill_chars,
+      events: ctx.events,
+      log: ctx.log,
+    });
+    ctx.provide(handsCatalog, {
+      definitions: () => catalog.list(),
+      definition: (id) => catalog.get(id),
+      instances: () => instances.list(),
+      instanceOfAgent: (agentId) => instances.ofAgent(agentId),
+    });
+
+    // Settings can change while an instance runs: they join the prompt at each model call, not at spawn.
+    ctx.hooks.tap(agentHooks).beforeModelCall.tap('hand-settings', (call) => {
+      const instance = instances.ofAgent(call.agent.id);
+      const def = instance && catalog.get(instance.hand_id);
+      const block = def ? settings.promptBlock(def) : '';
+      return block ? { ...call, system: `${call.system}\n\n${block}` } : call;
+    });
+    ctx.events.subscribe('agent.terminated', (event) => lifecycle.agentGone(event.data.agentId, event.data.name));
+    ctx.events.subscribe(
+      '*',
+      (event) => {
+        const agentId = (event.data as { agentId?: unknown }).agentId;
+        const instance = typeof agentId === 'string' ? instances.ofAgent(agentId) : undefined;
+        if (instance) instances.count(instance.id, eventError(event));
+      },
+      { queue: 10_000 },
+    );
+
+    return {
+      start() {
+        const loaded = catalog.reload();
+        instances.load();
+        const restored = lifecycle.restore();
+        ctx.log.info({ hands: loaded.total, unreadable: catalog.failures().length, instances: restored }, 'hands loaded');
+      },
+      routes(app) {
+        handRoutes(app, {
+          catalog,
+          installer,
+          instances,
+          settings,
+          sandbox: () => ctx.tryUse(sandboxService),
+          depsTimeoutMs: () => ctx.config.deps_timeout_secs * 1000,
+          workDir: path.join(ctx.dataDir, 'deps'),
+        });
+        instanceRoutes(app, { catalog, instances, lifecycle, kv: () => ctx.tryUse(kvMemory) });
+      },
+    };
+  },
+});
