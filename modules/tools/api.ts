@@ -36,6 +36,8 @@ export interface SandboxRun {
   stdin?: string;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Kill the program as soon as its stdout passes maxOutputBytes (default: keep reading, drop the rest). */
+  killOnOverflow?: boolean;
   signal?: AbortSignal;
 }
 

@@ -21,6 +21,8 @@ export interface SandboxOptions {
   env?: Readonly<Record<string, string>>;
   /** Written to standard input, which is then closed; without it stdin is /dev/null. */
   stdin?: string;
+  /** Kill the group as soon as stdout passes maxOutputBytes. */
+  killOnOverflow?: boolean;
 }
 
 export interface SandboxResult {
@@ -96,7 +98,10 @@ export function runSandboxed(options: SandboxOptions): Promise<SandboxResult> {
     }
     const out = new Capped(options.maxOutputBytes);
     const err = new Capped(options.maxOutputBytes);
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stdout?.on('data', (c: Buffer) => {
+      out.push(c);
+      if (out.truncated && options.killOnOverflow) killGroup(child.pid);
+    });
     child.stderr?.on('data', (c: Buffer) => err.push(c));
     let timedOut = false;
     let aborted = false;

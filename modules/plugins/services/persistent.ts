@@ -1,0 +1,172 @@
+/**
+ * Persistent hook processes (a plugin that says persistent_subprocess = true in [hooks]): one process per plugin
+ * and hook, started at first use or by prewarm, fed one JSON request per line; its answer is the first line it
+ * prints that parses as JSON (other lines are logs). Requests to one process wait their turn. A process that
+ * answers late, floods its output or exits is killed with its process group and the call fails; the next call
+ * starts a fresh one. Idle processes are stopped.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { HookFailure, lastJsonLine } from './protocol.ts';
+import type { Launch } from './launch.ts';
+
+function killGroup(child: ChildProcess): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+interface Waiter {
+  resolve(line: string): void;
+  reject(err: Error): void;
+  bytes: number;
+}
+
+export class PersistentProcess {
+  readonly child: ChildProcess;
+  lastUsed = Date.now();
+  private waiter?: Waiter;
+  private partial = '';
+  private queue: Promise<unknown> = Promise.resolve();
+  private exited = false;
+  private stderrTail = '';
+
+  constructor(
+    private readonly l: Launch,
+    readonly generation: number,
+    private readonly maxBytes: number,
+  ) {
+    const env: Record<string, string> = { HOME: l.dir, PWD: l.dir };
+    for (const name of l.passthrough) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    if (!env.PATH) env.PATH = '/usr/local/bin:/usr/bin:/bin';
+    this.child = spawn(l.argv[0], l.argv.slice(1), { cwd: l.dir, env: { ...env, ...l.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdin!.on('error', () => undefined);
+    this.child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-500)));
+    this.child.on('error', (err) => this.fail(new HookFailure(`could not start: ${err.message}`)));
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      killGroup(this.child);
+      const tail = this.stderrTail.trim().split('\n').pop();
+      this.fail(new HookFailure(`the persistent process exited (${signal ?? `code ${code}`}) before answering${tail ? `: ${tail}` : ''}`));
+    });
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** One request; resolves with the answer line. Waits for earlier requests to this process. */
+  request(json: string, timeoutMs: number): Promise<string> {
+    const run = () => this.send(json, timeoutMs);
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  stop(): void {
+    this.exited = true;
+    killGroup(this.child);
+    this.child.kill('SIGKILL');
+    rmSync(this.l.dir, { recursive: true, force: true });
+  }
+
+  private send(json: string, timeoutMs: number): Promise<string> {
+    if (this.exited) return Promise.reject(new HookFailure('the persistent process is not running'));
+    this.lastUsed = Date.now();
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.fail(new HookFailure(`no answer within ${timeoutMs / 1000} s (killed with its process tree)`));
+        this.stop();
+      }, timeoutMs);
+      this.waiter = {
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+        bytes: 0,
+      };
+      this.child.stdin!.write(`${json}\n`);
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    waiter.bytes += chunk.length;
+    if (waiter.bytes > this.maxBytes) {
+      this.fail(new HookFailure(`printed more than ${this.maxBytes} bytes`));
+      this.stop();
+      return;
+    }
+    const lines = (this.partial + chunk.toString('utf8')).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (lastJsonLine(line) === undefined) continue;
+      this.waiter = undefined;
+      this.partial = '';
+      waiter.resolve(line);
+      return;
+    }
+  }
+
+  private fail(err: Error): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.reject(err);
+  }
+}
+
+export class ProcessPool {
+  private readonly processes = new Map<string, PersistentProcess>();
+
+  /** The live process of a plugin's hook, or a new one when there is none (or it is of an older plugin load). */
+  get(plugin: string, hook: string, generation: number, start: () => PersistentProcess): PersistentProcess {
+    const key = `${plugin}\0${hook}`;
+    const current = this.processes.get(key);
+    if (current?.alive && current.generation === generation) return current;
+    current?.stop();
+    const fresh = start();
+    this.processes.set(key, fresh);
+    return fresh;
+  }
+
+  /** Stops every process of a plugin; answers how many there were. */
+  evict(plugin: string): number {
+    let n = 0;
+    for (const [key, proc] of this.processes) {
+      if (!key.startsWith(`${plugin}\0`)) continue;
+      proc.stop();
+      this.processes.delete(key);
+      n++;
+    }
+    return n;
+  }
+
+  running(plugin: string): Array<{ hook: string; pid: number | undefined }> {
+    return [...this.processes]
+      .filter(([key, p]) => key.startsWith(`${plugin}\0`) && p.alive)
+      .map(([key, p]) => ({ hook: key.split('\0')[1], pid: p.child.pid }));
+  }
+
+  sweep(idleMs: number): void {
+    const now = Date.now();
+    for (const [key, proc] of this.processes) {
+      if (proc.alive && now - proc.lastUsed < idleMs) continue;
+      proc.stop();
+      this.processes.delete(key);
+    }
+  }
+
+  stopAll(): void {
+    for (const proc of this.processes.values()) proc.stop();
+    this.processes.clear();
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * One hook call of one plugin: the request on stdin (a one-shot process through the tools sandbox, or a persistent
+ * process), the answer read and checked, retries as the plugin asks, and every attempt counted for health. The
+ * wall-clock limit is the spec's 30 s unless configured lower; a plugin may only lower it further.
+ */
+import { rmSync } from 'node:fs';
+import type { HookName } from '@talon/plugins';
+import type { SandboxService } from '@talon/tools';
+import type { Isolation } from './isolation.ts';
+import { launch, shellQuote } from './launch.ts';
+import { PersistentProcess, type ProcessPool } from './persistent.ts';
+import { HookFailure, readReply, type HookReply } from './protocol.ts';
+import type { HookStats } from './stats.ts';
+import type { LoadedPlugin } from './store.ts';
+
+export interface RunnerDeps {
+  sandbox: () => SandboxService;
+  pool: ProcessPool;
+  stats: HookStats;
+  isolation: () => Isolation;
+  runRoot: () => string;
+  timeoutSecs: () => number;
+  maxOutputBytes: () => number;
+}
+
+export class HookRunner {
+  constructor(private readonly deps: RunnerDeps) {}
+
+  timeoutMs(plugin: LoadedPlugin): number {
+    const own = plugin.manifest?.hookTimeoutSecs;
+    return Math.min(this.deps.timeoutSecs(), own ?? Infinity) * 1000;
+  }
+
+  /** Calls the hook; rejects with a HookFailure after the last attempt. */
+  async call(plugin: LoadedPlugin, hook: HookName, request: Record<string, unknown>, agentId?: string): Promise<HookReply> {
+    const manifest = plugin.manifest!;
+    const attempts = 1 + manifest.maxRetries;
+    let last: Error = new HookFailure('not called');
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const started = performance.now();
+      try {
+        const stdout = await this.attempt(plugin, hook, JSON.stringify({ ...request, type: hook }), agentId);
+        const reply = readReply(hook, stdout);
+        this.deps.stats.record(plugin.name, hook, performance.now() - started, null, agentId);
+        return reply;
+      } catch (err) {
+        last = err instanceof HookFailure ? err : new HookFailure((err as Error).message);
+        this.deps.stats.record(plugin.name, hook, performance.now() - started, last.message, agentId);
+      }
+      if (attempt < attempts) await new Promise((r) => setTimeout(r, manifest.retryDelayMs));
+    }
+    throw last;
+  }
+
+  /** Starts the persistent process of a hook ahead of its first call. */
+  prewarm(plugin: LoadedPlugin, hook: HookName): PersistentProcess {
+    return this.persistent(plugin, hook);
+  }
+
+  private attempt(plugin: LoadedPlugin, hook: HookName, json: string, agentId?: string): Promise<string> {
+    if (plugin.manifest!.persistent) return this.persistent(plugin, hook).request(json, this.timeoutMs(plugin));
+    return this.oneShot(plugin, hook, json, agentId);
+  }
+
+  private persistent(plugin: LoadedPlugin, hook: HookName): PersistentProcess {
+    return this.deps.pool.get(plugin.name, hook, plugin.generation, () => {
+      const l = launch(plugin, hook, { isolation: this.deps.isolation(), runRoot: this.deps.runRoot(), persistent: true });
+      return new PersistentProcess(l, plugin.generation, this.deps.maxOutputBytes());
+    });
+  }
+
+  private async oneShot(plugin: LoadedPlugin, hook: HookName, json: string, agentId?: string): Promise<string> {
+    const l = launch(plugin, hook, { isolation: this.deps.isolation(), runRoot: this.deps.runRoot(), agentId });
+    const timeoutMs = this.timeoutMs(plugin);
+    try {
+      const out = await this.deps.sandbox().run({
+        command: l.argv.map(shellQuote).join(' '),
+        cwd: l.dir,
+        envPassthrough: l.passthrough,
+        env: l.env,
+        stdin: `${json}\n`,
+        timeoutMs,
+        maxOutputBytes: this.deps.maxOutputBytes(),
+        killOnOverflow: true,
+      });
+      if (out.timedOut) throw new HookFailure(`no answer within ${timeoutMs / 1000} s (killed with its process tree)`);
+      if (out.stdoutTruncated) throw new HookFailure(`printed more than ${this.deps.maxOutputBytes()} bytes`);
+      if (out.exitCode !== 0) {
+        const tail = errorLine(out.stderr);
+        throw new HookFailure(`exited with code ${out.exitCode}${tail ? `: ${tail}` : ''}`);
+      }
+      return out.stdout;
+    } finally {
+      rmSync(l.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The line of stderr that says what went wrong: the last one naming an error, else the last one. */
+export function errorLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const named = lines.filter((l) => /error|exception|traceback|denied|not found/i.test(l));
+  return (named.at(-1) ?? lines.at(-1) ?? '').slice(0, 300);
+}
