@@ -86,17 +86,15 @@ export function pluginRoutes(app: Routes, a: PluginsApp): void {
     async (request, reply) => {
       const p = await installPlugin(request.body, a.install);
       request.log.info({ plugin: p.name, source: request.body.source ?? null }, 'plugin installed');
-      return reply
-        .code(201)
-        .send({
-          installed: true,
-          name: p.name,
-          version: p.manifest?.version ?? null,
-          path: p.dir,
-          status: p.status,
-          hooks_valid: p.hooksValid,
-          restart_required: false,
-        });
+      return reply.code(201).send({
+        installed: true,
+        name: p.name,
+        version: p.manifest?.version ?? null,
+        path: p.dir,
+        status: p.status,
+        hooks_valid: p.hooksValid,
+        restart_required: false,
+      });
     },
   );
 
