@@ -173,7 +173,7 @@ test('status, health, env (secret values redacted), export (tar.gz), lint (200 /
     stream.on('end', next);
     stream.resume();
   });
-  const done = new Promise((r) => x.on('finish', r));
+  const done = new Promise<void>((r) => x.on('finish', () => r()));
   x.end(gunzipSync(Buffer.from(await exported.arrayBuffer())));
   await done;
   assert.deepEqual(names.sort(), ['plain/hooks/ingest.sh', 'plain/plugin.toml']);
