@@ -93,6 +93,28 @@ describe('triggers: firing', () => {
     await call(env.k, `/api/triggers/${id}`, { method: 'DELETE' });
   });
 
+  test('triggers, their fire counts and their cooldown stamps survive a restart of the module', async () => {
+    const id = await createTrigger(env.k, {
+      agent_id: watcher,
+      pattern: { memory_update: { key_pattern: 'keep.*' } },
+      prompt_template: '{{event}}',
+      cooldown_secs: 60,
+    });
+    // Events about an agent that ran no fired turn lately (events about the watcher may count as a chain).
+    const about = '00000000-0000-4000-8000-00000000beef';
+    env.publish('memory.updated', { agentId: about, operation: 'set', key: 'keep.a' });
+    await waitFor(async () => (await fireCount(id)) === 1, 5000, 'first fire');
+    const before = (await call<Json>(env.k, `/api/triggers/${id}`)).body;
+    assert.equal((await env.k.kernel.reloadModule('triggers')).ok, true);
+    assert.deepEqual((await call<Json>(env.k, `/api/triggers/${id}`)).body, before);
+    env.publish('memory.updated', { agentId: about, operation: 'set', key: 'keep.a' });
+    env.publish('memory.updated', { agentId: about, operation: 'set', key: 'keep.b' });
+    await waitFor(async () => (await fireCount(id)) === 2, 5000, 'the other subject fires');
+    await sleep(200);
+    assert.equal(await fireCount(id), 2, 'the cooled-down subject stays cooled down after the restart');
+    await call(env.k, `/api/triggers/${id}`, { method: 'DELETE' });
+  });
+
   test('target_agent_id routes the message to another agent; session_mode new runs it in a fresh session', async () => {
     const target = await spawn(env.k, 'target');
     const current = (await call<{ session_id: string }>(env.k, `/api/agents/${target}`)).body.session_id;

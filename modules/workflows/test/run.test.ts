@@ -237,6 +237,11 @@ describe('workflows: running the five modes', () => {
     const total = await run(whole, 'x');
     assert.equal(total.status, 'failed');
     assert.match(String(total.error), /total timeout of 1s/);
+    // No fixed ceiling: limits beyond what one timer can hold (about 24.8 days) mean that long, not "at once".
+    const long = await createWorkflow(env.k, { name: 'long-limits', total_timeout_secs: 3_000_000, steps: [{ agent_id: a, timeout_secs: 3_000_000 }] });
+    env.fake.enqueue({ text: 'in time', delayMs: 300 });
+    const within = await run(long, 'x');
+    assert.deepEqual([within.status, within.output], ['completed', 'in time']);
   });
 
   test('cancel: a running run ends Cancelled at once; cancelling it again → 409', async () => {
