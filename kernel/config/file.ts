@@ -23,7 +23,8 @@ const isTable = (v: unknown): v is Record<string, unknown> => !!v && typeof v ==
 
 /**
  * Rewrites other accepted spellings (the reference system's `listen_addr`, `cors_origin`,
- * `[rate_limit] api_requests_per_minute`...) to our keys. Ours wins when both are set.
+ * `[rate_limit] api_requests_per_minute`...) to our keys. Ours wins when both are set. A dotted `to`
+ * (`tools.exec_policy`) names a table inside a section: an aliased table is merged into it key by key.
  */
 export function applyAliases(raw: Record<string, unknown>, aliases: readonly ConfigAlias[], warnings: string[]): Record<string, unknown> {
   const out = { ...raw };
@@ -39,8 +40,23 @@ export function applyAliases(raw: Record<string, unknown>, aliases: readonly Con
       if (Object.keys(left).length) out[head] = left;
       else delete out[head];
     } else delete out[key];
-    if (to in out) warnings.push(`both '${from}' and '${to}' are set; using '${to}'`);
-    else out[to] = convert ? convert(value) : value;
+    const converted = convert ? convert(value) : value;
+    if (to.includes('.')) mergeInto(out, from, to, converted, warnings);
+    else if (to in out) warnings.push(`both '${from}' and '${to}' are set; using '${to}'`);
+    else out[to] = converted;
   }
   return out;
+}
+
+/** `to` = 'section.table': the aliased table's keys join it; where both set a key, ours wins. */
+function mergeInto(out: Record<string, unknown>, from: string, to: string, value: unknown, warnings: string[]): void {
+  const [section, name] = to.split('.', 2);
+  const host = isTable(out[section]) ? { ...out[section] } : {};
+  const ours = host[name];
+  if (ours === undefined) host[name] = value;
+  else if (isTable(ours) && isTable(value)) {
+    for (const k of Object.keys(value).filter((k) => k in ours)) warnings.push(`both '${from}.${k}' and '${to}.${k}' are set; using '${to}.${k}'`);
+    host[name] = { ...value, ...ours };
+  } else warnings.push(`both '${from}' and '${to}' are set; using '${to}'`);
+  out[section] = host;
 }

@@ -70,7 +70,7 @@ export interface ModuleParts {
 export interface ConfigAlias {
   /** Dotted path as the reference writes it, e.g. 'rate_limit.api_requests_per_minute'. */
   from: string;
-  /** Our top-level key. */
+  /** Our top-level key, or `section.table` to merge an aliased table into a table of a section (ours wins key by key). */
   to: string;
   convert?: (value: unknown) => unknown;
 }
