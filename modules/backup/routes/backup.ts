@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import type { Routes } from '@talon/module-sdk';
 import { COMPONENTS } from '../services/components.ts';
 import type { Backups } from '../services/service.ts';
@@ -31,6 +32,14 @@ export function backupRoutes(app: Routes, backups: Backups): void {
     },
   );
   app.get('/api/backups', { schema: { summary: 'Lists backup archives, newest first', tags } }, async () => backups.list());
+  app.get(
+    '/api/backups/:filename',
+    { schema: { summary: 'Downloads a backup archive (administrators only, like the list)', tags, params: fileParams } },
+    async (request, reply) => {
+      const file = backups.archivePath(request.params.filename);
+      return reply.type('application/gzip').header('content-disposition', `attachment; filename="${request.params.filename}"`).send(createReadStream(file));
+    },
+  );
   app.delete('/api/backups/:filename', { schema: { summary: 'Deletes a backup archive', tags, params: fileParams } }, async (request, reply) => {
     await backups.remove(request.params.filename);
     return reply.code(204).send();

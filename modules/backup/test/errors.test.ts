@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { FakeProvider, type TestKernel } from '@talon/module-sdk/testing';
-import { call, start } from './env.ts';
+import { auth, call, start } from './env.ts';
 
 let fake: FakeProvider;
 let k: TestKernel;
@@ -70,6 +70,17 @@ test('backup: bad bodies are 400; delete is path-safe, 204 then 404', async () =
   assert.equal((await call(k, '/api/backups/talon-backup-20200101T000000009Z.tar.gz', { method: 'DELETE' })).status, 204);
   assert.ok(!existsSync(path.join(dir(), 'talon-backup-20200101T000000009Z.tar.gz')));
   await expectError(404, '/api/backups/talon-backup-20200101T000000009Z.tar.gz', { method: 'DELETE' }, /not found/);
+});
+
+test('download: the archive as it is on disk, as an attachment; path-safe; 404 for an unknown one', async () => {
+  const res = await k.request(`/api/backups/${good}`, { headers: auth });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'application/gzip');
+  assert.equal(res.headers.get('content-disposition'), `attachment; filename="${good}"`);
+  assert.deepEqual(Buffer.from(await res.arrayBuffer()), readFileSync(path.join(dir(), good)));
+  await expectError(400, '/api/backups/..%2Fconfig.toml', {}, /invalid backup filename/);
+  await expectError(404, '/api/backups/talon-backup-20200101T000000008Z.tar.gz', {}, /not found/);
+  assert.equal((await k.request(`/api/backups/${good}`)).status, 401, 'the key is required');
 });
 
 test('list: newest first, with the manifest of each; an unreadable archive is listed without one', async () => {
