@@ -13,6 +13,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyReply, FastifyRequest, Routes } from '@talon/module-sdk';
 import type { AgentRecord } from '@talon/agents';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { buildServer, type McpServerDeps } from '../services/mcp-server.ts';
 
 export interface EndpointDeps extends McpServerDeps {
@@ -60,6 +61,7 @@ function webRequest(request: FastifyRequest): Request {
 }
 
 export function endpointRoutes(app: Routes, deps: EndpointDeps): void {
+  const validator = new AjvJsonSchemaValidator();
   const scopeOf = (request: FastifyRequest): AgentRecord | null | undefined => {
     const raw = request.headers[deps.agentHeader().toLowerCase()];
     const value = Array.isArray(raw) ? raw[0] : raw;
@@ -78,7 +80,7 @@ export function endpointRoutes(app: Routes, deps: EndpointDeps): void {
         `${deps.agentHeader()}: no agent '${String(request.headers[deps.agentHeader().toLowerCase()])}'`,
         firstId(request.body),
       );
-    const server = buildServer(deps, scope);
+    const server = buildServer(deps, scope, validator);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
