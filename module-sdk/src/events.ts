@@ -20,7 +20,8 @@ export interface TalonEvents {
     costUsd: number;
     origin?: string;
   };
-  'tool.invoked': { agentId?: string; sessionId?: string; turnId?: string; tool: string; isError: boolean; ms: number };
+  /** `direct`: POST /api/tools/{name}/invoke, not a call inside a turn. */
+  'tool.invoked': { agentId?: string; sessionId?: string; turnId?: string; tool: string; isError: boolean; ms: number; direct?: boolean };
   'memory.updated': { agentId: string; operation: 'set' | 'delete' | 'remember' | 'forget' | string; key?: string; memoryId?: string };
   'task.posted': { taskId: string; title: string; assignedTo?: string; createdBy?: string };
   'task.claimed': { taskId: string; title: string; agentId: string };

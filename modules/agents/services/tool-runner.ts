@@ -83,7 +83,7 @@ export class ToolRunner implements AgentTools {
       notifyOwner: (text) => ownerNotices.push(text),
     };
     // Without an agent nothing is observed: there is no workspace to snapshot and no agent to account to.
-    const output = await this.execute(call, request.agentId !== undefined);
+    const output = await this.execute(call, request.agentId !== undefined, true);
     return { tool: tool.name, output, ownerNotices };
   }
 
@@ -99,7 +99,7 @@ export class ToolRunner implements AgentTools {
     return agent;
   }
 
-  private async execute(call: ToolCall, observed = true): Promise<ToolOutput> {
+  private async execute(call: ToolCall, observed = true, direct = false): Promise<ToolOutput> {
     const { agent, tool } = call;
     const info: ToolCallInfo = {
       agent,
@@ -144,6 +144,7 @@ export class ToolRunner implements AgentTools {
       tool: tool.name,
       isError: Boolean(output.isError),
       ms,
+      ...(direct ? { direct } : {}),
     });
     return output;
   }
