@@ -4,6 +4,13 @@
  */
 import { serviceRef } from '@talon/module-sdk';
 
+declare module '@talon/module-sdk' {
+  interface TalonEvents {
+    /** A model call refused before the provider saw it: a budget (status 402) or an hourly token quota (429). */
+    'budget.exceeded': { agentId?: string; provider: string; model: string; status: number; error: string };
+  }
+}
+
 export type UsagePeriod = 'hour' | 'day' | 'week' | 'month';
 
 export interface UsageTotals {

@@ -23,7 +23,16 @@ export default defineModule<UsageConfig>({
     ctx.provide(usageService, usage);
     const hooks = ctx.hooks.tap(llmHooks);
     // Refuse before the provider is contacted; GUARD stage so other observers never see a refused call.
-    hooks.beforeCall.tapPromise('budget', async (call) => usage.check(call), { stage: STAGE.GUARD });
+    hooks.beforeCall.tapPromise(
+      'budget',
+      async (call) => {
+        const refusal = usage.check(call);
+        // Published for the audit trail: background turns and streams refuse without an HTTP 402 of their own.
+        if (refusal) ctx.events.publish('budget.exceeded', { agentId: call.meta.agentId, provider: call.provider, model: call.model, ...refusal });
+        return refusal;
+      },
+      { stage: STAGE.GUARD },
+    );
     hooks.afterCall.tapPromise('meter', async (record) => usage.meter(record));
     return {
       routes(app) {
