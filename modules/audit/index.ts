@@ -1,9 +1,9 @@
 import { defineModule, type FromSchema } from '@talon/module-sdk';
-import { auditTrail } from '@talon/audit';
+import { auditTrail, type AuditRecord } from '@talon/audit';
 import { Trail } from './services/trail.ts';
 import { fromEvent } from './services/events.ts';
 import { fromResponse } from './services/http.ts';
-import { ModuleWatch, fromConfigChange, fromModule } from './services/kernel.ts';
+import { ModuleLifecycle, ModuleWatch, fromConfigChange } from './services/kernel.ts';
 import { auditRoutes } from './routes/audit.ts';
 
 const configSchema = {
@@ -54,9 +54,12 @@ export default defineModule<Config>({
       if (entry) record(entry);
     });
     kernel.config.changed.tapPromise('audit', async (change) => record(fromConfigChange(change)));
-    kernel.module.loaded.tap('audit', (info) => record(fromModule(info, 'loaded')));
-    kernel.module.unloaded.tap('audit', (info) => record(fromModule(info, 'unloaded')));
+    const lifecycle = new ModuleLifecycle(() => ctx.kernel.modules());
+    const recordIf = (entry: AuditRecord | undefined) => entry && record(entry);
+    kernel.module.loaded.tap('audit', (info) => recordIf(lifecycle.loaded(info)));
+    kernel.module.unloaded.tap('audit', (info) => recordIf(lifecycle.unloaded(info)));
     kernel.kernel.shutdown.tapPromise('audit', async () => {
+      lifecycle.shutdown();
       record({ event_type: 'shutdown', details: { reason: 'graceful stop' } });
       trail.flush();
     });

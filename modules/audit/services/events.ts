@@ -16,11 +16,17 @@ export const snake = (type: string): string =>
     .replace(/^_|_$/g, '')
     .toLowerCase();
 
-/** Keeps details small and secret-free: strings are cut, nested values kept as they are. */
+/** Fields that carry what someone wrote (a message, a reply, a task's result): the trail keeps only their length. */
+const TEXT_FIELDS = new Set(['text', 'message', 'content', 'response', 'result', 'prompt']);
+
+/** Keeps details small and free of secrets and message text: strings are cut, text fields become their length. */
 function trimmed(data: unknown): Record<string, unknown> {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return { value: data };
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(data)) out[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  for (const [k, v] of Object.entries(data)) {
+    if (TEXT_FIELDS.has(k) && typeof v === 'string') out[`${k}_chars`] = v.length;
+    else out[k] = typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…` : v;
+  }
   return out;
 }
 
@@ -55,9 +61,14 @@ export function fromEvent(event: AnyEvent): AuditRecord | undefined {
       return {
         event_type: 'tool_invoked',
         agent_id: d.agentId ?? null,
-        details: { tool: d.tool, session_id: d.sessionId ?? null, turn_id: d.turnId ?? null, ms: d.ms, direct: !d.agentId },
+        details: { tool: d.tool, session_id: d.sessionId ?? null, turn_id: d.direct ? null : (d.turnId ?? null), ms: d.ms, direct: d.direct === true },
         outcome: d.isError ? 'error' : 'ok',
       };
+    }
+    case 'budget.exceeded': {
+      const d = event.data;
+      const details = { provider: d.provider, model: d.model, status: d.status, error: d.error };
+      return { event_type: 'budget_exceeded', agent_id: d.agentId ?? null, details, outcome: 'denied' };
     }
     case 'approval.requested':
       return { event_type: 'approval_requested', agent_id: event.data.agentId ?? null, details: trimmed(event.data), outcome: 'pending' };

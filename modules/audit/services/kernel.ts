@@ -8,10 +8,39 @@ export function fromConfigChange(change: ConfigChange): AuditRecord {
   return { event_type: change.path === '' ? 'config_reloaded' : 'config_changed', details: { keys } };
 }
 
-export function fromModule(info: ModuleInfo, what: 'loaded' | 'unloaded'): AuditRecord {
-  const reloaded = what === 'loaded' && info.lastReload?.ok === true && Date.now() - Date.parse(info.lastReload.at) < 60_000;
-  return { event_type: reloaded ? 'module_reloaded' : `module_${what}`, details: { module: info.id, version: info.version, critical: info.critical } };
+/**
+ * Module starts and stops as the kernel's hooks tell them. A reload fires `loaded` for the new copy (before the
+ * kernel notes the reload) and then `unloaded` for the old one: a second `loaded` of a running module is the
+ * reload, and the old copy's `unloaded` (the module still runs) says nothing more. Stops during a shutdown are
+ * left out: the shutdown entry says it.
+ */
+export class ModuleLifecycle {
+  private readonly running = new Set<string>();
+  private stopping = false;
+
+  constructor(private readonly modules: () => ModuleInfo[]) {
+    for (const m of modules()) if (m.state === 'running') this.running.add(m.id);
+  }
+
+  shutdown(): void {
+    this.stopping = true;
+  }
+
+  loaded(info: ModuleInfo): AuditRecord | undefined {
+    if (this.stopping) return undefined;
+    const again = this.running.has(info.id);
+    this.running.add(info.id);
+    return { event_type: again ? 'module_reloaded' : 'module_loaded', details: moduleDetails(info) };
+  }
+
+  unloaded(info: ModuleInfo): AuditRecord | undefined {
+    if (this.stopping || this.modules().some((m) => m.id === info.id && m.state === 'running')) return undefined;
+    this.running.delete(info.id);
+    return { event_type: 'module_unloaded', details: { ...moduleDetails(info), state: info.state, reason: info.error ?? null } };
+  }
 }
+
+const moduleDetails = (info: ModuleInfo) => ({ module: info.id, version: info.version, critical: info.critical });
 
 /**
  * Module failures fire no hook: compares each poll's view with the last one and reports a module that became
@@ -21,7 +50,8 @@ export class ModuleWatch {
   private readonly seen = new Map<string, string>();
 
   constructor(private readonly modules: () => ModuleInfo[]) {
-    for (const m of modules()) this.seen.set(m.id, this.key(m));
+    // Modules that failed during start-up, before the trail was watching, are reported by the first poll.
+    for (const m of modules()) if (!failed(m)) this.seen.set(m.id, this.key(m));
   }
 
   private key(m: ModuleInfo): string {
@@ -34,7 +64,7 @@ export class ModuleWatch {
       const key = this.key(m);
       if (this.seen.get(m.id) === key) continue;
       this.seen.set(m.id, key);
-      if (m.state === 'failed' || m.state === 'blocked') {
+      if (failed(m)) {
         out.push({ event_type: 'module_failed', details: { module: m.id, state: m.state, error: m.error ?? null }, outcome: 'failed' });
       } else if (m.lastReload && !m.lastReload.ok) {
         out.push({ event_type: 'module_reload_failed', details: { module: m.id, error: m.lastReload.error ?? null }, outcome: 'failed' });
@@ -43,3 +73,5 @@ export class ModuleWatch {
     return out;
   }
 }
+
+const failed = (m: ModuleInfo): boolean => m.state === 'failed' || m.state === 'blocked';
