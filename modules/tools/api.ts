@@ -38,6 +38,8 @@ export interface SandboxRun {
   maxOutputBytes: number;
   /** Kill the program as soon as its stdout passes maxOutputBytes (default: keep reading, drop the rest). */
   killOnOverflow?: boolean;
+  /** False: the program gets no network (an empty network namespace, where the machine offers namespaces). Default true. */
+  network?: boolean;
   signal?: AbortSignal;
 }
 
@@ -52,7 +54,10 @@ export interface SandboxOutcome {
 }
 
 export interface SandboxService {
-  /** Runs in its own process group; the whole group is killed at the end, on timeout and on abort. */
+  /**
+   * Runs in its own PID namespace where the machine offers one (else its own process group, plus a /proc walk for
+   * descendants that left it); everything the program started is killed at the end, on timeout and on abort.
+   */
   run(request: SandboxRun): Promise<SandboxOutcome>;
 }
 

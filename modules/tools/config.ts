@@ -1,9 +1,10 @@
 /**
  * The [tools] section of config.toml ([tools.exec_policy], [tools.web],
  * [tools.invoke]) and the reference's top-level [tool_invoke] table, which
- * this module claims (module.toml config_keys); see invoke-policy.ts.
+ * this module claims (module.toml config_keys); see invoke-policy.ts. The
+ * reference's top-level [exec_policy] is read too (execPolicyAlias).
  */
-import type { FromSchema } from '@talon/module-sdk';
+import type { ConfigAlias, FromSchema } from '@talon/module-sdk';
 
 export const DEFAULT_SAFE_BINS = [
   'sleep',
@@ -25,6 +26,8 @@ export const DEFAULT_SAFE_BINS = [
   'pwd',
   'env',
 ];
+
+export const DEFAULT_ENV_PASSTHROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
 
 export const toolsConfigSchema = {
   type: 'object',
@@ -52,8 +55,16 @@ export const toolsConfigSchema = {
         env_passthrough: {
           type: 'array',
           items: { type: 'string' },
-          default: ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'],
+          default: DEFAULT_ENV_PASSTHROUGH,
           description: 'environment variables copied into the cleared shell environment (HOME is always the workspace)',
+        },
+        no_output_timeout_secs: { type: 'integer', minimum: 0, default: 0, description: 'kill a command that prints nothing for this long; 0 = no such limit' },
+        isolation: {
+          type: 'string',
+          enum: ['auto', 'off'],
+          default: 'auto',
+          description:
+            'auto: run shells in their own PID namespace (and without network for agents whose capabilities.network is empty) where Linux allows it; off: process group and /proc walk only',
         },
       },
       additionalProperties: false,
@@ -96,6 +107,27 @@ export const toolInvokeSchema = {
   additionalProperties: false,
   default: {},
 } as const;
+
+const isTable = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The reference system's top-level [exec_policy] table, merged into [tools.exec_policy] before validation (where both
+ * set a key, [tools.exec_policy] wins). Its `allowed_commands` is our `allowlist`; its `allowed_env_vars` are added to
+ * the default `env_passthrough`. Its keys we do not have (safe_bins_skip_approval...) are warned about as unknown.
+ */
+export const execPolicyAlias: ConfigAlias = {
+  from: 'exec_policy',
+  to: 'tools.exec_policy',
+  convert(value) {
+    if (!isTable(value)) return value;
+    const { allowed_commands, allowed_env_vars, ...rest } = value;
+    const out: Record<string, unknown> = { ...rest };
+    if (Array.isArray(allowed_commands)) out.allowlist = [...(Array.isArray(rest.allowlist) ? rest.allowlist : []), ...allowed_commands];
+    if (Array.isArray(allowed_env_vars))
+      out.env_passthrough = [...(Array.isArray(rest.env_passthrough) ? rest.env_passthrough : DEFAULT_ENV_PASSTHROUGH), ...allowed_env_vars];
+    return out;
+  },
+};
 
 type Options = { keepDefaultedPropertiesOptional: false };
 

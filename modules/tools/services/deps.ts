@@ -5,6 +5,7 @@
 import type { AgentRegistry, AgentRunner, ToolDefinition } from '@talon/agents';
 import type { KvMemory } from '@talon/memory';
 import type { ToolsConfig } from '../config.ts';
+import type { Sandbox } from './sandbox.ts';
 
 export interface ToolDeps {
   config(): ToolsConfig;
@@ -12,6 +13,8 @@ export interface ToolDeps {
   runner(): AgentRunner;
   /** undefined when the memory module is not loaded. */
   memory(): KvMemory | undefined;
+  /** The subprocess sandbox of this module copy (its isolation probe runs once). */
+  sandbox: Sandbox;
 }
 
 export type BuiltinTool = ToolDefinition & { source: 'builtin' };

@@ -1,17 +1,12 @@
 /**
- * The sandbox and the SSRF-checked fetch as services for other modules (skill scripts, registry downloads):
- * the same code the shell_exec and web_fetch tools use, so there is one subprocess sandbox and one SSRF rule.
+ * The SSRF-checked fetch as a service for other modules (registry downloads): the same code the web_fetch tool
+ * uses, so there is one SSRF rule (the subprocess sandbox is offered the same way, from index.ts).
  */
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import type { SafeNet, SandboxService } from '@talon/tools';
-import { runSandboxed } from './sandbox.ts';
+import type { SafeNet } from '@talon/tools';
 import { FetchRefused, pinnedFetch } from './pinned-fetch.ts';
 import { checkAddress, hostAllowListed } from './ssrf.ts';
-
-export const sandbox: SandboxService = {
-  run: (request) => runSandboxed(request),
-};
 
 function allowList(hosts: readonly string[] = []) {
   return { allow_hosts: hosts, allow_cidrs: [] };

@@ -7,6 +7,7 @@ import type { AgentManifest, AgentRecord, AgentRegistry, AgentRunner, ToolContex
 import type { KvEntry, KvMemory } from '@talon/memory';
 import { type ToolsConfig, DEFAULT_SAFE_BINS } from '../config.ts';
 import type { ToolDeps } from '../services/deps.ts';
+import { createSandbox } from '../services/sandbox.ts';
 
 export function tempDir(prefix = 'talon-tools-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
@@ -25,6 +26,8 @@ export function config(
       max_timeout_secs: 600,
       max_output_bytes: 102400,
       env_passthrough: ['PATH', 'LANG'],
+      no_output_timeout_secs: 0,
+      isolation: 'auto',
       ...overrides.exec_policy,
     },
     web: { allow_hosts: [], allow_cidrs: [], max_chars: 50000, max_bytes: 10485760, timeout_secs: 30, max_redirects: 5, ...overrides.web },
@@ -189,5 +192,6 @@ export function fakeDeps(over: { config?: ToolsConfig; memory?: KvMemory; regist
   const cfg = over.config ?? config();
   const registry = over.registry ?? new FakeRegistry();
   const runner = over.runner ?? new FakeRunner();
-  return { config: () => cfg, registry: () => registry, runner: () => runner, memory: () => over.memory };
+  const sandbox = createSandbox(() => cfg.exec_policy.isolation);
+  return { config: () => cfg, registry: () => registry, runner: () => runner, memory: () => over.memory, sandbox };
 }

@@ -1,46 +1,49 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import net from 'node:net';
 import path from 'node:path';
 import { shellExecTool } from '../tools/shell-exec.ts';
+import type { ToolsConfig } from '../config.ts';
 import { agentRecord, config, fakeDeps, tempDir, toolCtx } from './helpers.ts';
 
-/** A process counts as gone when it does not exist or is a zombie waiting for a reaper. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
+/**
+ * Host pids of live (not zombie) processes whose command line contains `marker`. Commands run in a PID namespace
+ * where the machine offers one, so pids the shell prints ($!) are not host pids: processes are found by a marker.
+ */
+function running(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (cmdline.includes(marker) && stat[stat.lastIndexOf(')') + 2] !== 'Z') found.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
   }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
+  return found;
 }
 
-async function waitFor(file: string, ms = 3000): Promise<number> {
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
-  while (Date.now() < end) {
-    try {
-      const n = Number(readFileSync(file, 'utf8').trim());
-      if (n > 0) return n;
-    } catch {
-      // not written yet
-    }
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`${file} never appeared`);
 }
 
-// A child shell that starts a grandchild, both sleeping; their pids land in files.
-const TREE = `sh -c 'sleep 30 & echo $! > grandchild.pid; wait' & echo $! > child.pid; wait`;
+/** Unique sleep lengths mark the processes of each test (`sleep 30.0417`). */
+let serial = 0;
+const marker = () => `sleep 30.0${process.pid % 1000}${++serial}`;
 
 describe('shell_exec', () => {
   const ws = tempDir();
-  const pids: number[] = [];
+  const markers: string[] = [];
   after(() => {
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const m of markers) for (const pid of running(m)) process.kill(pid, 'SIGKILL');
     ws.cleanup();
   });
   const full = config({ exec_policy: { mode: 'full' } });
@@ -66,45 +69,76 @@ describe('shell_exec', () => {
     }
   });
 
-  it('a timeout kills the whole process tree (child and grandchild)', async () => {
-    const tool = shellExecTool(fakeDeps({ config: full }));
-    const started = Date.now();
-    const out = await tool.execute({ command: TREE, timeout_seconds: 1 }, toolCtx(agent));
-    assert.ok(Date.now() - started < 5000);
-    assert.equal(out.isError, true);
-    assert.match(out.content, /^Command timed out after 1 seconds/);
-    const child = await waitFor(path.join(ws.dir, 'child.pid'));
-    const grandchild = await waitFor(path.join(ws.dir, 'grandchild.pid'));
-    pids.push(child, grandchild);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(alive(child), false, 'child is gone');
-    assert.equal(alive(grandchild), false, 'grandchild is gone');
-  });
+  // Each rule is checked with namespaces (where this machine offers them) and with the fallback.
+  for (const isolation of ['auto', 'off'] as const) {
+    const policy = (over: Partial<ToolsConfig['exec_policy']> = {}) => config({ exec_policy: { mode: 'full', isolation, ...over } });
 
-  it('aborting the signal kills the tree and reports the stop', async () => {
-    const tool = shellExecTool(fakeDeps({ config: full }));
-    const ctx = toolCtx(agent);
-    const run = tool.execute({ command: `rm -f child.pid grandchild.pid; ${TREE}` }, ctx);
-    const child = await waitFor(path.join(ws.dir, 'child.pid'));
-    const grandchild = await waitFor(path.join(ws.dir, 'grandchild.pid'));
-    pids.push(child, grandchild);
-    ctx.controller.abort();
-    const out = await run;
-    assert.equal(out.isError, true);
-    assert.match(out.content, /^Command aborted/);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(alive(child), false);
-    assert.equal(alive(grandchild), false);
-  });
+    it(`isolation ${isolation}: a timeout kills the whole process tree (child and grandchild)`, async () => {
+      const tool = shellExecTool(fakeDeps({ config: policy() }));
+      const [child, grandchild] = [marker(), marker()];
+      markers.push(child, grandchild);
+      const run = tool.execute({ command: `sh -c '${grandchild} & ${child}; wait' & wait`, timeout_seconds: 1 }, toolCtx(agent));
+      await until(() => running(child).length > 0 && running(grandchild).length > 0, 'the tree to start');
+      const out = await run;
+      assert.equal(out.isError, true);
+      assert.match(out.content, /^Command timed out after 1 seconds/);
+      assert.deepEqual(running(child), [], 'child is gone');
+      assert.deepEqual(running(grandchild), [], 'grandchild is gone');
+    });
 
-  it('background processes do not outlive a command that exits normally', async () => {
-    const tool = shellExecTool(fakeDeps({ config: full }));
-    const out = await tool.execute({ command: 'sleep 30 & echo $! > bg.pid' }, toolCtx(agent));
-    assert.match(out.content, /^Exit code: 0/);
-    const bg = await waitFor(path.join(ws.dir, 'bg.pid'));
-    pids.push(bg);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(alive(bg), false);
+    it(`isolation ${isolation}: aborting the signal kills the tree and reports the stop`, async () => {
+      const tool = shellExecTool(fakeDeps({ config: policy() }));
+      const ctx = toolCtx(agent);
+      const leaf = marker();
+      markers.push(leaf);
+      const run = tool.execute({ command: `sh -c '${leaf}' & wait` }, ctx);
+      await until(() => running(leaf).length > 0, 'the tree to start');
+      ctx.controller.abort();
+      const out = await run;
+      assert.equal(out.isError, true);
+      assert.match(out.content, /^Command aborted/);
+      assert.deepEqual(running(leaf), []);
+    });
+
+    it(`isolation ${isolation}: background processes do not outlive a command that exits normally, setsid or not`, async () => {
+      const tool = shellExecTool(fakeDeps({ config: policy() }));
+      const [bg, detached, doubled] = [marker(), marker(), marker()];
+      markers.push(bg, detached, doubled);
+      // setsid leaves the process group; the double fork also leaves the shell's children (reparented to init).
+      const command = `${bg} & setsid ${detached} > /dev/null 2>&1 & sh -c 'setsid ${doubled} > /dev/null 2>&1 &'; sleep 0.3; echo started`;
+      const run = tool.execute({ command }, toolCtx(agent));
+      await until(() => [bg, detached, doubled].every((m) => running(m).length > 0), 'the background processes to start');
+      const out = await run;
+      assert.match(out.content, /^Exit code: 0\n\nSTDOUT:\nstarted/);
+      for (const m of [bg, detached, doubled]) assert.deepEqual(running(m), [], `${m} is gone`);
+    });
+
+    it(`isolation ${isolation}: no_output_timeout_secs kills a command that stays silent`, async () => {
+      const tool = shellExecTool(fakeDeps({ config: policy({ no_output_timeout_secs: 1 }) }));
+      const out = await tool.execute({ command: 'echo first; sleep 5; echo never' }, toolCtx(agent));
+      assert.equal(out.isError, true);
+      assert.match(out.content, /^Command printed nothing for 1 seconds/);
+      assert.match(out.content, /STDOUT:\nfirst\n/);
+    });
+  }
+
+  it('an agent without capabilities.network gets no network in its shell (where namespaces are available)', async (t) => {
+    const deps = fakeDeps({ config: full });
+    const isolation = await deps.sandbox.isolation();
+    if (isolation.method === 'none') return t.skip(`no namespaces here: ${isolation.reason}`);
+    const server = net.createServer((s) => s.end()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      const probe = `${process.execPath} -e "require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => { console.log('refused', e.code); process.exit(0) })"`;
+      const tool = shellExecTool(deps);
+      const offline = await tool.execute({ command: probe }, toolCtx(agent));
+      assert.match(offline.content, /STDOUT:\nrefused/);
+      const online = await tool.execute({ command: probe }, toolCtx(agentRecord({ workspace: ws.dir, capabilities: { shell: ['*'], network: ['*'] } })));
+      assert.match(online.content, /STDOUT:\nconnected/);
+    } finally {
+      server.close();
+    }
   });
 
   it('caps each output stream at max_output_bytes', async () => {

@@ -1,7 +1,7 @@
 import type { ToolFactory } from '../services/deps.ts';
 import { checkCommand } from '../services/exec-policy.ts';
 import { fail, failFrom, ok, optionalInt, requiredString } from '../services/result.ts';
-import { runSandboxed, type SandboxResult } from '../services/sandbox.ts';
+import type { SandboxResult } from '../services/sandbox.ts';
 
 function render(r: SandboxResult, maxOutputBytes: number): string {
   const code = r.exitCode ?? (r.signal ? `killed by ${r.signal}` : -1);
@@ -38,18 +38,23 @@ export const shellExecTool: ToolFactory = (deps) => ({
     if (!verdict.allowed) return fail(`Command refused: ${verdict.reason}`);
     let result: SandboxResult;
     try {
-      result = await runSandboxed({
+      result = await deps.sandbox.run({
         command,
         cwd: ctx.workspace,
         envPassthrough: policy.env_passthrough,
         timeoutMs: timeout * 1000,
+        idleTimeoutMs: policy.no_output_timeout_secs * 1000,
         maxOutputBytes: policy.max_output_bytes,
         signal: ctx.signal,
+        // The shell gets the network only when the agent may use it (web_fetch follows the same list).
+        network: (ctx.agent.manifest.capabilities.network ?? []).length > 0,
       });
     } catch (err) {
       return failFrom(err, 'Failed to start the command');
     }
     if (result.timedOut) return fail(`Command timed out after ${timeout} seconds (process tree killed).\n\n${render(result, policy.max_output_bytes)}`);
+    if (result.idleTimedOut)
+      return fail(`Command printed nothing for ${policy.no_output_timeout_secs} seconds (process tree killed).\n\n${render(result, policy.max_output_bytes)}`);
     if (result.aborted) return fail(`Command aborted: the turn was stopped (process tree killed).\n\n${render(result, policy.max_output_bytes)}`);
     return ok(render(result, policy.max_output_bytes));
   },
