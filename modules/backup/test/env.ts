@@ -20,9 +20,10 @@ export function configFor(fake: FakeProvider, extra = ''): string {
 
 export const MODULES = ['backup', 'audit', 'auth', 'agents', 'memory', 'llm-openai', 'error-envelope'];
 
-export async function start(fake: FakeProvider, options: { home?: string; extra?: string } = {}): Promise<TestKernel> {
+export async function start(fake: FakeProvider, options: { home?: string; extra?: string; modules?: string[] } = {}): Promise<TestKernel> {
   process.env.BACKUP_FAKE_KEY = 'sk-test-fake-key';
-  return startTestKernel({ only: MODULES, config: configFor(fake, options.extra), home: options.home, keepHome: Boolean(options.home) });
+  const only = [...MODULES, ...(options.modules ?? [])];
+  return startTestKernel({ only, config: configFor(fake, options.extra), home: options.home, keepHome: Boolean(options.home) });
 }
 
 export async function call<T = unknown>(k: TestKernel, path: string, init: { method?: string; json?: unknown } = {}): Promise<{ status: number; body: T }> {

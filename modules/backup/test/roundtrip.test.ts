@@ -11,7 +11,7 @@ let k: TestKernel;
 before(async () => {
   fake = new FakeProvider();
   await fake.start();
-  k = await start(fake);
+  k = await start(fake, { modules: ['scheduler', 'skills'] });
 });
 after(async () => {
   await k?.stop();
@@ -27,6 +27,8 @@ interface State {
   memory: unknown;
   workspace: string;
   skills: string[];
+  loadedSkills: unknown;
+  schedules: unknown;
 }
 
 async function snapshot(agentId: string): Promise<State> {
@@ -36,6 +38,7 @@ async function snapshot(agentId: string): Promise<State> {
   const memory = (await call<{ items?: unknown }>(k, '/api/memory?limit=100')).body;
   const ws = path.join(k.home, 'workspaces', agentId, 'notes.txt');
   const skillsDir = path.join(k.home, 'skills');
+  const loaded = (await call<{ skills: Array<{ name: string; version: string }> }>(k, '/api/skills')).body.skills;
   return {
     agents: agents.map((a) => [a.id, a.name]).sort(),
     session,
@@ -43,10 +46,12 @@ async function snapshot(agentId: string): Promise<State> {
     memory,
     workspace: existsSync(ws) ? readFileSync(ws, 'utf8') : '<none>',
     skills: existsSync(skillsDir) ? readdirSync(skillsDir, { recursive: true }).map(String).sort() : [],
+    loadedSkills: loaded.map((s) => [s.name, s.version]).sort(),
+    schedules: (await call(k, '/api/schedules')).body,
   };
 }
 
-test('round trip: agents, sessions, memory, workspaces and skills come back identical, in place, without a restart', async () => {
+test('round trip: agents, sessions, memory, schedules, workspaces and skills come back identical, in place, without a restart', async () => {
   const spawned = await call<{ agent_id: string }>(k, '/api/agents', { method: 'POST', json: { manifest_toml: manifest('keeper') } });
   assert.equal(spawned.status, 201);
   const id = spawned.body.agent_id;
@@ -56,8 +61,13 @@ test('round trip: agents, sessions, memory, workspaces and skills come back iden
   assert.equal((await call(k, '/api/memory', { method: 'POST', json: { content: 'the user likes tea', agent_id: id } })).status, 201);
   writeFileSync(path.join(k.home, 'workspaces', id, 'notes.txt'), 'workspace note');
   mkdirSync(path.join(k.home, 'skills', 'greeter'), { recursive: true });
-  writeFileSync(path.join(k.home, 'skills', 'greeter', 'SKILL.md'), '---\nname: greeter\n---\nSay hi.\n');
+  writeFileSync(path.join(k.home, 'skills', 'greeter', 'SKILL.md'), '---\nname: greeter\ndescription: says hi\nversion: 1.0.0\n---\nSay hi.\n');
+  assert.equal((await call(k, '/api/skills/reload', { method: 'POST' })).status, 200);
+  const job = { agent_id: id, cron: '0 9 * * 1-5', tz: 'Europe/Paris', prompt: 'Weekday briefing' };
+  assert.equal((await call(k, '/api/schedules', { method: 'POST', json: job })).status, 201);
   const before = await snapshot(id);
+  assert.ok((before.loadedSkills as string[][]).some(([name]) => name === 'greeter'));
+  assert.equal((before.schedules as { total: number }).total, 1);
 
   const made = await call<{ filename: string; components: string[]; size_bytes: number }>(k, '/api/backup', { method: 'POST' });
   assert.equal(made.status, 201);
@@ -69,6 +79,7 @@ test('round trip: agents, sessions, memory, workspaces and skills come back iden
   assert.equal((await call(k, '/api/agents', { method: 'POST', json: { manifest_toml: manifest('intruder') } })).status, 201);
   rmSync(path.join(k.home, 'skills', 'greeter'), { recursive: true });
   writeFileSync(path.join(k.home, 'skills', 'stray.md'), 'x');
+  assert.equal((await call(k, '/api/skills/reload', { method: 'POST' })).status, 200);
   assert.notDeepEqual(await snapshot(id), before);
 
   const restored = await call<{ status: string; components: string[]; modules_restarted: string[]; restored_files: number }>(k, '/api/restore', {
@@ -79,6 +90,7 @@ test('round trip: agents, sessions, memory, workspaces and skills come back iden
   assert.equal(restored.body.status, 'restored');
   assert.ok(restored.body.modules_restarted.includes('agents'));
   assert.ok(restored.body.modules_restarted.includes('memory'));
+  assert.ok(restored.body.modules_restarted.includes('scheduler'));
   assert.deepEqual(await snapshot(id), before);
   // The workspace is back where the agent looks for it.
   assert.equal(readFileSync(path.join(k.home, 'workspaces', id, 'notes.txt'), 'utf8'), 'workspace note');
