@@ -81,6 +81,8 @@ export class ChatConnection {
       const result = await this.deps.runner().run({ agentId: this.agentId, message: content, signal: controller.signal, origin: 'ws' }, (event) => {
         if (event.type === 'text_delta') this.send({ type: 'text_delta', content: event.content });
         else if (event.type === 'tool_use') this.send({ type: 'tool_start', tool: event.tool });
+        // Private to the owner, apart from the chat (the SSE stream's owner_notice event).
+        else if (event.type === 'owner_notice') this.send({ type: 'owner_notice', content: event.text });
       });
       this.send({
         type: 'response',

@@ -75,6 +75,18 @@ const echoTool: ToolDefinition = {
   execute: async (input) => ({ content: String(input.text) }),
 };
 
+/** Raises an owner notice, the way notify_owner does (granted to every agent). */
+const noticeTool: ToolDefinition = {
+  name: 'notice',
+  description: 'Tells the owner something privately',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  grantedTo: () => true,
+  execute: async (input, ctx) => {
+    ctx.notifyOwner(String(input.text));
+    return { content: 'queued' };
+  },
+};
+
 describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
   let h: Harness;
   let agent: string;
@@ -89,7 +101,7 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
   before(async () => {
     h = await startHarness(ONLY, '[agents_ws]\nagents_updated_interval_ms = 100\n');
     const hooks = h.kernel.kernel.hooks.catalogue(agentHooks.id)!.hooks as ReturnType<(typeof agentHooks)['create']>;
-    hooks.tools.tap('ws-test', (list) => [...list, echoTool]);
+    hooks.tools.tap('ws-test', (list) => [...list, echoTool, noticeTool]);
     agent = await h.spawn('wsagent', '');
     await h.spawn('other');
     wsUrl = h.kernel.url.replace(/^http/, 'ws');
@@ -172,6 +184,26 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     );
     assert.equal(frames.at(-1)!.type, 'response');
     assert.equal(frames.at(-1)!.iterations, 2);
+  });
+
+  it('delivers owner notices as an owner_notice frame right before the response, apart from the chat', async () => {
+    const c = await open();
+    await c.next();
+    h.fake.enqueue(
+      {
+        toolCalls: [
+          { name: 'notice', input: { text: '[NOTIFY] disk: almost full' } },
+          { name: 'notice', input: { text: '[NOTIFY] job: done' } },
+        ],
+      },
+      { text: 'all set' },
+    );
+    c.send({ type: 'message', content: 'check the disk' });
+    const frames: Frame[] = [];
+    for (let f = await c.next(); f.type !== 'response' && f.type !== 'error'; f = await c.next()) frames.push(f);
+    assert.deepEqual(frames.at(-1), { type: 'owner_notice', content: '[NOTIFY] disk: almost full\n\n[NOTIFY] job: done' });
+    assert.equal(frames.filter((f) => f.type === 'owner_notice').length, 1);
+    assert.ok(!frames.some((f) => f.type === 'text_delta' && String(f.content).includes('NOTIFY')), 'not in the chat');
   });
 
   it('sends an error frame when the turn fails, and for unknown frame types', async () => {
