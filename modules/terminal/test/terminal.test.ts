@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
 
 const KEY = 'terminal-test-key-0123456789';
 let k: TestKernel;
@@ -64,6 +64,26 @@ test('refusals: no key 401, key in the URL 400, a foreign origin 403, a plain GE
   const plain = await k.request('/api/terminal/ws', { headers: { authorization: `Bearer ${KEY}` } });
   assert.equal(plain.status, 426);
   assert.equal(await refused(wsUrl(off), {}, [`bearer.${KEY}`]), 403);
+});
+
+test('at most max_sessions at once (429), and an idle session is closed, saying why', async () => {
+  await setConfig(k, 'terminal.max_sessions', 1);
+  await setConfig(k, 'terminal.idle_timeout_secs', 1);
+  try {
+    const ws = new WebSocket(wsUrl(k), [`bearer.${KEY}`]);
+    const frames: Array<Record<string, unknown>> = [];
+    ws.on('message', (m) => frames.push(JSON.parse(String(m)) as Record<string, unknown>));
+    const closed = new Promise<string>((resolve) => ws.once('close', (_code, reason) => resolve(String(reason))));
+    await new Promise((r) => ws.once('open', r));
+    assert.equal(await refused(wsUrl(k), {}, [`bearer.${KEY}`]), 429);
+    assert.equal(await closed, 'idle timeout');
+    assert.ok(frames.some((f) => f.type === 'error' && /idle for 1 s/.test(String(f.content))));
+    const health = (await (await k.request('/api/terminal/health', { headers: { authorization: `Bearer ${KEY}` } })).json()) as { active_sessions: number };
+    assert.equal(health.active_sessions, 0);
+  } finally {
+    await setConfig(k, 'terminal.max_sessions', 4);
+    await setConfig(k, 'terminal.idle_timeout_secs', 5);
+  }
 });
 
 test('health says whether a PTY can be had', async () => {
