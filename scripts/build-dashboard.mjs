@@ -2,10 +2,12 @@
 // Builds the dashboard (modules/dashboard/app) into modules/dashboard/dist with Vite: run by `npm ci` (prepare),
 // by the dashboard module at start when dist/ is missing, and by hand. The output is never committed (.gitignore).
 // It builds into a fresh folder and renames it into place, so a service serving the old build, or a second build
-// running at the same time, never sees a half-written folder.
-import { existsSync, renameSync, rmSync } from 'node:fs';
+// running at the same time, never sees a half-written folder. The gzip and brotli forms of the assets are made here,
+// once, into dist/compressed/ (the service reads them at start instead of compressing at every start).
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const appDir = fileURLToPath(new URL('../modules/dashboard/app/', import.meta.url));
 const dist = path.resolve(appDir, '../dist');
@@ -16,6 +18,7 @@ const { default: config } = await import(pathToFileURL(path.join(appDir, 'vite.c
 const started = Date.now();
 try {
   await build({ ...config, configFile: false, logLevel: 'warn', build: { ...config.build, outDir: staging } });
+  precompress(staging);
   const old = `${dist}.old-${process.pid}`;
   if (existsSync(dist)) renameSync(dist, old);
   renameSync(staging, dist);
@@ -24,4 +27,17 @@ try {
   rmSync(staging, { recursive: true, force: true });
   throw err;
 }
+
+/** What modules/dashboard/services/assets.ts serves compressed: these types, from 512 bytes on. */
+function precompress(out) {
+  const target = path.join(out, 'compressed');
+  mkdirSync(target);
+  for (const name of readdirSync(path.join(out, 'assets'))) {
+    const body = readFileSync(path.join(out, 'assets', name));
+    if (!/\.(js|css|svg|json|html)$/.test(name) || body.length < 512) continue;
+    writeFileSync(path.join(target, `${name}.gz`), gzipSync(body, { level: 9 }));
+    writeFileSync(path.join(target, `${name}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+  }
+}
+
 console.log(`dashboard built into ${path.relative(process.cwd(), dist) || dist} in ${Date.now() - started} ms`);

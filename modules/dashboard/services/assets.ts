@@ -1,7 +1,8 @@
 /**
- * The built app held in memory: index.html and every hashed asset, with their gzip and brotli forms made once at
- * load (the service has no compression layer, and the budget is counted compressed). Asset names carry a content
- * hash, so they can be cached for a year; index.html is never cached, so a new build is picked up at once.
+ * The built app held in memory: index.html and every hashed asset, with their gzip and brotli forms (the service has
+ * no compression layer, and the budget is counted compressed). The build makes those forms (dist/compressed/); a
+ * build without them is compressed here, at the first request that asks. Asset names carry a content hash, so they
+ * can be cached for a year; index.html is never cached, so a new build is picked up at once.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -32,15 +33,26 @@ const TYPES: Record<string, string> = {
 };
 const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json']);
 
-function asset(file: string): Asset {
+const readIfThere = (file: string) => (existsSync(file) ? readFileSync(file) : undefined);
+
+/** An asset whose compressed forms come from the build's dist/compressed/, or are made when first asked for. */
+function asset(file: string, compressed?: string): Asset {
   const ext = path.extname(file);
+  const type = TYPES[ext] ?? 'application/octet-stream';
   const body = readFileSync(file);
-  if (!COMPRESSIBLE.has(ext) || body.length < 512) return { type: TYPES[ext] ?? 'application/octet-stream', body };
+  if (!COMPRESSIBLE.has(ext) || body.length < 512) return { type, body };
+  const base = compressed ? path.join(compressed, path.basename(file)) : undefined;
+  let gzip = base ? readIfThere(`${base}.gz`) : undefined;
+  let br = base ? readIfThere(`${base}.br`) : undefined;
   return {
-    type: TYPES[ext] ?? 'application/octet-stream',
+    type,
     body,
-    gzip: gzipSync(body, { level: 9 }),
-    br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    get gzip() {
+      return (gzip ??= gzipSync(body, { level: 9 }));
+    },
+    get br() {
+      return (br ??= brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    },
   };
 }
 
@@ -50,7 +62,8 @@ export function loadBundle(dist: string): Bundle | undefined {
   if (!existsSync(indexFile)) return undefined;
   const dir = path.join(dist, 'assets');
   const assets = new Map<string, Asset>();
-  if (existsSync(dir)) for (const name of readdirSync(dir)) assets.set(name, asset(path.join(dir, name)));
+  const compressed = path.join(dist, 'compressed');
+  if (existsSync(dir)) for (const name of readdirSync(dir)) assets.set(name, asset(path.join(dir, name), compressed));
   return { index: asset(indexFile), assets, builtAt: statSync(indexFile).mtime };
 }
 
