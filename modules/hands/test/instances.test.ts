@@ -121,6 +121,34 @@ test('a hand whose agents fail to spawn ends in Error with nothing left behind',
   assert.equal(ok.status, 201);
 });
 
+test('a failure after the agents and the schedule were made (a trigger refused) removes them all; the instance is an Error', async () => {
+  await install(env.k, teamHand('iota', '\n[[triggers]]\npattern = "no_such_event"\nprompt_template = "never"\n'));
+  const agentsBefore = await json<unknown[]>(await env.k.request('/api/agents'));
+  const triggerCount = async () => {
+    const body = await json<unknown>(await env.k.request('/api/triggers'));
+    return (Array.isArray(body) ? body : (body as { triggers: unknown[] }).triggers).length;
+  };
+  const triggersBefore = await triggerCount();
+  const jobs = async () => {
+    const body = await json<unknown>(await env.k.request('/api/cron/jobs'));
+    return (Array.isArray(body) ? body : (body as { jobs: unknown[] }).jobs) as Array<{ name: string }>;
+  };
+  const res = await activate(env.k, 'iota');
+  assert.equal(res.status, 400, 'the trigger module refuses the pattern');
+  const body = await json<{ error: string; instance_id: string; status: string }>(res);
+  assert.match(body.error, /hand 'iota' could not be activated: .*no_such_event/);
+  assert.match(body.status, /^Error: /);
+  assert.equal((await json<unknown[]>(await env.k.request('/api/agents'))).length, agentsBefore.length, 'its three agents are gone');
+  assert.deepEqual(
+    (await jobs()).filter((j) => j.name.startsWith('iota:')),
+    [],
+    'its schedule is gone',
+  );
+  assert.equal(await triggerCount(), triggersBefore, 'its valid trigger, made before the refused one, is gone');
+  const listed = (await json<{ instances: Instance[] }>(await env.k.request('/api/hands/active'))).instances.find((i) => i.instance_id === body.instance_id);
+  assert.deepEqual([listed?.agent_ids, listed?.schedule_ids, listed?.trigger_ids], [{}, [], []]);
+});
+
 test('an agent killed outside the hand puts its instance in Error', async () => {
   await install(env.k, teamHand('epsilon'));
   const inst = await json<Instance>(await activate(env.k, 'epsilon'));
