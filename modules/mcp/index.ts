@@ -2,9 +2,9 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools, type ToolDefinition } from '@talon/agents';
 import { authStatus } from '@talon/auth';
+import { secretVault } from '@talon/catalog';
 import { invokeGate } from '@talon/tools';
 import { mcpConfigSchema, mcpServerSchema, mcpServersSchema, type McpConfig } from './config.ts';
-import { SecretBox } from './services/secrets.ts';
 import { ServerStore } from './services/store.ts';
 import { Catalog } from './services/catalog.ts';
 import { McpManager } from './services/manager.ts';
@@ -37,7 +37,7 @@ export default defineModule<McpConfig>({
       onTools: () => void (toolDefs = agentToolDefinitions(manager.list(), limits)),
       setTimeout: (fn, ms) => ctx.setTimeout(fn, ms),
     });
-    const store = new ServerStore(ctx.db, new SecretBox(() => path.join(ctx.dataDir, 'secret.key')));
+    const store = new ServerStore(ctx.db, () => ctx.use(secretVault));
     const catalog = new Catalog(path.join(ctx.dir, 'catalog'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
     const servers = new McpServers({ store, manager, catalog, config, log: ctx.log });
     ctx.provide(mcpIntegrations, integrations(catalog, manager, servers));

@@ -10,11 +10,16 @@
  * served exactly as POST /api/mcp would serve it (the auth module checks the
  * bearer there), so the key is never read by this module.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyReply, FastifyRequest, Routes } from '@talon/module-sdk';
 import type { AgentRecord } from '@talon/agents';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { buildServer, type McpServerDeps } from '../services/mcp-server.ts';
+import type { McpServerDeps } from '../services/mcp-server.ts';
+
+/**
+ * The official SDK (and zod under it) is a large share of the service's start-up time and memory: its side of the
+ * endpoint is loaded with the first MCP request (the bundler keeps a dynamically imported file lazy).
+ */
+let sdkSide: Promise<typeof import('../services/mcp-server.ts')> | undefined;
+const loadSdkSide = () => (sdkSide ??= import('../services/mcp-server.ts'));
 
 export interface EndpointDeps extends McpServerDeps {
   keyRequired: () => boolean;
@@ -61,7 +66,6 @@ function webRequest(request: FastifyRequest): Request {
 }
 
 export function endpointRoutes(app: Routes, deps: EndpointDeps): void {
-  const validator = new AjvJsonSchemaValidator();
   const scopeOf = (request: FastifyRequest): AgentRecord | null | undefined => {
     const raw = request.headers[deps.agentHeader().toLowerCase()];
     const value = Array.isArray(raw) ? raw[0] : raw;
@@ -80,18 +84,11 @@ export function endpointRoutes(app: Routes, deps: EndpointDeps): void {
         `${deps.agentHeader()}: no agent '${String(request.headers[deps.agentHeader().toLowerCase()])}'`,
         firstId(request.body),
       );
-    const server = buildServer(deps, scope, validator);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      const res = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
-      reply.code(res.status);
-      res.headers.forEach((value, name) => void reply.header(name, value));
-      const text = await res.text();
-      return reply.send(text || undefined);
-    } finally {
-      await server.close();
-    }
+    const { answer } = await loadSdkSide();
+    const res = await answer(deps, scope, webRequest(request), request.body);
+    reply.code(res.status);
+    res.headers.forEach((value, name) => void reply.header(name, value));
+    return reply.send(res.text || undefined);
   };
 
   const schema = (summary: string, description: string) => ({ summary, description, tags: ['mcp'], body });

@@ -6,15 +6,28 @@
  * for GET /api/mcp/health: a server that never connects says why.
  */
 import type { Logger } from 'pino';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '@talon/module-sdk';
 import { expandArgs, type ServerSpec } from './spec.ts';
 import { killTree, processTree } from './process-tree.ts';
+
+/** The SDK's client side (and zod under it) costs start-up time and memory: loaded with the first connection. */
+let clientSdk: Promise<ClientSdk> | undefined;
+type ClientSdk = Awaited<ReturnType<typeof importClientSdk>>;
+async function importClientSdk() {
+  const [{ Client }, { StdioClientTransport }, { SSEClientTransport }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }] =
+    await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/sse.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+  return { Client, StdioClientTransport, SSEClientTransport, StreamableHTTPClientTransport, ToolListChangedNotificationSchema };
+}
 
 export type ServerStatus = 'connecting' | 'connected' | 'error' | 'stopped';
 
@@ -49,6 +62,8 @@ export class Connection {
   nextRetryAt?: string;
   private client?: Client;
   private transport?: Transport;
+  /** The transport when it is a stdio child (for its pid). */
+  private stdio?: StdioClientTransport;
   private retry?: NodeJS.Timeout;
   private stopped = false;
   private readonly stderrTail: string[] = [];
@@ -60,7 +75,7 @@ export class Connection {
 
   /** The stdio child's pid while it runs. */
   pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    return this.stdio?.pid ?? undefined;
   }
 
   /** One attempt; a failure schedules the next. Resolves when this attempt is over. */
@@ -71,10 +86,13 @@ export class Connection {
     await this.dispose();
     this.status = 'connecting';
     this.stderrTail.length = 0;
-    const transport = this.makeTransport();
-    const client = new Client({ name: 'talon', version: this.deps.clientVersion }, { capabilities: {} });
+    const sdk = await (clientSdk ??= importClientSdk());
+    if (this.stopped) return;
+    const transport = this.makeTransport(sdk);
+    const client = new sdk.Client({ name: 'talon', version: this.deps.clientVersion }, { capabilities: {} });
     this.client = client;
     this.transport = transport;
+    this.stdio = transport instanceof sdk.StdioClientTransport ? transport : undefined;
     client.onclose = () => {
       if (this.client === client) this.failed(new Error('the connection closed'));
     };
@@ -83,7 +101,7 @@ export class Connection {
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs() });
       const tools = await this.listTools(client);
       if (this.client !== client) return;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.refresh(client));
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.refresh(client));
       this.tools = tools;
       this.status = 'connected';
       this.lastOk = this.connectedSince = new Date().toISOString();
@@ -158,26 +176,27 @@ export class Connection {
 
   /** Closes the current client; a stdio child goes with its whole process tree. */
   private async dispose(): Promise<void> {
-    const { client, transport } = this;
+    const { client, transport, stdio } = this;
     this.client = undefined;
     this.transport = undefined;
+    this.stdio = undefined;
     if (!client || !transport) return;
-    const pid = transport instanceof StdioClientTransport ? transport.pid : null;
+    const pid = stdio?.pid;
     const tree = pid ? processTree(pid) : [];
     await Promise.all([tree.length ? killTree(tree, KILL_GRACE_MS) : undefined, client.close().catch(() => undefined)]);
   }
 
-  private makeTransport(): Transport {
+  private makeTransport(sdk: ClientSdk): Transport {
     const { transport, env, headers, name } = this.spec;
     if (transport.type === 'stdio') {
-      const stdio = new StdioClientTransport({ command: transport.command!, args: expandArgs(transport.args, env), env, stderr: 'pipe' });
+      const stdio = new sdk.StdioClientTransport({ command: transport.command!, args: expandArgs(transport.args, env), env, stderr: 'pipe' });
       stdio.stderr?.on('data', (chunk: Buffer) => this.stderr(chunk.toString('utf8')));
       return stdio;
     }
     const url = new URL(transport.url!);
     const requestInit = { headers };
     this.deps.log.debug({ server: name, type: transport.type }, 'MCP connecting over HTTP');
-    return transport.type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    return transport.type === 'sse' ? new sdk.SSEClientTransport(url, { requestInit }) : new sdk.StreamableHTTPClientTransport(url, { requestInit });
   }
 
   private stderr(text: string): void {

@@ -8,7 +8,8 @@
  * checks and tool hooks apply as in a turn.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '@talon/module-sdk';
 import type { AgentRecord, AgentRegistry, AgentRunner, AgentTools, ToolDefinition } from '@talon/agents';
@@ -113,7 +114,7 @@ function asMcpError(err: unknown): never {
  * validator is shared: left to itself the SDK builds an Ajv instance per Server, which cost more than the rest of a
  * tools/call together (about 1.5 ms).
  */
-export function buildServer(deps: McpServerDeps, scope: AgentRecord | undefined, validator: AjvJsonSchemaValidator): Server {
+function buildServer(deps: McpServerDeps, scope: AgentRecord | undefined, validator: AjvJsonSchemaValidator): Server {
   const server = new Server({ name: 'talon', version: deps.version }, { capabilities: { tools: {} }, jsonSchemaValidator: validator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offers(deps, scope).map((o) => o.tool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -123,4 +124,24 @@ export function buildServer(deps: McpServerDeps, scope: AgentRecord | undefined,
     return offer.run(args, extra.signal).catch(asMcpError);
   });
   return server;
+}
+
+let validator: AjvJsonSchemaValidator | undefined;
+
+/** Answers one JSON-RPC request (or batch) over the stateless Streamable HTTP transport, with JSON. */
+export async function answer(
+  deps: McpServerDeps,
+  scope: AgentRecord | undefined,
+  request: Request,
+  parsedBody: unknown,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const server = buildServer(deps, scope, (validator ??= new AjvJsonSchemaValidator()));
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const res = await transport.handleRequest(request, { parsedBody });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  } finally {
+    await server.close();
+  }
 }

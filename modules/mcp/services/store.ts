@@ -1,7 +1,7 @@
-/** MCP servers added through the API, in SQLite; their environment and header values are sealed. */
+/** MCP servers added through the API, in SQLite; their environment and header values are sealed by the service vault. */
 import type { Database } from 'better-sqlite3';
 import { prepared } from '@talon/module-sdk';
-import type { SecretBox } from './secrets.ts';
+import type { SecretVault } from '@talon/catalog';
 import type { ServerSpec, TransportSpec } from './spec.ts';
 
 interface Row {
@@ -18,10 +18,13 @@ interface Secrets {
   headers: Record<string, string>;
 }
 
+/** Binds a sealed value to its server: it cannot be moved to another row. */
+const owner = (id: string) => `mcp:server:${id}`;
+
 export class ServerStore {
   constructor(
     private readonly db: Database,
-    private readonly box: SecretBox,
+    private readonly vault: () => SecretVault,
   ) {}
 
   /** Every stored server; a row whose secrets no longer open (a lost key) keeps its spec without them. */
@@ -30,7 +33,7 @@ export class ServerStore {
     return rows.map((row) => {
       let secrets: Secrets = { env: {}, headers: {} };
       try {
-        secrets = JSON.parse(this.box.open(row.secrets, row.id)) as Secrets;
+        secrets = JSON.parse(this.vault().open(row.secrets, owner(row.id))) as Secrets;
       } catch (err) {
         onBroken(row.name, err as Error);
       }
@@ -50,7 +53,7 @@ export class ServerStore {
   /** Inserts or replaces (by id). */
   save(spec: ServerSpec): void {
     const now = new Date().toISOString();
-    const sealed = this.box.seal(JSON.stringify({ env: spec.env, headers: spec.headers } satisfies Secrets), spec.id);
+    const sealed = this.vault().seal(JSON.stringify({ env: spec.env, headers: spec.headers } satisfies Secrets), owner(spec.id));
     prepared(
       this.db,
       `INSERT INTO mcp_servers (id, name, template_id, transport, secrets, timeout_secs, created_at, updated_at)

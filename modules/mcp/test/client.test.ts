@@ -160,7 +160,7 @@ describe('MCP client: stdio servers', () => {
     await env.k.request('/api/mcp/servers/nocmd', { method: 'DELETE' });
   });
 
-  it('a real npm MCP server (server-everything) over stdio: connect, list, call', async () => {
+  it('a real npm MCP server (server-everything) over stdio: connect, list, call, killed → reconnected, removed → gone', async () => {
     const res = await env.k.request('/api/mcp/servers', {
       method: 'POST',
       json: { name: 'everything', transport: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] } },
@@ -173,6 +173,24 @@ describe('MCP client: stdio servers', () => {
     const before = env.fake.requests.length;
     await env.k.request(`/api/agents/${id}/message`, { method: 'POST', json: { message: 'echo' } });
     assert.match(JSON.stringify(env.fake.requests[before + 1].body.messages), /ping from talon/);
-    await env.k.request('/api/mcp/servers/everything', { method: 'DELETE' });
+
+    const pidOf = async () =>
+      (await json<{ servers: Array<{ name: string; pid: number | null; connected: boolean }> }>(await env.k.request('/api/mcp/health'))).servers.find(
+        (s) => s.name === 'everything',
+      )!;
+    const first = (await pidOf()).pid!;
+    process.kill(first, 'SIGKILL');
+    const second = (await waitFor(
+      async () => {
+        const s = await pidOf();
+        return s.connected && s.pid !== first ? s.pid! : undefined;
+      },
+      15000,
+      'server-everything reconnected',
+    ))!;
+    assert.ok(isAlive(second));
+    const del = await env.k.request('/api/mcp/servers/everything', { method: 'DELETE' });
+    assert.equal(del.status, 200);
+    assert.ok(!isAlive(second), 'the server process survived removal');
   });
 });

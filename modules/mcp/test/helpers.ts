@@ -89,7 +89,7 @@ export async function server(k: TestKernel, idOrName: string): Promise<ServerVie
   return json<ServerView>(await k.request(`/api/mcp/servers/${idOrName}`));
 }
 
-export async function waitConnected(k: TestKernel, idOrName: string, timeoutMs = 8000): Promise<ServerView> {
+export async function waitConnected(k: TestKernel, idOrName: string, timeoutMs = 15000): Promise<ServerView> {
   const view = await waitFor(
     async () => {
       const current = await server(k, idOrName);
