@@ -36,7 +36,6 @@ export default defineModule<Config>({
     const pool = new ProcessPool();
     const stats = new HookStats();
     const runner = new HookRunner({
-      sandbox: () => ctx.use(sandboxService),
       pool,
       stats,
       isolation: () => isolation,

@@ -6,8 +6,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxService } from '@talon/tools';
-import { shellQuote } from './launch.ts';
 import type { LoadedPlugin } from './store.ts';
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export interface DepsOutcome {
   name: string;

@@ -20,8 +20,6 @@ export interface Launch {
 
 export const PASSTHROUGH = ['PATH', 'LANG', 'LC_ALL', 'TZ'];
 
-export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
 export function launch(
   plugin: LoadedPlugin,
   hook: HookName,

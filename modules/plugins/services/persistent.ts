@@ -5,19 +5,11 @@
  * answers late, floods its output or exits is killed with its process group and the call fails; the next call
  * starts a fresh one. Idle processes are stopped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { killTree, spawnHook } from './hook-process.ts';
 import { HookFailure, lastJsonLine } from './protocol.ts';
 import type { Launch } from './launch.ts';
-
-function killGroup(child: ChildProcess): void {
-  if (!child.pid) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 interface Waiter {
   resolve(line: string): void;
@@ -39,17 +31,14 @@ export class PersistentProcess {
     readonly generation: number,
     private readonly maxBytes: number,
   ) {
-    const env: Record<string, string> = { HOME: l.dir, PWD: l.dir };
-    for (const name of l.passthrough) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-    if (!env.PATH) env.PATH = '/usr/local/bin:/usr/bin:/bin';
-    this.child = spawn(l.argv[0], l.argv.slice(1), { cwd: l.dir, env: { ...env, ...l.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawnHook(l);
     this.child.stdin!.on('error', () => undefined);
     this.child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-500)));
     this.child.on('error', (err) => this.fail(new HookFailure(`could not start: ${err.message}`)));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
-      killGroup(this.child);
+      killTree(this.child);
       const tail = this.stderrTail.trim().split('\n').pop();
       this.fail(new HookFailure(`the persistent process exited (${signal ?? `code ${code}`}) before answering${tail ? `: ${tail}` : ''}`));
     });
@@ -69,7 +58,7 @@ export class PersistentProcess {
 
   stop(): void {
     this.exited = true;
-    killGroup(this.child);
+    killTree(this.child);
     this.child.kill('SIGKILL');
     rmSync(this.l.dir, { recursive: true, force: true });
   }

@@ -1,20 +1,19 @@
 /**
- * One hook call of one plugin: the request on stdin (a one-shot process through the tools sandbox, or a persistent
- * process), the answer read and checked, retries as the plugin asks, and every attempt counted for health. The
- * wall-clock limit is the spec's 30 s unless configured lower; a plugin may only lower it further.
+ * One hook call of one plugin: the request on stdin (a one-shot process, or a persistent process), the answer read
+ * and checked, retries as the plugin asks, and every attempt counted for health. The wall-clock limit is the spec's
+ * 30 s unless configured lower; a plugin may only lower it further.
  */
 import { rmSync } from 'node:fs';
 import type { HookName } from '@talon/plugins';
-import type { SandboxService } from '@talon/tools';
+import { runOnce } from './hook-process.ts';
 import type { Isolation } from './isolation.ts';
-import { launch, shellQuote } from './launch.ts';
+import { launch } from './launch.ts';
 import { PersistentProcess, type ProcessPool } from './persistent.ts';
 import { HookFailure, readReply, type HookReply } from './protocol.ts';
 import type { HookStats } from './stats.ts';
 import type { LoadedPlugin } from './store.ts';
 
 export interface RunnerDeps {
-  sandbox: () => SandboxService;
   pool: ProcessPool;
   stats: HookStats;
   isolation: () => Isolation;
@@ -73,18 +72,9 @@ export class HookRunner {
     const l = launch(plugin, hook, { isolation: this.deps.isolation(), runRoot: this.deps.runRoot(), agentId });
     const timeoutMs = this.timeoutMs(plugin);
     try {
-      const out = await this.deps.sandbox().run({
-        command: l.argv.map(shellQuote).join(' '),
-        cwd: l.dir,
-        envPassthrough: l.passthrough,
-        env: l.env,
-        stdin: `${json}\n`,
-        timeoutMs,
-        maxOutputBytes: this.deps.maxOutputBytes(),
-        killOnOverflow: true,
-      });
+      const out = await runOnce(l, `${json}\n`, timeoutMs, this.deps.maxOutputBytes());
       if (out.timedOut) throw new HookFailure(`no answer within ${timeoutMs / 1000} s (killed with its process tree)`);
-      if (out.stdoutTruncated) throw new HookFailure(`printed more than ${this.deps.maxOutputBytes()} bytes`);
+      if (out.overflowed) throw new HookFailure(`printed more than ${this.deps.maxOutputBytes()} bytes`);
       if (out.exitCode !== 0) {
         const tail = errorLine(out.stderr);
         throw new HookFailure(`exited with code ${out.exitCode}${tail ? `: ${tail}` : ''}`);

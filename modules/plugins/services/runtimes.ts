@@ -90,7 +90,8 @@ export const RUNTIME_SPECS: Record<Runtime, RuntimeSpec> = {
     runtime: 'bash',
     aliases: ['sh', 'shell'],
     launcher: 'bash',
-    args: [],
+    // No start-up files: a bash whose stdin is a socket (Node's pipes are socket pairs) would read ~/.bashrc.
+    args: ['--noprofile', '--norc'],
     ext: '.sh',
     versionArgs: ['--version'],
     installHint: 'apt install bash · brew install bash',
