@@ -126,6 +126,9 @@ test('POST /api/hands/reload picks up added, changed and removed folders; a brok
   rmSync(path.join(dir, 'dropped'), { recursive: true });
   const third = await json<{ removed: string[] }>(await env.k.request('/api/hands/reload', { method: 'POST' }));
   assert.deepEqual(third.removed, ['dropped']);
+  const garbled = await env.k.request('/api/hands/reload', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":' });
+  assert.equal(garbled.status, 400);
+  assert.equal(typeof (await json<{ error: string }>(garbled)).error, 'string');
 });
 
 test('settings: GET shows declarations, options and values (secrets redacted); PUT is typed and reports unknown keys', async () => {

@@ -221,7 +221,7 @@ test('sign writes an Ed25519 envelope over plugin.toml and the hooks; a changed 
   assert.equal(unsignable.status, 400);
 });
 
-test('install-deps: nothing to install without a dependency file; requirements.txt goes through pip into .deps', async () => {
+test('install-deps: nothing to install without a dependency file; requirements.txt goes through pip into .deps; a pip failure is reported', async () => {
   const none = await json<{ status: string }>(await post('/api/plugins/plain/install-deps'));
   assert.equal(none.status, 'nothing_to_install');
   writeFileSync(path.join(env.home, 'plugins', 'plain', 'requirements.txt'), 'requests==2.0\n');
@@ -236,6 +236,13 @@ test('install-deps: nothing to install without a dependency file; requirements.t
     const r = await json<{ status: string; file: string; command: string }>(await post('/api/plugins/plain/install-deps'));
     assert.equal(r.status, 'installed');
     assert.equal(r.file, 'requirements.txt');
+    // pip failing (an index that cannot be reached, a package that does not exist) is an outcome, not a 5xx.
+    writeFileSync(path.join(bin, 'python3'), `#!/bin/sh\necho "ERROR: No matching distribution found for requests==2.0" >&2\nexit 1\n`);
+    const failed = await post('/api/plugins/plain/install-deps');
+    assert.equal(failed.status, 200);
+    const f = await json<{ status: string; message: string }>(failed);
+    assert.equal(f.status, 'error');
+    assert.match(f.message, /exit code 1: ERROR: No matching distribution/);
   } finally {
     process.env.PATH = old;
   }
