@@ -17,7 +17,7 @@ if (reason) console.log(`# skipped: ${reason}`);
 test('the reference registry hands install, and those whose requirements are met run through their lifecycle', { skip: reason }, async () => {
   const ids = readdirSync(path.join(corpus!, 'hands')).filter((d) => existsSync(path.join(corpus!, 'hands', d, 'HAND.toml')));
   const env = await startEnv({ extra: `[hub]\nregistry_url = "${corpus}"\n` });
-  const figures = { hands: ids.length, installed: 0, met: 0, cycled: 0, refused: [] as string[] };
+  const figures = { hands: ids.length, installed: 0, met: 0, cycled: 0, refused: [] as string[], unmet: [] as string[] };
   try {
     for (const id of ids) {
       const res = await env.k.request('/api/hands/install', { method: 'POST', json: { slug: id } });
@@ -26,8 +26,14 @@ test('the reference registry hands install, and those whose requirements are met
         continue;
       }
       figures.installed++;
-      const deps = await json<{ requirements_met: boolean }>(await env.k.request(`/api/hands/${id}/check-deps`, { method: 'POST' }));
-      if (!deps.requirements_met) continue;
+      const deps = await json<{ requirements_met: boolean; requirements: Array<{ check_value: string; satisfied: boolean; optional: boolean }> }>(
+        await env.k.request(`/api/hands/${id}/check-deps`, { method: 'POST' }),
+      );
+      if (!deps.requirements_met) {
+        const missing = deps.requirements.filter((r) => !r.satisfied && !r.optional).map((r) => r.check_value);
+        figures.unmet.push(`${id} (${missing.join(', ')})`);
+        continue;
+      }
       figures.met++;
       const act = await env.k.request(`/api/hands/${id}/activate`, { method: 'POST' });
       assert.equal(act.status, 201, `${id}: ${await act.clone().text()}`);

@@ -40,6 +40,10 @@ test('the reference registry plugins install and their ingest hooks run', { skip
     }
     console.log(`# corpus: ${JSON.stringify(figures)}`);
     assert.equal(figures.installed, names.length, figures.failures.join('\n'));
+    // A hook may fail here only for a Python package this machine lacks (install-deps needs the package index).
+    const otherFailures = figures.failures.filter((f) => !/No module named '[\w.]+'/.test(f));
+    assert.deepEqual(otherFailures, []);
+    assert.equal(figures.ingest_ok + figures.failures.length, figures.with_ingest);
   } finally {
     await stopEnv(env);
   }
