@@ -13,7 +13,11 @@ export default defineModule<CheckpointsConfig>({
       root: () => ctx.dataDir,
       db: ctx.db,
       log: ctx.log,
-      settings: () => ({ snapshotTimeoutMs: ctx.config.snapshot_timeout_ms, maxFileBytes: ctx.config.max_file_bytes }),
+      settings: () => ({
+        snapshotTimeoutMs: ctx.config.snapshot_timeout_ms,
+        maxFileBytes: ctx.config.max_file_bytes,
+        retention: { maxCount: ctx.config.max_checkpoints, maxAgeDays: ctx.config.max_age_days },
+      }),
       patchPaths: (patch) => ctx.tryUse(patchService)?.paths(patch) ?? [],
     });
     const hooks = ctx.hooks.tryTap(agentHooks);
@@ -22,6 +26,12 @@ export default defineModule<CheckpointsConfig>({
     else ctx.log.info('agents module not loaded: no snapshots are taken (restore and listing still work)');
     ctx.onStop(() => manager.close());
     return {
+      start() {
+        // Retention also for repositories no snapshot reaches any more; the first pass soon after start.
+        const sweep = () => void manager.sweep();
+        ctx.setTimeout(sweep, 60_000).unref();
+        ctx.setInterval(sweep, ctx.config.retention_sweep_hours * 3_600_000).unref();
+      },
       routes: (app) => checkpointRoutes(app, manager),
     };
   },

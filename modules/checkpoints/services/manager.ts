@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { HttpError } from '@talon/module-sdk';
 import type { Logger } from 'pino';
@@ -10,12 +12,14 @@ import { takeSnapshot } from './snapshot.ts';
 import { restoreCheckpoint, type RestoreResult } from './restore.ts';
 import { listCheckpoints } from './listing.ts';
 import { IndexMirror } from './index-mirror.ts';
+import { applyRetention, type RetentionPolicy } from './retention.ts';
 import type { ShadowLocation } from './git.ts';
 import type { CheckpointEntry, CheckpointMeta } from './message.ts';
 
 export interface CheckpointSettings {
   snapshotTimeoutMs: number;
   maxFileBytes: number;
+  retention: RetentionPolicy;
 }
 
 export interface ManagerDeps {
@@ -28,14 +32,19 @@ export interface ManagerDeps {
   patchPaths: (patch: string) => string[];
 }
 
-/** A restore is a client request, not on a tool's path: a generous fixed bound. */
+/** A restore is a client request, not on a tool's path: a generous fixed bound (retention work has the same). */
 const RESTORE_DEADLINE_MS = 60_000;
+
+/** A repository's retention is checked again after this long, whatever it got meanwhile. */
+const RETENTION_RECHECK_MS = 3_600_000;
 
 /** Snapshots, restores and listings of shadow repositories under one checkpoints root. */
 export class CheckpointManager {
   private readonly touched: TouchedPaths;
   private readonly queues = new SerialQueues();
   private readonly index = new IndexMirror();
+  /** Per repository: commits since its retention was last checked, and when that was. */
+  private readonly retained = new Map<string, { commits: number; at: number }>();
   private readonly log: Logger;
 
   constructor(private readonly deps: ManagerDeps) {
@@ -79,9 +88,54 @@ export class CheckpointManager {
     this.touched.record(workDir, paths);
     const { snapshotTimeoutMs, maxFileBytes } = this.deps.settings();
     const location = locate(this.deps.root(), workDir);
-    return this.queue(location, snapshotTimeoutMs, (signal) =>
+    const commit = await this.queue(location, snapshotTimeoutMs, (signal) =>
       takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }),
     );
+    if (commit) this.afterCommit(location);
+    return commit;
+  }
+
+  /**
+   * Queues a retention pass behind the snapshot (the tool does not wait for it) on a repository's first commit in
+   * this process, every tenth of max_checkpoints commits after, or an hour after the last pass.
+   */
+  private afterCommit(location: ShadowLocation): void {
+    const policy = this.deps.settings().retention;
+    if (!policy.maxCount && !policy.maxAgeDays) return;
+    const seen = this.retained.get(location.gitDir);
+    const every = Math.max(1, Math.ceil(policy.maxCount / 10));
+    if (seen && ++seen.commits < every && Date.now() - seen.at < RETENTION_RECHECK_MS) return;
+    this.retained.set(location.gitDir, { commits: 0, at: Date.now() });
+    void this.retain(location, policy);
+  }
+
+  private async retain(location: ShadowLocation, policy: RetentionPolicy, now = Date.now()): Promise<number> {
+    try {
+      const dropped = await this.queue(location, RESTORE_DEADLINE_MS, (signal) => applyRetention(location, policy, now, signal));
+      if (dropped) this.log.info({ workDir: location.workDir, dropped }, 'old checkpoints dropped (retention)');
+      return dropped;
+    } catch (err) {
+      this.log.warn({ err, gitDir: location.gitDir }, 'checkpoint retention failed; it is tried again later');
+      return 0;
+    }
+  }
+
+  /** Applies the retention policy to every shadow repository (also those no snapshot reaches any more). */
+  async sweep(now = Date.now()): Promise<number> {
+    const policy = this.deps.settings().retention;
+    if (!policy.maxCount && !policy.maxAgeDays) return 0;
+    const root = this.deps.root();
+    let names: string[];
+    try {
+      names = readdirSync(root).filter((name) => /^[0-9a-f]{16}$/.test(name));
+    } catch {
+      return 0; // no checkpoints yet
+    }
+    let dropped = 0;
+    // The working directory is not needed to drop history: the repository stands in for it.
+    for (const name of names)
+      dropped += await this.retain({ gitDir: path.join(root, name), workDir: path.join(root, name), emptyDir: path.join(root, '.empty') }, policy, now);
+    return dropped;
   }
 
   /** Restores a commit into the working directory (throws HttpError 404/400 for client mistakes, 503 past the deadline). */
