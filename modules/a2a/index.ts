@@ -2,6 +2,7 @@ import { defineModule } from '@talon/module-sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
 import { authStatus } from '@talon/auth';
+import { secretVault } from '@talon/catalog';
 import { a2aConfigSchema, type A2aConfig } from './config.ts';
 import { SqliteTaskStore } from './services/task-store.ts';
 import { AgentTaskExecutor } from './services/executor.ts';
@@ -44,7 +45,13 @@ export default defineModule<A2aConfig>({
       () => config().allowed_hosts,
       () => config().request_timeout_secs * 1000,
     );
-    const remote = new RemoteAgents({ db: ctx.db, fetch: fetchImpl, allowedHosts: () => config().allowed_hosts, maxChars: () => config().max_message_chars });
+    const remote = new RemoteAgents({
+      db: ctx.db,
+      fetch: fetchImpl,
+      vault: () => ctx.use(secretVault),
+      allowedHosts: () => config().allowed_hosts,
+      maxChars: () => config().max_message_chars,
+    });
     ctx.hooks.tap(agentHooks).tools.tap('a2a', (list) => [...list, a2aSendTool(remote)]);
 
     const defaultAgent = () => {

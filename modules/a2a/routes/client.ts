@@ -42,10 +42,23 @@ export function clientRoutes(app: Routes, remote: RemoteAgents, maxChars: () => 
       schema: {
         summary: 'Fetch the agent card at <url>/.well-known/agent.json and remember the agent (SSRF rules apply; see [a2a] allowed_hosts)',
         tags,
-        body: { type: 'object', properties: { url: { type: 'string', minLength: 1, maxLength: 2048 } }, required: ['url'] },
+        body: {
+          type: 'object',
+          properties: {
+            url: { type: 'string', minLength: 1, maxLength: 2048 },
+            token: {
+              type: 'string',
+              maxLength: 8192,
+              description:
+                "bearer token the agent asks for (another Talon's api_key): sent only to the agent's origin, stored encrypted, never read back; '' removes it",
+            },
+          },
+          required: ['url'],
+          additionalProperties: false,
+        },
       },
     },
-    async (request) => ({ status: 'discovered', agent: await remote.discover(request.body.url) }),
+    async (request) => ({ status: 'discovered', agent: await remote.discover(request.body.url, request.body.token) }),
   );
 
   const send = async (body: { agent_id: string; message: string | { parts: Array<{ text?: string }> }; blocking?: boolean }) =>

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { HttpError, badRequest, notFound, prepared } from '@talon/module-sdk';
+import type { SecretVault } from '@talon/catalog';
 import { Role, Task, TaskState, taskStateToJSON, type AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { message, status } from './messages.ts';
@@ -20,14 +21,34 @@ interface AgentRow {
   url: string;
   name: string;
   card: string;
+  /** The bearer token, sealed; null: none. */
+  token: string | null;
   discovered_at: string;
 }
 
 export interface RemoteDeps {
   db: Database;
   fetch: typeof fetch;
+  vault: () => SecretVault;
   allowedHosts: () => readonly string[];
   maxChars: () => number;
+}
+
+const tokenOwner = (agentId: string) => `a2a:token:${agentId}`;
+
+/**
+ * The fetch of one agent that asks for a bearer token: the token goes only to the origin the operator discovered the
+ * agent at, never to another host a card may name.
+ */
+export function withBearer(fetchImpl: typeof fetch, origin: string, token: string): typeof fetch {
+  return (input, init = {}) => {
+    const request = input instanceof Request ? input : undefined;
+    const url = request ? request.url : String(input);
+    if (new URL(url).origin !== origin) return fetchImpl(input, init);
+    const headers = new Headers(init.headers ?? request?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetchImpl(input, { ...init, headers });
+  };
 }
 
 /** Failures of the other side are 502 for our client, refusals of our SSRF rules 403. */
@@ -47,9 +68,20 @@ export function agentView(row: AgentRow) {
     description: card.description ?? '',
     version: card.version ?? '',
     skills: (card.skills ?? []).map((s) => ({ id: s.id, name: s.name, description: s.description ?? '' })),
+    has_token: row.token !== null,
     discovered_at: row.discovered_at,
     card,
   };
+}
+
+/** An SDK client factory whose transports (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3) use this fetch. */
+function factory(fetchImpl: typeof fetch): ClientFactory {
+  const legacyCompat = { enabled: true };
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat }), new RestTransportFactory({ fetchImpl, legacyCompat })],
+    }),
+  );
 }
 
 export class RemoteAgents {
@@ -57,12 +89,7 @@ export class RemoteAgents {
   private readonly clients = new Map<string, Promise<Client>>();
 
   constructor(private readonly deps: RemoteDeps) {
-    const legacyCompat = { enabled: true };
-    this.factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl: deps.fetch, legacyCompat }), new RestTransportFactory({ fetchImpl: deps.fetch, legacyCompat })],
-      }),
-    );
+    this.factory = factory(deps.fetch);
   }
 
   list() {
@@ -80,8 +107,11 @@ export class RemoteAgents {
     return row;
   }
 
-  /** Fetches the card at <url>/.well-known/agent.json (agent-card.json as fallback), or at the URL itself when it names a .json file. */
-  async discover(raw: string) {
+  /**
+   * Fetches the card at <url>/.well-known/agent.json (agent-card.json as fallback), or at the URL itself when it names
+   * a .json file. `token`: the bearer the agent asks for (stored sealed; '' removes it; undefined keeps a stored one).
+   */
+  async discover(raw: string, token?: string) {
     let base: string;
     try {
       base = checkUrl(raw.trim(), this.deps.allowedHosts()).toString().replace(/\/+$/, '');
@@ -103,13 +133,14 @@ export class RemoteAgents {
     if (!card) throw new HttpError(502, `no A2A agent card found (${problem})`);
     if (typeof card.name !== 'string' || !card.name) throw new HttpError(502, 'the agent card has no name');
     const url = base.endsWith('.json') ? base.replace(/\/\.well-known\/[^/]+$/, '') : base;
-    const existing = prepared<[string], { id: string }>(this.deps.db, 'SELECT id FROM a2a_remote_agents WHERE url = ?').get(url);
+    const existing = prepared<[string], { id: string; token: string | null }>(this.deps.db, 'SELECT id, token FROM a2a_remote_agents WHERE url = ?').get(url);
     const id = existing?.id ?? randomUUID();
+    const sealed = token === undefined ? (existing?.token ?? null) : token ? this.deps.vault().seal(token, tokenOwner(id)) : null;
     const now = new Date().toISOString();
     prepared(
       this.deps.db,
-      'INSERT INTO a2a_remote_agents (id, url, name, card, discovered_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET name = excluded.name, card = excluded.card, discovered_at = excluded.discovered_at',
-    ).run(id, url, card.name, JSON.stringify(card), now);
+      'INSERT INTO a2a_remote_agents (id, url, name, card, token, discovered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET name = excluded.name, card = excluded.card, token = excluded.token, discovered_at = excluded.discovered_at',
+    ).run(id, url, card.name, JSON.stringify(card), sealed, now);
     this.clients.delete(id);
     return agentView(this.get(id));
   }
@@ -182,7 +213,9 @@ export class RemoteAgents {
   private client(agent: AgentRow): Promise<Client> {
     let client = this.clients.get(agent.id);
     if (!client) {
-      client = this.factory.createFromAgentCard(JSON.parse(agent.card) as AgentCard);
+      const token = agent.token === null ? undefined : this.deps.vault().open(agent.token, tokenOwner(agent.id));
+      const maker = token === undefined ? this.factory : factory(withBearer(this.deps.fetch, new URL(agent.url).origin, token));
+      client = maker.createFromAgentCard(JSON.parse(agent.card) as AgentCard);
       client.catch(() => this.clients.delete(agent.id));
       this.clients.set(agent.id, client);
     }

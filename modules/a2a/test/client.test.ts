@@ -2,12 +2,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Server } from 'node:http';
 import express from 'express';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Role, type AgentCard } from '@a2a-js/sdk';
 import { json, spawnAgent, startEnv, stopEnv, type Env, type TaskView } from './helpers.ts';
+import { withBearer } from '../services/remote.ts';
 
 /** An A2A agent built with the SDK's own Express server: it echoes what it gets as a message. */
 async function startSdkAgent(): Promise<{ url: string; server: Server }> {
@@ -57,14 +60,17 @@ async function startSdkAgent(): Promise<{ url: string; server: Server }> {
   return { url: base, server };
 }
 
+const B_KEY = 'instance-b-api-key-0123456789';
+const asB = { authorization: `Bearer ${B_KEY}` };
+
 describe('A2A client', () => {
   let a: Env;
   let b: Env;
   let sdk: { url: string; server: Server };
   before(async () => {
     sdk = await startSdkAgent();
-    b = await startEnv('[a2a]\nname = "Instance B"');
-    await spawnAgent(b.k, 'responder');
+    b = await startEnv(`api_key = "${B_KEY}"\n[a2a]\nname = "Instance B"`);
+    await spawnAgent(b.k, 'responder', '[]', asB);
     a = await startEnv('[a2a]\nallowed_hosts = ["127.0.0.1"]', ['tools']);
   });
   after(async () => {
@@ -105,10 +111,24 @@ describe('A2A client', () => {
   });
 
   it('two instances: discover, send, reply; the task is followed on both sides', async () => {
-    const res = await discover(b.k.url);
+    // B has an api_key: its card is public, its tasks are not.
+    const bare = await json<{ agent: { id: string; has_token: boolean } }>(await discover(b.k.url));
+    assert.equal(bare.agent.has_token, false);
+    const refused = await a.k.request('/api/a2a/send', { method: 'POST', json: { agent_id: bare.agent.id, message: 'no key' } });
+    assert.equal(refused.status, 502);
+    assert.match((await json<{ error: string }>(refused)).error, /401|nauthori/);
+    const res = await a.k.request('/api/a2a/discover', { method: 'POST', json: { url: b.k.url, token: B_KEY } });
     assert.equal(res.status, 200);
-    const { agent } = await json<{ agent: { id: string; name: string } }>(res);
+    const { agent } = await json<{ agent: { id: string; name: string; has_token: boolean } }>(res);
     assert.equal(agent.name, 'Instance B');
+    assert.equal(agent.id, bare.agent.id, 'discovering again updates the agent');
+    assert.equal(agent.has_token, true);
+    const listed = JSON.stringify(await json(await a.k.request('/api/a2a/agents')));
+    assert.ok(!listed.includes(B_KEY), 'the token was read back');
+    const db = new Database(path.join(a.k.home, 'talon.db'), { readonly: true });
+    const stored = db.prepare('SELECT token FROM a2a_remote_agents WHERE id = ?').get(agent.id) as { token: string };
+    db.close();
+    assert.ok(stored.token && !stored.token.includes(B_KEY), 'the token is stored in clear');
     const list = await json<{ agents: Array<{ id: string }>; total: number }>(await a.k.request('/api/a2a/agents'));
     assert.equal(list.total, 2);
     assert.equal((await json<{ name: string }>(await a.k.request(`/api/a2a/agents/${agent.id}`))).name, 'Instance B');
@@ -122,7 +142,7 @@ describe('A2A client', () => {
     assert.equal(task.status, 'completed');
     assert.deepEqual(task.result, { role: 'agent', parts: [{ text: 'B says hello back' }] });
     assert.match(JSON.stringify(b.fake.requests.at(-1)!.body.messages), /hello B/);
-    const remoteView = await json<TaskView>(await b.k.request(`/a2a/tasks/${task.remote_task_id}`));
+    const remoteView = await json<TaskView>(await b.k.request(`/a2a/tasks/${task.remote_task_id}`, { headers: asB }));
     assert.equal(remoteView.status, 'completed');
     const local = await json<TaskView>(await a.k.request(`/api/a2a/tasks/${task.task_id}`));
     assert.equal(local.agent_id, agent.id);
@@ -139,6 +159,21 @@ describe('A2A client', () => {
     const [first, second] = a.fake.requests.slice(before);
     assert.match(JSON.stringify(first.body.tools), /Instance B/);
     assert.match(JSON.stringify(second.body.messages), /B answers the tool/);
+  });
+
+  it('the token goes only to the origin the agent was discovered at, not to another host its card names', async () => {
+    const seen: Array<[string, string | null]> = [];
+    const record: typeof fetch = async (input, init) => {
+      seen.push([String(input), new Headers(init?.headers).get('authorization')]);
+      return new Response('{}');
+    };
+    const guarded = withBearer(record, 'http://127.0.0.1:4545', 'secret-token');
+    await guarded('http://127.0.0.1:4545/a2a', { method: 'POST', headers: { 'content-type': 'application/json' } });
+    await guarded('http://evil.example/a2a', { method: 'POST' });
+    assert.deepEqual(seen, [
+      ['http://127.0.0.1:4545/a2a', 'Bearer secret-token'],
+      ['http://evil.example/a2a', null],
+    ]);
   });
 
   it('errors of the client endpoints', async () => {
