@@ -16,6 +16,11 @@ export default defineModule<WasmConfig>({
       wasmRuntime,
       wasmRuntimeService(compiler, pool, () => ctx.config),
     );
-    return { stop: () => pool.close() };
+    return {
+      stop: () => {
+        compiler.close();
+        return pool.close();
+      },
+    };
   },
 });

@@ -4,6 +4,7 @@ import { badRequest, notFound, safeJoin, type Routes } from '@talon/module-sdk';
 import type { SkillStore } from '@talon/skills';
 import { LINKED_FOLDERS } from '../services/tree.ts';
 import type { SkillRegistry } from '../services/store.ts';
+import { matchesEtag, SkillListing } from '../services/listing.ts';
 
 const nameParams = { type: 'object', properties: { name: { type: 'string', maxLength: 200 } }, required: ['name'] } as const;
 const MAX_FILE_BYTES = 256 * 1024;
@@ -45,24 +46,7 @@ export interface SkillRouteDeps {
 
 export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
   const { store, registry } = deps;
-  // The list is serialised once per registry change (and category): with a thousand skills that is most of the work.
-  const listed = new Map<string, string>();
-  let listedAt = -1;
-  const listBody = (category: string | undefined): string => {
-    if (listedAt !== registry.generation) listed.clear();
-    listedAt = registry.generation;
-    let body = listed.get(category ?? '');
-    if (body === undefined) {
-      const all = store.list();
-      const skills = category ? all.filter((s) => s.category === category) : all;
-      const categories = [...new Set(all.map((s) => s.category))].sort();
-      const blocked = registry.blocked().map(({ name, path, reason }) => ({ name, path, reason }));
-      body = JSON.stringify({ skills, total: skills.length, categories, blocked });
-      if (listed.size > 100) listed.clear();
-      listed.set(category ?? '', body);
-    }
-    return body;
-  };
+  const listing = new SkillListing(store, registry);
   app.get(
     '/api/skills',
     {
@@ -72,7 +56,12 @@ export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
         querystring: { type: 'object', properties: { category: { type: 'string', description: 'only skills of this category' } } },
       },
     },
-    async (request, reply) => reply.type('application/json; charset=utf-8').send(listBody(request.query.category)),
+    async (request, reply) => {
+      const body = listing.body(request.query.category);
+      reply.header('etag', body.etag);
+      if (matchesEtag(request.headers['if-none-match'], body.etag)) return reply.code(304).send();
+      return reply.type('application/json; charset=utf-8').send(body.json);
+    },
   );
 
   app.get('/api/skills/:name', { schema: { summary: 'One skill', tags: ['skills'], params: nameParams } }, async (request) => {

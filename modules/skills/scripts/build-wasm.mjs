@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the bundled WASM skills from their source: every `<name>.wat` in a folder of modules/skills/bundled becomes
 // `<name>.wasm` beside it (binaryen parses, validates and emits it). `npm ci` runs this (the prepare script); the
-// binaries are not in the repository. A binary newer than its source is left alone; `--force` rebuilds all.
+// binaries are not in the repository. A binary newer than its source is left alone; `--force` rebuilds all;
+// `--check` builds in memory and fails (exit 1) when a binary on disk is missing or not what its source builds.
 import { readdirSync, renameSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const bundled = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundled');
 
 /** The .wat sources under the bundled skills and the binary each builds. */
-export function sources(root = bundled) {
+function sources(root = bundled) {
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .flatMap((d) =>
@@ -20,7 +21,7 @@ export function sources(root = bundled) {
 }
 
 /** WAT text → a validated WASM binary. */
-export async function compileWat(text) {
+async function compileWat(text) {
   const { default: binaryen } = await import('binaryen');
   const m = binaryen.parseText(text);
   try {
@@ -38,7 +39,19 @@ const stale = ({ wat, wasm }) => {
   return !out || out.mtimeMs < statSync(wat).mtimeMs;
 };
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv.includes('--check')) {
+  const wrong = [];
+  for (const pair of sources()) {
+    const built = Buffer.from(await compileWat(readFileSync(pair.wat, 'utf8')));
+    const onDisk = statSync(pair.wasm, { throwIfNoEntry: false }) ? readFileSync(pair.wasm) : undefined;
+    if (!onDisk?.equals(built)) wrong.push(path.relative(process.cwd(), pair.wasm));
+  }
+  if (wrong.length) {
+    console.error(`not built from their source (run node modules/skills/scripts/build-wasm.mjs): ${wrong.join(', ')}`);
+    process.exit(1);
+  }
+  console.log(`${sources().length} WASM skill binaries match their source`);
+} else {
   const force = process.argv.includes('--force');
   for (const pair of sources().filter((p) => force || stale(p))) {
     const bytes = await compileWat(readFileSync(pair.wat, 'utf8'));

@@ -9,6 +9,11 @@ const SHOWN = 10;
 export class SkillHistory {
   constructor(private readonly db: Database) {}
 
+  /** Runs fn in one transaction (loading a thousand skills records a thousand versions: one commit, not a thousand). */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** Records a version when the content hash differs from the last one recorded; true when it did. */
   record(name: string, version: string, contentHash: string, changelog: string): boolean {
     const last = prepared(this.db, 'SELECT content_hash FROM skills_versions WHERE name = ? ORDER BY seq DESC LIMIT 1').get(name) as

@@ -100,9 +100,11 @@ export class SkillRegistry {
   loadAll(): number {
     this.skills.clear();
     this.blockedByPath.clear();
-    for (const dir of subfolders(this.deps.bundledDir)) this.loadFolder(dir, true);
     mkdirSync(this.deps.userDir(), { recursive: true });
-    for (const dir of subfolders(this.deps.userDir())) this.loadFolder(dir, false);
+    this.deps.history.batch(() => {
+      for (const dir of subfolders(this.deps.bundledDir)) this.loadFolder(dir, true);
+      for (const dir of subfolders(this.deps.userDir())) this.loadFolder(dir, false);
+    });
     this.generation++;
     return this.skills.size;
   }

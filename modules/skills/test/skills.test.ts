@@ -41,6 +41,13 @@ test('GET /api/skills lists the bundled skills with every list field; ?category 
   const dev = await json<ListBody>(await env.k.request('/api/skills?category=development'));
   assert.ok(dev.total >= 2 && dev.skills.every((s) => s.category === 'development'));
   assert.equal((await json<ListBody>(await env.k.request('/api/skills?category=nope'))).total, 0);
+  // The body is made once per change and carries an ETag: a client holding it gets a 304 without a body.
+  const etag = (await env.k.request('/api/skills')).headers.get('etag')!;
+  assert.match(etag, /^"[\w-]+"$/);
+  const again = await env.k.request('/api/skills', { headers: { 'if-none-match': etag } });
+  assert.equal(again.status, 304);
+  assert.equal(await again.text(), '');
+  assert.notEqual((await env.k.request('/api/skills?category=development')).headers.get('etag'), etag);
 });
 
 test('detail has every field; unknown skill is 404 naming it', async () => {
@@ -108,6 +115,10 @@ test('create: validated, scanned, hot-loaded (200); bad input 400; a critical fi
   });
   assert.equal(res.status, 200);
   assert.deepEqual(await json(res), { status: 'created', name: 'haiku', version: '0.1.0', message: "Skill 'haiku' created and loaded" });
+  assert.ok(
+    (await json<ListBody>(await env.k.request('/api/skills'))).skills.some((s) => s.name === 'haiku'),
+    'the cached list body is made again',
+  );
   const detail = await json<{ source: string; evolution: { versions: Array<{ changelog: string; content_hash: string }> } }>(
     await env.k.request('/api/skills/haiku'),
   );

@@ -3,9 +3,9 @@
  * and on disk (keyed by the SHA-256 of the source and the memory cap), so a restart does not pay again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Instrumenter } from './instrumenter.ts';
 
 export interface Prepared {
   key: string;
@@ -14,17 +14,29 @@ export interface Prepared {
 }
 
 const INSTRUMENT_VERSION = 1;
-const COMPILE_TIMEOUT_MS = 60_000;
 
 export class Compiler {
   private readonly ready = new Map<string, Promise<Prepared>>();
+  private readonly files = new Map<string, { mtimeMs: number; size: number; maxPages: number; prepared: Promise<Prepared> }>();
+
+  private readonly instrumenter: Instrumenter;
 
   constructor(
-    private readonly workerFile: string,
+    workerFile: string,
     private readonly cacheDir: () => string,
-  ) {}
+  ) {
+    this.instrumenter = new Instrumenter(workerFile);
+  }
+
+  close(): void {
+    this.instrumenter.close();
+  }
 
   prepare(modulePath: string, maxPages: number): Promise<Prepared> {
+    // Every call asks: a stat (not a read and a hash of the whole module) tells whether the file is unchanged.
+    const st = statSync(modulePath);
+    const seen = this.files.get(modulePath);
+    if (seen && seen.mtimeMs === st.mtimeMs && seen.size === st.size && seen.maxPages === maxPages) return seen.prepared;
     const source = readFileSync(modulePath);
     const key = createHash('sha256').update(`${INSTRUMENT_VERSION}:${maxPages}:`).update(source).digest('hex');
     let pending = this.ready.get(key);
@@ -35,6 +47,8 @@ export class Compiler {
       if (this.ready.size > 64) this.ready.clear();
       this.ready.set(key, pending);
     }
+    if (this.files.size > 256) this.files.clear();
+    this.files.set(modulePath, { mtimeMs: st.mtimeMs, size: st.size, maxPages, prepared: pending });
     return pending;
   }
 
@@ -44,31 +58,11 @@ export class Compiler {
       const cached = JSON.parse(readFileSync(file, 'utf8')) as { bytes: string; memory: Prepared['memory'] };
       return { key, bytes: Buffer.from(cached.bytes, 'base64'), memory: cached.memory };
     }
-    const out = await instrumentInWorker(this.workerFile, { source, wat, maxPages });
+    const out = await this.instrumenter.run({ source, wat, maxPages });
     mkdirSync(this.cacheDir(), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ bytes: Buffer.from(out.bytes).toString('base64'), memory: out.memory }));
     renameSync(tmp, file);
     return { key, bytes: out.bytes, memory: out.memory };
   }
-}
-
-function instrumentInWorker(file: string, data: { source: Buffer; wat: boolean; maxPages: number }): Promise<Omit<Prepared, 'key'>> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(file, { workerData: data });
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      reject(new Error('instrumenting the module took too long'));
-    }, COMPILE_TIMEOUT_MS);
-    worker.once('message', (msg: { ok: boolean; error?: string; bytes?: Uint8Array; memory?: Prepared['memory'] }) => {
-      clearTimeout(timer);
-      void worker.terminate();
-      if (msg.ok) resolve({ bytes: msg.bytes!, memory: msg.memory ?? null });
-      else reject(new Error(msg.error));
-    });
-    worker.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
 }

@@ -24,6 +24,8 @@ interface Slot {
   /** Settles when the thread said it is ready (or failed to start). */
   ready: Promise<void>;
   busy: boolean;
+  /** Keys of the modules the thread has compiled. */
+  known: Set<string>;
 }
 
 export class WorkerPool {
@@ -59,7 +61,13 @@ export class WorkerPool {
         else this.release(slot);
         resolve(reply);
       };
-      const onMessage = (msg: ExecReply & { id: number }) => msg.id === id && finish(msg, false);
+      const onMessage = (msg: (ExecReply & { id: number }) | { id: number; missing: true }) => {
+        if (msg.id !== id) return;
+        // The thread dropped the module from its cache: send it again, with the bytes this time.
+        if ('missing' in msg) return slot.worker.postMessage({ id, ...request });
+        slot.known.add(request.key);
+        finish(msg, false);
+      };
       const onError = (err: Error) => finish({ ok: false, kind: 'trap', error: `the executor failed: ${err.message}` }, true);
       const onAbort = () => finish({ ok: false, kind: 'aborted', error: 'the call was stopped', aborted: true }, true);
       const timer = setTimeout(
@@ -70,7 +78,8 @@ export class WorkerPool {
       slot.worker.once('error', onError);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) return onAbort();
-      slot.worker.postMessage({ id, ...request });
+      // The module's bytes cross to the thread only the first time: it keeps the compiled module by key.
+      slot.worker.postMessage(slot.known.has(request.key) ? { id, ...request, bytes: undefined } : { id, ...request });
     });
   }
 
@@ -107,7 +116,7 @@ export class WorkerPool {
     this.release(slot);
   }
 
-  private spawn(): { worker: Worker; ready: Promise<void> } {
+  private spawn(): { worker: Worker; ready: Promise<void>; known: Set<string> } {
     const worker = new Worker(this.file);
     worker.unref();
     const ready = new Promise<void>((resolve, reject) => {
@@ -121,6 +130,6 @@ export class WorkerPool {
       worker.once('error', reject);
     });
     ready.catch(() => undefined);
-    return { worker, ready };
+    return { worker, ready, known: new Set() };
   }
 }

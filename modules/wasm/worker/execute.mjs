@@ -8,10 +8,13 @@ import { parentPort } from 'node:worker_threads';
 const modules = new Map();
 const HOST_CALL_FUEL = 1000n;
 const LOG_MAX = 4096;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 function compiled(key, bytes) {
   let mod = modules.get(key);
   if (!mod) {
+    if (!bytes) return undefined;
     mod = new WebAssembly.Module(bytes);
     if (modules.size > 32) modules.clear();
     modules.set(key, mod);
@@ -41,9 +44,9 @@ function run(call) {
   const host = hostMethods(call, logs);
   let exports;
   const view = () => new Uint8Array(memory.buffer);
-  const readStr = (ptr, len) => new TextDecoder().decode(view().subarray(ptr, ptr + len));
+  const readStr = (ptr, len) => decoder.decode(view().subarray(ptr, ptr + len));
   const writeStr = (text) => {
-    const data = new TextEncoder().encode(text);
+    const data = encoder.encode(text);
     const ptr = exports.alloc(data.length) >>> 0;
     view().set(data, ptr);
     return (BigInt(ptr) << 32n) | BigInt(data.length);
@@ -70,14 +73,17 @@ function run(call) {
       },
     },
   };
-  const instance = new WebAssembly.Instance(compiled(call.key, call.bytes), imports);
+  const mod = compiled(call.key, call.bytes);
+  // The pool sends the bytes only for a module it has not sent before; after an eviction it asks again.
+  if (!mod) return { missing: true };
+  const instance = new WebAssembly.Instance(mod, imports);
   exports = instance.exports;
   if (typeof exports.alloc !== 'function' || typeof exports.execute !== 'function')
     return { ok: false, kind: 'invalid', error: 'the module must export alloc and execute' };
   exports.__talon_fuel.value = BigInt(call.fuel);
   const fuelUsed = () => Number(BigInt(call.fuel) - exports.__talon_fuel.value);
   try {
-    const input = new TextEncoder().encode(call.envelope);
+    const input = encoder.encode(call.envelope);
     const ptr = exports.alloc(input.length) >>> 0;
     view().set(input, ptr);
     const packed = BigInt.asUintN(64, BigInt(exports.execute(ptr, input.length)));

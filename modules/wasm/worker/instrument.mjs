@@ -1,9 +1,9 @@
-// Runs in a worker thread (binaryen is an ES module with top-level await, which the bundled module code cannot
-// load): WAT or WASM in, instrumented WASM out. Fuel: after binaryen's `flatten` pass every statement is about one
+// Runs in a worker thread the host keeps for a batch of jobs (binaryen is an ES module with top-level await, which
+// the bundled module code cannot load): WAT or WASM in, instrumented WASM out. Fuel: after binaryen's `flatten` pass every statement is about one
 // instruction and loops only sit in blocks, ifs and loops, so a charge of "statements in this region" at each
 // function entry and each loop iteration counts executed instructions (an upper bound); when the exported
 // global __talon_fuel goes below zero the code traps. The memory becomes an import, so the host decides its maximum.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import binaryen from 'binaryen';
 
 const FUEL = '__talon_fuel';
@@ -89,8 +89,11 @@ function importMemory(m, maxPages) {
   return { initial: info.initial, maximum: Math.min(declared, maxPages) };
 }
 
-try {
-  parentPort.postMessage({ ok: true, ...instrument(workerData) });
-} catch (err) {
-  parentPort.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) });
-}
+// Jobs one after another, for as long as the host keeps the thread.
+parentPort.on('message', ({ id, ...job }) => {
+  try {
+    parentPort.postMessage({ id, ok: true, ...instrument(job) });
+  } catch (err) {
+    parentPort.postMessage({ id, ok: false, error: err instanceof Error ? err.message : String(err) });
+  }
+});
