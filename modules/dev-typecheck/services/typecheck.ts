@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 
@@ -15,6 +15,7 @@ export class BackgroundTypecheck {
   private running?: Promise<void>;
   private again = new Set<string>();
   private child?: ChildProcess;
+  private readonly skipped = new Set<string>();
   private readonly tsc: string;
 
   constructor(
@@ -24,9 +25,19 @@ export class BackgroundTypecheck {
     this.tsc = createRequire(path.join(serviceRoot, 'package.json')).resolve('typescript/bin/tsc');
   }
 
-  /** Checks the project that holds the module folder: its own tsconfig.json, else the service's. */
+  /**
+   * Checks the project that holds the module folder: its own tsconfig.json, else the service's when the
+   * folder is inside the service. A module elsewhere without a tsconfig.json is in no project: checking
+   * the whole service for it would cost a core for nothing, so it is skipped (said once).
+   */
   schedule(moduleDir: string): void {
     const own = path.join(moduleDir, 'tsconfig.json');
+    const inside = !path.relative(this.serviceRoot, moduleDir).startsWith('..');
+    if (!existsSync(own) && !inside) {
+      if (!this.skipped.has(moduleDir)) this.log.info({ dir: moduleDir }, 'type check skipped: the module has no tsconfig.json (see docs/modules.md)');
+      this.skipped.add(moduleDir);
+      return;
+    }
     this.again.add(existsSync(own) ? own : path.join(this.serviceRoot, 'tsconfig.json'));
     this.running ??= this.drain().finally(() => (this.running = undefined));
   }
@@ -51,6 +62,12 @@ export class BackgroundTypecheck {
     const args = [this.tsc, '--noEmit', '-p', project, '--incremental', '--tsBuildInfoFile', buildInfo, '--pretty', 'false'];
     return new Promise((resolve) => {
       const child = (this.child = spawn(process.execPath, args, { cwd: path.dirname(project), stdio: ['ignore', 'pipe', 'ignore'] }));
+      // Background work: the service's requests (and the next reload) come first.
+      try {
+        if (child.pid) setPriority(child.pid, 10);
+      } catch {
+        // the checker already exited
+      }
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk));
       child.on('error', (err) => this.log.warn({ err }, 'type check could not run'));
