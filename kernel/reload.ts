@@ -26,7 +26,7 @@ export class ModuleWatcher {
     keyOf: (file: string) => string | undefined,
     log: Logger,
     onChange: (moduleDir: string) => void,
-    debounceMs = 60,
+    debounceMs = 25,
   ): Promise<ModuleWatcher> {
     const { watch } = await import('chokidar');
     const w = new ModuleWatcher(keyOf, log, onChange, debounceMs);

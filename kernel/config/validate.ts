@@ -7,7 +7,8 @@ import { ajvFor } from '../ajv.ts';
 // module schemas are checked by their own tests instead.
 // verbose: an error carries its schema, so a schema's own `x-error` text can replace the generic message.
 export const configAjv = () => ajvFor('config', { allErrors: true, useDefaults: true, strict: false, validateSchema: false, verbose: true });
-const compiled = new WeakMap<object, ValidateFunction>();
+// By the schema's text: a hot reload brings a new schema object, mostly with the same text (compiling costs ~20 ms).
+const compiled = new Map<string, ValidateFunction>();
 
 export interface SectionResult {
   value: Record<string, unknown>;
@@ -20,10 +21,11 @@ export interface SectionResult {
  * everything else is an error naming the key and the problem. Defaults are filled in.
  */
 export function validateSection(schema: JsonSchema, input: unknown, prefix: string): SectionResult {
-  let validate = compiled.get(schema);
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
   if (!validate) {
     validate = configAjv().compile(schema);
-    compiled.set(schema, validate);
+    compiled.set(text, validate);
   }
   const value = structuredClone(input ?? {}) as Record<string, unknown>;
   validate(value);

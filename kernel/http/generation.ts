@@ -120,7 +120,7 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
   for (const m of modules) {
     const routes = m.parts.routes;
     if (!routes) continue;
-    app.register(async (child) => {
+    const plugin = async (child: FastifyInstance) => {
       // One module per turn of the event loop: building a generation never holds other requests up for long.
       await new Promise((resolve) => setImmediate(resolve));
       current = m.id;
@@ -134,7 +134,9 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
       } catch (err) {
         throw new RouteBuildError(m.id, err as Error);
       }
-    });
+    };
+    // Named, or Fastify looks for the plugin's name among the exports of every loaded file.
+    app.register(Object.assign(plugin, { [Symbol.for('fastify.display-name')]: m.id }));
   }
   try {
     await app.ready();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createRequire, Module } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,7 @@ export interface Bundle {
 // Bundles are cached on disk, keyed by the entry and checked against every input file: a warm start needs no esbuild.
 const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
 const CACHE_VERSION = 4;
+let writes = 0;
 const cacheFile = (entry: string) => path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
 const unchanged = (i: Bundle['inputs'][number]) => {
   const st = statSync(i.file, { throwIfNoEntry: false });
@@ -54,15 +56,20 @@ export async function bundleModule(entry: string, incremental?: Bundlers): Promi
     }
   }
   const bundle = await build(entry, incremental);
+  void remember(entry, bundle);
+  return bundle;
+}
+
+/** Written in the background: a reload is not held up by the disk, nor are the requests served meanwhile. */
+async function remember(entry: string, bundle: Bundle): Promise<void> {
+  const tmp = `${cacheFile(entry)}.${process.pid}.${++writes}.tmp`;
   try {
-    mkdirSync(CACHE_DIR, { recursive: true });
-    const tmp = `${cacheFile(entry)}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(bundle));
-    renameSync(tmp, cacheFile(entry));
+    await mkdir(CACHE_DIR, { recursive: true });
+    await writeFile(tmp, JSON.stringify(bundle));
+    await rename(tmp, cacheFile(entry));
   } catch {
     // a cache that cannot be written only costs speed
   }
-  return bundle;
 }
 
 async function build(entry: string, contexts?: Bundlers): Promise<Bundle> {
