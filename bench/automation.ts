@@ -7,7 +7,7 @@
  * - workflows in a daemon over the fake provider: the overhead per step of a 20-step sequential run (client time
  *   minus the provider's own time), and 10 fan_out steps against a provider that takes 500 ms each.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -44,6 +44,12 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** The scheduler module's tables, as its migrations make them. */
+function migrateScheduler(db: Database.Database): void {
+  const dir = path.join(ROOT, 'modules/scheduler/migrations');
+  for (const file of readdirSync(dir).sort()) db.exec(readFileSync(path.join(dir, file), 'utf8'));
+}
+
 const wallCpu = ([, wall, cpu]: [unknown, number, number]) => `${ms(wall)} wall, ${ms(cpu)} CPU`;
 
 const ZONES = ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Tokyo'];
@@ -57,6 +63,7 @@ function jobFields(i: number, nextRun: number, distinct = JOBS): JobFields {
     name: `job-${i}`,
     agent_id: 'bench',
     workflow_id: null,
+    handler: null,
     schedule: expression(Math.floor(k / ZONES.length)),
     kind: 'cron',
     tz: ZONES[k % ZONES.length],
@@ -86,7 +93,7 @@ async function schedulerFigures(dir: string): Promise<Record<string, string>> {
   const db = new Database(path.join(dir, 'scheduler.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec(readFileSync(path.join(ROOT, 'modules/scheduler/migrations/0001_scheduler.sql'), 'utf8'));
+  migrateScheduler(db);
   const jobs = new JobStore(db);
   const future = Date.now() + 3_600_000;
   // A realistic table: 10,000 jobs over 200 expression and zone pairs (many jobs share "0 9 * * *").
@@ -137,7 +144,7 @@ async function schedulerFigures(dir: string): Promise<Record<string, string>> {
 async function firingLateness(dir: string): Promise<Record<string, string>> {
   const db = new Database(path.join(dir, 'lateness.db'));
   db.pragma('journal_mode = WAL');
-  db.exec(readFileSync(path.join(ROOT, 'modules/scheduler/migrations/0001_scheduler.sql'), 'utf8'));
+  migrateScheduler(db);
   const jobs = new JobStore(db);
   const now = Date.now();
   for (let i = 0; i < 200; i++) {

@@ -1,6 +1,7 @@
 import { defineModule, type FromSchema } from '@talon/module-sdk';
 import { agentRegistry } from '@talon/agents';
 import { semanticMemory } from '@talon/memory';
+import { schedulerHooks, schedulerJobs } from '@talon/scheduler';
 import { Dreams } from './services/dreams.ts';
 import { dreamRoutes } from './routes/auto-dream.ts';
 
@@ -8,8 +9,7 @@ const configSchema = {
   type: 'object',
   properties: {
     enabled: { type: 'boolean', default: false, description: "consolidate agents' memory on a schedule (per-agent switches override)" },
-    min_hours: { type: 'number', minimum: 0, default: 24, description: 'an agent is consolidated again after this many hours' },
-    check_interval_secs: { type: 'integer', minimum: 1, default: 3600, description: 'how often due agents are looked for' },
+    min_hours: { type: 'number', minimum: 1, default: 24, description: "hours between two consolidations of an agent (its scheduler job's interval)" },
   },
   additionalProperties: false,
 } as const;
@@ -29,14 +29,19 @@ export default defineModule<Config>({
       db: ctx.db,
       agents,
       memory: () => ctx.tryUse(semanticMemory),
+      jobs: () => ctx.tryUse(schedulerJobs),
       config: () => ctx.config,
+      warn: (err, agentId) => ctx.log.warn({ err, agentId }, "could not set up the agent's auto-dream job"),
       publish: (agentId, status, detail) => ctx.events.publish('memory.consolidated', { agentId, status, result: detail.result }),
     });
+    // The scheduler runs the jobs; this tap is what a run does (it goes with this copy of the module).
+    ctx.hooks.tryTap(schedulerHooks)?.handler.tapPromise('auto-dream', (job) => dreams.scheduled(job));
+    ctx.events.subscribe('agent.spawned', (event) => dreams.sync(event.data.agentId));
+    ctx.hooks.kernel.config.changed.tapPromise('auto-dream', async (change) => {
+      if (change.path === '' || change.path.startsWith('auto_dream')) dreams.syncAll();
+    });
     return {
-      start() {
-        // The scheduler module offers no job service to other modules yet: a timer of our own (docs/decisions-operations.md).
-        ctx.setInterval(() => dreams.tick(), ctx.config.check_interval_secs * 1000);
-      },
+      start: () => dreams.syncAll(),
       routes: (app) => dreamRoutes(app, dreams, agents),
     };
   },

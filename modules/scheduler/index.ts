@@ -3,7 +3,7 @@ import { agentRegistry } from '@talon/agents';
 import { taskQueue } from '@talon/tasks';
 import { workflowRunner } from '@talon/workflows';
 import { deliveries } from '@talon/triggers';
-import { schedulerJobs } from '@talon/scheduler';
+import { schedulerHooks, schedulerJobs } from '@talon/scheduler';
 import { schedulerConfigSchema, type SchedulerConfig } from './config.ts';
 import { Schedules } from './services/spec.ts';
 import { JobStore } from './services/jobs.ts';
@@ -16,6 +16,7 @@ import { ownedJobs } from './services/owned.ts';
 
 export default defineModule<SchedulerConfig>({
   configSchema: schedulerConfigSchema,
+  hooks: [schedulerHooks],
   register(ctx) {
     const config = () => ctx.config;
     const jobs = new JobStore(ctx.db);
@@ -27,6 +28,7 @@ export default defineModule<SchedulerConfig>({
       workflows,
       deliveries: () => ctx.tryUse(deliveries),
       events: ctx.events,
+      runHandler: (job) => ctx.hooks.get(schedulerHooks).handler.promise(job),
       config,
       log: ctx.log,
     });

@@ -1,12 +1,14 @@
 /**
  * Runs a job once: an agent turn (in the queue's 'schedule' lane, origin 'schedule') whose reply goes to the
- * deliveries, or a workflow run. Records the outcome on the job and publishes schedule.fired. Never rejects.
+ * deliveries, a workflow run, or a module's handler (scheduler.jobs). Records the outcome on the job and publishes
+ * schedule.fired. Never rejects.
  */
 import type { Logger } from 'pino';
 import type { EventAccess } from '@talon/module-sdk';
 import type { TaskQueue } from '@talon/tasks';
 import type { WorkflowRunner } from '@talon/workflows';
 import type { Deliveries } from '@talon/triggers';
+import type { HandlerOutcome, HandlerRun } from '@talon/scheduler';
 import type { SchedulerConfig } from '../config.ts';
 import type { JobRow, JobStore } from './jobs.ts';
 
@@ -26,6 +28,8 @@ export interface DispatchDeps {
   workflows: () => WorkflowRunner | undefined;
   deliveries: () => Deliveries | undefined;
   events: Pick<EventAccess, 'publish'>;
+  /** Asks the module handlers (schedulerHooks.handler). */
+  runHandler: (job: HandlerRun) => Promise<HandlerOutcome | undefined>;
   config: () => SchedulerConfig;
   log: Logger;
 }
@@ -59,7 +63,8 @@ export class Dispatcher {
   async run(job: JobRow, scheduled: boolean): Promise<RunReport> {
     const report: RunReport = { status: 'completed', schedule_id: job.id, agent_id: job.agent_id, workflow_id: job.workflow_id };
     try {
-      if (job.workflow_id) await this.workflow(job, report);
+      if (job.handler) await this.handler(job, report);
+      else if (job.workflow_id) await this.workflow(job, report);
       else await this.turn(job, report);
     } catch (err) {
       report.status = 'failed';
@@ -104,6 +109,14 @@ export class Dispatcher {
     }
     report.response = result.response;
     await this.deps.deliveries()?.deliver({ agentId, source: 'schedule', sourceId: job.id, sessionId: result.sessionId, response: result.response, cause });
+  }
+
+  private async handler(job: JobRow, report: RunReport): Promise<void> {
+    const run: HandlerRun = { handler: job.handler!, jobId: job.id, name: job.name, agentId: job.agent_id, input: job.prompt };
+    const outcome = await this.deps.queue().run('schedule', () => this.deps.runHandler(run));
+    if (!outcome) throw new Error(`no running module handles '${job.handler}'`);
+    if (!outcome.ok) throw new Error(outcome.error);
+    report.response = outcome.result;
   }
 
   private async workflow(job: JobRow, report: RunReport): Promise<void> {

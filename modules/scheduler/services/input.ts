@@ -63,8 +63,12 @@ export interface InputDeps {
   workflows: () => WorkflowRunner | undefined;
 }
 
-/** The fields to write for a create (no `existing`) or an update; 400/404/409 naming the problem. */
-export function normalize(deps: InputDeps, body: JobBody, existing?: JobRow): { fields: JobFields; reset: boolean } {
+/**
+ * The fields to write for a create (no `existing`) or an update; 400/404/409 naming the problem. `handler` is set
+ * only by the scheduler.jobs service: a module's handler the job runs instead of a turn.
+ */
+export function normalize(deps: InputDeps, body: JobBody, existing?: JobRow, handler?: string): { fields: JobFields; reset: boolean } {
+  if (existing?.handler) refuseRetargeting(body, existing);
   const now = Date.now();
   const text = scheduleText(body) ?? existing?.schedule;
   if (!text) throw badRequest('cron (or schedule) is required: a 5-field cron expression, "every 5m" or "at <ISO time>"');
@@ -87,6 +91,7 @@ export function normalize(deps: InputDeps, body: JobBody, existing?: JobRow): { 
     name: body.name ?? existing?.name ?? `${targetName} ${text}`.slice(0, 128),
     agent_id: agentId,
     workflow_id: workflowId,
+    handler: handler ?? existing?.handler ?? null,
     schedule: text,
     kind: schedule.kind,
     tz: schedule.tz,
@@ -101,6 +106,14 @@ export function normalize(deps: InputDeps, body: JobBody, existing?: JobRow): { 
   };
   const toggled = existing !== undefined && body.enabled !== undefined && (body.enabled ? 1 : 0) !== existing.enabled;
   return { fields, reset: scheduleChanged || toggled };
+}
+
+/** A job that runs a module's handler keeps its target: only when it runs may change. */
+function refuseRetargeting(body: JobBody, job: JobRow): void {
+  const retarget = (['agent_id', 'workflow_id', 'prompt', 'message', 'action', 'session_mode'] as const).filter((k) => body[k] !== undefined);
+  if (retarget.length) {
+    throw badRequest(`job '${job.name}' runs the module handler '${job.handler}': ${retarget.join(', ')} cannot change (its schedule, zone and state can)`);
+  }
 }
 
 /** The schedule text of a body: `cron`, or `schedule` as a string or an object. */

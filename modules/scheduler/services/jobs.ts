@@ -14,6 +14,8 @@ export interface JobRow {
   name: string;
   agent_id: string | null;
   workflow_id: string | null;
+  /** A module's handler the job runs (scheduler.jobs), instead of an agent turn or a workflow. */
+  handler: string | null;
   schedule: string;
   kind: Kind;
   tz: string;
@@ -44,6 +46,7 @@ export type JobFields = Pick<
   | 'name'
   | 'agent_id'
   | 'workflow_id'
+  | 'handler'
   | 'schedule'
   | 'kind'
   | 'tz'
@@ -61,6 +64,7 @@ const FIELDS = [
   'name',
   'agent_id',
   'workflow_id',
+  'handler',
   'schedule',
   'kind',
   'tz',

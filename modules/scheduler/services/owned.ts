@@ -1,4 +1,7 @@
-/** The scheduler.jobs service: jobs other modules create (a hand's schedules), through the same checks as the API. */
+/**
+ * The scheduler.jobs service: jobs other modules create (a hand's schedules, auto-dream's consolidations), through
+ * the same checks as the API.
+ */
 import type { JobSummary, SchedulerJobs } from '@talon/scheduler';
 import type { JobRow, JobStore } from './jobs.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -11,6 +14,7 @@ function summary(job: JobRow): JobSummary {
     name: job.name,
     agent_id: job.agent_id,
     schedule: job.schedule,
+    handler: job.handler,
     enabled: job.enabled === 1,
     next_run: iso(job.next_run),
     last_run: iso(job.last_run),
@@ -25,6 +29,7 @@ export function ownedJobs(scheduler: Scheduler, jobs: JobStore): SchedulerJobs {
         scheduler.create(
           { name: request.name, agent_id: request.agentId, cron: request.schedule, tz: request.tz, prompt: request.prompt, enabled: request.enabled },
           via,
+          request.handler,
         ),
       ),
     get: (id) => {
@@ -37,5 +42,10 @@ export function ownedJobs(scheduler: Scheduler, jobs: JobStore): SchedulerJobs {
       return true;
     },
     remove: (id) => jobs.delete(id),
+    reschedule: (id, changes) => {
+      if (!jobs.get(id)) return undefined;
+      const { schedule, tz, enabled } = changes;
+      return summary(scheduler.update(id, { ...(schedule === undefined ? {} : { cron: schedule }), ...(tz === undefined ? {} : { tz }), enabled }));
+    },
   };
 }

@@ -24,8 +24,8 @@ export class Scheduler {
     return job;
   }
 
-  create(body: JobBody, via: string): JobRow {
-    const { fields } = normalize(this.input, body);
+  create(body: JobBody, via: string, handler?: string): JobRow {
+    const { fields } = normalize(this.input, body, undefined, handler);
     const job = this.jobs.create(fields, via);
     this.ticker.poke();
     return job;

@@ -26,6 +26,7 @@ export function jobView(job: JobRow) {
     ...jobStatus(job),
     agent_id: job.agent_id,
     workflow_id: job.workflow_id,
+    handler: job.handler,
     schedule: job.schedule,
     cron: job.schedule,
     kind: job.kind,

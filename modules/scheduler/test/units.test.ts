@@ -1,7 +1,7 @@
 /** The scheduler's parts on a real SQLite file: times, claims by two nodes, backoff, a job that cannot be planned. */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,7 +25,8 @@ function openDb(name: string): Database.Database {
 }
 
 function migrate(db: Database.Database): void {
-  db.exec(readFileSync(path.join(import.meta.dirname, '../migrations/0001_scheduler.sql'), 'utf8'));
+  const dir = path.join(import.meta.dirname, '../migrations');
+  for (const file of readdirSync(dir).sort()) db.exec(readFileSync(path.join(dir, file), 'utf8'));
 }
 
 function fields(over: Partial<JobFields>): JobFields {
@@ -33,6 +34,7 @@ function fields(over: Partial<JobFields>): JobFields {
     name: 'job',
     agent_id: 'a',
     workflow_id: null,
+    handler: null,
     schedule: '0 * * * *',
     kind: 'cron',
     tz: 'UTC',
