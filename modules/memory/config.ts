@@ -7,7 +7,8 @@ export const memoryConfigSchema = {
     embedding_provider: {
       type: 'string',
       default: '',
-      description: "'' = no embeddings (FTS5 only); an OpenAI-compatible base URL (http://127.0.0.1:11434/v1), or a provider name the llm module resolves",
+      description:
+        "'' = no embeddings (FTS5 only); 'auto' = the first provider the environment names (OPENAI_API_KEY... then OLLAMA_HOST...); an OpenAI-compatible base URL (http://127.0.0.1:11434/v1), or a provider name the llm module resolves",
     },
     embedding_model: { type: 'string', minLength: 1, default: 'text-embedding-3-small', description: 'model sent to /embeddings' },
     embedding_api_key_env: { type: 'string', default: '', description: 'environment variable holding the embedding API key (overrides the provider key)' },
@@ -40,6 +41,12 @@ export const memoryConfigSchema = {
     },
     session_ttl_hours: { type: 'number', exclusiveMinimum: 0, default: 24, description: 'session-level entries idle longer than this expire' },
     stale_score: { type: 'number', minimum: 0, maximum: 1, default: 0.05, description: 'cleanup removes session/agent entries whose score fell below this' },
+    max_entries_per_agent: {
+      type: 'integer',
+      minimum: 0,
+      default: 1000,
+      description: 'entries kept per agent; past it the least important (lowest score, then least recently recalled) are evicted; 0 = no limit',
+    },
     max_key_bytes: { type: 'integer', minimum: 1, maximum: 4096, default: 256, description: 'longest KV key (400 above)' },
     max_value_bytes: { type: 'integer', minimum: 1, default: 262144, description: 'largest KV value as JSON text (413 above)' },
     max_content_bytes: { type: 'integer', minimum: 16, default: 16384, description: 'largest memory entry content (413 above)' },

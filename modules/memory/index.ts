@@ -4,6 +4,7 @@ import { llmService } from '@talon/llm';
 import { kvMemory, semanticMemory } from '@talon/memory';
 import { memoryConfigSchema, type MemoryConfig } from './config.ts';
 import { Memory } from './services/memory.ts';
+import { detectEmbeddingProvider } from './services/embedder.ts';
 import { Extractor } from './services/extractor.ts';
 import { tapAgentHooks } from './services/agent-hooks.ts';
 import { kvRoutes } from './routes/kv.ts';
@@ -46,6 +47,10 @@ export default defineModule<MemoryConfig>({
         ctx.setInterval(() => memory.queue.kick(), EMBED_RETRY_MS);
         memory.queue.kick();
         ctx.log.info({ search: memory.embeddingStatus() }, 'memory ready');
+        // Embeddings send entry text to a provider, so they are opt-in; say when one is at hand.
+        const available = ctx.config.embedding_provider.trim() === '' ? detectEmbeddingProvider() : undefined;
+        if (available)
+          ctx.log.info({ from: available.from }, 'an embedding provider is available: [memory] embedding_provider = "auto" would use it for vector search');
       },
       routes(app) {
         kvRoutes(app, memory.kv);

@@ -146,10 +146,34 @@ export class EntryStore {
   }
 
   add(input: NewEntry): MemoryItem {
-    const row = this.insert(input);
+    const row = this.db.transaction(() => {
+      const inserted = this.insert(input);
+      if (inserted.agent_id) this.evict(inserted.agent_id, inserted.seq);
+      return inserted;
+    })();
     this.onChange();
     if (row.agent_id) this.changed({ agentId: row.agent_id, operation: 'remember', memoryId: row.id });
     return toItem(row);
+  }
+
+  /**
+   * The per-agent cap (max_entries_per_agent): past it, the least important entries go — lowest score (decay lowers
+   * it, recall slows that), then least recently recalled, then oldest. `keep` (the entry just stored) never goes.
+   * Returns the ids evicted.
+   */
+  evict(agentId: string, keep?: number): string[] {
+    const cap = this.config().max_entries_per_agent;
+    if (!cap) return [];
+    const count = this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries WHERE agent_id = ?').get(agentId)!.n;
+    if (count <= cap) return [];
+    const gone = this.prepare<[string, number, number], { id: string }>(
+      `DELETE FROM memory_entries WHERE seq IN (SELECT seq FROM memory_entries WHERE agent_id = ? AND seq != ?
+         ORDER BY score ASC, accessed_at ASC, seq ASC LIMIT ?) RETURNING id`,
+    )
+      .all(agentId, keep ?? -1, count - cap)
+      .map((r) => r.id);
+    for (const id of gone) this.changed({ agentId, operation: 'forget', memoryId: id });
+    return gone;
   }
 
   /** Inserts one entry (no queue kick); `id` and times may be given by imports. */

@@ -11,7 +11,7 @@ import { Consolidator } from './consolidate.ts';
 import { RelationStore } from './relations.ts';
 import { Transfer } from './transfer.ts';
 import { EmbeddingQueue } from './embed-queue.ts';
-import { Embedder, resolveEmbeddingTarget, type EmbeddingTarget } from './embedder.ts';
+import { detectEmbeddingProvider, Embedder, resolveEmbeddingTarget, type EmbeddingTarget } from './embedder.ts';
 import type { MemoryConfig } from '../config.ts';
 
 export interface MemoryDeps {
@@ -57,7 +57,9 @@ export class Memory implements SemanticMemory {
   /** The embedding endpoint for the current config (re-resolved when the config changes). */
   embeddingTarget(): EmbeddingTarget | undefined {
     const c = this.deps.config();
-    const key = `${c.embedding_provider}\u0000${c.embedding_model}\u0000${c.embedding_api_key_env}`;
+    // With "auto" the environment decides: a key set later (POST /api/providers/{name}/key) is picked up.
+    const detected = c.embedding_provider.trim() === 'auto' ? detectEmbeddingProvider()?.provider : '';
+    const key = `${c.embedding_provider}\u0000${detected}\u0000${c.embedding_model}\u0000${c.embedding_api_key_env}`;
     if (this.targetCache?.key !== key) {
       this.targetCache = { key, target: resolveEmbeddingTarget(c, this.deps.llm?.(), this.deps.log) };
       this.queryCache.clear();

@@ -113,6 +113,8 @@ export class Transfer {
           );
         }
       }
+      // The imported entries count against the agent's cap like any other (the least important go).
+      this.entries.evict(agentId);
       for (const r of doc.relations ?? []) this.relations.upsert(agentId, r);
       const kv = this.kv.importAll(agentId, doc.kv_pairs ?? []);
       return { memories: doc.memories?.length ?? 0, relations: doc.relations?.length ?? 0, kv_pairs: kv };

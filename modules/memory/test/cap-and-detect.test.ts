@@ -1,0 +1,90 @@
+/** The per-agent cap with eviction of the least important entries, and embedding_provider = "auto". */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeProvider } from '@talon/module-sdk/testing';
+import { detectEmbeddingProvider } from '../services/embedder.ts';
+import { AGENT_A, AGENT_B, json, memoryOnDisk, startMemoryKernel } from './helpers.ts';
+
+test('max_entries_per_agent: past the cap the lowest score goes first, then the least recently recalled; other agents are untouched', () => {
+  let clock = Date.UTC(2026, 0, 1);
+  const { memory, db, close } = memoryOnDisk({ now: () => clock, config: { max_entries_per_agent: 3 } });
+  try {
+    const add = (content: string, agentId = AGENT_A) => {
+      clock += 1000;
+      return memory.entries.add({ content, agentId, level: 'user' }).id;
+    };
+    const [faded, old, recalled] = [add('faded fact'), add('old fact'), add('recalled fact')];
+    add('of another agent', AGENT_B);
+    db.prepare('UPDATE memory_entries SET score = 0.2 WHERE id = ?').run(faded);
+    memory.entries.touch([recalled]);
+    const fresh = add('a new fact');
+    const ids = () => memory.entries.agentRows(AGENT_A).map((r) => r.id);
+    assert.deepEqual(ids(), [old, recalled, fresh], 'the lowest score was evicted');
+    add('one more');
+    assert.deepEqual(ids().includes(old), false, 'then the least recently recalled of equal score');
+    assert.equal(ids().length, 3);
+    assert.equal(memory.entries.agentRows(AGENT_B).length, 1);
+    // An import counts against the cap too.
+    memory.transfer.import(AGENT_A, { memories: [{ content: 'imported one' }, { content: 'imported two' }] });
+    assert.equal(ids().length, 3);
+  } finally {
+    close();
+  }
+});
+
+test('detectEmbeddingProvider: cloud keys in the reference order, then local servers as OpenAI-compatible base URLs', () => {
+  assert.equal(detectEmbeddingProvider({}), undefined);
+  assert.deepEqual(detectEmbeddingProvider({ MISTRAL_API_KEY: 'm', OPENROUTER_API_KEY: 'o', OLLAMA_HOST: 'x:1' }), {
+    provider: 'openrouter',
+    from: 'OPENROUTER_API_KEY',
+  });
+  assert.deepEqual(
+    detectEmbeddingProvider({ OPENAI_API_KEY: ' ', FIREWORKS_API_KEY: 'f' }),
+    { provider: 'fireworks', from: 'FIREWORKS_API_KEY' },
+    'blank is unset',
+  );
+  assert.deepEqual(detectEmbeddingProvider({ OLLAMA_HOST: '127.0.0.1:11434', VLLM_BASE_URL: 'http://v:8000/v1' }), {
+    provider: 'http://127.0.0.1:11434/v1',
+    from: 'OLLAMA_HOST',
+  });
+  assert.deepEqual(detectEmbeddingProvider({ LMSTUDIO_BASE_URL: 'http://127.0.0.1:1234/' }), {
+    provider: 'http://127.0.0.1:1234/v1',
+    from: 'LMSTUDIO_BASE_URL',
+  });
+});
+
+test('embedding_provider = "auto" embeds through the provider the environment names', async () => {
+  const fake = new FakeProvider();
+  await fake.start();
+  const names = [
+    'OPENAI_API_KEY',
+    'OPENROUTER_API_KEY',
+    'MISTRAL_API_KEY',
+    'TOGETHER_API_KEY',
+    'FIREWORKS_API_KEY',
+    'OLLAMA_HOST',
+    'VLLM_BASE_URL',
+    'LMSTUDIO_BASE_URL',
+  ];
+  const saved = Object.fromEntries(names.map((n) => [n, process.env[n]]));
+  names.forEach((n) => delete process.env[n]);
+  process.env.OLLAMA_HOST = fake.url.replace('http://', '');
+  const k = await startMemoryKernel('[memory]\nembedding_provider = "auto"\nembedding_model = "fake-embed"\n');
+  try {
+    await k.request('/api/memory', { method: 'POST', json: { content: 'The user likes tea', agent_id: AGENT_A } });
+    let stats: { embedding_status: string; pending_embeddings: number } | undefined;
+    for (let i = 0; i < 200 && stats?.pending_embeddings !== 0; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 25));
+      stats = await json(await k.request('/api/memory/stats'));
+    }
+    assert.equal(stats!.embedding_status, 'fts5+vector');
+    assert.equal(stats!.pending_embeddings, 0);
+    assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && r.body.model === 'fake-embed'));
+  } finally {
+    await k.stop();
+    await fake.stop();
+    for (const n of names)
+      if (saved[n] === undefined) delete process.env[n];
+      else process.env[n] = saved[n];
+  }
+});
