@@ -40,3 +40,18 @@ test('an existing agent passes the guard (also written in upper case)', async ()
   assert.equal((await k.request(`/api/memory/agents/${agent_id}/kv`)).status, 200);
   assert.equal((await k.request(`/api/agents/${agent_id.toUpperCase()}`)).status, 200);
 });
+
+test('a body nested 10,000 levels deep is a 400 naming the limit on the routes that answered 500 (issue 10 item 4)', async () => {
+  const res = await k.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "deep"\n' } });
+  const { agent_id } = (await res.json()) as { agent_id: string };
+  const deep = `{"value": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+  for (const [method, path] of [
+    ['PATCH', `/api/agents/${agent_id}/config`],
+    ['POST', `/api/agents/${agent_id}/memory/import`],
+    ['PUT', `/api/memory/agents/${agent_id}/kv/deep`],
+  ]) {
+    const answer = await k.request(path, { method, headers: { 'content-type': 'application/json' }, body: deep });
+    assert.equal(answer.status, 400, `${method} ${path}`);
+    assert.match(((await answer.json()) as { error: string }).error, /nests deeper than 64 levels/, `${method} ${path}`);
+  }
+});
