@@ -2,6 +2,7 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
 import { manifestSigner } from '@talon/manifest-signing';
+import { securityHooks } from '@talon/security';
 import { signingConfigSchema, type SigningConfig } from './services/config.ts';
 import { loadOrCreateIdentity, type NodeIdentity } from './services/identity.ts';
 import { Signer } from './services/signer.ts';
@@ -19,6 +20,8 @@ export default defineModule<SigningConfig>({
     };
     const signer = new Signer(id, () => ctx.config);
     ctx.provide(manifestSigner, signer);
+    // On once the node key is loaded: until then nothing can be signed or checked.
+    ctx.hooks.tryTap(securityHooks)?.systemStates.tap('manifest-signing', (states) => (identity ? states : { ...states, manifest_signing: 'inactive' }));
     ctx.hooks.tryTap(agentHooks)?.authorizeSpawn.tap('manifest-signature', (request) => checkSpawn(request, signer, ctx.config, ctx.events));
     return {
       start() {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
 import { promptScanner, type PromptScanner } from '@talon/prompt-guard';
+import { securityHooks } from '@talon/security';
 import { guardConfigSchema, type GuardConfig } from './services/config.ts';
 import { loadRules } from './services/rules.ts';
 import { Scanner } from './services/scanner.ts';
@@ -28,6 +29,8 @@ export default defineModule<GuardConfig>({
     const agents = ctx.hooks.tryTap(agentHooks);
     agents?.toolResult.tap('mark-untrusted', (output, call) => untrusted.toolResult(output, call));
     agents?.beforeModelCall.tap('mark-injected-message', (call) => untrusted.beforeModelCall(call));
+    // On once the rules are loaded: until then every scan would throw.
+    ctx.hooks.tryTap(securityHooks)?.systemStates.tap('prompt-guard', (states) => (scanner ? states : { ...states, prompt_injection_scanning: 'inactive' }));
     return {
       start() {
         const file = ctx.config.rules_file || path.join(ctx.dir, 'rules', 'injection-rules.json');

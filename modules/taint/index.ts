@@ -1,6 +1,7 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
-import { taintConfigSchema, type TaintConfig } from './services/config.ts';
+import { securityHooks } from '@talon/security';
+import { SINKS, taintConfigSchema, type TaintConfig } from './services/config.ts';
 import { TaintTracker } from './services/tracker.ts';
 
 export default defineModule<TaintConfig>({
@@ -12,6 +13,10 @@ export default defineModule<TaintConfig>({
     hooks.authorizeToolCall.tap('taint-sinks', (call) => tracker.authorize(call));
     hooks.toolResult.tap('taint-sources', (output, call) => tracker.result(output, call));
     hooks.afterTurn.tap('taint-forget', (turn) => tracker.endTurn(turn.turnId));
+    // A policy with every sink "off" checks nothing: the system is off although the module runs.
+    ctx.hooks
+      .tryTap(securityHooks)
+      ?.systemStates.tap('taint', (states) => (SINKS.every((sink) => ctx.config.sinks[sink] === 'off') ? { ...states, taint_tracking: 'inactive' } : states));
     return {};
   },
 });

@@ -2,20 +2,25 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
 import type { ManifestSigner } from '@talon/manifest-signing';
 
 let k: TestKernel;
 let other: TestKernel;
 const MANIFEST = 'name = "signed-agent"\n[model]\nprovider = "default"\nmodel = "default"\n';
 const json = async <T>(res: Response) => (await res.json()) as T;
+/** Audit entries of one type that mention text in their details. */
+const audited = async (type: string, text: string) =>
+  (await json<{ entries: Array<{ details: unknown }> }>(await k.request(`/api/audit/recent?limit=500&event_type=${type}`))).entries.filter((e) =>
+    JSON.stringify(e.details).includes(text),
+  );
 
 before(async () => {
   // Two nodes: "other" signs, "k" trusts it (and itself).
   other = await startTestKernel({ only: ['manifest-signing', 'error-envelope'] });
   const otherKey = (await json<{ public_key: string }>(await other.request('/api/signing/identity'))).public_key;
   k = await startTestKernel({
-    only: ['manifest-signing', 'agents', 'skills', 'prompt-guard', 'error-envelope'],
+    only: ['manifest-signing', 'agents', 'skills', 'prompt-guard', 'audit', 'error-envelope'],
     config: `[default_model]\nprovider = "openai"\nmodel = "m"\n[manifest_signing]\ntrusted_signers = ["${otherKey}"]\ntrust_self = false\n`,
   });
 });
@@ -40,6 +45,7 @@ test('a spawn with a signed_manifest from a trusted signer passes; tampered, unt
   const bad = await k.request('/api/agents', { method: 'POST', json: { manifest_toml: tampered, signed_manifest: JSON.stringify(envelope) } });
   assert.equal(bad.status, 403);
   assert.match((await json<{ error: string }>(bad)).error, /signed_manifest refused/);
+  await waitFor(async () => (await audited('manifest_rejected', 'evil-agent')).length === 1, 5000, 'the refusal in the audit trail');
   const selfSigned = await json<Record<string, unknown>>(
     await k.request('/api/signing/sign', { method: 'POST', json: { manifest_toml: MANIFEST.replace('signed-agent', 'self') } }),
   );
@@ -95,6 +101,7 @@ test('skills: install with verify requires a valid SIGNATURE.json by a trusted s
   const r1 = await k.request('/api/skills/install', { method: 'POST', json: { source: unsigned, verify: true } });
   assert.equal(r1.status, 403);
   assert.match((await json<{ error: string }>(r1)).error, /not signed/);
+  await waitFor(async () => (await audited('skill_blocked', 'unsigned-skill')).length === 1, 5000, 'the refusal in the audit trail');
   const changed = make('changed-skill');
   writeFileSync(path.join(changed, 'SIGNATURE.json'), JSON.stringify(signer.sign('skill', signer.hashTree(changed))));
   writeFileSync(path.join(changed, 'SKILL.md'), '---\nname: changed-skill\ndescription: changed after signing\n---\nx\n');

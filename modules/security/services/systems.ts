@@ -1,4 +1,5 @@
 import type { ModuleInfo } from '@talon/module-sdk';
+import type { SystemState } from '@talon/security';
 
 /** The spec's 16 security systems and the module that implements each. */
 export const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
@@ -20,10 +21,17 @@ export const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
   session_repair: 'agents',
 });
 
-export function securityOverview(modules: readonly ModuleInfo[]) {
+/**
+ * A system is active while the module implementing it runs and that module does not report it off (`report` runs
+ * the taps of securityHooks.systemStates; a tap can only switch a system off, never on).
+ */
+export function securityOverview(modules: readonly ModuleInfo[], report: (states: Record<string, SystemState>) => Record<string, SystemState>) {
   const running = new Set(modules.filter((m) => m.state === 'running').map((m) => m.id));
-  const systems: Record<string, 'active' | 'inactive'> = {};
-  for (const [name, module] of Object.entries(SYSTEMS)) systems[name] = running.has(module) ? 'active' : 'inactive';
+  const byModule: Record<string, SystemState> = {};
+  for (const [name, module] of Object.entries(SYSTEMS)) byModule[name] = running.has(module) ? 'active' : 'inactive';
+  const reported = report({ ...byModule });
+  const systems: Record<string, SystemState> = {};
+  for (const name of Object.keys(SYSTEMS)) systems[name] = byModule[name] === 'active' && reported[name] !== 'inactive' ? 'active' : 'inactive';
   const states = Object.values(systems);
   return {
     security_systems: systems,

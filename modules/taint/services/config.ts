@@ -37,3 +37,4 @@ export const taintConfigSchema = {
 
 export type TaintConfig = FromSchema<typeof taintConfigSchema, { keepDefaultedPropertiesOptional: false }>;
 export type SinkAction = 'block' | 'warn' | 'log' | 'off';
+export const SINKS = ['shell_exec', 'web_fetch', 'agent_send', 'mcp', 'file_write'] as const;
