@@ -2,6 +2,7 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentRegistry } from '@talon/agents';
 import { semanticMemory } from '@talon/memory';
+import { schedulerJobs } from '@talon/scheduler';
 import { migrateRoutes } from './routes/migrate.ts';
 
 export default defineModule({
@@ -13,6 +14,7 @@ export default defineModule({
           skillsDir: path.join(ctx.home, 'skills'),
           agents: () => ctx.tryUse(agentRegistry),
           memory: () => ctx.tryUse(semanticMemory),
+          jobs: () => ctx.tryUse(schedulerJobs),
         }),
     };
   },

@@ -16,6 +16,8 @@ export interface JobRequest {
   /** The agent's message; for a handler job, the handler's input. */
   prompt: string;
   enabled?: boolean;
+  /** The session of the job's turns: 'new' (fresh each run) or 'persistent'; default the agent manifest's. */
+  sessionMode?: 'persistent' | 'new';
   /** Run this module handler (a tap of schedulerHooks.handler) instead of an agent turn; agentId says whom it concerns. */
   handler?: string;
 }

@@ -1,7 +1,7 @@
 /**
- * Reads a home of another system into a plan: what can be imported (agents, their memory, skills) and what
- * is listed but left for the operator (sessions, schedules, channels, config keys), with warnings. Nothing
- * is written here.
+ * Reads a home of another system into a plan: what can be imported (agents, their memory, skills, the schedules of
+ * agent turns) and what is listed but left for the operator (sessions, other schedules, channels, config keys), with
+ * warnings. Nothing is written here.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -10,11 +10,46 @@ import { parse, stringify } from 'smol-toml';
 import { isSecretKey } from '@talon/module-sdk';
 import type { Source } from './sources.ts';
 
+/** A scheduled agent turn, in the scheduler's terms. */
+export interface ScheduleSpec {
+  /** The source's id of the job (the ledger remembers it). */
+  key: string;
+  /** The agent's name (as imported). */
+  agent: string;
+  /** "<5-field cron>", "every <n>s" or "at <ISO time>". */
+  schedule: string;
+  tz?: string;
+  prompt: string;
+  enabled: boolean;
+  sessionMode?: 'persistent' | 'new';
+}
+
 export type Item =
   | { kind: 'agent'; name: string; manifestToml: string; provider: string; model: string }
   | { kind: 'memory'; name: string; agent: string; content: string }
   | { kind: 'skill'; name: string; dir: string }
+  | { kind: 'schedule'; name: string; job: ScheduleSpec }
   | { kind: 'session' | 'schedule' | 'channel' | 'config'; name: string; reason: string };
+
+/** A schedule of the source, as either kind's fields: its timing, or why it cannot be imported. */
+type Timing = { schedule: string; tz?: string } | { reason: string };
+
+function timing(s: { kind?: string; expr?: string; tz?: string; every_secs?: number; everyMs?: number; at?: string } | undefined): Timing {
+  if (s?.kind === 'cron' && s.expr) return { schedule: s.expr, ...(s.tz ? { tz: s.tz } : {}) };
+  const secs = s?.every_secs ?? (s?.everyMs === undefined ? undefined : Math.round(s.everyMs / 1000));
+  if (s?.kind === 'every' && secs) return { schedule: `every ${secs}s` };
+  if (s?.kind === 'at' && s.at) return { schedule: `at ${s.at}` };
+  return { reason: `its schedule (${JSON.stringify(s ?? null)}) is not one the scheduler knows` };
+}
+
+/** The item of one job: importable when it is an agent turn of an agent found in the source. */
+function scheduleItem(name: string, key: string, agent: string | undefined, message: string | undefined, when: Timing, rest: Partial<ScheduleSpec>): Item {
+  const recreate = 'recreate it with POST /api/schedules';
+  if (message === undefined) return { kind: 'schedule', name, reason: `only scheduled agent turns are imported: ${recreate}` };
+  if (!agent) return { kind: 'schedule', name, reason: `its agent is not one of the agents found in the source: ${recreate}` };
+  if ('reason' in when) return { kind: 'schedule', name, reason: `${when.reason}: ${recreate}` };
+  return { kind: 'schedule', name, job: { key, agent, ...when, prompt: message, enabled: rest.enabled ?? true, sessionMode: rest.sessionMode } };
+}
 
 export interface Plan {
   source: Source;
@@ -77,9 +112,8 @@ function scanFang(source: Source, dir: string): Plan {
   const cron = read(path.join(dir, 'data', 'cron_jobs.json'));
   if (cron) {
     try {
-      const jobs = JSON.parse(cron) as Array<{ name?: string; id?: string }> | { jobs?: Array<{ name?: string; id?: string }> };
-      for (const j of Array.isArray(jobs) ? jobs : (jobs.jobs ?? []))
-        items.push({ kind: 'schedule', name: j.name ?? j.id ?? 'job', reason: 'recreate it with POST /api/schedules' });
+      const agentNames = new Set(items.filter((i) => i.kind === 'agent').map((i) => i.name));
+      for (const entry of JSON.parse(cron) as FangJobMeta[]) items.push(fangSchedule(entry.job ?? (entry as FangJob), agentNames));
     } catch {
       warnings.push('data/cron_jobs.json does not parse');
     }
@@ -89,7 +123,55 @@ function scanFang(source: Source, dir: string): Plan {
   return { source, path: dir, items, warnings };
 }
 
+/** data/cron_jobs.json: an array of {job: CronJob, one_shot, last_status, ...}. */
+interface FangJob {
+  id?: string;
+  name?: string;
+  agent_id?: string;
+  agent_name?: string;
+  enabled?: boolean;
+  schedule?: { kind?: string; expr?: string; tz?: string; every_secs?: number; at?: string };
+  action?: { kind?: string; message?: string };
+  session_mode?: string;
+}
+type FangJobMeta = { job?: FangJob };
+
+/**
+ * A job names its agent by the UUID in the source's database, which is not read (its schema is not an interface):
+ * only a job that also names the agent (`agent_name`) of an agent found in the home is imported.
+ */
+function fangSchedule(job: FangJob, agents: Set<string>): Item {
+  const name = job.name ?? job.id ?? 'job';
+  const agent = job.agent_name && agents.has(job.agent_name) ? job.agent_name : undefined;
+  const message = job.action?.kind === 'agent_turn' ? (job.action.message ?? '') : undefined;
+  const mode = job.session_mode === 'new' || job.session_mode === 'persistent' ? job.session_mode : undefined;
+  return scheduleItem(name, job.id ?? name, agent, message, timing(job.schedule), { enabled: job.enabled !== false, sessionMode: mode });
+}
+
 // ---------------------------------------------------------------- OpenClaw
+
+/** cron/jobs.json: {version: 1, jobs: [CronJob]}. */
+interface ClawJob {
+  id?: string;
+  name?: string;
+  agentId?: string;
+  enabled?: boolean;
+  schedule?: { kind?: string; expr?: string; tz?: string; everyMs?: number; at?: string };
+  sessionTarget?: string;
+  payload?: { kind?: string; message?: string };
+}
+
+/** A job without an agent belongs to the default agent, `main`; an isolated one runs in a fresh session. */
+function clawSchedule(job: ClawJob, agents: Set<string>): Item {
+  const name = job.name ?? job.id ?? 'job';
+  const agentId = job.agentId ?? 'main';
+  const message = job.payload?.kind === 'agentTurn' ? (job.payload.message ?? '') : undefined;
+  const sessionMode = job.sessionTarget === 'isolated' ? 'new' : 'persistent';
+  return scheduleItem(name, job.id ?? name, agents.has(agentId) ? agentId : undefined, message, timing(job.schedule), {
+    enabled: job.enabled !== false,
+    sessionMode,
+  });
+}
 
 interface ClawAgent {
   id: string;
@@ -154,8 +236,9 @@ function scanClaw(dir: string): Plan {
   const cron = read(path.join(dir, 'cron', 'jobs.json'));
   if (cron) {
     try {
-      const parsed = JSON.parse(cron) as { jobs?: Array<{ name?: string; id?: string }> };
-      for (const j of parsed.jobs ?? []) items.push({ kind: 'schedule', name: j.name ?? j.id ?? 'job', reason: 'recreate it with POST /api/schedules' });
+      const parsed = JSON.parse(cron) as { jobs?: ClawJob[] };
+      const agentNames = new Set(items.filter((i) => i.kind === 'agent').map((i) => i.name));
+      for (const j of parsed.jobs ?? []) items.push(clawSchedule(j, agentNames));
     } catch {
       warnings.push('cron/jobs.json does not parse');
     }

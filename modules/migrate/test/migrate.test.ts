@@ -18,7 +18,7 @@ before(async () => {
   process.env.HOME = path.join(root, 'nobody');
   process.env.LIBREFANG_HOME = fang;
   process.env.OPENCLAW_STATE_DIR = claw;
-  k = await startTestKernel({ only: ['migrate', 'agents', 'memory', 'error-envelope'] });
+  k = await startTestKernel({ only: ['migrate', 'agents', 'memory', 'scheduler', 'error-envelope'] });
 });
 after(async () => {
   await k?.stop();
@@ -58,7 +58,7 @@ test('scan lists agents, memory, sessions, skills, schedules, channels and confi
     ['researcher'],
   );
   assert.deepEqual(lf.body.skills, ['summarise']);
-  assert.deepEqual(lf.body.schedules, ['daily digest']);
+  assert.deepEqual(lf.body.schedules, ['daily digest', 'orphan', 'wake']);
   assert.deepEqual(lf.body.channels, ['telegram']);
   assert.ok((lf.body.config_keys as string[]).includes('default_model'));
   assert.ok(!(lf.body.config_keys as string[]).includes('api_key'), 'secret keys are not even listed');
@@ -73,7 +73,7 @@ test('scan lists agents, memory, sessions, skills, schedules, channels and confi
   );
   assert.equal(oc.body.memory, 2);
   assert.deepEqual(oc.body.sessions, ['main/abc']);
-  assert.deepEqual(oc.body.schedules, ['morning brief']);
+  assert.deepEqual(oc.body.schedules, ['morning brief', 'hourly ping', 'heartbeat']);
 });
 
 test('scan and migrate refuse folders that are not detected homes', async () => {
@@ -84,11 +84,15 @@ test('scan and migrate refuse folders that are not detected homes', async () => 
   assert.equal((await call('/api/migrate', 'POST', { source: 'openclaw', path: fang })).status, 400);
 });
 
-test('migrate: a dry run writes nothing; the run imports agents, memory and skills; a second run skips them all', async () => {
+test('migrate: a dry run writes nothing; the run imports agents, memory, skills and schedules; a second run skips them all', async () => {
   const dry = await call<Outcome>('/api/migrate', 'POST', { source: 'openclaw', dry_run: true });
   assert.equal(dry.status, 200);
   assert.equal(dry.body.dry_run, true);
   assert.ok(dry.body.imported.some((i) => i.kind === 'agent' && i.name === 'main'));
+  assert.ok(
+    dry.body.imported.some((i) => i.kind === 'schedule' && i.name === 'morning brief'),
+    'its agent is one the run would import',
+  );
   assert.equal(((await call<unknown[]>('/api/agents')).body as unknown[]).length, 0);
 
   const run = await call<Outcome>('/api/migrate', 'POST', { source: 'openclaw' });
@@ -97,8 +101,11 @@ test('migrate: a dry run writes nothing; the run imports agents, memory and skil
     'agent:sarah',
     'memory:main',
     'memory:main',
+    'schedule:hourly ping',
+    'schedule:morning brief',
     'skill:weather',
   ]);
+  assert.ok(run.body.skipped.some((s) => s.kind === 'schedule' && s.name === 'heartbeat' && /only scheduled agent turns/.test(s.reason)));
   assert.ok(run.body.skipped.some((s) => s.kind === 'channel' && /tokens are not copied/.test(s.reason)));
   assert.ok(run.body.skipped.some((s) => s.kind === 'session'));
   assert.match(run.body.report, /# Migration from openclaw/);
@@ -110,12 +117,25 @@ test('migrate: a dry run writes nothing; the run imports agents, memory and skil
   assert.ok(memory.memories.some((m) => m.content === 'The user lives in Lisbon.' && m.agent_id === main.id));
   assert.ok(existsSync(path.join(k.home, 'skills', 'weather', 'SKILL.md')));
   assert.ok(!readFileSync(path.join(k.home, 'config.toml'), 'utf8').includes('123:secret'));
+  const jobs = (await call<{ items: Array<Record<string, unknown>> }>('/api/schedules')).body.items;
+  const brief = jobs.find((j) => j.name === 'morning brief')!;
+  assert.deepEqual(
+    [brief.agent_id, brief.cron, brief.tz, brief.prompt, brief.session_mode, brief.enabled],
+    [main.id, '0 7 * * *', 'Europe/Lisbon', 'Brief me on the day.', 'new', true],
+  );
+  const ping = jobs.find((j) => j.name === 'hourly ping')!;
+  assert.deepEqual([ping.cron, ping.session_mode, ping.enabled], ['every 3600s', 'persistent', false]);
 
   const again = await call<Outcome>('/api/migrate', 'POST', { source: 'openclaw' });
   assert.deepEqual(again.body.imported, []);
   assert.ok(again.body.skipped.some((s) => s.kind === 'agent' && s.reason === 'an agent with this name exists'));
   assert.ok(again.body.skipped.some((s) => s.kind === 'memory' && s.reason === 'imported by an earlier run'));
+  assert.ok(again.body.skipped.some((s) => s.kind === 'schedule' && s.name === 'morning brief' && s.reason === 'imported by an earlier run'));
+  assert.equal((await call<{ total: number }>('/api/schedules')).body.total, 2, 'no second copy');
 
   const lf = await call<Outcome>('/api/migrate', 'POST', { source: 'librefang', source_dir: fang });
-  assert.deepEqual(lf.body.imported.map((i) => i.name).sort(), ['researcher', 'summarise']);
+  assert.deepEqual(lf.body.imported.map((i) => i.name).sort(), ['daily digest', 'researcher', 'summarise']);
+  assert.ok(lf.body.skipped.some((s) => s.name === 'orphan' && /its agent is not one of the agents found/.test(s.reason)));
+  const digest = (await call<{ items: Array<Record<string, unknown>> }>('/api/schedules')).body.items.find((j) => j.name === 'daily digest')!;
+  assert.deepEqual([digest.cron, digest.tz, digest.prompt], ['0 8 * * 1-5', 'America/New_York', 'Digest the news.']);
 });

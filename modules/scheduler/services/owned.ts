@@ -27,7 +27,15 @@ export function ownedJobs(scheduler: Scheduler, jobs: JobStore): SchedulerJobs {
     create: (request, via) =>
       summary(
         scheduler.create(
-          { name: request.name, agent_id: request.agentId, cron: request.schedule, tz: request.tz, prompt: request.prompt, enabled: request.enabled },
+          {
+            name: request.name,
+            agent_id: request.agentId,
+            cron: request.schedule,
+            tz: request.tz,
+            prompt: request.prompt,
+            enabled: request.enabled,
+            session_mode: request.sessionMode,
+          },
           via,
           request.handler,
         ),
