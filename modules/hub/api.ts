@@ -24,7 +24,10 @@ export interface RegistryStatus {
   url: string;
   /** The git commit, the index's version, or a folder's modification stamp. */
   revision: string | null;
+  /** When the last successful sync finished. */
   synced_at: string | null;
+  /** When the last sync was tried (successful or not): the next automatic one is due sync_interval_secs after it. */
+  attempted_at?: string | null;
   /** True when the last sync failed and the answers come from the previous one (or from nothing). */
   offline: boolean;
   error?: string;

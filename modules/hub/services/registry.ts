@@ -97,20 +97,27 @@ export class Registry {
     return this.syncing;
   }
 
+  /**
+   * Syncs first when nothing was ever tried, when the configured URL changed, or when the last try (even a failed one: the network may be back) is
+   * older than the interval. A failure keeps the last good copy, so a read never waits on a dead network twice in
+   * one interval.
+   */
   private async fresh(): Promise<void> {
     const interval = this.deps.intervalMs();
-    const last = this.state.synced_at ? Date.parse(this.state.synced_at) : 0;
-    const never = this.state.revision === null && !this.state.offline;
-    if (never || (interval > 0 && Date.now() - last > interval && !this.state.offline)) await this.sync();
+    const tried = this.state.attempted_at ?? this.state.synced_at;
+    const moved = this.state.url !== this.deps.url();
+    if (!tried || moved || (interval > 0 && Date.now() - Date.parse(tried) > interval)) await this.sync();
   }
 
   private async doSync(): Promise<RegistryStatus> {
     const url = this.deps.url();
+    const now = () => new Date().toISOString();
     try {
       const revision = await this.fetchSnapshot(url);
-      this.state = { registry: this.deps.name, url, revision, synced_at: new Date().toISOString(), offline: false };
+      const at = now();
+      this.state = { registry: this.deps.name, url, revision, synced_at: at, attempted_at: at, offline: false };
     } catch (err) {
-      this.state = { ...this.state, url, offline: true, error: (err as Error).message, synced_at: new Date().toISOString() };
+      this.state = { ...this.state, url, offline: true, error: (err as Error).message, attempted_at: now() };
     }
     this.writeState();
     return this.status();
