@@ -234,6 +234,60 @@ test("an agent's skill list decides whose prompt context reaches the model, fenc
   assert.equal(system(), 'You are reviewer.');
 });
 
+test('Stable mode freezes the skill section the agent had; Normal picks up the current text again', async () => {
+  const { k, fake } = env;
+  const dir = writeSkill(path.join(k.home, 'skills'), 'house-style', { 'SKILL.md': skillMd('house-style', 'Write in British English.') });
+  await k.request('/api/skills/reload', { method: 'POST' });
+  const { agent_id } = await json<{ agent_id: string }>(
+    await k.request('/api/agents', { method: 'POST', json: { manifest_toml: agentToml('stylist', ['house-style']) } }),
+  );
+  const system = async () => {
+    fake.enqueue({ text: 'ok' });
+    await k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'write' } });
+    return (fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'system')!.content;
+  };
+  assert.equal((await k.request(`/api/agents/${agent_id}/mode`, { method: 'PUT', json: { mode: 'Stable' } })).status, 200);
+  assert.match(await system(), /Write in British English\./);
+  writeFileSync(path.join(dir, 'SKILL.md'), skillMd('house-style', 'Write in American English.'));
+  await k.request('/api/skills/reload', { method: 'POST' });
+  assert.match(await system(), /Write in British English\./);
+  assert.equal((await k.request(`/api/agents/${agent_id}/mode`, { method: 'PUT', json: { mode: 'Normal' } })).status, 200);
+  assert.match(await system(), /Write in American English\./);
+});
+
+test('shell script tools: the JSON envelope on stdin; a timeout and too much output are error results', async () => {
+  const { k, fake } = env;
+  const script = `input=$(cat)
+case "$input" in
+  *'"tool":"slow"'*) sleep 5 ;;
+  *'"tool":"loud"'*) head -c 2000000 /dev/zero | tr '\\0' x ;;
+  *) printf '{"got":%s}' "$input" ;;
+esac
+`;
+  const toml = `[skill]\nname = "sh-tools"\ndescription = "shell tools"\n[runtime]\ntype = "shell"\nentry = "scripts/run.sh"\ntimeout_secs = 1\n[config]\nmode = "test"\n${[
+    'echo',
+    'slow',
+    'loud',
+  ]
+    .map((t) => `[[tools.provided]]\nname = "${t}"\ndescription = "${t}"\ninput_schema = { type = "object", properties = { n = { type = "integer" } } }\n`)
+    .join('')}`;
+  writeSkill(path.join(k.home, 'skills'), 'sh-tools', { 'skill.toml': toml, 'scripts/run.sh': script });
+  await k.request('/api/skills/reload', { method: 'POST' });
+  const { agent_id } = await json<{ agent_id: string }>(
+    await k.request('/api/agents', { method: 'POST', json: { manifest_toml: agentToml('sheller', ['sh-tools']) } }),
+  );
+  const call = async (tool: string) => {
+    fake.enqueue({ toolCalls: [{ name: tool, input: { n: 1 } }] }, { text: 'done' });
+    await k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: tool } });
+    return (fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool').at(-1)!.content;
+  };
+  assert.deepEqual(JSON.parse(await call('echo')), { got: { tool: 'echo', input: { n: 1 }, config: { mode: 'test' } } });
+  const started = Date.now();
+  assert.match(await call('slow'), /skill tool 'slow' timed out after 1 s and was killed/);
+  assert.ok(Date.now() - started < 4000, 'the timeout stopped the script');
+  assert.match(await call('loud'), /skill tool 'loud' printed more than 1048576 bytes and was stopped/);
+});
+
 test('script tools: granted by the skill list, input checked, JSON protocol, use_count counts', async () => {
   const { k, fake } = env;
   const id = (
