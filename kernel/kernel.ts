@@ -74,6 +74,7 @@ export class Kernel implements KernelApi {
       instanceDeps: () => this.instanceDeps(),
       generationOptions: () => ({ bodyLimit: this.store.settings().max_request_body_bytes }),
       abortOnFailure: () => this.store.settings().startup.on_boot_failure === 'abort',
+      prewarm: this.dev,
     });
   }
 

@@ -6,7 +6,7 @@ import type { HookBus } from './hooks.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
 import { ModuleBuildError } from './loader/bundle.ts';
 import type { Manifest } from './loader/manifest.ts';
-import { buildGeneration, RouteBuildError, type Generation } from './http/generation.ts';
+import { buildGeneration, Draft, RouteBuildError, type Generation, type GenerationOptions } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
 
 export interface ModuleRecord {
@@ -30,6 +30,8 @@ export interface SupervisorDeps {
   instanceDeps: () => InstanceDeps;
   generationOptions: () => { bodyLimit: number };
   abortOnFailure: () => boolean;
+  /** Dev mode: after a module's reload, draft the generation for its next change (see prewarm). */
+  prewarm: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export class Supervisor {
   /** Failures abort start-up only while booting; later they only fail the module. */
   private booting = true;
   private readonly retiring = new Set<Promise<void>>();
+  private warm?: { module: string; draft: Promise<Draft | undefined> };
 
   constructor(private readonly deps: SupervisorDeps) {}
 
@@ -71,24 +74,51 @@ export class Supervisor {
     }
   }
 
-  /** Builds an HTTP generation from the running modules, with `replacing` in place of its predecessor. */
-  generation(replacing?: ModuleInstance): Promise<Generation> {
-    const live = this.running().filter((i) => i.id !== replacing?.id);
+  /**
+   * Builds an HTTP generation from the running modules, with `replacing` in place of its predecessor
+   * and without `leaving`. A draft prepared for `replacing` (see prewarm) only needs its routes added.
+   */
+  async generation(replacing?: ModuleInstance, leaving: ReadonlySet<string> = new Set()): Promise<Generation> {
+    const warm = this.warm;
+    this.warm = undefined;
+    const draft = replacing && !replacing.parts.http && warm?.module === replacing.id ? await warm.draft : undefined;
+    if (!draft) return buildGeneration(this.live(replacing, leaving), this.generationOptions());
+    await draft.add(replacing!);
+    return draft.finish();
+  }
+
+  /**
+   * Dev mode: a module that was just reloaded is likely to change again. A draft of the next generation
+   * with everything but that module is built now, in the background, so that its next reload only adds
+   * its own routes. Any other change of the module set makes the draft stale (generation() drops it).
+   */
+  private prewarm(module: ModuleInstance): void {
+    if (!this.deps.prewarm || module.parts.http) return;
+    const draft = Draft.begin(this.live(undefined, new Set([module.id])), this.generationOptions()).catch(() => undefined);
+    this.warm = { module: module.id, draft };
+  }
+
+  private live(replacing?: ModuleInstance, leaving: ReadonlySet<string> = new Set()): ModuleInstance[] {
+    const live = this.running().filter((i) => i.id !== replacing?.id && !leaving.has(i.id));
     if (replacing) live.push(replacing);
-    live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
-    return buildGeneration(live, { log: this.deps.log(), hooks: this.deps.hooks, ...this.deps.generationOptions() });
+    return live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
+  }
+
+  private generationOptions(): GenerationOptions {
+    return { log: this.deps.log(), hooks: this.deps.hooks, ...this.deps.generationOptions() };
   }
 
   /** Makes a generation live; the previous one drains, then `after` runs (stopping what it replaced). */
   swap(generation: Generation, closeModules: ReadonlySet<string>, after?: () => Promise<void>): void {
     this.routeTable = generation.routes;
-    const retired = this.deps.front.swap(generation, { closeModules }).drained.then(after);
+    const retired = this.deps.front.swap(generation, closeModules).drained.then(after);
     this.retiring.add(retired);
     void retired.finally(() => this.retiring.delete(retired));
   }
 
   async settled(): Promise<void> {
     await Promise.allSettled(this.retiring);
+    await this.warm?.draft;
   }
 
   // ------------------------------------------------------------------ boot
@@ -182,6 +212,7 @@ export class Supervisor {
     });
     this.reloads++;
     this.deps.hooks.kernel.module.loaded.call(this.info(rec));
+    this.prewarm(next);
   }
 
   private outcome(rec: ModuleRecord, started: number, err?: unknown): ReloadOutcome {
@@ -204,10 +235,7 @@ export class Supervisor {
   async remove(name: string, reason: string): Promise<string[]> {
     const gone = this.dependantsOf(name);
     const leaving = this.running().filter((i) => gone.has(i.id));
-    const generation = await buildGeneration(
-      this.running().filter((i) => !gone.has(i.id)),
-      { log: this.deps.log(), hooks: this.deps.hooks, ...this.deps.generationOptions() },
-    );
+    const generation = await this.generation(undefined, gone);
     for (const instance of leaving) instance.detach();
     const infos = leaving.map((i) => {
       const rec = this.records.get(i.id)!;

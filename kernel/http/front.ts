@@ -21,11 +21,7 @@ export class FrontServer {
   constructor(private readonly baseHeaders: SyncWaterfallHook<[Record<string, string>]>) {
     this.server = http.createServer((req, res) => {
       const g = this.live;
-      if (!g || this.closing) {
-        const body = JSON.stringify({ error: this.closing ? 'the service is shutting down' : 'the service is starting' });
-        res.writeHead(503, this.ownHeaders(body)).end(body);
-        return;
-      }
+      if (!g || this.closing) return void res.writeHead(503, this.ownHeaders(this.unavailable())).end(this.unavailable());
       g.inflight++;
       let counted = true;
       const done = () => {
@@ -39,12 +35,7 @@ export class FrontServer {
     });
     this.server.on('upgrade', (req, socket: Socket, head) => {
       const g = this.live;
-      if (!g || this.closing) {
-        const body = JSON.stringify({ error: this.closing ? 'the service is shutting down' : 'the service is starting' });
-        const headers = Object.entries(this.ownHeaders(body)).map(([k, v]) => `${k}: ${v}\r\n`);
-        socket.end(`HTTP/1.1 503 Service Unavailable\r\n${headers.join('')}\r\n${body}`);
-        return;
-      }
+      if (!g || this.closing) return this.answerRaw(socket, '503 Service Unavailable', this.unavailable());
       // An upgraded socket outlives its request and stays with the generation that accepted it.
       g.upgraded.add(socket);
       socket.once('close', () => {
@@ -55,10 +46,8 @@ export class FrontServer {
     });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-      const body = JSON.stringify({ error: err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : 'malformed HTTP request' });
-      const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-      const headers = Object.entries(this.ownHeaders(body)).map(([k, v]) => `${k}: ${v}\r\n`);
-      socket.end(`HTTP/1.1 ${status}\r\n${headers.join('')}\r\n${body}`);
+      if (err.code === 'HPE_HEADER_OVERFLOW') return this.answerRaw(socket, '431 Request Header Fields Too Large', errorJson('request headers too large'));
+      this.answerRaw(socket, '400 Bad Request', errorJson('malformed HTTP request'));
     });
     this.server.keepAliveTimeout = 65_000;
     this.server.headersTimeout = 66_000;
@@ -76,8 +65,14 @@ export class FrontServer {
     };
   }
 
-  get generation(): Generation | undefined {
-    return this.live;
+  private unavailable(): string {
+    return errorJson(this.closing ? 'the service is shutting down' : 'the service is starting');
+  }
+
+  /** Answers on a socket no HTTP response object exists for (an upgrade, a request Node could not parse). */
+  private answerRaw(socket: Socket, status: string, body: string): void {
+    const headers = Object.entries(this.ownHeaders(body)).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.end(`HTTP/1.1 ${status}\r\n${headers.join('')}\r\n${body}`);
   }
 
   /**
@@ -86,13 +81,12 @@ export class FrontServer {
    * `closeModules` (the replaced ones) are closed with 1001; the others stay on
    * the old generation, which closes once the last of them has gone.
    */
-  swap(next: Generation, options: { drainMs?: number; closeModules?: ReadonlySet<string> } = {}): { drained: Promise<void> } {
+  swap(next: Generation, closeModules: ReadonlySet<string>): { drained: Promise<void> } {
     const previous = this.live;
-    const closeModules = options.closeModules ?? new Set<string>();
     this.live = next;
     // Older generations kept for their WebSockets lose the sockets of the replaced modules too.
     for (const g of this.lingering) closeOwnedBy(g, closeModules);
-    return { drained: previous ? this.retire(previous, options.drainMs ?? 5_000, closeModules) : Promise.resolve() };
+    return { drained: previous ? this.retire(previous, closeModules) : Promise.resolve() };
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -126,8 +120,8 @@ export class FrontServer {
     this.live = undefined;
   }
 
-  private async retire(g: Generation, drainMs: number, closeModules: ReadonlySet<string>): Promise<void> {
-    await waitFor(() => g.inflight <= 0, drainMs);
+  private async retire(g: Generation, closeModules: ReadonlySet<string>): Promise<void> {
+    await waitFor(() => g.inflight <= 0, 5_000);
     closeOwnedBy(g, closeModules);
     if (g.upgraded.size === 0 || [...g.upgraded].every((s) => !g.owners.has(s) || closeModules.has(g.owners.get(s)!))) {
       void g.app.close().catch(() => undefined);
@@ -142,6 +136,8 @@ export class FrontServer {
     for (const socket of g.upgraded) socket.once('close', () => setImmediate(closeWhenEmpty));
   }
 }
+
+const errorJson = (error: string) => JSON.stringify({ error });
 
 /** Closes (1001) the WebSockets of a generation that belong to one of the modules, or to no known module. */
 function closeOwnedBy(g: Generation, modules: ReadonlySet<string>): void {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
 import websocket from '@fastify/websocket';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RouteInfo, RootHttp, Routes } from '@talon/module-sdk';
 import { isUuid } from '@talon/module-sdk';
@@ -18,10 +19,15 @@ export interface Generation {
   /** HTTP requests being answered (upgraded sockets are not counted: they live until closed). */
   inflight: number;
   /** Upgraded sockets (WebSockets) accepted by this generation, and the module whose route took each. */
-  upgraded: Set<import('node:net').Socket>;
-  owners: Map<import('node:net').Socket, string>;
+  upgraded: Set<Socket>;
+  owners: Map<Socket, string>;
   routes: RouteInfo[];
-  readonly number: number;
+}
+
+export interface GenerationOptions {
+  log: Logger;
+  bodyLimit: number;
+  hooks: HookBus;
 }
 
 /** The route building of one module failed: the kernel can leave that module out and retry. */
@@ -35,59 +41,125 @@ export class RouteBuildError extends Error {
   }
 }
 
-let generations = 0;
-
 /**
- * Builds a complete Fastify app from the live modules. Fastify cannot add
- * routes once ready, so every module change builds a new generation and the
- * front server swaps to it (see docs/architecture.md).
+ * A generation being built: a complete Fastify app made from the live modules. Fastify cannot add
+ * routes once ready, so every module change builds a new generation and the front server swaps to it
+ * (see docs/architecture.md). The root parts of all its modules come first, then each module's routes,
+ * one module per turn of the event loop; more modules' routes can be added until it is finished.
  */
-export async function buildGeneration(modules: readonly ModuleInstance[], options: { log: Logger; bodyLimit: number; hooks: HookBus }): Promise<Generation> {
-  let inner!: http.Server;
-  const app = Fastify({
-    serverFactory: (handler) => (inner = http.createServer(handler)),
-    loggerInstance: options.log as unknown as FastifyBaseLogger,
-    logController: new AccessLog(),
-    childLoggerFactory: lazyChildLogger,
-    bodyLimit: options.bodyLimit,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && isUuid(given) ? given : randomUUID();
-    },
-    return503OnClosing: false,
-    // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
-    frameworkErrors: (error, request, reply) => {
-      const body = JSON.stringify({ error: `bad request: ${error.message}` });
-      reply.raw.writeHead(400, {
-        ...options.hooks.kernel.http.baseHeaders.call({}),
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(body),
-        'x-request-id': String(request.id),
-      });
-      reply.raw.end(body);
-    },
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
-  });
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  installBodyParsers(app);
-  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+export class Draft {
+  readonly routes: RouteInfo[] = [];
+  /** Which module's route accepted each WebSocket, so a reload closes only that module's sockets. */
+  readonly owners = new Map<Socket, string>();
+  private current = 'kernel';
+  private inner!: http.Server;
+  readonly app: FastifyInstance;
 
-  const routes: RouteInfo[] = [];
-  let current = 'kernel';
-  app.addHook('onRoute', (route) => {
-    if (route.method === 'HEAD') return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const websocket = Boolean((route as { websocket?: boolean }).websocket);
-    // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
-    const schema = websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema;
-    for (const method of methods) {
-      if (method === 'HEAD') continue;
-      routes.push({ method, url: route.url, module: current, schema: schema as RouteInfo['schema'], websocket, public: Boolean(route.config?.public) });
+  private constructor(options: GenerationOptions) {
+    this.app = Fastify({
+      serverFactory: (handler) => (this.inner = http.createServer(handler)),
+      loggerInstance: options.log as unknown as FastifyBaseLogger,
+      logController: new AccessLog(),
+      childLoggerFactory: lazyChildLogger,
+      bodyLimit: options.bodyLimit,
+      genReqId: (req) => {
+        const given = req.headers['x-request-id'];
+        return typeof given === 'string' && isUuid(given) ? given : randomUUID();
+      },
+      return503OnClosing: false,
+      // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
+      frameworkErrors: (error, request, reply) => {
+        const body = JSON.stringify({ error: `bad request: ${error.message}` });
+        reply.raw.writeHead(400, {
+          ...options.hooks.kernel.http.baseHeaders.call({}),
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+          'x-request-id': String(request.id),
+        });
+        reply.raw.end(body);
+      },
+      routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
+    });
+    this.app.setValidatorCompiler(validatorCompiler);
+    this.app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    installBodyParsers(this.app);
+  }
+
+  /** A draft with the root parts of `modules` and all their routes. */
+  static async begin(modules: readonly ModuleInstance[], options: GenerationOptions): Promise<Draft> {
+    const draft = new Draft(options);
+    await draft.app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+    draft.app.addHook('onRoute', (route) => {
+      const websocket = Boolean((route as { websocket?: boolean }).websocket);
+      // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
+      const schema = (websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema) as RouteInfo['schema'];
+      for (const method of [route.method].flat()) {
+        if (method !== 'HEAD') draft.routes.push({ method, url: route.url, module: draft.current, schema, websocket, public: Boolean(route.config?.public) });
+      }
+    });
+    installRequestHooks(draft.app, options.hooks);
+    for (const m of modules) {
+      draft.current = m.id;
+      draft.blaming(m.id, () => m.parts.http?.(draft.app as unknown as RootHttp));
     }
-  });
+    for (const m of modules) await draft.add(m);
+    return draft;
+  }
 
-  const { request: requestHook, response: responseHook } = options.hooks.kernel.http;
+  /** Adds a module's routes (a module with root parts must be in the draft from its beginning). */
+  async add(m: ModuleInstance): Promise<void> {
+    const routes = m.parts.routes;
+    if (!routes) return;
+    // One module per turn of the event loop: building a generation never holds other requests up for long.
+    await new Promise((resolve) => setImmediate(resolve));
+    const plugin = async (child: FastifyInstance) => {
+      this.current = m.id;
+      child.addHook('onRequest', (request, _reply, done) => {
+        if (request.raw.headers.upgrade) this.owners.set(request.raw.socket, m.id);
+        done();
+      });
+      this.blaming(m.id, () => routes(child as unknown as Routes));
+    };
+    // Named, or Fastify looks for the plugin's name among the exports of every loaded file.
+    try {
+      await this.app.register(Object.assign(plugin, { [Symbol.for('fastify.display-name')]: m.id }));
+    } catch (err) {
+      await this.fail(err as Error);
+    }
+  }
+
+  async finish(): Promise<Generation> {
+    try {
+      await this.app.ready();
+    } catch (err) {
+      await this.fail(err as Error);
+    }
+    return { app: this.app, inner: this.inner, inflight: 0, upgraded: new Set(), owners: this.owners, routes: this.routes };
+  }
+
+  /** Drops the draft; a conflict found by Fastify itself (a duplicate route) blames the module that registered last. */
+  private async fail(err: Error): Promise<never> {
+    await this.app.close().catch(() => undefined);
+    throw err instanceof RouteBuildError ? err : new RouteBuildError(this.current, err);
+  }
+
+  private blaming(module: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      throw new RouteBuildError(module, err as Error);
+    }
+  }
+}
+
+/** A generation with every module's routes. */
+export async function buildGeneration(modules: readonly ModuleInstance[], options: GenerationOptions): Promise<Generation> {
+  return (await Draft.begin(modules, options)).finish();
+}
+
+/** The kernel's http.request and http.response hooks. */
+function installRequestHooks(app: FastifyInstance, hooks: HookBus): void {
+  const { request: requestHook, response: responseHook } = hooks.kernel.http;
   app.addHook('onRequest', (req, _reply, done) => {
     if (requestHook.taps.length) requestHook.call({ id: String(req.id), method: req.method, url: req.url, route: req.routeOptions.url, ip: req.ip });
     done();
@@ -106,45 +178,4 @@ export async function buildGeneration(modules: readonly ModuleInstance[], option
     }
     done();
   });
-
-  for (const m of modules) {
-    if (!m.parts.http) continue;
-    current = m.id;
-    try {
-      m.parts.http(app as unknown as RootHttp);
-    } catch (err) {
-      throw new RouteBuildError(m.id, err as Error);
-    }
-  }
-  const owners = new Map<import('node:net').Socket, string>();
-  for (const m of modules) {
-    const routes = m.parts.routes;
-    if (!routes) continue;
-    const plugin = async (child: FastifyInstance) => {
-      // One module per turn of the event loop: building a generation never holds other requests up for long.
-      await new Promise((resolve) => setImmediate(resolve));
-      current = m.id;
-      // Remember which module a WebSocket belongs to, so a reload closes only that module's sockets.
-      child.addHook('onRequest', (request, _reply, done) => {
-        if (request.raw.headers.upgrade) owners.set(request.raw.socket, m.id);
-        done();
-      });
-      try {
-        routes(child as unknown as Routes);
-      } catch (err) {
-        throw new RouteBuildError(m.id, err as Error);
-      }
-    };
-    // Named, or Fastify looks for the plugin's name among the exports of every loaded file.
-    app.register(Object.assign(plugin, { [Symbol.for('fastify.display-name')]: m.id }));
-  }
-  try {
-    await app.ready();
-  } catch (err) {
-    await app.close().catch(() => undefined);
-    if (err instanceof RouteBuildError) throw err;
-    // A conflict found at ready() (duplicate route): blame the module that registered last.
-    throw new RouteBuildError(current, err as Error);
-  }
-  return { app, inner, inflight: 0, upgraded: new Set(), owners, routes, number: ++generations };
 }
