@@ -45,11 +45,15 @@ const RUN_COLUMNS = 'id, workflow_id, workflow_name, state, input, output, error
 export class RunStore {
   private readonly sql: ReturnType<typeof statements>;
 
+  /** A step's row and the run's count in one commit (a step costs one write, not two). */
+  private readonly recordStep: (runId: string, r: StepRecord) => void;
+
   constructor(
     db: Database,
     private readonly boot: string,
   ) {
     this.sql = statements(db);
+    this.recordStep = db.transaction((runId: string, r: StepRecord) => this.writeStep(runId, r));
   }
 
   create(workflow: { id: string; name: string }, input: string, origin: string): string {
@@ -71,6 +75,10 @@ export class RunStore {
   }
 
   step(runId: string, r: StepRecord): void {
+    this.recordStep(runId, r);
+  }
+
+  private writeStep(runId: string, r: StepRecord): void {
     this.sql(
       `INSERT INTO workflows_run_steps (run_id, step_index, step_name, iteration, agent_id, agent_name, status, prompt, output, error, attempts,
        started_at, duration_ms, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
