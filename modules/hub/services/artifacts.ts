@@ -8,7 +8,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import { simpleGit } from 'simple-git';
-import { HttpError, badRequest, forbidden, isInside } from '@talon/module-sdk';
+import { HttpError, badRequest, forbidden, isInside, notFound } from '@talon/module-sdk';
 import type { ArtifactService, ExtractLimits } from '@talon/hub';
 import type { SafeNet } from '@talon/tools';
 
@@ -44,7 +44,10 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
       try {
         await git.raw([...allow, '-c', 'protocol.ext.allow=never', '-c', 'protocol.ssh.allow=never', 'clone', '--depth', '1', '--quiet', '--', url, dest]);
       } catch (err) {
-        throw new HttpError(502, `git clone of '${url}' failed: ${(err as Error).message.split('\n')[0]}`);
+        const reason = (err as Error).message.split('\n')[0];
+        // A URL that names no repository is the client's mistake (404); anything else is the remote's (502).
+        if (/not found|does not appear to be a git repository/i.test(reason)) throw notFound(`no git repository at '${url}'`);
+        throw new HttpError(502, `git clone of '${url}' failed: ${reason}`);
       }
     },
     async download(url, options) {
@@ -55,6 +58,7 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
           maxBytes: options.maxBytes + 1,
           allowHosts: options.trusted ? ['*'] : deps.allowHosts(),
         });
+        if (res.status === 404 || res.status === 410) throw notFound(`nothing to download at '${url}' (HTTP ${res.status})`);
         if (res.status !== 200) throw new HttpError(502, `download of '${url}' answered HTTP ${res.status}`);
         if (res.body.length > options.maxBytes) throw badRequest(`download of '${url}' is larger than ${options.maxBytes} bytes`);
         return res.body;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { simpleGit } from 'simple-git';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { gitHttpServer, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
 const md = (name: string, description: string, tags: string, body: string, extra = '') =>
   `---\nname: ${name}\ndescription: ${description}\nversion: 1.2.0\nauthor: hub-tests\ntags: [${tags}]\n${extra}---\n${body}\n`;
@@ -249,5 +249,32 @@ test('client git URLs and archive URLs obey the SSRF rules', async () => {
     assert.equal(allowed.status, 201);
   } finally {
     await k3.stop();
+  }
+});
+
+test('POST /api/skills/install from a git URL: a shallow clone over smart HTTP, origin Git', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'hub-git-http-'));
+  const work = path.join(root, 'work');
+  mkdirSync(work);
+  writeFileSync(path.join(work, 'SKILL.md'), md('from-git', 'Comes from a git repository', 'vcs', 'Commit early.'));
+  const git = simpleGit(work);
+  await git.init();
+  await git.addConfig('user.email', 't@example.com').addConfig('user.name', 't');
+  await git.add('.');
+  await git.commit('skill');
+  await simpleGit(root).raw(['clone', '--bare', '--quiet', work, path.join(root, 'from-git.git')]);
+  const server = await gitHttpServer(root);
+  try {
+    const res = await k.request('/api/skills/install', { method: 'POST', json: { source: `${server.url}/from-git.git` } });
+    assert.equal(res.status, 201, await res.clone().text());
+    const detail = await get<{ source: string; origin: { url: string }; prompt_context_length: number }>('/api/skills/from-git');
+    assert.deepEqual([detail.source, detail.origin.url, detail.prompt_context_length], ['Git', `${server.url}/from-git.git`, 'Commit early.'.length]);
+    const missing = await k.request('/api/skills/install', { method: 'POST', json: { source: `${server.url}/missing.git` } });
+    assert.equal(missing.status, 404);
+    assert.match(((await missing.json()) as { error: string }).error, /no git repository at/);
+    assert.equal((await k.request('/api/skills/install', { method: 'POST', json: { source: `${base}/a/none.tar.gz` } })).status, 404);
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
   }
 });
