@@ -13,7 +13,7 @@ export const hubConfigSchema = {
       type: 'integer',
       minimum: 0,
       default: 86400,
-      description: 'a read syncs first when the last sync is older; 0: only POST /api/hub/sync',
+      description: 'a read syncs first when the last sync (or failed try) is older; 0: after the first, only POST /api/hub/sync',
     },
     sync_timeout_secs: { type: 'integer', minimum: 1, default: 60, description: 'longest sync (clone, fetch or index download)' },
     allow_hosts: {
