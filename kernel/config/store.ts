@@ -4,6 +4,7 @@ import { ConfigError } from './errors.ts';
 import { applyAliases, readConfigFile } from './file.ts';
 import { redactSecrets } from '@talon/module-sdk';
 import { validateSection } from './validate.ts';
+import { fillable, fillDefaults } from './defaults.ts';
 
 /** A top-level key owned by a module: its section (a table) or a key it claims. */
 interface Claim {
@@ -85,7 +86,7 @@ export class ConfigStore {
     }
     for (const [key, claim] of this.claims) {
       if (key in effective || !claim.enabled || !claim.schema) continue;
-      const defaults = this.check(key, claim, claim.table ? {} : undefined).value;
+      const defaults = this.defaults(key, claim);
       if (defaults !== undefined) effective[key] = defaults;
     }
     if (errors.length) throw new ConfigError(`${this.file}: ${errors.join('; ')}`);
@@ -144,6 +145,14 @@ export class ConfigStore {
 
   static needsRestart(path: string): boolean {
     return RESTART_KEYS.has(path.split('.')[0]);
+  }
+
+  /** The value of a key the file does not set: its defaults (without compiling a validator where none is needed). */
+  private defaults(key: string, claim: Claim): unknown {
+    const schema = claim.table ? claim.schema! : { type: 'object', properties: { [key]: claim.schema } };
+    if (!fillable(schema)) return this.check(key, claim, claim.table ? {} : undefined).value;
+    const filled = fillDefaults(schema, {} as Record<string, unknown>);
+    return claim.table ? filled : filled[key];
   }
 
   private check(key: string, claim: Claim, value: unknown) {
