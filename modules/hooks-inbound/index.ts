@@ -3,13 +3,13 @@ import { agentRegistry, agentRunner } from '@talon/agents';
 import { authStatus } from '@talon/auth';
 import { hooksConfigSchema, type HooksConfig } from './config.ts';
 import { MinuteWindow } from './services/rate.ts';
-import { checkToken, type ApiKeyCheck } from './services/token.ts';
+import { checkToken } from './services/token.ts';
 import { hookRoutes } from './routes/hooks.ts';
 
 export default defineModule<HooksConfig>({
   configSchema: hooksConfigSchema,
   register(ctx) {
-    checkToken(ctx.config, ctx.tryUse(authStatus) as ApiKeyCheck | undefined);
+    checkToken(ctx.config, ctx.tryUse(authStatus));
     const window = new MinuteWindow();
     return {
       routes: (app) =>

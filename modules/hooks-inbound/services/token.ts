@@ -4,27 +4,23 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '@talon/module-sdk';
+import type { AuthStatus } from '@talon/auth';
 import type { HooksConfig } from '../config.ts';
 
 export const MIN_TOKEN = 32;
-
-/** What the auth module may offer to compare a credential with the api_key without revealing it. */
-export interface ApiKeyCheck {
-  isApiKey?(candidate: string): boolean;
-}
 
 export function hookToken(config: HooksConfig, env: NodeJS.ProcessEnv = process.env): string {
   return config.token || env[config.token_env] || '';
 }
 
-/** Throws ConfigError when the hooks are on without a usable token. */
-export function checkToken(config: HooksConfig, auth: ApiKeyCheck | undefined, env: NodeJS.ProcessEnv = process.env): void {
+/** Throws ConfigError when the hooks are on without a usable token, or with the api_key as token (auth compares, in constant time). */
+export function checkToken(config: HooksConfig, auth: Pick<AuthStatus, 'isApiKey'> | undefined, env: NodeJS.ProcessEnv = process.env): void {
   if (!config.enabled) return;
   const token = hookToken(config, env);
   if (token.length < MIN_TOKEN) {
     throw new ConfigError(`[hooks] enabled = true needs a token of at least ${MIN_TOKEN} characters in [hooks] token or in $${config.token_env}`);
   }
-  if (auth?.isApiKey?.(token)) {
+  if (auth?.isApiKey(token)) {
     throw new ConfigError('[hooks] token equals api_key: the hook token must be a separate credential (a leaked hook token would open the whole API)');
   }
 }

@@ -114,4 +114,23 @@ describe('inbound hooks: off and misconfigured', () => {
     );
     await assert.rejects(startTestKernel({ only: ['hooks-inbound'], config: '[hooks]\nenabled = true\ntoken = "short"\n' }), /32 characters/);
   });
+
+  test('a hook token equal to the api_key: start-up refuses (also when it comes from the environment)', async () => {
+    // A kernel that starts anyway is stopped, so a failing check fails the test instead of leaving the kernel running.
+    const refused = (config: string) =>
+      startTestKernel({ only: ['hooks-inbound', 'auth'], config }).then(
+        async (k) => {
+          await k.stop();
+          return 'started';
+        },
+        (err: Error) => err.message,
+      );
+    assert.match(await refused(`api_key = "${TOKEN}"\n[hooks]\nenabled = true\ntoken = "${TOKEN}"\n`), /token equals api_key/);
+    process.env.HOOKS_TOKEN_SAME_AS_KEY = TOKEN;
+    try {
+      assert.match(await refused(`api_key = "${TOKEN}"\n[hooks]\nenabled = true\ntoken_env = "HOOKS_TOKEN_SAME_AS_KEY"\n`), /token equals api_key/);
+    } finally {
+      delete process.env.HOOKS_TOKEN_SAME_AS_KEY;
+    }
+  });
 });
