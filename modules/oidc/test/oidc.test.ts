@@ -94,10 +94,17 @@ describe('oidc: dashboard sign-in against a real provider', () => {
     assert.equal(info.sub, 'alice');
     assert.equal(info.name, 'Alice');
     assert.equal(info.source, 'provider', 'read from the userinfo endpoint');
+    // The cookie alone authenticates the dashboard's API calls (api_key is set); a change must come from this origin.
+    assert.equal((await k.request('/api/auth/userinfo', { headers: { cookie } })).status, 200);
+    const change = (headers: Record<string, string>) =>
+      k.request('/api/auth/introspect', { method: 'POST', headers: { cookie, ...headers }, json: { token: 'x' } });
+    assert.equal((await change({ origin: k.url })).status, 200);
+    assert.equal((await change({ origin: 'https://evil.example' })).status, 403);
     const out = await k.request('/auth/logout', { method: 'POST', headers: { cookie } });
     assert.deepEqual(await json(out), { ok: true, signed_out: true });
     assert.match(out.headers.get('set-cookie')!, /^talon_session=; .*Max-Age=0/);
     assert.equal(sessions.authenticate({ cookie }), undefined);
+    assert.equal((await k.request('/api/auth/userinfo', { headers: { cookie } })).status, 401, 'the session ended with the logout');
   });
 
   test('the default provider login, the JSON callback answer, and introspection of the IdP token and the session', async () => {

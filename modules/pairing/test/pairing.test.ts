@@ -73,9 +73,13 @@ describe('pairing', () => {
     // Single use.
     const again = await k.request('/api/pairing/complete', { method: 'POST', json: { pairing_code: code.pairing_code } });
     assert.equal(again.status, 410);
+    // Over HTTP the token is recognised as a user: the pairing endpoints are for administrators (403, not 401).
+    const asDevice = () => k.request('/api/pairing/devices', { headers: { authorization: `Bearer ${device.token}` } });
+    assert.equal((await asDevice()).status, 403);
     // Removing the device revokes its token at once.
     assert.equal((await request(`/api/pairing/devices/${device.device_id}`, { method: 'DELETE' })).status, 204);
     assert.equal(devices.authenticate({ authorization: `Bearer ${device.token}` }), undefined);
+    assert.equal((await asDevice()).status, 401);
     assert.equal((await request(`/api/pairing/devices/${device.device_id}`, { method: 'DELETE' })).status, 404);
   });
 
