@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { defineModule, type FromSchema } from '@talon/module-sdk';
 import { approvalService } from '@talon/approvals';
-import { taskQueue } from '@talon/tasks';
+import { taskBoard } from '@talon/tasks';
 import { inboxRoutes } from './routes/inbox.ts';
 
 const configSchema = {
@@ -19,7 +19,7 @@ export default defineModule<Config>({
         inboxRoutes(app, {
           dir: () => ctx.config.dir || path.join(ctx.home, 'inbox'),
           approvals: () => ctx.tryUse(approvalService),
-          tasks: () => ctx.tryUse(taskQueue),
+          tasks: () => ctx.tryUse(taskBoard),
         }),
     };
   },

@@ -43,6 +43,8 @@ export interface TaskBoard {
   claim(agentId: string, taskId?: string): Task | undefined;
   /** Completes (or fails) a task the agent claimed. Throws HttpError 404/409 naming the problem. Publishes task.completed. */
   complete(agentId: string, taskId: string, result: string, status?: 'completed' | 'failed'): Task;
+  /** Tasks by state (GET /api/tasks/status). */
+  counts(): Record<TaskStatus, number> & { total: number };
 }
 
 export const taskBoard = serviceRef<TaskBoard>('tasks.board');

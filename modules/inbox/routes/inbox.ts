@@ -2,12 +2,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Routes } from '@talon/module-sdk';
 import type { ApprovalService } from '@talon/approvals';
-import type { TaskQueue } from '@talon/tasks';
+import type { TaskBoard } from '@talon/tasks';
 
 export interface InboxSources {
   dir: () => string;
   approvals: () => ApprovalService | undefined;
-  tasks: () => TaskQueue | undefined;
+  tasks: () => TaskBoard | undefined;
 }
 
 /** Regular files directly in the folder (the drop folder's subfolders, like processed/, are not pending). */
@@ -17,8 +17,8 @@ const files = (dir: string): number =>
 export function inboxRoutes(app: Routes, s: InboxSources): void {
   app.get('/api/inbox/status', { schema: { summary: 'Pending counts by source', tags: ['system'] }, config: { quiet: true } }, async () => {
     const approvals = s.approvals()?.pendingCount() ?? null;
-    const lanes = s.tasks()?.lanes();
-    const tasks = lanes ? lanes.reduce((n, l) => n + l.queued, 0) : null;
+    // Tasks posted and not yet claimed: work waiting for an agent (or for someone to assign it).
+    const tasks = s.tasks()?.counts().pending ?? null;
     const dir = s.dir();
     const drop = files(dir);
     // A source whose module is not running (or that keeps no queue: deliveries are sent at once) counts as null.
