@@ -1,17 +1,21 @@
 /**
  * Hands and plugins figures (issue 14), in process over the fake provider:
- * - what a context-engine hook adds to a turn: a one-shot bash ingest hook, a one-shot node one, and a prewarmed
- *   persistent node one (turn p50 minus the turn p50 without plugins, and the hook's own time as health counts it);
+ * - what a context-engine hook adds to a turn: a one-shot bash ingest hook and a node one, started at the call or
+ *   ahead of it (prespawn), and a prewarmed persistent node one (turn p50 minus the turn p50 without plugins; the four kinds of turn are interleaved round by
+ *   round so load on the machine hits them alike), next to the floor in the same rounds: a bare `bash -c true` and
+ *   `node -e 0` spawned the way hooks are (pipes, cleared environment), and the overhead of each hook over its floor;
  * - activating a hand of 3 agents (with a schedule and a trigger), and deactivating it;
  * - GET /api/hands/active and GET /api/hands with 50 active instances (p99, client round trip and server time).
  */
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 import { percentile } from './util.ts';
 
-const TURNS = 40;
+const ROUNDS = 40;
+const WARMUP = 3;
 const f1 = (n: number) => n.toFixed(1);
 
 const bashHook = `#!/usr/bin/env bash\ncat >/dev/null\necho '{"type":"ingest_result","memories":[{"content":"from bash"}]}'\n`;
@@ -39,46 +43,92 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
+/** A bare program start, spawned as hooks are: stdio pipes, a cleared environment, an empty HOME. */
+function bareSpawn(argv: string[], home: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => undefined); // the program may exit without reading
+    child.stdin.end('{}\n');
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+}
+
+const KINDS = {
+  none: '',
+  'bash hook': 'bench-bash',
+  'node hook': 'bench-node',
+  'bash hook, prespawn': 'bench-bash-spare',
+  'node hook, prespawn': 'bench-node-spare',
+  'prewarmed persistent node hook': 'bench-warm',
+} as const;
+type Kind = keyof typeof KINDS;
+
 async function hookFigures(fake: FakeProvider, home: string): Promise<Record<string, string>> {
   const root = path.join(home, 'plugins');
   writePlugin(root, 'bench-bash', 'ingest.sh', bashHook);
   writePlugin(root, 'bench-node', 'ingest.js', nodeOnce);
+  writePlugin(root, 'bench-bash-spare', 'ingest.sh', bashHook, 'prespawn = true');
+  writePlugin(root, 'bench-node-spare', 'ingest.js', nodeOnce, 'prespawn = true');
   writePlugin(root, 'bench-warm', 'ingest.js', nodeWarm, 'persistent_subprocess = true');
   const k = await startTestKernel({
     home,
     only: ['plugins', 'agents', 'tools', 'llm-openai', 'error-envelope'],
-    config: `context_engine = { plugin_stack = ["bench-bash", "bench-node", "bench-warm"] }\n[default_model]\nprovider = "openai"\nmodel = "m"\nbase_url = "${fake.url}/v1"\napi_key_env = "BENCH_HANDS_KEY"\n[llm]\nmax_retries = 0\n`,
+    config: `context_engine = { plugin_stack = ["bench-bash", "bench-node", "bench-bash-spare", "bench-node-spare", "bench-warm"] }\n[default_model]\nprovider = "openai"\nmodel = "m"\nbase_url = "${fake.url}/v1"\napi_key_env = "BENCH_HANDS_KEY"\n[llm]\nmax_retries = 0\n`,
   });
+  const empty = mkdtempSync(path.join(tmpdir(), 'talon-bench-home-'));
   try {
     await k.request('/api/plugins/prewarm', { method: 'POST', json: { plugins: ['bench-warm'] } });
-    const figures: Record<string, string> = {};
-    const turns = async (allowed: string) => {
+    const agents = {} as Record<Kind, string>;
+    for (const [kind, plugin] of Object.entries(KINDS) as Array<[Kind, string]>) {
       const res = await k.request('/api/agents', {
         method: 'POST',
-        json: { manifest_toml: `name = "bench-${allowed || 'none'}"\nallowed_plugins = [${allowed ? `"${allowed}"` : '"no-such-plugin"'}]\n` },
+        json: { manifest_toml: `name = "bench-${plugin || 'none'}"\nallowed_plugins = ["${plugin || 'no-such-plugin'}"]\n` },
       });
-      const { agent_id } = (await res.json()) as { agent_id: string };
-      const times: number[] = [];
-      for (let i = 0; i < TURNS + 3; i++) {
-        const t = await time(async () => (await k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'hello' } })).text());
-        if (i >= 3) times.push(t); // the first turns warm the code paths
+      agents[kind] = ((await res.json()) as { agent_id: string }).agent_id;
+    }
+    const turns = Object.fromEntries(Object.keys(KINDS).map((kind) => [kind, [] as number[]])) as Record<Kind, number[]>;
+    const floors: Record<string, number[]> = { 'bash -c true': [], 'node -e 0': [] };
+    for (let round = 0; round < ROUNDS + WARMUP; round++) {
+      const keep = round >= WARMUP; // the first rounds warm the code paths
+      for (const kind of Object.keys(KINDS) as Kind[]) {
+        const t = await time(async () => (await k.request(`/api/agents/${agents[kind]}/message`, { method: 'POST', json: { message: 'hello' } })).text());
+        if (keep) turns[kind].push(t);
       }
-      return times;
+      const b = await time(() => bareSpawn(['bash', '-c', 'true'], empty));
+      const n = await time(() => bareSpawn(['node', '-e', '0'], empty));
+      if (keep) {
+        floors['bash -c true'].push(b);
+        floors['node -e 0'].push(n);
+      }
+    }
+    const base = percentile(turns.none, 50);
+    const bashFloor = percentile(floors['bash -c true'], 50);
+    const nodeFloor = percentile(floors['node -e 0'], 50);
+    const floor: Partial<Record<Kind, number>> = { 'bash hook': bashFloor, 'node hook': nodeFloor };
+    const figures: Record<string, string> = {
+      'turn p50 without plugins (ms)': f1(base),
+      'floor: bare `bash -c true` p50 (ms)': f1(bashFloor),
+      'floor: bare `node -e 0` p50 (ms)': f1(nodeFloor),
     };
-    const base = percentile(await turns(''), 50);
-    figures['turn p50 without plugins (ms)'] = f1(base);
-    for (const name of ['bench-bash', 'bench-node', 'bench-warm']) {
-      const times = await turns(name);
-      const health = (await (await k.request(`/api/plugins/${name}/health`)).json()) as {
+    for (const [kind, plugin] of Object.entries(KINDS) as Array<[Kind, string]>) {
+      if (!plugin) continue;
+      const health = (await (await k.request(`/api/plugins/${plugin}/health`)).json()) as {
         hook_stats: { ingest: { avg_elapsed_ms: number; p95_elapsed_ms: number; errors: number } };
       };
       const s = health.hook_stats.ingest;
-      figures[`${name}: added to turn p50 (ms)`] = f1(percentile(times, 50) - base);
-      figures[`${name}: hook avg / p95 (ms), errors`] = `${f1(s.avg_elapsed_ms)} / ${f1(s.p95_elapsed_ms)}, ${s.errors}`;
+      const added = percentile(turns[kind], 50) - base;
+      figures[`${kind}: added to turn p50 (ms)`] = f1(added);
+      const own = floor[kind];
+      if (own !== undefined) figures[`${kind}: overhead over its floor (ms)`] = f1(added - own);
+      figures[`${kind}: hook avg / p95 (ms), errors`] = `${f1(s.avg_elapsed_ms)} / ${f1(s.p95_elapsed_ms)}, ${s.errors}`;
     }
     return figures;
   } finally {
     await k.stop();
+    rmSync(empty, { recursive: true, force: true });
   }
 }
 

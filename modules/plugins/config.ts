@@ -24,7 +24,18 @@ export const pluginsConfigSchema = {
       default: 'auto',
       description: 'auto: hooks without allow_network run in their own network (and process) namespace where the kernel allows it; off: never',
     },
-    persistent_idle_secs: { type: 'integer', minimum: 5, default: 300, description: 'a persistent hook process unused this long is stopped' },
+    persistent_idle_secs: {
+      type: 'integer',
+      minimum: 5,
+      default: 300,
+      description: 'a persistent hook process (or a spare of a prespawn plugin) unused this long is stopped',
+    },
+    max_spare_processes: {
+      type: 'integer',
+      minimum: 0,
+      default: 16,
+      description: 'most spare one-shot processes kept ready for plugins that say prespawn = true (the oldest go first)',
+    },
     deps_timeout_secs: { type: 'integer', minimum: 1, maximum: 3600, default: 300, description: 'longest run of install-deps' },
     install_roots: {
       type: 'array',

@@ -11,7 +11,7 @@ import { contextEngineSchema, pluginsConfigSchema, type ContextEngineConfig, typ
 import type { PluginsApp } from './services/app.ts';
 import { ContextEngineService } from './services/engine.ts';
 import { probeIsolation, type Isolation } from './services/isolation.ts';
-import { ProcessPool } from './services/persistent.ts';
+import { ProcessPool } from './services/pool.ts';
 import { HookRunner } from './services/runner.ts';
 import { HookStats } from './services/stats.ts';
 import { PluginStore } from './services/store.ts';
@@ -33,7 +33,7 @@ export default defineModule<Config>({
     const signer = () => ctx.tryUse(manifestSigner);
     const storeDeps = { launchers: () => ctx.config.launchers, signer };
     const store = new PluginStore({ ...storeDeps, dir: pluginsDir });
-    const pool = new ProcessPool();
+    const pool = new ProcessPool(() => ctx.config.max_spare_processes);
     const stats = new HookStats();
     const runner = new HookRunner({
       pool,

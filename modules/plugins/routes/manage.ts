@@ -50,6 +50,7 @@ export function manageRoutes(app: Routes, a: PluginsApp): void {
       active_as_single: stack.length === 1 && stack[0] === p.name,
       stack_position: stack.includes(p.name) ? stack.indexOf(p.name) : null,
       persistent_processes: a.pool.running(p.name),
+      spare_processes: a.pool.spareProcesses(p.name),
     };
   });
 

@@ -6,7 +6,7 @@ import type { PluginsConfig } from '../config.ts';
 import type { ContextEngineService } from './engine.ts';
 import type { InstallDeps } from './install.ts';
 import type { Isolation } from './isolation.ts';
-import type { ProcessPool } from './persistent.ts';
+import type { ProcessPool } from './pool.ts';
 import type { HookRunner } from './runner.ts';
 import type { HookStats } from './stats.ts';
 import type { PluginStore } from './store.ts';

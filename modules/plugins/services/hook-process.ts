@@ -41,45 +41,78 @@ export interface OneShotOutcome {
 
 const STDERR_TAIL = 4096;
 
-/** Runs one call: the request on stdin (then closed), stdout kept up to maxBytes (the tree is killed past it). */
-export function runOnce(l: Launch, stdin: string, timeoutMs: number, maxBytes: number): Promise<OneShotOutcome> {
-  return new Promise((resolve) => {
-    const child = spawnHook(l);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let stderr = '';
-    const flags = { timedOut: false, overflowed: false, spawnError: '' };
-    child.stdin!.on('error', () => undefined); // a hook that exits without reading must not crash the service (EPIPE)
-    child.stdin!.end(stdin);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        flags.overflowed = true;
-        killTree(child);
+/**
+ * A started one-shot hook process. It may be started ahead of its call (a spare, see ProcessPool): its output is
+ * collected from the start, and the time limit runs from the moment the request is written.
+ */
+export class OneShot {
+  readonly child: ChildProcess;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private stderr = '';
+  private exitCode: number | null = null;
+  private spawnError = '';
+  private timedOut = false;
+  private overflowed = false;
+  private closed = false;
+  private onClose?: () => void;
+
+  constructor(
+    readonly launch: Launch,
+    private readonly maxBytes: number,
+  ) {
+    this.child = spawnHook(launch);
+    this.child.stdin!.on('error', () => undefined); // a hook that exits without reading must not crash the service (EPIPE)
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      this.size += chunk.length;
+      if (this.size > this.maxBytes) {
+        this.overflowed = true;
+        killTree(this.child);
         return;
       }
-      chunks.push(chunk);
+      this.chunks.push(chunk);
     });
-    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)));
-    const timer = setTimeout(() => {
-      flags.timedOut = true;
-      killTree(child);
-    }, timeoutMs);
-    let exitCode: number | null = null;
-    child.on('error', (err) => (flags.spawnError = `could not start: ${err.message}`));
-    child.on('exit', (code) => {
-      exitCode = code;
-      killTree(child); // background children would keep the pipes open (and run on)
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)));
+    this.child.on('error', (err) => (this.spawnError = `could not start: ${err.message}`));
+    this.child.on('exit', (code) => {
+      this.exitCode = code;
+      killTree(this.child); // background children would keep the pipes open (and run on)
     });
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve({
-        stdout: Buffer.concat(chunks).toString('utf8'),
-        stderr: flags.spawnError || stderr,
-        exitCode: flags.spawnError ? -1 : exitCode,
-        timedOut: flags.timedOut,
-        overflowed: flags.overflowed,
-      });
+    this.child.on('close', () => {
+      this.closed = true;
+      this.onClose?.();
     });
-  });
+  }
+
+  /** Still waiting for its request (a spare that died or flooded before its call is not worth keeping). */
+  get waiting(): boolean {
+    return !this.closed && !this.overflowed;
+  }
+
+  /** Writes the request (stdin is then closed) and resolves when the process is gone. */
+  finish(stdin: string, timeoutMs: number): Promise<OneShotOutcome> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.timedOut = true;
+        killTree(this.child);
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve({
+          stdout: Buffer.concat(this.chunks).toString('utf8'),
+          stderr: this.spawnError || this.stderr,
+          exitCode: this.spawnError ? -1 : this.exitCode,
+          timedOut: this.timedOut,
+          overflowed: this.overflowed,
+        });
+      };
+      if (this.closed) return done();
+      this.onClose = done;
+      this.child.stdin!.end(stdin);
+    });
+  }
+
+  kill(): void {
+    killTree(this.child);
+  }
 }

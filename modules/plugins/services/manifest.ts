@@ -32,6 +32,7 @@ export const HOOK_SETTINGS = [
   'allow_filesystem',
   'persistent_subprocess',
   'prewarm_subprocesses',
+  'prespawn',
   'priority',
   'env_schema',
 ] as const;
@@ -55,6 +56,8 @@ export interface PluginManifest {
   allowNetwork: boolean;
   allowFilesystem: boolean;
   persistent: boolean;
+  /** One-shot hooks: start the process of the next call (per agent) as soon as a call ends. */
+  prespawn: boolean;
   priority: number;
   env: Record<string, string>;
   envSchema: Record<string, { description: string; required: boolean }>;
@@ -137,6 +140,7 @@ export function parseManifest(text: string, env: NodeJS.ProcessEnv = process.env
     allowNetwork: flag(h.allow_network, 'hooks.allow_network'),
     allowFilesystem: flag(h.allow_filesystem, 'hooks.allow_filesystem'),
     persistent: flag(h.persistent_subprocess, 'hooks.persistent_subprocess'),
+    prespawn: flag(h.prespawn, 'hooks.prespawn'),
     priority: int(h.priority, 'hooks.priority', -1000, 1000) ?? 0,
     env: Object.fromEntries(Object.entries(envTable).map(([k, v]) => [k, expand(str(v, `env.${k}`), env)])),
     envSchema: Object.fromEntries(

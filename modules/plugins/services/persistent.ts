@@ -3,7 +3,7 @@
  * and hook, started at first use or by prewarm, fed one JSON request per line; its answer is the first line it
  * prints that parses as JSON (other lines are logs). Requests to one process wait their turn. A process that
  * answers late, floods its output or exits is killed with its process group and the call fails; the next call
- * starts a fresh one. Idle processes are stopped.
+ * starts a fresh one. Idle processes are stopped (pool.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -110,52 +110,5 @@ export class PersistentProcess {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.reject(err);
-  }
-}
-
-export class ProcessPool {
-  private readonly processes = new Map<string, PersistentProcess>();
-
-  /** The live process of a plugin's hook, or a new one when there is none (or it is of an older plugin load). */
-  get(plugin: string, hook: string, generation: number, start: () => PersistentProcess): PersistentProcess {
-    const key = `${plugin}\0${hook}`;
-    const current = this.processes.get(key);
-    if (current?.alive && current.generation === generation) return current;
-    current?.stop();
-    const fresh = start();
-    this.processes.set(key, fresh);
-    return fresh;
-  }
-
-  /** Stops every process of a plugin; answers how many there were. */
-  evict(plugin: string): number {
-    let n = 0;
-    for (const [key, proc] of this.processes) {
-      if (!key.startsWith(`${plugin}\0`)) continue;
-      proc.stop();
-      this.processes.delete(key);
-      n++;
-    }
-    return n;
-  }
-
-  running(plugin: string): Array<{ hook: string; pid: number | undefined }> {
-    return [...this.processes]
-      .filter(([key, p]) => key.startsWith(`${plugin}\0`) && p.alive)
-      .map(([key, p]) => ({ hook: key.split('\0')[1], pid: p.child.pid }));
-  }
-
-  sweep(idleMs: number): void {
-    const now = Date.now();
-    for (const [key, proc] of this.processes) {
-      if (proc.alive && now - proc.lastUsed < idleMs) continue;
-      proc.stop();
-      this.processes.delete(key);
-    }
-  }
-
-  stopAll(): void {
-    for (const proc of this.processes.values()) proc.stop();
-    this.processes.clear();
   }
 }

@@ -5,10 +5,11 @@
  */
 import { rmSync } from 'node:fs';
 import type { HookName } from '@talon/plugins';
-import { runOnce } from './hook-process.ts';
+import { OneShot } from './hook-process.ts';
 import type { Isolation } from './isolation.ts';
 import { launch } from './launch.ts';
-import { PersistentProcess, type ProcessPool } from './persistent.ts';
+import { PersistentProcess } from './persistent.ts';
+import type { ProcessPool } from './pool.ts';
 import { HookFailure, readReply, type HookReply } from './protocol.ts';
 import type { HookStats } from './stats.ts';
 import type { LoadedPlugin } from './store.ts';
@@ -68,11 +69,18 @@ export class HookRunner {
     });
   }
 
-  private async oneShot(plugin: LoadedPlugin, hook: HookName, json: string, agentId?: string): Promise<string> {
+  private start(plugin: LoadedPlugin, hook: HookName, agentId?: string): OneShot {
     const l = launch(plugin, hook, { isolation: this.deps.isolation(), runRoot: this.deps.runRoot(), agentId });
+    return new OneShot(l, this.deps.maxOutputBytes());
+  }
+
+  /** A one-shot call; with prespawn, it takes the spare started after the previous call and leaves a new one. */
+  private async oneShot(plugin: LoadedPlugin, hook: HookName, json: string, agentId?: string): Promise<string> {
+    const prespawn = plugin.manifest!.prespawn && agentId !== undefined;
+    const once = (prespawn && this.deps.pool.takeSpare(plugin.name, hook, agentId, plugin.generation)) || this.start(plugin, hook, agentId);
     const timeoutMs = this.timeoutMs(plugin);
     try {
-      const out = await runOnce(l, `${json}\n`, timeoutMs, this.deps.maxOutputBytes());
+      const out = await once.finish(`${json}\n`, timeoutMs);
       if (out.timedOut) throw new HookFailure(`no answer within ${timeoutMs / 1000} s (killed with its process tree)`);
       if (out.overflowed) throw new HookFailure(`printed more than ${this.deps.maxOutputBytes()} bytes`);
       if (out.exitCode !== 0) {
@@ -81,8 +89,16 @@ export class HookRunner {
       }
       return out.stdout;
     } finally {
-      rmSync(l.dir, { recursive: true, force: true });
+      rmSync(once.launch.dir, { recursive: true, force: true });
+      if (prespawn) this.refill(plugin, hook, agentId);
     }
+  }
+
+  /** Starts the next call's process once this call's answer is on its way (a spawn blocks the event loop briefly). */
+  private refill(plugin: LoadedPlugin, hook: HookName, agentId: string): void {
+    setImmediate(() => {
+      if (this.deps.pool.sparesAllowed()) this.deps.pool.putSpare(plugin.name, hook, agentId, plugin.generation, this.start(plugin, hook, agentId));
+    });
   }
 }
 

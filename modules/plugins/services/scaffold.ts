@@ -41,6 +41,7 @@ export function scaffoldFiles(name: string, description: string, runtime: Runtim
     'hook_timeout_secs = 30',
     'on_hook_failure = "warn"',
     persistent ? '# These hooks also answer one request per line: keep a process running between calls.\n# persistent_subprocess = true' : '',
+    '# prespawn = true            # start the process of each next call ahead of it (the interpreter start leaves the turn)',
     '# allow_network = false      # no network unless true (enforced with a network namespace where available)',
     '',
   ].filter((l) => l !== '');

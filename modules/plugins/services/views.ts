@@ -42,6 +42,7 @@ export function pluginDetail(p: LoadedPlugin, engine: ContextEngineService) {
           allow_network: m.allowNetwork,
           allow_filesystem: m.allowFilesystem,
           persistent_subprocess: m.persistent,
+          prespawn: m.prespawn,
           priority: m.priority,
         }
       : null,

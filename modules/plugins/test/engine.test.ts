@@ -56,6 +56,14 @@ process.stdin.on('data', (c) => {
   }
 });`;
 
+// One request per process, like any one-shot hook; says how long it waited for its request and for whom.
+const spare = `const started = Date.now();
+const token = Math.random().toString(36).slice(2);
+let s = ''; process.stdin.on('data', (c) => (s += c)); process.stdin.on('end', () => {
+  const content = 'spare process=' + token + ' waited=' + (Date.now() - started) + ' agent=' + process.env.TALON_AGENT_ID;
+  console.log(JSON.stringify({ type: 'ingest_result', memories: [{ content }] }));
+});`;
+
 let env: Env;
 let server: http.Server;
 before(async () => {
@@ -64,13 +72,14 @@ before(async () => {
   process.env.PROBE_PORT_VALUE = String((server.address() as AddressInfo).port);
   const probeEnv = '[env]\nPROBE_PORT = "${PROBE_PORT_VALUE}"\n';
   env = await startEnv({
-    stack: ['recorder', 'sealed', 'open', 'warm', 'strict'],
+    stack: ['recorder', 'sealed', 'open', 'warm', 'strict', 'spare'],
     extra: '[plugins]\ncompact_after_messages = 3\n',
     plugins: {
       recorder: { 'plugin.toml': pluginToml('recorder', hooks, 'allow_filesystem = true', `[env]\nOUT_FILE = "${out}"\n`), 'hooks/recorder.js': recorder },
       sealed: { 'plugin.toml': pluginToml('sealed', { ingest: 'hooks/probe.js' }, '', probeEnv), 'hooks/probe.js': probe },
       open: { 'plugin.toml': pluginToml('open', { ingest: 'hooks/probe.js' }, 'allow_network = true', probeEnv), 'hooks/probe.js': probe },
       warm: { 'plugin.toml': pluginToml('warm', { ingest: 'hooks/warm.js' }, 'persistent_subprocess = true'), 'hooks/warm.js': warm },
+      spare: { 'plugin.toml': pluginToml('spare', { ingest: 'hooks/spare.js' }, 'prespawn = true'), 'hooks/spare.js': spare },
       strict: {
         'plugin.toml': pluginToml('strict', { ingest: 'hooks/fail.sh' }, 'on_hook_failure = "abort"'),
         'hooks/fail.sh': '#!/bin/sh\ncat >/dev/null\necho oops >&2\nexit 1\n',
@@ -177,6 +186,47 @@ test('a persistent plugin keeps one process across calls; prewarm starts it; rel
   env.fake.enqueue({ text: 'three' });
   const r = await turn(env, agent, 'three');
   assert.notEqual(/warm process (\w+)/.exec(r.system)?.[1], pids[0], 'a new process after the reload');
+});
+
+test('prespawn: the next call of an agent finds its one-shot process already started; reload stops the spare', async () => {
+  const agent = await spawnAgent(env.k, 'spared', 'allowed_plugins = ["spare"]');
+  const seen = async (m: string) => {
+    env.fake.enqueue({ text: m });
+    const r = await turn(env, agent, m);
+    const hit = /spare process=(\w+) waited=(\d+) agent=(\S+)/.exec(r.system);
+    assert.ok(hit, r.system);
+    return { process: hit[1], waited: Number(hit[2]), agent: hit[3] };
+  };
+  const spares = async () =>
+    (await json<{ spare_processes: Array<{ hook: string; agent_id: string; pid: number }> }>(await env.k.request('/api/plugins/spare/status'))).spare_processes;
+  const first = await seen('one');
+  assert.equal(first.agent, agent);
+  await waitFor(async () => (await spares()).length === 1, 5000, 'a spare after the first call');
+  const [ready] = await spares();
+  assert.deepEqual([ready.hook, ready.agent_id], ['ingest', agent]);
+  await new Promise((r) => setTimeout(r, 600));
+  const second = await seen('two');
+  assert.ok(second.waited >= 500, `the spare, started before the call, answered (it waited ${second.waited} ms)`);
+  assert.notEqual(second.process, first.process, 'one request per process');
+  assert.ok(!(await spares()).some((s) => s.pid === ready.pid), 'the spare was used up');
+  assert.equal(second.agent, agent);
+  await waitFor(async () => (await spares()).length === 1, 5000, 'a spare after the second call');
+  const [next] = await spares();
+  const reload = await json<{ processes_evicted: number }>(await env.k.request('/api/plugins/spare/reload', { method: 'POST' }));
+  assert.equal(reload.processes_evicted, 1);
+  assert.deepEqual(await spares(), []);
+  await waitFor(
+    () => {
+      try {
+        process.kill(next.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    3000,
+    'the spare process is gone',
+  );
 });
 
 test('on_hook_failure = abort refuses the turn (503 naming the plugin); the failure is published', async () => {
