@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setConfig } from '@talon/module-sdk/testing';
+import { setConfig, waitFor } from '@talon/module-sdk/testing';
 import { code, json, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 const post = (env: Env, url: string, body?: unknown) => env.k.request(url, { method: 'POST', ...(body === undefined ? {} : { json: body }) });
@@ -151,6 +151,31 @@ describe('approvals: endpoints', () => {
     const setup = await json<{ secret: string; recovery_codes: string[] }>(await post(env, '/api/approvals/totp/setup'));
     assert.equal((await post(env, '/api/approvals/totp/revoke', { code: 'not-a-code' })).status, 400);
     assert.equal((await post(env, '/api/approvals/totp/revoke', { code: setup.recovery_codes[0] })).status, 200);
+  });
+
+  test('timeout_fallback = "escalate": the request is announced again and waits longer, then is denied after max_escalations', async () => {
+    for (const [key, value] of Object.entries({ timeout_secs: 1, timeout_fallback: 'escalate', escalate_extra_secs: 1, max_escalations: 1 }))
+      await setConfig(env.k, `approval.${key}`, value);
+    const announced: string[] = [];
+    const scope = env.k.kernel.events.scope('escalation-test');
+    scope.subscribe('approval.requested', (e) => void announced.push(e.data.description ?? ''));
+    scope.commit();
+    try {
+      const { id } = await create();
+      await waitFor(async () => (await json(await env.k.request(`/api/approvals/${id}`))).status === 'expired', 6000, 'expiry after the escalation');
+      const trail = await json<{ items: Array<{ request_id: string; decision: string; decided_by: string | null }> }>(
+        await env.k.request('/api/approvals/audit'),
+      );
+      assert.deepEqual(
+        trail.items.filter((i) => i.request_id === id).map((i) => `${i.decision}:${i.decided_by}`),
+        ['expired:timeout', 'escalated:timeout', 'requested:null'],
+      );
+      assert.deepEqual(announced, ['ship it', '[escalation 1] ship it']);
+    } finally {
+      scope.close();
+      await setConfig(env.k, 'approval.timeout_fallback', 'deny');
+      await setConfig(env.k, 'approval.timeout_secs', 60);
+    }
   });
 
   test('GET /api/approvals/stream sends requests and decisions as they happen', async () => {
