@@ -13,17 +13,51 @@ export type ErrorMode = (typeof ERROR_MODES)[number];
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_MAX_ITERATIONS = 5;
 
+/** The reference's nested spellings: `{conditional: {condition}}`, `{loop: {max_iterations, until}}`, `{retry: {...}}`. */
+const nestedMode = {
+  type: 'object',
+  properties: {
+    conditional: { type: 'object', properties: { condition: { type: 'string', maxLength: 4096 } }, additionalProperties: false },
+    loop: {
+      type: 'object',
+      properties: { max_iterations: { type: 'integer', minimum: 1, maximum: 1000 }, until: { type: 'string', maxLength: 4096 } },
+      additionalProperties: false,
+    },
+  },
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false,
+} as const;
+const nestedRetry = {
+  type: 'object',
+  properties: {
+    retry: {
+      type: 'object',
+      properties: { max_retries: { type: 'integer', minimum: 0, maximum: 100 }, backoff_ms: { type: 'integer', minimum: 0, maximum: 3600000 } },
+      additionalProperties: false,
+    },
+  },
+  required: ['retry'],
+  additionalProperties: false,
+} as const;
+
 export const stepSchema = {
   type: 'object',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128 },
     agent_id: { type: 'string', description: 'agent UUID; use this or agent_name' },
     agent_name: { type: 'string', minLength: 1, maxLength: 128 },
+    agent: {
+      type: 'object',
+      properties: { agent_id: { type: 'string' }, agent_name: { type: 'string', minLength: 1, maxLength: 128 } },
+      additionalProperties: false,
+      description: "the reference's spelling: {agent_id} or {agent_name}",
+    },
     prompt: { type: 'string', maxLength: 100000, description: 'template: {{input}} and {{<output_var>}}; default "{{input}}"' },
     prompt_template: { type: 'string', maxLength: 100000, description: 'another spelling of prompt' },
-    mode: { type: 'string', enum: MODES },
+    mode: { anyOf: [{ type: 'string', enum: MODES }, nestedMode] },
     timeout_secs: { type: 'integer', minimum: 0, description: 'per step; default [workflows] step_timeout_secs (120); 0 = no limit' },
-    error_mode: { type: 'string', enum: ERROR_MODES },
+    error_mode: { anyOf: [{ type: 'string', enum: ERROR_MODES }, nestedRetry] },
     max_retries: { type: 'integer', minimum: 0, maximum: 100 },
     backoff_ms: { type: 'integer', minimum: 0, maximum: 3600000, description: 'retry: first wait, doubling each attempt' },
     output_var: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 64 },
@@ -74,10 +108,35 @@ export interface Definition {
   total_timeout_secs: number | null;
 }
 
+/** A step in the flat form: the reference's nested mode, retry and agent spellings unfolded into their fields. */
+function flatten(step: StepInput): Omit<StepInput, 'mode' | 'error_mode' | 'agent'> & { mode?: Mode; error_mode?: ErrorMode } {
+  const { mode, error_mode, agent, ...flat } = step;
+  const merge = <T extends object>(what: string, fields: T) => {
+    for (const [k, v] of Object.entries(fields)) {
+      const key = k as keyof typeof flat;
+      if (flat[key] !== undefined && flat[key] !== v) throw badRequest(`step '${step.name ?? '?'}': ${k} is given twice (in ${what} and beside it)`);
+      (flat as Record<string, unknown>)[k] = v;
+    }
+  };
+  if (agent) merge('agent', agent);
+  let m: Mode | undefined;
+  if (typeof mode === 'object') {
+    const [[kind, fields]] = Object.entries(mode) as Array<[Mode, object]>;
+    merge('mode', fields ?? {});
+    m = kind;
+  } else m = mode;
+  let e: ErrorMode | undefined;
+  if (typeof error_mode === 'object') {
+    merge('error_mode', error_mode.retry ?? {});
+    e = 'retry';
+  } else e = error_mode;
+  return { ...flat, mode: m, error_mode: e };
+}
+
 /** Checks what the schema cannot say and fills in the defaults. Throws 400 naming the step. */
 export function normalizeSteps(steps: readonly StepInput[], maxSteps: number): Step[] {
   if (steps.length > maxSteps) throw badRequest(`a workflow has at most ${maxSteps} steps; this one has ${steps.length}`);
-  return steps.map((s, i) => {
+  return steps.map(flatten).map((s, i) => {
     const name = s.name ?? `step ${i + 1}`;
     const where = `step '${name}'`;
     const mode = s.mode ?? 'sequential';

@@ -75,6 +75,36 @@ describe('workflows: create, list, get, update, delete', () => {
     assert.equal(empty.status, 400);
   });
 
+  test("the reference's spellings: nested mode and retry objects, an agent object, prompt_template", async () => {
+    const id = await createWorkflow(env.k, {
+      name: 'reference-shaped',
+      steps: [
+        {
+          name: 'check',
+          agent: { agent_name: 'writer' },
+          prompt_template: 'Check {{input}}',
+          mode: { conditional: { condition: 'ok' } },
+          error_mode: { retry: { max_retries: 2, backoff_ms: 10 } },
+        },
+        { name: 'polish', agent: { agent_id: agent }, mode: { loop: { max_iterations: 3, until: 'done' } } },
+      ],
+    });
+    const [check, polish] = (await call<{ steps: Json[] }>(env.k, `/api/workflows/${id}`)).body.steps;
+    assert.deepEqual(
+      [check.agent_name, check.prompt, check.mode, check.condition, check.error_mode, check.max_retries, check.backoff_ms],
+      ['writer', 'Check {{input}}', 'conditional', 'ok', 'retry', 2, 10],
+    );
+    assert.deepEqual([polish.agent_id, polish.mode, polish.max_iterations, polish.until], [agent, 'loop', 3, 'done']);
+    const twice = await call<{ error: string }>(env.k, '/api/workflows', {
+      method: 'POST',
+      json: { name: 'x', steps: [{ name: 'twice', agent_id: agent, agent: { agent_id: '00000000-0000-4000-8000-000000000001' } }] },
+    });
+    assert.equal(twice.status, 400);
+    assert.match(twice.body.error, /step 'twice': agent_id is given twice/);
+    const unknownMode = await call(env.k, '/api/workflows', { method: 'POST', json: { name: 'x', steps: [{ agent_id: agent, mode: { parallel: {} } }] } });
+    assert.equal(unknownMode.status, 400);
+  });
+
   test('a collect step needs no agent; an empty step list is a workflow that returns its input', async () => {
     const id = await createWorkflow(env.k, { name: 'gather', steps: [{ mode: 'collect' }] });
     assert.equal((await call<{ steps: Json[] }>(env.k, `/api/workflows/${id}`)).body.steps[0].mode, 'collect');
