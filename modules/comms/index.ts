@@ -1,15 +1,17 @@
 import { defineModule, type AnyEvent } from '@talon/module-sdk';
-import { agentRegistry, agentRunner } from '@talon/agents';
+import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
 import { peerNetwork } from '@talon/peers';
 import { commsConfigSchema, type CommsConfig } from './config.ts';
 import { CommsLog } from './services/log.ts';
 import { commsRoutes } from './routes/comms.ts';
+import { logToolCall } from './services/tool-calls.ts';
 
 export default defineModule<CommsConfig>({
   configSchema: commsConfigSchema,
   register(ctx) {
     const log = new CommsLog(() => ctx.config.history);
     ctx.events.subscribe(['agent.spawned', 'agent.terminated', 'task.posted', 'task.claimed', 'task.completed'], (event) => log.fromBus(event as AnyEvent));
+    ctx.hooks.tap(agentHooks).afterToolCall.tapPromise('comms', async (call) => logToolCall(log, ctx.use(agentRegistry), call));
     return {
       routes: (app) =>
         commsRoutes(app, {

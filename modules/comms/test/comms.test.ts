@@ -15,7 +15,7 @@ describe('comms', () => {
     process.env.COMMS_FAKE_KEY = 'sk-fake';
     await fake.start();
     k = await startTestKernel({
-      only: ['comms', 'agents', 'llm-openai', 'error-envelope'],
+      only: ['comms', 'agents', 'tools', 'llm-openai', 'error-envelope'],
       config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "COMMS_FAKE_KEY"\n[comms]\nkeep_alive_secs = 1\n`,
     });
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
@@ -50,6 +50,23 @@ describe('comms', () => {
     assert.ok(topology.edges.some((e) => e.kind === 'parent_child' && e.from === boss && e.to === worker));
     assert.ok(topology.edges.some((e) => e.kind === 'message' && e.from === boss && e.to === worker));
     assert.ok(topology.routes.some((r) => r.address === `agent:${worker}` && r.via === 'local'));
+  });
+
+  test('an agent_send of one agent to another is a routed message and a message edge', async () => {
+    const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
+    const caller = registry.spawn({ manifestToml: `${manifest('caller')}[capabilities]\ntools = ["agent_send"]\n` }).id;
+    fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'worker', message: 'count the files' } }] }, { text: '12 files' }, { text: 'done' });
+    const res = await k.request(`/api/agents/${caller}/message`, { method: 'POST', json: { message: 'ask the worker' } });
+    assert.equal(res.status, 200);
+    const events = await json<{ items: Array<{ kind: string; source_id: string; target_id: string; detail: string }> }>(
+      await k.request('/api/comms/events?limit=5'),
+    );
+    assert.ok(
+      events.items.some((e) => e.kind === 'agent_message' && e.source_id === caller && e.target_id === worker && e.detail === 'count the files'),
+      JSON.stringify(events.items),
+    );
+    const topology = await json<{ edges: Array<{ from: string; to: string; kind: string }> }>(await k.request('/api/comms/topology'));
+    assert.ok(topology.edges.some((e) => e.kind === 'message' && e.from === caller && e.to === worker));
   });
 
   test('spawns and kills appear in the events; send by name', async () => {
