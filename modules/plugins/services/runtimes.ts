@@ -157,19 +157,27 @@ export interface RuntimeStatus {
   available: boolean;
   version: string | null;
   install_hint: string;
+  /** Why it is not available: not on PATH, or no answer to the version question. */
+  problem: string | null;
 }
+
+// Launchers behind version-manager shims (pyenv, asdf) can take seconds to answer on a busy machine.
+const VERSION_TIMEOUT_MS = 15_000;
 
 /** Asks each launcher for its version (bounded); `native` is always available. */
 export async function detectRuntime(runtime: Runtime, launcher: string | null): Promise<RuntimeStatus> {
   const spec = RUNTIME_SPECS[runtime];
   const base = { runtime, launcher, install_hint: spec.installHint };
-  if (launcher === null) return { ...base, available: true, version: process.platform };
-  if (!which(launcher)) return { ...base, available: false, version: null };
-  const version = await new Promise<string | null>((resolve) => {
-    execFile(launcher, spec.versionArgs, { timeout: 5000, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' } }, (err, stdout, stderr) => {
+  if (launcher === null) return { ...base, available: true, version: process.platform, problem: null };
+  if (!which(launcher)) return { ...base, available: false, version: null, problem: `'${launcher}' is not on PATH` };
+  const answer = await new Promise<{ version: string | null; problem: string | null }>((resolve) => {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/' };
+    execFile(launcher, spec.versionArgs, { timeout: VERSION_TIMEOUT_MS, env }, (err, stdout, stderr) => {
       const line = `${stdout}${stderr}`.trim().split('\n')[0] ?? '';
-      resolve(err && !line ? null : line.slice(0, 200));
+      if (!err || line) return resolve({ version: line.slice(0, 200), problem: null });
+      const why = err.killed ? `no answer within ${VERSION_TIMEOUT_MS / 1000} s` : err.message.split('\n')[0];
+      resolve({ version: null, problem: `'${launcher} ${spec.versionArgs.join(' ')}' failed: ${why}` });
     });
   });
-  return { ...base, available: version !== null, version };
+  return { ...base, available: answer.version !== null, ...answer };
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { extract } from 'tar-stream';
-import { gitHttpServer } from './git-server.ts';
+import { gitHttpServer } from '@talon/module-sdk/testing';
 import { json, pluginToml, startEnv, stopEnv, writePlugin, type Env } from './helpers.ts';
 
 const hook = `#!/usr/bin/env bash\ncat >/dev/null\necho '{"type":"ingest_result","memories":[{"content":"hi"}]}'\n`;
@@ -32,7 +32,7 @@ before(async () => {
   execFileSync('git', ['clone', '-q', '--bare', work, path.join(root, 'repo.git')]);
   git = await gitHttpServer(root);
   env = await startEnv({
-    extra: `[hub]\nregistry_url = "${registry}"\nallow_hosts = ["127.0.0.1"]\n`,
+    extra: `[hub]\nregistry_url = "${registry}"\nallow_hosts = ["127.0.0.1"]\n[plugins]\nlaunchers = { v = "talon-no-such-launcher" }\n`,
     plugins: {
       plain: files('plain', '[env]\nAPI_TOKEN = "tok-123"\nMODE = "fast"\n'),
       broken: { 'plugin.toml': pluginToml('broken', { ingest: 'hooks/missing.sh', bogus: 'hooks/x.sh' }) },
@@ -138,7 +138,7 @@ test('scaffold writes a plugin for a runtime (201), 409 when it exists, 400 for 
 
 test('doctor lists the eleven runtimes and each plugin', async () => {
   const d = await json<{
-    runtimes: Array<{ runtime: string; available: boolean; version: string | null; install_hint: string }>;
+    runtimes: Array<{ runtime: string; available: boolean; version: string | null; install_hint: string; problem: string | null }>;
     plugins: Array<{ name: string; runtime_available: boolean; hooks_valid: boolean }>;
   }>(await env.k.request('/api/plugins/doctor'));
   assert.deepEqual(
@@ -148,6 +148,9 @@ test('doctor lists the eleven runtimes and each plugin', async () => {
   const node = d.runtimes.find((r) => r.runtime === 'node')!;
   assert.equal(node.available, true);
   assert.match(node.version ?? '', /^v\d+/);
+  assert.equal(node.problem, null);
+  const v = d.runtimes.find((r) => r.runtime === 'v')!;
+  assert.deepEqual([v.available, v.problem], [false, "'talon-no-such-launcher' is not on PATH"]);
   assert.ok(d.runtimes.every((r) => r.install_hint.length > 0));
   assert.equal(d.plugins.find((p) => p.name === 'broken')?.hooks_valid, false);
 });

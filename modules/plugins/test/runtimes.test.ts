@@ -25,7 +25,7 @@ const EXT: Record<string, string> = {
 };
 
 let env: Env;
-let available: Record<string, { available: boolean; install_hint: string }> = {};
+let available: Record<string, { available: boolean; install_hint: string; problem: string | null }> = {};
 before(async () => {
   env = await startEnv();
   for (const runtime of RUNTIMES) {
@@ -35,7 +35,9 @@ before(async () => {
     });
     assert.equal(res.status, 201, runtime);
   }
-  const doctor = await json<{ runtimes: Array<{ runtime: string; available: boolean; install_hint: string }> }>(await env.k.request('/api/plugins/doctor'));
+  const doctor = await json<{ runtimes: Array<{ runtime: string; available: boolean; install_hint: string; problem: string | null }> }>(
+    await env.k.request('/api/plugins/doctor'),
+  );
   available = Object.fromEntries(doctor.runtimes.map((r) => [r.runtime, r]));
 });
 after(() => stopEnv(env));
@@ -61,7 +63,8 @@ test('the scaffold of each runtime has plugin.toml, seven hooks, a README, and l
 for (const runtime of RUNTIMES) {
   test(`the ${runtime} scaffold's ingest and after_turn hooks run in a turn`, async (t) => {
     if (!available[runtime]?.available) {
-      const reason = `runtime ${runtime} is not installed on this machine (${available[runtime]?.install_hint ?? 'unknown'})`;
+      const r = available[runtime];
+      const reason = `runtime ${runtime} is not available on this machine: ${r?.problem ?? 'unknown'} (${r?.install_hint ?? 'no hint'})`;
       console.log(`# skipped: ${reason}`);
       t.skip(reason);
       return;
