@@ -42,6 +42,9 @@ export interface RecordedRequest {
   aborted: boolean;
   /** Time the provider spent on the request, from its first byte in to its last byte out (ms). */
   ms?: number;
+  /** performance.now() when the request's first byte arrived, and when its answer's last byte went out (benchmarks split a client's time around them). */
+  startedAt?: number;
+  finishedAt?: number;
 }
 
 export class FakeProvider {
@@ -98,12 +101,15 @@ export class FakeProvider {
     } catch {
       body = {};
     }
-    const record: RecordedRequest = { path: req.url ?? '', headers: req.headers, body, aborted: false };
+    const record: RecordedRequest = { path: req.url ?? '', headers: req.headers, body, aborted: false, startedAt: started };
     this.requests.push(record);
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
     });
-    res.on('finish', () => (record.ms = performance.now() - started));
+    res.on('finish', () => {
+      record.finishedAt = performance.now();
+      record.ms = record.finishedAt - started;
+    });
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path.endsWith('/models')) return json(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
     if (req.method === 'GET' && path === '/api/tags') return json(res, 200, ollamaTags());
