@@ -198,6 +198,8 @@ test('hub-cn: an HTTP index mirror; archives checked against their SHA-256; link
   const browse = await get<{ items: Array<{ slug: string; downloads: number }>; total: number }>('/api/hub-cn/browse');
   assert.equal(browse.total, 4);
   assert.equal((await get<{ items: Array<{ slug: string; downloads: number }> }>('/api/hub-cn/search?q=index')).items[0].downloads, 42);
+  assert.match((await get<{ error: string }>('/api/hub-cn/search', 400)).error, /q/);
+  await get('/api/hub-cn/browse?page=0', 400);
   const svc = k.kernel.services.view('hub.registries') as { stage(kind: string, slug: string, dest: string, which: string): Promise<{ dir: string }> };
   const dest = () => path.join(mkdtempSync(path.join(tmpdir(), 'hub-stage-')), 'x');
   const staged = await svc.stage('skills', 'indexed', dest(), 'hub-cn');
