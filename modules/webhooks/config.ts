@@ -14,6 +14,13 @@ export const webhooksConfigSchema = {
     retry_max_ms: { type: 'integer', minimum: 1, maximum: 86400000, default: 300000, description: 'longest retry delay' },
     timeout_ms: { type: 'integer', minimum: 100, maximum: 120000, default: 10000, description: 'time allowed for one attempt' },
     concurrency: { type: 'integer', minimum: 1, maximum: 64, default: 4, description: 'attempts in flight at once' },
+    journal_retention_days: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3650,
+      default: 7,
+      description: 'delivered and failed journal rows older than this are deleted (pending rows stay until they end)',
+    },
     disable_after_failures: {
       type: 'integer',
       minimum: 1,

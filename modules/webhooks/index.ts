@@ -9,6 +9,7 @@ import { eventHookRoutes, outboundRoutes } from './routes/webhooks.ts';
 
 /** Bus events waiting to be journalled; the handler only writes a row, so this is never reached in practice. */
 const QUEUE = 100_000;
+const PRUNE_MS = 3_600_000;
 
 export default defineModule<WebhooksConfig>({
   configSchema: webhooksConfigSchema,
@@ -25,6 +26,9 @@ export default defineModule<WebhooksConfig>({
         // A restart is a good moment to retry: whatever waited for a backoff is sent now.
         store.resumeAll();
         dispatcher.pump();
+        const prune = () => store.prune(new Date(Date.now() - ctx.config.journal_retention_days * 86_400_000));
+        prune();
+        ctx.setInterval(prune, PRUNE_MS);
       },
       stop: () => dispatcher.stop(),
       routes(app) {

@@ -130,6 +130,11 @@ export class HookStore {
     })();
   }
 
+  /** Deletes the journal rows that ended (delivered or failed) before the cut-off; returns how many. */
+  prune(before: Date): number {
+    return this.sql("DELETE FROM webhooks_deliveries WHERE status IN ('delivered', 'failed') AND created_at < ?").run(before.toISOString()).changes;
+  }
+
   disable(id: string, reason: string): void {
     this.sql('UPDATE webhooks_hooks SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?').run(reason, new Date().toISOString(), id);
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import type { AgentRegistry } from '@talon/agents';
 import { Receiver } from './receiver.ts';
 
 const CONFIG = '[webhooks]\nallow_hosts = ["127.0.0.1"]\nretry_base_ms = 20\nmax_attempts = 3\ndisable_after_failures = 5\n';
@@ -144,7 +145,7 @@ describe('webhooks: event subscriptions', () => {
   const rx = new Receiver();
   before(async () => {
     await rx.start();
-    k = await startTestKernel({ only: ONLY, config: CONFIG });
+    k = await startTestKernel({ only: [...ONLY, 'agents'], config: CONFIG });
   });
   after(async () => {
     await k.stop();
@@ -161,9 +162,14 @@ describe('webhooks: event subscriptions', () => {
       list.webhooks.map((w) => w.id),
       [sub.id],
     );
-    k.kernel.events.publish('test', 'agent.spawned', { agentId: randomUUID(), name: 'a1' });
+    // A real spawn by the agents module, not an event the test makes up.
+    const agent = k.kernel.services
+      .view<AgentRegistry>('agents.registry')
+      .spawn({ manifestToml: 'name = "a1"\n[model]\nprovider = "default"\nmodel = "default"\n' });
     await waitFor(() => rx.received.length === 1, 3000, 'delivery');
-    assert.equal(JSON.parse(rx.received[0].body).event, 'agent_spawned');
+    const envelope = JSON.parse(rx.received[0].body) as { event: string; data: { agentId: string; name: string } };
+    assert.equal(envelope.event, 'agent_spawned');
+    assert.deepEqual([envelope.data.agentId, envelope.data.name], [agent.id, 'a1']);
     const put = await json<{ event_type: string }>(
       await k.request(`/api/webhooks/events/${sub.id}`, { method: 'PUT', json: { event_type: 'approval_requested' } }),
     );
