@@ -164,11 +164,14 @@ test("a third-party module's bare imports resolve from its own node_modules, the
 
 test('the disposers of provided services run when a copy stops: on reload and at shutdown', async () => {
   const k = await boot(['store']);
-  const disposed = () => (globalThis as { disposed?: string[] }).disposed!;
-  assert.ok((await k.kernel.reloadModule('store')).ok);
-  await k.kernel.settled();
-  assert.deepEqual(disposed(), ['store'], 'the replaced copy disposed its service');
-  await k.stop();
+  const disposed = () => (globalThis as { disposed?: string[] }).disposed ?? [];
+  try {
+    assert.ok((await k.kernel.reloadModule('store')).ok);
+    await k.kernel.settled();
+    assert.deepEqual(disposed(), ['store'], 'the replaced copy disposed its service');
+  } finally {
+    await k.stop();
+  }
   assert.deepEqual(disposed(), ['store', 'store']);
 });
 
