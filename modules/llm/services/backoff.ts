@@ -59,39 +59,41 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 
 /**
  * The signal of one provider attempt: follows the caller's signal and fires on
- * its own after timeoutMs without touch(). dispose() aborts it, which closes
- * the HTTP connection of a stream the consumer left early.
+ * its own after timeoutMs without touch(). dispose() of an attempt that did not
+ * finish aborts it, which closes the HTTP connection of a stream the consumer
+ * left early; a finished one has nothing left to close (an abort costs an event
+ * dispatch through every listener the SDK and fetch added).
  */
 export class AttemptSignal {
   private readonly controller = new AbortController();
-  private timer?: NodeJS.Timeout;
+  private readonly timer: NodeJS.Timeout;
   timedOut = false;
   private readonly onCallerAbort = () => this.controller.abort(this.caller?.reason);
 
   constructor(
     private readonly caller: AbortSignal | undefined,
-    private readonly timeoutMs: number,
+    timeoutMs: number,
   ) {
     if (caller?.aborted) this.controller.abort(caller.reason);
     else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
-    this.touch();
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new DOMException('provider request timed out', 'TimeoutError'));
+    }, timeoutMs);
   }
 
   get signal(): AbortSignal {
     return this.controller.signal;
   }
 
+  /** Progress: the idle timeout starts again (re-arms the one timer). */
   touch(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new DOMException('provider request timed out', 'TimeoutError'));
-    }, this.timeoutMs);
+    this.timer.refresh();
   }
 
-  dispose(): void {
+  dispose(finished: boolean): void {
     clearTimeout(this.timer);
     this.caller?.removeEventListener('abort', this.onCallerAbort);
-    if (!this.controller.signal.aborted) this.controller.abort(new DOMException('attempt finished', 'AbortError'));
+    if (!finished && !this.controller.signal.aborted) this.controller.abort(new DOMException('attempt finished', 'AbortError'));
   }
 }

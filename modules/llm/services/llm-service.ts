@@ -133,14 +133,17 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
       const attempt = new AttemptSignal(request.signal, cfg.request_timeout_secs * 1000);
       const started = Date.now();
       let error: Error;
+      let finished = false;
       try {
-        return await run(attempt, started);
+        const value = await run(attempt, started);
+        finished = true;
+        return value;
       } catch (err) {
         if (err instanceof EmittedFailure) throw err;
         error = failure(err, attempt, target, request.signal);
         await record(target, request, started, ZERO, error);
       } finally {
-        attempt.dispose();
+        attempt.dispose(finished);
       }
       if (!isLlmError(error) || !error.retryable) throw error;
       if (retry >= maxRetries) {
@@ -242,8 +245,12 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
       wake?.();
       wake = undefined;
     };
+    // The producer stops when the caller aborts or the consumer leaves early (one listener: AbortSignal.any costs far more).
     const stopProducer = new AbortController();
-    const producerSignal = request.signal ? AbortSignal.any([request.signal, stopProducer.signal]) : stopProducer.signal;
+    const producerSignal = stopProducer.signal;
+    const onCallerAbort = () => stopProducer.abort(request.signal?.reason);
+    if (request.signal?.aborted) onCallerAbort();
+    else request.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
     const producer = overChain(ref, request, ({ target, driver }) =>
       withRetry(target, { ...request, signal: producerSignal }, async (attempt, started) => {
@@ -308,7 +315,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
       if (failed?.error) throw failed.error;
     } finally {
       consumerGone = true;
-      stopProducer.abort(new DOMException('stream consumer stopped', 'AbortError'));
+      request.signal?.removeEventListener('abort', onCallerAbort);
+      if (!finished) stopProducer.abort(new DOMException('stream consumer stopped', 'AbortError'));
       pull?.();
       await producer;
     }
