@@ -14,10 +14,13 @@ const EXCERPT = 80;
 export class Scanner implements PromptScanner {
   private readonly invisible: RegExp;
   private readonly anchors: string[];
+  /** The alternation of every anchor, compiled once: a scan of clean text is one pass of it. */
+  private readonly anyAnchor: RegExp | undefined;
 
   constructor(private readonly compiled: CompiledRule[]) {
     this.invisible = invisibleMatcher(compiled.flatMap((r) => (r.kind === 'codepoints' ? r.ranges : [])));
     this.anchors = [...new Set(compiled.flatMap((r) => (r.kind === 'regex' ? r.anchors : [])))];
+    this.anyAnchor = this.anchors.length ? alternation(this.anchors) : undefined;
   }
 
   rules(): RuleInfo[] {
@@ -40,7 +43,7 @@ export class Scanner implements PromptScanner {
 
   private findings(raw: string, file?: string): Finding[] {
     const { text, hidden } = normalise(raw, this.invisible);
-    const present = anchorsIn(text, this.anchors);
+    const present = anchorsIn(text, this.anchors, this.anyAnchor);
     const out: Finding[] = [];
     const add = (rule: CompiledRule, line: number, excerpt: string) => {
       out.push({ rule: rule.id, category: rule.category, severity: rule.severity, message: rule.message, ...(file && { file }), line, excerpt });
@@ -74,11 +77,12 @@ export class Scanner implements PromptScanner {
  * Which anchors occur, in one pass per anchor found: an alternation of the anchors not yet seen, restarted
  * (without the one just seen) where the last match began, so each anchor is found once and none is skipped.
  */
-function anchorsIn(text: string, anchors: readonly string[]): Set<string> {
+function anchorsIn(text: string, anchors: readonly string[], all: RegExp | undefined): Set<string> {
   const found = new Set<string>();
   const remaining = new Set(anchors);
   for (let pos = 0; remaining.size;) {
-    const re = new RegExp([...remaining].map(escapeRegex).join('|'), 'g');
+    // The first pass looks for any anchor (compiled once); later ones only for those not found yet.
+    const re = remaining.size === anchors.length && all ? all : alternation([...remaining]);
     re.lastIndex = pos;
     const m = re.exec(text);
     if (!m) break;
@@ -87,6 +91,10 @@ function anchorsIn(text: string, anchors: readonly string[]): Set<string> {
     pos = m.index;
   }
   return found;
+}
+
+function alternation(anchors: readonly string[]): RegExp {
+  return new RegExp(anchors.map(escapeRegex).join('|'), 'g');
 }
 
 function escapeRegex(s: string): string {
