@@ -127,7 +127,10 @@ export class Hooks {
   /** Journals one row per enabled webhook subscribed to the event (the envelope is fixed now, signed when sent). */
   onEvent(event: AnyEvent): void {
     const name = nameOf(event);
-    const targets = this.deps.store.all().filter((h) => h.enabled === 1 && subscribed(JSON.parse(h.events) as string[], name));
+    const targets = this.deps.store
+      .enabled()
+      .filter((s) => subscribed(s.events, name))
+      .map((s) => s.hook);
     if (!targets.length) return;
     const body = JSON.stringify({ id: event.id, event: name, timestamp: event.at, data: event.data });
     this.deps.store.enqueue(targets.map((h) => ({ hook_id: h.id, event_id: event.id, event: name, body })));

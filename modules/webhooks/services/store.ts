@@ -35,6 +35,8 @@ export interface DeliveryRow {
 
 export class HookStore {
   private readonly sql;
+  /** Enabled webhooks and the events each takes, kept between writes: every bus event asks for them. */
+  private subscribers?: Array<{ hook: HookRow; events: string[] }>;
 
   constructor(private readonly db: Database) {
     this.sql = statements(db);
@@ -48,24 +50,35 @@ export class HookStore {
     return this.sql<[], HookRow>('SELECT * FROM webhooks_hooks').all();
   }
 
+  /** The enabled webhooks with their parsed event lists (read once after each change of the table). */
+  enabled(): ReadonlyArray<{ hook: HookRow; events: string[] }> {
+    this.subscribers ??= this.sql<[], HookRow>('SELECT * FROM webhooks_hooks WHERE enabled = 1')
+      .all()
+      .map((hook) => ({ hook, events: JSON.parse(hook.events) as string[] }));
+    return this.subscribers;
+  }
+
   get(id: string, kind?: HookKind): HookRow | undefined {
     const row = this.sql<[string], HookRow>('SELECT * FROM webhooks_hooks WHERE id = ?').get(id);
     return row && (!kind || row.kind === kind) ? row : undefined;
   }
 
   insert(row: HookRow): void {
+    this.subscribers = undefined;
     this.sql(
       'INSERT INTO webhooks_hooks (id, kind, name, url, events, secret, enabled, disabled_reason, consecutive_failures, created_at, updated_at) VALUES (@id, @kind, @name, @url, @events, @secret, @enabled, @disabled_reason, @consecutive_failures, @created_at, @updated_at)',
     ).run(row);
   }
 
   update(row: HookRow): void {
+    this.subscribers = undefined;
     this.sql(
       'UPDATE webhooks_hooks SET name = @name, url = @url, events = @events, secret = @secret, enabled = @enabled, disabled_reason = @disabled_reason, consecutive_failures = @consecutive_failures, updated_at = @updated_at WHERE id = @id',
     ).run(row);
   }
 
   delete(id: string): boolean {
+    this.subscribers = undefined;
     return this.db.transaction(() => {
       this.sql('DELETE FROM webhooks_deliveries WHERE hook_id = ?').run(id);
       return this.sql('DELETE FROM webhooks_hooks WHERE id = ?').run(id).changes === 1;
@@ -136,6 +149,7 @@ export class HookStore {
   }
 
   disable(id: string, reason: string): void {
+    this.subscribers = undefined;
     this.sql('UPDATE webhooks_hooks SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?').run(reason, new Date().toISOString(), id);
   }
 
