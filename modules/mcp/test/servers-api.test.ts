@@ -2,9 +2,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { json, server, spawnAgent, startEnv, STDIO_SERVER, stopEnv, waitConnected, type Env, type ServerView } from './helpers.ts';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { isAlive } from '../services/process-tree.ts';
+import { addFixture, json, server, spawnAgent, startEnv, STDIO_SERVER, stopEnv, waitConnected, type Env, type ServerView } from './helpers.ts';
 
 const fixtureTemplate = (id: string) => `id = "${id}"
 name = "Fixture"
@@ -28,18 +34,66 @@ interval_secs = 60
 setup_instructions = "Nothing to set up."
 `;
 
+/**
+ * An MCP server over the (older) HTTP+SSE transport, built with the SDK's own SSEServerTransport, which also serves
+ * catalogue templates by URL: /tpl.toml (one TOML template) and /tpls.json (a JSON array of templates).
+ */
+async function startSseServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const transports = new Map<string, SSEServerTransport>();
+  const httpServer = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      const mcp = new Server({ name: 'sse-fixture', version: '1.0.0' }, { capabilities: { tools: {} } });
+      mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [{ name: 'shout', description: 'Upper-cases the text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+      }));
+      mcp.setRequestHandler(CallToolRequestSchema, async (r) => ({ content: [{ type: 'text', text: String(r.params.arguments?.text ?? '').toUpperCase() }] }));
+      void mcp.connect(transport);
+    } else if (req.method === 'POST' && url.pathname === '/messages') {
+      const transport = transports.get(url.searchParams.get('sessionId') ?? '');
+      if (transport) void transport.handlePostMessage(req, res);
+      else res.writeHead(404).end();
+    } else if (url.pathname === '/tpl.toml') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(fixtureTemplate('from-url'));
+    } else if (url.pathname === '/tpls.json') {
+      const base = { name: 'JSON template', description: 'from a JSON array', transport: { type: 'stdio', command: process.execPath, args: [STDIO_SERVER] } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify([
+          { ...base, id: 'json-one' },
+          { ...base, id: 'json-two' },
+        ]),
+      );
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => httpServer.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => r());
+      }),
+  };
+}
+
 describe('MCP servers API and catalogue', () => {
   let env: Env;
   let dir: string;
+  let sse: Awaited<ReturnType<typeof startSseServer>>;
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'mcp-catalog-'));
+    sse = await startSseServer();
     writeFileSync(path.join(dir, 'fixture-tpl.toml'), fixtureTemplate('fixture-tpl'));
     writeFileSync(path.join(dir, 'broken.toml'), 'id = "Not Valid"\n');
     const configServer = `[[mcp_servers]]\nname = "from-config"\nenv = ["FIXTURE_TOKEN=cfg"]\n[mcp_servers.transport]\ntype = "stdio"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(STDIO_SERVER)}]\n`;
-    env = await startEnv(`${configServer}[mcp]\ncatalog_dirs = [${JSON.stringify(dir)}]\nreconnect_base_ms = 50`);
+    const urls = JSON.stringify([`${sse.url}/tpl.toml`, `${sse.url}/tpls.json`]);
+    env = await startEnv(`${configServer}[mcp]\ncatalog_dirs = [${JSON.stringify(dir)}]\ncatalog_urls = ${urls}\nreconnect_base_ms = 50`);
   });
   after(async () => {
     await stopEnv(env);
+    await sse.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -102,6 +156,8 @@ describe('MCP servers API and catalogue', () => {
     assert.equal(github.required_env[0].is_secret, true);
     assert.equal(github.transport.type, 'stdio');
     assert.ok(github.setup_instructions.length > 20);
+    for (const id of ['from-url', 'json-one', 'json-two']) assert.ok(ids.includes(id), `${id} (a template of [mcp] catalog_urls)`);
+    assert.equal(list.entries.find((e) => e.id === 'from-url')!.source, `${sse.url}/tpl.toml`);
     const tpl = await json<{ setup_instructions: string; installed: boolean }>(await env.k.request('/api/mcp/catalog/fixture-tpl'));
     assert.equal(tpl.setup_instructions, 'Nothing to set up.', 'setup_instructions written after [health_check] is still read');
     assert.equal(tpl.installed, false);
@@ -149,6 +205,19 @@ describe('MCP servers API and catalogue', () => {
     assert.equal(del.status, 200);
   });
 
+  it('connects to an MCP server over SSE (the SDK’s SSE server transport); an agent calls its tool', async () => {
+    const res = await post({ name: 'sse', transport: { type: 'sse', url: `${sse.url}/sse` } });
+    assert.equal(res.status, 201);
+    const view = await waitConnected(env.k, 'sse');
+    assert.equal(view.tools[0]?.agent_tool, 'mcp_sse_shout');
+    const agent = await spawnAgent(env.k, 'sse-user', 'mcp_servers = ["sse"]');
+    env.fake.enqueue({ toolCalls: [{ name: 'mcp_sse_shout', input: { text: 'quiet please' } }] }, { text: 'ok' });
+    const before = env.fake.requests.length;
+    await env.k.request(`/api/agents/${agent}/message`, { method: 'POST', json: { message: 'shout' } });
+    assert.match(JSON.stringify(env.fake.requests[before + 1].body.messages), /QUIET PLEASE/);
+    assert.equal((await env.k.request('/api/mcp/servers/sse', { method: 'DELETE' })).status, 200);
+  });
+
   it('reload reads new templates and reports; health aggregates', async () => {
     writeFileSync(path.join(dir, 'later.toml'), fixtureTemplate('later'));
     const res = await env.k.request('/api/mcp/reload', { method: 'POST' });
@@ -163,5 +232,34 @@ describe('MCP servers API and catalogue', () => {
     assert.equal(health.total, health.connected);
     assert.ok(health.servers.every((s) => s.last_error === null));
     assert.equal((await server(env.k, 'fixture-tpl')).connected, true);
+  });
+});
+
+describe('MCP servers across a restart', () => {
+  it('a stored server starts again with its sealed credentials; shutdown ends its process', async () => {
+    let first: Env | undefined = await startEnv('[mcp]\nreconnect_base_ms = 50', [], { keepHome: true });
+    let second: Env | undefined;
+    const home = first.k.home;
+    try {
+      const view = await addFixture(first.k, 'kept', { FIXTURE_TOKEN: 'kept-secret' });
+      const health = await json<{ servers: Array<{ id: string; pid: number }> }>(await first.k.request('/api/mcp/health'));
+      const pid = health.servers.find((s) => s.id === view.id)!.pid;
+      assert.ok(isAlive(pid));
+      await stopEnv(first);
+      first = undefined;
+      assert.ok(!isAlive(pid), 'the stdio server outlived the shutdown');
+      second = await startEnv('[mcp]\nreconnect_base_ms = 50', [], { home });
+      const again = await waitConnected(second.k, 'kept');
+      assert.equal(again.id, view.id);
+      const agent = await spawnAgent(second.k, 'kept-user', 'mcp_servers = ["kept"]');
+      second.fake.enqueue({ toolCalls: [{ name: 'mcp_kept_env', input: {} }] }, { text: 'ok' });
+      const before = second.fake.requests.length;
+      await second.k.request(`/api/agents/${agent}/message`, { method: 'POST', json: { message: 'env' } });
+      assert.match(JSON.stringify(second.fake.requests[before + 1].body.messages), /kept-secret/, 'the credentials were opened after the restart');
+    } finally {
+      await stopEnv(first);
+      await stopEnv(second);
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
