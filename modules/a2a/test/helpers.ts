@@ -6,7 +6,7 @@ export interface Env {
   k: TestKernel;
 }
 
-export async function startEnv(config = '', modules: string[] = []): Promise<Env> {
+export async function startEnv(config = '', modules: string[] = [], home: { home?: string; keepHome?: boolean } = {}): Promise<Env> {
   process.env.FAKE_KEY = 'sk-test-fake-key';
   const fake = new FakeProvider();
   await fake.start();
@@ -21,7 +21,7 @@ export async function startEnv(config = '', modules: string[] = []): Promise<Env
     '[llm]',
     'max_retries = 0',
   ].join('\n');
-  const k = await startTestKernel({ only: ['agents', 'llm-openai', 'auth', 'error-envelope', 'a2a', ...modules], config: toml });
+  const k = await startTestKernel({ only: ['agents', 'llm-openai', 'auth', 'error-envelope', 'a2a', ...modules], config: toml, ...home });
   return { fake, k };
 }
 

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { rmSync } from 'node:fs';
 import { waitFor } from '@talon/module-sdk/testing';
 import { json, spawnAgent, startEnv, stopEnv, type Env, type TaskView } from './helpers.ts';
 
@@ -192,5 +193,33 @@ describe('A2A server with an api_key', () => {
     });
     assert.equal(ok.status, 200);
     assert.equal((await json<TaskView>(ok)).result?.parts[0].text, 'authorised');
+  });
+});
+
+describe('A2A tasks across a restart', () => {
+  it('finished tasks are kept; a task cut off by the stop is failed at the next start', async () => {
+    let first: Env | undefined = await startEnv('', [], { keepHome: true });
+    let second: Env | undefined;
+    const home = first.k.home;
+    try {
+      const id = await spawnAgent(first.k, 'keeper');
+      first.fake.enqueue({ text: 'kept answer' });
+      const send = (body: unknown) => first!.k.request('/a2a/tasks/send', { method: 'POST', json: body });
+      const done = await json<TaskView>(await send({ agent_id: id, message: 'remember this' }));
+      assert.equal(done.status, 'completed');
+      first.fake.enqueue({ text: 'never sent', delayMs: 5000 });
+      const running = await json<TaskView>(await send({ agent_id: id, message: 'slow', blocking: false }));
+      await waitFor(async () => (await json<TaskView>(await first!.k.request(`/a2a/tasks/${running.task_id}`))).status === 'working', 3000, 'working');
+      await stopEnv(first);
+      first = undefined;
+      second = await startEnv('', [], { home });
+      const kept = await json<TaskView>(await second.k.request(`/a2a/tasks/${done.task_id}`));
+      assert.deepEqual([kept.status, kept.result?.parts[0].text], ['completed', 'kept answer']);
+      assert.equal((await json<TaskView>(await second.k.request(`/a2a/tasks/${running.task_id}`))).status, 'failed');
+    } finally {
+      await stopEnv(first);
+      await stopEnv(second);
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
