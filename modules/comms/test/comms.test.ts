@@ -16,7 +16,7 @@ describe('comms', () => {
     await fake.start();
     k = await startTestKernel({
       only: ['comms', 'agents', 'tools', 'llm-openai', 'error-envelope'],
-      config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "COMMS_FAKE_KEY"\n[comms]\nkeep_alive_secs = 1\n`,
+      config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "COMMS_FAKE_KEY"\n[comms]\nkeep_alive_secs = 1\nmax_streams = 1\n`,
     });
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
     boss = registry.spawn({ manifestToml: manifest('boss') }).id;
@@ -105,6 +105,10 @@ describe('comms', () => {
     assert.match(text, /^data: \{.*"kind":"agent_message".*"detail":"live one"/m);
     await read((t) => t.includes(': keep-alive'));
     assert.match(text, /: keep-alive/);
+    const second = await k.request('/api/comms/events/stream');
+    assert.equal(second.status, 429, 'more streams than [comms] max_streams');
+    assert.ok(Number(second.headers.get('retry-after')) > 0);
+    assert.match((await json<{ error: string }>(second)).error, /too many comms streams/);
     ac.abort();
   });
 
