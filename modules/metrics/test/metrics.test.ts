@@ -1,8 +1,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 import { metricsRegistry } from '../api.ts';
+import { HttpDurations, HttpStats } from '../services/http-stats.ts';
 
 let k: TestKernel;
 before(async () => {
@@ -49,4 +50,32 @@ test('a hot reload starts a fresh registry without duplicate-registration errors
   const text = await scrape();
   assert.match(text, /^talon_modules_loaded 3$/m);
   assert.doesNotMatch(text, /probe_events_total/);
+});
+
+test('the duration histogram reads exactly as a prom-client Histogram given the same requests', async () => {
+  const ours = new Registry();
+  const stats = new HttpStats();
+  new HttpDurations(stats, ours);
+  const reference = new Registry();
+  const histogram = new Histogram({
+    name: 'talon_http_request_duration_seconds',
+    help: 'HTTP request durations by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [reference],
+  });
+  const requests = [
+    ['GET', '/api/health', 200, 0.7],
+    ['GET', '/api/health', 200, 10],
+    ['GET', '/api/health', 200, 1000],
+    ['POST', '/api/agents/:id/message', 200, 2400],
+    ['GET', undefined, 404, 45000],
+    ['GET', '/api/health', 429, 0.01],
+  ] as const;
+  for (const [method, route, statusCode, durationMs] of requests) {
+    stats.observe({ id: 'x', method, url: '/x', route, ip: '127.0.0.1', statusCode, durationMs });
+    histogram.observe({ method, route: route ?? '(unmatched)', status: String(statusCode) }, durationMs / 1000);
+  }
+  assert.equal(await ours.metrics(), await reference.metrics());
+  assert.deepEqual(await ours.getMetricsAsJSON(), await reference.getMetricsAsJSON());
 });
