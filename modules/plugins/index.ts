@@ -13,6 +13,7 @@ import { ContextEngineService } from './services/engine.ts';
 import { probeIsolation, type Isolation } from './services/isolation.ts';
 import { ProcessPool } from './services/pool.ts';
 import { HookRunner } from './services/runner.ts';
+import { HookLauncher } from './services/launcher.ts';
 import { HookStats } from './services/stats.ts';
 import { PluginStore } from './services/store.ts';
 import { pluginRoutes } from './routes/plugins.ts';
@@ -35,7 +36,9 @@ export default defineModule<Config>({
     const store = new PluginStore({ ...storeDeps, dir: pluginsDir });
     const pool = new ProcessPool(() => ctx.config.max_spare_processes);
     const stats = new HookStats();
+    const launcher = new HookLauncher(path.join(ctx.dir, 'spawner', 'spawner.cjs'), ctx.log);
     const runner = new HookRunner({
+      launcher,
       pool,
       stats,
       isolation: () => isolation,
@@ -83,6 +86,7 @@ export default defineModule<Config>({
     const app: PluginsApp = {
       store,
       runner,
+      launcher,
       pool,
       stats,
       engine,
@@ -115,7 +119,10 @@ export default defineModule<Config>({
         ctx.log.info({ plugins: count, isolation: isolation.method, context_engine: engine.configured() }, 'plugins loaded');
         ctx.setInterval(() => pool.sweep(ctx.config.persistent_idle_secs * 1000), SWEEP_MS);
       },
-      stop: () => pool.stopAll(),
+      stop: () => {
+        pool.stopAll();
+        launcher.stop();
+      },
       routes(app_) {
         pluginRoutes(app_, app);
         manageRoutes(app_, app);

@@ -70,6 +70,7 @@ export function pluginRoutes(app: Routes, a: PluginsApp): void {
         runtimes: doctorCache.runtimes,
         plugins,
         isolation: { method: isolation.method, network: isolation.network, pid: isolation.pid, reason: isolation.reason },
+        launcher: { pid: a.launcher.pid() ?? null },
       };
     },
   );

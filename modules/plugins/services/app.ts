@@ -6,6 +6,7 @@ import type { PluginsConfig } from '../config.ts';
 import type { ContextEngineService } from './engine.ts';
 import type { InstallDeps } from './install.ts';
 import type { Isolation } from './isolation.ts';
+import type { HookLauncher } from './launcher.ts';
 import type { ProcessPool } from './pool.ts';
 import type { HookRunner } from './runner.ts';
 import type { HookStats } from './stats.ts';
@@ -14,6 +15,7 @@ import type { PluginStore } from './store.ts';
 export interface PluginsApp {
   store: PluginStore;
   runner: HookRunner;
+  launcher: HookLauncher;
   pool: ProcessPool;
   stats: HookStats;
   engine: ContextEngineService;

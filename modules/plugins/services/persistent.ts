@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { killTree, spawnHook } from './hook-process.ts';
+import { killGroup, spawnHook } from './hook-process.ts';
 import { HookFailure, lastJsonLine } from './protocol.ts';
 import type { Launch } from './launch.ts';
 
@@ -38,7 +38,7 @@ export class PersistentProcess {
     this.child.on('error', (err) => this.fail(new HookFailure(`could not start: ${err.message}`)));
     this.child.on('exit', (code, signal) => {
       this.exited = true;
-      killTree(this.child);
+      killGroup(this.child.pid);
       const tail = this.stderrTail.trim().split('\n').pop();
       this.fail(new HookFailure(`the persistent process exited (${signal ?? `code ${code}`}) before answering${tail ? `: ${tail}` : ''}`));
     });
@@ -58,7 +58,7 @@ export class PersistentProcess {
 
   stop(): void {
     this.exited = true;
-    killTree(this.child);
+    killGroup(this.child.pid);
     this.child.kill('SIGKILL');
     rmSync(this.l.dir, { recursive: true, force: true });
   }

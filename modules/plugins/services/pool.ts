@@ -5,7 +5,7 @@
  * stops its processes; unused ones are stopped after a while; spares are capped in number, oldest out first.
  */
 import { rmSync } from 'node:fs';
-import type { OneShot } from './hook-process.ts';
+import type { OneShot } from './launcher.ts';
 import type { PersistentProcess } from './persistent.ts';
 
 interface Spare {
@@ -96,7 +96,7 @@ export class ProcessPool {
   spareProcesses(plugin: string): Array<{ hook: string; agent_id: string; pid: number | undefined }> {
     return [...this.spares]
       .filter(([key, s]) => ofPlugin(key, plugin) && s.once.waiting)
-      .map(([key, s]) => ({ hook: key.split('\0')[1], agent_id: key.split('\0')[2], pid: s.once.child.pid }));
+      .map(([key, s]) => ({ hook: key.split('\0')[1], agent_id: key.split('\0')[2], pid: s.once.pid ?? undefined }));
   }
 
   sweep(idleMs: number): void {

@@ -5,9 +5,9 @@
  */
 import { rmSync } from 'node:fs';
 import type { HookName } from '@talon/plugins';
-import { OneShot } from './hook-process.ts';
 import type { Isolation } from './isolation.ts';
 import { launch } from './launch.ts';
+import type { HookLauncher, OneShot } from './launcher.ts';
 import { PersistentProcess } from './persistent.ts';
 import type { ProcessPool } from './pool.ts';
 import { HookFailure, readReply, type HookReply } from './protocol.ts';
@@ -15,6 +15,7 @@ import type { HookStats } from './stats.ts';
 import type { LoadedPlugin } from './store.ts';
 
 export interface RunnerDeps {
+  launcher: HookLauncher;
   pool: ProcessPool;
   stats: HookStats;
   isolation: () => Isolation;
@@ -71,7 +72,7 @@ export class HookRunner {
 
   private start(plugin: LoadedPlugin, hook: HookName, agentId?: string): OneShot {
     const l = launch(plugin, hook, { isolation: this.deps.isolation(), runRoot: this.deps.runRoot(), agentId });
-    return new OneShot(l, this.deps.maxOutputBytes());
+    return this.deps.launcher.start(l, this.deps.maxOutputBytes());
   }
 
   /** A one-shot call; with prespawn, it takes the spare started after the previous call and leaves a new one. */

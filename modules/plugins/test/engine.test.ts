@@ -204,9 +204,10 @@ test('prespawn: the next call of an agent finds its one-shot process already sta
   await waitFor(async () => (await spares()).length === 1, 5000, 'a spare after the first call');
   const [ready] = await spares();
   assert.deepEqual([ready.hook, ready.agent_id], ['ingest', agent]);
-  await new Promise((r) => setTimeout(r, 600));
+  // Long enough for the spare's interpreter to start even on a busy machine, and then wait.
+  await new Promise((r) => setTimeout(r, 2000));
   const second = await seen('two');
-  assert.ok(second.waited >= 500, `the spare, started before the call, answered (it waited ${second.waited} ms)`);
+  assert.ok(second.waited >= 1000, `the spare, started before the call, answered (it waited ${second.waited} ms)`);
   assert.notEqual(second.process, first.process, 'one request per process');
   assert.ok(!(await spares()).some((s) => s.pid === ready.pid), 'the spare was used up');
   assert.equal(second.agent, agent);

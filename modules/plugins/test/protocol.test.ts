@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { waitFor } from '@talon/module-sdk/testing';
 import { json, pluginToml, spawnAgent, startEnv, stopEnv, turn, type Env } from './helpers.ts';
 
 // Each echo plugin answers with what it received, so the test sees the request as the hook saw it.
@@ -24,6 +25,7 @@ const hang = `#!/usr/bin/env bash\ncat > /dev/null\nsleep 313.7 &\nsleep 300\n`;
 const garbage = `#!/usr/bin/env bash\ncat > /dev/null\necho "this is not json"\necho "{broken"\n`;
 const exits = `#!/usr/bin/env bash\ncat > /dev/null\necho '{"type":"ingest_result","memories":[{"content":"should not count"}]}'\necho "boom" >&2\nexit 3\n`;
 const flood = `#!/usr/bin/env bash\ncat > /dev/null\nyes '{"type":"ingest_result","memories":[]}'\n`;
+const stuck = `#!/usr/bin/env bash\ncat > /dev/null\nsleep 271.3\n`;
 const aborting = `#!/usr/bin/env bash\ncat > /dev/null\nexit 1\n`;
 
 const plugins = {
@@ -36,14 +38,27 @@ const plugins = {
   garbage: { 'plugin.toml': pluginToml('garbage', { ingest: 'hooks/ingest.sh' }), 'hooks/ingest.sh': garbage },
   exits: { 'plugin.toml': pluginToml('exits', { ingest: 'hooks/ingest.sh' }), 'hooks/ingest.sh': exits },
   flood: { 'plugin.toml': pluginToml('flood', { ingest: 'hooks/ingest.sh' }, 'hook_timeout_secs = 20'), 'hooks/ingest.sh': flood },
+  stuck: { 'plugin.toml': pluginToml('stuck', { ingest: 'hooks/ingest.sh' }, 'hook_timeout_secs = 25'), 'hooks/ingest.sh': stuck },
   aborting: { 'plugin.toml': pluginToml('aborting', { ingest: 'hooks/ingest.sh' }, 'on_hook_failure = "abort"'), 'hooks/ingest.sh': aborting },
+};
+
+const pgrep = (pattern: string) => {
+  try {
+    return execFileSync('pgrep', ['-f', pattern]).toString().trim();
+  } catch {
+    return '';
+  }
 };
 
 let env: Env;
 before(async () => {
   process.env.PLUGINS_TEST_DECLARED = 'declared-value';
   process.env.PLUGINS_TEST_UNDECLARED_SECRET = 'must-not-leak';
-  env = await startEnv({ plugins, stack: ['bash-echo', 'node-env', 'hang', 'garbage', 'exits', 'flood'], extra: '[plugins]\nmax_output_bytes = 65536\n' });
+  env = await startEnv({
+    plugins,
+    stack: ['bash-echo', 'node-env', 'hang', 'garbage', 'exits', 'flood', 'stuck'],
+    extra: '[plugins]\nmax_output_bytes = 65536\n',
+  });
 });
 after(() => stopEnv(env));
 
@@ -88,14 +103,7 @@ test('a hanging hook is killed with its process tree at its limit; the turn goes
   const h = await health('hang');
   assert.equal(h.hook_stats.ingest.errors, 1);
   assert.match(h.hook_stats.ingest.last_error ?? '', /no answer within 1 s/);
-  const left = (() => {
-    try {
-      return execFileSync('pgrep', ['-f', 'sleep 313.7']).toString().trim();
-    } catch {
-      return '';
-    }
-  })();
-  assert.equal(left, '', 'the background child of the hook was killed too');
+  assert.equal(pgrep('sleep 313.7'), '', 'the background child of the hook was killed too');
 });
 
 /** A turn of an agent whose only plugin is `name`: it answers, within `boundMs`, without the plugin's context. */
@@ -124,12 +132,28 @@ test('a hook that exits non-zero fails (its stderr named) although it printed an
 
 test('a hook that floods stdout is killed as soon as it passes the output limit, long before its time limit', async () => {
   assert.match(await survives('flood', 5000), /printed more than 65536 bytes/);
-  const left = (() => {
-    try {
-      return execFileSync('pgrep', ['-f', '^yes \\{"type":"ingest_result"']).toString().trim();
-    } catch {
-      return '';
-    }
-  })();
-  assert.equal(left, '', 'the flooding process is gone');
+  assert.equal(pgrep('^yes \\{"type":"ingest_result"'), '', 'the flooding process is gone');
+});
+
+test('when the hook launcher dies mid-call, the call fails at once, its hook is killed, and the next call starts a new launcher', async () => {
+  const launcherPid = async () => (await json<{ launcher: { pid: number | null } }>(await env.k.request('/api/plugins/doctor'))).launcher.pid;
+  const agent = await spawnAgent(env.k, 'orphaned', 'allowed_plugins = ["stuck"]');
+  env.fake.enqueue({ text: 'went on' });
+  const started = Date.now();
+  const pending = turn(env, agent, 'stall');
+  await waitFor(() => pgrep('sleep 271.3') !== '', 10_000, 'the stuck hook to run');
+  const pid = await launcherPid();
+  assert.ok(pid);
+  process.kill(pid, 'SIGKILL');
+  const t = await pending;
+  assert.equal(t.status, 200);
+  assert.ok(Date.now() - started < 15_000, 'the turn did not wait for the 25 s limit');
+  assert.match((await health('stuck')).hook_stats.ingest.last_error ?? '', /the hook launcher exited \(SIGKILL\)/);
+  await waitFor(() => pgrep('sleep 271.3') === '', 5000, 'the hook of the dead launcher to be killed');
+  env.fake.enqueue({ text: 'fresh' });
+  const echo = await spawnAgent(env.k, 'after-crash', 'allowed_plugins = ["bash-echo"]');
+  const next = await turn(env, echo, 'again');
+  assert.match(next.system, /\[bash-echo\] bash saw/);
+  const again = await launcherPid();
+  assert.ok(again && again !== pid, 'a new launcher');
 });
