@@ -64,4 +64,9 @@ export interface KernelApi {
   shutdown(reason: string): void;
   /** Number of hot reloads done since start. */
   reloadCount(): number;
+  /**
+   * Replaces a running module with a fresh copy of its code, read again from disk, all or nothing: when any
+   * step fails the previous copy keeps serving (see docs/modules.md, Hot reload). Resolves with the outcome.
+   */
+  reloadModule(name: string): Promise<{ ok: boolean; error?: string; ms: number }>;
 }

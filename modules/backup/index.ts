@@ -13,13 +13,9 @@ const configSchema = {
 } as const;
 type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
 
-/** The kernel's way to restart one module, when it offers one (see .notes/kernel-bugs.md: not in KernelApi yet). */
-type Restarter = { reloadModule?: (name: string) => Promise<{ ok: boolean; error?: string }> };
-
 export default defineModule<Config>({
   configSchema,
   register(ctx) {
-    const kernel = ctx.kernel as typeof ctx.kernel & Restarter;
     const backups = new Backups({
       db: ctx.db,
       home: ctx.home,
@@ -32,7 +28,7 @@ export default defineModule<Config>({
       events: ctx.events,
       log: ctx.log,
       modules: () => ctx.kernel.modules(),
-      restart: typeof kernel.reloadModule === 'function' ? (name) => kernel.reloadModule!(name) : undefined,
+      restart: (name) => ctx.kernel.reloadModule(name),
     });
     // A restore a crash interrupted after its commit point is finished here, in register(), before any module
     // starts and reads the folders it moves (the one I/O this module does outside start()).

@@ -1,14 +1,9 @@
 import { defineModule } from '@talon/module-sdk';
 import { aliasRoutes } from './routes/aliases.ts';
 
-/** The kernel's way to restart one module, when it offers one (see .notes/kernel-bugs.md: not in KernelApi yet). */
-type Restarter = { reloadModule?: (name: string) => Promise<{ ok: boolean; error?: string }> };
-
 export default defineModule({
   register(ctx) {
-    const kernel = ctx.kernel as typeof ctx.kernel & Restarter;
     const restart = () => {
-      if (typeof kernel.reloadModule !== 'function') return undefined;
       // Security modules keep running (a restart must not open a gap in them); this one answers the request.
       const modules = ctx.kernel
         .modules()
@@ -16,7 +11,7 @@ export default defineModule({
         .map((m) => m.id);
       ctx.setTimeout(async () => {
         for (const name of modules) {
-          const outcome = await kernel.reloadModule!(name);
+          const outcome = await ctx.kernel.reloadModule(name);
           if (!outcome.ok) ctx.log.error({ module: name, error: outcome.error }, 'module did not restart; its previous copy keeps serving');
         }
         ctx.log.info({ modules: modules.length }, 'restart done');

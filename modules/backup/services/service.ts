@@ -26,8 +26,8 @@ export interface BackupDeps {
   events: EventAccess;
   log: Logger;
   modules: () => ModuleInfo[];
-  /** Restarts a module with its state read afresh; undefined when the kernel offers no way to. */
-  restart?: (name: string) => Promise<{ ok: boolean; error?: string }>;
+  /** Restarts a module with its state read afresh (the kernel's reloadModule). */
+  restart: (name: string) => Promise<{ ok: boolean; error?: string }>;
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:.]/g, '');
@@ -206,10 +206,6 @@ export class Backups {
     }
     for (const c of components) if (isFolder(c)) wanted.add(FOLDERS[c].owner);
     const running = this.d.modules().filter((m) => m.state === 'running' && wanted.has(m.id) && !PRESERVED_MODULES.includes(m.id));
-    if (!this.d.restart) {
-      if (running.length) warnings.push(`restart the service: this kernel cannot restart modules (${running.map((m) => m.id).join(', ')})`);
-      return [];
-    }
     const restarted: string[] = [];
     for (const m of running) {
       const outcome = await this.d.restart(m.id);

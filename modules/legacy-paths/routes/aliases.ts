@@ -1,5 +1,5 @@
 /** The older listing's paths (spec: "Paths that appear only in an older, partly conflicting listing"). */
-import { HttpError, type FastifyReply, type FastifyRequest, type Routes } from '@talon/module-sdk';
+import { type FastifyReply, type FastifyRequest, type Routes } from '@talon/module-sdk';
 import { answer, inject, relay, reroute } from '../services/forward.ts';
 
 const tags = ['legacy'];
@@ -17,7 +17,7 @@ const q = (url: string) => (url.includes('?') ? url.slice(url.indexOf('?')) : ''
 const enc = encodeURIComponent;
 
 export interface AliasDeps {
-  restart(): { modules: string[] } | undefined;
+  restart(): { modules: string[] };
   defaultModel(): unknown;
 }
 
@@ -87,9 +87,7 @@ export function aliasRoutes(app: Routes, d: AliasDeps): void {
     '/api/restart',
     { schema: { summary: 'Graceful in-process restart: every module that is not a security module starts again (older listing)', tags } },
     async (_request, reply) => {
-      const plan = d.restart();
-      if (!plan) throw new HttpError(501, 'this kernel cannot restart modules: restart the process (systemd, your container runtime)');
-      return reply.code(202).send({ status: 'restarting', modules: plan.modules });
+      return reply.code(202).send({ status: 'restarting', modules: d.restart().modules });
     },
   );
 }
