@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { authStatus } from '@talon/auth';
+import { dashboardSessions } from '@talon/oidc';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ViteDevServer } from 'vite';
 import { loadBundle, type Bundle } from './services/assets.ts';
 import { runBuild } from './services/build.ts';
 import { startDevServer } from './services/dev-server.ts';
+import type { AuthMode } from './services/page.ts';
 import { appRoutes } from './routes/app.ts';
 import { devRoutes } from './routes/dev.ts';
 
@@ -19,8 +22,13 @@ export default defineModule({
     let building = false;
     let failure: string | undefined;
     let vite: ViteDevServer | undefined;
-    // Without the auth module the API is open.
-    const keyRequired = () => ctx.tryUse(authStatus)?.keyRequired() ?? false;
+    // Without the auth module the API is open; a valid dashboard session (oidc) goes straight in.
+    const authMode = (headers: IncomingHttpHeaders): AuthMode => {
+      const sessions = ctx.tryUse(dashboardSessions);
+      const keyRequired = ctx.tryUse(authStatus)?.keyRequired() ?? false;
+      const mode = !keyRequired ? 'open' : sessions?.authenticate(headers) ? 'session' : 'api_key';
+      return { mode, oidc: sessions !== undefined };
+    };
 
     async function buildNow(): Promise<void> {
       building = true;
@@ -52,8 +60,8 @@ export default defineModule({
         await vite?.close();
       },
       routes(app) {
-        if (ctx.kernel.dev && existsSync(appDir)) devRoutes(app, appDir, () => vite, keyRequired);
-        else appRoutes(app, { bundle: () => bundle, pending: () => ({ building, failure }), keyRequired });
+        if (ctx.kernel.dev && existsSync(appDir)) devRoutes(app, appDir, () => vite, authMode);
+        else appRoutes(app, { bundle: () => bundle, pending: () => ({ building, failure }), authMode });
       },
     };
   },

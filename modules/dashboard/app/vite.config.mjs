@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 /**
- * The chat is the view a visit opens on: its chunk (and the Markdown renderer's) are fetched in parallel with the
- * entry, through <link rel="modulepreload"> tags, instead of after the entry has run.
+ * The chat is the view a visit opens on: its chunk is fetched in parallel with the entry, through
+ * <link rel="modulepreload"> tags, instead of after the entry has run. (The Markdown renderer is not: it is loaded
+ * when the page is idle, see app/src/components/markdown.tsx.)
  * @type {import('vite').Plugin}
  */
 const preloadChat = {
@@ -15,7 +16,7 @@ const preloadChat = {
   transformIndexHtml: {
     order: 'post',
     handler(_html, ctx) {
-      const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk' && /views\/chat\.tsx$|lib\/markdown\.tsx$/.test(c.facadeModuleId ?? ''));
+      const chunks = Object.values(ctx.bundle ?? {}).filter((c) => c.type === 'chunk' && /views\/chat\.tsx$/.test(c.facadeModuleId ?? ''));
       const entries = new Set(Object.values(ctx.bundle ?? {}).flatMap((c) => (c.type === 'chunk' && c.isEntry ? [c.fileName] : [])));
       const files = new Set(chunks.flatMap((c) => [c.fileName, ...c.imports]).filter((f) => !entries.has(f)));
       return [...files].map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `/${file}` }, injectTo: 'head' }));

@@ -2,12 +2,13 @@
 import type { FastifyReply } from 'fastify';
 import type { Routes } from '@talon/module-sdk';
 import { pickEncoding, type Asset, type Bundle } from '../services/assets.ts';
-import { withAuthMode } from '../services/page.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { withAuthMode, type AuthMode } from '../services/page.ts';
 
 export interface AppState {
   bundle(): Bundle | undefined;
-  /** Whether the API wants a key: the page says so, so the app asks for one without first collecting a 401. */
-  keyRequired(): boolean;
+  /** How this request's browser gets in: the page says so, so the app asks for a key without first collecting a 401. */
+  authMode(headers: IncomingHttpHeaders): AuthMode;
   /** Why there is no bundle: still building, or the build failed (its output). */
   pending(): { building: boolean; failure?: string };
 }
@@ -46,11 +47,11 @@ export function appRoutes(app: Routes, state: AppState): void {
   app.get(
     '/',
     { config: { public: true, quiet: true }, schema: { summary: 'The web dashboard and chat (a single-page app)', tags: ['dashboard'] } },
-    async (_request, reply) => {
+    async (request, reply) => {
       const bundle = state.bundle();
       if (!bundle) return notReady(reply, state);
       // Never cached (the service's no-store): it names the current hashed assets, and the auth mode can change.
-      return reply.type(bundle.index.type).send(withAuthMode(bundle.index.body.toString('utf8'), state.keyRequired()));
+      return reply.type(bundle.index.type).send(withAuthMode(bundle.index.body.toString('utf8'), state.authMode(request.headers)));
     },
   );
 

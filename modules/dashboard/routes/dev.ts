@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Routes } from '@talon/module-sdk';
 import type { ViteDevServer } from 'vite';
 import { DEV_PREFIXES } from '../services/dev-server.ts';
-import { withAuthMode } from '../services/page.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import { withAuthMode, type AuthMode } from '../services/page.ts';
 
 /** Hands the raw request to Vite, with the headers the service's hooks already set (CSP and friends). */
 function toVite(vite: ViteDevServer, request: FastifyRequest, reply: FastifyReply): void {
@@ -18,7 +19,7 @@ function toVite(vite: ViteDevServer, request: FastifyRequest, reply: FastifyRepl
   });
 }
 
-export function devRoutes(app: Routes, appDir: string, vite: () => ViteDevServer | undefined, keyRequired: () => boolean): void {
+export function devRoutes(app: Routes, appDir: string, vite: () => ViteDevServer | undefined, authMode: (headers: IncomingHttpHeaders) => AuthMode): void {
   const dev = (handler: (v: ViteDevServer, request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | void) => {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const v = vite();
@@ -31,7 +32,7 @@ export function devRoutes(app: Routes, appDir: string, vite: () => ViteDevServer
     { config: { public: true, quiet: true }, schema: { summary: 'The web dashboard and chat (Vite dev server)', tags: ['dashboard'] } },
     dev(async (v, request, reply) => {
       const html = await v.transformIndexHtml(request.url, await readFile(path.join(appDir, 'index.html'), 'utf8'));
-      return reply.type('text/html; charset=utf-8').send(withAuthMode(html, keyRequired()));
+      return reply.type('text/html; charset=utf-8').send(withAuthMode(html, authMode(request.headers)));
     }),
   );
   for (const prefix of DEV_PREFIXES) {

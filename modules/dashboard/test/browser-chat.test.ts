@@ -15,9 +15,13 @@ const writer = () => `name = "writer-${++agents}"\n[capabilities]\ntools = ["fil
 
 test('with no key on loopback the app goes straight in; an agent is spawned from the manifest editor, errors inline', browserTest, async () => {
   const { page, problems } = await openPage(env!, '/#/agents');
-  await page.getByRole('heading', { name: 'Agents' }).waitFor();
+  await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
   assert.equal(await page.getByLabel('API key').count(), 0, 'no sign-in screen');
   const editor = page.getByLabel('Manifest (TOML)');
+  // A syntax error is shown as it is typed, with its place, and nothing can be sent.
+  await editor.fill('name = "half\n');
+  await page.getByText(/^Line 1, column \d+: /).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Spawn', exact: true }).isDisabled(), true);
   await editor.fill('name = 3\n');
   await page.getByRole('button', { name: 'Spawn', exact: true }).click();
   await page.getByText("invalid manifest: 'name' must be a non-empty string").waitFor();
@@ -55,8 +59,9 @@ test('chat: the reply streams, a tool call shows as a step with its input and re
   await step.locator('summary').click();
   await step.getByText('"path": "notes.txt"').waitFor();
   await step.getByText(/Successfully wrote/).waitFor();
-  assert.equal(await page.locator('.markdown strong', { hasText: 'notes.txt' }).count(), 1, 'Markdown rendered');
-  assert.ok((await page.locator('.markdown code.hljs.language-ts span').count()) > 0, 'code highlighted');
+  // Markdown once the renderer has loaded (when the page is idle), code highlighted once the highlighter has.
+  await page.locator('.markdown strong', { hasText: 'notes.txt' }).waitFor();
+  await page.locator('.markdown code.hljs.language-ts span').first().waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'chat');
   assert.deepEqual(problems, []);
@@ -128,8 +133,13 @@ test('the usage chart renders after a turn', browserTest, async () => {
   await page.getByRole('heading', { name: 'Usage & budgets' }).waitFor();
   await page.locator('.chart-canvas canvas').first().waitFor();
   await page.locator('.uplot').first().waitFor();
-  assert.equal(await page.locator('.chart').count(), 2);
-  await page.getByRole('row', { name: /fake-model/ }).waitFor();
+  // By day (tokens, cost) and by model (bars).
+  assert.equal(await page.locator('.chart').count(), 3);
+  await page.getByRole('figure', { name: 'Tokens by model' }).locator('canvas').waitFor();
+  await page
+    .locator('table.table')
+    .getByRole('row', { name: /fake-model/ })
+    .waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'usage');
   assert.deepEqual(problems, []);
@@ -170,5 +180,45 @@ test('sessions: a new one becomes current, a label names it, search finds it, sw
   assert.equal(await sessions.locator('.session-list li').count(), 1, 'only the session that mentions it');
   await sessions.getByRole('button', { name: 'pelican talk', exact: true }).click();
   await page.getByText('first answer').waitFor();
+  assert.deepEqual(problems, []);
+});
+
+test('an agent is edited, its turns and log are shown, it is cloned; agents are stopped in bulk', browserTest, async () => {
+  const id = await spawn(env!.k, writer());
+  env!.fake.enqueue({ text: 'a logged turn' });
+  assert.equal((await env!.k.request(`/api/agents/${id}/message`, { method: 'POST', json: { message: 'hi' } })).status, 200);
+  const { page, problems } = await openPage(env!, `/#/agents/${id}`);
+  await page
+    .getByRole('list', { name: 'Log of the agent' })
+    .getByText(/turn ok/)
+    .waitFor();
+  await page.getByRole('cell', { name: 'ok', exact: true }).first().waitFor();
+  await page.getByLabel('Description').fill('edited in the browser');
+  await page.getByLabel('System prompt').fill('Be brief.');
+  await page.getByLabel('Tools (comma-separated, * for all)').fill('file_read');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByText('Saved', { exact: true }).waitFor();
+  const detail = (await (await env!.k.request(`/api/agents/${id}`)).json()) as {
+    description: string;
+    system_prompt: string;
+    capabilities: { tools: string[] };
+  };
+  assert.equal(detail.description, 'edited in the browser');
+  assert.equal(detail.system_prompt, 'Be brief.');
+  assert.deepEqual(detail.capabilities.tools, ['file_read']);
+  const name = (await page.getByRole('heading', { level: 1 }).textContent())!;
+  await page.getByRole('button', { name: 'Clone' }).click();
+  await page.getByRole('heading', { name: `${name}-clone`, level: 1 }).waitFor();
+  await page.getByRole('link', { name: '← All agents' }).click();
+  const bulk = page.getByRole('toolbar', { name: 'Bulk actions' });
+  await page.getByLabel(`Select ${name}`, { exact: true }).check();
+  await page.getByLabel(`Select ${name}-clone`, { exact: true }).check();
+  await bulk.getByRole('button', { name: 'Stop' }).click();
+  await bulk.getByText('Stopped: 2 done, 0 failed').waitFor();
+  await page
+    .getByRole('row', { name: new RegExp(`^Select ${name} `) })
+    .getByText('Stopped')
+    .waitFor();
+  assert.deepEqual(await axeViolations(page), []);
   assert.deepEqual(problems, []);
 });

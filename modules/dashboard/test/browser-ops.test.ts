@@ -1,6 +1,8 @@
 /** The views of the operations modules: templates, approvals with TOTP, schedules, audit trail, backups. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { generate } from 'otplib';
 import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type Env } from './helpers.ts';
 
@@ -86,7 +88,10 @@ test('a schedule is created in the form and its next run is shown', browserTest,
   const next = new Date(job.next_run);
   assert.equal(next.getUTCHours(), 7);
   assert.equal(next.getUTCMinutes(), 30);
-  assert.equal(await row.getByTestId('next-run').textContent(), next.toLocaleString('en-US'));
+  // Shown in local time, as the browser (on this machine) has it: YYYY-MM-DD HH:MM:SS.
+  const two = (n: number) => String(n).padStart(2, '0');
+  const local = `${next.getFullYear()}-${two(next.getMonth() + 1)}-${two(next.getDate())} ${two(next.getHours())}:${two(next.getMinutes())}:${two(next.getSeconds())}`;
+  assert.equal(await row.getByTestId('next-run').textContent(), local);
   // A wrong expression is refused with the service's words.
   await page.getByLabel('When').fill('not a cron');
   await page.getByRole('button', { name: 'Create schedule' }).click();
@@ -99,7 +104,7 @@ test('a schedule is created in the form and its next run is shown', browserTest,
   );
 });
 
-test('the audit trail lists entries and verifies the chain; a backup is created and listed', browserTest, async () => {
+test('the audit trail lists entries and verifies the chain; a backup is created, listed and downloaded', browserTest, async () => {
   const { page, problems } = await openPage(env!, '/#/audit');
   await page.getByRole('cell', { name: 'module_loaded' }).first().waitFor();
   await page.getByRole('button', { name: 'Verify the chain' }).click();
@@ -108,8 +113,14 @@ test('the audit trail lists entries and verifies the chain; a backup is created 
   await page.evaluate(() => (location.hash = '#/backups'));
   await page.getByRole('button', { name: 'Create a backup' }).click();
   await page.getByText(/Created talon-backup-/).waitFor();
-  await page.getByRole('row', { name: /talon-backup-.*\.tar\.gz/ }).waitFor();
+  const row = page.getByRole('row', { name: /talon-backup-.*\.tar\.gz/ });
+  await row.waitFor();
+  const filename = (await row.getByRole('rowheader').textContent())!;
+  const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: `Download ${filename}` }).click()]);
+  assert.equal(download.suggestedFilename(), filename);
+  assert.deepEqual(readFileSync((await download.path())!), readFileSync(path.join(env!.k.home, 'backups', filename)));
   assert.deepEqual(await axeViolations(page), []);
+  await screenshot(page, 'backups');
   assert.deepEqual(problems, []);
 });
 
@@ -125,7 +136,7 @@ test('the task board posts a task into Pending and cancels it', browserTest, asy
   assert.deepEqual(problems, []);
 });
 
-test('a trigger is created, paused and deleted; workflows and skills list what the service has', browserTest, async () => {
+test('a trigger is created, paused and deleted; workflows, skills and MCP servers list what the service has', browserTest, async () => {
   await spawn(env!.k, 'name = "watcher"\n');
   const workflow = await env!.k.request('/api/workflows', {
     method: 'POST',
@@ -143,13 +154,17 @@ test('a trigger is created, paused and deleted; workflows and skills list what t
   await row.getByRole('button', { name: 'Delete' }).click();
   await row.waitFor({ state: 'detached' });
   await page.evaluate(() => (location.hash = '#/workflows'));
-  await page.getByRole('heading', { name: 'summarise' }).waitFor();
-  await page.getByText('1 step(s)').click();
+  await page
+    .getByRole('row', { name: /summarise/ })
+    .getByText('1', { exact: true })
+    .waitFor();
+  await page.getByRole('link', { name: 'summarise' }).click();
   await page.getByText('Summarise {{input}}', { exact: false }).waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await page.evaluate(() => (location.hash = '#/skills'));
   await page.getByRole('row', { name: /code-review/ }).waitFor();
-  await page.getByText('No MCP server is configured.').waitFor();
   assert.deepEqual(await axeViolations(page), []);
+  await page.evaluate(() => (location.hash = '#/mcp'));
+  await page.getByText('No MCP server is configured.').waitFor();
   assert.deepEqual(problems, []);
 });

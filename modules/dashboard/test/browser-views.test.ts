@@ -65,9 +65,10 @@ const VIEWS: [string, string, (page: import('playwright-core').Page) => Promise<
   ['modules', 'Modules', (p) => p.getByRole('row', { name: /^dashboard/ }).waitFor()],
 ];
 
-test('every view loads without console errors and without serious accessibility violations', browserTest, async () => {
-  assert.equal((await env!.k.request(`/api/memory/agents/${agentId}/kv/favourite_colour`, { method: 'PUT', json: { value: 'blue' } })).status, 200);
-  for (const [id, title, ready] of VIEWS) {
+for (const [id, title, ready] of VIEWS) {
+  test(`the ${id} view loads without console errors and without serious accessibility violations`, browserTest, async () => {
+    if (id === 'memory')
+      assert.equal((await env!.k.request(`/api/memory/agents/${agentId}/kv/favourite_colour`, { method: 'PUT', json: { value: 'blue' } })).status, 200);
     const { page, problems } = await openPage(env!, `/#/${id}`);
     await page.getByRole('heading', { name: title, level: 1 }).waitFor();
     await ready(page);
@@ -75,8 +76,8 @@ test('every view loads without console errors and without serious accessibility 
     await screenshot(page, id);
     assert.deepEqual(problems, [], `${id}: console`);
     await page.context().close();
-  }
-});
+  });
+}
 
 test('the dark theme is kept across reloads and passes the same checks', browserTest, async () => {
   const { page, problems } = await openPage(env!, '/#/modules');

@@ -98,7 +98,7 @@ export async function openPage(env: Env, path = '/'): Promise<Watched> {
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.setDefaultTimeout(10_000);

@@ -1,7 +1,7 @@
 /** GET / and the assets, without a browser: headers, caching, compression, refusals, and the first-start build. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -99,7 +99,7 @@ function moduleCopy(buildScript: string): string {
   const dir = path.join(root, 'modules', 'dashboard-copy');
   const here = path.resolve(import.meta.dirname, '..');
   for (const part of ['index.ts', 'routes', 'services']) cpSync(path.join(here, part), path.join(dir, part), { recursive: true });
-  writeFileSync(path.join(dir, 'module.toml'), `name = "dashboard-copy"\nversion = "0.1.0"\nsdk = "^0.2.0"\nconsumes = ["auth.status"]\n`);
+  writeFileSync(path.join(dir, 'module.toml'), readFileSync(path.join(here, 'module.toml'), 'utf8').replace(/^name = .*$/m, 'name = "dashboard-copy"'));
   mkdirSync(path.join(root, 'scripts'));
   writeFileSync(path.join(root, 'scripts', 'build-dashboard.mjs'), buildScript);
   return root;

@@ -2,9 +2,9 @@
  * The shell: sign-in when the service asks for a key, then the navigation (built from the view registry and the
  * running modules) and the current view. A 401 from any call returns here to sign-in.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
-import { api, apiKey, ApiError, onUnauthorized } from './lib/api.tsx';
+import { api, apiKey, ApiError, authMode, onUnauthorized, prefetch } from './lib/api.tsx';
 import { href, parseHash, useRoute } from './lib/hash.tsx';
 import { VIEWS, type ViewDef, type ViewProps } from './views/index.tsx';
 import { SignIn } from './signin.tsx';
@@ -12,11 +12,15 @@ import { ErrorText } from './components/error.tsx';
 import { ThemeToggle } from './theme.tsx';
 import { ModulesContext } from './lib/modules.tsx';
 
-/** Each view's chunk is fetched once; the current route's starts at once, beside the sign-in probe. */
+/**
+ * Each view's chunk is fetched once; the current route's starts at once, beside the sign-in probe. A view whose
+ * chunk is already there renders at once (no extra turn to wait for a promise).
+ */
 const loading = new Map<ViewDef, ReturnType<ViewDef['load']>>();
+const loaded = new Map<ViewDef, ComponentType<ViewProps>>();
 function loadView(def: ViewDef): ReturnType<ViewDef['load']> {
   let p = loading.get(def);
-  if (!p) loading.set(def, (p = def.load()));
+  if (!p) loading.set(def, (p = def.load().then((m) => (loaded.set(def, m.default), m))));
   return p;
 }
 
@@ -41,22 +45,28 @@ export function App() {
     }
   }
 
-  const signOut = () => {
+  // A key is forgotten; a single sign-on session is ended at the service (its cookie is HttpOnly).
+  const signOut = async () => {
+    if (!apiKey.get()) await api('/auth/logout', { method: 'POST' }).catch(() => undefined);
     apiKey.clear();
     setPhase({ kind: 'signin', refused: false });
   };
 
-  useEffect(() => {
-    const first = VIEWS.find((v) => v.id === parseHash(location.hash).view) ?? VIEWS[0];
+  // A layout effect: the probe and the first reads go out as the app mounts, not a frame later.
+  useLayoutEffect(() => {
+    const route = parseHash(location.hash);
+    const first = VIEWS.find((v) => v.id === route.view) ?? VIEWS[0];
     if (first) void loadView(first).catch(() => undefined);
+    // Without a key to send yet, the reads would only be refused.
+    if (first?.firstReads && !(authMode() === 'api_key' && !apiKey.get())) for (const path of first.firstReads(route.params)) prefetch(path);
     onUnauthorized(() => {
       const hadKey = apiKey.get() !== null;
       apiKey.clear();
       setPhase({ kind: 'signin', refused: hadKey });
     });
-    // The page says whether the API wants a key: with no key yet, ask for it without a refused request first.
-    const mode = document.querySelector<HTMLMetaElement>('meta[name="talon-auth"]')?.content;
-    if (mode === 'api_key' && !apiKey.get()) setPhase({ kind: 'signin', refused: false });
+    // The page says whether the API wants a key (or this browser has a session): with no key yet, ask for it
+    // without a refused request first.
+    if (authMode() === 'api_key' && !apiKey.get()) setPhase({ kind: 'signin', refused: false });
     else void probe(false);
   }, []);
 
@@ -85,7 +95,10 @@ export function App() {
     case 'in':
       return (
         <ModulesContext.Provider value={phase.modules}>
-          <Shell views={VIEWS.filter((v) => v.requires.every((m) => phase.modules.has(m)))} onSignOut={apiKey.get() ? signOut : undefined} />
+          <Shell
+            views={VIEWS.filter((v) => v.requires.every((m) => phase.modules.has(m)))}
+            onSignOut={apiKey.get() || authMode() === 'session' ? () => void signOut() : undefined}
+          />
         </ModulesContext.Provider>
       );
   }
@@ -118,15 +131,22 @@ function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void 
         )}
       </header>
       <nav id="nav" class={menuOpen ? 'nav open' : 'nav'} aria-label="Views">
-        <ul>
-          {views.map((v) => (
-            <li>
-              <a href={href(v.id)} aria-current={v === view ? 'page' : undefined}>
-                {v.title}
-              </a>
-            </li>
-          ))}
-        </ul>
+        {[...new Set(views.map((v) => v.group))].map((group) => (
+          <>
+            <h2>{group}</h2>
+            <ul>
+              {views
+                .filter((v) => v.group === group)
+                .map((v) => (
+                  <li>
+                    <a href={href(v.id)} aria-current={v === view ? 'page' : undefined}>
+                      {v.title}
+                    </a>
+                  </li>
+                ))}
+            </ul>
+          </>
+        ))}
       </nav>
       <main id="main" class="content" tabIndex={-1}>
         {view ? <LazyView key={view.id} def={view} params={route.params} /> : <p>No module with a view is running.</p>}
@@ -136,9 +156,10 @@ function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void 
 }
 
 function LazyView({ def, params }: { def: ViewDef; params: string[] }) {
-  const [Comp, setComp] = useState<ComponentType<ViewProps> | null>(null);
+  const [Comp, setComp] = useState<ComponentType<ViewProps> | null>(() => loaded.get(def) ?? null);
   const [error, setError] = useState<unknown>(undefined);
-  useEffect(() => {
+  useLayoutEffect(() => {
+    if (Comp) return;
     loadView(def).then(
       (m) => setComp(() => m.default),
       (err) => setError(err),

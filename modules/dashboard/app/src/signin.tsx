@@ -1,5 +1,36 @@
-/** The sign-in screen: the api_key, kept for this browser tab only. */
-import { useState } from 'preact/hooks';
+/**
+ * The sign-in screen: the api_key, kept for this browser tab only; with single sign-on configured, a button per
+ * identity provider (the provider sends the browser back with the dashboard's session cookie).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, oidcOffered } from './lib/api.tsx';
+
+interface Providers {
+  enabled: boolean;
+  providers: { id: string; display_name: string; login_url: string }[];
+}
+
+function SingleSignOn() {
+  const [providers, setProviders] = useState<Providers['providers']>([]);
+  useEffect(() => {
+    if (oidcOffered())
+      void api<Providers>('/api/auth/providers').then(
+        (p) => setProviders(p.providers),
+        () => undefined,
+      );
+  }, []);
+  if (!providers.length) return null;
+  return (
+    <div class="sso">
+      <p>Or sign in with your account:</p>
+      {providers.map((p) => (
+        <a class="button" href={p.login_url}>
+          Sign in with {p.display_name}
+        </a>
+      ))}
+    </div>
+  );
+}
 
 export function SignIn({ onKey, refused }: { onKey: (key: string) => void; refused: boolean }) {
   const [key, setKey] = useState('');
@@ -26,6 +57,7 @@ export function SignIn({ onKey, refused }: { onKey: (key: string) => void; refus
           Sign in
         </button>
         <p class="muted">The key is kept in this tab only (sessionStorage) and sent as a bearer token, never in a URL.</p>
+        <SingleSignOn />
       </form>
     </main>
   );

@@ -19,5 +19,10 @@ export function useAction() {
       setBusy(false);
     }
   }
-  return { busy, error, done, run };
+  /** An onSubmit handler that runs `fn` as this action (and keeps the page from reloading). */
+  const submit = (fn: () => Promise<string | void>) => (e: Event) => {
+    e.preventDefault();
+    void run(fn);
+  };
+  return { busy, error, done, run, submit };
 }

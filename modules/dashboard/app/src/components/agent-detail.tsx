@@ -1,11 +1,13 @@
-/** One agent: edit its description, prompt, model and lists; clone, stop, kill; its recent turns (traces). */
+/** One agent: edit its description, prompt, model and lists; clone, stop, kill; its recent turns (traces) and its log. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
 import { href, navigate } from '../lib/hash.tsx';
 import { fmtInt, fmtTime, fmtUsd } from '../lib/format.tsx';
 import { ErrorText } from './error.tsx';
+import { Pager, useServerPage } from './pager.tsx';
 import { useAction } from './action.tsx';
+import { Table } from './table.tsx';
 
 interface Detail {
   id: string;
@@ -40,7 +42,6 @@ const list = (s: string) =>
 
 export function AgentDetail({ id }: { id: string }) {
   const agent = useApi<Detail>(`/api/agents/${seg(id)}`);
-  const traces = useApi<{ traces: Trace[] }>(`/api/agents/${seg(id)}/traces?limit=20`);
   const action = useAction();
   const [form, setForm] = useState({ description: '', system_prompt: '', model: '', tools: '', skills: '', mcp_servers: '' });
   useEffect(() => {
@@ -142,36 +143,59 @@ export function AgentDetail({ id }: { id: string }) {
           Save
         </button>
       </form>
+      <Traces id={id} />
+      <Logs id={id} />
+    </section>
+  );
+}
+
+function Traces({ id }: { id: string }) {
+  const traces = useServerPage<{ traces: Trace[] }, Trace>(`/api/agents/${seg(id)}/traces`, (d) => ({ items: d.traces }), 20);
+  return (
+    <>
       <h2>Recent turns</h2>
       <ErrorText error={traces.error} />
-      <table class="table">
-        <thead>
+      <Table columns={['Started', 'Outcome', 'Model calls', 'Tools', 'Tokens in/out', 'Cost', 'Time']}>
+        {traces.items.map((t) => (
           <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Model calls</th>
-            <th scope="col">Tools</th>
-            <th scope="col">Tokens in/out</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Time</th>
+            <td>{fmtTime(t.started_at)}</td>
+            <td>{t.error ? `${t.outcome}: ${t.error}` : t.outcome}</td>
+            <td>{t.iterations}</td>
+            <td>{t.steps.flatMap((s) => s.tools.map((x) => `${x.tool}${x.is_error ? ' (failed)' : ''}`)).join(', ') || '—'}</td>
+            <td>
+              {fmtInt(t.input_tokens)}/{fmtInt(t.output_tokens)}
+            </td>
+            <td>{fmtUsd(t.cost_usd)}</td>
+            <td>{t.duration_ms} ms</td>
           </tr>
-        </thead>
-        <tbody>
-          {traces.data?.traces.map((t) => (
-            <tr>
-              <td>{fmtTime(t.started_at)}</td>
-              <td>{t.error ? `${t.outcome}: ${t.error}` : t.outcome}</td>
-              <td>{t.iterations}</td>
-              <td>{t.steps.flatMap((s) => s.tools.map((x) => `${x.tool}${x.is_error ? ' (failed)' : ''}`)).join(', ') || '—'}</td>
-              <td>
-                {fmtInt(t.input_tokens)}/{fmtInt(t.output_tokens)}
-              </td>
-              <td>{fmtUsd(t.cost_usd)}</td>
-              <td>{t.duration_ms} ms</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+        ))}
+      </Table>
+      <Pager {...traces} label="turns" />
+    </>
+  );
+}
+
+interface LogLine {
+  timestamp: string;
+  level: string;
+  message: string;
+  origin: string;
+}
+
+function Logs({ id }: { id: string }) {
+  const logs = useServerPage<{ logs: LogLine[] }, LogLine>(`/api/agents/${seg(id)}/logs`, (d) => ({ items: d.logs }), 50);
+  return (
+    <>
+      <h2>Log</h2>
+      <ErrorText error={logs.error} />
+      <ol class="log-lines" aria-label="Log of the agent">
+        {logs.items.map((l) => (
+          <li class={`log-${l.level}`}>
+            <span class="time">{fmtTime(l.timestamp)}</span> <span class="level">{l.level}</span> <span class="module">{l.origin}</span> {l.message}
+          </li>
+        ))}
+      </ol>
+      <Pager {...logs} label="lines" />
+    </>
   );
 }

@@ -11,7 +11,24 @@ export interface Series {
   color: string;
 }
 
-export function Chart({ title, labels, series, height = 220 }: { title: string; labels: string[]; series: Series[]; height?: number }) {
+/** Two series stand side by side (one left of its label, one right); one is centred; more overlap. */
+function barPaths(UPlot: typeof uPlot, i: number, n: number) {
+  const align = n === 2 ? (i === 0 ? -1 : 1) : 0;
+  return UPlot.paths.bars!({ size: [n === 2 ? 0.4 : 0.6, 60], align, gap: 1 });
+}
+
+interface ChartProps {
+  title: string;
+  /** What the x axis is (the first column of the table for screen readers). */
+  xLabel: string;
+  labels: string[];
+  series: Series[];
+  /** Bars (one group per label) instead of lines. */
+  bars?: boolean;
+  height?: number;
+}
+
+export function Chart({ title, xLabel, labels, series, bars = false, height = 220 }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let plot: uPlot | undefined;
@@ -24,11 +41,19 @@ export function Chart({ title, labels, series, height = 220 }: { title: string; 
           width: box.current.clientWidth || 600,
           height,
           legend: { show: true },
-          scales: { x: { time: false } },
-          axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? '') }, {}],
+          // Bars need room at both ends: the x scale runs half a slot past the first and last label.
+          // Bars stand on zero.
+          scales: bars
+            ? { x: { time: false, range: () => [-0.5, labels.length - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } }
+            : { x: { time: false } },
+          axes: [{ values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? (labels[t] ?? '') : '')) }, {}],
           series: [
-            { label: 'Day', value: (_u, i) => labels[i] ?? '' },
-            ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: true } })),
+            { label: xLabel, value: (_u, i) => labels[i] ?? '' },
+            ...series.map((s, i) =>
+              bars
+                ? { label: s.label, stroke: s.color, fill: s.color, width: 1, paths: barPaths(UPlot, i, series.length), points: { show: false } }
+                : { label: s.label, stroke: s.color, width: 2, points: { show: true } },
+            ),
           ],
         },
         [xs, ...series.map((s) => s.values)],
@@ -39,7 +64,7 @@ export function Chart({ title, labels, series, height = 220 }: { title: string; 
       gone = true;
       plot?.destroy();
     };
-  }, [labels.join(','), series.map((s) => s.values.join(',')).join(';')]);
+  }, [bars, labels.join(','), series.map((s) => s.values.join(',')).join(';')]);
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
@@ -48,7 +73,7 @@ export function Chart({ title, labels, series, height = 220 }: { title: string; 
         <caption>{title}</caption>
         <thead>
           <tr>
-            <th scope="col">Label</th>
+            <th scope="col">{xLabel}</th>
             {series.map((s) => (
               <th scope="col">{s.label}</th>
             ))}

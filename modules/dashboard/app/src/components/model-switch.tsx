@@ -18,14 +18,11 @@ export function ModelSwitch({ agentId, current, onChanged }: { agentId: string; 
   return (
     <form
       class="inline"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          await api(`/api/agents/${seg(agentId)}/model`, { method: 'PUT', json: { model: value.trim() } });
-          onChanged();
-          return 'Model changed';
-        });
-      }}
+      onSubmit={action.submit(async () => {
+        await api(`/api/agents/${seg(agentId)}/model`, { method: 'PUT', json: { model: value.trim() } });
+        onChanged();
+        return 'Model changed';
+      })}
     >
       <label for="model-pick">Model</label>
       <input id="model-pick" list="model-ids" value={value} onFocus={() => setWanted(true)} onInput={(e) => setValue(e.currentTarget.value)} />

@@ -1,7 +1,7 @@
 /** The sessions of an agent: list, new, switch, label, search (labels, ids and message text). */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
-import { useApi } from '../lib/use-api.tsx';
+import { Pager, useServerPage } from './pager.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from './error.tsx';
 import { useAction } from './action.tsx';
@@ -21,8 +21,8 @@ interface SessionPage {
 export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: string; currentId?: string; turns: number; onChanged: () => void }) {
   const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
-  const path = search ? `/api/sessions/search?q=${seg(search)}&agent_id=${seg(agentId)}&limit=100` : `/api/agents/${seg(agentId)}/sessions?limit=100`;
-  const list = useApi<SessionPage>(path);
+  const path = search ? `/api/sessions/search?q=${seg(search)}&agent_id=${seg(agentId)}` : `/api/agents/${seg(agentId)}/sessions`;
+  const list = useServerPage<SessionPage, SessionItem>(path, (d) => d, 20);
   // A turn or a switch elsewhere changes the sessions: the list's counts and marks follow. Not when the
   // conversation first learns its session id: the list was just read.
   const seen = useRef(currentId);
@@ -61,7 +61,7 @@ export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: st
       </form>
       <ErrorText error={list.error ?? action.error} />
       <ul class="session-list">
-        {list.data?.items.map((s) => (
+        {list.items.map((s) => (
           <li class={s.session_id === currentId ? 'current' : ''}>
             <button
               type="button"
@@ -88,6 +88,7 @@ export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: st
           </li>
         ))}
       </ul>
+      {(list.pages ?? 1) > 1 && <Pager {...list} label="sessions" />}
     </aside>
   );
 }

@@ -11,6 +11,10 @@ export const apiKey = {
   clear: () => sessionStorage.removeItem(KEY),
 };
 
+/** What the page said about signing in (services/page.ts of the module). */
+export const authMode = () => document.querySelector<HTMLMetaElement>('meta[name="talon-auth"]')?.content ?? 'open';
+export const oidcOffered = () => document.querySelector('meta[name="talon-oidc"]') !== null;
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -67,8 +71,28 @@ export async function request(path: string, options: RequestOptions = {}): Promi
   throw new ApiError(message, res.status, requestId);
 }
 
+/**
+ * GETs started before the view that reads them exists: the first view's reads go out beside the sign-in probe
+ * instead of after it. Each is taken once, and only while fresh.
+ */
+const early = new Map<string, { at: number; res: Promise<Response> }>();
+const EARLY_FOR_MS = 10_000;
+
+export function prefetch(path: string): void {
+  const res = request(path);
+  res.catch(() => undefined); // a failure is met by the view that takes it (or by the probe)
+  early.set(path, { at: Date.now(), res });
+}
+
+function takeEarly(path: string): Promise<Response> | undefined {
+  const hit = early.get(path);
+  early.delete(path);
+  return hit && Date.now() - hit.at < EARLY_FOR_MS ? hit.res : undefined;
+}
+
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const res = await request(path, options);
+  const plainGet = options.method === undefined && options.json === undefined && options.body === undefined && !options.signal;
+  const res = await ((plainGet && takeEarly(path)) || request(path, options));
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }

@@ -1,5 +1,5 @@
 /** Loads a resource for a view: data, error, loading, and reload() after a change. */
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useState } from 'preact/hooks';
 import { api } from './api.tsx';
 
 export interface Loaded<T> {
@@ -25,7 +25,8 @@ export function useApi<T>(path: string | null): Loaded<T> {
       setLoading(false);
     }
   }, [path]);
-  useEffect(() => {
+  // A layout effect: the request goes out as the view mounts, not a frame later.
+  useLayoutEffect(() => {
     setData(undefined);
     void reload();
   }, [reload]);

@@ -1,18 +1,21 @@
 /**
- * Agents: the list with state, model and cost; spawn from a manifest (errors shown under the editor); bulk start,
- * stop and kill; per agent: edit, clone, stop, kill, traces and logs (#/agents/<id>).
+ * Agents: the list with state, model and cost, a page at a time, searchable; spawn from a template or the manifest
+ * editor (its errors shown under it as they are typed); bulk start, stop and kill; per agent: edit, clone, stop, kill,
+ * traces and logs (#/agents/<id>).
  */
 import { useState } from 'preact/hooks';
-import { api } from '../lib/api.tsx';
+import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
 import { href } from '../lib/hash.tsx';
 import { fmtTime, fmtUsd } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
-import { Pager, usePage } from '../components/pager.tsx';
+import { Pager, useServerPage } from '../components/pager.tsx';
+import { ManifestEditor, tomlProblem } from '../components/manifest-editor.tsx';
 import { useHasModule } from '../lib/modules.tsx';
 import { AgentDetail } from '../components/agent-detail.tsx';
 import type { ViewProps } from './index.tsx';
+import { Table } from '../components/table.tsx';
 
 interface AgentSummary {
   id: string;
@@ -45,11 +48,11 @@ export default function AgentsView({ params }: ViewProps) {
 }
 
 function AgentList() {
-  const agents = useApi<AgentSummary[]>('/api/agents');
+  const [q, setQ] = useState('');
+  const agents = useServerPage<AgentSummary[], AgentSummary>(q.trim() ? `/api/agents?q=${seg(q.trim())}` : '/api/agents', (d) => ({ items: d }), 50);
   const costs = useApi<Cost[]>(useHasModule('usage') ? '/api/budget/agents' : null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const action = useAction();
-  const page = usePage(agents.data ?? [], 50);
   const cost = (id: string) => costs.data?.find((c) => c.agent_id === id)?.total_cost_usd;
 
   const bulk = (label: string, method: string, path: string) =>
@@ -69,6 +72,10 @@ function AgentList() {
   return (
     <section>
       <h1>Agents</h1>
+      <p class="inline">
+        <label for="agent-filter">Find agents</label>
+        <input id="agent-filter" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
+      </p>
       <ErrorText error={agents.error} />
       <div class="toolbar" role="toolbar" aria-label="Bulk actions">
         <span>{selected.size} selected</span>
@@ -89,45 +96,30 @@ function AgentList() {
         {action.done && <span role="status">{action.done}</span>}
       </div>
       <ErrorText error={action.error} />
-      <table class="table">
-        <thead>
+      <Table columns={[{ hidden: 'Select' }, 'Name', 'State', 'Model', 'Cost', 'Created', 'Actions']}>
+        {agents.items.map((a) => (
           <tr>
-            <th scope="col">
-              <span class="sr-only">Select</span>
-            </th>
-            <th scope="col">Name</th>
-            <th scope="col">State</th>
-            <th scope="col">Model</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
+            <td>
+              <input type="checkbox" aria-label={`Select ${a.name}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} />
+            </td>
+            <td>
+              <a href={href('agents', a.id)}>{a.name}</a>
+            </td>
+            <td>
+              <span class={`badge state-${a.state.toLowerCase()}`}>{a.state}</span>
+            </td>
+            <td>
+              {a.model_provider}/{a.model_name}
+            </td>
+            <td>{fmtUsd(cost(a.id))}</td>
+            <td>{fmtTime(a.created_at)}</td>
+            <td>
+              <a href={href('chat', a.id)}>Chat</a>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {page.items.map((a) => (
-            <tr>
-              <td>
-                <input type="checkbox" aria-label={`Select ${a.name}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} />
-              </td>
-              <td>
-                <a href={href('agents', a.id)}>{a.name}</a>
-              </td>
-              <td>
-                <span class={`badge state-${a.state.toLowerCase()}`}>{a.state}</span>
-              </td>
-              <td>
-                {a.model_provider}/{a.model_name}
-              </td>
-              <td>{fmtUsd(cost(a.id))}</td>
-              <td>{fmtTime(a.created_at)}</td>
-              <td>
-                <a href={href('chat', a.id)}>Chat</a>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager {...page} label="agents" />
+        ))}
+      </Table>
+      <Pager {...agents} label="agents" />
       <Spawn onSpawned={() => void agents.reload()} />
     </section>
   );
@@ -147,14 +139,11 @@ function Spawn({ onSpawned }: { onSpawned: () => void }) {
   return (
     <form
       class="card"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          const res = await api<{ agent_id: string; name: string }>('/api/agents', { json: { manifest_toml: manifest } });
-          onSpawned();
-          return `Spawned ${res.name}`;
-        });
-      }}
+      onSubmit={action.submit(async () => {
+        const res = await api<{ agent_id: string; name: string }>('/api/agents', { json: { manifest_toml: manifest } });
+        onSpawned();
+        return `Spawned ${res.name}`;
+      })}
     >
       <h2>Spawn an agent</h2>
       {templates.data && (
@@ -170,23 +159,9 @@ function Spawn({ onSpawned }: { onSpawned: () => void }) {
           </select>
         </p>
       )}
-      <label for="manifest">Manifest (TOML)</label>
-      <textarea
-        id="manifest"
-        class="code"
-        rows={12}
-        spellcheck={false}
-        value={manifest}
-        aria-invalid={action.error ? 'true' : undefined}
-        aria-describedby="manifest-help"
-        onInput={(e) => setManifest(e.currentTarget.value)}
-      />
-      <p id="manifest-help" class="muted">
-        The keys are described in docs/agents.md. The service checks the manifest and names the key that is wrong.
-      </p>
-      <ErrorText error={action.error} />
+      <ManifestEditor value={manifest} onInput={setManifest} refusal={action.error} />
       {action.done && <p role="status">{action.done}</p>}
-      <button type="submit" class="primary" disabled={action.busy}>
+      <button type="submit" class="primary" disabled={action.busy || tomlProblem(manifest) !== undefined}>
         Spawn
       </button>
     </form>

@@ -8,7 +8,7 @@ import { useApi } from '../lib/use-api.tsx';
 import { fmtJson, fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
-import { Pager, usePage } from '../components/pager.tsx';
+import { Pager, useServerPage } from '../components/pager.tsx';
 
 interface Approval {
   id: string;
@@ -31,21 +31,20 @@ interface TotpStatus {
 }
 
 export default function ApprovalsView() {
-  const list = useApi<{ approvals: Approval[]; total: number }>('/api/approvals?limit=200');
+  const list = useServerPage<{ approvals: Approval[]; total: number }, Approval>('/api/approvals', (d) => ({ items: d.approvals, total: d.total }), 25);
   const totp = useApi<TotpStatus>('/api/approvals/totp/status');
-  const page = usePage(list.data?.approvals ?? [], 25);
   return (
     <section>
       <h1>Approvals</h1>
       <ErrorText error={list.error ?? totp.error} />
       {totp.data?.enforced && <p>Approving needs a code from the enrolled authenticator app (second factor: TOTP).</p>}
-      {list.data && !list.data.approvals.length && <p>Nothing waits for a decision.</p>}
+      {list.data && !list.items.length && <p>Nothing waits for a decision.</p>}
       <ul class="cards">
-        {page.items.map((a) => (
+        {list.items.map((a) => (
           <ApprovalCard key={a.id} a={a} needsCode={Boolean(totp.data?.enforced)} onDecided={() => void list.reload()} />
         ))}
       </ul>
-      <Pager {...page} label="requests" />
+      <Pager {...list} label="requests" />
       {totp.data && <Enrollment status={totp.data} onChanged={() => void totp.reload()} />}
     </section>
   );
@@ -143,15 +142,12 @@ function Enrollment({ status, onChanged }: { status: TotpStatus; onChanged: () =
       {status.enrolled && !status.confirmed && (
         <form
           class="inline"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action.run(async () => {
-              await api('/api/approvals/totp/confirm', { json: { code } });
-              setSetup(undefined);
-              onChanged();
-              return 'Enrollment confirmed';
-            });
-          }}
+          onSubmit={action.submit(async () => {
+            await api('/api/approvals/totp/confirm', { json: { code } });
+            setSetup(undefined);
+            onChanged();
+            return 'Enrollment confirmed';
+          })}
         >
           <label for="totp-confirm">Code from the app</label>
           <input id="totp-confirm" inputMode="numeric" autocomplete="one-time-code" value={code} onInput={(e) => setCode(e.currentTarget.value)} />

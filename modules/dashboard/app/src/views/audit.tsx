@@ -6,6 +6,7 @@ import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, usePage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Entry {
   id: number;
@@ -46,35 +47,27 @@ export default function AuditView() {
         <label for="audit-filter">Filter</label>
         <input id="audit-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
       </div>
+      <p class="muted">
+        The newest {recent.data?.entries.length ?? 0} of {recent.data?.total ?? 0} entries (the service gives the newest 500 at most); the check covers the
+        whole chain.
+      </p>
       <ErrorText error={recent.error ?? action.error} />
-      <table class="table">
-        <thead>
+      <Table columns={['#', 'Time', 'Event', 'Outcome', 'Details', 'Hash']}>
+        {page.items.map((e) => (
           <tr>
-            <th scope="col">#</th>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Details</th>
-            <th scope="col">Hash</th>
+            <td>{e.id}</td>
+            <td>{fmtTime(e.timestamp)}</td>
+            <td>{e.event_type}</td>
+            <td>{e.outcome ?? '—'}</td>
+            <td>
+              <code>{e.details}</code>
+            </td>
+            <td>
+              <code title={e.hash}>{e.hash.slice(0, 12)}…</code>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {page.items.map((e) => (
-            <tr>
-              <td>{e.id}</td>
-              <td>{fmtTime(e.timestamp)}</td>
-              <td>{e.event_type}</td>
-              <td>{e.outcome ?? '—'}</td>
-              <td>
-                <code>{e.details}</code>
-              </td>
-              <td>
-                <code title={e.hash}>{e.hash.slice(0, 12)}…</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       <Pager {...page} label="entries" />
     </section>
   );

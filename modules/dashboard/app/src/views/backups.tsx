@@ -1,26 +1,40 @@
-/** Backups: create one, list them, restore one in place, delete. */
+/** Backups: create one, list them, download one, restore one in place, delete. */
 import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
+import { download } from '../lib/download.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Backup {
   filename: string;
   size_bytes: number;
-  created_at: string;
-  components?: string[];
+  created_at: string | null;
+  modified_at: string;
+  components: string[] | null;
+}
+interface Restored {
+  filename: string;
+  modules_restarted: string[];
+  warnings: string[];
 }
 
 export default function BackupsView() {
   const list = useApi<{ backups: Backup[]; total: number }>('/api/backups');
   const action = useAction();
+  const page = usePage(list.data?.backups ?? [], 50);
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
       const done = await fn();
       await list.reload();
       return done;
     });
+  const restore = async (b: Backup) => {
+    const r = await api<Restored>('/api/restore', { json: { filename: b.filename } });
+    return `Restored ${r.filename}; restarted ${r.modules_restarted.length} module(s)${r.warnings.length ? `; ${r.warnings.join('; ')}` : ''}`;
+  };
   return (
     <section>
       <h1>Backups</h1>
@@ -33,55 +47,51 @@ export default function BackupsView() {
         >
           Create a backup
         </button>
+        {action.busy && <span class="muted">Working…</span>}
         {action.done && <span role="status">{action.done}</span>}
       </div>
+      <p class="muted">An archive holds the database, the configuration without its secrets, workspaces, skills, hands and plugins.</p>
       <ErrorText error={list.error ?? action.error} />
-      <table class="table">
-        <thead>
+      <Table columns={['File', 'Created', 'Size', 'Contents', { hidden: 'Actions' }]}>
+        {page.items.map((b) => (
           <tr>
-            <th scope="col">File</th>
-            <th scope="col">Created</th>
-            <th scope="col">Size</th>
-            <th scope="col">Contents</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+            <th scope="row">{b.filename}</th>
+            <td>{fmtTime(b.created_at ?? b.modified_at)}</td>
+            <td>{(b.size_bytes / 1024).toFixed(0)} KB</td>
+            <td>{b.components?.join(', ') ?? 'unreadable manifest'}</td>
+            <td class="inline">
+              <button
+                type="button"
+                class="small"
+                aria-label={`Download ${b.filename}`}
+                onClick={() => void action.run(async () => (await download(`/api/backups/${seg(b.filename)}`, b.filename), `Downloading ${b.filename}`))}
+              >
+                Download
+              </button>
+              <button
+                type="button"
+                class="small"
+                disabled={action.busy}
+                onClick={() => confirm(`Restore ${b.filename}? The current data is replaced.`) && act(() => restore(b))}
+              >
+                Restore
+              </button>
+              <button
+                type="button"
+                class="small danger"
+                disabled={action.busy}
+                onClick={() =>
+                  confirm(`Delete ${b.filename}?`) &&
+                  act(async () => (await api(`/api/backups/${seg(b.filename)}`, { method: 'DELETE' }), `Deleted ${b.filename}`))
+                }
+              >
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {list.data?.backups.map((b) => (
-            <tr>
-              <th scope="row">{b.filename}</th>
-              <td>{fmtTime(b.created_at)}</td>
-              <td>{(b.size_bytes / 1024).toFixed(0)} KB</td>
-              <td>{b.components?.join(', ') ?? '—'}</td>
-              <td>
-                <button
-                  type="button"
-                  disabled={action.busy}
-                  onClick={() =>
-                    confirm(`Restore ${b.filename}? The current data is replaced.`) &&
-                    act(async () => (await api('/api/restore', { json: { filename: b.filename } }), `Restored ${b.filename}`))
-                  }
-                >
-                  Restore
-                </button>{' '}
-                <button
-                  type="button"
-                  class="danger"
-                  disabled={action.busy}
-                  onClick={() =>
-                    confirm(`Delete ${b.filename}?`) &&
-                    act(async () => (await api(`/api/backups/${seg(b.filename)}`, { method: 'DELETE' }), `Deleted ${b.filename}`))
-                  }
-                >
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
+      <Pager {...page} label="backups" />
     </section>
   );
 }

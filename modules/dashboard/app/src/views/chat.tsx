@@ -3,7 +3,7 @@
  * stays in a header). After each turn the session is read back, which adds the tool results the stream does not
  * carry and the turn's cost from its trace. Owner notices are shown apart from the conversation.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, request, seg } from '../lib/api.tsx';
 import { readSse } from '../lib/sse.tsx';
 import { navigate } from '../lib/hash.tsx';
@@ -14,9 +14,10 @@ import { Message } from '../components/chat-message.tsx';
 import { Composer, type Upload } from '../components/composer.tsx';
 import { Sessions } from '../components/sessions.tsx';
 import { ModelSwitch } from '../components/model-switch.tsx';
-import { loadMarkdown } from '../components/markdown.tsx';
 import { ErrorText } from '../components/error.tsx';
 import type { ViewProps } from './index.tsx';
+
+const MARK = 'talon:chat-interactive';
 
 interface AgentSummary {
   id: string;
@@ -27,7 +28,6 @@ interface AgentSummary {
 }
 
 export default function ChatView({ params }: ViewProps) {
-  useEffect(() => void loadMarkdown().catch(() => undefined), []);
   const agents = useApi<AgentSummary[]>('/api/agents');
   const agentId = params[0] ?? agents.data?.[0]?.id;
   const agent = agents.data?.find((a) => a.id === agentId);
@@ -85,11 +85,12 @@ function Conversation({ agentId }: { agentId: string }) {
       setError(err);
     }
   }
-  useEffect(() => void load(), [agentId]);
+  useLayoutEffect(() => void load(), [agentId]);
   useEffect(() => list.current?.lastElementChild?.scrollIntoView({ block: 'end' }), [messages]);
-  // The first time the conversation is on screen and takes input: bench/dashboard.ts reads this mark.
-  useEffect(() => {
-    if (loaded && !performance.getEntriesByName('talon:chat-interactive').length) performance.mark('talon:chat-interactive');
+  // The first time the conversation is on screen and takes input: the mark is set once the frame that shows it has
+  // been painted (a task after the next animation frame). bench/dashboard.ts reads it.
+  useLayoutEffect(() => {
+    if (loaded && !performance.getEntriesByName(MARK).length) requestAnimationFrame(() => setTimeout(() => performance.mark(MARK)));
   }, [loaded]);
 
   async function send(text: string, attachments: Upload[]) {

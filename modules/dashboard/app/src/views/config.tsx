@@ -23,8 +23,10 @@ export default function ConfigView() {
     <section>
       <h1>Configuration</h1>
       <p class="muted">Changes are written to config.toml. Secrets are never shown; type a new value to replace one.</p>
-      <label for="config-filter">Find a setting</label>
-      <input id="config-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      <p class="inline">
+        <label for="config-filter">Find a setting</label>
+        <input id="config-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      </p>
       <ErrorText error={schema.error ?? config.error} />
       {config.data &&
         shown.map((s) => (

@@ -13,27 +13,45 @@ export interface ViewProps {
 export interface ViewDef {
   id: string;
   title: string;
+  /** The heading the navigation lists it under. */
+  group: string;
   /** Module ids that must be running for the view to be listed. */
   requires: string[];
   load: () => Promise<{ default: ComponentType<ViewProps> }>;
+  /** What the view reads first, by exact path: fetched beside the sign-in probe when the visit opens on it. */
+  firstReads?: (params: string[]) => string[];
 }
 
+const seg = encodeURIComponent;
+
 export const VIEWS: ViewDef[] = [
-  { id: 'chat', title: 'Chat', requires: ['agents'], load: () => import('./chat.tsx') },
-  { id: 'agents', title: 'Agents', requires: ['agents'], load: () => import('./agents.tsx') },
-  { id: 'models', title: 'Models & providers', requires: ['catalog'], load: () => import('./models.tsx') },
-  { id: 'memory', title: 'Memory', requires: ['memory', 'agents'], load: () => import('./memory.tsx') },
-  { id: 'usage', title: 'Usage & budgets', requires: ['usage'], load: () => import('./usage.tsx') },
-  { id: 'logs', title: 'Live logs', requires: ['logs'], load: () => import('./logs.tsx') },
-  { id: 'security', title: 'Security', requires: ['security'], load: () => import('./security.tsx') },
-  { id: 'workflows', title: 'Workflows', requires: ['workflows'], load: () => import('./workflows.tsx') },
-  { id: 'triggers', title: 'Triggers', requires: ['triggers', 'agents'], load: () => import('./triggers.tsx') },
-  { id: 'tasks', title: 'Task board', requires: ['tasks'], load: () => import('./tasks.tsx') },
-  { id: 'skills', title: 'Skills & MCP', requires: ['skills'], load: () => import('./skills.tsx') },
-  { id: 'approvals', title: 'Approvals', requires: ['approvals'], load: () => import('./approvals.tsx') },
-  { id: 'schedules', title: 'Schedules', requires: ['scheduler'], load: () => import('./schedules.tsx') },
-  { id: 'audit', title: 'Audit trail', requires: ['audit'], load: () => import('./audit.tsx') },
-  { id: 'backups', title: 'Backups', requires: ['backup'], load: () => import('./backups.tsx') },
-  { id: 'config', title: 'Configuration', requires: ['config-api'], load: () => import('./config.tsx') },
-  { id: 'modules', title: 'Modules', requires: [], load: () => import('./modules.tsx') },
+  {
+    id: 'chat',
+    title: 'Chat',
+    group: 'Agents',
+    requires: ['agents'],
+    load: () => import('./chat.tsx'),
+    // The agent list, and with an agent in the URL its conversation and sessions (components/sessions.tsx's first page).
+    firstReads: ([id]) => (id ? ['/api/agents', `/api/agents/${seg(id)}/session`, `/api/agents/${seg(id)}/sessions?limit=20&offset=0`] : ['/api/agents']),
+  },
+  { id: 'agents', title: 'Agents', group: 'Agents', requires: ['agents'], load: () => import('./agents.tsx') },
+  { id: 'memory', title: 'Memory', group: 'Agents', requires: ['memory', 'agents'], load: () => import('./memory.tsx') },
+  { id: 'approvals', title: 'Approvals', group: 'Agents', requires: ['approvals'], load: () => import('./approvals.tsx') },
+  { id: 'workflows', title: 'Workflows', group: 'Automation', requires: ['workflows'], load: () => import('./workflows.tsx') },
+  { id: 'triggers', title: 'Triggers', group: 'Automation', requires: ['triggers', 'agents'], load: () => import('./triggers.tsx') },
+  { id: 'schedules', title: 'Schedules', group: 'Automation', requires: ['scheduler'], load: () => import('./schedules.tsx') },
+  { id: 'goals', title: 'Goals', group: 'Automation', requires: ['goals'], load: () => import('./goals.tsx') },
+  { id: 'tasks', title: 'Task board', group: 'Automation', requires: ['tasks'], load: () => import('./tasks.tsx') },
+  { id: 'models', title: 'Models & providers', group: 'Extend', requires: ['catalog'], load: () => import('./models.tsx') },
+  { id: 'skills', title: 'Skills & hub', group: 'Extend', requires: ['skills'], load: () => import('./skills.tsx') },
+  { id: 'hands', title: 'Hands', group: 'Extend', requires: ['hands'], load: () => import('./hands.tsx') },
+  { id: 'plugins', title: 'Plugins', group: 'Extend', requires: ['plugins'], load: () => import('./plugins.tsx') },
+  { id: 'mcp', title: 'MCP servers', group: 'Extend', requires: ['mcp'], load: () => import('./mcp.tsx') },
+  { id: 'usage', title: 'Usage & budgets', group: 'Operate', requires: ['usage'], load: () => import('./usage.tsx') },
+  { id: 'logs', title: 'Live logs', group: 'Operate', requires: ['logs'], load: () => import('./logs.tsx') },
+  { id: 'audit', title: 'Audit trail', group: 'Operate', requires: ['audit'], load: () => import('./audit.tsx') },
+  { id: 'security', title: 'Security', group: 'Operate', requires: ['security'], load: () => import('./security.tsx') },
+  { id: 'config', title: 'Configuration', group: 'Operate', requires: ['config-api'], load: () => import('./config.tsx') },
+  { id: 'backups', title: 'Backups', group: 'Operate', requires: ['backup'], load: () => import('./backups.tsx') },
+  { id: 'modules', title: 'Modules', group: 'Operate', requires: [], load: () => import('./modules.tsx') },
 ];

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { request } from '../lib/api.tsx';
 import { readSse } from '../lib/sse.tsx';
 import { ErrorText } from '../components/error.tsx';
+import { fmtClock } from '../lib/format.tsx';
 
 const KEEP = 500;
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -21,7 +22,7 @@ function parse(n: number, raw: string): Line {
   try {
     const j = JSON.parse(raw) as { time?: number | string; level?: number | string; module?: string; msg?: string };
     const level = typeof j.level === 'number' ? (LEVEL_NAMES[j.level] ?? String(j.level)) : String(j.level ?? '');
-    return { n, time: j.time ? new Date(j.time).toLocaleTimeString() : '', level, module: j.module ?? '', msg: j.msg ?? '', raw };
+    return { n, time: j.time ? fmtClock(new Date(j.time)) : '', level, module: j.module ?? '', msg: j.msg ?? '', raw };
   } catch {
     return { n, time: '', level: '', module: '', msg: raw, raw };
   }

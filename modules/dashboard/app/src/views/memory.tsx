@@ -6,8 +6,9 @@ import { navigate } from '../lib/hash.tsx';
 import { fmtJson, fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
-import { Pager, usePage } from '../components/pager.tsx';
+import { Pager, usePage, useServerPage } from '../components/pager.tsx';
 import type { ViewProps } from './index.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Entry {
   id: string;
@@ -61,53 +62,36 @@ function KeyValues({ agentId }: { agentId: string }) {
     <>
       <h2>Key-value memory</h2>
       <ErrorText error={kv.error ?? action.error} />
-      <table class="table">
-        <thead>
+      <Table columns={['Key', 'Value', { hidden: 'Actions' }]}>
+        {page.items.map((p) => (
           <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Value</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+            <th scope="row">{p.key}</th>
+            <td>
+              <pre>{fmtJson(p.value)}</pre>
+            </td>
+            <td>
+              <button type="button" onClick={() => void action.run(async () => (await api(`${base}/${seg(p.key)}`, { method: 'DELETE' }), await kv.reload()))}>
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {page.items.map((p) => (
-            <tr>
-              <th scope="row">{p.key}</th>
-              <td>
-                <pre>{fmtJson(p.value)}</pre>
-              </td>
-              <td>
-                <button
-                  type="button"
-                  onClick={() => void action.run(async () => (await api(`${base}/${seg(p.key)}`, { method: 'DELETE' }), await kv.reload()))}
-                >
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       <Pager {...page} label="keys" />
       <form
         class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action.run(async () => {
-            let parsed: unknown = value;
-            try {
-              parsed = JSON.parse(value);
-            } catch {
-              // plain text is stored as a string
-            }
-            await api(`${base}/${seg(key.trim())}`, { method: 'PUT', json: { value: parsed } });
-            setKey('');
-            setValue('');
-            await kv.reload();
-          });
-        }}
+        onSubmit={action.submit(async () => {
+          let parsed: unknown = value;
+          try {
+            parsed = JSON.parse(value);
+          } catch {
+            // plain text is stored as a string
+          }
+          await api(`${base}/${seg(key.trim())}`, { method: 'PUT', json: { value: parsed } });
+          setKey('');
+          setValue('');
+          await kv.reload();
+        })}
       >
         <label for="kv-key">Key</label>
         <input id="kv-key" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
@@ -124,10 +108,15 @@ function KeyValues({ agentId }: { agentId: string }) {
 function Entries({ agentId }: { agentId: string }) {
   const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
-  const path = search ? `/api/memory/agents/${seg(agentId)}/search?q=${seg(search)}&limit=50` : `/api/memory/agents/${seg(agentId)}?limit=200`;
-  const list = useApi<{ memories?: Entry[]; results?: Entry[] }>(path);
-  const items = list.data?.memories ?? list.data?.results ?? [];
-  const page = usePage(items, 25);
+  // The list comes a page at a time; a search gives its best 50, ranked.
+  const list = useServerPage<{ memories: Entry[]; total?: number }, Entry>(
+    search ? null : `/api/memory/agents/${seg(agentId)}`,
+    (d) => ({ items: d.memories, total: d.total }),
+    25,
+  );
+  const found = useApi<{ results: Entry[] }>(search ? `/api/memory/agents/${seg(agentId)}/search?q=${seg(search)}&limit=50` : null);
+  const searched = usePage(found.data?.results ?? [], 25);
+  const page = search ? searched : list;
   return (
     <>
       <h2>Semantic memory</h2>
@@ -143,41 +132,33 @@ function Entries({ agentId }: { agentId: string }) {
         <input id="memory-search" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
         <button type="submit">Search</button>
       </form>
-      <ErrorText error={list.error} />
-      <table class="table">
-        <thead>
+      <ErrorText error={list.error ?? found.error} />
+      <Table columns={['Content', 'Level', 'Category', 'Score', 'Created']}>
+        {page.items.map((m) => (
           <tr>
-            <th scope="col">Content</th>
-            <th scope="col">Level</th>
-            <th scope="col">Category</th>
-            <th scope="col">Score</th>
-            <th scope="col">Created</th>
+            <td>{m.content}</td>
+            <td>{m.level}</td>
+            <td>{m.category ?? '—'}</td>
+            <td>{m.score.toFixed(2)}</td>
+            <td>{fmtTime(m.created_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {page.items.map((m) => (
-            <tr>
-              <td>{m.content}</td>
-              <td>{m.level}</td>
-              <td>{m.category ?? '—'}</td>
-              <td>{m.score.toFixed(2)}</td>
-              <td>{fmtTime(m.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       <Pager {...page} label="entries" />
     </>
   );
 }
 
 function Relations({ agentId }: { agentId: string }) {
-  const rel = useApi<{ relations: Relation[]; total: number }>(`/api/memory/agents/${seg(agentId)}/relations?limit=200`);
-  const page = usePage(rel.data?.relations ?? [], 50);
+  const page = useServerPage<{ relations: Relation[]; total: number }, Relation>(
+    `/api/memory/agents/${seg(agentId)}/relations`,
+    (d) => ({ items: d.relations, total: d.total }),
+    50,
+  );
   return (
     <>
       <h2>Relations</h2>
-      <ErrorText error={rel.error} />
+      <ErrorText error={page.error} />
       <ul class="relations">
         {page.items.map((r) => (
           <li>

@@ -9,6 +9,7 @@ import { fmtInt } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, usePage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Provider {
   name: string;
@@ -48,24 +49,16 @@ function Providers() {
   return (
     <>
       <h2>Providers</h2>
-      <label for="provider-filter">Filter providers</label>
-      <input id="provider-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      <p class="inline">
+        <label for="provider-filter">Filter providers</label>
+        <input id="provider-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      </p>
       <ErrorText error={providers.error} />
-      <table class="table">
-        <thead>
-          <tr>
-            <th scope="col">Provider</th>
-            <th scope="col">Key</th>
-            <th scope="col">Models</th>
-            <th scope="col">Set key / test</th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.items.map((p) => (
-            <ProviderRow key={p.name} p={p} onChanged={() => void providers.reload()} />
-          ))}
-        </tbody>
-      </table>
+      <Table columns={['Provider', 'Key', 'Models', 'Set key / test']}>
+        {page.items.map((p) => (
+          <ProviderRow key={p.name} p={p} onChanged={() => void providers.reload()} />
+        ))}
+      </Table>
       <Pager {...page} label="providers" />
     </>
   );
@@ -89,15 +82,12 @@ function ProviderRow({ p, onChanged }: { p: Provider; onChanged: () => void }) {
       <td>
         <form
           class="inline"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action.run(async () => {
-              await api(`${base}/key`, { json: { api_key: key } });
-              setKey('');
-              onChanged();
-              return 'Key saved';
-            });
-          }}
+          onSubmit={action.submit(async () => {
+            await api(`${base}/key`, { json: { api_key: key } });
+            setKey('');
+            onChanged();
+            return 'Key saved';
+          })}
         >
           <label for={`key-${p.name}`} class="sr-only">
             API key for {p.display_name}
@@ -149,40 +139,30 @@ function Models() {
   return (
     <>
       <h2>Models</h2>
-      <label for="model-filter">Filter models</label>
-      <input id="model-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      <p class="inline">
+        <label for="model-filter">Filter models</label>
+        <input id="model-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      </p>
       <ErrorText error={models.error} />
-      <table class="table">
-        <thead>
+      <Table columns={['Model', 'Provider', 'Tier', 'Context', '$ in / out per 1M', 'Tools / vision']}>
+        {page.items.map((m) => (
           <tr>
-            <th scope="col">Model</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Tier</th>
-            <th scope="col">Context</th>
-            <th scope="col">$ in / out per 1M</th>
-            <th scope="col">Tools / vision</th>
+            <th scope="row">
+              {m.display_name}
+              <div class="muted">{m.id}</div>
+            </th>
+            <td>{m.provider}</td>
+            <td>{m.tier}</td>
+            <td>{fmtInt(m.context_window)}</td>
+            <td>
+              {m.input_cost_per_1m} / {m.output_cost_per_1m}
+            </td>
+            <td>
+              {m.supports_tools ? 'tools' : '—'} {m.supports_vision ? 'vision' : ''}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {page.items.map((m) => (
-            <tr>
-              <th scope="row">
-                {m.display_name}
-                <div class="muted">{m.id}</div>
-              </th>
-              <td>{m.provider}</td>
-              <td>{m.tier}</td>
-              <td>{fmtInt(m.context_window)}</td>
-              <td>
-                {m.input_cost_per_1m} / {m.output_cost_per_1m}
-              </td>
-              <td>
-                {m.supports_tools ? 'tools' : '—'} {m.supports_vision ? 'vision' : ''}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       <Pager {...page} label="models" />
     </>
   );

@@ -2,6 +2,8 @@
 import { useApi } from '../lib/use-api.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface ModuleInfo {
   id: string;
@@ -16,39 +18,30 @@ interface ModuleInfo {
 
 export default function ModulesView() {
   const m = useApi<{ modules: ModuleInfo[] }>('/api/modules');
+  const page = usePage(m.data?.modules ?? [], 100);
   return (
     <section>
       <h1>Modules</h1>
       <ErrorText error={m.error} />
-      <table class="table">
-        <thead>
+      <Table columns={['Module', 'State', 'Version', 'Description', 'Last reload']}>
+        {page.items.map((x) => (
           <tr>
-            <th scope="col">Module</th>
-            <th scope="col">State</th>
-            <th scope="col">Version</th>
-            <th scope="col">Description</th>
-            <th scope="col">Last reload</th>
+            <th scope="row">
+              {x.id}
+              {x.critical && <span class="badge"> security</span>}
+              {x.third_party && <span class="badge"> third party</span>}
+            </th>
+            <td>
+              <span class={`badge ${x.state === 'running' ? 'ok' : 'off'}`}>{x.state}</span>
+              {x.error && <div class={x.state === 'failed' ? 'error' : 'muted'}>{x.error}</div>}
+            </td>
+            <td>{x.version}</td>
+            <td>{x.description}</td>
+            <td>{x.last_reload ? `${fmtTime(x.last_reload.at)} ${x.last_reload.ok ? 'ok' : `failed: ${x.last_reload.error ?? ''}`}` : '—'}</td>
           </tr>
-        </thead>
-        <tbody>
-          {m.data?.modules.map((x) => (
-            <tr>
-              <th scope="row">
-                {x.id}
-                {x.critical && <span class="badge"> security</span>}
-                {x.third_party && <span class="badge"> third party</span>}
-              </th>
-              <td>
-                <span class={`badge ${x.state === 'running' ? 'ok' : 'off'}`}>{x.state}</span>
-                {x.error && <div class={x.state === 'failed' ? 'error' : 'muted'}>{x.error}</div>}
-              </td>
-              <td>{x.version}</td>
-              <td>{x.description}</td>
-              <td>{x.last_reload ? `${fmtTime(x.last_reload.at)} ${x.last_reload.ok ? 'ok' : `failed: ${x.last_reload.error ?? ''}`}` : '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
+      <Pager {...page} label="modules" />
     </section>
   );
 }

@@ -5,7 +5,8 @@ import { useApi } from '../lib/use-api.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
-import { Pager, usePage } from '../components/pager.tsx';
+import { Pager, useServerPage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Job {
   id: string;
@@ -24,10 +25,9 @@ interface Job {
 }
 
 export default function SchedulesView() {
-  const jobs = useApi<{ items: Job[]; total: number }>('/api/schedules');
+  const jobs = useServerPage<{ items: Job[]; total: number }, Job>('/api/schedules', (d) => d, 50);
   const agents = useApi<{ id: string; name: string }[]>('/api/agents');
   const action = useAction();
-  const page = usePage(jobs.data?.items ?? [], 50);
   const agentName = (id: string | null) => agents.data?.find((a) => a.id === id)?.name ?? id ?? '—';
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
@@ -40,67 +40,50 @@ export default function SchedulesView() {
       <h1>Schedules</h1>
       <ErrorText error={jobs.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
-      <table class="table">
-        <thead>
+      <Table columns={['Name', 'Schedule', 'Runs', 'Next run', 'Last run', { hidden: 'Actions' }]}>
+        {jobs.items.map((j) => (
           <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Schedule</th>
-            <th scope="col">Runs</th>
-            <th scope="col">Next run</th>
-            <th scope="col">Last run</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
+            <th scope="row">
+              {j.name}
+              {!j.enabled && <div class="muted">paused{j.disabled_reason ? `: ${j.disabled_reason}` : ''}</div>}
             </th>
+            <td>
+              <code>{j.schedule}</code> <span class="muted">{j.tz}</span>
+            </td>
+            <td>{j.workflow_id ? `workflow ${j.workflow_id}` : `${agentName(j.agent_id)}: “${j.prompt.slice(0, 60)}”`}</td>
+            <td data-testid="next-run">{j.enabled ? fmtTime(j.next_run) : '—'}</td>
+            <td>
+              {j.last_run ? `${fmtTime(j.last_run)} ${j.last_status ?? ''}` : 'never'}
+              {j.last_error && <div class="error">{j.last_error}</div>}
+            </td>
+            <td class="inline">
+              <button type="button" onClick={() => act(async () => (await api(`/api/schedules/${seg(j.id)}/run`, { method: 'POST' }), `Ran ${j.name}`))}>
+                Run now
+              </button>
+              <button
+                type="button"
+                onClick={() =>
+                  act(
+                    async () => (await api(`/api/schedules/${seg(j.id)}`, { method: 'PUT', json: { enabled: !j.enabled } }), j.enabled ? 'Paused' : 'Resumed'),
+                  )
+                }
+              >
+                {j.enabled ? 'Pause' : 'Resume'}
+              </button>
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  confirm(`Delete ${j.name}?`) && act(async () => (await api(`/api/schedules/${seg(j.id)}`, { method: 'DELETE' }), `Deleted ${j.name}`))
+                }
+              >
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {page.items.map((j) => (
-            <tr>
-              <th scope="row">
-                {j.name}
-                {!j.enabled && <div class="muted">paused{j.disabled_reason ? `: ${j.disabled_reason}` : ''}</div>}
-              </th>
-              <td>
-                <code>{j.schedule}</code> <span class="muted">{j.tz}</span>
-              </td>
-              <td>{j.workflow_id ? `workflow ${j.workflow_id}` : `${agentName(j.agent_id)}: “${j.prompt.slice(0, 60)}”`}</td>
-              <td data-testid="next-run">{j.enabled ? fmtTime(j.next_run) : '—'}</td>
-              <td>
-                {j.last_run ? `${fmtTime(j.last_run)} ${j.last_status ?? ''}` : 'never'}
-                {j.last_error && <div class="error">{j.last_error}</div>}
-              </td>
-              <td class="inline">
-                <button type="button" onClick={() => act(async () => (await api(`/api/schedules/${seg(j.id)}/run`, { method: 'POST' }), `Ran ${j.name}`))}>
-                  Run now
-                </button>
-                <button
-                  type="button"
-                  onClick={() =>
-                    act(
-                      async () => (
-                        await api(`/api/schedules/${seg(j.id)}`, { method: 'PUT', json: { enabled: !j.enabled } }),
-                        j.enabled ? 'Paused' : 'Resumed'
-                      ),
-                    )
-                  }
-                >
-                  {j.enabled ? 'Pause' : 'Resume'}
-                </button>
-                <button
-                  type="button"
-                  class="danger"
-                  onClick={() =>
-                    confirm(`Delete ${j.name}?`) && act(async () => (await api(`/api/schedules/${seg(j.id)}`, { method: 'DELETE' }), `Deleted ${j.name}`))
-                  }
-                >
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <Pager {...page} label="schedules" />
+        ))}
+      </Table>
+      <Pager {...jobs} label="schedules" />
       {agents.data && <NewSchedule agents={agents.data} onCreated={() => void jobs.reload()} />}
     </section>
   );
@@ -117,14 +100,11 @@ function NewSchedule({ agents, onCreated }: { agents: { id: string; name: string
   return (
     <form
       class="card grid-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          const job = await api<Job>('/api/schedules', { json: { ...form, tz: form.tz || undefined } });
-          onCreated();
-          return `Created ${job.name}; next run ${fmtTime(job.next_run)}`;
-        });
-      }}
+      onSubmit={action.submit(async () => {
+        const job = await api<Job>('/api/schedules', { json: { ...form, tz: form.tz || undefined } });
+        onCreated();
+        return `Created ${job.name}; next run ${fmtTime(job.next_run)}`;
+      })}
     >
       <h2>New schedule</h2>
       <label for="schedule-name">Name</label>

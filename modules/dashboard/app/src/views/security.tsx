@@ -1,6 +1,7 @@
 /** The security overview: each of the service's security systems, whether it is active and which module runs it. */
 import { useApi } from '../lib/use-api.tsx';
 import { ErrorText } from '../components/error.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Security {
   security_systems: Record<string, string>;
@@ -23,26 +24,17 @@ export default function SecurityView() {
             {d.active_systems ?? Object.values(d.security_systems).filter((v) => v === 'active').length} of {d.total_systems} security systems are active
             {d.all_active ? '.' : '; the others belong to modules that are not installed or not configured.'}
           </p>
-          <table class="table">
-            <thead>
+          <Table columns={['System', 'State', 'Module']}>
+            {Object.entries(d.security_systems).map(([name, state]) => (
               <tr>
-                <th scope="col">System</th>
-                <th scope="col">State</th>
-                <th scope="col">Module</th>
+                <th scope="row">{name.replace(/_/g, ' ')}</th>
+                <td>
+                  <span class={`badge ${state === 'active' ? 'ok' : 'off'}`}>{state}</span>
+                </td>
+                <td>{d.implemented_by?.[name] ?? '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {Object.entries(d.security_systems).map(([name, state]) => (
-                <tr>
-                  <th scope="row">{name.replace(/_/g, ' ')}</th>
-                  <td>
-                    <span class={`badge ${state === 'active' ? 'ok' : 'off'}`}>{state}</span>
-                  </td>
-                  <td>{d.implemented_by?.[name] ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
     </section>

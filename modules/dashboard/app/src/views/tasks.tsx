@@ -1,10 +1,10 @@
-/** The task board: a column per state, post a task (for an agent or anyone), cancel, retry. */
+/** The task board: a column per state (each a page at a time), post a task (for an agent or anyone), cancel, retry. */
 import { useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
-import { useApi } from '../lib/use-api.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
+import { Pager, useServerPage } from '../components/pager.tsx';
 
 interface Task {
   id: string;
@@ -26,17 +26,17 @@ const COLUMNS: [string, string][] = [
 ];
 
 export default function TasksView() {
-  const tasks = useApi<{ tasks: Task[]; total: number }>('/api/tasks/list?limit=200');
   const action = useAction();
   const [title, setTitle] = useState('');
   const [assignee, setAssignee] = useState('');
+  // Every column is read again after a change (a task moves between them).
+  const [version, setVersion] = useState(0);
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
       const done = await fn();
-      await tasks.reload();
+      setVersion((v) => v + 1);
       return done;
     });
-  const all = tasks.data?.tasks ?? [];
   return (
     <section>
       <h1>Task board</h1>
@@ -60,46 +60,47 @@ export default function TasksView() {
         </button>
       </form>
       {action.done && <p role="status">{action.done}</p>}
-      <ErrorText error={tasks.error ?? action.error} />
-      <p class="muted">
-        The newest {all.length} of {tasks.data?.total ?? 0} tasks.
-      </p>
+      <ErrorText error={action.error} />
       <div class="board">
-        {COLUMNS.map(([status, title]) => (
-          <section aria-label={title}>
-            <h2>
-              {title} ({all.filter((t) => t.status === status).length})
-            </h2>
-            <ul class="cards">
-              {all
-                .filter((t) => t.status === status)
-                .map((t) => (
-                  <li class="card">
-                    <strong>{t.title}</strong>
-                    <div class="muted">
-                      {t.assigned_to ?? 'anyone'} · {fmtTime(t.created_at)}
-                      {t.retry_count > 0 && ` · retried ${t.retry_count}×`}
-                    </div>
-                    {t.result && <p>{t.result}</p>}
-                    {(status === 'pending' || status === 'in_progress') && (
-                      <button type="button" onClick={() => act(async () => (await api(`/api/tasks/${seg(t.id)}`, { method: 'DELETE' }), 'Cancelled'))}>
-                        Cancel
-                      </button>
-                    )}
-                    {(status === 'failed' || status === 'cancelled') && (
-                      <button
-                        type="button"
-                        onClick={() => act(async () => (await api(`/api/tasks/${seg(t.id)}/retry`, { method: 'POST' }), 'Back to pending'))}
-                      >
-                        Retry
-                      </button>
-                    )}
-                  </li>
-                ))}
-            </ul>
-          </section>
+        {COLUMNS.map(([status, heading]) => (
+          <Column key={`${status}-${version}`} status={status} heading={heading} act={act} />
         ))}
       </div>
+    </section>
+  );
+}
+
+function Column({ status, heading, act }: { status: string; heading: string; act: (fn: () => Promise<string>) => void }) {
+  const tasks = useServerPage<{ tasks: Task[]; total: number }, Task>(`/api/tasks/list?status=${status}`, (d) => ({ items: d.tasks, total: d.total }), 20);
+  return (
+    <section aria-label={heading}>
+      <h2>
+        {heading} ({tasks.total ?? '…'})
+      </h2>
+      <ErrorText error={tasks.error} />
+      <ul class="cards">
+        {tasks.items.map((t) => (
+          <li class="card">
+            <strong>{t.title}</strong>
+            <div class="muted">
+              {t.assigned_to ?? 'anyone'} · {fmtTime(t.created_at)}
+              {t.retry_count > 0 && ` · retried ${t.retry_count}×`}
+            </div>
+            {t.result && <p>{t.result}</p>}
+            {(status === 'pending' || status === 'in_progress') && (
+              <button type="button" onClick={() => act(async () => (await api(`/api/tasks/${seg(t.id)}`, { method: 'DELETE' }), 'Cancelled'))}>
+                Cancel
+              </button>
+            )}
+            {(status === 'failed' || status === 'cancelled') && (
+              <button type="button" onClick={() => act(async () => (await api(`/api/tasks/${seg(t.id)}/retry`, { method: 'POST' }), 'Back to pending'))}>
+                Retry
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {(tasks.pages ?? 1) > 1 && <Pager {...tasks} label={`${heading.toLowerCase()} tasks`} />}
     </section>
   );
 }

@@ -5,6 +5,8 @@ import { useApi } from '../lib/use-api.tsx';
 import { fmtJson } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Trigger {
   id: string;
@@ -20,6 +22,7 @@ export default function TriggersView() {
   const triggers = useApi<Trigger[]>('/api/triggers');
   const agents = useApi<{ id: string; name: string }[]>('/api/agents');
   const action = useAction();
+  const page = usePage(triggers.data ?? [], 50);
   const name = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
@@ -32,57 +35,38 @@ export default function TriggersView() {
       <h1>Triggers</h1>
       <ErrorText error={triggers.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
-      <table class="table">
-        <thead>
+      <Table columns={['Agent', 'When', 'Message', 'Fired', { hidden: 'Actions' }]}>
+        {page.items.map((t) => (
           <tr>
-            <th scope="col">Agent</th>
-            <th scope="col">When</th>
-            <th scope="col">Message</th>
-            <th scope="col">Fired</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+            <th scope="row">{name(t.agent_id)}</th>
+            <td>
+              <code>{fmtJson(t.pattern)}</code>
+            </td>
+            <td>{t.prompt_template}</td>
+            <td>
+              {t.fire_count}
+              {t.max_fires > 0 && ` of ${t.max_fires}`}
+              {!t.enabled && <div class="muted">paused</div>}
+            </td>
+            <td class="inline">
+              <button
+                type="button"
+                onClick={() =>
+                  act(
+                    async () => (await api(`/api/triggers/${seg(t.id)}`, { method: 'PATCH', json: { enabled: !t.enabled } }), t.enabled ? 'Paused' : 'Resumed'),
+                  )
+                }
+              >
+                {t.enabled ? 'Pause' : 'Resume'}
+              </button>
+              <button type="button" class="danger" onClick={() => act(async () => (await api(`/api/triggers/${seg(t.id)}`, { method: 'DELETE' }), 'Deleted'))}>
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {triggers.data?.map((t) => (
-            <tr>
-              <th scope="row">{name(t.agent_id)}</th>
-              <td>
-                <code>{fmtJson(t.pattern)}</code>
-              </td>
-              <td>{t.prompt_template}</td>
-              <td>
-                {t.fire_count}
-                {t.max_fires > 0 && ` of ${t.max_fires}`}
-                {!t.enabled && <div class="muted">paused</div>}
-              </td>
-              <td class="inline">
-                <button
-                  type="button"
-                  onClick={() =>
-                    act(
-                      async () => (
-                        await api(`/api/triggers/${seg(t.id)}`, { method: 'PATCH', json: { enabled: !t.enabled } }),
-                        t.enabled ? 'Paused' : 'Resumed'
-                      ),
-                    )
-                  }
-                >
-                  {t.enabled ? 'Pause' : 'Resume'}
-                </button>
-                <button
-                  type="button"
-                  class="danger"
-                  onClick={() => act(async () => (await api(`/api/triggers/${seg(t.id)}`, { method: 'DELETE' }), 'Deleted'))}
-                >
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
+      <Pager {...page} label="triggers" />
       {agents.data && agents.data.length > 0 && <NewTrigger agents={agents.data} onCreated={() => void triggers.reload()} />}
     </section>
   );
@@ -96,20 +80,17 @@ function NewTrigger({ agents, onCreated }: { agents: { id: string; name: string 
   return (
     <form
       class="card grid-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          let parsed: unknown = pattern;
-          try {
-            parsed = JSON.parse(pattern);
-          } catch {
-            // a plain name such as "lifecycle"
-          }
-          await api('/api/triggers', { json: { agent_id: agentId, pattern: parsed, prompt_template: prompt } });
-          onCreated();
-          return 'Trigger created';
-        });
-      }}
+      onSubmit={action.submit(async () => {
+        let parsed: unknown = pattern;
+        try {
+          parsed = JSON.parse(pattern);
+        } catch {
+          // a plain name such as "lifecycle"
+        }
+        await api('/api/triggers', { json: { agent_id: agentId, pattern: parsed, prompt_template: prompt } });
+        onCreated();
+        return 'Trigger created';
+      })}
     >
       <h2>New trigger</h2>
       <label for="trigger-agent">Agent</label>

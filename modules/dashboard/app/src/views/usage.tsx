@@ -1,21 +1,36 @@
-/** Usage and budgets: today, cost and tokens by day (chart), by model, per-agent ranking, and the global budget. */
+/**
+ * Usage and budgets: today's figures, tokens and cost by day and tokens by model (charts), tables by model and by
+ * agent, and the budgets: the global one and each agent's.
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../lib/api.tsx';
+import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
 import { fmtInt, fmtUsd } from '../lib/format.tsx';
 import { Chart } from '../components/chart.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
+import { Pager, usePage } from '../components/pager.tsx';
+import { Table } from '../components/table.tsx';
 
 interface Daily {
   days: { date: string; input_tokens: number; output_tokens: number; cost_usd: number; requests: number }[];
-  total_cost_usd: number;
 }
 interface Summary {
   today: { input_tokens: number; output_tokens: number; cost_usd: number; requests: number };
 }
-interface ByModel {
-  models: { model: string; provider: string; input_tokens: number; output_tokens: number; cost_usd: number; request_count: number }[];
+interface ModelUse {
+  model: string;
+  provider: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  request_count: number;
+}
+interface AgentSpend {
+  agent_id: string;
+  agent_name: string;
+  total_cost_usd: number;
+  today_cost_usd: number;
 }
 interface Budget {
   daily_limit_usd: number;
@@ -25,13 +40,17 @@ interface Budget {
   status: string;
 }
 
+/** The chart shows the models that used the most tokens; the table lists them all. */
+const CHART_MODELS = 12;
+
 export default function UsageView() {
   const summary = useApi<Summary>('/api/usage/summary');
   const daily = useApi<Daily>('/api/usage/daily');
-  const byModel = useApi<ByModel>('/api/usage/by-model');
-  const ranking = useApi<{ agent_id: string; agent_name: string; total_cost_usd: number; today_cost_usd: number }[]>('/api/budget/agents');
+  const byModel = useApi<{ models: ModelUse[] }>('/api/usage/by-model');
   const t = summary.data?.today;
   const days = daily.data?.days ?? [];
+  const models = byModel.data?.models ?? [];
+  const top = [...models].sort((a, b) => b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens)).slice(0, CHART_MODELS);
   return (
     <section>
       <h1>Usage &amp; budgets</h1>
@@ -54,74 +73,100 @@ export default function UsageView() {
           </div>
         </dl>
       )}
-      {days.length > 0 && (
-        <div class="charts">
+      <div class="charts">
+        {days.length > 0 && (
+          <>
+            <Chart
+              title="Tokens by day"
+              xLabel="Day"
+              labels={days.map((d) => d.date.slice(5))}
+              series={[
+                { label: 'Input tokens', values: days.map((d) => d.input_tokens), color: '#2563eb' },
+                { label: 'Output tokens', values: days.map((d) => d.output_tokens), color: '#d97706' },
+              ]}
+            />
+            <Chart
+              title="Cost by day (USD)"
+              xLabel="Day"
+              labels={days.map((d) => d.date.slice(5))}
+              series={[{ label: 'Cost', values: days.map((d) => d.cost_usd), color: '#16a34a' }]}
+            />
+          </>
+        )}
+        {top.length > 0 && (
           <Chart
-            title="Tokens by day"
-            labels={days.map((d) => d.date.slice(5))}
+            title={models.length > CHART_MODELS ? `Tokens by model (the ${CHART_MODELS} largest)` : 'Tokens by model'}
+            xLabel="Model"
+            bars
+            labels={top.map((m) => m.model)}
             series={[
-              { label: 'Input tokens', values: days.map((d) => d.input_tokens), color: '#2563eb' },
-              { label: 'Output tokens', values: days.map((d) => d.output_tokens), color: '#d97706' },
+              { label: 'Input tokens', values: top.map((m) => m.input_tokens), color: '#2563eb' },
+              { label: 'Output tokens', values: top.map((m) => m.output_tokens), color: '#d97706' },
             ]}
           />
-          <Chart
-            title="Cost by day (USD)"
-            labels={days.map((d) => d.date.slice(5))}
-            series={[{ label: 'Cost', values: days.map((d) => d.cost_usd), color: '#16a34a' }]}
-          />
-        </div>
-      )}
-      <h2>By model</h2>
-      <table class="table">
-        <thead>
-          <tr>
-            <th scope="col">Model</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Tokens in / out</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {byModel.data?.models.map((m) => (
-            <tr>
-              <th scope="row">
-                {m.provider}/{m.model}
-              </th>
-              <td>{fmtInt(m.request_count)}</td>
-              <td>
-                {fmtInt(m.input_tokens)} / {fmtInt(m.output_tokens)}
-              </td>
-              <td>{fmtUsd(m.cost_usd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>By agent</h2>
-      <table class="table">
-        <thead>
-          <tr>
-            <th scope="col">Agent</th>
-            <th scope="col">Today</th>
-            <th scope="col">Total</th>
-          </tr>
-        </thead>
-        <tbody>
-          {ranking.data?.map((r) => (
-            <tr>
-              <th scope="row">{r.agent_name}</th>
-              <td>{fmtUsd(r.today_cost_usd)}</td>
-              <td>{fmtUsd(r.total_cost_usd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <BudgetForm />
+        )}
+      </div>
+      <ModelTable models={models} />
+      <AgentTable />
+      <BudgetForm path="/api/budget" title="Global budget" />
     </section>
   );
 }
 
-function BudgetForm() {
-  const budget = useApi<Budget>('/api/budget');
+function ModelTable({ models }: { models: ModelUse[] }) {
+  const page = usePage(models, 50);
+  return (
+    <>
+      <h2>By model</h2>
+      <Table columns={['Model', 'Requests', 'Tokens in / out', 'Cost']}>
+        {page.items.map((m) => (
+          <tr>
+            <th scope="row">
+              {m.provider}/{m.model}
+            </th>
+            <td>{fmtInt(m.request_count)}</td>
+            <td>
+              {fmtInt(m.input_tokens)} / {fmtInt(m.output_tokens)}
+            </td>
+            <td>{fmtUsd(m.cost_usd)}</td>
+          </tr>
+        ))}
+      </Table>
+      <Pager {...page} label="models" />
+    </>
+  );
+}
+
+function AgentTable() {
+  const ranking = useApi<AgentSpend[]>('/api/budget/agents');
+  const page = usePage(ranking.data ?? [], 50);
+  const [editing, setEditing] = useState<AgentSpend>();
+  return (
+    <>
+      <h2>By agent</h2>
+      <ErrorText error={ranking.error} />
+      <Table columns={['Agent', 'Today', 'Total', { hidden: 'Budget' }]}>
+        {page.items.map((r) => (
+          <tr>
+            <th scope="row">{r.agent_name}</th>
+            <td>{fmtUsd(r.today_cost_usd)}</td>
+            <td>{fmtUsd(r.total_cost_usd)}</td>
+            <td>
+              <button type="button" class="small" aria-label={`Budget of ${r.agent_name}`} onClick={() => setEditing(r)}>
+                Budget…
+              </button>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <Pager {...page} label="agents" />
+      {editing && <BudgetForm key={editing.agent_id} path={`/api/budget/agents/${seg(editing.agent_id)}`} title={`Budget of ${editing.agent_name}`} />}
+    </>
+  );
+}
+
+function BudgetForm({ path, title }: { path: string; title: string }) {
+  const budget = useApi<Budget>(path);
   const [daily, setDaily] = useState('');
   const [monthly, setMonthly] = useState('');
   const action = useAction();
@@ -132,28 +177,26 @@ function BudgetForm() {
     }
   }, [budget.data]);
   const b = budget.data;
+  const id = (f: string) => `${path.replace(/\W+/g, '-')}-${f}`;
   return (
     <form
       class="card grid-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          await api('/api/budget', { method: 'PUT', json: { daily_limit_usd: Number(daily), monthly_limit_usd: Number(monthly) } });
-          await budget.reload();
-          return 'Budget saved';
-        });
-      }}
+      onSubmit={action.submit(async () => {
+        await api(path, { method: 'PUT', json: { daily_limit_usd: Number(daily), monthly_limit_usd: Number(monthly) } });
+        await budget.reload();
+        return 'Budget saved';
+      })}
     >
-      <h2>Global budget</h2>
+      <h2>{title}</h2>
       {b && (
         <p>
           Spent {fmtUsd(b.today_spent_usd)} today and {fmtUsd(b.month_spent_usd)} this month — status <strong>{b.status}</strong>. A limit of 0 means none.
         </p>
       )}
-      <label for="budget-daily">Daily limit (USD)</label>
-      <input id="budget-daily" type="number" min="0" step="0.01" value={daily} onInput={(e) => setDaily(e.currentTarget.value)} />
-      <label for="budget-monthly">Monthly limit (USD)</label>
-      <input id="budget-monthly" type="number" min="0" step="0.01" value={monthly} onInput={(e) => setMonthly(e.currentTarget.value)} />
+      <label for={id('daily')}>Daily limit (USD)</label>
+      <input id={id('daily')} type="number" min="0" step="0.01" value={daily} onInput={(e) => setDaily(e.currentTarget.value)} />
+      <label for={id('monthly')}>Monthly limit (USD)</label>
+      <input id={id('monthly')} type="number" min="0" step="0.01" value={monthly} onInput={(e) => setMonthly(e.currentTarget.value)} />
       <ErrorText error={budget.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
       <button type="submit" class="primary" disabled={action.busy}>

@@ -1,91 +1,227 @@
-/** Workflows: the definitions with their steps, run one with an input, and the recent runs of each. */
+/**
+ * Workflows: the list (#/workflows), a new one or an edit in the step editor (#/workflows/new, #/workflows/<id>/edit),
+ * and one workflow (#/workflows/<id>): its steps, a run with an input, and its runs with each step's result.
+ */
 import { useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
-import { fmtJson, fmtTime } from '../lib/format.tsx';
+import { href, navigate } from '../lib/hash.tsx';
+import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
+import { Pager, usePage, useServerPage } from '../components/pager.tsx';
+import { newStep, WorkflowEditor, type WorkflowDef } from '../components/workflow-editor.tsx';
+import type { ViewProps } from './index.tsx';
+import { Table } from '../components/table.tsx';
 
-interface Workflow {
+interface Summary {
   id: string;
   name: string;
   description: string;
-  /** The list gives the number of steps; the definition (GET /api/workflows/{id}) gives them. */
+  /** The list gives the number of steps; the definition gives them. */
   steps: number;
-  created_at: string;
+  updated_at: string;
 }
 interface Run {
   id: string;
   state: string;
   steps_completed: number;
+  origin: string;
   error: string | null;
   started_at: string;
   completed_at: string | null;
 }
+interface RunDetail extends Run {
+  input: string;
+  output: string;
+  step_results: {
+    step_name: string;
+    iteration: number | null;
+    agent_name: string | null;
+    status: string;
+    output: string;
+    error: string | null;
+    duration_ms: number;
+  }[];
+}
 
-export default function WorkflowsView() {
-  const workflows = useApi<Workflow[]>('/api/workflows');
+export default function WorkflowsView({ params }: ViewProps) {
+  const [id, sub] = params;
+  if (id === 'new')
+    return (
+      <section>
+        <h1>New workflow</h1>
+        <WorkflowEditor initial={{ name: '', description: '', steps: [newStep(1)], total_timeout_secs: null }} onSaved={(w) => navigate('workflows', w)} />
+      </section>
+    );
+  if (id) return <Workflow key={id} id={id} editing={sub === 'edit'} />;
+  return <WorkflowList />;
+}
+
+function WorkflowList() {
+  const list = useApi<Summary[]>('/api/workflows');
+  const page = usePage(list.data ?? [], 50);
   return (
     <section>
       <h1>Workflows</h1>
-      <ErrorText error={workflows.error} />
-      {workflows.data && !workflows.data.length && <p>No workflow yet (POST /api/workflows creates one; the step editor comes with the next pass).</p>}
-      <ul class="cards">
-        {workflows.data?.map((w) => (
-          <WorkflowCard key={w.id} w={w} />
+      <p>
+        <a class="button" href={href('workflows', 'new')}>
+          New workflow
+        </a>
+      </p>
+      <ErrorText error={list.error} />
+      <Table columns={['Workflow', 'Steps', 'Changed']}>
+        {page.items.map((w) => (
+          <tr>
+            <th scope="row">
+              <a href={href('workflows', w.id)}>{w.name}</a>
+              {w.description && <div class="muted">{w.description}</div>}
+            </th>
+            <td>{w.steps}</td>
+            <td>{fmtTime(w.updated_at)}</td>
+          </tr>
         ))}
-      </ul>
+      </Table>
+      <Pager {...page} label="workflows" />
     </section>
   );
 }
 
-function WorkflowCard({ w }: { w: Workflow }) {
-  const runs = useApi<Run[]>(`/api/workflows/${seg(w.id)}/runs?limit=10`);
-  const [input, setInput] = useState('');
+function Workflow({ id, editing }: { id: string; editing: boolean }) {
+  const def = useApi<WorkflowDef & { id: string }>(`/api/workflows/${seg(id)}`);
   const action = useAction();
+  const [runs, setRuns] = useState(0);
+  if (def.error) return <ErrorText error={def.error} />;
+  const w = def.data;
+  if (!w) return <p class="loading">Loading…</p>;
+  if (editing)
+    return (
+      <section>
+        <p>
+          <a href={href('workflows', id)}>← {w.name}</a>
+        </p>
+        <h1>Edit {w.name}</h1>
+        <WorkflowEditor initial={w} onSaved={() => navigate('workflows', id)} />
+      </section>
+    );
   return (
-    <li class="card">
-      <h2>{w.name}</h2>
+    <section>
+      <p>
+        <a href={href('workflows')}>← All workflows</a>
+      </p>
+      <h1>{w.name}</h1>
       {w.description && <p>{w.description}</p>}
-      <Steps id={w.id} count={w.steps} />
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action.run(async () => {
-            const r = await api<{ state?: string; status?: string }>(`/api/workflows/${seg(w.id)}/run`, { json: { input } });
-            await runs.reload();
-            return `Run ended: ${r.state ?? r.status ?? 'done'}`;
-          });
-        }}
-      >
-        <label for={`wf-input-${w.id}`}>Input</label>
-        <input id={`wf-input-${w.id}`} value={input} onInput={(e) => setInput(e.currentTarget.value)} />
-        <button type="submit" disabled={action.busy}>
-          {action.busy ? 'Running…' : 'Run'}
+      <div class="toolbar">
+        <a class="button" href={href('workflows', id, 'edit')}>
+          Edit steps
+        </a>
+        <button
+          type="button"
+          class="danger"
+          onClick={() =>
+            confirm(`Delete ${w.name} and its runs? Schedules and triggers that start it are disabled.`) &&
+            void action.run(async () => {
+              await api(`/api/workflows/${seg(id)}`, { method: 'DELETE' });
+              navigate('workflows');
+            })
+          }
+        >
+          Delete
         </button>
-      </form>
-      {action.done && <p role="status">{action.done}</p>}
-      <ErrorText error={action.error ?? runs.error} />
-      <ul>
-        {runs.data?.map((r) => (
+      </div>
+      <ErrorText error={action.error} />
+      <ol class="step-summary">
+        {w.steps.map((s) => (
           <li>
-            {fmtTime(r.started_at)} — {r.state}, {r.steps_completed} step(s){r.error && <span class="error"> {r.error}</span>}
+            <strong>{s.name}</strong> — {s.mode.replace('_', ' ')}, {s.agent_name ?? s.agent_id ?? 'no agent'}: <code>{s.prompt}</code>
           </li>
         ))}
-      </ul>
-    </li>
+      </ol>
+      <RunForm id={id} onRan={() => setRuns((n) => n + 1)} />
+      <Runs key={runs} id={id} />
+    </section>
   );
 }
 
-function Steps({ id, count }: { id: string; count: number }) {
-  const [open, setOpen] = useState(false);
-  const detail = useApi<{ steps: unknown[] }>(open ? `/api/workflows/${seg(id)}` : null);
+function RunForm({ id, onRan }: { id: string; onRan: () => void }) {
+  const [input, setInput] = useState('');
+  const action = useAction();
   return (
-    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
-      <summary>{count} step(s)</summary>
-      <ErrorText error={detail.error} />
-      {detail.data && <pre>{fmtJson(detail.data.steps)}</pre>}
-    </details>
+    <form
+      class="inline card"
+      onSubmit={action.submit(async () => {
+        const r = await api<{ status: string; error?: string }>(`/api/workflows/${seg(id)}/run`, { json: { input } });
+        onRan();
+        return r.error ? `Run ${r.status}: ${r.error}` : `Run ${r.status}`;
+      })}
+    >
+      <label for="wf-input">Input</label>
+      <input id="wf-input" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+      <button type="submit" class="primary" disabled={action.busy}>
+        {action.busy ? 'Running…' : 'Run'}
+      </button>
+      {action.done && <span role="status">{action.done}</span>}
+      <ErrorText error={action.error} />
+    </form>
+  );
+}
+
+function Runs({ id }: { id: string }) {
+  const runs = useServerPage<Run[], Run>(`/api/workflows/${seg(id)}/runs`, (d) => ({ items: d }), 20);
+  return (
+    <>
+      <h2>Runs</h2>
+      <ErrorText error={runs.error} />
+      <ul class="cards">
+        {runs.items.map((r) => (
+          <RunItem key={r.id} run={r} onChanged={() => void runs.reload()} />
+        ))}
+      </ul>
+      <Pager {...runs} label="runs" />
+    </>
+  );
+}
+
+function RunItem({ run, onChanged }: { run: Run; onChanged: () => void }) {
+  const [open, setOpen] = useState(false);
+  const detail = useApi<RunDetail>(open ? `/api/workflows/runs/${seg(run.id)}` : null);
+  const action = useAction();
+  return (
+    <li class="card">
+      <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+        <summary>
+          {fmtTime(run.started_at)} — <span class="badge">{run.state}</span> {run.steps_completed} step(s), {run.origin}
+          {run.error && <span class="error"> {run.error}</span>}
+        </summary>
+        <ErrorText error={detail.error ?? action.error} />
+        {run.state === 'Running' && (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => void action.run(async () => (await api(`/api/workflows/runs/${seg(run.id)}/cancel`, { method: 'POST' }), onChanged()))}
+          >
+            Cancel the run
+          </button>
+        )}
+        {detail.data && (
+          <>
+            <h3>Input</h3>
+            <pre>{detail.data.input}</pre>
+            <ol>
+              {detail.data.step_results.map((s) => (
+                <li>
+                  <strong>{s.step_name}</strong>
+                  {s.iteration !== null && ` (iteration ${s.iteration})`} — {s.status}, {s.agent_name ?? 'no agent'}, {s.duration_ms} ms
+                  {s.error && <div class="error">{s.error}</div>}
+                  {s.output && <pre>{s.output}</pre>}
+                </li>
+              ))}
+            </ol>
+            <h3>Output</h3>
+            <pre>{detail.data.output || '—'}</pre>
+          </>
+        )}
+      </details>
+    </li>
   );
 }
