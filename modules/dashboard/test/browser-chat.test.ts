@@ -67,20 +67,37 @@ test('chat: the reply streams, a tool call shows as a step with its input and re
   assert.deepEqual(problems, []);
 });
 
-test('an attachment is uploaded and sent with the message', browserTest, async () => {
+/** Hands the composer a file the way a person's drop or paste does: an event carrying a DataTransfer. */
+function dropOrPaste(kind: 'drop' | 'paste', name: string, text: string): string {
+  const file = `const dt = new DataTransfer(); dt.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'text/plain' }));`;
+  return kind === 'drop'
+    ? `${file} document.querySelector('form.composer').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));`
+    : `${file} document.querySelector('#message').dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));`;
+}
+
+test('attachments by the picker, drag-and-drop and paste are uploaded and sent with the message; Shift+Enter is a new line', browserTest, async () => {
   const id = await spawn(env!.k, writer());
-  env!.fake.enqueue({ text: 'Got your file.' });
+  env!.fake.enqueue({ text: 'Got your files.' });
   const { page, problems } = await openPage(env!, `/#/chat/${id}`);
+  const chips = page.getByRole('list', { name: 'Attachments to send' });
   await page.locator('#attach').setInputFiles({ name: 'plan.md', mimeType: 'text/markdown', buffer: Buffer.from('# Plan\nship the dashboard') });
-  await page.getByRole('list', { name: 'Attachments to send' }).getByText('plan.md').waitFor();
+  await chips.getByText('plan.md').waitFor();
+  await page.evaluate(dropOrPaste('drop', 'dropped.txt', 'the dropped words'));
+  await chips.getByText('dropped.txt').waitFor();
+  await page.evaluate(dropOrPaste('paste', 'pasted.txt', 'the pasted words'));
+  await chips.getByText('pasted.txt').waitFor();
   const before = env!.fake.requests.length;
-  await page.getByLabel('Message', { exact: true }).fill('Read this');
+  const box = page.getByLabel('Message', { exact: true });
+  await box.fill('Read these');
+  await box.press('Shift+Enter');
+  await box.pressSequentially('all three');
+  assert.equal(await box.inputValue(), 'Read these\nall three', 'Shift+Enter adds a line, sends nothing');
+  assert.equal(env!.fake.requests.length, before);
   await page.getByRole('button', { name: 'Send' }).click();
-  await page.getByText('Got your file.').waitFor();
+  await page.getByText('Got your files.').waitFor();
   const sent = JSON.stringify(env!.fake.requests.slice(before).map((r) => r.body));
-  assert.match(sent, /\[Attached file: plan\.md\]/);
-  assert.match(sent, /ship the dashboard/);
-  await page.getByText('Attached: plan.md').waitFor();
+  for (const expected of [/\[Attached file: plan\.md\]/, /ship the dashboard/, /the dropped words/, /the pasted words/]) assert.match(sent, expected);
+  await page.getByText('Attached: plan.md, dropped.txt, pasted.txt').waitFor();
   assert.deepEqual(problems, []);
 });
 

@@ -95,7 +95,8 @@ test('a schedule is created in the form and its next run is shown', browserTest,
   // A wrong expression is refused with the service's words.
   await page.getByLabel('When').fill('not a cron');
   await page.getByRole('button', { name: 'Create schedule' }).click();
-  await page.getByText(/invalid cron expression 'not a cron'/).waitFor();
+  // In the service's words, with the request id to quote.
+  await page.getByText(/invalid cron expression 'not a cron'.*\(request [\w-]+\)/).waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'schedules');
   assert.deepEqual(

@@ -7,7 +7,8 @@ let env: Env | undefined;
 let agentId = '';
 before(async () => {
   if (browserTest.skip) return;
-  env = await startEnv('log_level = "info"');
+  // Groq's API is the FakeProvider here, so its connectivity test stays on this machine.
+  env = await startEnv((fake) => `log_level = "info"\n[provider_urls]\ngroq = "${fake}/v1"`);
   agentId = await spawn(env.k, 'name = "rememberer"\n[capabilities]\nmemory_write = ["self.*"]\nmemory_read = ["self.*"]\n');
 });
 after(() => env?.stop());
@@ -37,6 +38,27 @@ test('the configuration form is generated from the schema and saves a value', br
     problems.filter((p) => !/status of 400/.test(p)),
     [],
   );
+});
+
+test('a provider key is saved (never shown back), tested against the provider, and removed', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/models');
+  await page.getByLabel('Filter providers').fill('groq');
+  const row = page.getByRole('row', { name: /^Groq/ });
+  const field = row.getByLabel('API key for Groq');
+  assert.equal(await field.getAttribute('type'), 'password');
+  await field.fill('gsk-dashboard-test-key-123');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await row.getByText('Key saved').waitFor();
+  await row.getByText('configured', { exact: true }).waitFor();
+  assert.equal(await field.inputValue(), '', 'the field is emptied, not filled back');
+  for (const p of ['/api/providers', '/api/providers/groq'])
+    assert.doesNotMatch(await (await env!.k.request(p)).text(), /gsk-dashboard-test-key-123/, `${p} does not show the key`);
+  await row.getByRole('button', { name: 'Test' }).click();
+  await row.getByText(/^OK: fake-model answered in \d+ ms$/).waitFor();
+  await row.getByRole('button', { name: 'Remove key' }).click();
+  await row.getByText('Key removed').waitFor();
+  await row.getByText('missing', { exact: true }).waitFor();
+  assert.deepEqual(problems, []);
 });
 
 test('secrets in the configuration form are never shown back', browserTest, async () => {

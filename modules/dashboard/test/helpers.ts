@@ -57,14 +57,15 @@ export interface Env {
   stop(): Promise<void>;
 }
 
-export async function startEnv(config = '', extraModules: string[] = []): Promise<Env> {
+/** `config` goes first in config.toml; as a function it is given the FakeProvider's URL. */
+export async function startEnv(config: string | ((fakeUrl: string) => string) = '', extraModules: string[] = []): Promise<Env> {
   process.env.DASHBOARD_FAKE_KEY = 'sk-test-fake-key';
   const fake = new FakeProvider();
   await fake.start();
   const k = await startTestKernel({
     only: [...MODULES, ...extraModules],
     config: [
-      config,
+      typeof config === 'function' ? config(fake.url) : config,
       '[default_model]',
       'provider = "openai"',
       'model = "fake-model"',

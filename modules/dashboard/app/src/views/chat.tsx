@@ -18,6 +18,8 @@ import { ErrorText } from '../components/error.tsx';
 import type { ViewProps } from './index.tsx';
 
 const MARK = 'talon:chat-interactive';
+/** A long conversation shows its latest messages, and earlier ones this many at a time on request. */
+const WINDOW = 100;
 
 interface AgentSummary {
   id: string;
@@ -64,6 +66,7 @@ export default function ChatView({ params }: ViewProps) {
 
 function Conversation({ agentId }: { agentId: string }) {
   const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [shown, setShown] = useState(WINDOW);
   const [sessionId, setSessionId] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [notices, setNotices] = useState<string[]>([]);
@@ -133,8 +136,13 @@ function Conversation({ agentId }: { agentId: string }) {
     <div class="chat-body" data-loaded={loaded ? 'true' : undefined}>
       <Sessions agentId={agentId} currentId={sessionId} turns={turns} onChanged={() => void load()} />
       <div class="conversation">
+        {messages.length > shown && (
+          <button type="button" class="small" onClick={() => setShown(shown + WINDOW)}>
+            Show earlier messages ({messages.length - shown} more)
+          </button>
+        )}
         <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
-          {messages.map((m) => (
+          {messages.slice(-shown).map((m) => (
             <Message msg={m} />
           ))}
         </ol>
