@@ -22,7 +22,7 @@ export { EventBus } from './events.ts';
 export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, SubscribeOptions, SubscriberStats } from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
-export { prepared, statements } from './sql.ts';
+export { prepared, statements, WriteBehind } from './sql.ts';
 export { readPage, paginate, pageQueryProperties } from './pagination.ts';
 export type { Page } from './pagination.ts';
 export { openSse, LONG_LIVED } from './sse.ts';
