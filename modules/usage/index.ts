@@ -14,8 +14,11 @@ export default defineModule<UsageConfig>({
   register(ctx) {
     // Optional modules are looked up on each use: they may start, stop or reload after usage.
     const agents = () => ctx.tryUse(agentRegistry);
+    const store = new UsageStore(ctx.db, (err, rows) => ctx.log.error({ err, calls: rows.length }, 'usage rows could not be written'));
+    // Rows still queued are written before this copy goes.
+    ctx.onStop(() => store.flush());
     const usage = new Usage({
-      store: new UsageStore(ctx.db),
+      store,
       config: () => ctx.config,
       catalog: () => ctx.tryUse(catalogService),
       agents,

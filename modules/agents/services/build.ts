@@ -23,7 +23,7 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   const llm = ctx.use(llmService);
   const sessions = new SessionService(ctx.db);
   const uploads = new UploadStore(ctx.db, () => path.join(ctx.dataDir, 'uploads'));
-  const traces = new TraceStore(ctx.db);
+  const traces = new TraceStore(ctx.db, ctx.log);
   const registry = new AgentStore({
     db: ctx.db,
     // Workspaces are for people to browse, so they live in the home, not in the module's private data folder.

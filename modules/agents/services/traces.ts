@@ -1,9 +1,11 @@
 /**
  * Finished turns in agents_turns: the source of GET …/traces, …/metrics
- * and …/logs.
+ * and …/logs. A trace is written just after the turn has answered (one
+ * commit less on its way); reads write what is queued first.
  */
 import type { Database } from 'better-sqlite3';
-import { prepared } from '@talon/module-sdk';
+import type { Logger } from 'pino';
+import { prepared, WriteBehind } from '@talon/module-sdk';
 
 export interface ToolStep {
   tool: string;
@@ -44,9 +46,29 @@ interface Row extends Omit<TurnTrace, 'turn_id' | 'steps'> {
 }
 
 export class TraceStore {
-  constructor(private readonly db: Database) {}
+  private readonly queue: WriteBehind<TurnTrace>;
+
+  constructor(
+    private readonly db: Database,
+    log: Logger,
+  ) {
+    this.queue = new WriteBehind(
+      db,
+      (trace) => this.insert(trace),
+      (err, rows) => log.error({ err, turns: rows.length }, 'turn traces could not be written'),
+    );
+  }
 
   record(trace: TurnTrace): void {
+    this.queue.push(trace);
+  }
+
+  /** Writes the traces still queued (module stop; reads do it themselves). */
+  flush(): void {
+    this.queue.flush();
+  }
+
+  private insert(trace: TurnTrace): void {
     prepared(
       this.db,
       `INSERT INTO agents_turns (id, agent_id, session_id, origin, started_at, duration_ms, iterations, input_tokens, output_tokens, cost_usd, outcome, error, steps)
@@ -69,6 +91,7 @@ export class TraceStore {
   }
 
   recent(agentId: string, limit: number, offset = 0): TurnTrace[] {
+    this.queue.flush();
     const rows = prepared(this.db, 'SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?').all(
       agentId,
       limit,
@@ -78,10 +101,12 @@ export class TraceStore {
   }
 
   count(agentId: string): number {
+    this.queue.flush();
     return (prepared(this.db, 'SELECT COUNT(*) AS n FROM agents_turns WHERE agent_id = ?').get(agentId) as { n: number }).n;
   }
 
   metrics(agentId: string) {
+    this.queue.flush();
     const row = prepared(
       this.db,
       `SELECT COUNT(*) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
@@ -126,6 +151,7 @@ export class TraceStore {
   }
 
   deleteAgent(agentId: string): void {
+    this.queue.flush();
     prepared(this.db, 'DELETE FROM agents_turns WHERE agent_id = ?').run(agentId);
   }
 }

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { WriteBehind } from '@talon/module-sdk';
 
 export interface CallRow {
   at: number;
@@ -60,8 +61,14 @@ export interface Limits {
 const SUMS = `COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
   COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS requests`;
 
-/** SQLite access of the usage module (tables from migrations/0001_usage.sql). */
+/**
+ * SQLite access of the usage module (tables from migrations/0001_usage.sql). A call's row is written just after
+ * the answer went out (WriteBehind: no commit on the call's way); every read writes what is queued first, so
+ * budgets and reports always count every call. Limits are kept in memory between changes.
+ */
 export class UsageStore {
+  private readonly queue: WriteBehind<CallRow>;
+  private readonly limitCache = new Map<string, Limits | undefined>();
   private readonly insert: Statement;
   private readonly sumsSince: Statement;
   private readonly agentSumsSince: Statement;
@@ -73,7 +80,8 @@ export class UsageStore {
   private readonly getLimits: Statement;
   private readonly putLimits: Statement;
 
-  constructor(db: Database) {
+  constructor(db: Database, onError: (err: unknown, rows: readonly CallRow[]) => void) {
+    this.queue = new WriteBehind(db, (row) => this.insert.run({ ...row, ok: row.ok ? 1 : 0 }), onError);
     this.insert =
       db.prepare(`INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
       VALUES (@at, @agentId, @agentName, @sessionId, @purpose, @provider, @model, @inputTokens, @outputTokens, @costUsd, @latencyMs, @ok, @error)`);
@@ -97,39 +105,55 @@ export class UsageStore {
   }
 
   record(row: CallRow): void {
-    this.insert.run({ ...row, ok: row.ok ? 1 : 0 });
+    this.queue.push(row);
+  }
+
+  /** Writes the queued rows now (reads do it themselves; the module does it when it stops). */
+  flush(): void {
+    this.queue.flush();
   }
 
   sums(since: number, agentId?: string): Sums {
+    this.queue.flush();
     return (agentId === undefined ? this.sumsSince.get(since) : this.agentSumsSince.get(agentId, since)) as Sums;
   }
 
   activeAgents(since: number): number {
+    this.queue.flush();
     return (this.activeSince.get(since) as { n: number }).n;
   }
 
   byModel(): ModelRow[] {
+    this.queue.flush();
     return this.byModelStmt.all() as ModelRow[];
   }
 
   byPurpose(since: number): PurposeRow[] {
+    this.queue.flush();
     return this.byPurposeStmt.all(since) as PurposeRow[];
   }
 
   daily(since: number): DayRow[] {
+    this.queue.flush();
     return this.dailyStmt.all(since) as DayRow[];
   }
 
   agentCosts(todayStart: number): AgentCostRow[] {
+    this.queue.flush();
     return this.agentCostsStmt.all({ today: todayStart }) as AgentCostRow[];
   }
 
   /** Stored limits of a scope ('global' or an agent id), undefined when never set. */
   limits(scope: string): Limits | undefined {
-    return this.getLimits.get(scope) as Limits | undefined;
+    if (!this.limitCache.has(scope)) {
+      if (this.limitCache.size >= 10_000) this.limitCache.clear();
+      this.limitCache.set(scope, this.getLimits.get(scope) as Limits | undefined);
+    }
+    return this.limitCache.get(scope);
   }
 
   setLimits(scope: string, limits: Limits): void {
     this.putLimits.run(scope, limits.daily_limit_usd, limits.monthly_limit_usd, new Date().toISOString());
+    this.limitCache.delete(scope);
   }
 }
