@@ -3,7 +3,9 @@
  * - what a context-engine hook adds to a turn: a one-shot bash ingest hook and a node one, started at the call or
  *   ahead of it (prespawn), and a prewarmed persistent node one (turn p50 minus the turn p50 without plugins; the four kinds of turn are interleaved round by
  *   round so load on the machine hits them alike), next to the floor in the same rounds: a bare `bash -c true` and
- *   `node -e 0` spawned the way hooks are (pipes, cleared environment), and the overhead of each hook over its floor;
+ *   `node -e 0` spawned from this (the service's) process with pipes and a cleared environment, and the overhead of
+ *   each hook over its floor (hooks are forked by the small launcher process, so on a loaded machine the overhead can
+ *   come out below zero: the floor pays the fork of this large process);
  * - activating a hand of 3 agents (with a schedule and a trigger), and deactivating it;
  * - GET /api/hands/active and GET /api/hands with 50 active instances (p99, client round trip and server time).
  */
