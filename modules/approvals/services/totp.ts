@@ -1,7 +1,7 @@
 /**
  * The operator's TOTP second factor: enrollment (secret sealed in the service vault, not active until confirmed),
  * verification with replay refusal (an accepted time step and every earlier one are refused afterwards), a lockout
- * after repeated failures, and single-use recovery codes stored as SHA-256 hashes and compared in constant time.
+ * after repeated failures (one count for every purpose), and single-use recovery codes stored as SHA-256 hashes and compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
@@ -14,6 +14,11 @@ import type { SecretVault } from '@talon/catalog';
 const SKEW_SECONDS = 30;
 export const MAX_FAILURES = 5;
 export const LOCKOUT_SECONDS = 300;
+/**
+ * One failure count for every purpose: counted per purpose, an attacker would get MAX_FAILURES guesses at each of
+ * approve, confirm, setup and revoke per lockout (the reference's users asked for a shared lockout).
+ */
+const LOCK_KEY = 'all';
 const RECOVERY_CODES = 8;
 const VAULT_OWNER = 'approvals:totp';
 
@@ -113,10 +118,10 @@ export class Totp {
     const e = this.enrollment()!;
     const ok = /^\d{6}$/.test(code.trim()) ? await this.totpValid(e, code.trim()) : options.recovery && this.useRecoveryCode(e, code);
     if (!ok) {
-      this.fail(purpose);
+      this.fail();
       throw badRequest(options.recovery ? 'invalid TOTP or recovery code' : 'invalid or already used TOTP code');
     }
-    this.sql('DELETE FROM approvals_totp_failures WHERE purpose = ?').run(purpose);
+    this.sql('DELETE FROM approvals_totp_failures WHERE purpose = ?').run(LOCK_KEY);
   }
 
   private async totpValid(e: Enrollment, token: string): Promise<boolean> {
@@ -142,17 +147,17 @@ export class Totp {
   }
 
   private refuseWhileLocked(purpose: Purpose): void {
-    const row = this.sql<[string], { locked_until: number }>('SELECT locked_until FROM approvals_totp_failures WHERE purpose = ?').get(purpose);
+    const row = this.sql<[string], { locked_until: number }>('SELECT locked_until FROM approvals_totp_failures WHERE purpose = ?').get(LOCK_KEY);
     const wait = row ? Math.ceil((row.locked_until - Date.now()) / 1000) : 0;
-    if (wait > 0) throw tooManyRequests(`too many invalid codes: ${purpose} is locked for ${wait} s`, wait);
+    if (wait > 0) throw tooManyRequests(`too many invalid codes: the second factor is locked for ${wait} s (${purpose} refused)`, wait);
   }
 
-  private fail(purpose: Purpose): void {
-    const row = this.sql<[string], { failures: number }>('SELECT failures FROM approvals_totp_failures WHERE purpose = ?').get(purpose);
+  private fail(): void {
+    const row = this.sql<[string], { failures: number }>('SELECT failures FROM approvals_totp_failures WHERE purpose = ?').get(LOCK_KEY);
     const failures = (row?.failures ?? 0) + 1;
     const locked = failures >= MAX_FAILURES ? Date.now() + LOCKOUT_SECONDS * 1000 : 0;
     this.sql(
       'INSERT INTO approvals_totp_failures (purpose, failures, locked_until) VALUES (?, ?, ?) ON CONFLICT (purpose) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until',
-    ).run(purpose, locked ? 0 : failures, locked);
+    ).run(LOCK_KEY, locked ? 0 : failures, locked);
   }
 }

@@ -53,16 +53,29 @@ describe('approvals: TOTP rules', () => {
     assert.equal(totp.status(false).enrolled, false);
   });
 
-  test(`${MAX_FAILURES} failures lock the purpose for ${LOCKOUT_SECONDS} s, even for a valid code`, async () => {
+  test(`${MAX_FAILURES} failures, whatever their purpose, lock the second factor for ${LOCKOUT_SECONDS} s, even for a valid code`, async () => {
     const { db, totp } = fresh();
     const s = await totp.setup(undefined);
     await totp.confirm(await code(s.secret));
-    for (let i = 0; i < MAX_FAILURES; i++) await assert.rejects(totp.verifyForApproval('000000'), /invalid/);
-    await assert.rejects(totp.verifyForApproval(await code(s.secret, 1)), (err: Error & { statusCode?: number }) => err.statusCode === 429);
-    // Other purposes are counted apart.
-    await totp.revoke(s.recovery_codes[0]);
-    const row = db.prepare("SELECT locked_until FROM approvals_totp_failures WHERE purpose = 'approve'").get() as { locked_until: number };
+    const locked = (err: Error & { statusCode?: number }) => err.statusCode === 429;
+    for (let i = 0; i < MAX_FAILURES - 2; i++) await assert.rejects(totp.verifyForApproval('000000'), /invalid/);
+    await assert.rejects(totp.revoke('wrong-recovery-code'), /invalid/);
+    await assert.rejects(totp.setup('000000'), /invalid/);
+    await assert.rejects(totp.verifyForApproval(await code(s.secret, 1)), locked);
+    await assert.rejects(totp.revoke(s.recovery_codes[0]), locked, 'a recovery code does not get around the lockout');
+    const row = db.prepare('SELECT locked_until FROM approvals_totp_failures').get() as { locked_until: number };
     assert.ok(row.locked_until - Date.now() > (LOCKOUT_SECONDS - 5) * 1000);
+    assert.equal(totp.status(false).remaining_recovery_codes, 8, 'the refused recovery code was not used up');
+  });
+
+  test('a success clears the count', async () => {
+    const { totp } = fresh();
+    const s = await totp.setup(undefined);
+    await totp.confirm(await code(s.secret));
+    for (let i = 0; i < MAX_FAILURES - 1; i++) await assert.rejects(totp.verifyForApproval('000000'), /invalid/);
+    await totp.verifyForApproval(await code(s.secret, 1));
+    for (let i = 0; i < MAX_FAILURES - 1; i++) await assert.rejects(totp.verifyForApproval('000000'), /invalid/);
+    await totp.revoke(s.recovery_codes[0]);
   });
 
   test('a code is refused once its step (or a later one) was accepted', async () => {
