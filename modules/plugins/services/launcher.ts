@@ -12,6 +12,8 @@ import type { Launch } from './launch.ts';
 
 type FromHelper = { op: 'started'; id: number; pid: number | null } | { op: 'closed'; id: number } | ({ op: 'done'; id: number } & OneShotOutcome);
 
+const GUARD_MS = 5000;
+
 const failed = (why: string): OneShotOutcome => ({ stdout: '', stderr: why, exitCode: -1, timedOut: false, overflowed: false });
 
 /** A started one-shot hook process; it may wait for its request (a spare, see ProcessPool). */
@@ -36,7 +38,12 @@ export class OneShot {
   finish(stdin: string, timeoutMs: number): Promise<OneShotOutcome> {
     if (this.outcome) return Promise.resolve(this.outcome);
     return new Promise((resolve) => {
-      this.resolve = resolve;
+      // The helper enforces the limit; this guard only covers a helper that stopped answering.
+      const guard = setTimeout(() => this.abandon('the hook launcher did not answer in time'), timeoutMs + GUARD_MS);
+      this.resolve = (outcome) => {
+        clearTimeout(guard);
+        resolve(outcome);
+      };
       this.launcher.send({ op: 'finish', id: this.id, stdin, timeoutMs });
     });
   }
@@ -58,10 +65,12 @@ export class OneShot {
   /** The helper died or stops: the call fails and the process group is killed from here. */
   abandon(why: string): void {
     killGroup(this.pid);
+    this.launcher.forget(this.id);
     this.end(failed(why));
   }
 
   private end(outcome: OneShotOutcome): void {
+    if (this.outcome) return;
     this.outcome = outcome;
     this.closed = true;
     this.resolve?.(outcome);
