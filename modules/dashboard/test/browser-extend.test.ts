@@ -90,6 +90,7 @@ test('workflows: built in the step editor (a refusal shown on its step, steps re
   await step(2).getByLabel('Output variable', { exact: true }).fill('input');
   await page.getByRole('button', { name: 'Save workflow' }).click();
   await step(2).getByText("step 'polish': output_var 'input' is reserved").waitFor();
+  await screenshot(page, 'workflow-editor');
   await step(2).getByLabel('Output variable', { exact: true }).fill('');
   await page.getByRole('button', { name: 'Move polish up' }).click();
   assert.equal(await step(1).getByLabel('Name', { exact: true }).inputValue(), 'polish');
