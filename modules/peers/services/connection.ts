@@ -160,7 +160,6 @@ export class Connection {
   private onInitiatorHello(value: unknown): void {
     const hello = asHello(value);
     if (!hello) return this.refuse('not a hello of this protocol');
-    if (!this.deps.nonces.use(hello.nonce)) return this.refuse('handshake nonce was used before');
     this.peer = hello;
     const t = transcript(hello, this.mine.hello);
     this.plain({ ...this.mine.hello, proof: prove(this.deps.secret(), this.deps.identity, 'responder', t) });
@@ -169,7 +168,6 @@ export class Connection {
   private onResponderHello(value: Record<string, unknown>): void {
     const hello = asHello(value);
     if (!hello) return this.refuse('not a hello of this protocol');
-    if (!this.deps.nonces.use(hello.nonce)) return this.refuse('handshake nonce was used before');
     this.peer = hello;
     const t = transcript(this.mine.hello, hello);
     if (!this.admit(hello, 'responder', t, value.proof as Proof | undefined)) return;
@@ -183,11 +181,18 @@ export class Connection {
     this.established(t);
   }
 
-  /** The proof, then the pinned identity (pins are written only for peers that proved the secret). */
+  /**
+   * The proof, then the nonce, then the pinned identity. Nonces and pins are recorded only for peers that proved the
+   * secret, so a stranger's flood of hellos fills neither the ledger nor the pin table.
+   */
   private admit(peer: Hello, role: Role, t: Buffer, proof: Proof | undefined): boolean {
     const problem = proofProblem(this.deps.secret(), peer, role, t, proof);
     if (problem) {
       this.refuse(problem);
+      return false;
+    }
+    if (!this.deps.nonces.use(peer.nonce)) {
+      this.refuse('handshake nonce was used before');
       return false;
     }
     const pin = this.deps.pins.check(peer.node_id, peer.public_key, this.address);
