@@ -1,22 +1,14 @@
 import type OpenAI from 'openai';
 import type { CompletionRequest, CompletionResult, ContentBlock, DriverKit, LlmDriver, ProviderTarget, StreamEvent } from '@talon/llm';
 import { stopReason, toOpenaiMessages, toOpenaiTools } from './convert.ts';
+import { openaiTransport } from './transport.ts';
 
-/** A driver for one OpenAI-compatible endpoint. The llm service does retries and timeouts, so the SDK does neither. */
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+
+/** A driver for one OpenAI-compatible endpoint. The llm service does retries and timeouts; the transport does neither. */
 export function openaiDriver(target: ProviderTarget, kit: DriverKit): LlmDriver {
-  const client = kit.lazy(async () => {
-    const { default: OpenAI } = await import('openai');
-    return new OpenAI({
-      // The SDK refuses to start without a key; keyless local servers get a placeholder and no Authorization header.
-      apiKey: target.apiKey ?? 'none',
-      defaultHeaders: target.apiKey ? undefined : { authorization: null },
-      baseURL: target.baseUrl,
-      organization: null,
-      project: null,
-      maxRetries: 0,
-      timeout: 24 * 3600 * 1000,
-    });
-  });
+  const transport = openaiTransport(target, kit);
   const params = (request: CompletionRequest) => ({
     model: request.model,
     messages: toOpenaiMessages(request.system, request.messages),
@@ -27,13 +19,13 @@ export function openaiDriver(target: ProviderTarget, kit: DriverKit): LlmDriver 
 
   return {
     async complete(request) {
-      let response: OpenAI.Chat.Completions.ChatCompletion;
+      let response: Completion;
       try {
-        response = await (await client()).chat.completions.create(params(request), { signal: request.signal });
+        response = await transport.json<Completion>('/chat/completions', params(request), request.signal);
       } catch (err) {
         throw kit.toLlmError(err, target.provider);
       }
-      const choice = response.choices[0];
+      const choice = response.choices?.[0];
       const content: ContentBlock[] = [];
       if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
       for (const call of choice?.message.tool_calls ?? []) {
@@ -60,13 +52,15 @@ export function openaiDriver(target: ProviderTarget, kit: DriverKit): LlmDriver 
       let usage = { inputTokens: 0, outputTokens: 0 };
       let model = request.model;
       try {
-        const stream = await (
-          await client()
-        ).chat.completions.create({ ...params(request), stream: true, stream_options: { include_usage: true } }, { signal: request.signal });
+        const stream = transport.events<Chunk>(
+          '/chat/completions',
+          { ...params(request), stream: true, stream_options: { include_usage: true } },
+          request.signal,
+        );
         for await (const chunk of stream) {
           if (chunk.model) model = chunk.model;
           if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
-          const choice = chunk.choices[0];
+          const choice = chunk.choices?.[0];
           if (!choice) continue;
           if (choice.delta.content) {
             text += choice.delta.content;

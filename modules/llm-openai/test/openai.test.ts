@@ -1,5 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import { once } from 'node:events';
 import { collect, driverConformance, LLM_TEST_KEY_ENV, userMessage, weatherTool } from '@talon/module-sdk/testing';
 
 // Through [default_model], the way most installations reach an OpenAI-compatible provider.
@@ -59,6 +61,35 @@ driverConformance(
         },
         { role: 'tool', tool_call_id: 'call_abc', content: '22°C, sunny' },
       ]);
+    });
+
+    it('sends no Authorization header to a keyless server', async () => {
+      const h = harness();
+      await h.llm.complete({ provider: 'vllm', model: 'local-model', baseUrl: `${h.fake.url}/v1` }, { messages: [userMessage('Hi')] });
+      const sent = h.fake.requests.at(-1)!;
+      assert.equal(sent.body.model, 'local-model');
+      assert.equal(sent.headers.authorization, undefined);
+    });
+
+    it('ends a stream whose provider reports an error in it with an LlmError carrying the message', async () => {
+      const h = harness();
+      const server = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n');
+        res.end('data: {"error":{"message":"the model is overloaded"}}\n\n');
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+        await assert.rejects(collect(h.llm.stream({ provider: 'vllm', model: 'm', baseUrl }, { messages: [userMessage('Hi')] })), (err: Error) => {
+          assert.equal(err.name, 'LlmError');
+          assert.match(err.message, /reported an error in the stream: the model is overloaded/);
+          return true;
+        });
+      } finally {
+        server.close();
+      }
     });
 
     it('sends images as data URLs', async () => {
