@@ -19,6 +19,8 @@ const failed = (why: string): OneShotOutcome => ({ stdout: '', stderr: why, exit
 /** A started one-shot hook process; it may wait for its request (a spare, see ProcessPool). */
 export class OneShot {
   pid: number | null = null;
+  /** The helper that started it (messages about it go there; its death ends the call). */
+  host?: ChildProcess;
   private closed = false;
   private outcome?: OneShotOutcome;
   private resolve?: (outcome: OneShotOutcome) => void;
@@ -44,14 +46,14 @@ export class OneShot {
         clearTimeout(guard);
         resolve(outcome);
       };
-      this.launcher.send({ op: 'finish', id: this.id, stdin, timeoutMs });
+      this.launcher.sendTo(this.host, { op: 'finish', id: this.id, stdin, timeoutMs });
     });
   }
 
   kill(): void {
     killGroup(this.pid);
     this.closed = true;
-    this.launcher.send({ op: 'kill', id: this.id });
+    this.launcher.sendTo(this.host, { op: 'kill', id: this.id });
     this.launcher.forget(this.id);
   }
 
@@ -91,8 +93,12 @@ export class HookLauncher {
   start(l: Launch, maxBytes: number): OneShot {
     const once = new OneShot(++this.nextId, l, this);
     this.calls.set(once.id, once);
-    if (this.stopped) once.abandon('the hook launcher is stopped (the plugins module is stopping)');
-    else this.send({ op: 'start', id: once.id, argv: l.argv, cwd: l.dir, env: hookEnv(l), maxBytes });
+    if (this.stopped) {
+      once.abandon('the hook launcher is stopped (the plugins module is stopping)');
+      return once;
+    }
+    once.host = this.running();
+    this.sendTo(once.host, { op: 'start', id: once.id, argv: l.argv, cwd: l.dir, env: hookEnv(l), maxBytes });
     return once;
   }
 
@@ -101,10 +107,10 @@ export class HookLauncher {
     return this.helper?.exitCode === null ? this.helper.pid : undefined;
   }
 
-  send(message: Record<string, unknown>): void {
-    if (this.stopped) return;
-    const helper = this.running();
-    helper.send(message, (err) => err && this.log.debug({ err: err.message }, 'hook launcher message not delivered'));
+  /** A message to the helper that runs a process; none when that helper is gone (its exit ends the call). */
+  sendTo(host: ChildProcess | undefined, message: Record<string, unknown>): void {
+    if (!host?.connected) return;
+    host.send(message, (err) => err && this.log.debug({ err: err.message }, 'hook launcher message not delivered'));
   }
 
   forget(id: number): void {
@@ -113,7 +119,7 @@ export class HookLauncher {
 
   stop(): void {
     this.stopped = true;
-    this.lost('the hook launcher stopped');
+    this.lost('the hook launcher stopped', () => true);
     this.helper?.kill('SIGKILL');
     this.helper = undefined;
   }
@@ -128,18 +134,16 @@ export class HookLauncher {
       if (message.op === 'done') this.calls.delete(message.id);
     });
     helper.on('exit', (code, signal) => {
-      if (this.helper !== helper) return;
-      this.helper = undefined;
+      if (this.helper === helper) this.helper = undefined;
       if (!this.stopped) this.log.warn({ code, signal }, 'the hook launcher exited; it starts again at the next hook call');
-      this.lost(`the hook launcher exited (${signal ?? `code ${code}`})`);
+      this.lost(`the hook launcher exited (${signal ?? `code ${code}`})`, (once) => once.host === helper);
     });
     this.helper = helper;
     return helper;
   }
 
-  /** Every process the helper was running fails its call and is killed from here. */
-  private lost(why: string): void {
-    for (const once of this.calls.values()) once.abandon(why);
-    this.calls.clear();
+  /** The processes of a dead helper (or all, at stop) fail their calls and are killed from here. */
+  private lost(why: string, of: (once: OneShot) => boolean): void {
+    for (const once of [...this.calls.values()].filter(of)) once.abandon(why);
   }
 }
