@@ -79,12 +79,13 @@ export function openaiTransport(target: ProviderTarget, kit: DriverKit): OpenaiT
       });
       res.setEncoding('utf8');
       try {
+        // Read to the end, also after [DONE] (later events are ignored): a response read to its end gives its socket
+        // back to the pool; one left unread would be destroyed below and the next call would connect again.
         for await (const chunk of res) {
           parser.feed(chunk as string);
           while (ready.length) yield ready.shift()!;
           if (failure !== undefined)
             throw kit.error(`provider '${target.provider}' reported an error in the stream: ${failure}`, { provider: target.provider });
-          if (done) return;
         }
       } finally {
         // A consumer that stops early must not leave the answer streaming into a kept-alive socket.

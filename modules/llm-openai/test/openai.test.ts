@@ -92,6 +92,27 @@ driverConformance(
       }
     });
 
+    it('keeps one connection for successive streamed calls (each answer read to its end)', async () => {
+      const h = harness();
+      let connections = 0;
+      const server = http.createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\n');
+        res.end('data: [DONE]\n\n');
+      });
+      server.on('connection', () => connections++);
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+        for (let i = 0; i < 3; i++) await collect(h.llm.stream({ provider: 'vllm', model: 'm', baseUrl }, { messages: [userMessage('Hi')] }));
+        assert.equal(connections, 1);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    });
+
     it('sends images as data URLs', async () => {
       const h = harness();
       await h.llm.complete(ref, {
