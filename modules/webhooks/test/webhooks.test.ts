@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
-import type { AgentRegistry } from '@talon/agents';
 import { Receiver } from './receiver.ts';
 
 const CONFIG = '[webhooks]\nallow_hosts = ["127.0.0.1"]\nretry_base_ms = 20\nmax_attempts = 3\ndisable_after_failures = 5\n';
@@ -164,7 +163,7 @@ describe('webhooks: event subscriptions', () => {
     );
     // A real spawn by the agents module, not an event the test makes up.
     const agent = k.kernel.services
-      .view<AgentRegistry>('agents.registry')
+      .view<{ spawn(o: { manifestToml: string }): { id: string } }>('agents.registry')
       .spawn({ manifestToml: 'name = "a1"\n[model]\nprovider = "default"\nmodel = "default"\n' });
     await waitFor(() => rx.received.length === 1, 3000, 'delivery');
     const envelope = JSON.parse(rx.received[0].body) as { event: string; data: { agentId: string; name: string } };
