@@ -105,6 +105,24 @@ test('reloading the same module 100 times leaks nothing', async () => {
   }
 });
 
+test('the generation prepared after a reload never brings back a module removed meanwhile', async () => {
+  const gone = path.join(root, 'gone');
+  cpSync(path.resolve('test/fixtures/extra/slow'), gone, { recursive: true });
+  writeFileSync(path.join(gone, 'module.toml'), 'name = "gone"\nversion = "1.0.0"\n');
+  await waitFor(async () => (await k.request('/api/slow')).status === 200, 5_000, 'the added module to serve');
+  // Dev mode: this reload prepares the next generation of everything but hello, 'gone' included.
+  assert.ok((await k.kernel.reloadModule('hello')).ok);
+  await k.kernel.settled();
+  rmSync(gone, { recursive: true, force: true });
+  await waitFor(async () => (await k.request('/api/slow')).status === 404, 5_000, 'the removed module to stop serving');
+  assert.ok((await k.kernel.reloadModule('hello')).ok);
+  assert.equal((await k.request('/api/slow')).status, 404);
+  // A reload that uses a prepared generation keeps every other module's routes.
+  assert.ok((await k.kernel.reloadModule('hello')).ok);
+  assert.equal((await k.request('/api/body-echo/quiet')).status, 200);
+  assert.equal(await greet(), 'Hello there, ann!');
+});
+
 test('a module folder added at run time is loaded; removing it unloads it', async () => {
   const extra = path.join(root, 'late');
   cpSync(path.resolve('test/fixtures/extra/slow'), extra, { recursive: true });
