@@ -238,6 +238,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
     const queue: StreamEvent[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
+    /** The final event is queued: the producer is ending on its own, there is nothing to stop. */
+    let answered = false;
     let failed: { error: unknown } | undefined;
     let consumerGone = false;
     let pull: (() => void) | undefined;
@@ -266,6 +268,7 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
               const result = finish(event.result, target);
               await record(target, request, started, result.usage);
               queue.push({ type: 'done', result });
+              answered = true;
               notify();
               return;
             }
@@ -316,7 +319,7 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
     } finally {
       consumerGone = true;
       request.signal?.removeEventListener('abort', onCallerAbort);
-      if (!finished) stopProducer.abort(new DOMException('stream consumer stopped', 'AbortError'));
+      if (!finished && !answered) stopProducer.abort(new DOMException('stream consumer stopped', 'AbortError'));
       pull?.();
       await producer;
     }
