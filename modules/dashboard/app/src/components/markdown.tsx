@@ -1,9 +1,10 @@
 /**
  * Renders untrusted Markdown: the HTML comes only from renderMarkdown, which sanitises it. The renderer (marked and
- * DOMPurify) is its own chunk, loaded once the page is idle after the first messages are on screen — its set-up is
- * the largest piece of script work on a cold chat visit, and the conversation is readable and the box usable without
- * it. Until it is there a message shows as plain text (escaped by Preact). The highlighter is another chunk, loaded
- * the first time a text holds a fenced code block with a language; the block shows unhighlighted until then.
+ * DOMPurify) is its own chunk, loaded once the first messages have been painted — its set-up is the largest piece of
+ * script work on a cold chat visit, and the conversation is readable and the box usable without it. The chat starts
+ * the load right after that paint (loadMarkdown); a Markdown text starts it itself after a second otherwise. Until it
+ * is there a message shows as plain text (escaped by Preact). The highlighter is another chunk, loaded the first time
+ * a text holds a fenced code block with a language; the block shows unhighlighted until then.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 
@@ -12,18 +13,28 @@ let loading: Promise<void> | undefined;
 let highlighting: Promise<void> | undefined;
 let highlighted = false;
 
+/** Settles when the renderer is there, whoever started loading it. */
+let rendererLoaded: () => void;
+const rendererThere = new Promise<void>((resolve) => (rendererLoaded = resolve));
+
 export function loadMarkdown(): Promise<void> {
-  return (loading ??= import('../lib/markdown.tsx').then((m) => void (render = m.renderMarkdown)));
+  return (loading ??= import('../lib/markdown.tsx').then((m) => {
+    render = m.renderMarkdown;
+    rendererLoaded();
+  }));
 }
 
-/** Runs when the main thread is idle (at the latest after a short while), so it never delays a first screen. */
-const whenIdle = (fn: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 300 }) : setTimeout(fn, 50));
+/** When no view has started the renderer, a text waits this long for it before starting it. */
+const UNLESS_STARTED_MS = 1000;
 
 function loadHighlighter(): Promise<void> {
-  return (highlighting ??= Promise.all([import('../lib/markdown.tsx'), import('../lib/highlight.tsx')]).then(([md, hl]) => {
-    md.setHighlighter(hl.highlight);
-    highlighted = true;
-  }));
+  // After the renderer (never ahead of it, which would load the renderer early too).
+  return (highlighting ??= rendererThere
+    .then(() => Promise.all([import('../lib/markdown.tsx'), import('../lib/highlight.tsx')]))
+    .then(([md, hl]) => {
+      md.setHighlighter(hl.highlight);
+      highlighted = true;
+    }));
 }
 
 const FENCED_WITH_LANGUAGE = /^\s{0,3}(```|~~~)[ \t]*\w/m;
@@ -33,7 +44,10 @@ export function Markdown({ text }: { text: string }) {
   const wantsHighlight = !highlighted && FENCED_WITH_LANGUAGE.test(text);
   const [, setHighlighted] = useState(highlighted);
   useEffect(() => {
-    if (!ready) whenIdle(() => void loadMarkdown().then(() => setReady(true)));
+    if (ready) return;
+    const timer = loading ? undefined : setTimeout(() => void loadMarkdown(), UNLESS_STARTED_MS);
+    void rendererThere.then(() => setReady(true));
+    return () => clearTimeout(timer);
   }, [ready]);
   useEffect(() => {
     if (wantsHighlight) void loadHighlighter().then(() => setHighlighted(true));

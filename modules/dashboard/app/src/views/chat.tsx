@@ -12,6 +12,7 @@ import { applyEvent, fromSession, type ChatMessage, type StoredSession, type Tur
 import { fmtInt, fmtUsd } from '../lib/format.tsx';
 import { Message } from '../components/chat-message.tsx';
 import { Composer, type Upload } from '../components/composer.tsx';
+import { loadMarkdown } from '../components/markdown.tsx';
 import { Sessions } from '../components/sessions.tsx';
 import { ModelSwitch } from '../components/model-switch.tsx';
 import { ErrorText } from '../components/error.tsx';
@@ -91,9 +92,16 @@ function Conversation({ agentId }: { agentId: string }) {
   useLayoutEffect(() => void load(), [agentId]);
   useEffect(() => list.current?.lastElementChild?.scrollIntoView({ block: 'end' }), [messages]);
   // The first time the conversation is on screen and takes input: the mark is set once the frame that shows it has
-  // been painted (a task after the next animation frame). bench/dashboard.ts reads it.
+  // been painted (a task after the next animation frame); bench/dashboard.ts reads it. Then the Markdown renderer
+  // loads (the messages are plain text until it is there).
   useLayoutEffect(() => {
-    if (loaded && !performance.getEntriesByName(MARK).length) requestAnimationFrame(() => setTimeout(() => performance.mark(MARK)));
+    if (!loaded) return;
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (!performance.getEntriesByName(MARK).length) performance.mark(MARK);
+        void loadMarkdown().catch(() => undefined);
+      }),
+    );
   }, [loaded]);
 
   async function send(text: string, attachments: Upload[]) {
