@@ -5,7 +5,7 @@
  * over a local stdio server (the test fixture server), and 100 concurrent A2A
  * message/send through the official A2A client.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +18,17 @@ import { freePort, killTree, percentile, spawnDetached, waitHttp } from './util.
 const FIXTURE = path.resolve('modules/mcp/test/fixtures/stdio-server.mjs');
 const manifest = (name: string, extra = '') =>
   `name = "${name}"\n${extra}\n[model]\nprovider = "openai"\nmodel = "fake-model"\n[capabilities]\ntools = ["agent_list"]\n`;
+
+/** User and system CPU time of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const [utime, stime] = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 13)
+    .map(Number);
+  return ((utime + stime) * 1000) / 100;
+}
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -85,6 +96,16 @@ export async function mcpBench() {
       overInvoke.push(m - d);
       overHealth.push(m - h);
     }
+    // The daemon's own CPU time per call (from /proc), in blocks of 300: wall time on a loaded machine grows with the
+    // load, CPU time much less. The /mcp figure less the health figure is what the MCP layer costs the service.
+    const daemonCpu = async (call: () => Promise<unknown>) => {
+      const before = cpuMs(daemon.pid!);
+      for (let i = 0; i < 300; i++) await call();
+      return (cpuMs(daemon.pid!) - before) / 300;
+    };
+    const cpuHealth = await daemonCpu(async () => (await fetch(`${url}/api/health`)).arrayBuffer());
+    const cpuInvoke = await daemonCpu(() => post('/api/tools/agent_list/invoke', {}));
+    const cpuMcp = await daemonCpu(() => client.callTool({ name: 'agent_list', arguments: {} }));
     const ask: number[] = [];
     for (let i = 0; i < 150; i++) {
       const t = await timed(() => client.callTool({ name: 'ask_agent_bench_mcp', arguments: { message: 'ping' } }));
@@ -127,6 +148,8 @@ export async function mcpBench() {
       'GET /api/health, same run (p50 ms)': percentile(viaHealth, 50).toFixed(2),
       '/mcp tools/call overhead over the same tool invoked directly (p50 ms, target ≤ 2)': percentile(overInvoke, 50).toFixed(2),
       '/mcp tools/call overhead over a trivial HTTP round trip (p50 ms)': percentile(overHealth, 50).toFixed(2),
+      'daemon CPU per call: GET /api/health / tool invoke / /mcp tools/call (ms)': [cpuHealth, cpuInvoke, cpuMcp].map((n) => n.toFixed(2)).join(' / '),
+      'daemon CPU of /mcp tools/call over GET /api/health (ms per call)': (cpuMcp - cpuHealth).toFixed(2),
       '/mcp tools/call ask_agent overhead over the provider (p50 ms)': percentile(ask, 50).toFixed(2),
       'agent turn with one MCP stdio tool call, overhead over the provider (p50 ms)': p50McpLoop.toFixed(2),
       'same turn with a built-in tool (p50 ms)': p50Builtin.toFixed(2),
