@@ -117,6 +117,28 @@ test('Stop ends a slow reply: the provider request is cancelled and the turn end
   assert.deepEqual(problems, []);
 });
 
+test('Interrupt ends the turn at its next tool call: the call is not run and the model is not called again', browserTest, async () => {
+  const id = await spawn(env!.k, writer());
+  env!.fake.enqueue({
+    text: 'I will write it down now. '.repeat(8),
+    chunkSize: 3,
+    chunkDelayMs: 60,
+    toolCalls: [{ name: 'file_write', input: { path: 'interrupted.txt', content: 'never' } }],
+  });
+  const before = env!.fake.requests.length;
+  const { page, problems } = await openPage(env!, `/#/chat/${id}`);
+  await page.getByLabel('Message', { exact: true }).fill('Write it down');
+  await page.getByLabel('Message', { exact: true }).press('Enter');
+  await page.getByText('I will write', { exact: false }).waitFor();
+  await page.getByRole('button', { name: 'Interrupt' }).click();
+  await page.getByRole('button', { name: 'Interrupt' }).waitFor({ state: 'detached' });
+  await page.locator('details.step', { hasText: 'file_write' }).getByText('failed').waitFor();
+  assert.equal(env!.fake.requests.length, before + 1, 'no second model call');
+  const files = (await (await env!.k.request(`/api/agents/${id}/files`)).json()) as { files: { name: string }[] };
+  assert.ok(!files.files.some((f) => f.name === 'interrupted.txt'), 'the tool did not run');
+  assert.deepEqual(problems, []);
+});
+
 test('an XSS payload in a reply and in a tool result is inert', browserTest, async () => {
   const id = await spawn(env!.k, writer());
   const payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><a href="javascript:window.__xss=3">click</a>';
@@ -237,5 +259,19 @@ test('an agent is edited, its turns and log are shown, it is cloned; agents are 
     .getByText('Stopped')
     .waitFor();
   assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(problems, []);
+});
+
+test('the model of the agent is switched from the chat', browserTest, async () => {
+  const id = await spawn(env!.k, writer());
+  const { models } = (await (await env!.k.request('/api/models?provider=openai')).json()) as { models: { id: string }[] };
+  const target = models.find((m) => m.id !== 'fake-model')!.id;
+  const { page, problems } = await openPage(env!, `/#/chat/${id}`);
+  const field = page.getByLabel('Model', { exact: true });
+  await field.fill(target);
+  await page.getByRole('button', { name: 'Switch' }).click();
+  await page.getByText('Model changed').waitFor();
+  const agent = (await (await env!.k.request(`/api/agents/${id}`)).json()) as { model: { model: string } };
+  assert.equal(agent.model.model, target);
   assert.deepEqual(problems, []);
 });
