@@ -9,9 +9,12 @@ export class AccessLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(err: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // Polled endpoints (route option `quiet`) log at debug level, so probes do not drown the log.
+    // Polled endpoints (route option `quiet`) log at debug level, so probes do not drown the log. Levels are checked
+    // before the route is looked at: Fastify builds routeOptions anew at each read.
+    const log = request.log as unknown as { isLevelEnabled(level: string): boolean };
+    if (!log.isLevelEnabled('info')) return;
     const quiet = request.routeOptions.config?.quiet === true;
-    if (!(request.log as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(quiet ? 'debug' : 'info')) return;
+    if (!log.isLevelEnabled(quiet ? 'debug' : 'info')) return;
     const line = {
       method: request.method,
       url: request.url,

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyBaseLogger, type onRequestHookHandler } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -96,6 +96,16 @@ export class Draft {
       for (const method of [route.method].flat()) {
         if (method !== 'HEAD') draft.routes.push({ method, url: route.url, module: draft.current, schema, websocket, public: Boolean(route.config?.public) });
       }
+      // Which module's route accepted each WebSocket, so a reload closes only that module's sockets: a hook on
+      // WebSocket routes only (on every route it cost each request a hook).
+      if (websocket) {
+        const module = draft.current;
+        const own: onRequestHookHandler = (request, _reply, done) => {
+          if (request.raw.headers.upgrade) draft.owners.set(request.raw.socket, module);
+          done();
+        };
+        route.onRequest = [...[route.onRequest ?? []].flat(), own];
+      }
     });
     installRequestHooks(draft.app, options.hooks);
     for (const m of modules) {
@@ -114,10 +124,6 @@ export class Draft {
     await new Promise((resolve) => setImmediate(resolve));
     const plugin = async (child: FastifyInstance) => {
       this.current = m.id;
-      child.addHook('onRequest', (request, _reply, done) => {
-        if (request.raw.headers.upgrade) this.owners.set(request.raw.socket, m.id);
-        done();
-      });
       this.blaming(m.id, () => routes(child as unknown as Routes));
     };
     // Named, or Fastify looks for the plugin's name among the exports of every loaded file.
