@@ -27,7 +27,11 @@ export default defineModule({
       const sessions = ctx.tryUse(dashboardSessions);
       const keyRequired = ctx.tryUse(authStatus)?.keyRequired() ?? false;
       const mode = !keyRequired ? 'open' : sessions?.authenticate(headers) ? 'session' : 'api_key';
-      return { mode, oidc: sessions !== undefined };
+      const modules = ctx.kernel
+        .modules()
+        .filter((m) => m.state === 'running')
+        .map((m) => m.id);
+      return { mode, oidc: sessions !== undefined, modules };
     };
 
     async function buildNow(): Promise<void> {

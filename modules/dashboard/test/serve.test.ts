@@ -28,6 +28,7 @@ test('GET /: the app, public, under the security headers, scripts only from hash
   assert.equal(res.headers.get('cache-control'), 'no-store, no-cache, must-revalidate', 'the page itself is never cached');
   const html = await res.text();
   assert.match(html, /<meta name="talon-auth" content="api_key">/);
+  assert.doesNotMatch(html, /talon-modules/, 'before sign-in the page names no module');
   const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
   assert.ok(scripts.length >= 1);
   for (const s of scripts) assert.match(s, /src="\/assets\/[\w-]+-[\w-]{8}\.js"/, `no inline script: ${s}`);
@@ -76,10 +77,12 @@ test('assets: an unknown name is a 404, a name with a path in it a 400, never a 
   assert.match(((await escape.json()) as { error: string }).error, /file/);
 });
 
-test('without a key the page says the API is open', async () => {
+test('without a key the page says the API is open and names the running modules (no probe needed)', async () => {
   const open = await startTestKernel({ only: ['dashboard', 'auth'] });
   try {
-    assert.match(await (await open.request('/')).text(), /<meta name="talon-auth" content="open">/);
+    const html = await (await open.request('/')).text();
+    assert.match(html, /<meta name="talon-auth" content="open">/);
+    assert.match(html, /<meta name="talon-modules" content="(auth dashboard|dashboard auth)">/);
   } finally {
     await open.stop();
   }

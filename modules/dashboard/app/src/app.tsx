@@ -4,7 +4,7 @@
  */
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
-import { api, apiKey, ApiError, authMode, onUnauthorized, prefetch } from './lib/api.tsx';
+import { api, apiKey, ApiError, authMode, onUnauthorized, prefetch, runningModules } from './lib/api.tsx';
 import { href, parseHash, useRoute } from './lib/hash.tsx';
 import { VIEWS, type ViewDef, type ViewProps } from './views/index.tsx';
 import { SignIn } from './signin.tsx';
@@ -65,8 +65,11 @@ export function App() {
       setPhase({ kind: 'signin', refused: hadKey });
     });
     // The page says whether the API wants a key (or this browser has a session): with no key yet, ask for it
-    // without a refused request first.
+    // without a refused request first. When the API is open to this browser, the page names the running modules and
+    // no probe is needed (a 401 later still returns to sign-in).
+    const known = runningModules();
     if (authMode() === 'api_key' && !apiKey.get()) setPhase({ kind: 'signin', refused: false });
+    else if (authMode() !== 'api_key' && known) setPhase({ kind: 'in', modules: known });
     else void probe(false);
   }, []);
 

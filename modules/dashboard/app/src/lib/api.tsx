@@ -14,6 +14,11 @@ export const apiKey = {
 /** What the page said about signing in (services/page.ts of the module). */
 export const authMode = () => document.querySelector<HTMLMetaElement>('meta[name="talon-auth"]')?.content ?? 'open';
 export const oidcOffered = () => document.querySelector('meta[name="talon-oidc"]') !== null;
+/** The running modules when the page named them (the API is open to this browser), else undefined. */
+export function runningModules(): Set<string> | undefined {
+  const named = document.querySelector<HTMLMetaElement>('meta[name="talon-modules"]')?.content;
+  return named === undefined ? undefined : new Set(named.split(' ').filter(Boolean));
+}
 
 export class ApiError extends Error {
   constructor(
