@@ -53,10 +53,15 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     async (request, reply) => {
       const { q } = request.query;
       const needle = q?.trim().toLowerCase();
-      const agents = s.registry.list().filter((a) => !needle || [a.name, a.description, ...a.tags].some((t) => t.toLowerCase().includes(needle)));
+      const all = s.registry.all();
+      const found = needle ? all.filter((a) => [a.name, a.description, ...a.tags].some((t) => t.toLowerCase().includes(needle))) : all;
       // Every agent unless the client pages (the spec's reply is the whole list).
       const page = readPage(request.query, { limit: Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
-      return reply.type('application/json; charset=utf-8').send(s.views.summaryListBody(agents.slice(page.offset, page.offset + page.limit)));
+      const agents = page.offset === 0 && page.limit >= found.length ? found : found.slice(page.offset, page.offset + page.limit);
+      const list = s.views.summaryListBody(agents);
+      reply.header('etag', list.etag);
+      if (etagMatches(request.headers['if-none-match'], list.etag)) return reply.code(304).send();
+      return reply.type('application/json; charset=utf-8').send(list.body);
     },
   );
 
@@ -227,4 +232,13 @@ function listRoute(
 export function kill(s: AgentServices, agent: AgentRecord): void {
   s.runner.stop(agent.id);
   s.registry.kill(agent.id);
+}
+
+/** If-None-Match names this entity tag (or `*`); weak forms count, as RFC 9110 has GET compare them. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
 }

@@ -59,6 +59,8 @@ export type AgentPatch = Partial<
 export class AgentStore implements AgentRegistry {
   private readonly agents = new Map<string, AgentRecord>();
   private readonly toml = new Map<string, string>();
+  /** Every record, in creation order, kept until the next change (the agent list reads it on every request). */
+  private snapshot?: readonly AgentRecord[];
 
   constructor(private readonly deps: RegistryDeps) {}
 
@@ -69,12 +71,19 @@ export class AgentStore implements AgentRegistry {
       const data = JSON.parse(row.data) as Stored;
       const record: AgentRecord = { ...data, id: row.id, name: row.name, createdAt: row.created_at, workspace: this.workspaceOf(row.id) };
       this.agents.set(row.id, record);
+      this.snapshot = undefined;
       this.toml.set(row.id, row.manifest_toml);
     }
   }
 
   list(): AgentRecord[] {
-    return [...this.agents.values()];
+    return [...this.all()];
+  }
+
+  /** Every record as one shared array, the same instance until an agent changes: do not modify it. */
+  all(): readonly AgentRecord[] {
+    this.snapshot ??= [...this.agents.values()];
+    return this.snapshot;
   }
 
   get(id: string): AgentRecord | undefined {
@@ -128,6 +137,7 @@ export class AgentStore implements AgentRegistry {
       this.persist(record);
     })();
     this.agents.set(id, record);
+    this.snapshot = undefined;
     this.toml.set(id, input.manifestToml);
     this.deps.onSpawned(record);
     return record;
@@ -138,6 +148,7 @@ export class AgentStore implements AgentRegistry {
     if (!agent) return false;
     prepared(this.deps.db, 'DELETE FROM agents_agents WHERE id = ?').run(id);
     this.agents.delete(id);
+    this.snapshot = undefined;
     this.toml.delete(id);
     this.deps.onTerminated(agent);
     return true;
@@ -164,6 +175,7 @@ export class AgentStore implements AgentRegistry {
       this.persist(next);
     })();
     this.agents.set(id, next);
+    this.snapshot = undefined;
     return next;
   }
 
@@ -194,6 +206,7 @@ export class AgentStore implements AgentRegistry {
     const next = { ...agent, sessionId };
     this.persist(next);
     this.agents.set(id, next);
+    this.snapshot = undefined;
     return next;
   }
 

@@ -2,7 +2,14 @@
  * The JSON views of agents that clients read. The model 'default' stands for
  * the llm module's default model: clients see what it resolves to.
  */
+import { createHash } from 'node:crypto';
 import type { AgentRecord } from '@talon/agents';
+
+/** A listing as sent: the JSON bytes and their entity tag (If-None-Match → 304 for clients that poll). */
+export interface ListBody {
+  body: Buffer;
+  etag: string;
+}
 
 export interface ModelName {
   provider: string;
@@ -12,8 +19,8 @@ export interface ModelName {
 export class AgentViews {
   // Records are replaced, never mutated, on change: a summary's JSON can be kept per record (and default model).
   private readonly summaries = new WeakMap<AgentRecord, { defaults: string; json: string }>();
-  /** The last full listing, reused while no agent record changed. */
-  private lastList?: { agents: readonly AgentRecord[]; defaults: string; body: Buffer };
+  /** The last listing, reused while no agent record changed. */
+  private lastList?: { agents: readonly AgentRecord[]; defaults: string; list: ListBody };
 
   /** `defaults` is the default model of the moment ('default' provider and model resolve to it). */
   constructor(private readonly defaults: () => ModelName) {}
@@ -26,14 +33,19 @@ export class AgentViews {
     };
   }
 
-  /** The JSON array of summaries as a ready-to-send buffer; unchanged agents cost no serialisation and no allocation. */
-  summaryListBody(agents: readonly AgentRecord[]): Buffer {
+  /**
+   * The JSON array of summaries as ready-to-send bytes with their entity tag. Unchanged agents cost no
+   * serialisation and no allocation: the registry hands out the same array until a record changes.
+   */
+  summaryListBody(agents: readonly AgentRecord[]): ListBody {
     const defaults = this.defaultsKey();
     const hit = this.lastList;
-    if (hit && hit.defaults === defaults && hit.agents.length === agents.length && hit.agents.every((a, i) => a === agents[i])) return hit.body;
+    if (hit && hit.defaults === defaults && (hit.agents === agents || (hit.agents.length === agents.length && hit.agents.every((a, i) => a === agents[i]))))
+      return hit.list;
     const body = Buffer.from(`[${agents.map((a) => this.summaryJson(a, defaults)).join(',')}]`);
-    this.lastList = { agents, defaults, body };
-    return body;
+    const list = { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
+    this.lastList = { agents, defaults, list };
+    return list;
   }
 
   detail(agent: AgentRecord) {

@@ -39,6 +39,22 @@ describe('agents: spawn, list, detail, kill, settings', () => {
     assert.equal(limited.length, 1);
   });
 
+  test('the list carries an ETag: If-None-Match with it is a 304 without a body until an agent changes', async () => {
+    const first = await env.k.request('/api/agents');
+    const etag = first.headers.get('etag')!;
+    assert.match(etag, /^"[\w-]+"$/);
+    await first.arrayBuffer();
+    const again = await env.k.request('/api/agents', { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+    assert.equal(await again.text(), '');
+    assert.equal((await env.k.request('/api/agents', { headers: { 'if-none-match': `"other", W/${etag}` } })).status, 304);
+    await spawn(env.k, 'etag-changer');
+    const changed = await env.k.request('/api/agents', { headers: { 'if-none-match': etag } });
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.get('etag'), etag);
+    assert.ok(((await changed.json()) as Array<{ name: string }>).some((a) => a.name === 'etag-changer'));
+  });
+
   test('bad manifests → 400 naming the problem; duplicate name → 409', async () => {
     let res = await env.k.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "x"\n[model' } });
     assert.equal(res.status, 400);
