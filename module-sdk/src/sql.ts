@@ -23,38 +23,81 @@ export function statements(db: Database) {
   return <P extends unknown[] = unknown[], R = unknown>(sql: string): Statement<P, R> => prepared<P, R>(db, sql);
 }
 
+/** Per database, the write-behind queues that have rows waiting for the next flush (one transaction for all of them). */
+const waiting = new Map<Database, Set<WriteBehind<never>>>();
+
+function schedule(db: Database, queue: WriteBehind<never>): void {
+  let queues = waiting.get(db);
+  if (!queues) {
+    waiting.set(db, (queues = new Set()));
+    setImmediate(() => flushWaiting(db));
+  }
+  queues.add(queue);
+}
+
 /**
- * Rows written just after the current piece of work has answered: push() queues a row and schedules one
- * transaction (setImmediate, so after the HTTP answer went out) that writes everything queued. Bookkeeping
- * (turn traces, usage rows) then costs the caller no commit. Reads of the table must flush() first, and the
- * module flushes when it stops; a failed write reaches onError with the rows it lost.
+ * One transaction for every queue of the database that has rows, each in a savepoint so that one failing loses only
+ * its own rows. One commit instead of one per queue: fewer WAL frames, so fewer of the checkpoints a commit pays.
+ */
+function flushWaiting(db: Database): void {
+  const queues = waiting.get(db);
+  waiting.delete(db);
+  if (!queues) return;
+  const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
+  if (!taken.length) return;
+  try {
+    db.transaction(() => {
+      for (const [queue, rows] of taken) queue.write(rows);
+    })();
+  } catch (err) {
+    for (const [queue, rows] of taken) queue.failed(err, rows);
+  }
+}
+
+/**
+ * Rows written just after the current piece of work has answered: push() queues a row, and right after the
+ * current I/O callback (setImmediate, so after the HTTP answer went out) every queue of the database with rows is
+ * written in one transaction. Bookkeeping (turn traces, usage rows, the messages of a turn) then costs the caller
+ * no commit, and a turn's writes share one. Reads of the table must flush() first, and the module flushes when it
+ * stops; a failed write reaches onError with the rows it lost.
  */
 export class WriteBehind<T> {
   private queued: T[] = [];
-  private scheduled?: NodeJS.Immediate;
 
   constructor(
     private readonly db: Database,
-    private readonly write: (row: T) => void,
+    private readonly writeRow: (row: T) => void,
     private readonly onError: (err: unknown, rows: readonly T[]) => void,
   ) {}
 
   push(row: T): void {
     this.queued.push(row);
-    this.scheduled ??= setImmediate(() => this.flush());
+    schedule(this.db, this as unknown as WriteBehind<never>);
   }
 
-  /** Writes what is queued, now (one transaction). */
+  /** Writes what is queued, now (its own transaction). */
   flush(): void {
-    if (this.scheduled) clearImmediate(this.scheduled);
-    this.scheduled = undefined;
-    if (!this.queued.length) return;
+    const rows = this.take();
+    if (rows.length) this.write(rows);
+  }
+
+  /** The rows queued so far, handed over to be written (by flush or the shared flush). */
+  take(): T[] {
     const rows = this.queued;
     this.queued = [];
+    return rows;
+  }
+
+  /** Writes rows in a transaction (a savepoint inside the shared one); a failure is reported, not thrown. */
+  write(rows: readonly T[]): void {
     try {
-      this.db.transaction(() => rows.forEach(this.write))();
+      this.db.transaction(() => rows.forEach((row) => this.writeRow(row)))();
     } catch (err) {
-      this.onError(err, rows);
+      this.failed(err, rows);
     }
+  }
+
+  failed(err: unknown, rows: readonly T[]): void {
+    this.onError(err, rows);
   }
 }
