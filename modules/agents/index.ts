@@ -27,6 +27,7 @@ export default defineModule<AgentsConfig>({
       stop() {
         // Turns still running belong to this copy: end them so nothing writes after it is gone.
         for (const agent of s.registry.list()) s.runner.stop(agent.id);
+        s.sessions.flush();
         s.traces.flush();
       },
       http: (app) => guardAgentRoutes(app, s.registry),

@@ -21,7 +21,7 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   const hooks = () => ctx.hooks.get(agentHooks);
   const catalog = () => ctx.tryUse(catalogService);
   const llm = ctx.use(llmService);
-  const sessions = new SessionService(ctx.db);
+  const sessions = new SessionService(ctx.db, ctx.log);
   const uploads = new UploadStore(ctx.db, () => path.join(ctx.dataDir, 'uploads'));
   const traces = new TraceStore(ctx.db, ctx.log);
   const registry = new AgentStore({

@@ -2,10 +2,17 @@
  * Sessions and their messages in SQLite (agents_sessions, agents_messages).
  * Switching the current session and compaction live elsewhere (they need
  * the registry and the LLM); this is storage only.
+ *
+ * A turn reads its session's history before each model call and adds its
+ * messages: the histories of recently used sessions are kept in memory, and
+ * messages are written behind (WriteBehind: the turn's writes after its answer
+ * share one transaction, so fewer WAL pages and fewer checkpoints). Every
+ * other read of the tables, and every change, writes what is queued first.
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { conflict, notFound, prepared } from '@talon/module-sdk';
+import type { Logger } from 'pino';
+import { conflict, notFound, prepared, WriteBehind } from '@talon/module-sdk';
 import type { StoredMessage } from '@talon/agents';
 import type { ContentBlock } from '@talon/llm';
 
@@ -46,8 +53,50 @@ const SUMMARY_SQL = `SELECT s.id AS session_id, s.agent_id, s.label, s.created_a
   (SELECT COUNT(*) FROM agents_messages m WHERE m.session_id = s.id) AS message_count
   FROM agents_sessions s`;
 
+/** Histories of this many recently used sessions stay in memory. */
+const CACHED_SESSIONS = 64;
+
+interface QueuedMessage {
+  sessionId: string;
+  role: StoredMessage['role'];
+  content: string;
+  blocks: string | null;
+  createdAt: string;
+}
+
 export class SessionService {
-  constructor(private readonly db: Database) {}
+  private readonly queue: WriteBehind<QueuedMessage>;
+  /** Session id → its messages, oldest first; the most recently used last (LRU). */
+  private readonly histories = new Map<string, StoredMessage[]>();
+
+  constructor(
+    private readonly db: Database,
+    log: Logger,
+  ) {
+    this.queue = new WriteBehind(
+      db,
+      (m) => {
+        prepared(this.db, 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)').run(
+          m.sessionId,
+          m.role,
+          m.content,
+          m.blocks,
+          m.createdAt,
+        );
+        prepared(this.db, 'UPDATE agents_sessions SET updated_at = ? WHERE id = ?').run(m.createdAt, m.sessionId);
+      },
+      (err, rows) => {
+        // The histories in memory hold messages that never reached the database: read them again.
+        for (const m of rows) this.histories.delete(m.sessionId);
+        log.error({ err, messages: rows.length }, 'session messages could not be written');
+      },
+    );
+  }
+
+  /** Writes the queued messages (before a read of the tables, and when the module stops). */
+  flush(): void {
+    this.queue.flush();
+  }
 
   create(agentId: string, label?: string): string {
     const id = randomUUID();
@@ -79,10 +128,12 @@ export class SessionService {
   }
 
   summary(sessionId: string): SessionSummary | undefined {
+    this.flush();
     return prepared(this.db, `${SUMMARY_SQL} WHERE s.id = ?`).get(sessionId) as SessionSummary | undefined;
   }
 
   list(query: SessionQuery): { items: SessionSummary[]; total: number } {
+    this.flush();
     const where: string[] = [];
     const args: unknown[] = [];
     if (query.agentId) {
@@ -111,31 +162,37 @@ export class SessionService {
   }
 
   setLabel(sessionId: string, label: string | null): void {
+    this.flush();
     const row = this.require(sessionId);
     if (label !== null && row.label !== label) this.assertLabelFree(row.agent_id, label);
     prepared(this.db, 'UPDATE agents_sessions SET label = ?, updated_at = ? WHERE id = ?').run(label, new Date().toISOString(), sessionId);
   }
 
+  /** The session's messages, oldest first (from memory for recently used sessions). */
   messages(sessionId: string): StoredMessage[] {
-    return this.rows(sessionId).map(toStored);
+    let history = this.histories.get(sessionId);
+    if (history) this.histories.delete(sessionId);
+    else {
+      this.flush();
+      history = this.rows(sessionId).map(toStored);
+      if (this.histories.size >= CACHED_SESSIONS) this.histories.delete(this.histories.keys().next().value!);
+    }
+    this.histories.set(sessionId, history);
+    return [...history];
   }
 
   append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[] }): void {
-    const now = new Date().toISOString();
-    this.db.transaction(() => {
-      prepared(this.db, 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        sessionId,
-        message.role,
-        message.content,
-        message.blocks ? JSON.stringify(message.blocks) : null,
-        now,
-      );
-      prepared(this.db, 'UPDATE agents_sessions SET updated_at = ? WHERE id = ?').run(now, sessionId);
-    })();
+    const createdAt = new Date().toISOString();
+    const stored: StoredMessage = { role: message.role, content: message.content, createdAt };
+    if (message.blocks) stored.blocks = message.blocks;
+    this.histories.get(sessionId)?.push(stored);
+    this.queue.push({ sessionId, role: message.role, content: message.content, blocks: message.blocks ? JSON.stringify(message.blocks) : null, createdAt });
   }
 
   /** Drops every message and the summary; the session itself stays. */
   clear(sessionId: string): void {
+    this.flush();
+    this.histories.delete(sessionId);
     this.db.transaction(() => {
       prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
       prepared(this.db, 'UPDATE agents_sessions SET summary = NULL, updated_at = ? WHERE id = ?').run(new Date().toISOString(), sessionId);
@@ -143,6 +200,8 @@ export class SessionService {
   }
 
   delete(sessionId: string): boolean {
+    this.flush();
+    this.histories.delete(sessionId);
     return this.db.transaction(() => {
       prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
       return prepared(this.db, 'DELETE FROM agents_sessions WHERE id = ?').run(sessionId).changes > 0;
@@ -151,6 +210,7 @@ export class SessionService {
 
   /** Sessions whose agent no longer exists, removed with their messages. */
   deleteOrphans(liveAgentIds: ReadonlySet<string>): number {
+    this.flush();
     const ids = (prepared(this.db, 'SELECT id, agent_id FROM agents_sessions').all() as Array<{ id: string; agent_id: string }>).filter(
       (r) => !liveAgentIds.has(r.agent_id),
     );
@@ -160,6 +220,8 @@ export class SessionService {
 
   /** Compaction's write: the summary replaces every message but the last `keep`. */
   replaceWithSummary(sessionId: string, summary: string, keep: number): number {
+    this.flush();
+    this.histories.delete(sessionId);
     return this.db.transaction(() => {
       const rows = this.rows(sessionId);
       const drop = rows.slice(0, Math.max(0, rows.length - keep));
