@@ -39,13 +39,22 @@ const RULES: ReadonlyArray<readonly [string, RegExp, string]> = [
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Every response passes here: nothing is built for the ones the trail does not record. */
 export function fromResponse(e: HttpResponseEvent): AuditRecord | undefined {
   const refused = REFUSED[e.statusCode];
-  const where = { method: e.method, route: e.route ?? null, url: e.url.split('?')[0], status: e.statusCode, ip: e.ip, request_id: e.id };
-  if (refused) return { ...refused, details: where };
+  if (refused) return { ...refused, details: where(e) };
   if (!WRITES.has(e.method) || e.statusCode >= 400 || !e.route) return undefined;
   for (const [method, pattern, event_type] of RULES) {
-    if ((method === '*' || method === e.method) && pattern.test(e.route)) return { event_type, details: where };
+    if ((method === '*' || method === e.method) && pattern.test(e.route)) return { event_type, details: where(e) };
   }
   return undefined;
 }
+
+const where = (e: HttpResponseEvent) => ({
+  method: e.method,
+  route: e.route ?? null,
+  url: e.url.split('?')[0],
+  status: e.statusCode,
+  ip: e.ip,
+  request_id: e.id,
+});
