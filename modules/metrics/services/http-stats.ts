@@ -33,8 +33,12 @@ export class HttpStats {
     const seconds = event.durationMs / 1000;
     entry.count++;
     entry.sum += seconds;
-    const i = BUCKETS.findIndex((bound) => seconds <= bound);
-    if (i >= 0) entry.buckets[i]++;
+    for (let i = 0; i < BUCKETS.length; i++) {
+      if (seconds <= BUCKETS[i]) {
+        entry.buckets[i]++;
+        break;
+      }
+    }
   }
 
   values(): Iterable<Entry> {
