@@ -28,9 +28,10 @@ export class FrontServer {
         if (counted) g.inflight--;
         counted = false;
       };
-      res.once('close', done);
+      // `on`, not `once`: done runs once by itself, and once wraps each listener anew (every request passes here).
+      res.on('close', done);
       // A stream (SSE) lives until its module ends it: a drain never waits for it, as for WebSockets.
-      res.once(LONG_LIVED, done);
+      res.on(LONG_LIVED, done);
       g.inner.emit('request', req, res);
     });
     this.server.on('upgrade', (req, socket: Socket, head) => {
