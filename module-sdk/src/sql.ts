@@ -39,6 +39,20 @@ function schedule(db: Database, queue: WriteBehind<never>): void {
  * One transaction for every queue of the database that has rows, each in a savepoint so that one failing loses only
  * its own rows. One commit instead of one per queue: fewer WAL frames, so fewer of the checkpoints a commit pays.
  */
+/** better-sqlite3 builds a transaction function anew on each db.transaction() call: one per database is kept. */
+const sharedTransactions = new WeakMap<Database, (taken: ReadonlyArray<readonly [WriteBehind<never>, never[]]>) => void>();
+
+function sharedTransaction(db: Database) {
+  let run = sharedTransactions.get(db);
+  if (!run) {
+    run = db.transaction((taken: ReadonlyArray<readonly [WriteBehind<never>, never[]]>) => {
+      for (const [queue, rows] of taken) queue.write(rows);
+    });
+    sharedTransactions.set(db, run);
+  }
+  return run;
+}
+
 function flushWaiting(db: Database): void {
   const queues = waiting.get(db);
   waiting.delete(db);
@@ -46,9 +60,7 @@ function flushWaiting(db: Database): void {
   const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
   if (!taken.length) return;
   try {
-    db.transaction(() => {
-      for (const [queue, rows] of taken) queue.write(rows);
-    })();
+    sharedTransaction(db)(taken);
   } catch (err) {
     for (const [queue, rows] of taken) queue.failed(err, rows);
   }
@@ -63,12 +75,17 @@ function flushWaiting(db: Database): void {
  */
 export class WriteBehind<T> {
   private queued: T[] = [];
+  private readonly writeAll: (rows: readonly T[]) => void;
 
   constructor(
     private readonly db: Database,
-    private readonly writeRow: (row: T) => void,
+    writeRow: (row: T) => void,
     private readonly onError: (err: unknown, rows: readonly T[]) => void,
-  ) {}
+  ) {
+    this.writeAll = db.transaction((rows: readonly T[]) => {
+      for (const row of rows) writeRow(row);
+    });
+  }
 
   push(row: T): void {
     this.queued.push(row);
@@ -91,7 +108,7 @@ export class WriteBehind<T> {
   /** Writes rows in a transaction (a savepoint inside the shared one); a failure is reported, not thrown. */
   write(rows: readonly T[]): void {
     try {
-      this.db.transaction(() => rows.forEach((row) => this.writeRow(row)))();
+      this.writeAll(rows);
     } catch (err) {
       this.failed(err, rows);
     }
