@@ -22,25 +22,26 @@ export function toChat(messages: readonly StoredMessage[], summary?: string | nu
 export function repair(input: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const message of input) {
-    let content = message.content.filter((b) => b.type !== 'text' || b.text.length > 0);
-    if (message.role === 'user') {
-      const prev = out[out.length - 1];
-      const open = prev?.role === 'assistant' ? toolUseIds(prev.content) : new Set<string>();
-      content = content.filter((b) => b.type !== 'tool_result' || open.has(b.toolUseId));
-    } else {
-      content = content.filter((b) => b.type !== 'tool_result');
+    let content = message.content.some(isEmptyText) ? message.content.filter((b) => !isEmptyText(b)) : message.content;
+    if (content.some(isToolResult)) {
+      if (message.role === 'user') {
+        const prev = out[out.length - 1];
+        const open = prev?.role === 'assistant' ? toolUseIds(prev.content) : undefined;
+        content = content.filter((b) => b.type !== 'tool_result' || Boolean(open?.has(b.toolUseId)));
+      } else {
+        content = content.filter((b) => b.type !== 'tool_result');
+      }
     }
     if (!content.length) continue;
     push(out, { role: message.role, content });
   }
   // Close every tool_use that has no result with a synthetic one.
   for (let i = 0; i < out.length; i++) {
-    const ids = out[i].role === 'assistant' ? toolUseIds(out[i].content) : new Set<string>();
-    if (!ids.size) continue;
+    const ids = out[i].role === 'assistant' ? toolUseIds(out[i].content) : undefined;
+    if (!ids) continue;
     const next = out[i + 1];
-    const answered = next?.role === 'user' ? new Set(next.content.flatMap((b) => (b.type === 'tool_result' ? [b.toolUseId] : []))) : new Set<string>();
-    if ([...ids].every((id) => answered.has(id))) continue;
     const given = next?.role === 'user' ? next.content : [];
+    if ([...ids].every((id) => given.some((b) => b.type === 'tool_result' && b.toolUseId === id))) continue;
     // Results in the order of the calls, a synthetic one for each call that has none.
     const results = [...ids].map(
       (id): ContentBlock =>
@@ -57,8 +58,15 @@ export function repair(input: readonly ChatMessage[]): ChatMessage[] {
   return out;
 }
 
-/** Adjacent text blocks become one (message rule 4). */
+const isEmptyText = (b: ContentBlock) => b.type === 'text' && b.text.length === 0;
+const isToolResult = (b: ContentBlock) => b.type === 'tool_result';
+
+/**
+ * Adjacent text blocks become one (message rule 4). The repair runs before every model call over the whole history,
+ * so the helpers below hand back their input when there is nothing to change (most messages are one text block).
+ */
 function mergeText(blocks: readonly ContentBlock[]): ContentBlock[] {
+  if (!blocks.some((b, i) => b.type === 'text' && blocks[i - 1]?.type === 'text')) return blocks as ContentBlock[];
   const out: ContentBlock[] = [];
   for (const b of blocks) {
     const last = out[out.length - 1];
@@ -69,20 +77,28 @@ function mergeText(blocks: readonly ContentBlock[]): ContentBlock[] {
 }
 
 export function textOf(blocks: readonly ContentBlock[]): string {
-  return blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+  let text = '';
+  for (const b of blocks) if (b.type === 'text') text += b.text;
+  return text;
 }
 
+/** Appends the message, or its content to the last message when that has the same role; the input is never changed. */
 function push(out: ChatMessage[], message: ChatMessage): void {
   const last = out[out.length - 1];
   if (last?.role === message.role) last.content = [...last.content, ...message.content];
-  else out.push({ role: message.role, content: [...message.content] });
+  else out.push({ role: message.role, content: message.content });
 }
 
-function toolUseIds(blocks: readonly ContentBlock[]): Set<string> {
-  return new Set(blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])));
+/** The ids of the tool calls in the blocks; undefined when there are none. */
+function toolUseIds(blocks: readonly ContentBlock[]): Set<string> | undefined {
+  let ids: Set<string> | undefined;
+  for (const b of blocks) if (b.type === 'tool_use') (ids ??= new Set()).add(b.id);
+  return ids;
 }
 
 /** Providers want a user message's tool results before anything else in it. */
 function resultsFirst(blocks: readonly ContentBlock[]): ContentBlock[] {
-  return [...blocks.filter((b) => b.type === 'tool_result'), ...blocks.filter((b) => b.type !== 'tool_result')];
+  const firstOther = blocks.findIndex((b) => b.type !== 'tool_result');
+  if (firstOther === -1 || !blocks.slice(firstOther).some(isToolResult)) return blocks as ContentBlock[];
+  return [...blocks.filter(isToolResult), ...blocks.filter((b) => !isToolResult(b))];
 }
