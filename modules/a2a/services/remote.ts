@@ -87,13 +87,16 @@ function factory(fetchImpl: typeof fetch): ClientFactory {
 export class RemoteAgents {
   private readonly factory: ClientFactory;
   private readonly clients = new Map<string, Promise<Client>>();
+  /** The discovered agents, kept until the next discovery: the a2a_send tool's description lists them on every model call. */
+  private listed?: ReturnType<typeof agentView>[];
 
   constructor(private readonly deps: RemoteDeps) {
     this.factory = factory(deps.fetch);
   }
 
-  list() {
-    return prepared<[], AgentRow>(this.deps.db, 'SELECT * FROM a2a_remote_agents ORDER BY discovered_at').all().map(agentView);
+  list(): readonly ReturnType<typeof agentView>[] {
+    this.listed ??= prepared<[], AgentRow>(this.deps.db, 'SELECT * FROM a2a_remote_agents ORDER BY discovered_at').all().map(agentView);
+    return this.listed;
   }
 
   /** By id, URL or name. */
@@ -141,6 +144,7 @@ export class RemoteAgents {
       this.deps.db,
       'INSERT INTO a2a_remote_agents (id, url, name, card, token, discovered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET name = excluded.name, card = excluded.card, token = excluded.token, discovered_at = excluded.discovered_at',
     ).run(id, url, card.name, JSON.stringify(card), sealed, now);
+    this.listed = undefined;
     this.clients.delete(id);
     return agentView(this.get(id));
   }
