@@ -60,8 +60,6 @@ export class Kernel implements KernelApi {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: KernelOptions = {}) {
-    // Stack traces of bundled module code point at the original TypeScript files.
-    process.setSourceMapsEnabled(true);
     this.dev = Boolean(options.dev);
     this.home = options.home ?? resolveHome();
     this.store = new ConfigStore(path.join(this.home, 'config.toml'));
