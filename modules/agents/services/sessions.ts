@@ -66,8 +66,8 @@ interface QueuedMessage {
 
 export class SessionService {
   private readonly queue: WriteBehind<QueuedMessage>;
-  /** Session id → its messages, oldest first; the most recently used last (LRU). */
-  private readonly histories = new Map<string, StoredMessage[]>();
+  /** Session id → its messages (oldest first) and summary; the most recently used last (LRU). */
+  private readonly histories = new Map<string, { messages: StoredMessage[]; summary: string | null }>();
 
   constructor(
     private readonly db: Database,
@@ -170,22 +170,27 @@ export class SessionService {
 
   /** The session's messages, oldest first (from memory for recently used sessions). */
   messages(sessionId: string): StoredMessage[] {
+    return [...this.history(sessionId).messages];
+  }
+
+  /** What a model call needs of the session: its messages and compaction summary (kept in memory while used). */
+  history(sessionId: string): { readonly messages: readonly StoredMessage[]; readonly summary: string | null } {
     let history = this.histories.get(sessionId);
     if (history) this.histories.delete(sessionId);
     else {
       this.flush();
-      history = this.rows(sessionId).map(toStored);
+      history = { messages: this.rows(sessionId).map(toStored), summary: this.get(sessionId)?.summary ?? null };
       if (this.histories.size >= CACHED_SESSIONS) this.histories.delete(this.histories.keys().next().value!);
     }
     this.histories.set(sessionId, history);
-    return [...history];
+    return history;
   }
 
   append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[] }): void {
     const createdAt = new Date().toISOString();
     const stored: StoredMessage = { role: message.role, content: message.content, createdAt };
     if (message.blocks) stored.blocks = message.blocks;
-    this.histories.get(sessionId)?.push(stored);
+    this.histories.get(sessionId)?.messages.push(stored);
     this.queue.push({ sessionId, role: message.role, content: message.content, blocks: message.blocks ? JSON.stringify(message.blocks) : null, createdAt });
   }
 
