@@ -3,7 +3,7 @@
  * - non-streaming: p50 of POST /v1/chat/completions minus p50 of the same call
  *   made straight to the provider (target ≤ 3 ms);
  * - streaming: time to the first body byte through /v1 minus the provider's
- *   own time to its first byte (target ≤ 2 ms).
+ *   own time to its first byte (target ≤ 3 ms, issue 10 item 11).
  * Each timed turn runs in a fresh session, so the history sent stays the same size.
  */
 import http from 'node:http';
@@ -21,7 +21,7 @@ export interface V1BenchFigures {
   v1_p95_ms: number;
   provider_first_byte_p50_ms: number;
   v1_first_byte_p50_ms: number;
-  /** v1 first byte − provider first byte; target ≤ 2. */
+  /** v1 first byte − provider first byte; target ≤ 3. */
   first_byte_overhead_p50_ms: number;
   targets_met: boolean;
   /** Breakdown: the same turn through agentRunner.run in-process (agents + llm + driver, no HTTP). */
@@ -168,7 +168,7 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
       provider_first_byte_p50_ms: round(providerFirst),
       v1_first_byte_p50_ms: round(v1First),
       first_byte_overhead_p50_ms: round(firstOverhead),
-      targets_met: overhead <= 3 && firstOverhead <= 2,
+      targets_met: overhead <= 3 && firstOverhead <= 3,
       runner_p50_ms: round(runnerP50),
       runner_first_delta_p50_ms: round(runnerFirst),
       http_roundtrip_p50_ms: round(httpP50),
