@@ -94,7 +94,10 @@ export class Supervisor {
    */
   private prewarm(module: ModuleInstance): void {
     if (!this.deps.prewarm || module.parts.http) return;
-    const draft = Draft.begin(this.live(undefined, new Set([module.id])), this.generationOptions()).catch(() => undefined);
+    // Begun on a later turn of the event loop: the requests that came in during the swap are answered first.
+    const draft = new Promise((resolve) => setImmediate(resolve))
+      .then(() => Draft.begin(this.live(undefined, new Set([module.id])), this.generationOptions()))
+      .catch(() => undefined);
     this.warm = { module: module.id, draft };
   }
 
