@@ -60,10 +60,6 @@ export class TapLedger {
     return out as TapFacade<T>;
   }
 
-  count(): number {
-    return this.applied.length;
-  }
-
   commit(): void {
     for (const t of this.staged.splice(0)) {
       const options = { name: t.name, stage: t.stage };

@@ -56,7 +56,7 @@ export class FrontServer {
   }
 
   /** Headers of an answer the front server gives itself (no generation is involved). */
-  ownHeaders(body: string): Record<string, string> {
+  private ownHeaders(body: string): Record<string, string> {
     return {
       ...this.baseHeaders.call({}),
       'content-type': 'application/json; charset=utf-8',

@@ -57,19 +57,6 @@ export class ModuleInstance implements ServiceProvider {
     return this.manifest.name;
   }
 
-  tapCount(): number {
-    return this.taps.count();
-  }
-
-  timerCount(): number {
-    return this.timers.size;
-  }
-
-  /** The ids this instance provides (after register). */
-  get provides(): readonly string[] {
-    return this.provided;
-  }
-
   service(id: string): object {
     return this.container.resolve<object>(id);
   }
