@@ -5,8 +5,6 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { generateSecret, generateURI, verify } from 'otplib';
-import QRCode from 'qrcode';
 import { badRequest, statements, tooManyRequests } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/catalog';
 
@@ -80,6 +78,8 @@ export class Totp {
       if (!currentCode) throw badRequest('TOTP is already enrolled: send current_code (a TOTP or recovery code) to replace it');
       await this.check('setup', currentCode, { recovery: true });
     }
+    // otplib and qrcode are loaded when TOTP is first used (most services never enrol): both cost start-up time.
+    const [{ generateSecret, generateURI }, { default: QRCode }] = await Promise.all([import('otplib'), import('qrcode')]);
     const secret = generateSecret();
     const otpauth_uri = generateURI({ issuer: this.issuer(), label: 'operator', secret });
     const recovery_codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
@@ -126,6 +126,7 @@ export class Totp {
 
   private async totpValid(e: Enrollment, token: string): Promise<boolean> {
     const secret = this.vault().open(e.secret, VAULT_OWNER);
+    const { verify } = await import('otplib');
     const result = await verify({ secret, token, epochTolerance: SKEW_SECONDS, afterTimeStep: e.last_step || undefined });
     if (!result.valid || !('timeStep' in result)) return false;
     // Replay refusal: this step and all before it are spent. The UPDATE is conditional so two concurrent uses of one code cannot both pass.
