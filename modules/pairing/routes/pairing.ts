@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import { notFound, requireUuid, type FastifyRequest, type Routes } from '@talon/module-sdk';
 import type { SafeNet } from '@talon/tools';
 import type { PairingConfig } from '../config.ts';
@@ -49,6 +48,8 @@ export function pairingRoutes(app: Routes, deps: PairingRouteDeps): void {
       JSON.stringify({ v: 1, base_url: baseUrl(deps.config(), request), code: code.pairing_code, expires_at: code.expires_at }),
     ).toString('base64url');
     const qr_uri = `talon://pair?payload=${payload}`;
+    // Loaded with the first pairing, not at start-up.
+    const { default: QRCode } = await import('qrcode');
     return { ...code, qr_uri, qr_code: await QRCode.toDataURL(qr_uri) };
   });
 
