@@ -1,4 +1,9 @@
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { createRequire } from 'node:module';
+import type { SimpleGit } from 'simple-git';
+
+/** simple-git is loaded with the first git call, not at start-up (where it was a noticeable share of the time). */
+let lib: typeof import('simple-git') | undefined;
+const simpleGitLib = () => (lib ??= createRequire(import.meta.url)('simple-git') as typeof import('simple-git'));
 
 /** Author and committer of every checkpoint commit. */
 export const CHECKPOINT_AUTHOR = { name: 'Talon Checkpoint', email: 'checkpoints@talon.local' } as const;
@@ -23,6 +28,7 @@ export interface ShadowLocation {
  * calls are made to print (update-index --verbose, commit without --quiet).
  */
 export function shadowGit(location: ShadowLocation, signal?: AbortSignal): SimpleGit {
+  const { simpleGit } = simpleGitLib();
   return simpleGit({
     baseDir: location.gitDir,
     abort: signal,
