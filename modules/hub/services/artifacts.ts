@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
-import { simpleGit } from 'simple-git';
+import { createRequire } from 'node:module';
 import { HttpError, badRequest, forbidden, isInside, notFound } from '@talon/module-sdk';
 import type { ArtifactService, ExtractLimits } from '@talon/hub';
 import type { SafeNet } from '@talon/tools';
@@ -70,10 +70,14 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
   };
 }
 
+/** simple-git is loaded with the first clone, not at start-up. */
+let simpleGitLib: typeof import('simple-git') | undefined;
+
 /** git with a small environment (no editor, pager or askpass program it could be told to run) and a time bound. */
 export function safeGit(timeoutMs: number, baseDir?: string) {
   // The protocol settings passed to clone are ours (they narrow what git may do), hence the override.
-  return simpleGit({ ...(baseDir && { baseDir }), timeout: { block: timeoutMs }, unsafe: { allowUnsafeProtocolOverride: true } }).env({
+  simpleGitLib ??= createRequire(import.meta.url)('simple-git') as typeof import('simple-git');
+  return simpleGitLib.simpleGit({ ...(baseDir && { baseDir }), timeout: { block: timeoutMs }, unsafe: { allowUnsafeProtocolOverride: true } }).env({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/',
     GIT_TERMINAL_PROMPT: '0',
