@@ -7,14 +7,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { CatalogConfig } from '../config.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import { excerpt, probe, ProbeError } from './http-probe.ts';
 import { registryBundleSchema, type RegistryBundle } from './schema.ts';
 import type { RegistryContent } from './store.ts';
 
-const validateBundle = new Ajv({ allErrors: true, strict: false }).compile<RegistryBundle>(registryBundleSchema);
+/** Compiled with the first registry update, not at start-up (an Ajv instance of its own compiles the meta-schema too). */
+let bundleValidator: ValidateFunction<RegistryBundle> | undefined;
+const validateBundle = () => (bundleValidator ??= new Ajv({ allErrors: true, strict: false }).compile<RegistryBundle>(registryBundleSchema));
 
 export class RegistryError extends Error {
   constructor(
@@ -56,8 +58,9 @@ async function fromUrl(url: string, timeoutMs: number): Promise<RegistryContent>
   }
   if (reply.status !== 200) throw new RegistryError(`GET ${url} answered HTTP ${reply.status}: ${excerpt(reply.body)}`);
   const bundle = reply.body;
-  if (!validateBundle(bundle))
-    throw new RegistryError(`registry bundle at ${url} is invalid: ${validateBundle.errors?.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
+  const validate = validateBundle();
+  if (!validate(bundle))
+    throw new RegistryError(`registry bundle at ${url} is invalid: ${validate.errors?.map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
   const providers = bundle.providers.map((p, i) => {
     try {
       return checkProviderFile(p, `providers[${i}]`);
