@@ -132,9 +132,10 @@ async function hotReload(runs: number): Promise<{ medianMs: number; runs: number
       const marker = `v${i}`;
       const started = performance.now();
       writeFileSync(routeFile, original.replace('${ctx.config.greeting}, ', `\${ctx.config.greeting} ${marker}, `));
-      for (;;) {
+      for (const deadline = started + 30_000; ;) {
         const body = (await (await fetch(`${k.url}/api/hello/x`)).json()) as { message: string };
         if (body.message.includes(marker)) break;
+        if (performance.now() > deadline) throw new Error(`reload ${i}: the changed route did not answer within 30 s`);
         await new Promise((r) => setTimeout(r, 2));
       }
       times.push(performance.now() - started);
