@@ -6,7 +6,7 @@ import type { HookBus } from './hooks.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
 import { ModuleBuildError } from './loader/bundle.ts';
 import type { Manifest } from './loader/manifest.ts';
-import { buildGeneration, Draft, RouteBuildError, type Generation, type GenerationOptions } from './http/generation.ts';
+import { buildGeneration, Draft, nextTurn, RouteBuildError, type Generation, type GenerationOptions } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
 
 export interface ModuleRecord {
@@ -95,7 +95,7 @@ export class Supervisor {
   private prewarm(module: ModuleInstance): void {
     if (!this.deps.prewarm || module.parts.http) return;
     // Begun on a later turn of the event loop: the requests that came in during the swap are answered first.
-    const draft = new Promise((resolve) => setImmediate(resolve))
+    const draft = nextTurn()
       .then(() => Draft.begin(this.live(undefined, new Set([module.id])), this.generationOptions()))
       .catch(() => undefined);
     this.warm = { module: module.id, draft };
@@ -187,11 +187,14 @@ export class Supervisor {
     let migrated = false;
     try {
       const { manifest, def } = await load();
+      // Each step on its own turn of the event loop: requests to other modules go on between them.
+      await nextTurn();
       if (manifest.critical && old && pendingMigrations(this.deps.db(), manifest.name, manifest.dir).length) {
         throw new Error(`module '${manifest.name}' is a security module and its change brings a new migration: restart the service to apply it`);
       }
       ({ instance: next, migrated } = await this.stage(manifest, def));
       await next.start();
+      await nextTurn();
       const generation = await this.generation(next);
       this.commit(rec, manifest, next, old, generation);
       return this.outcome(rec, started);

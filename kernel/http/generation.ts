@@ -121,7 +121,7 @@ export class Draft {
     const routes = m.parts.routes;
     if (!routes) return;
     // One module per turn of the event loop: building a generation never holds other requests up for long.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const plugin = async (child: FastifyInstance) => {
       this.current = m.id;
       this.blaming(m.id, () => routes(child as unknown as Routes));
@@ -135,6 +135,7 @@ export class Draft {
   }
 
   async finish(): Promise<Generation> {
+    await nextTurn();
     try {
       await this.app.ready();
     } catch (err) {
@@ -157,6 +158,9 @@ export class Draft {
     }
   }
 }
+
+/** Resolves on a later turn of the event loop, after the requests that arrived meanwhile were taken up. */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A generation with every module's routes. */
 export async function buildGeneration(modules: readonly ModuleInstance[], options: GenerationOptions): Promise<Generation> {
