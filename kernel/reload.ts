@@ -35,9 +35,19 @@ export class ModuleWatcher {
       ignored: (file, stats) => file.includes(`${path.sep}node_modules${path.sep}`) || (!!stats?.isFile() && !SOURCE.test(file)),
     });
     w.watcher.on('all', (_event, file) => w.changed(file));
+    // chokidar drops a second change of a file within 50 ms of the first (a save, then the formatter's): its raw
+    // events, one per file-system notification, are never dropped.
+    w.watcher.on('raw', (_event, name, details) => w.rawChanged(name, (details as { watchedPath: string }).watchedPath));
     w.watcher.on('error', (err) => w.log.warn({ err }, 'module watcher error'));
     await new Promise<void>((resolve) => w.watcher.once('ready', () => resolve()));
     return w;
+  }
+
+  /** A raw event names the watched file itself, or an entry of the watched folder. */
+  private rawChanged(name: string | undefined, watched: string): void {
+    if (!name) return;
+    const file = path.basename(watched) === name ? watched : path.join(watched, name);
+    if (!file.includes(`${path.sep}node_modules${path.sep}`) && SOURCE.test(file)) this.changed(file);
   }
 
   private changed(file: string): void {

@@ -45,6 +45,20 @@ test('a changed route file is picked up without a restart', async () => {
   await waitFor(async () => (await greet()) === 'Hello there, ann!', 5_000, 'the changed route');
 });
 
+test('a second save soon after the first is served too (chokidar drops a change of the same file within 50 ms)', async () => {
+  await k.kernel.settled();
+  const good = readFileSync(routeFile, 'utf8');
+  const say = (word: string) =>
+    good.replace('`${ctx.config.greeting} there, ${request.params.name}!`', `\`\${ctx.config.greeting} ${word}, \${request.params.name}!\``);
+  writeFileSync(routeFile, say('first'));
+  // Late enough for the first reload to have read the file, inside chokidar's 50 ms throttle of the first change.
+  await new Promise((r) => setTimeout(r, 40));
+  writeFileSync(routeFile, say('second'));
+  await waitFor(async () => (await greet()) === 'Hello second, ann!', 5_000, 'the second save to be served');
+  writeFileSync(routeFile, good);
+  await waitFor(async () => (await greet()) === 'Hello there, ann!', 5_000, 'the route as it was');
+});
+
 test('a broken change keeps the previous version serving and logs file and line', async () => {
   const good = readFileSync(routeFile, 'utf8');
   writeFileSync(routeFile, good.replace('app.get(', 'app.get(((('));
