@@ -6,6 +6,14 @@ type Headers = Record<string, string | string[] | undefined>;
 /** Paths a paired device (role user) may not use: they change or expose the service itself. */
 const ADMIN_ONLY = /^\/api\/(config|modules|shutdown|restart|pairing|providers\/[^/]+\/key|backups?|restore|migrate|audit|security|hooks|terminal|init)(\/|$)/;
 
+/**
+ * Changes a paired device may not make: what code the host runs (MCP servers, plugins, skills, hub installs,
+ * extensions, hand installs and their dependencies) and where data leaves it (outbound webhooks). Reading them,
+ * and using what an administrator installed (activating a hand, calling an MCP tool), stays open to devices.
+ */
+const ADMIN_ONLY_CHANGES =
+  /^\/api\/(mcp\/(servers|reload)|plugins|skills\/(install|uninstall|create|reload)|hub\/install|extensions|hands\/(install|reload|[^/]+\/install-deps|[^/]+$)|webhooks)(\/|$)/;
+
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
@@ -27,6 +35,11 @@ export function otherCredential(
     return sameSite ? 'pass' : { forbidden: 'a change made with the session cookie must come from this service (Origin header)' };
   }
   const device = peers.devices?.authenticate(request.headers);
-  if (device) return ADMIN_ONLY.test(request.url.split('?')[0]) ? { forbidden: 'a paired device may not use this endpoint (administrators only)' } : 'pass';
+  if (device)
+    return deviceMayUse(request.method, request.url.split('?')[0]) ? 'pass' : { forbidden: 'a paired device may not use this endpoint (administrators only)' };
   return 'none';
+}
+
+function deviceMayUse(method: string, path: string): boolean {
+  return !ADMIN_ONLY.test(path) && !(UNSAFE.has(method) && ADMIN_ONLY_CHANGES.test(path));
 }

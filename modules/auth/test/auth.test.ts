@@ -93,12 +93,23 @@ test('a key set at run time applies to the next request, and clearing it opens t
 });
 
 test('a weak or placeholder key stops start-up naming api_key (exit code 2 from the CLI)', async () => {
-  for (const key of ['changeme', 'short-key', 'undefined']) {
+  const longPlaceholders = [
+    'your-api-key-here',
+    'YOUR_API_TOKEN_GOES_HERE',
+    'changeme-changeme-please',
+    'replace-me-with-a-real-key',
+    '${TALON_API_KEY_VALUE}',
+  ];
+  for (const key of ['changeme', 'short-key', 'undefined', '0000000000000000', ...longPlaceholders]) {
     await assert.rejects(
       startTestKernel({ only: ['auth'], config: `api_key = "${key}"\n` }),
       (err: Error) => err.name === 'ConfigError' && /'api_key': leave it empty .* at least 16 characters/.test(err.message),
+      key,
     );
   }
+  // A random key of the same length passes.
+  const fine = await startTestKernel({ only: ['auth'], config: 'api_key = "q7Vx2mKp9LwR4tZc8NbY"\n' });
+  await fine.stop();
 });
 
 test('without a key, a network listen address stops start-up naming api_listen, api_key and the opt-out', async () => {

@@ -64,3 +64,45 @@ test('a paired device may not open a terminal, list or delete backups, or run qu
   }
   assert.equal(otherCredential({ method: 'GET', url: '/api/agents', headers: { authorization: 'Bearer dev' } }, { devices }), 'pass');
 });
+
+test('a paired device may not change what code the host runs or where data leaves it, but may use what is installed', () => {
+  const devices = {
+    authenticate: (h: Record<string, unknown>) => (h.authorization === 'Bearer dev' ? ({ device_id: 'd' } as never) : undefined),
+    notify: async () => [],
+  } as never;
+  const verdict = (method: string, url: string) => otherCredential({ method, url, headers: { authorization: 'Bearer dev' } }, { devices });
+  const refused = [
+    ['POST', '/api/mcp/servers'],
+    ['PUT', '/api/mcp/servers/notes'],
+    ['DELETE', '/api/mcp/servers/notes'],
+    ['POST', '/api/mcp/reload'],
+    ['POST', '/api/plugins/install'],
+    ['POST', '/api/plugins/scaffold'],
+    ['POST', '/api/plugins/guard/install-deps'],
+    ['POST', '/api/skills/install'],
+    ['POST', '/api/skills/create'],
+    ['POST', '/api/hub/install'],
+    ['POST', '/api/extensions/install'],
+    ['POST', '/api/hands/install'],
+    ['DELETE', '/api/hands/digest'],
+    ['POST', '/api/hands/digest/install-deps'],
+    ['POST', '/api/webhooks'],
+    ['PUT', '/api/webhooks/events/x'],
+  ];
+  for (const [method, url] of refused) {
+    const v = verdict(method, url);
+    assert.ok(typeof v === 'object' && /administrators only/.test(v.forbidden), `${method} ${url}`);
+  }
+  const allowed = [
+    ['GET', '/api/mcp/servers'],
+    ['POST', '/api/mcp'],
+    ['GET', '/api/plugins'],
+    ['GET', '/api/skills'],
+    ['POST', '/api/hands/digest/activate'],
+    ['POST', '/api/hands/instances/x/pause'],
+    ['DELETE', '/api/hands/instances/x'],
+    ['GET', '/api/webhooks'],
+    ['POST', '/api/agents'],
+  ];
+  for (const [method, url] of allowed) assert.equal(verdict(method, url), 'pass', `${method} ${url}`);
+});
