@@ -49,7 +49,8 @@ export interface AuditTrail {
    * chain it carries over into the restored database is the whole chain.
    */
   hold(): () => void;
-  recent(query: { limit: number; event_type?: string; agent_id?: string }): { entries: AuditEntry[]; total: number };
+  /** Newest first; `before` pages back (ids below it); `total` counts every entry the filters match, on any page. */
+  recent(query: { limit: number; event_type?: string; agent_id?: string; before?: number }): { entries: AuditEntry[]; total: number };
   verify(): VerifyReport;
 }
 

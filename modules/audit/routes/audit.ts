@@ -8,6 +8,7 @@ const recentQuery = {
     n: { type: 'integer', minimum: 1, maximum: 500, description: "the reference's name for limit" },
     event_type: { type: 'string', minLength: 1, maxLength: 100, description: 'only entries of this event_type' },
     agent_id: { type: 'string', minLength: 1, maxLength: 100, description: 'only entries about this agent' },
+    before: { type: 'integer', minimum: 1, description: 'only entries older than this id: the next page is ?before=<the last id of this one>' },
   },
   additionalProperties: false,
 } as const;
@@ -17,9 +18,9 @@ export function auditRoutes(app: Routes, trail: AuditTrail): void {
     schema: { summary: 'Latest audit entries, newest first', tags: ['audit'], querystring: recentQuery },
     config: { rateCost: 5 },
   } as const;
-  const handler = async (request: { query: { limit: number; n?: number; event_type?: string; agent_id?: string } }) => {
-    const { limit, n, event_type, agent_id } = request.query;
-    return trail.recent({ limit: n ?? limit, event_type, agent_id });
+  const handler = async (request: { query: { limit: number; n?: number; event_type?: string; agent_id?: string; before?: number } }) => {
+    const { limit, n, event_type, agent_id, before } = request.query;
+    return trail.recent({ limit: n ?? limit, event_type, agent_id, before });
   };
   app.get('/api/audit/recent', recent, handler);
   // The older listing's name for the same read.

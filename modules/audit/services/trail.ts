@@ -95,14 +95,16 @@ export class Trail implements AuditTrail {
     this.tip = { id, hash };
   }
 
-  recent(query: { limit: number; event_type?: string; agent_id?: string }): { entries: AuditEntry[]; total: number } {
+  recent(query: { limit: number; event_type?: string; agent_id?: string; before?: number }): { entries: AuditEntry[]; total: number } {
     this.flush();
     const where: string[] = [];
     const args: string[] = [];
     if (query.event_type) (where.push('event_type = ?'), args.push(query.event_type));
     if (query.agent_id) (where.push('agent_id = ?'), args.push(query.agent_id));
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const entries = prepared(this.db, `SELECT ${COLUMNS} FROM audit_entries ${filter} ORDER BY id DESC LIMIT ?`).all(...args, query.limit) as AuditEntry[];
+    const page = query.before === undefined ? filter : `${filter ? `${filter} AND` : 'WHERE'} id < ?`;
+    const pageArgs = query.before === undefined ? args : [...args, query.before];
+    const entries = prepared(this.db, `SELECT ${COLUMNS} FROM audit_entries ${page} ORDER BY id DESC LIMIT ?`).all(...pageArgs, query.limit) as AuditEntry[];
     const { n } = prepared(this.db, `SELECT count(*) AS n FROM audit_entries ${filter}`).get(...args) as { n: number };
     return { entries, total: n };
   }

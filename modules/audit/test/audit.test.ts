@@ -112,6 +112,18 @@ test('recent: newest first, limit default 50 and max 500, total counts them all'
   assert.equal(alias.entries.length, 3);
 });
 
+test('recent pages back with before=<id>: the next page starts below the last id, and total stays the whole count', async () => {
+  const first = await recent('?limit=3');
+  const next = await recent(`?limit=3&before=${first.entries[2].id}`);
+  assert.equal(next.entries.length, 3);
+  assert.ok(next.entries.every((e) => e.id < first.entries[2].id));
+  assert.equal(next.entries[0].id, (await recent('?limit=4')).entries[3].id);
+  assert.equal(next.total, first.total);
+  const typed = await recent(`?event_type=module_loaded&limit=1&before=${first.entries[2].id}`);
+  assert.ok(typed.entries.every((e) => e.event_type === 'module_loaded'));
+  for (const bad of ['?before=0', '?before=x']) assert.equal((await k.request(`/api/audit/recent${bad}`, { headers: auth })).status, 400, bad);
+});
+
 test('verify: the untouched chain is valid, with its ends', async () => {
   const report = await get<{ status: string; chain_length: number; first_entry: Entry; last_entry: Entry }>('/api/audit/verify');
   assert.equal(report.status, 'valid');

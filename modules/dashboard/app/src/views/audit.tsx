@@ -1,4 +1,4 @@
-/** The audit trail: the most recent entries of the hash chain, and a check of the whole chain. */
+/** The audit trail: the entries of the hash chain, newest first, 500 at a time (older ones on request), and a check of the whole chain. */
 import { useState } from 'preact/hooks';
 import { api } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
@@ -27,10 +27,16 @@ export default function AuditView() {
   const recent = useApi<{ entries: Entry[]; total: number }>('/api/audit/recent?limit=500');
   const [filter, setFilter] = useState('');
   const [verdict, setVerdict] = useState<Verify>();
+  const [older, setOlder] = useState<Entry[]>([]);
   const action = useAction();
-  const shown = (recent.data?.entries ?? []).filter(
-    (e) => !filter || `${e.event_type} ${e.details} ${e.agent_id ?? ''}`.toLowerCase().includes(filter.toLowerCase()),
-  );
+  const loaded = [...(recent.data?.entries ?? []), ...older];
+  const total = recent.data?.total ?? 0;
+  const loadOlder = () =>
+    action.run(async () => {
+      const next = await api<{ entries: Entry[] }>(`/api/audit/recent?limit=500&before=${loaded[loaded.length - 1].id}`);
+      setOlder([...older, ...next.entries]);
+    });
+  const shown = loaded.filter((e) => !filter || `${e.event_type} ${e.details} ${e.agent_id ?? ''}`.toLowerCase().includes(filter.toLowerCase()));
   const page = usePage(shown, 50);
   return (
     <section>
@@ -48,8 +54,12 @@ export default function AuditView() {
         <input id="audit-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
       </div>
       <p class="muted">
-        The newest {recent.data?.entries.length ?? 0} of {recent.data?.total ?? 0} entries (the service gives the newest 500 at most); the check covers the
-        whole chain.
+        The newest {loaded.length} of {total} entries; the check covers the whole chain.{' '}
+        {loaded.length > 0 && loaded.length < total && (
+          <button type="button" disabled={action.busy} onClick={() => void loadOlder()}>
+            Load 500 older entries
+          </button>
+        )}
       </p>
       <ErrorText error={recent.error ?? action.error} />
       <Table columns={['#', 'Time', 'Event', 'Outcome', 'Details', 'Hash']}>
