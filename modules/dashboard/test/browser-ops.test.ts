@@ -64,6 +64,13 @@ test('a pending approval is approved with a TOTP code; without one it is refused
   await page.getByText('Approved').first().waitFor();
   const after = (await (await env!.k.request(`/api/approvals/${id}`)).json()) as { status: string };
   assert.equal(after.status, 'approved');
+  // A request made while the inbox is open appears without a reload (the approvals SSE stream).
+  const live = await env!.k.request('/api/approvals', {
+    method: 'POST',
+    json: { agent_id: agent, action: 'file_delete', description: 'wants to clean the build folder', payload: { path: 'build' } },
+  });
+  assert.equal(live.status, 201);
+  await page.getByText('wants to clean the build folder').waitFor({ timeout: 5000 });
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'approvals');
   assert.deepEqual(

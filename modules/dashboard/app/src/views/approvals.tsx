@@ -1,9 +1,11 @@
 /**
  * The approvals inbox: pending requests first, approve or reject; with the TOTP second factor on, approving takes a
  * code from the authenticator. Enrollment (QR code, recovery codes shown once, confirm) is on the same page.
+ * New requests and decisions made elsewhere arrive live from GET /api/approvals/stream.
  */
-import { useState } from 'preact/hooks';
-import { api, seg } from '../lib/api.tsx';
+import { useEffect, useState } from 'preact/hooks';
+import { api, request, seg } from '../lib/api.tsx';
+import { readSse } from '../lib/sse.tsx';
 import { useApi } from '../lib/use-api.tsx';
 import { fmtJson, fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
@@ -33,6 +35,7 @@ interface TotpStatus {
 export default function ApprovalsView() {
   const list = useServerPage<{ approvals: Approval[]; total: number }, Approval>('/api/approvals', (d) => ({ items: d.approvals, total: d.total }), 25);
   const totp = useApi<TotpStatus>('/api/approvals/totp/status');
+  useApprovalEvents(() => void list.reload());
   return (
     <section>
       <h1>Approvals</h1>
@@ -48,6 +51,18 @@ export default function ApprovalsView() {
       {totp.data && <Enrollment status={totp.data} onChanged={() => void totp.reload()} />}
     </section>
   );
+}
+
+/** Calls back on every approval.requested / approval.resolved event while the view is open. */
+function useApprovalEvents(onEvent: () => void): void {
+  useEffect(() => {
+    const controller = new AbortController();
+    request('/api/approvals/stream', { signal: controller.signal })
+      .then((res) => readSse(res, (e) => e.event.startsWith('approval.') && onEvent()))
+      // The list still works without live updates (a reload shows them); an aborted stream is the view closing.
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, []);
 }
 
 function ApprovalCard({ a, needsCode, onDecided }: { a: Approval; needsCode: boolean; onDecided: () => void }) {
