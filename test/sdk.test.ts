@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, realpathSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from '@talon/module-sdk';
-import { safeJoin, readPage, paginate, HttpError, requireUuid } from '@talon/module-sdk';
+import { safeJoin, readPage, paginate, HttpError, requireUuid, lazyRequire } from '@talon/module-sdk';
 import { TapLedger } from '../kernel/hooks.ts';
 import { ServiceRegistry } from '../kernel/services.ts';
 
@@ -141,4 +142,28 @@ test('tapPromise on a synchronous hook does not compile', () => {
   // @ts-expect-error a synchronous hook has no tapPromise (npm run typecheck fails if this line compiles)
   assert.equal(typeof facade.sync.tapPromise, 'undefined');
   assert.equal(typeof facade.async.tapPromise, 'function');
+});
+
+test('lazyRequire loads on the first call, from the module first, then from the service, and keeps the package', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'talon-lazy-'));
+  try {
+    mkdirSync(path.join(dir, 'node_modules', 'own-pkg'), { recursive: true });
+    writeFileSync(
+      path.join(dir, 'node_modules', 'own-pkg', 'index.js'),
+      'globalThis.__talonLazyLoads = (globalThis.__talonLazyLoads ?? 0) + 1; module.exports = { who: "own" };',
+    );
+    const from = pathToFileURL(path.join(dir, 'index.js')).href;
+    const own = lazyRequire<{ who: string }>(from, 'own-pkg');
+    const loads = () => (globalThis as { __talonLazyLoads?: number }).__talonLazyLoads ?? 0;
+    assert.equal(loads(), 0, 'nothing is loaded before the first call');
+    assert.equal(own().who, 'own');
+    assert.equal(own().who, 'own');
+    assert.equal(loads(), 1, 'loaded once');
+    // Not beside the module: found among the service's packages.
+    const serviceOnly = lazyRequire<{ parse(text: string): unknown }>(from, 'smol-toml');
+    assert.equal((serviceOnly().parse('a = 1') as { a: number }).a, 1);
+    assert.throws(() => lazyRequire(from, 'no-such-package-anywhere')(), /Cannot find module/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import semver from 'semver';
+import satisfies from 'semver/functions/satisfies.js';
 import * as sdk from '@talon/module-sdk';
 import { isDefinedModule, isHookRef, isServiceRef, type DefinedModule } from '@talon/module-sdk';
 import { connections, type Manifest } from './manifest.ts';
@@ -24,7 +24,7 @@ export class CodeLoader {
    * same-size rewrite within the mtime resolution must not hit the cache.
    */
   async definition(m: Manifest, fresh = false): Promise<DefinedModule> {
-    if (!semver.satisfies(sdk.SDK_VERSION, m.sdk)) throw new Error(`module '${m.name}' needs @talon/module-sdk ${m.sdk}; this service has ${sdk.SDK_VERSION}`);
+    if (!satisfies(sdk.SDK_VERSION, m.sdk)) throw new Error(`module '${m.name}' needs @talon/module-sdk ${m.sdk}; this service has ${sdk.SDK_VERSION}`);
     const entry = path.join(m.dir, m.entry);
     const exports = await this.evaluate(m, entry, fresh, []);
     const def = (exports as { default?: unknown }).default ?? exports;

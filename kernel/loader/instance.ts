@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+// awilix's build without loadModules (which loads fast-glob, most of awilix's start-up cost); the kernel registers explicitly.
+import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
 import type { DefinedModule, EventBus, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef } from '@talon/module-sdk';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';

@@ -21,6 +21,7 @@ export {
 export { EventBus } from './events.ts';
 export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, SubscribeOptions, SubscriberStats } from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
+export { lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { prepared, statements, WriteBehind } from './sql.ts';
 export { readPage, paginate, pageQueryProperties } from './pagination.ts';

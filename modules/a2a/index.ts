@@ -1,5 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler } from '@a2a-js/sdk/server';
+import type { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
 import { authStatus } from '@talon/auth';
 import { secretVault } from '@talon/catalog';
@@ -8,6 +8,7 @@ import { SqliteTaskStore } from './services/task-store.ts';
 import { AgentTaskExecutor } from './services/executor.ts';
 import { coreCard, instanceRpcUrl, type CardContext } from './services/card.ts';
 import { RpcEndpoint } from './services/rpc.ts';
+import { a2aServer } from './services/sdk.ts';
 import { guardedFetch } from './services/guarded-fetch.ts';
 import { RemoteAgents } from './services/remote.ts';
 import { a2aSendTool } from './services/tool.ts';
@@ -34,12 +35,18 @@ export default defineModule<A2aConfig>({
     };
     const store = new SqliteTaskStore(ctx.db);
     const executor = new AgentTaskExecutor(() => ctx.use(agentRunner), ctx.log);
-    // The card is built per request (agents come and go, the listen address is known only once listening).
-    const handler = new (class extends DefaultRequestHandler {
-      override async getAgentCard() {
-        return instanceCard();
-      }
-    })(instanceCard(), store, executor, new DefaultExecutionEventBusManager());
+    // Made with the first A2A request. The card is built per request (agents come and go, the listen address is
+    // known only once listening).
+    let sdkHandler: DefaultRequestHandler | undefined;
+    const handler = () => {
+      if (sdkHandler) return sdkHandler;
+      const { DefaultRequestHandler, DefaultExecutionEventBusManager } = a2aServer();
+      return (sdkHandler = new (class extends DefaultRequestHandler {
+        override async getAgentCard() {
+          return instanceCard();
+        }
+      })(instanceCard(), store, executor, new DefaultExecutionEventBusManager()));
+    };
     const rpc = new RpcEndpoint(handler);
     const fetchImpl = guardedFetch(
       () => config().allowed_hosts,

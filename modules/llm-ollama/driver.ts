@@ -1,13 +1,22 @@
-import { Ollama, type ChatRequest } from 'ollama';
+import type * as OllamaLib from 'ollama';
+import type { ChatRequest } from 'ollama';
+import { lazyRequire } from '@talon/module-sdk';
 import type { CompletionRequest, CompletionResult, ContentBlock, DriverKit, LlmDriver, ProviderTarget, StreamEvent } from '@talon/llm';
 import { stopReason, toOllamaMessages, toOllamaTools, toolUses } from './convert.ts';
+
+/** The Ollama client is loaded with the first call to an Ollama server, not at start-up. */
+const ollama = lazyRequire<typeof OllamaLib>(import.meta.url, 'ollama');
 
 /** A driver for one Ollama server (native API). A client per request carries that request's abort signal in its fetch. */
 export function ollamaDriver(target: ProviderTarget, kit: DriverKit): LlmDriver {
   // The catalogue or [provider_urls] may name the OpenAI-compatible /v1 endpoint; the native API lives at the root.
   const host = target.baseUrl.replace(/\/v1\/?$/, '');
   const client = (signal?: AbortSignal) =>
-    new Ollama({ host, fetch: kit.failingFetch(target.provider, signal), ...(target.apiKey ? { headers: { authorization: `Bearer ${target.apiKey}` } } : {}) });
+    new (ollama().Ollama)({
+      host,
+      fetch: kit.failingFetch(target.provider, signal),
+      ...(target.apiKey ? { headers: { authorization: `Bearer ${target.apiKey}` } } : {}),
+    });
   const params = (request: CompletionRequest): ChatRequest => ({
     model: request.model,
     messages: toOllamaMessages(request.system, request.messages),

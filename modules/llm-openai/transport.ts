@@ -7,8 +7,12 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { createParser } from 'eventsource-parser';
+import type * as EventSourceParser from 'eventsource-parser';
+import { lazyRequire } from '@talon/module-sdk';
 import type { DriverKit, ProviderTarget } from '@talon/llm';
+
+/** Loaded with the first streamed answer, not at start-up. */
+const sse = lazyRequire<typeof EventSourceParser>(import.meta.url, 'eventsource-parser');
 
 /** The failure of a non-2xx answer, shaped like an SDK's HTTP error so the kit reads status and Retry-After. */
 class HttpStatusError extends Error {
@@ -66,7 +70,7 @@ export function openaiTransport(target: ProviderTarget, kit: DriverKit): OpenaiT
       const ready: T[] = [];
       let done = false;
       let failure: string | undefined;
-      const parser = createParser({
+      const parser = sse().createParser({
         onEvent(event) {
           if (done || failure !== undefined) return;
           if (event.data === '[DONE]') return void (done = true);

@@ -31,6 +31,8 @@ export default defineModule<Config>({
     const pluginsDir = () => ctx.config.dir || path.join(ctx.home, 'plugins');
     const runRoot = path.join(ctx.dataDir, 'run');
     let isolation: Isolation = { method: 'none', network: false, pid: false, reason: 'not probed yet' };
+    // The probe runs beside start-up (it starts processes); every hook waits for it, so none runs less isolated.
+    let isolationProbed: Promise<unknown> = Promise.resolve();
     const signer = () => ctx.tryUse(manifestSigner);
     const storeDeps = { launchers: () => ctx.config.launchers, signer };
     const store = new PluginStore({ ...storeDeps, dir: pluginsDir });
@@ -42,6 +44,7 @@ export default defineModule<Config>({
       pool,
       stats,
       isolation: () => isolation,
+      isolationProbed: () => isolationProbed,
       runRoot: () => runRoot,
       timeoutSecs: () => ctx.config.hook_timeout_secs,
       maxOutputBytes: () => ctx.config.max_output_bytes,
@@ -93,6 +96,7 @@ export default defineModule<Config>({
       pluginsDir,
       config,
       isolation: () => isolation,
+      isolationProbed: () => isolationProbed,
       sandbox: () => ctx.use(sandboxService),
       signer,
       registry: () => ctx.tryUse(registryService),
@@ -114,9 +118,12 @@ export default defineModule<Config>({
         // Private folders of hook processes left by an earlier run (a crash) go first.
         rmSync(runRoot, { recursive: true, force: true });
         mkdirSync(runRoot, { recursive: true });
-        isolation = await probeIsolation(ctx.config.isolation === 'auto');
+        isolationProbed = probeIsolation(ctx.config.isolation === 'auto').then((found) => {
+          isolation = found;
+          ctx.log.info({ isolation: found.method, reason: found.reason }, 'plugin hook isolation probed');
+        });
         const count = store.loadAll();
-        ctx.log.info({ plugins: count, isolation: isolation.method, context_engine: engine.configured() }, 'plugins loaded');
+        ctx.log.info({ plugins: count, context_engine: engine.configured() }, 'plugins loaded');
         ctx.setInterval(() => pool.sweep(ctx.config.persistent_idle_secs * 1000), SWEEP_MS);
       },
       stop: () => {

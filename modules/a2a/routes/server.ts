@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HttpError, badRequest, conflict, notFound, type Routes } from '@talon/module-sdk';
-import { Role, type SendMessageRequest } from '@a2a-js/sdk';
+import type { SendMessageRequest } from '@a2a-js/sdk';
 import type { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import type { AgentRecord, AgentRegistry } from '@talon/agents';
 import { agentRpcUrl, cardJson, coreCard, type CardContext } from '../services/card.ts';
@@ -14,10 +14,11 @@ import { message } from '../services/messages.ts';
 import { RpcEndpoint } from '../services/rpc.ts';
 import { taskView } from '../services/shapes.ts';
 import type { SqliteTaskStore } from '../services/task-store.ts';
+import { a2aCore } from '../services/sdk.ts';
 
 export interface ServerDeps {
   registry: () => AgentRegistry;
-  handler: DefaultRequestHandler;
+  handler: () => DefaultRequestHandler;
   rpc: RpcEndpoint;
   store: SqliteTaskStore;
   cardContext: () => CardContext;
@@ -144,11 +145,11 @@ function taskRoutes(app: Routes, deps: ServerDeps, agent: (idOrName: string) => 
     const text = messageText((body.message ?? body.params?.message) as MessageInput, deps.maxChars());
     const params: SendMessageRequest = {
       tenant: '',
-      message: { ...message(Role.ROLE_USER, text), contextId: randomUUID() },
+      message: { ...message(a2aCore().Role.ROLE_USER, text), contextId: randomUUID() },
       configuration: { acceptedOutputModes: ['text/plain'], taskPushNotificationConfig: undefined, returnImmediately: body.blocking === false },
       metadata: undefined,
     };
-    const result = await deps.handler.sendMessage(params, RpcEndpoint.context(a.id)).catch(sdkError);
+    const result = await deps.handler().sendMessage(params, RpcEndpoint.context(a.id)).catch(sdkError);
     if (!('status' in result)) throw new HttpError(502, 'the agent answered without a task');
     return taskView(result);
   });
@@ -159,7 +160,7 @@ function taskRoutes(app: Routes, deps: ServerDeps, agent: (idOrName: string) => 
 
   app.post('/a2a/tasks/:id/cancel', { schema: { summary: 'Cancel a running task', tags, params: idParams } }, async (request) => {
     const task = await load(deps, request.params.id);
-    const done = await deps.handler.cancelTask({ tenant: '', id: task.id, metadata: undefined }, RpcEndpoint.context()).catch(sdkError);
+    const done = await deps.handler().cancelTask({ tenant: '', id: task.id, metadata: undefined }, RpcEndpoint.context()).catch(sdkError);
     return taskView(done);
   });
 }

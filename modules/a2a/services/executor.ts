@@ -5,10 +5,10 @@
  * completed, failed or canceled. Cancelling aborts the turn.
  */
 import type { Logger } from 'pino';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
-import { Role, TaskState } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import type { AgentRunner } from '@talon/agents';
 import { message, status, textOf, textPart } from './messages.ts';
+import { a2aCore, a2aServer } from './sdk.ts';
 
 /** ServerCallContext.state key of the agent a request addresses (set by the routes). */
 export const AGENT_KEY = 'talon.agent_id';
@@ -32,25 +32,25 @@ export class AgentTaskExecutor implements AgentExecutor {
     const ids = { taskId, contextId };
     if (!ctx.task) {
       bus.publish(
-        AgentEvent.task({
+        a2aServer().AgentEvent.task({
           id: taskId,
           contextId,
-          status: status(TaskState.TASK_STATE_SUBMITTED),
+          status: status(a2aCore().TaskState.TASK_STATE_SUBMITTED),
           history: [ctx.userMessage],
           artifacts: [],
           metadata: { agent_id: agentId },
         }),
       );
     }
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
+    bus.publish(a2aServer().AgentEvent.statusUpdate({ taskId, contextId, status: status(a2aCore().TaskState.TASK_STATE_WORKING), metadata: undefined }));
     const abort = new AbortController();
     this.running.set(taskId, { abort, contextId });
     try {
       const result = await this.runner().run({ agentId, message: textOf(ctx.userMessage), origin: 'a2a', signal: abort.signal });
       if (abort.signal.aborted) return;
-      const reply = message(Role.ROLE_AGENT, result.response, ids);
+      const reply = message(a2aCore().Role.ROLE_AGENT, result.response, ids);
       bus.publish(
-        AgentEvent.artifactUpdate({
+        a2aServer().AgentEvent.artifactUpdate({
           taskId,
           contextId,
           artifact: { artifactId: reply.messageId, name: 'response', description: '', parts: [textPart(result.response)], metadata: undefined, extensions: [] },
@@ -59,12 +59,16 @@ export class AgentTaskExecutor implements AgentExecutor {
           metadata: undefined,
         }),
       );
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED, reply), metadata: undefined }));
+      bus.publish(
+        a2aServer().AgentEvent.statusUpdate({ taskId, contextId, status: status(a2aCore().TaskState.TASK_STATE_COMPLETED, reply), metadata: undefined }),
+      );
     } catch (err) {
       if (abort.signal.aborted) return;
       this.log.warn({ task_id: taskId, agent_id: agentId, err: (err as Error).message }, 'A2A task failed');
-      const reply = message(Role.ROLE_AGENT, `The agent could not answer: ${(err as Error).message}`, ids);
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_FAILED, reply), metadata: undefined }));
+      const reply = message(a2aCore().Role.ROLE_AGENT, `The agent could not answer: ${(err as Error).message}`, ids);
+      bus.publish(
+        a2aServer().AgentEvent.statusUpdate({ taskId, contextId, status: status(a2aCore().TaskState.TASK_STATE_FAILED, reply), metadata: undefined }),
+      );
     } finally {
       this.running.delete(taskId);
       bus.finished();
@@ -74,7 +78,14 @@ export class AgentTaskExecutor implements AgentExecutor {
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     const running = this.running.get(taskId);
     running?.abort.abort();
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: running?.contextId ?? '', status: status(TaskState.TASK_STATE_CANCELED), metadata: undefined }));
+    bus.publish(
+      a2aServer().AgentEvent.statusUpdate({
+        taskId,
+        contextId: running?.contextId ?? '',
+        status: status(a2aCore().TaskState.TASK_STATE_CANCELED),
+        metadata: undefined,
+      }),
+    );
     if (!running) bus.finished();
   }
 }

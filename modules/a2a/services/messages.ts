@@ -1,6 +1,6 @@
 /** Building and reading A2A messages (the SDK's proto objects) as plain text. */
 import { randomUUID } from 'node:crypto';
-import { Role, type Message, type Part, type TaskStatus, type TaskState } from '@a2a-js/sdk';
+import type { Message, Part, Role, TaskStatus, TaskState } from '@a2a-js/sdk';
 
 export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };

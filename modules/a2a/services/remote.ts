@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { HttpError, badRequest, notFound, prepared } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/catalog';
-import { Role, Task, TaskState, taskStateToJSON, type AgentCard } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import type { AgentCard, Task } from '@a2a-js/sdk';
+import type { ClientFactory, Client } from '@a2a-js/sdk/client';
 import { message, status } from './messages.ts';
-import { TERMINAL, taskView } from './shapes.ts';
+import { isTerminal, taskView } from './shapes.ts';
 import { OutboundRefused, checkUrl } from './guarded-fetch.ts';
+import { a2aClient, a2aCore } from './sdk.ts';
 
 const MAX_CARD_BYTES = 256 * 1024;
 
@@ -76,6 +77,7 @@ export function agentView(row: AgentRow) {
 
 /** An SDK client factory whose transports (JSON-RPC or HTTP+JSON, A2A 1.0 or 0.3) use this fetch. */
 function factory(fetchImpl: typeof fetch): ClientFactory {
+  const { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } = a2aClient();
   const legacyCompat = { enabled: true };
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
@@ -85,13 +87,15 @@ function factory(fetchImpl: typeof fetch): ClientFactory {
 }
 
 export class RemoteAgents {
-  private readonly factory: ClientFactory;
+  private ownFactory?: ClientFactory;
   private readonly clients = new Map<string, Promise<Client>>();
   /** The discovered agents, kept until the next discovery: the a2a_send tool's description lists them on every model call. */
   private listed?: ReturnType<typeof agentView>[];
 
-  constructor(private readonly deps: RemoteDeps) {
-    this.factory = factory(deps.fetch);
+  constructor(private readonly deps: RemoteDeps) {}
+
+  private get factory(): ClientFactory {
+    return (this.ownFactory ??= factory(this.deps.fetch));
   }
 
   list(): readonly ReturnType<typeof agentView>[] {
@@ -158,7 +162,7 @@ export class RemoteAgents {
     const result = await client
       .sendMessage({
         tenant: '',
-        message: message(Role.ROLE_USER, text),
+        message: message(a2aCore().Role.ROLE_USER, text),
         configuration: { acceptedOutputModes: ['text/plain'], taskPushNotificationConfig: undefined, returnImmediately: !blocking },
         metadata: undefined,
       })
@@ -167,7 +171,14 @@ export class RemoteAgents {
     const task: Task =
       'status' in result
         ? result
-        : { id: '', contextId: result.contextId, status: status(TaskState.TASK_STATE_COMPLETED, result), history: [], artifacts: [], metadata: undefined };
+        : {
+            id: '',
+            contextId: result.contextId,
+            status: status(a2aCore().TaskState.TASK_STATE_COMPLETED, result),
+            history: [],
+            artifacts: [],
+            metadata: undefined,
+          };
     this.save(localId, agent.id, task);
     return this.view(localId);
   }
@@ -175,8 +186,8 @@ export class RemoteAgents {
   /** A sent task, refreshed from the other agent while it is not finished. */
   async task(localOrRemoteId: string) {
     const row = this.row(localOrRemoteId);
-    const stored = Task.fromJSON(JSON.parse(row.task));
-    if (row.remote_id && !TERMINAL.has(stored.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
+    const stored = a2aCore().Task.fromJSON(JSON.parse(row.task));
+    if (row.remote_id && !isTerminal(stored.status?.state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED)) {
       const client = await this.client(this.get(row.agent_id));
       const fresh = await client.getTask({ tenant: '', id: row.remote_id }).catch((err) => upstream('the other agent could not report the task', err));
       this.save(row.id, row.agent_id, fresh);
@@ -192,7 +203,7 @@ export class RemoteAgents {
 
   private view(localId: string) {
     const row = this.row(localId);
-    const task = Task.fromJSON(JSON.parse(row.task));
+    const task = a2aCore().Task.fromJSON(JSON.parse(row.task));
     return { ...taskView(task), task_id: row.id, remote_task_id: row.remote_id || null, agent_id: row.agent_id };
   }
 
@@ -211,7 +222,15 @@ export class RemoteAgents {
       this.deps.db,
       `INSERT INTO a2a_remote_tasks (id, agent_id, remote_id, state, task, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET state = excluded.state, task = excluded.task, updated_at = excluded.updated_at`,
-    ).run(localId, agentId, task.id, taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED), JSON.stringify(Task.toJSON(task)), now, now);
+    ).run(
+      localId,
+      agentId,
+      task.id,
+      a2aCore().taskStateToJSON(task.status?.state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED),
+      JSON.stringify(a2aCore().Task.toJSON(task)),
+      now,
+      now,
+    );
   }
 
   private client(agent: AgentRow): Promise<Client> {

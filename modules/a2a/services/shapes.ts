@@ -1,19 +1,25 @@
 /** The spec's task shape ({task_id, status, result {role, parts}}) of an SDK task, for the /a2a/tasks and /api/a2a routes. */
-import { Role, TaskState, taskStateToJSON, type Message, type Task } from '@a2a-js/sdk';
+import type { Message, Task, TaskState } from '@a2a-js/sdk';
 import { textOf } from './messages.ts';
+import { a2aCore } from './sdk.ts';
 
 /** 'completed', 'working', 'input-required'..., and the spec's spelling 'cancelled'. */
 export function stateName(state: TaskState | undefined): string {
-  if (state === TaskState.TASK_STATE_CANCELED) return 'cancelled';
-  return taskStateToJSON(state ?? TaskState.TASK_STATE_UNSPECIFIED)
+  if (state === a2aCore().TaskState.TASK_STATE_CANCELED) return 'cancelled';
+  return a2aCore()
+    .taskStateToJSON(state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED)
     .replace(/^TASK_STATE_/, '')
     .toLowerCase()
     .replace(/_/g, '-');
 }
 
-export const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+/** Whether a task in this state is over (completed, failed, canceled or rejected). */
+export function isTerminal(state: TaskState): boolean {
+  const { TaskState: S } = a2aCore();
+  return state === S.TASK_STATE_COMPLETED || state === S.TASK_STATE_FAILED || state === S.TASK_STATE_CANCELED || state === S.TASK_STATE_REJECTED;
+}
 
-const messageView = (m: Message) => ({ role: m.role === Role.ROLE_AGENT ? 'agent' : 'user', parts: [{ text: textOf(m) }] });
+const messageView = (m: Message) => ({ role: m.role === a2aCore().Role.ROLE_AGENT ? 'agent' : 'user', parts: [{ text: textOf(m) }] });
 
 /** The reply: the final status message, else the last artifact. */
 export function resultOf(task: Task): { role: string; parts: Array<{ text: string }> } | null {

@@ -5,8 +5,9 @@
  */
 import type { Database } from 'better-sqlite3';
 import { prepared } from '@talon/module-sdk';
-import { Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
+import type { Task } from '@a2a-js/sdk';
 import type { TaskStore } from '@a2a-js/sdk/server';
+import { a2aCore } from './sdk.ts';
 
 type ListTasks = TaskStore['list'];
 
@@ -26,8 +27,8 @@ export class SqliteTaskStore implements TaskStore {
       task.id,
       task.contextId,
       agentId,
-      taskStateToJSON(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED),
-      JSON.stringify(Task.toJSON(task)),
+      a2aCore().taskStateToJSON(task.status?.state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED),
+      JSON.stringify(a2aCore().Task.toJSON(task)),
       now,
       now,
     );
@@ -35,13 +36,13 @@ export class SqliteTaskStore implements TaskStore {
 
   async load(taskId: string): Promise<Task | undefined> {
     const row = prepared<[string], { task: string }>(this.db, 'SELECT task FROM a2a_tasks WHERE id = ?').get(taskId);
-    return row ? Task.fromJSON(JSON.parse(row.task)) : undefined;
+    return row ? a2aCore().Task.fromJSON(JSON.parse(row.task)) : undefined;
   }
 
   async list(params: Parameters<ListTasks>[0]): ReturnType<ListTasks> {
     const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), 100);
     const offset = Number(params.pageToken) || 0;
-    const state = params.status ? taskStateToJSON(params.status) : null;
+    const state = params.status ? a2aCore().taskStateToJSON(params.status) : null;
     const where = 'WHERE (? IS NULL OR context_id = ?) AND (? IS NULL OR state = ?)';
     const args = [params.contextId || null, params.contextId || null, state, state];
     const total = prepared<unknown[], { n: number }>(this.db, `SELECT COUNT(*) AS n FROM a2a_tasks ${where}`).get(...args)!.n;
@@ -51,15 +52,15 @@ export class SqliteTaskStore implements TaskStore {
       offset,
     );
     const next = offset + rows.length < total ? String(offset + rows.length) : '';
-    return { tasks: rows.map((r) => Task.fromJSON(JSON.parse(r.task))), nextPageToken: next, pageSize, totalSize: total };
+    return { tasks: rows.map((r) => a2aCore().Task.fromJSON(JSON.parse(r.task))), nextPageToken: next, pageSize, totalSize: total };
   }
 
   /** Tasks still marked running when the service starts were cut off by a stop: they end as failed. */
   failInterrupted(): number {
     const rows = prepared<[], { task: string }>(this.db, `SELECT task FROM a2a_tasks WHERE state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`).all();
     for (const row of rows) {
-      const task = Task.fromJSON(JSON.parse(row.task));
-      task.status = { state: TaskState.TASK_STATE_FAILED, message: undefined, timestamp: new Date().toISOString() };
+      const task = a2aCore().Task.fromJSON(JSON.parse(row.task));
+      task.status = { state: a2aCore().TaskState.TASK_STATE_FAILED, message: undefined, timestamp: new Date().toISOString() };
       void this.save(task);
     }
     return rows.length;

@@ -10,7 +10,8 @@ import { lstat, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import tar from 'tar-stream';
+import type * as TarStream from 'tar-stream';
+import { lazyRequire } from '@talon/module-sdk';
 import {
   CHECKSUMS,
   CONFIG_ENTRY,
@@ -24,6 +25,9 @@ import {
   type Component,
   type Manifest,
 } from './components.ts';
+
+/** tar-stream is loaded with the first archive, not at start-up. */
+const tarStream = lazyRequire<typeof TarStream>(import.meta.url, 'tar-stream');
 
 /** Files up to this size are read whole (small enough to hash in one go without holding the event loop) (their size cannot change between the header and the bytes). */
 const WHOLE = 1024 * 1024;
@@ -41,7 +45,7 @@ export interface ArchiveInput {
 }
 
 class Packer {
-  readonly pack = tar.pack();
+  readonly pack = tarStream().pack();
   readonly sums: Checksums = { files: {} };
   readonly mtime = new Date();
 

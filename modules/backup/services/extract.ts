@@ -10,8 +10,13 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
-import { extract as tarExtract, type Header } from 'tar-stream';
+import type * as TarStream from 'tar-stream';
+import type { Header } from 'tar-stream';
+import { lazyRequire } from '@talon/module-sdk';
 import { CHECKSUMS, COMPONENTS, FORMAT, FORMAT_VERSION, MANIFEST, type Checksums, type Manifest } from './components.ts';
+
+/** tar-stream is loaded with the first archive, not at start-up. */
+const tarStream = lazyRequire<typeof TarStream>(import.meta.url, 'tar-stream');
 
 export class BadArchive extends Error {}
 
@@ -64,7 +69,7 @@ export async function extractArchive(file: string, staging: string | undefined):
   const hashes = new Map<string, { size: number; sha256: string }>();
   let manifest: Manifest | undefined;
   let sums: Checksums | undefined;
-  const extract = tarExtract();
+  const extract = tarStream().extract();
   const gunzip = createGunzip();
   const input = createReadStream(file);
   for (const s of [input, gunzip]) s.on('error', (err: Error) => extract.destroy(err));

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import type { SimpleGit } from 'simple-git';
+import { lazyRequire } from '@talon/module-sdk';
 
 /** simple-git is loaded with the first git call, not at start-up (where it was a noticeable share of the time). */
-let lib: typeof import('simple-git') | undefined;
-const simpleGitLib = () => (lib ??= createRequire(import.meta.url)('simple-git') as typeof import('simple-git'));
+const simpleGitLib = lazyRequire<typeof import('simple-git')>(import.meta.url, 'simple-git');
 
 /** Author and committer of every checkpoint commit. */
 export const CHECKPOINT_AUTHOR = { name: 'Talon Checkpoint', email: 'checkpoints@talon.local' } as const;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { badRequest, notFound, type Routes } from '@talon/module-sdk';
 import type { RegistryEntry } from '@talon/hub';
 import type { SkillStore } from '@talon/skills';
-import semver from 'semver';
+import semverGt from 'semver/functions/gt.js';
+import semverValid from 'semver/functions/valid.js';
 import type { Registry } from '../services/registry.ts';
 import { page, search, type Which } from '../services/hub.ts';
 
@@ -156,7 +157,7 @@ export function hubRoutes(app: Routes, deps: HubRouteDeps): void {
         is_installed: mine.has(e.name),
       }));
       const updates = entries
-        .filter((e) => mine.has(e.name) && semver.valid(e.version) && semver.valid(mine.get(e.name)!) && semver.gt(e.version, mine.get(e.name)!))
+        .filter((e) => mine.has(e.name) && semverValid(e.version) && semverValid(mine.get(e.name)!) && semverGt(e.version, mine.get(e.name)!))
         .map((e) => ({ name: e.name, installed: mine.get(e.name), available: e.version }));
       const s = deps.pick('hub').status();
       return { skills, total: skills.length, catalog_version: s.revision, synced_at: s.synced_at, offline: s.offline, updates };

@@ -6,11 +6,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { extract as tarExtract } from 'tar-stream';
-import { createRequire } from 'node:module';
-import { HttpError, badRequest, forbidden, isInside, notFound } from '@talon/module-sdk';
+import type * as TarStream from 'tar-stream';
+import { HttpError, badRequest, forbidden, isInside, lazyRequire, notFound } from '@talon/module-sdk';
 import type { ArtifactService, ExtractLimits } from '@talon/hub';
 import type { SafeNet } from '@talon/tools';
+
+/** tar-stream is loaded with the first archive, not at start-up. */
+const tarStream = lazyRequire<typeof TarStream>(import.meta.url, 'tar-stream');
 
 export interface ArtifactDeps {
   net: () => SafeNet | undefined;
@@ -71,18 +73,19 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
 }
 
 /** simple-git is loaded with the first clone, not at start-up. */
-let simpleGitLib: typeof import('simple-git') | undefined;
+const simpleGitLib = lazyRequire<typeof import('simple-git')>(import.meta.url, 'simple-git');
 
 /** git with a small environment (no editor, pager or askpass program it could be told to run) and a time bound. */
 export function safeGit(timeoutMs: number, baseDir?: string) {
   // The protocol settings passed to clone are ours (they narrow what git may do), hence the override.
-  simpleGitLib ??= createRequire(import.meta.url)('simple-git') as typeof import('simple-git');
-  return simpleGitLib.simpleGit({ ...(baseDir && { baseDir }), timeout: { block: timeoutMs }, unsafe: { allowUnsafeProtocolOverride: true } }).env({
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_NOSYSTEM: '1',
-  });
+  return simpleGitLib()
+    .simpleGit({ ...(baseDir && { baseDir }), timeout: { block: timeoutMs }, unsafe: { allowUnsafeProtocolOverride: true } })
+    .env({
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+    });
 }
 
 export async function extractTarGz(archive: Buffer, dest: string, limits: ExtractLimits): Promise<void> {
@@ -93,7 +96,7 @@ export async function extractTarGz(archive: Buffer, dest: string, limits: Extrac
     throw badRequest(`the archive is not a valid .tar.gz within the limits: ${(err as Error).message}`);
   }
   mkdirSync(dest, { recursive: true });
-  const extractor = tarExtract();
+  const extractor = tarStream().extract();
   let entries = 0;
   let bytes = 0;
   const done = new Promise<void>((resolve, reject) => {

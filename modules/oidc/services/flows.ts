@@ -3,11 +3,14 @@
  * redirects; the callback exchanges the code, has the ID token validated (issuer, audience, nonce, signature),
  * reads the profile from the userinfo endpoint and applies allowed_domains.
  */
-import { badRequest, forbidden, HttpError, unauthorized } from '@talon/module-sdk';
-import * as client from 'openid-client';
+import { badRequest, forbidden, HttpError, unauthorized, lazyRequire } from '@talon/module-sdk';
+import type * as Client from 'openid-client';
 import type { OidcConfig, ProviderConfig } from '../config.ts';
 import type { Providers } from './providers.ts';
 import type { Profile } from './sessions.ts';
+
+/** openid-client is loaded with the first sign-in or token check, not at start-up. */
+const client = lazyRequire<typeof Client>(import.meta.url, 'openid-client');
 
 const PENDING_MS = 10 * 60 * 1000;
 const MAX_PENDING = 1000;
@@ -41,17 +44,17 @@ export class Flows {
   async begin(provider: ProviderConfig, baseUrl: string): Promise<URL> {
     const oidc = await this.providers.client(provider);
     this.prune();
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
+    const verifier = client().randomPKCECodeVerifier();
+    const state = client().randomState();
+    const nonce = client().randomNonce();
     const redirectUri = provider.redirect_url || `${baseUrl}/api/auth/callback`;
     this.pending.set(state, { provider: provider.id, verifier, nonce, redirectUri, at: Date.now() });
-    return client.buildAuthorizationUrl(oidc, {
+    return client().buildAuthorizationUrl(oidc, {
       redirect_uri: redirectUri,
       scope: provider.scopes.join(' '),
       state,
       nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge: await client().calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     });
   }
@@ -67,9 +70,9 @@ export class Flows {
     const oidc = await this.providers.client(provider);
     const current = new URL(pending.redirectUri);
     for (const [k, v] of Object.entries(params)) if (typeof v === 'string') current.searchParams.set(k, v);
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof Client.authorizationCodeGrant>>;
     try {
-      tokens = await client.authorizationCodeGrant(oidc, current, {
+      tokens = await client().authorizationCodeGrant(oidc, current, {
         pkceCodeVerifier: pending.verifier,
         expectedState: params.state,
         expectedNonce: pending.nonce,
@@ -79,7 +82,11 @@ export class Flows {
       throw exchangeError(err);
     }
     const claims = tokens.claims()!;
-    const info = oidc.serverMetadata().userinfo_endpoint ? await client.fetchUserInfo(oidc, tokens.access_token, claims.sub).catch(() => undefined) : undefined;
+    const info = oidc.serverMetadata().userinfo_endpoint
+      ? await client()
+          .fetchUserInfo(oidc, tokens.access_token, claims.sub)
+          .catch(() => undefined)
+      : undefined;
     const merged = { ...claims, ...(info ?? {}) } as Record<string, unknown>;
     const profile: Profile = {
       sub: claims.sub,
@@ -110,7 +117,7 @@ export class Flows {
 /** A refused code or a token that does not validate is the caller's problem (400); an unreachable provider is 502. */
 function exchangeError(err: unknown): HttpError {
   const e = err as Error & { code?: string; error?: string };
-  if (err instanceof client.ResponseBodyError) return badRequest(`the provider refused the code: ${e.error ?? e.message}`);
+  if (err instanceof client().ResponseBodyError) return badRequest(`the provider refused the code: ${e.error ?? e.message}`);
   if (typeof e.code === 'string' && e.code.startsWith('OAUTH_')) return badRequest(`the sign-in response does not validate: ${e.message}`);
   return new HttpError(502, `code exchange failed: ${e.message}`);
 }

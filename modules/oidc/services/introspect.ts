@@ -1,9 +1,12 @@
 /** Token introspection (RFC 7662 where the provider offers it, else its userinfo endpoint) and live profiles. */
-import { notFound } from '@talon/module-sdk';
-import * as client from 'openid-client';
+import { notFound, lazyRequire } from '@talon/module-sdk';
+import type * as Client from 'openid-client';
 import type { ProviderConfig } from '../config.ts';
 import type { Providers } from './providers.ts';
 import type { Profile, Session, Sessions } from './sessions.ts';
+
+/** openid-client is loaded with the first sign-in or token check, not at start-up. */
+const client = lazyRequire<typeof Client>(import.meta.url, 'openid-client');
 
 export class Introspector {
   constructor(
@@ -17,7 +20,7 @@ export class Introspector {
       const provider = this.providers.find(session.provider);
       const oidc = await this.providers.client(provider);
       if (session.accessToken && oidc.serverMetadata().userinfo_endpoint) {
-        const info = await client.fetchUserInfo(oidc, session.accessToken, session.profile.sub);
+        const info = await client().fetchUserInfo(oidc, session.accessToken, session.profile.sub);
         const pick = (k: string) => (typeof info[k] === 'string' ? (info[k] as string) : null);
         return {
           sub: info.sub,
@@ -57,10 +60,10 @@ export class Introspector {
   private async ask(provider: ProviderConfig, token: string): Promise<Record<string, unknown> | undefined> {
     const oidc = await this.providers.client(provider);
     if (oidc.serverMetadata().introspection_endpoint) {
-      const result = await client.tokenIntrospection(oidc, token);
+      const result = await client().tokenIntrospection(oidc, token);
       return result.active ? { ...result, provider: provider.id } : undefined;
     }
-    const info = await client.fetchUserInfo(oidc, token, client.skipSubjectCheck);
+    const info = await client().fetchUserInfo(oidc, token, client().skipSubjectCheck);
     return { active: true, provider: provider.id, sub: info.sub, email: info.email ?? null, name: info.name ?? null };
   }
 }

@@ -65,6 +65,7 @@ export function pluginRoutes(app: Routes, a: PluginsApp): void {
         error: p.error,
         install_hint: RUNTIME_SPECS[p.runtime].installHint,
       }));
+      await a.isolationProbed();
       const isolation = a.isolation();
       return {
         runtimes: doctorCache.runtimes,

@@ -23,6 +23,7 @@ export interface PluginsApp {
   pluginsDir: () => string;
   config: () => PluginsConfig;
   isolation: () => Isolation;
+  isolationProbed: () => Promise<unknown>;
   sandbox: () => SandboxService;
   signer: () => ManifestSigner | undefined;
   registry: () => RegistryService | undefined;

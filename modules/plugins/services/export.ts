@@ -2,12 +2,16 @@
 import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { pack } from 'tar-stream';
+import type * as TarStream from 'tar-stream';
+import { lazyRequire } from '@talon/module-sdk';
+
+/** tar-stream is loaded with the first archive, not at start-up. */
+const tarStream = lazyRequire<typeof TarStream>(import.meta.url, 'tar-stream');
 
 const LEFT_OUT = new Set(['.deps', 'node_modules', '__pycache__', '.git']);
 
 export async function exportPlugin(dir: string, name: string): Promise<Buffer> {
-  const p = pack();
+  const p = tarStream().pack();
   const walk = (rel: string) => {
     for (const entry of readdirSync(path.join(dir, rel)).sort()) {
       if (LEFT_OUT.has(entry)) continue;

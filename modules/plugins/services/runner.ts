@@ -19,6 +19,8 @@ export interface RunnerDeps {
   pool: ProcessPool;
   stats: HookStats;
   isolation: () => Isolation;
+  /** Settles once the isolation probe has answered: no hook process starts before. */
+  isolationProbed: () => Promise<unknown>;
   runRoot: () => string;
   timeoutSecs: () => number;
   maxOutputBytes: () => number;
@@ -36,6 +38,7 @@ export class HookRunner {
   async call(plugin: LoadedPlugin, hook: HookName, request: Record<string, unknown>, agentId?: string): Promise<HookReply> {
     const manifest = plugin.manifest!;
     const attempts = 1 + manifest.maxRetries;
+    await this.deps.isolationProbed();
     let last: Error = new HookFailure('not called');
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const started = performance.now();
