@@ -1,4 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
+import { llmService } from '@talon/llm';
 import { aliasRoutes } from './routes/aliases.ts';
 
 export default defineModule({
@@ -18,9 +19,16 @@ export default defineModule({
       }, 0);
       return { modules };
     };
+    // [default_model] is the llm module's key: read through its contract ('' = not set, answered as null).
     const defaultModel = () => {
-      const raw = ctx.kernel.config.redacted().default_model as Record<string, unknown> | undefined;
-      return { provider: raw?.provider ?? null, model: raw?.model ?? null, base_url: raw?.base_url ?? null, api_key_env: raw?.api_key_env ?? null };
+      const configured = ctx.tryUse(llmService)?.defaultModel();
+      const value = (v: string | undefined) => v || null;
+      return {
+        provider: value(configured?.provider),
+        model: value(configured?.model),
+        base_url: value(configured?.base_url),
+        api_key_env: value(configured?.api_key_env),
+      };
     };
     return { routes: (app) => aliasRoutes(app, { restart, defaultModel }) };
   },

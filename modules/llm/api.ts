@@ -129,8 +129,8 @@ export interface LlmService {
   stream(ref: ModelRef, request: Omit<CompletionRequest, 'model'>): AsyncIterable<StreamEvent>;
   /** The API formats of the loaded driver modules. */
   formats(): ApiFormat[];
-  /** [default_model] as configured (what provider 'default' stands for); aliases are not resolved. */
-  defaultModel(): { provider: string; model: string };
+  /** [default_model] as configured (what provider 'default' stands for); aliases are not resolved; '' = not set. */
+  defaultModel(): { provider: string; model: string; base_url: string; api_key_env: string };
 }
 
 export const llmService = serviceRef<LlmService>('llm.service');

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
 import { promptScanner, type PromptScanner } from '@talon/prompt-guard';
-import { securityHooks } from '@talon/security';
 import { guardConfigSchema, type GuardConfig } from './services/config.ts';
 import { loadRules } from './services/rules.ts';
 import { Scanner } from './services/scanner.ts';
@@ -12,32 +11,25 @@ import { guardRoutes } from './routes/guard.ts';
 export default defineModule<GuardConfig>({
   configSchema: guardConfigSchema,
   register(ctx) {
-    // The rules are read in start(): a broken rules file stops start-up (a security module never fails open).
-    let scanner: Scanner | undefined;
-    const current = (): Scanner => {
-      if (!scanner) throw new Error('prompt-guard: the rules are not loaded yet');
-      return scanner;
-    };
+    // The rules are read here: a broken rules file fails the module, and a security module that fails stops start-up
+    // (it never fails open). Every part of this copy is handed a loaded scanner.
+    const file = ctx.config.rules_file || path.join(ctx.dir, 'rules', 'injection-rules.json');
+    const scanner = new Scanner(loadRules(file));
+    ctx.log.debug({ rules: scanner.rules().length, file }, 'prompt-injection rules loaded');
     const service: PromptScanner = {
-      scan: (text, file) => current().scan(text, file),
-      scanFiles: (files) => current().scanFiles(files),
-      rules: () => current().rules(),
-      summary: (report) => current().summary(report),
+      scan: (text, file) => scanner.scan(text, file),
+      scanFiles: (files) => scanner.scanFiles(files),
+      rules: () => scanner.rules(),
+      summary: (report) => scanner.summary(report),
     };
     ctx.provide(promptScanner, service);
-    const untrusted = new UntrustedContent(current, () => ctx.config);
+    const untrusted = new UntrustedContent(
+      () => service,
+      () => ctx.config,
+    );
     const agents = ctx.hooks.tryTap(agentHooks);
     agents?.toolResult.tap('mark-untrusted', (output, call) => untrusted.toolResult(output, call));
     agents?.beforeModelCall.tap('mark-injected-message', (call) => untrusted.beforeModelCall(call));
-    // On once the rules are loaded: until then every scan would throw.
-    ctx.hooks.tryTap(securityHooks)?.systemStates.tap('prompt-guard', (states) => (scanner ? states : { ...states, prompt_injection_scanning: 'inactive' }));
-    return {
-      start() {
-        const file = ctx.config.rules_file || path.join(ctx.dir, 'rules', 'injection-rules.json');
-        scanner = new Scanner(loadRules(file));
-        ctx.log.debug({ rules: scanner.rules().length, file }, 'prompt-injection rules loaded');
-      },
-      routes: (app) => guardRoutes(app, current),
-    };
+    return { routes: (app) => guardRoutes(app, () => service) };
   },
 });

@@ -209,8 +209,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
     resolve: (ref) => deps.resolve(ref),
     formats: () => [...new Set(factories().map((f) => f.format))],
     defaultModel: () => {
-      const { provider, model } = deps.config().default_model;
-      return { provider, model };
+      const { provider, model, base_url, api_key_env } = deps.config().default_model;
+      return { provider, model, base_url, api_key_env };
     },
 
     complete(ref, request) {

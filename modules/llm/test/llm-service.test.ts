@@ -256,7 +256,9 @@ describe('llm service: retry, fallback, abort, hooks', () => {
   it('lists the formats of the loaded drivers and the configured default model', () => {
     const service = llm();
     assert.deepEqual(service.formats().sort(), ['anthropic', 'openai']);
-    assert.deepEqual(service.defaultModel(), { provider: 'openai', model: 'gpt-4o-mini' });
+    const { provider, model, api_key_env } = service.defaultModel();
+    assert.deepEqual({ provider, model, api_key_env }, { provider: 'openai', model: 'gpt-4o-mini', api_key_env: 'TALON_LLM_TEST_KEY' });
+    assert.match(service.defaultModel().base_url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
   });
 
   it('says which driver module is missing for a format', async () => {
