@@ -275,3 +275,48 @@ test('the model of the agent is switched from the chat', browserTest, async () =
   assert.equal(agent.model.model, target);
   assert.deepEqual(problems, []);
 });
+
+test(
+  'the agent chooser pages through several hundred agents, finds one past the first page by part of its name, and chat works with it',
+  browserTest,
+  async () => {
+    const crowd = 400;
+    for (let i = 0; i < crowd; i += 25)
+      await Promise.all(Array.from({ length: Math.min(25, crowd - i) }, (_, j) => spawn(env!.k, `name = "crowd-${String(i + j).padStart(4, '0')}"\n`)));
+    const [wanted] = (await (await env!.k.request('/api/agents?q=crowd-0345')).json()) as { id: string }[];
+    env!.fake.enqueue({ text: 'hello from the crowd' });
+    const { page, problems } = await openPage(env!, '/#/chat');
+    const picker = page.getByRole('combobox', { name: 'Agent' });
+    await picker.click();
+    const listbox = page.getByRole('listbox', { name: 'Agents' });
+    const options = listbox.getByRole('option');
+    await options.first().waitFor();
+    const screenful = 30;
+    assert.ok((await options.count()) <= screenful, 'a screenful of rows, not every agent');
+    assert.deepEqual(await axeViolations(page), [], 'the open list');
+    // Scrolling to the end reads the next page; the page still holds only the rows in view.
+    const lastPosition = async () => Number(await options.last().getAttribute('aria-posinset'));
+    await listbox.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await waitFor(async () => (await lastPosition()) > 50, 5000, 'the second page');
+    assert.ok((await options.count()) <= screenful);
+    // By keyboard: type part of the name, move to the match, Enter chooses it.
+    await picker.fill('0345');
+    await listbox.getByRole('option', { name: /crowd-0345/ }).waitFor();
+    assert.equal(await options.count(), 1);
+    await picker.press('ArrowDown');
+    assert.equal(await picker.getAttribute('aria-activedescendant'), await options.first().getAttribute('id'));
+    await picker.press('Enter');
+    await page.waitForURL(`**/#/chat/${wanted!.id}`);
+    assert.equal(await picker.inputValue(), 'crowd-0345');
+    assert.equal(await picker.getAttribute('aria-expanded'), 'false');
+    await page.getByLabel('Message', { exact: true }).fill('hi crowd');
+    await page.getByLabel('Message', { exact: true }).press('Enter');
+    await page.getByText('hello from the crowd').waitFor();
+    const session = (await (await env!.k.request(`/api/agents/${wanted!.id}/session`)).json()) as { messages: { content: string }[] };
+    assert.ok(
+      session.messages.some((m) => m.content === 'hi crowd'),
+      'the message went to the agent chosen',
+    );
+    assert.deepEqual(problems, []);
+  },
+);

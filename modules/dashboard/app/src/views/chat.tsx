@@ -16,7 +16,8 @@ import { loadMarkdown } from '../components/markdown.tsx';
 import { Sessions } from '../components/sessions.tsx';
 import { ModelSwitch } from '../components/model-switch.tsx';
 import { ErrorText } from '../components/error.tsx';
-import type { ViewProps } from './index.tsx';
+import { AgentPicker } from '../components/agent-picker.tsx';
+import { FIRST_AGENT, type ViewProps } from './index.tsx';
 
 const MARK = 'talon:chat-interactive';
 /** A long conversation shows its latest messages, and earlier ones this many at a time on request. */
@@ -26,18 +27,26 @@ interface AgentSummary {
   id: string;
   name: string;
   state: string;
-  model_provider: string;
   model_name: string;
 }
+interface AgentDetail {
+  id: string;
+  name: string;
+  state: string;
+  model: { provider: string; model: string };
+}
 
+/**
+ * The agent in the URL, read by id; without one, the first agent (one summary, not the list: there may be thousands).
+ * The agent chooser reads the rest a page at a time.
+ */
 export default function ChatView({ params }: ViewProps) {
-  const agents = useApi<AgentSummary[]>('/api/agents');
-  const agentId = params[0] ?? agents.data?.[0]?.id;
-  const agent = agents.data?.find((a) => a.id === agentId);
-  if (agents.error) return <ErrorText error={agents.error} />;
-  // With the agent in the URL the conversation loads beside the agent list, not after it.
-  if (!agents.data && !params[0]) return <p class="loading">Loading…</p>;
-  if (agents.data && !agents.data.length)
+  const read = useApi<AgentDetail | AgentSummary[]>(params[0] ? `/api/agents/${seg(params[0])}` : FIRST_AGENT);
+  const agent = read.data && (Array.isArray(read.data) ? read.data[0] : { ...read.data, model_name: read.data.model.model });
+  const agentId = params[0] ?? agent?.id;
+  // With the agent in the URL the conversation loads beside the agent's details, not after them.
+  if (!read.data && !read.error && !params[0]) return <p class="loading">Loading…</p>;
+  if (Array.isArray(read.data) && !read.data.length)
     return (
       <section>
         <h1>Chat</h1>
@@ -50,17 +59,11 @@ export default function ChatView({ params }: ViewProps) {
     <section class="chat">
       <h1 class="sr-only">Chat</h1>
       <div class="chat-head">
-        <label for="agent-pick">Agent</label>
-        <select id="agent-pick" value={agentId} onChange={(e) => navigate('chat', e.currentTarget.value)}>
-          {(agents.data ?? []).map((a) => (
-            <option value={a.id}>
-              {a.name} ({a.state})
-            </option>
-          ))}
-        </select>
-        {agent && <ModelSwitch agentId={agent.id} current={agent.model_name} onChanged={() => void agents.reload()} />}
+        <AgentPicker chosen={agent} onChoose={(id) => navigate('chat', id)} />
+        {agent && <ModelSwitch key={agent.id} agentId={agent.id} current={agent.model_name} onChanged={() => void read.reload()} />}
       </div>
-      {agentId && <Conversation key={agentId} agentId={agentId} />}
+      <ErrorText error={read.error} />
+      {agentId && !read.error && <Conversation key={agentId} agentId={agentId} />}
     </section>
   );
 }

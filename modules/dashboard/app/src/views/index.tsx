@@ -24,6 +24,9 @@ export interface ViewDef {
 
 const seg = encodeURIComponent;
 
+/** What the chat reads first without an agent in the URL: the first agent only (views/chat.tsx). */
+export const FIRST_AGENT = '/api/agents?limit=1&offset=0';
+
 export const VIEWS: ViewDef[] = [
   {
     id: 'chat',
@@ -31,8 +34,9 @@ export const VIEWS: ViewDef[] = [
     group: 'Agents',
     requires: ['agents'],
     load: () => import('./chat.tsx'),
-    // The agent list, and with an agent in the URL its conversation and sessions (components/sessions.tsx's first page).
-    firstReads: ([id]) => (id ? ['/api/agents', `/api/agents/${seg(id)}/session`, `/api/agents/${seg(id)}/sessions?limit=20&offset=0`] : ['/api/agents']),
+    // The first agent, or the agent in the URL with its conversation and sessions (components/sessions.tsx's first page).
+    firstReads: ([id]) =>
+      id ? [`/api/agents/${seg(id)}`, `/api/agents/${seg(id)}/session`, `/api/agents/${seg(id)}/sessions?limit=20&offset=0`] : [FIRST_AGENT],
   },
   { id: 'agents', title: 'Agents', group: 'Agents', requires: ['agents'], load: () => import('./agents.tsx') },
   { id: 'memory', title: 'Memory', group: 'Agents', requires: ['memory', 'agents'], load: () => import('./memory.tsx') },
