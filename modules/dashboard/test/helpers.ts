@@ -109,16 +109,25 @@ export async function openPage(env: Env, path = '/'): Promise<Watched> {
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** axe-core's serious and critical violations on the page as it is now (rule id: where). */
+/**
+ * axe-core's serious and critical violations on the page as it is now, in the light and in the dark theme
+ * ("theme: rule id: where"): the same page is checked twice, with the theme switched between, then put back.
+ */
 export async function axeViolations(page: Page): Promise<string[]> {
   // Injected through the DevTools protocol, not a <script>: the page's CSP would (rightly) refuse an inline one.
-  await page.evaluate(AXE);
-  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  if (!(await page.evaluate('typeof axe === "object"'))) await page.evaluate(AXE);
+  const was = await page.evaluate(() => document.documentElement.dataset.theme);
+  const found: string[] = [];
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as {
+      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+    };
+    for (const v of result.violations)
+      if (v.impact === 'serious' || v.impact === 'critical') found.push(`${theme}: ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+  await page.evaluate((t) => (document.documentElement.dataset.theme = t), was ?? 'light');
+  return found;
 }
 
 /** Creates an agent through the API (for tests whose subject is not spawning). */
