@@ -22,6 +22,11 @@ export interface ApprovalRecord {
   decided_at: string | null;
   decided_by: string | null;
   expires_at: string;
+  /**
+   * Whether a human was told about the request: true once a push reached at least one paired device, false when it
+   * reached nobody (no device, push off, every push failed), null while the push is under way.
+   */
+  notified: boolean | null;
 }
 
 export interface ApprovalDecision {

@@ -6,7 +6,7 @@ import { pairedDevices } from '@talon/pairing';
 import { approvalService } from '@talon/approvals';
 import { approvalConfigSchema, type ApprovalConfig } from './config.ts';
 import { Approvals } from './services/approvals.ts';
-import { notifier } from './services/notify.ts';
+import { devicePush } from './services/notify.ts';
 import { gateToolCall, resumer, type ApprovedRun, type GateDeps } from './services/gate.ts';
 import { ApprovalStore } from './services/store.ts';
 import { Totp } from './services/totp.ts';
@@ -33,16 +33,19 @@ export default defineModule<ApprovalConfig>({
       runner: () => ctx.use(agentRunner),
       log: ctx.log,
     };
-    const approvals = new Approvals({ store, totp, config: () => ctx.config, events: ctx.events, onOutcome: resumer(gateDeps, approved) });
-    ctx.provide(approvalService, approvals);
-    ctx.events.subscribe(
-      'approval.requested',
-      notifier(
+    const approvals = new Approvals({
+      store,
+      totp,
+      config: () => ctx.config,
+      events: ctx.events,
+      notify: devicePush(
         () => ctx.tryUse(pairedDevices),
         () => ctx.config.notify_devices,
-        ctx.log,
       ),
-    );
+      onOutcome: resumer(gateDeps, approved),
+      log: ctx.log,
+    });
+    ctx.provide(approvalService, approvals);
     // A guard: it runs before other authorizeToolCall taps so nothing else sees a call that is held.
     ctx.hooks.tap(agentHooks).authorizeToolCall.tapPromise('approval', gateToolCall(gateDeps, approved), { stage: STAGE.GUARD });
     return {

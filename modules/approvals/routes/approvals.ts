@@ -31,7 +31,8 @@ export function approvalRoutes(app: Routes, deps: ApprovalRouteDeps): void {
     const agent = deps.agents().get(agentId);
     if (!agent) throw notFound(`agent '${agentId}' not found`);
     const { action, description, payload } = request.body;
-    const approval = approvals.create({ agent, action, description, payload });
+    // The push goes on after the answer; GET /api/approvals/{id} shows `notified` once it is known.
+    const { approval } = approvals.create({ agent, action, description, payload });
     return reply.code(201).send({ id: approval.id, status: approval.status, expires_at: approval.expires_at });
   });
 

@@ -4,10 +4,12 @@
  * decision is the resumer's job (resume.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { conflict, HttpError, notFound, tooManyRequests, type EventAccess } from '@talon/module-sdk';
 import type { ApprovalDecision, ApprovalRecord, ApprovalService, ApprovalStatus } from '@talon/approvals';
 import type { ApprovalConfig } from '../config.ts';
 import { riskOf } from './policy.ts';
+import type { NoticeOutcome, Notify } from './notify.ts';
 import type { ApprovalStore, HeldCall, StoredApproval } from './store.ts';
 import type { Totp } from './totp.ts';
 
@@ -21,6 +23,12 @@ export interface NewApproval {
 
 /** Told about every final outcome (the resumer runs or refuses the held call). */
 export type Outcome = (approval: StoredApproval, how: 'approved' | 'rejected' | 'expired' | 'skipped') => void;
+
+/** A new request, and the outcome of telling the humans about it (never rejects). */
+export interface Created {
+  approval: StoredApproval;
+  notice: Promise<NoticeOutcome>;
+}
 
 export interface BatchItem {
   id: string;
@@ -40,7 +48,9 @@ export class Approvals implements ApprovalService {
       totp: Totp;
       config: () => ApprovalConfig;
       events: EventAccess;
+      notify: Notify;
       onOutcome: Outcome;
+      log: Logger;
     },
   ) {}
 
@@ -53,7 +63,7 @@ export class Approvals implements ApprovalService {
     return this.deps.store.pendingCount();
   }
 
-  create(input: NewApproval): StoredApproval {
+  create(input: NewApproval): Created {
     const config = this.deps.config();
     if (this.deps.store.pendingCount(input.agent.id) >= config.max_pending_per_agent) {
       throw tooManyRequests(`agent '${input.agent.name}' already has ${config.max_pending_per_agent} pending approvals ([approval] max_pending_per_agent)`, 10);
@@ -74,18 +84,13 @@ export class Approvals implements ApprovalService {
       expires_at: new Date(now + config.timeout_secs * 1000).toISOString(),
       escalations: 0,
       held: input.held,
+      notified: null,
     };
     this.deps.store.transaction(() => {
       this.deps.store.insert(approval);
       this.trail(approval, 'requested', null, false);
     });
-    this.deps.events.publish('approval.requested', {
-      approvalId: approval.id,
-      agentId: approval.agent_id,
-      tool: approval.action,
-      description: approval.description,
-    });
-    return approval;
+    return { approval, notice: this.announce(approval, approval.description) };
   }
 
   async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord> {
@@ -142,12 +147,7 @@ export class Approvals implements ApprovalService {
       if (config.timeout_fallback === 'escalate' && a.escalations < config.max_escalations) {
         this.deps.store.escalate(a.id, new Date(Date.now() + config.escalate_extra_secs * 1000).toISOString());
         this.trail(a, 'escalated', 'timeout', false);
-        this.deps.events.publish('approval.requested', {
-          approvalId: a.id,
-          agentId: a.agent_id,
-          tool: a.action,
-          description: `[escalation ${a.escalations + 1}] ${a.description}`,
-        });
+        void this.announce(a, `[escalation ${a.escalations + 1}] ${a.description}`);
         continue;
       }
       const at = new Date().toISOString();
@@ -156,6 +156,22 @@ export class Approvals implements ApprovalService {
       this.trail(a, how, 'timeout', false);
       this.finish(a, 'expired', 'timeout', at, how);
     }
+  }
+
+  /** Publishes the request (SSE, webhooks) and pushes it to the owners; records and logs whether anyone was reached. */
+  private async announce(a: StoredApproval, description: string): Promise<NoticeOutcome> {
+    this.deps.events.publish('approval.requested', { approvalId: a.id, agentId: a.agent_id, tool: a.action, description });
+    const outcome = await this.deps
+      .notify({ approvalId: a.id, description })
+      .catch((err: Error): NoticeOutcome => ({ notified: false, sent: 0, failed: 0, reason: `the push failed: ${err.message}` }));
+    try {
+      this.deps.store.markNotified(a.id, outcome.notified);
+    } catch (err) {
+      this.deps.log.warn({ err, approvalId: a.id }, 'could not record whether an approval request reached anyone');
+    }
+    if (outcome.notified) this.deps.log.debug({ approvalId: a.id, ...outcome }, 'approval request pushed to paired devices');
+    else this.deps.log.warn({ approvalId: a.id, ...outcome }, 'approval request reached no human; it waits in the inbox');
+    return outcome;
   }
 
   private finish(a: StoredApproval, status: Exclude<ApprovalStatus, 'pending'>, by: string, at: string, how: Parameters<Outcome>[1] = status): ApprovalRecord {

@@ -7,7 +7,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { AgentRunner, AgentTools, ToolCallInfo } from '@talon/agents';
 import type { ApprovalConfig } from '../config.ts';
-import type { Approvals, Outcome } from './approvals.ts';
+import type { Approvals, Created, Outcome } from './approvals.ts';
+import type { NoticeOutcome } from './notify.ts';
 import { needsApproval } from './policy.ts';
 
 export interface GateDeps {
@@ -31,27 +32,32 @@ function passApproved(approved: ApprovedRun, tool: string): boolean {
 export function gateToolCall(deps: GateDeps, approved: ApprovedRun) {
   return async (call: ToolCallInfo): Promise<{ deny: string } | undefined> => {
     if (passApproved(approved, call.tool) || !needsApproval(deps.config(), call.tool)) return undefined;
-    let id: string;
-    let expires: string;
+    let created: Created;
     try {
-      const a = deps.approvals().create({
+      created = deps.approvals().create({
         agent: call.agent,
         action: call.tool,
         description: `${call.agent.name} wants to run ${call.tool}`,
         payload: { tool: call.tool, input: call.input, session_id: call.sessionId },
         held: { tool: call.tool, input: call.input, session_id: call.sessionId },
       });
-      id = a.id;
-      expires = a.expires_at;
     } catch (err) {
       return { deny: `it needs human approval and the request could not be made: ${(err as Error).message}` };
     }
-    return {
-      deny:
-        `waiting for human approval (request ${id}, expires ${expires}). ` +
-        'It was not run yet; you will get the outcome in a later message. Carry on with other work or tell the user you are waiting.',
-    };
+    // Waits for the push (bounded by its own timeout), so the agent knows whether a human was told.
+    const notice = await created.notice;
+    return { deny: waitingText(created.approval, notice) };
   };
+}
+
+/** What the model gets instead of the tool's result while the call waits. */
+export function waitingText(approval: { id: string; expires_at: string }, notice: NoticeOutcome): string {
+  const head = `waiting for human approval (request ${approval.id}, expires ${approval.expires_at}). It was not run yet; you will get the outcome in a later message.`;
+  if (notice.notified) return `${head} The owners were notified. Carry on with other work or tell the user you are waiting.`;
+  return (
+    `${head} No human was notified (${notice.reason ?? 'no push reached anyone'}): the request only waits in the approvals inbox ` +
+    '(GET /api/approvals) until someone opens it or it expires. Tell the user it needs their approval there; carry on with other work meanwhile.'
+  );
 }
 
 function outcomeText(id: string, tool: string, how: Parameters<Outcome>[1], result?: string): string {

@@ -10,8 +10,9 @@ export interface HeldCall {
   session_id: string;
 }
 
-interface Row extends Omit<ApprovalRecord, 'payload'> {
+interface Row extends Omit<ApprovalRecord, 'payload' | 'notified'> {
   payload: string;
+  notified: number | null;
   escalations: number;
   tool_call: string | null;
 }
@@ -35,11 +36,16 @@ export interface AuditEntry {
 }
 
 const COLUMNS =
-  'id, agent_id, agent_name, action, description, payload, risk_level, status, created_at, decided_at, decided_by, expires_at, escalations, tool_call';
+  'id, agent_id, agent_name, action, description, payload, risk_level, status, created_at, decided_at, decided_by, expires_at, escalations, tool_call, notified';
 
 function fromRow(row: Row): StoredApproval {
-  const { tool_call, payload, ...rest } = row;
-  return { ...rest, payload: JSON.parse(payload) as Record<string, unknown>, ...(tool_call ? { held: JSON.parse(tool_call) as HeldCall } : {}) };
+  const { tool_call, payload, notified, ...rest } = row;
+  return {
+    ...rest,
+    payload: JSON.parse(payload) as Record<string, unknown>,
+    notified: notified === null ? null : notified === 1,
+    ...(tool_call ? { held: JSON.parse(tool_call) as HeldCall } : {}),
+  };
 }
 
 export class ApprovalStore {
@@ -50,7 +56,7 @@ export class ApprovalStore {
   }
 
   insert(a: StoredApproval): void {
-    this.sql(`INSERT INTO approvals_requests (${COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(
+    this.sql(`INSERT INTO approvals_requests (${COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(
       a.id,
       a.agent_id,
       a.agent_name,
@@ -65,6 +71,7 @@ export class ApprovalStore {
       a.expires_at,
       a.escalations,
       a.held ? JSON.stringify(a.held) : null,
+      a.notified === null ? null : Number(a.notified),
     );
   }
 
@@ -105,6 +112,11 @@ export class ApprovalStore {
 
   escalate(id: string, expiresAt: string): void {
     this.sql(`UPDATE approvals_requests SET escalations = escalations + 1, expires_at = ? WHERE id = ?`).run(expiresAt, id);
+  }
+
+  /** Records a push's outcome; once a human was reached (an escalation may reach one later) it stays true. */
+  markNotified(id: string, reached: boolean): void {
+    this.sql('UPDATE approvals_requests SET notified = max(coalesce(notified, 0), ?) WHERE id = ?').run(Number(reached), id);
   }
 
   audit(entry: Omit<AuditEntry, 'id'>): void {

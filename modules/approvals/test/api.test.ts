@@ -35,6 +35,7 @@ describe('approvals: endpoints', () => {
       'description',
       'expires_at',
       'id',
+      'notified',
       'payload',
       'risk_level',
       'status',
