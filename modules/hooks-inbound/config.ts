@@ -14,6 +14,26 @@ export const hooksConfigSchema = {
     token_env: { type: 'string', minLength: 1, default: 'TALON_HOOK_TOKEN', description: 'environment variable holding the token when token is empty' },
     max_body_bytes: { type: 'integer', minimum: 256, maximum: 1048576, default: 65536, description: 'largest request body; bigger ones get 413' },
     rate_limit_per_minute: { type: 'integer', minimum: 1, maximum: 100000, default: 30, description: 'requests per client address per minute; more get 429' },
+    wake_retention_days: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3650,
+      default: 7,
+      description: 'delivered wakes (and their Idempotency-Key) are kept this long, then deleted (at start and hourly); undelivered ones stay',
+    },
+    max_pending_wakes: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000000,
+      default: 10000,
+      description: 'undelivered wakes kept at most; beyond it POST /api/hooks/wake answers 503 with Retry-After',
+    },
+    hold_delivery: {
+      type: 'boolean',
+      default: false,
+      description:
+        'maintenance switch: wakes are stored and acknowledged but not published until this is false again (then the backlog goes out in order); the crash test uses it to stop the service between the answer and the delivery',
+    },
     default_agent: { type: 'string', default: '', description: 'agent (name or id) of /api/hooks/agent when the body names none; empty: the first agent' },
   },
   additionalProperties: false,

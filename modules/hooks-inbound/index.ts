@@ -4,16 +4,30 @@ import { authStatus } from '@talon/auth';
 import { hooksConfigSchema, type HooksConfig } from './config.ts';
 import { MinuteWindow } from './services/rate.ts';
 import { checkToken } from './services/token.ts';
+import { WakeInbox } from './services/wakes.ts';
 import { hookRoutes } from './routes/hooks.ts';
+
+const PRUNE_MS = 3_600_000;
 
 export default defineModule<HooksConfig>({
   configSchema: hooksConfigSchema,
   register(ctx) {
     checkToken(ctx.config, ctx.tryUse(authStatus));
     const window = new MinuteWindow();
+    const wakes = new WakeInbox(ctx.db, ctx.events, ctx.log, () => ctx.config.hold_delivery);
+    // Wakes left undelivered (a crash after the answer, or held) go out once every module listens: at boot when the
+    // service is ready, after a hot reload at once, and when hold_delivery is turned off.
+    const deliver = () => void wakes.deliverPending();
+    ctx.hooks.kernel.kernel.ready.tap('hooks-inbound', deliver);
+    ctx.hooks.kernel.config.changed.tapPromise('hooks-inbound', async () => deliver());
     return {
-      routes: (app) =>
-        hookRoutes(app, { config: () => ctx.config, agents: () => ctx.use(agentRegistry), runner: () => ctx.use(agentRunner), events: ctx.events, window }),
+      start() {
+        const prune = () => wakes.prune(ctx.config.wake_retention_days);
+        prune();
+        ctx.setInterval(prune, PRUNE_MS);
+        if (ctx.kernel.listenAddress()) deliver();
+      },
+      routes: (app) => hookRoutes(app, { config: () => ctx.config, agents: () => ctx.use(agentRegistry), runner: () => ctx.use(agentRunner), wakes, window }),
     };
   },
 });

@@ -1,14 +1,15 @@
-import { HttpError, isUuid, notFound, tooManyRequests, type EventAccess, type Routes } from '@talon/module-sdk';
+import { badRequest, HttpError, isUuid, notFound, tooManyRequests, type Routes } from '@talon/module-sdk';
 import type { AgentRecord, AgentRegistry, AgentRunner } from '@talon/agents';
 import type { HooksConfig } from '../config.ts';
 import type { MinuteWindow } from '../services/rate.ts';
 import { hookToken, sameToken } from '../services/token.ts';
+import type { WakeInbox } from '../services/wakes.ts';
 
 export interface HookRouteDeps {
   config: () => HooksConfig;
   agents: () => AgentRegistry;
   runner: () => AgentRunner;
-  events: EventAccess;
+  wakes: WakeInbox;
   window: MinuteWindow;
 }
 
@@ -56,11 +57,18 @@ export function hookRoutes(app: Routes, deps: HookRouteDeps): void {
     '/api/hooks/wake',
     { ...options, schema: { summary: 'Publishes a wake event that triggers and agents react to', tags, body: wakeBody } },
     async (request) => {
-      const { text: message, mode, agent } = request.body;
+      const { text, mode, agent } = request.body;
+      const key = idempotencyKey(request.headers['idempotency-key']);
       const target = agent === undefined ? undefined : resolveAgent(deps.agents(), agent);
-      const event = deps.events.publish('custom', { type: 'webhook.wake', data: { source: 'webhook', text: message, mode, agentId: target?.id } });
-      request.log.info({ mode, agentId: target?.id }, 'wake hook');
-      return { status: 'accepted', mode, event_id: event.id };
+      const max = deps.config().max_pending_wakes;
+      if (deps.wakes.pendingCount() >= max) {
+        throw new HttpError(503, `${max} wakes are waiting for delivery ([hooks] max_pending_wakes); try again later`, { headers: { 'retry-after': '60' } });
+      }
+      // Stored (committed) before the answer; published after it, so a crash in between delivers it at the next start.
+      const wake = deps.wakes.accept({ text, mode, agentId: target?.id }, key);
+      if (!wake.duplicate) setImmediate(() => void deps.wakes.deliverPending());
+      request.log.info({ mode, agentId: target?.id, wakeId: wake.id, duplicate: wake.duplicate }, 'wake hook');
+      return { status: 'accepted', mode, event_id: wake.id, duplicate: wake.duplicate };
     },
   );
 
@@ -80,6 +88,14 @@ export function hookRoutes(app: Routes, deps: HookRouteDeps): void {
       };
     },
   );
+}
+
+/** The optional Idempotency-Key header: a repeat of an accepted wake with the same key is not stored or delivered again. */
+function idempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (!/^[\x21-\x7e]{1,128}$/.test(key)) throw badRequest('Idempotency-Key must be 1 to 128 visible ASCII characters');
+  return key;
 }
 
 function resolveAgent(registry: AgentRegistry, ref: string | undefined): AgentRecord {

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
 import type { AnyEvent } from '@talon/module-sdk';
 
 const TOKEN = 'hook-token-0123456789abcdefghijklmnop';
@@ -12,7 +12,10 @@ describe('inbound hooks', () => {
   const fake = new FakeProvider();
   const events: AnyEvent[] = [];
   const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
-  const hook = (path: string, body: unknown, token = TOKEN) => k.request(`/api/hooks/${path}`, { method: 'POST', headers: bearer(token), json: body });
+  const hook = (path: string, body: unknown, token = TOKEN, headers: Record<string, string> = {}) =>
+    k.request(`/api/hooks/${path}`, { method: 'POST', headers: { ...bearer(token), ...headers }, json: body });
+  type Wake = { type: string; data: { source: string; text: string; mode: string; agentId?: string; wakeId: string } };
+  const wakesOf = (id: string) => events.filter((e) => e.type === 'custom' && (e.data as Wake).data.wakeId === id);
 
   before(async () => {
     process.env.HOOKS_FAKE_KEY = 'sk-fake';
@@ -29,7 +32,7 @@ describe('inbound hooks', () => {
         '[hooks]',
         'enabled = true',
         `token = "${TOKEN}"`,
-        'rate_limit_per_minute = 8',
+        'rate_limit_per_minute = 30',
         'max_body_bytes = 1024',
       ].join('\n'),
     });
@@ -48,16 +51,83 @@ describe('inbound hooks', () => {
     await fake.stop();
   });
 
-  test('wake publishes an event triggers can react to', async () => {
+  test('wake is stored, answered, then published as an event triggers can react to', async () => {
     const res = await hook('wake', { text: 'build finished', agent: 'hooked' });
     assert.equal(res.status, 200);
-    const body = await json<{ status: string; mode: string; event_id: string }>(res);
-    assert.equal(body.status, 'accepted');
-    assert.equal(body.mode, 'now');
-    const event = (await waitFor(() => events.find((e) => e.id === body.event_id), 2000, 'the wake event'))!;
-    assert.equal(event.type, 'custom');
-    assert.deepEqual((event.data as { type: string }).type, 'webhook.wake');
-    assert.equal((event.data as { data: { text: string } }).data.text, 'build finished');
+    const body = await json<{ status: string; mode: string; event_id: string; duplicate: boolean }>(res);
+    assert.deepEqual({ ...body, event_id: typeof body.event_id }, { status: 'accepted', mode: 'now', event_id: 'string', duplicate: false });
+    await waitFor(() => wakesOf(body.event_id).length > 0, 2000, 'the wake event');
+    const data = wakesOf(body.event_id)[0].data as Wake;
+    assert.equal(data.type, 'webhook.wake');
+    assert.equal(data.data.text, 'build finished');
+    assert.equal(data.data.source, 'webhook');
+    const row = k.kernel.database.prepare('SELECT text, delivered_at FROM hooks_inbound_wakes WHERE id = ?').get(body.event_id) as {
+      text: string;
+      delivered_at: number;
+    };
+    assert.equal(row.text, 'build finished');
+    await waitFor(
+      () =>
+        (k.kernel.database.prepare('SELECT delivered_at FROM hooks_inbound_wakes WHERE id = ?').get(body.event_id) as { delivered_at: number | null })
+          .delivered_at,
+      2000,
+      'the row marked delivered',
+    );
+  });
+
+  test('Idempotency-Key: a repeat is answered with the first id and not delivered again; a different wake under it is 409', async () => {
+    const key = { 'idempotency-key': 'ci-run-4711' };
+    const first = await json<{ event_id: string; duplicate: boolean }>(await hook('wake', { text: 'deployed' }, TOKEN, key));
+    const again = await hook('wake', { text: 'deployed' }, TOKEN, key);
+    assert.equal(again.status, 200);
+    assert.deepEqual(await json(again), { status: 'accepted', mode: 'now', event_id: first.event_id, duplicate: true });
+    const other = await hook('wake', { text: 'something else' }, TOKEN, key);
+    assert.equal(other.status, 409);
+    assert.match((await json<{ error: string }>(other)).error, /Idempotency-Key/);
+    assert.equal((await hook('wake', { text: 'x' }, TOKEN, { 'idempotency-key': 'x'.repeat(129) })).status, 400);
+    await waitFor(() => wakesOf(first.event_id).length > 0, 2000, 'the first delivery');
+    // A later wake is delivered after the repeat was answered: had the repeat been published, it would be there by now.
+    const later = await json<{ event_id: string }>(await hook('wake', { text: 'later' }));
+    await waitFor(() => wakesOf(later.event_id).length > 0, 2000, 'the later wake');
+    assert.equal(wakesOf(first.event_id).length, 1);
+  });
+
+  test('hold_delivery: wakes are stored and answered, not published, until it is off; a full backlog answers 503', async () => {
+    await setConfig(k, 'hooks.hold_delivery', true);
+    await setConfig(k, 'hooks.max_pending_wakes', 2);
+    try {
+      const a = await json<{ event_id: string }>(await hook('wake', { text: 'held one' }));
+      const b = await json<{ event_id: string }>(await hook('wake', { text: 'held two' }));
+      const full = await hook('wake', { text: 'one too many' });
+      assert.equal(full.status, 503);
+      assert.ok(Number(full.headers.get('retry-after')) > 0);
+      assert.equal(wakesOf(a.event_id).length + wakesOf(b.event_id).length, 0, 'nothing published while held');
+      await setConfig(k, 'hooks.hold_delivery', false);
+      await waitFor(() => wakesOf(b.event_id).length > 0, 2000, 'the backlog');
+      const order = events.filter((e) => e.type === 'custom').map((e) => (e.data as Wake).data.wakeId);
+      assert.ok(order.indexOf(a.event_id) < order.indexOf(b.event_id), 'in arrival order');
+    } finally {
+      await setConfig(k, 'hooks.hold_delivery', false);
+      await setConfig(k, 'hooks.max_pending_wakes', 10000);
+    }
+  });
+
+  test('retention: delivered wakes older than wake_retention_days are pruned; undelivered ones stay and go out', async () => {
+    const db = k.kernel.database;
+    const old = Date.now() - 8 * 86_400_000;
+    db.prepare("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at, delivered_at) VALUES ('old-done', 'x', 'now', ?, ?)").run(old, old);
+    db.prepare("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at, delivered_at) VALUES ('recent-done', 'x', 'now', ?, ?)").run(
+      Date.now(),
+      Date.now(),
+    );
+    db.prepare("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at) VALUES ('old-pending', 'x', 'now', ?)").run(old);
+    // A new copy of the module prunes at its start, and publishes what is undelivered at once (the service listens).
+    await k.kernel.reloadModule('hooks-inbound');
+    const ids = (
+      db.prepare("SELECT id FROM hooks_inbound_wakes WHERE id IN ('old-done', 'recent-done', 'old-pending') ORDER BY id").all() as Array<{ id: string }>
+    ).map((r) => r.id);
+    assert.deepEqual(ids, ['old-pending', 'recent-done']);
+    await waitFor(() => wakesOf('old-pending').length > 0, 2000, 'the undelivered wake, after the reload');
   });
 
   test('agent runs a blocking turn and returns the reply', async () => {
@@ -89,7 +159,7 @@ describe('inbound hooks', () => {
 
   test('more requests than the per-minute limit get 429 with Retry-After', async () => {
     let res: Response | undefined;
-    for (let i = 0; i < 10 && res?.status !== 429; i++) res = await hook('wake', { text: `n${i}` });
+    for (let i = 0; i < 35 && res?.status !== 429; i++) res = await hook('wake', { text: `n${i}` });
     assert.equal(res!.status, 429);
     assert.ok(Number(res!.headers.get('retry-after')) > 0);
   });
