@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from '@talon/module-sdk/testing';
-import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type Env } from './helpers.ts';
+import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
 
 const NOTES = path.join(import.meta.dirname, 'fixtures', 'mcp-notes.mjs');
 
@@ -72,18 +72,24 @@ after(() => env?.stop());
 test('workflows: built in the step editor (a refusal shown on its step, steps reordered), run, and its run read back', browserTest, async () => {
   await spawn(env!.k, 'name = "drafter"\n');
   env!.fake.enqueue({ text: 'polished text' }, { text: 'drafted text' });
-  const { page, problems } = await openPage(env!, '/#/workflows');
+  const { page, problems, reads } = await openPage(env!, '/#/workflows');
   await page.getByRole('link', { name: 'New workflow' }).click();
   await page.getByLabel('Name', { exact: true }).first().fill('release notes');
   const step = (i: number) => page.getByRole('group', { name: `Step ${i}` });
   await step(1).getByLabel('Name', { exact: true }).fill('draft');
-  await step(1).getByLabel('Agent', { exact: true }).selectOption('drafter');
+  const chooseDrafter = async (i: number) => {
+    await step(i).getByRole('combobox', { name: 'Agent' }).fill('draft');
+    await step(i)
+      .getByRole('option', { name: /drafter/ })
+      .click();
+  };
+  await chooseDrafter(1);
   await step(1)
     .getByLabel(/^Prompt/)
     .fill('Draft {{input}}');
   await page.getByRole('button', { name: 'Add a step' }).click();
   await step(2).getByLabel('Name', { exact: true }).fill('polish');
-  await step(2).getByLabel('Agent', { exact: true }).selectOption('drafter');
+  await chooseDrafter(2);
   await step(2)
     .getByLabel(/^Prompt/)
     .fill('Polish {{input}}');
@@ -104,6 +110,7 @@ test('workflows: built in the step editor (a refusal shown on its step, steps re
   await page.getByText('drafted text').last().waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'workflows');
+  assert.deepEqual(wholeAgentListReads(reads), []);
   assert.deepEqual(
     problems.filter((p) => !/status of 400/.test(p)),
     [],

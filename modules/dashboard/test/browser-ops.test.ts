@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { generate } from 'otplib';
-import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type Env } from './helpers.ts';
+import { waitFor } from '@talon/module-sdk/testing';
+import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
 
 let env: Env | undefined;
 before(async () => {
@@ -79,17 +80,27 @@ test('a pending approval is approved with a TOTP code; without one it is refused
   );
 });
 
-test('a schedule is created in the form and its next run is shown', browserTest, async () => {
+test('a schedule is created in the form (its agent found by part of its name) and its next run is shown', browserTest, async () => {
   await spawn(env!.k, 'name = "reporter"\n');
-  const { page, problems } = await openPage(env!, '/#/schedules');
+  await spawn(env!.k, 'name = "importer"\n');
+  const { page, problems, reads } = await openPage(env!, '/#/schedules');
   await page.getByLabel('Name', { exact: true }).fill('morning report');
-  await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'reporter' });
+  // The agent chooser asks the service for agents matching what is typed ("port" is in both names; "repo" in one).
+  const picker = page.getByRole('combobox', { name: 'Agent' });
+  await picker.fill('port');
+  const options = page.getByRole('listbox', { name: 'Agents' }).getByRole('option');
+  await options.filter({ hasText: 'importer' }).waitFor();
+  await picker.fill('repo');
+  await waitFor(async () => /^reporter \(\w+\)$/.test((await options.allTextContents()).join('|')), 5000, 'reporter alone listed');
+  await picker.press('ArrowDown');
+  await picker.press('Enter');
+  assert.equal(await picker.inputValue(), 'reporter');
   await page.getByLabel('When').fill('30 7 * * *');
   await page.getByLabel('Message to the agent').fill('Write the morning report');
   await page.getByRole('button', { name: 'Create schedule' }).click();
   await page.getByText(/Created morning report; next run/).waitFor();
   const row = page.getByRole('row', { name: /morning report/ });
-  await row.waitFor();
+  await row.getByText('reporter: “Write the morning report”').waitFor();
   const jobs = (await (await env!.k.request('/api/schedules')).json()) as { items: { name: string; next_run: string }[] };
   const job = jobs.items.find((j) => j.name === 'morning report')!;
   const next = new Date(job.next_run);
@@ -106,6 +117,8 @@ test('a schedule is created in the form and its next run is shown', browserTest,
   await page.getByText(/invalid cron expression 'not a cron'.*\(request [\w-]+\)/).waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'schedules');
+  assert.ok(reads.some((u) => u.pathname === '/api/agents' && u.searchParams.get('q') === 'repo'));
+  assert.deepEqual(wholeAgentListReads(reads), [], 'the view never reads the whole agent list');
   assert.deepEqual(
     problems.filter((p) => !/status of 400/.test(p)),
     [],
@@ -151,8 +164,9 @@ test('a trigger is created, paused and deleted; workflows, skills and MCP server
     json: { name: 'summarise', description: 'one step', steps: [{ name: 'sum', agent_name: 'watcher', prompt: 'Summarise {{input}}' }] },
   });
   assert.equal(workflow.status, 201, await workflow.text());
-  const { page, problems } = await openPage(env!, '/#/triggers');
-  await page.getByLabel('Agent').selectOption({ label: 'watcher' });
+  const { page, problems, reads } = await openPage(env!, '/#/triggers');
+  await page.getByRole('combobox', { name: 'Agent' }).fill('watch');
+  await page.getByRole('option', { name: /watcher/ }).click();
   await page.getByRole('button', { name: 'Create trigger' }).click();
   await page.getByText('Trigger created').waitFor();
   const row = page.getByRole('row', { name: /watcher/ });
@@ -174,5 +188,6 @@ test('a trigger is created, paused and deleted; workflows, skills and MCP server
   assert.deepEqual(await axeViolations(page), []);
   await page.evaluate(() => (location.hash = '#/mcp'));
   await page.getByText('No MCP server is configured.').waitFor();
+  assert.deepEqual(wholeAgentListReads(reads), []);
   assert.deepEqual(problems, []);
 });

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@talon/module-sdk/testing';
-import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, type Env } from './helpers.ts';
+import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
 
 let env: Env | undefined;
 let agentId = '';
@@ -91,9 +91,10 @@ for (const [id, title, ready] of VIEWS) {
   test(`the ${id} view loads without console errors and without serious accessibility violations`, browserTest, async () => {
     if (id === 'memory')
       assert.equal((await env!.k.request(`/api/memory/agents/${agentId}/kv/favourite_colour`, { method: 'PUT', json: { value: 'blue' } })).status, 200);
-    const { page, problems } = await openPage(env!, `/#/${id}`);
+    const { page, problems, reads } = await openPage(env!, `/#/${id}`);
     await page.getByRole('heading', { name: title, level: 1 }).waitFor();
     await ready(page);
+    assert.deepEqual(wholeAgentListReads(reads), [], `${id}: agents are read a page at a time`);
     assert.deepEqual(await axeViolations(page), [], `${id}: accessibility`);
     await screenshot(page, id);
     assert.deepEqual(problems, [], `${id}: console`);

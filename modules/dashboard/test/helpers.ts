@@ -92,6 +92,8 @@ export interface Watched {
   page: Page;
   /** Console errors, uncaught exceptions and CSP violations seen so far. */
   problems: string[];
+  /** The URL of every GET the page made, from its first. */
+  reads: URL[];
 }
 
 export async function openPage(env: Env, path = '/'): Promise<Watched> {
@@ -102,10 +104,16 @@ export async function openPage(env: Env, path = '/'): Promise<Watched> {
     if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  const reads: URL[] = [];
+  page.on('request', (r) => r.method() === 'GET' && reads.push(new URL(r.url())));
   page.setDefaultTimeout(10_000);
   await page.goto(env.k.url + path);
-  return { page, problems };
+  return { page, problems, reads };
 }
+
+/** The page's reads of the whole agent list (GET /api/agents with no limit): a view that scales reads a page at a time. */
+export const wholeAgentListReads = (reads: URL[]) =>
+  reads.filter((u) => u.pathname === '/api/agents' && !u.searchParams.has('limit')).map((u) => u.pathname + u.search);
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

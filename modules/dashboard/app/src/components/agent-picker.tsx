@@ -1,8 +1,9 @@
 /**
- * The chat's agent chooser: a combobox with a list popup (the WAI-ARIA 1.2 pattern) that asks the service for agents
- * a page at a time (GET /api/agents?q=&limit=&offset=, the service filters by name, description and tags) as the
- * person types or scrolls, and puts only the rows in view into the page. Thousands of agents cost one request per
- * page read and a screenful of DOM, where a <select> read and rendered all of them.
+ * The agent chooser of the chat and of every form that names an agent (schedules, triggers, memory, workflow
+ * steps): a combobox with a list popup (the WAI-ARIA 1.2 pattern) that asks the service for agents a page at a time
+ * (GET /api/agents?q=&limit=&offset=, the service filters by name, description and tags) as the person types or
+ * scrolls, and puts only the rows in view into the page. Thousands of agents cost one request per page read and a
+ * screenful of DOM, where a <select> read and rendered all of them.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
@@ -56,7 +57,21 @@ function useAgentSearch(query: string, open: boolean) {
   return { ...found, current: found.query === query, loadMore };
 }
 
-export function AgentPicker({ chosen, onChoose }: { chosen?: AgentChoice; onChoose: (id: string) => void }) {
+interface PickerProps {
+  /** The box's id; the list's and the rows' ids derive from it, so several choosers can share a page. */
+  id: string;
+  /** Rendered beside the box; without it the form labels the box itself (`<label for={id}>`). */
+  label?: string;
+  /** The agent chosen now: its name shows while the list is closed. */
+  chosen?: { name: string };
+  onChoose: (agent: AgentChoice) => void;
+  /** Shown in the empty box: what no choice means. */
+  placeholder?: string;
+  /** For an optional agent: emptying the box and leaving it (or Enter) withdraws the choice. */
+  onClear?: () => void;
+}
+
+export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type to find an agent', onClear }: PickerProps) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState(chosen?.name ?? '');
   const [query, setQuery] = useState('');
@@ -66,10 +81,11 @@ export function AgentPicker({ chosen, onChoose }: { chosen?: AgentChoice; onChoo
   const found = useAgentSearch(query, open);
   const items = found.current ? found.items : [];
 
+  const shown = chosen?.name ?? '';
   // Closed, the box shows the agent in use (kept while the next one loads).
   useEffect(() => {
-    if (!open && chosen) setText(chosen.name);
-  }, [chosen?.name, open]);
+    if (!open) setText(shown);
+  }, [shown, open]);
 
   const close = () => {
     setOpen(false);
@@ -78,7 +94,11 @@ export function AgentPicker({ chosen, onChoose }: { chosen?: AgentChoice; onChoo
   const choose = (agent: AgentChoice) => {
     close();
     setText(agent.name);
-    onChoose(agent.id);
+    onChoose(agent);
+  };
+  const leave = () => {
+    if (onClear && chosen && !text.trim()) onClear();
+    close();
   };
   /** Makes row i the active one and scrolls it into view (so it is rendered before it is named as active). */
   const moveTo = (i: number) => {
@@ -106,10 +126,13 @@ export function AgentPicker({ chosen, onChoose }: { chosen?: AgentChoice; onChoo
     } else if (e.key === 'Enter' && open && items[active]) {
       e.preventDefault();
       choose(items[active]);
-    } else if (e.key === 'Escape' && (open || (chosen && text !== chosen.name))) {
+    } else if (e.key === 'Enter' && onClear && chosen && !text.trim()) {
+      e.preventDefault();
+      leave();
+    } else if (e.key === 'Escape' && (open || text !== shown)) {
       e.preventDefault();
       close();
-      if (chosen) setText(chosen.name);
+      setText(shown);
     }
   };
 
@@ -126,66 +149,69 @@ export function AgentPicker({ chosen, onChoose }: { chosen?: AgentChoice; onChoo
           : 'No agent matches';
   return (
     <div class="picker">
-      <label for="agent-pick">Agent</label>
-      <input
-        id="agent-pick"
-        role="combobox"
-        aria-autocomplete="list"
-        aria-expanded={open}
-        aria-controls="agent-options"
-        aria-activedescendant={open && items[active] ? `agent-option-${active}` : undefined}
-        autocomplete="off"
-        spellcheck={false}
-        placeholder="Type to find an agent"
-        value={text}
-        onFocus={(e) => e.currentTarget.select()}
-        onClick={() => setOpen(true)}
-        onBlur={close}
-        onKeyDown={onKeyDown}
-        onInput={(e) => {
-          setText(e.currentTarget.value);
-          setQuery(e.currentTarget.value.trim());
-          setOpen(true);
-          setActive(0);
-          setScrollTop(0);
-          if (scroller.current) scroller.current.scrollTop = 0;
-        }}
-      />
-      {/* The list scrolls (as a combobox's popup it needs no focus of its own); empty rows of the height of those not
+      {label && <label for={id}>{label}</label>}
+      {/* The box holds the popup, so the list opens under the text box wherever the chooser stands. */}
+      <div class="picker-box">
+        <input
+          id={id}
+          role="combobox"
+          aria-autocomplete="list"
+          aria-expanded={open}
+          aria-controls={`${id}-options`}
+          aria-activedescendant={open && items[active] ? `${id}-option-${active}` : undefined}
+          autocomplete="off"
+          spellcheck={false}
+          placeholder={placeholder}
+          value={text}
+          onFocus={(e) => e.currentTarget.select()}
+          onClick={() => setOpen(true)}
+          onBlur={leave}
+          onKeyDown={onKeyDown}
+          onInput={(e) => {
+            setText(e.currentTarget.value);
+            setQuery(e.currentTarget.value.trim());
+            setOpen(true);
+            setActive(0);
+            setScrollTop(0);
+            if (scroller.current) scroller.current.scrollTop = 0;
+          }}
+        />
+        {/* The list scrolls (as a combobox's popup it needs no focus of its own); empty rows of the height of those not
           rendered stand in for them, so the scroll bar is that of the whole list read so far. */}
-      <ul
-        id="agent-options"
-        role="listbox"
-        aria-label="Agents"
-        class="picker-options"
-        ref={scroller}
-        hidden={!open || !items.length}
-        onScroll={(e) => onScroll(e.currentTarget)}
-        style={{ maxHeight: VISIBLE_ROWS * ROW_PX }}
-      >
-        {first > 0 && <li role="none" style={{ height: first * ROW_PX }} />}
-        {items.slice(first, last).map((a, n) => {
-          const i = first + n;
-          return (
-            <li
-              id={`agent-option-${i}`}
-              key={a.id}
-              role="option"
-              aria-selected={i === active}
-              aria-posinset={i + 1}
-              aria-setsize={found.more ? -1 : items.length}
-              class={i === active ? 'active' : undefined}
-              style={{ height: ROW_PX }}
-              // Keep the focus in the box: a click chooses without a blur closing the list first.
-              onMouseDown={(e) => e.preventDefault()}
-              onClick={() => choose(a)}
-            >
-              {a.name} <span class="muted">({a.state})</span>
-            </li>
-          );
-        })}
-        {last < items.length && <li role="none" style={{ height: (items.length - last) * ROW_PX }} />}
-      </ul>
+        <ul
+          id={`${id}-options`}
+          role="listbox"
+          aria-label="Agents"
+          class="picker-options"
+          ref={scroller}
+          hidden={!open || !items.length}
+          onScroll={(e) => onScroll(e.currentTarget)}
+          style={{ maxHeight: VISIBLE_ROWS * ROW_PX }}
+        >
+          {first > 0 && <li role="none" style={{ height: first * ROW_PX }} />}
+          {items.slice(first, last).map((a, n) => {
+            const i = first + n;
+            return (
+              <li
+                id={`${id}-option-${i}`}
+                key={a.id}
+                role="option"
+                aria-selected={i === active}
+                aria-posinset={i + 1}
+                aria-setsize={found.more ? -1 : items.length}
+                class={i === active ? 'active' : undefined}
+                style={{ height: ROW_PX }}
+                // Keep the focus in the box: a click chooses without a blur closing the list first.
+                onMouseDown={(e) => e.preventDefault()}
+                onClick={() => choose(a)}
+              >
+                {a.name} <span class="muted">({a.state})</span>
+              </li>
+            );
+          })}
+          {last < items.length && <li role="none" style={{ height: (items.length - last) * ROW_PX }} />}
+        </ul>
+      </div>
       <span class="picker-status muted" role="status">
         {status}
       </span>

@@ -5,9 +5,9 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, seg } from '../lib/api.tsx';
-import { useApi } from '../lib/use-api.tsx';
 import { ErrorText } from './error.tsx';
 import { useAction } from './action.tsx';
+import { AgentPicker } from './agent-picker.tsx';
 
 export interface StepDef {
   name: string;
@@ -74,7 +74,6 @@ function stepOf(error: unknown, steps: StepDef[]): number | undefined {
 
 export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onSaved: (id: string) => void }) {
   const [w, setW] = useState<WorkflowDef>(initial);
-  const agents = useApi<{ id: string; name: string }[]>('/api/agents');
   const action = useAction();
   const failedStep = stepOf(action.error, w.steps);
   const setStep = (i: number, patch: Partial<StepDef>) => setW({ ...w, steps: w.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
@@ -116,13 +115,7 @@ export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onS
       <ol class="steps">
         {w.steps.map((s, i) => (
           <li>
-            <StepFields
-              step={s}
-              index={i}
-              agents={agents.data ?? []}
-              error={failedStep === i ? action.error : undefined}
-              onChange={(patch) => setStep(i, patch)}
-            />
+            <StepFields step={s} index={i} error={failedStep === i ? action.error : undefined} onChange={(patch) => setStep(i, patch)} />
             <div class="inline">
               <button type="button" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move ${s.name} up`}>
                 Up
@@ -154,12 +147,11 @@ export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onS
 interface StepProps {
   step: StepDef;
   index: number;
-  agents: { id: string; name: string }[];
   error: unknown;
   onChange: (patch: Partial<StepDef>) => void;
 }
 
-function StepFields({ step: s, index, agents, error, onChange }: StepProps) {
+function StepFields({ step: s, index, error, onChange }: StepProps) {
   const id = (f: string) => `step-${index}-${f}`;
   const text = (f: 'name' | 'output_var' | 'condition' | 'until') => ({
     id: id(f),
@@ -172,13 +164,13 @@ function StepFields({ step: s, index, agents, error, onChange }: StepProps) {
       <label for={id('name')}>Name</label>
       <input required {...text('name')} />
       <label for={id('agent')}>Agent</label>
-      <select id={id('agent')} value={s.agent_name ?? ''} onChange={(e) => onChange({ agent_name: e.currentTarget.value || null })}>
-        <option value="">{s.agent_id ? `(agent ${s.agent_id})` : s.mode === 'collect' ? 'none (gather only)' : 'choose…'}</option>
-        {agents.map((a) => (
-          <option value={a.name}>{a.name}</option>
-        ))}
-        {s.agent_name && !agents.some((a) => a.name === s.agent_name) && <option value={s.agent_name}>{s.agent_name} (not found now)</option>}
-      </select>
+      <AgentPicker
+        id={id('agent')}
+        chosen={s.agent_name ? { name: s.agent_name } : undefined}
+        placeholder={s.agent_id ? `(agent ${s.agent_id})` : s.mode === 'collect' ? 'none (gather only)' : 'Type to find an agent'}
+        onChoose={(a) => onChange({ agent_name: a.name })}
+        onClear={() => onChange({ agent_name: null })}
+      />
       <label for={id('prompt')}>
         Prompt ({'{{input}}'} is the previous output; {'{{name}}'} a step's output variable)
       </label>

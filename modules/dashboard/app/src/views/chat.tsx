@@ -7,7 +7,6 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, request, seg } from '../lib/api.tsx';
 import { readSse } from '../lib/sse.tsx';
 import { navigate } from '../lib/hash.tsx';
-import { useApi } from '../lib/use-api.tsx';
 import { applyEvent, fromSession, type ChatMessage, type StoredSession, type TurnUsage } from '../lib/chat.tsx';
 import { fmtInt, fmtUsd } from '../lib/format.tsx';
 import { Message } from '../components/chat-message.tsx';
@@ -17,36 +16,24 @@ import { Sessions } from '../components/sessions.tsx';
 import { ModelSwitch } from '../components/model-switch.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { AgentPicker } from '../components/agent-picker.tsx';
-import { FIRST_AGENT, type ViewProps } from './index.tsx';
+import { useAgentOrFirst } from '../lib/agents.tsx';
+import type { ViewProps } from './index.tsx';
 
 const MARK = 'talon:chat-interactive';
 /** A long conversation shows its latest messages, and earlier ones this many at a time on request. */
 const WINDOW = 100;
-
-interface AgentSummary {
-  id: string;
-  name: string;
-  state: string;
-  model_name: string;
-}
-interface AgentDetail {
-  id: string;
-  name: string;
-  state: string;
-  model: { provider: string; model: string };
-}
 
 /**
  * The agent in the URL, read by id; without one, the first agent (one summary, not the list: there may be thousands).
  * The agent chooser reads the rest a page at a time.
  */
 export default function ChatView({ params }: ViewProps) {
-  const read = useApi<AgentDetail | AgentSummary[]>(params[0] ? `/api/agents/${seg(params[0])}` : FIRST_AGENT);
-  const agent = read.data && (Array.isArray(read.data) ? read.data[0] : { ...read.data, model_name: read.data.model.model });
+  const read = useAgentOrFirst(params[0]);
+  const { agent } = read;
   const agentId = params[0] ?? agent?.id;
   // With the agent in the URL the conversation loads beside the agent's details, not after them.
   if (!read.data && !read.error && !params[0]) return <p class="loading">Loading…</p>;
-  if (Array.isArray(read.data) && !read.data.length)
+  if (read.none)
     return (
       <section>
         <h1>Chat</h1>
@@ -59,7 +46,7 @@ export default function ChatView({ params }: ViewProps) {
     <section class="chat">
       <h1 class="sr-only">Chat</h1>
       <div class="chat-head">
-        <AgentPicker chosen={agent} onChoose={(id) => navigate('chat', id)} />
+        <AgentPicker id="agent-pick" label="Agent" chosen={agent} onChoose={(a) => navigate('chat', a.id)} />
         {agent && <ModelSwitch key={agent.id} agentId={agent.id} current={agent.model_name} onChanged={() => void read.reload()} />}
       </div>
       <ErrorText error={read.error} />

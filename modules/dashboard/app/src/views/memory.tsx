@@ -5,6 +5,8 @@ import { useApi } from '../lib/use-api.tsx';
 import { navigate } from '../lib/hash.tsx';
 import { fmtJson, fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
+import { AgentPicker } from '../components/agent-picker.tsx';
+import { useAgentOrFirst } from '../lib/agents.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, usePage, useServerPage } from '../components/pager.tsx';
 import type { ViewProps } from './index.tsx';
@@ -27,21 +29,16 @@ interface Relation {
 }
 
 export default function MemoryView({ params }: ViewProps) {
-  const agents = useApi<{ id: string; name: string }[]>('/api/agents');
-  const agentId = params[0] ?? agents.data?.[0]?.id;
+  const read = useAgentOrFirst(params[0]);
+  const agentId = params[0] ?? read.agent?.id;
   return (
     <section>
       <h1>Memory</h1>
-      <ErrorText error={agents.error} />
-      {agents.data && !agents.data.length && <p>No agent yet: memory belongs to agents.</p>}
-      {agents.data && agentId && (
+      <ErrorText error={read.error} />
+      {read.none && <p>No agent yet: memory belongs to agents.</p>}
+      {agentId && (
         <>
-          <label for="memory-agent">Agent</label>
-          <select id="memory-agent" value={agentId} onChange={(e) => navigate('memory', e.currentTarget.value)}>
-            {agents.data.map((a) => (
-              <option value={a.id}>{a.name}</option>
-            ))}
-          </select>
+          <AgentPicker id="memory-agent" label="Agent" chosen={read.agent} onChoose={(a) => navigate('memory', a.id)} />
           <KeyValues key={`kv-${agentId}`} agentId={agentId} />
           <Entries key={`e-${agentId}`} agentId={agentId} />
           <Relations key={`r-${agentId}`} agentId={agentId} />

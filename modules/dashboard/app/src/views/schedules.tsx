@@ -1,12 +1,13 @@
 /** Schedules and cron jobs (one store): next run, last outcome; create, run now, pause or resume, delete. */
 import { useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
-import { useApi } from '../lib/use-api.tsx';
+import { useAgentNames } from '../lib/agents.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, useServerPage } from '../components/pager.tsx';
 import { Table } from '../components/table.tsx';
+import { AgentPicker, type AgentChoice } from '../components/agent-picker.tsx';
 
 interface Job {
   id: string;
@@ -26,9 +27,8 @@ interface Job {
 
 export default function SchedulesView() {
   const jobs = useServerPage<{ items: Job[]; total: number }, Job>('/api/schedules', (d) => d, 50);
-  const agents = useApi<{ id: string; name: string }[]>('/api/agents');
   const action = useAction();
-  const agentName = (id: string | null) => agents.data?.find((a) => a.id === id)?.name ?? id ?? '—';
+  const agentName = useAgentNames(jobs.items.map((j) => j.agent_id));
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
       const done = await fn();
@@ -50,7 +50,7 @@ export default function SchedulesView() {
             <td>
               <code>{j.schedule}</code> <span class="muted">{j.tz}</span>
             </td>
-            <td>{j.workflow_id ? `workflow ${j.workflow_id}` : `${agentName(j.agent_id)}: “${j.prompt.slice(0, 60)}”`}</td>
+            <td>{j.workflow_id ? `workflow ${j.workflow_id}` : `${j.agent_id ? agentName(j.agent_id) : '—'}: “${j.prompt.slice(0, 60)}”`}</td>
             <td data-testid="next-run">{j.enabled ? fmtTime(j.next_run) : '—'}</td>
             <td>
               {j.last_run ? `${fmtTime(j.last_run)} ${j.last_status ?? ''}` : 'never'}
@@ -84,13 +84,14 @@ export default function SchedulesView() {
         ))}
       </Table>
       <Pager {...jobs} label="schedules" />
-      {agents.data && <NewSchedule agents={agents.data} onCreated={() => void jobs.reload()} />}
+      <NewSchedule onCreated={() => void jobs.reload()} />
     </section>
   );
 }
 
-function NewSchedule({ agents, onCreated }: { agents: { id: string; name: string }[]; onCreated: () => void }) {
-  const [form, setForm] = useState({ name: '', agent_id: agents[0]?.id ?? '', cron: '0 9 * * *', tz: '', prompt: '' });
+function NewSchedule({ onCreated }: { onCreated: () => void }) {
+  const [form, setForm] = useState({ name: '', cron: '0 9 * * *', tz: '', prompt: '' });
+  const [agent, setAgent] = useState<AgentChoice>();
   const action = useAction();
   const bind = (key: keyof typeof form) => ({
     id: `schedule-${key}`,
@@ -101,7 +102,8 @@ function NewSchedule({ agents, onCreated }: { agents: { id: string; name: string
     <form
       class="card grid-form"
       onSubmit={action.submit(async () => {
-        const job = await api<Job>('/api/schedules', { json: { ...form, tz: form.tz || undefined } });
+        if (!agent) throw new Error('Choose the agent the schedule messages.');
+        const job = await api<Job>('/api/schedules', { json: { ...form, agent_id: agent.id, tz: form.tz || undefined } });
         onCreated();
         return `Created ${job.name}; next run ${fmtTime(job.next_run)}`;
       })}
@@ -109,12 +111,8 @@ function NewSchedule({ agents, onCreated }: { agents: { id: string; name: string
       <h2>New schedule</h2>
       <label for="schedule-name">Name</label>
       <input required {...bind('name')} />
-      <label for="schedule-agent_id">Agent</label>
-      <select {...bind('agent_id')} onChange={(e) => setForm({ ...form, agent_id: e.currentTarget.value })}>
-        {agents.map((a) => (
-          <option value={a.id}>{a.name}</option>
-        ))}
-      </select>
+      <label for="schedule-agent">Agent</label>
+      <AgentPicker id="schedule-agent" chosen={agent} onChoose={setAgent} />
       <label for="schedule-cron">When</label>
       <input required aria-describedby="schedule-cron-help" {...bind('cron')} />
       <span id="schedule-cron-help" class="muted">

@@ -2,11 +2,13 @@
 import { useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
+import { useAgentNames } from '../lib/agents.tsx';
 import { fmtJson } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, usePage } from '../components/pager.tsx';
 import { Table } from '../components/table.tsx';
+import { AgentPicker, type AgentChoice } from '../components/agent-picker.tsx';
 
 interface Trigger {
   id: string;
@@ -20,10 +22,9 @@ interface Trigger {
 
 export default function TriggersView() {
   const triggers = useApi<Trigger[]>('/api/triggers');
-  const agents = useApi<{ id: string; name: string }[]>('/api/agents');
   const action = useAction();
   const page = usePage(triggers.data ?? [], 50);
-  const name = (id: string) => agents.data?.find((a) => a.id === id)?.name ?? id;
+  const name = useAgentNames(page.items.map((t) => t.agent_id));
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
       const done = await fn();
@@ -67,13 +68,13 @@ export default function TriggersView() {
         ))}
       </Table>
       <Pager {...page} label="triggers" />
-      {agents.data && agents.data.length > 0 && <NewTrigger agents={agents.data} onCreated={() => void triggers.reload()} />}
+      <NewTrigger onCreated={() => void triggers.reload()} />
     </section>
   );
 }
 
-function NewTrigger({ agents, onCreated }: { agents: { id: string; name: string }[]; onCreated: () => void }) {
-  const [agentId, setAgentId] = useState(agents[0].id);
+function NewTrigger({ onCreated }: { onCreated: () => void }) {
+  const [agent, setAgent] = useState<AgentChoice>();
   const [pattern, setPattern] = useState('{"agent_spawned": {}}');
   const [prompt, setPrompt] = useState('Something happened: {{event}}');
   const action = useAction();
@@ -81,24 +82,21 @@ function NewTrigger({ agents, onCreated }: { agents: { id: string; name: string 
     <form
       class="card grid-form"
       onSubmit={action.submit(async () => {
+        if (!agent) throw new Error('Choose the agent the trigger messages.');
         let parsed: unknown = pattern;
         try {
           parsed = JSON.parse(pattern);
         } catch {
           // a plain name such as "lifecycle"
         }
-        await api('/api/triggers', { json: { agent_id: agentId, pattern: parsed, prompt_template: prompt } });
+        await api('/api/triggers', { json: { agent_id: agent.id, pattern: parsed, prompt_template: prompt } });
         onCreated();
         return 'Trigger created';
       })}
     >
       <h2>New trigger</h2>
       <label for="trigger-agent">Agent</label>
-      <select id="trigger-agent" value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
-        {agents.map((a) => (
-          <option value={a.id}>{a.name}</option>
-        ))}
-      </select>
+      <AgentPicker id="trigger-agent" chosen={agent} onChoose={setAgent} />
       <label for="trigger-pattern">Event pattern (JSON, or a name such as lifecycle)</label>
       <input id="trigger-pattern" class="code" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} />
       <label for="trigger-prompt">Message ({'{{event}}'} becomes the event)</label>
