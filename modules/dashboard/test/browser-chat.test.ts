@@ -294,6 +294,7 @@ test(
     const screenful = 30;
     assert.ok((await options.count()) <= screenful, 'a screenful of rows, not every agent');
     assert.deepEqual(await axeViolations(page), [], 'the open list');
+    await screenshot(page, 'agent-chooser');
     // Scrolling to the end reads the next page; the page still holds only the rows in view.
     const lastPosition = async () => Number(await options.last().getAttribute('aria-posinset'));
     await listbox.evaluate((el) => el.scrollTo(0, el.scrollHeight));

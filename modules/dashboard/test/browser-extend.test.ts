@@ -89,6 +89,13 @@ test('workflows: built in the step editor (a refusal shown on its step, steps re
     .fill('Draft {{input}}');
   await page.getByRole('button', { name: 'Add a step' }).click();
   await step(2).getByLabel('Name', { exact: true }).fill('polish');
+  // An emptied box withdraws the choice (a step's agent is optional, e.g. to collect), then it is chosen again.
+  await chooseDrafter(2);
+  await step(2).getByRole('combobox', { name: 'Agent' }).fill('');
+  await step(2).getByRole('combobox', { name: 'Agent' }).press('Tab');
+  // After the effects have run (a kept choice would put its name back).
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50))));
+  assert.equal(await step(2).getByRole('combobox', { name: 'Agent' }).inputValue(), '');
   await chooseDrafter(2);
   await step(2)
     .getByLabel(/^Prompt/)

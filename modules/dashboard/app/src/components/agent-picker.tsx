@@ -62,8 +62,8 @@ interface PickerProps {
   id: string;
   /** Rendered beside the box; without it the form labels the box itself (`<label for={id}>`). */
   label?: string;
-  /** The agent chosen now: its name shows while the list is closed. */
-  chosen?: { name: string };
+  /** The agent chosen now, its name shown while the list is closed; null: none; undefined: not known yet (the box keeps its text). */
+  chosen?: { name: string } | null;
   onChoose: (agent: AgentChoice) => void;
   /** Shown in the empty box: what no choice means. */
   placeholder?: string;
@@ -81,10 +81,10 @@ export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type t
   const found = useAgentSearch(query, open);
   const items = found.current ? found.items : [];
 
-  const shown = chosen?.name ?? '';
-  // Closed, the box shows the agent in use (kept while the next one loads).
+  const shown = chosen === null ? '' : chosen?.name;
+  // Closed, the box shows the agent in use (the last one kept while the next one loads).
   useEffect(() => {
-    if (!open) setText(shown);
+    if (!open && shown !== undefined) setText(shown);
   }, [shown, open]);
 
   const close = () => {
@@ -129,10 +129,10 @@ export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type t
     } else if (e.key === 'Enter' && onClear && chosen && !text.trim()) {
       e.preventDefault();
       leave();
-    } else if (e.key === 'Escape' && (open || text !== shown)) {
+    } else if (e.key === 'Escape' && (open || (shown !== undefined && text !== shown))) {
       e.preventDefault();
       close();
-      setText(shown);
+      if (shown !== undefined) setText(shown);
     }
   };
 

@@ -166,7 +166,7 @@ function StepFields({ step: s, index, error, onChange }: StepProps) {
       <label for={id('agent')}>Agent</label>
       <AgentPicker
         id={id('agent')}
-        chosen={s.agent_name ? { name: s.agent_name } : undefined}
+        chosen={s.agent_name ? { name: s.agent_name } : null}
         placeholder={s.agent_id ? `(agent ${s.agent_id})` : s.mode === 'collect' ? 'none (gather only)' : 'Type to find an agent'}
         onChoose={(a) => onChange({ agent_name: a.name })}
         onClear={() => onChange({ agent_name: null })}
