@@ -82,10 +82,11 @@ export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type t
   const items = found.current ? found.items : [];
 
   const shown = chosen === null ? '' : chosen?.name;
-  // Closed, the box shows the agent in use (the last one kept while the next one loads).
+  // The box shows the agent in use once it is known. Not on closing: a choice just made shows until it is in use
+  // (the chat reads it after the URL changes), and leaving without one puts the name back itself.
   useEffect(() => {
     if (!open && shown !== undefined) setText(shown);
-  }, [shown, open]);
+  }, [shown]);
 
   const close = () => {
     setOpen(false);
@@ -98,6 +99,7 @@ export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type t
   };
   const leave = () => {
     if (onClear && chosen && !text.trim()) onClear();
+    else if (shown !== undefined) setText(shown);
     close();
   };
   /** Makes row i the active one and scrolls it into view (so it is rendered before it is named as active). */
