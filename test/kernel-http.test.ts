@@ -67,6 +67,18 @@ test('a JSON body nested deeper than 64 levels is a 400 naming the limit (whatev
   assert.doesNotMatch(((await shallow.json()) as { error: string }).error, /nests deeper/);
 });
 
+test('HEAD is answered by the GET route: same status and headers, no body; a path without a GET route is 404', async () => {
+  const get = await k.request('/api/body-echo/quiet');
+  const head = await k.request('/api/body-echo/quiet', { method: 'HEAD' });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get('content-length'), get.headers.get('content-length'));
+  assert.equal(head.headers.get('content-type'), get.headers.get('content-type'));
+  assert.match(head.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal(await head.text(), '');
+  assert.deepEqual(await get.json(), { ok: true }, 'the connection after a HEAD still answers');
+  assert.equal((await k.request('/api/body-echo', { method: 'HEAD' })).status, 404);
+});
+
 test('one access line per request, carrying its request id; polled endpoints log below info', async () => {
   const res = await k.request('/api/body-echo', { method: 'POST', json: {} });
   const id = res.headers.get('x-request-id');

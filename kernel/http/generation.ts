@@ -67,6 +67,8 @@ export class Draft {
         return typeof given === 'string' && isUuid(given) ? given : randomUUID();
       },
       return503OnClosing: false,
+      // HEAD requests reach the GET routes through the front server (front.ts).
+      exposeHeadRoutes: false,
       // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
       frameworkErrors: (error, request, reply) => {
         const body = JSON.stringify({ error: `bad request: ${error.message}` });
