@@ -43,12 +43,17 @@ export default {
     assetsInlineLimit: 0,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 200,
-    // The small helpers every view uses go in one chunk, instead of one tiny chunk each: a first visit fetches and
-    // instantiates three scripts (entry, helpers, the chat) rather than eight.
+    // The small helpers every view uses, and the agent chooser of the chat and the forms, go in one chunk instead of
+    // one tiny chunk each: a first visit fetches and instantiates three scripts (entry, helpers, the chat).
     rolldownOptions: {
       output: {
         codeSplitting: {
-          groups: [{ name: 'shared', test: /\/src\/(lib\/(api|use-api|format|hash|sse|modules|download)|components\/(pager|action|error|table))\.tsx$/ }],
+          groups: [
+            {
+              name: 'shared',
+              test: /\/src\/(lib\/(api|use-api|format|hash|sse|modules|download|agents)|components\/(pager|action|error|table|agent-picker))\.tsx$/,
+            },
+          ],
         },
       },
     },
