@@ -34,7 +34,11 @@ function call(url: string, method = 'GET', body?: unknown): Promise<{ status: nu
     const req = http.request(url, { method, agent: client, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
+      res.on('end', () => {
+        // Timed at the last byte: joining and decoding the body is the client's own work.
+        const ms = performance.now() - started;
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), ms });
+      });
       res.on('error', reject);
     });
     req.on('error', reject);
