@@ -57,6 +57,8 @@ test('a pending approval is approved with a TOTP code; without one it is refused
 
   const { page, problems } = await openPage(env!, '/#/approvals');
   await page.getByText('wants to run the deploy script').waitFor();
+  // No device is paired here: the card says nobody was notified.
+  await page.getByText('No paired device was reached').first().waitFor();
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.locator('.card .error').first().waitFor();
   assert.match((await page.locator('.card .error').first().textContent()) ?? '', /code/i);

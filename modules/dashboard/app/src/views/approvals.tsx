@@ -24,6 +24,8 @@ interface Approval {
   created_at: string;
   expires_at: string;
   decided_by?: string | null;
+  /** Whether a push reached an owner's device: null while it is under way. */
+  notified?: boolean | null;
 }
 interface TotpStatus {
   enrolled: boolean;
@@ -85,6 +87,7 @@ function ApprovalCard({ a, needsCode, onDecided }: { a: Approval; needsCode: boo
         Asked by {a.agent_name ?? a.agent_id} at {fmtTime(a.created_at)}
         {pending && <> · expires {fmtTime(a.expires_at)}</>}
       </p>
+      {pending && a.notified === false && <p class="warn">No paired device was reached: this request waits only here until it expires.</p>}
       {a.description && <p>{a.description}</p>}
       <details>
         <summary>Details</summary>
