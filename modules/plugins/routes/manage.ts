@@ -157,8 +157,7 @@ export function manageRoutes(app: Routes, a: PluginsApp): void {
         else if (!p.manifest!.persistent)
           results[name] = { ok: false, message: 'the plugin does not allow persistent processes (persistent_subprocess = true in [hooks])', processes: [] };
         else {
-          await a.isolationProbed();
-          for (const hook of Object.keys(p.manifest!.hooks) as HookName[]) a.runner.prewarm(p, hook);
+          for (const hook of Object.keys(p.manifest!.hooks) as HookName[]) await a.runner.prewarm(p, hook);
           results[name] = { ok: true, message: 'persistent processes started', processes: a.pool.running(name) };
         }
       }

@@ -56,8 +56,9 @@ export class HookRunner {
     throw last;
   }
 
-  /** Starts the persistent process of a hook ahead of its first call. */
-  prewarm(plugin: LoadedPlugin, hook: HookName): PersistentProcess {
+  /** Starts the persistent process of a hook ahead of its first call (once the isolation probe has answered). */
+  async prewarm(plugin: LoadedPlugin, hook: HookName): Promise<PersistentProcess> {
+    await this.deps.isolationProbed();
     return this.persistent(plugin, hook);
   }
 
