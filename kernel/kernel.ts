@@ -1,17 +1,25 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { EventBus, type ConfigAccess, type DefinedModule, type KernelApi, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
-import { resolveHome } from './home.ts';
-import { ConfigStore, ConfigError } from './config/store.ts';
-import { createConfigAccess } from './config/access.ts';
+import {
+  ConfigError,
+  EventBus,
+  type ConfigAccess,
+  type DefinedModule,
+  type KernelApi,
+  type ModuleInfo,
+  type ReloadOutcome,
+  type RouteInfo,
+} from '@talon/module-sdk';
+import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
 import { HookBus } from './hooks.ts';
 import { ServiceRegistry } from './services.ts';
 import { readManifest, type Manifest } from './loader/manifest.ts';
-import { discoverManifests, moduleRoots, withDependencies, type ModuleRoot } from './loader/discovery.ts';
+import { discoverManifests, moduleRoots, withDependencies } from './loader/discovery.ts';
 import { planModules } from './loader/graph.ts';
 import { CodeLoader } from './loader/code.ts';
 import type { InstanceDeps } from './loader/instance.ts';
@@ -22,6 +30,7 @@ import { BootAbort, Supervisor, type ModuleRecord } from './supervisor.ts';
 export const KERNEL_VERSION: string = '0.2.0';
 
 export interface KernelOptions {
+  /** Default $TALON_HOME, else ~/.talon. */
   home?: string;
   /** Hot reload: watch module folders. */
   dev?: boolean;
@@ -61,16 +70,17 @@ export class Kernel implements KernelApi {
 
   constructor(private readonly options: KernelOptions = {}) {
     this.dev = Boolean(options.dev);
-    this.home = options.home ?? resolveHome();
-    this.store = new ConfigStore(path.join(this.home, 'config.toml'));
-    this.config = createConfigAccess(this.store, this.hooks.kernel, () => this.logger.setLevel(this.store.settings().log_level));
+    const fromEnv = process.env.TALON_HOME?.trim();
+    this.home = path.resolve(options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')));
+    this.store = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, () => this.logger.setLevel(this.store.settings().log_level));
+    this.config = this.store;
     this.supervisor = new Supervisor({
       db: () => this.db,
       log: () => this.log,
       hooks: this.hooks,
       front: this.front,
       instanceDeps: () => this.instanceDeps(),
-      generationOptions: () => ({ bodyLimit: this.store.settings().max_request_body_bytes }),
+      bodyLimit: () => this.store.settings().max_request_body_bytes,
       abortOnFailure: () => this.store.settings().startup.on_boot_failure === 'abort',
       prewarm: this.dev,
     });
@@ -84,6 +94,10 @@ export class Kernel implements KernelApi {
     return this.db;
   }
 
+  get port(): number | undefined {
+    return this.address?.port;
+  }
+
   listenAddress(): string | undefined {
     const a = this.address;
     return a ? `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}` : undefined;
@@ -91,10 +105,6 @@ export class Kernel implements KernelApi {
 
   apiListen(): string {
     return this.options.listen ?? this.store.settings().api_listen;
-  }
-
-  get port(): number | undefined {
-    return this.address?.port;
   }
 
   reloadCount(): number {
@@ -122,19 +132,15 @@ export class Kernel implements KernelApi {
     setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
   }
 
-  // ---------------------------------------------------------------- start
-
   /**
-   * Boots everything. Throws ConfigError for an invalid configuration (the CLI exits with 2) and
-   * BootAbort when a security module fails or the boot-failure policy is "abort" (exit 1).
+   * Boots everything. Throws ConfigError for an invalid configuration (the CLI exits with 2) and BootAbort when a
+   * security module fails or the boot-failure policy is "abort" (exit 1).
    */
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
     this.store.load();
-    const settings = this.store.settings();
-    this.logger = createLogger({ level: settings.log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
-    const manifests = discoverManifests(this.moduleRoots(), this.log);
-    this.plan(manifests);
+    this.logger = createLogger({ level: this.store.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
+    this.plan(discoverManifests(this.moduleRoots(), this.log));
     this.db = openDatabase(this.home);
     const defs = await this.loadCode();
     for (const warning of this.store.revalidate()) this.log.warn(warning);
@@ -147,28 +153,28 @@ export class Kernel implements KernelApi {
     if (this.dev) await this.startWatcher();
   }
 
-  /** Records every module with its verdict (load, disabled, blocked, failed) and its configuration keys. */
+  /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
   private plan(manifests: Manifest[]): void {
-    const settings = this.store.settings();
-    const wanted = this.options.only ? withDependencies(this.options.only, manifests) : undefined;
-    const disabled = new Set(settings.modules.disabled);
+    const wanted = this.options.only && withDependencies(this.options.only, manifests);
+    const disabled = new Set(this.store.settings().modules.disabled);
     for (const name of disabled) if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] disabled names '${name}', which is not a known module`);
     if (!wanted) for (const m of manifests) if (disabled.has(m.name)) this.refuseUnsafeDisable(m);
     const plan = planModules(manifests, (m) => (wanted ? wanted.has(m.name) : m.enabled && !disabled.has(m.name)));
     for (const m of manifests) {
       const verdict = plan.verdicts.get(m.name)!;
-      const rec: ModuleRecord = {
-        manifest: m,
-        state: verdict.state === 'load' ? 'stopped' : verdict.state,
-        error: 'reason' in verdict ? verdict.reason : undefined,
-      };
-      this.supervisor.records.set(m.name, rec);
-      this.claimConfig(m, verdict.state === 'load');
+      const rec = this.record(m, verdict.state === 'load' ? 'stopped' : verdict.state, 'reason' in verdict ? verdict.reason : undefined);
       // A module left out because something it needs was disabled on purpose is no failure (a security module included).
       if (verdict.state === 'blocked' && verdict.byChoice) this.log.info(`module '${m.name}' not started: ${verdict.reason}`);
       else if (verdict.state === 'blocked' || verdict.state === 'failed') this.supervisor.fail(rec, new Error(verdict.reason), verdict.state);
     }
     this.supervisor.order = plan.order.map((m) => m.name);
+  }
+
+  private record(manifest: Manifest, state: ModuleRecord['state'], error?: string): ModuleRecord {
+    const rec = { manifest, state, error };
+    this.supervisor.records.set(manifest.name, rec);
+    this.claimConfig(manifest, state === 'stopped');
+    return rec;
   }
 
   /** A security module is not switched off while its protection is configured, unless the override says so. */
@@ -194,17 +200,20 @@ export class Kernel implements KernelApi {
   /** Loads the code of the modules to start (in parallel); config keys can only be validated with it. */
   private async loadCode(): Promise<Map<string, DefinedModule | Error>> {
     const defs = new Map<string, DefinedModule | Error>();
+    const load = async (m: Manifest) => {
+      const def = await this.code.definition(m);
+      this.claimConfig(m, true, def);
+      return def;
+    };
     await Promise.all(
-      this.supervisor.order.map(async (name) => {
-        const m = this.supervisor.records.get(name)!.manifest;
-        try {
-          const def = await this.code.definition(m);
-          this.claimConfig(m, true, def);
-          defs.set(name, def);
-        } catch (err) {
-          defs.set(name, err as Error);
-        }
-      }),
+      this.supervisor.order
+        .map((name) => this.supervisor.records.get(name)!.manifest)
+        .map((m) =>
+          load(m).then(
+            (def) => defs.set(m.name, def),
+            (err) => defs.set(m.name, err),
+          ),
+        ),
     );
     return defs;
   }
@@ -222,8 +231,6 @@ export class Kernel implements KernelApi {
       manifest: (name) => this.supervisor.records.get(name)?.manifest,
     };
   }
-
-  // ---------------------------------------------------------------- stop
 
   stop(reason = 'stop'): Promise<void> {
     this.stopping ??= this.doStop(reason);
@@ -248,9 +255,7 @@ export class Kernel implements KernelApi {
     log?.flush();
   }
 
-  // ---------------------------------------------------------------- hot reload
-
-  private moduleRoots(): ModuleRoot[] {
+  private moduleRoots() {
     return moduleRoots(this.options.modulesDir, this.store.settings().module_paths, path.dirname(this.store.file));
   }
 
@@ -258,23 +263,9 @@ export class Kernel implements KernelApi {
     const roots = this.moduleRoots()
       .filter((r) => existsSync(r.dir))
       .map((r) => r.dir);
-    this.watcher = await ModuleWatcher.start(
-      roots,
-      (file) => this.moduleDirOf(file, roots),
-      this.log,
-      (dir) => void this.onModuleFolderChanged(dir),
-    );
+    const known = () => [...this.supervisor.records.values()].map((r) => r.manifest.dir);
+    this.watcher = await ModuleWatcher.start(roots, known, this.log, (dir) => void this.onModuleFolderChanged(dir));
     this.log.info({ roots }, 'hot reload: watching module folders');
-  }
-
-  /** The module folder a file belongs to: a known module's, or the nearest folder holding a module.toml. */
-  private moduleDirOf(file: string, roots: string[]): string | undefined {
-    const known = [...this.supervisor.records.values()].map((r) => r.manifest.dir).filter((d) => file === d || file.startsWith(d + path.sep));
-    if (known.length) return known.sort((a, b) => b.length - a.length)[0];
-    for (let dir = path.dirname(file); roots.some((r) => dir.startsWith(r + path.sep)); dir = path.dirname(dir)) {
-      if (existsSync(path.join(dir, 'module.toml'))) return dir;
-    }
-    return undefined;
   }
 
   private onModuleFolderChanged(dir: string): Promise<unknown> {
@@ -305,9 +296,7 @@ export class Kernel implements KernelApi {
         return { ok: false, error: (err as Error).message };
       }
       const disabled = !manifest.enabled || this.store.settings().modules.disabled.includes(manifest.name);
-      const rec: ModuleRecord = { manifest, state: disabled ? 'disabled' : 'stopped', error: disabled ? 'disabled in configuration' : undefined };
-      this.supervisor.records.set(manifest.name, rec);
-      this.claimConfig(manifest, !disabled);
+      const rec = this.record(manifest, disabled ? 'disabled' : 'stopped', disabled ? 'disabled in configuration' : undefined);
       if (disabled || !this.supervisor.dependenciesUp(rec)) return { ok: false, error: rec.error };
       this.supervisor.order.push(manifest.name);
       return outcome(await this.supervisor.replace(rec, () => this.loadChanged(rec)));
@@ -324,10 +313,7 @@ export class Kernel implements KernelApi {
     });
   }
 
-  /**
-   * Replaces a module with its changed code: built, registered and started next to the old copy,
-   * swapped in (services, taps and routes at once) only when all of it succeeded.
-   */
+  /** Replaces a module with its changed code, all or nothing (see Supervisor.replace). */
   reloadModule(name: string): Promise<{ ok: boolean; error?: string; ms: number }> {
     return this.enqueue(async () => {
       const rec = this.supervisor.records.get(name);
@@ -362,9 +348,7 @@ export class Kernel implements KernelApi {
   }
 }
 
-function outcome(r: ReloadOutcome): { ok: boolean; error?: string } {
-  return r.ok ? { ok: true } : { ok: false, error: r.error };
-}
+const outcome = (r: ReloadOutcome): { ok: boolean; error?: string } => (r.ok ? { ok: true } : { ok: false, error: r.error });
 
 export function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);

@@ -28,17 +28,16 @@ export interface SupervisorDeps {
   hooks: HookBus;
   front: FrontServer;
   instanceDeps: () => InstanceDeps;
-  generationOptions: () => { bodyLimit: number };
+  bodyLimit: () => number;
   abortOnFailure: () => boolean;
   /** Dev mode: after a module's reload, draft the generation for its next change (see prewarm). */
   prewarm: boolean;
 }
 
 /**
- * Runs modules through their lifecycle. One sequence, written once: stage (migrations and
- * register, in a savepoint), start, build the HTTP generation, commit (services, taps and
- * generation become visible in one step). Boot commits each module as it registers (nothing
- * serves yet); a reload commits only when everything of the new copy has succeeded.
+ * Runs modules through their lifecycle, written once: stage (migrations and register, in a savepoint), start, build
+ * the HTTP generation, commit (services, taps and generation become visible in one step). Boot commits each module as
+ * it registers (nothing serves yet); a reload commits only when everything of the new copy has succeeded.
  */
 export class Supervisor {
   readonly records = new Map<string, ModuleRecord>();
@@ -51,8 +50,6 @@ export class Supervisor {
   private warm?: { module: string; draft: Promise<Draft | undefined> };
 
   constructor(private readonly deps: SupervisorDeps) {}
-
-  // ------------------------------------------------------------------ steps
 
   /** Migrations and register(); a synchronous failure rolls the migrations back. */
   async stage(manifest: Manifest, def: DefinedModule): Promise<{ instance: ModuleInstance; migrated: boolean }> {
@@ -75,8 +72,8 @@ export class Supervisor {
   }
 
   /**
-   * Builds an HTTP generation from the running modules, with `replacing` in place of its predecessor
-   * and without `leaving`. A draft prepared for `replacing` (see prewarm) only needs its routes added.
+   * A generation of the running modules, with `replacing` in place of its predecessor and without `leaving`. A draft
+   * prepared for `replacing` (see prewarm) only needs its routes added.
    */
   async generation(replacing?: ModuleInstance, leaving: ReadonlySet<string> = new Set()): Promise<Generation> {
     const warm = this.warm;
@@ -88,13 +85,11 @@ export class Supervisor {
   }
 
   /**
-   * Dev mode: a module that was just reloaded is likely to change again. A draft of the next generation
-   * with everything but that module is built now, in the background, so that its next reload only adds
-   * its own routes. Any other change of the module set makes the draft stale (generation() drops it).
+   * Dev mode: a module just reloaded is likely to change again, so a draft with everything but it is built in the
+   * background, on a later turn (requests that came in during the swap go first). Any other change drops it.
    */
   private prewarm(module: ModuleInstance): void {
     if (!this.deps.prewarm || module.parts.http) return;
-    // Begun on a later turn of the event loop: the requests that came in during the swap are answered first.
     const draft = nextTurn()
       .then(() => Draft.begin(this.live(undefined, new Set([module.id])), this.generationOptions()))
       .catch(() => undefined);
@@ -108,11 +103,11 @@ export class Supervisor {
   }
 
   private generationOptions(): GenerationOptions {
-    return { log: this.deps.log(), hooks: this.deps.hooks, ...this.deps.generationOptions() };
+    return { log: this.deps.log(), hooks: this.deps.hooks, bodyLimit: this.deps.bodyLimit() };
   }
 
   /** Makes a generation live; the previous one drains, then `after` runs (stopping what it replaced). */
-  swap(generation: Generation, closeModules: ReadonlySet<string>, after?: () => Promise<void>): void {
+  private swap(generation: Generation, closeModules: ReadonlySet<string>, after?: () => Promise<void>): void {
     this.routeTable = generation.routes;
     const retired = this.deps.front.swap(generation, closeModules).drained.then(after);
     this.retiring.add(retired);
@@ -124,13 +119,10 @@ export class Supervisor {
     await this.warm?.draft;
   }
 
-  // ------------------------------------------------------------------ boot
-
-  /** Registers and starts the modules in dependency order; `defs` holds the code of those that loaded. */
+  /** Registers, then starts, the modules in dependency order; `defs` holds the code of those that loaded. */
   async boot(defs: Map<string, DefinedModule | Error>): Promise<void> {
-    for (const name of this.order) {
-      const rec = this.records.get(name)!;
-      const def = defs.get(name);
+    for (const rec of this.inOrder()) {
+      const def = defs.get(rec.manifest.name);
       if (def instanceof Error) this.fail(rec, def);
       else if (def && this.dependenciesUp(rec)) {
         try {
@@ -141,19 +133,19 @@ export class Supervisor {
         }
       }
     }
-    for (const name of this.order) await this.startAtBoot(this.records.get(name)!);
-  }
-
-  private async startAtBoot(rec: ModuleRecord): Promise<void> {
-    if (!rec.instance) return;
-    if (!this.dependenciesUp(rec)) return this.drop(rec, 'blocked');
-    try {
-      await rec.instance.start();
-      rec.state = 'running';
-      this.deps.hooks.kernel.module.loaded.call(this.info(rec));
-    } catch (err) {
-      await this.drop(rec, 'failed');
-      this.fail(rec, err);
+    for (const rec of this.inOrder()) {
+      if (!rec.instance) continue;
+      if (!this.dependenciesUp(rec)) {
+        await this.drop(rec, 'blocked');
+        continue;
+      }
+      try {
+        await rec.instance.start();
+        this.loaded(rec);
+      } catch (err) {
+        await this.drop(rec, 'failed');
+        this.fail(rec, err);
+      }
     }
   }
 
@@ -173,12 +165,10 @@ export class Supervisor {
     }
   }
 
-  // ------------------------------------------------------------------ reload
-
   /**
-   * Replaces a running module with its changed code (or starts a new one). All or nothing: on any
-   * failure nothing of the new copy was visible and the old one serves exactly as before — except
-   * after a new migration, which the old code does not know: then the module is stopped and failed.
+   * Replaces a running module with its changed code (or starts a new one). All or nothing: on any failure nothing of
+   * the new copy was visible and the old one serves as before — except after a new migration, which the old code
+   * does not know: then the module is stopped and failed.
    */
   async replace(rec: ModuleRecord, load: () => Promise<{ manifest: Manifest; def: DefinedModule }>): Promise<ReloadOutcome> {
     const started = performance.now();
@@ -196,7 +186,14 @@ export class Supervisor {
       await next.start();
       await nextTurn();
       const generation = await this.generation(next);
-      this.commit(rec, manifest, next, old, generation);
+      // One step: the old copy's taps go, the new copy's services and taps come, the generation switches.
+      old?.detach();
+      next.commit();
+      Object.assign(rec, { manifest, instance: next, state: 'running', error: undefined });
+      this.swap(generation, new Set([manifest.name]), async () => old && this.stopped(old, { ...this.info(rec), state: 'stopped' }));
+      this.reloads++;
+      this.loaded(rec);
+      this.prewarm(next);
       return this.outcome(rec, started);
     } catch (err) {
       await next?.stop();
@@ -206,33 +203,15 @@ export class Supervisor {
     }
   }
 
-  private commit(rec: ModuleRecord, manifest: Manifest, next: ModuleInstance, old: ModuleInstance | undefined, generation: Generation): void {
-    // One step: the old copy's taps go, the new copy's services and taps come, the generation switches.
-    old?.detach();
-    next.commit();
-    Object.assign(rec, { manifest, instance: next, state: 'running', error: undefined });
-    this.swap(generation, new Set([manifest.name]), async () => {
-      if (!old) return;
-      await old.stop();
-      this.deps.hooks.kernel.module.unloaded.call({ ...this.info(rec), state: 'stopped' });
-    });
-    this.reloads++;
-    this.deps.hooks.kernel.module.loaded.call(this.info(rec));
-    this.prewarm(next);
-  }
-
   private outcome(rec: ModuleRecord, started: number, err?: unknown): ReloadOutcome {
     const ms = Math.round(performance.now() - started);
     const location = err ? ((err as ModuleBuildError).location ?? sourceLocation(err)) : undefined;
     rec.lastReload = { at: new Date().toISOString(), ok: !err, ms, ...(err ? { error: (err as Error).message, location } : {}) };
-    const log = this.deps.log();
-    if (!err) log.info({ ms }, `module '${rec.manifest.name}' reloaded`);
+    if (!err) this.deps.log().info({ ms }, `module '${rec.manifest.name}' reloaded`);
     else {
       const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
-      log.error(
-        { err: err instanceof ModuleBuildError ? undefined : err, location },
-        `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`,
-      );
+      const logged = err instanceof ModuleBuildError ? undefined : err;
+      this.deps.log().error({ err: logged, location }, `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`);
     }
     return rec.lastReload;
   }
@@ -242,47 +221,35 @@ export class Supervisor {
     const gone = this.dependantsOf(name);
     const leaving = this.running().filter((i) => gone.has(i.id));
     const generation = await this.generation(undefined, gone);
-    for (const instance of leaving) instance.detach();
     const infos = leaving.map((i) => {
+      i.detach();
       const rec = this.records.get(i.id)!;
+      const own = i.id === name;
       Object.assign(rec, {
         instance: undefined,
-        state: i.id === name ? 'failed' : 'blocked',
-        error: i.id === name ? reason : `depends on '${name}', which was stopped: ${reason}`,
+        state: own ? 'failed' : 'blocked',
+        error: own ? reason : `depends on '${name}', which was stopped: ${reason}`,
       });
       return this.info(rec);
     });
     this.swap(generation, gone, async () => {
-      for (const [i, instance] of [...leaving.entries()].reverse()) {
-        await instance.stop();
-        this.deps.hooks.kernel.module.unloaded.call(infos[i]);
-      }
+      for (let i = leaving.length - 1; i >= 0; i--) await this.stopped(leaving[i], infos[i]);
     });
     this.deps.log().warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
     return [...gone];
   }
 
-  // ------------------------------------------------------------------ state
-
   running(): ModuleInstance[] {
-    return this.order.map((n) => this.records.get(n)?.instance).filter((i): i is ModuleInstance => !!i);
+    return this.inOrder().flatMap((r) => (r.instance ? [r.instance] : []));
   }
 
-  info(rec: ModuleRecord): ModuleInfo {
-    const m = rec.manifest;
-    return {
-      id: m.name,
-      version: m.version,
-      description: m.description,
-      state: rec.state,
-      error: rec.error,
-      critical: m.critical,
-      depends: m.depends,
-      optionalDepends: m.optional_depends,
-      dir: m.dir,
-      thirdParty: m.thirdParty,
-      lastReload: rec.lastReload,
-    };
+  private inOrder(): ModuleRecord[] {
+    return this.order.flatMap((n) => this.records.get(n) ?? []);
+  }
+
+  info({ manifest: m, state, error, lastReload }: ModuleRecord): ModuleInfo {
+    const { name: id, version, description, critical, depends, optional_depends: optionalDepends, dir, thirdParty } = m;
+    return { id, version, description, state, error, critical, depends, optionalDepends, dir, thirdParty, lastReload };
   }
 
   dependenciesUp(rec: ModuleRecord): boolean {
@@ -308,20 +275,27 @@ export class Supervisor {
 
   async drop(rec: ModuleRecord, state: ModuleInfo['state']): Promise<void> {
     const instance = rec.instance;
-    rec.instance = undefined;
-    rec.state = state;
-    if (!instance) return;
+    Object.assign(rec, { instance: undefined, state });
+    if (instance) await this.stopped(instance, this.info(rec));
+  }
+
+  private loaded(rec: ModuleRecord): void {
+    rec.state = 'running';
+    this.deps.hooks.kernel.module.loaded.call(this.info(rec));
+  }
+
+  private async stopped(instance: ModuleInstance, info: ModuleInfo): Promise<void> {
     await instance.stop();
-    this.deps.hooks.kernel.module.unloaded.call(this.info(rec));
+    this.deps.hooks.kernel.module.unloaded.call(info);
   }
 
   private dependantsOf(name: string): Set<string> {
     const gone = new Set([name]);
     for (let grew = true; grew;) {
       grew = false;
-      for (const rec of this.records.values()) {
-        if (gone.has(rec.manifest.name) || !rec.instance || !rec.manifest.depends.some((d) => gone.has(d))) continue;
-        gone.add(rec.manifest.name);
+      for (const { manifest: m, instance } of this.records.values()) {
+        if (gone.has(m.name) || !instance || !m.depends.some((d) => gone.has(d))) continue;
+        gone.add(m.name);
         grew = true;
       }
     }
