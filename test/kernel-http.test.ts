@@ -8,7 +8,7 @@ let k: TestKernel;
 before(async () => {
   k = await startTestKernel({
     only: ['body-echo', 'request-id', 'error-envelope'],
-    config: `log_level = "info"\nmodule_paths = ["${extra}"]\nmax_request_body_bytes = 2048\n`,
+    config: `module_paths = ["${extra}"]\nmax_request_body_bytes = 2048\n`,
   });
 });
 after(() => k.stop());
@@ -52,21 +52,6 @@ test('a malformed HTTP request gets a JSON 400 with a request id from the front 
   assert.match(raw, /\{"error":"malformed HTTP request"\}/);
 });
 
-test('a JSON body nested deeper than 64 levels is a 400 naming the limit (whatever the route)', async () => {
-  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-  for (const depth of [65, 1_000]) {
-    const res = await k.request('/api/body-echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name": ${nested(depth - 1)}}` });
-    assert.equal(res.status, 400);
-    assert.match(((await res.json()) as { error: string }).error, /nests deeper than 64 levels/);
-  }
-  // Brackets inside strings do not count.
-  const ok = await k.request('/api/body-echo', { method: 'POST', json: { name: '[[[[{{{{'.repeat(100) } });
-  assert.equal(ok.status, 200);
-  const shallow = await k.request('/api/body-echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name": ${nested(63)}}` });
-  assert.equal(shallow.status, 400, 'deep enough to pass the parser, refused by the schema (name must be a string)');
-  assert.doesNotMatch(((await shallow.json()) as { error: string }).error, /nests deeper/);
-});
-
 test('HEAD is answered by the GET route: same status and headers, no body; a path without a GET route is 404', async () => {
   const get = await k.request('/api/body-echo/quiet');
   const head = await k.request('/api/body-echo/quiet', { method: 'HEAD' });
@@ -77,26 +62,4 @@ test('HEAD is answered by the GET route: same status and headers, no body; a pat
   assert.equal(await head.text(), '');
   assert.deepEqual(await get.json(), { ok: true }, 'the connection after a HEAD still answers');
   assert.equal((await k.request('/api/body-echo', { method: 'HEAD' })).status, 404);
-});
-
-test('one access line per request, carrying its request id; polled endpoints log below info', async () => {
-  const res = await k.request('/api/body-echo', { method: 'POST', json: {} });
-  const id = res.headers.get('x-request-id');
-  await res.text();
-  await (await k.request('/api/body-echo/quiet')).text();
-  await k.kernel.stop();
-  const lines = k
-    .logLines()
-    .join('')
-    .split('\n')
-    .filter((l) => l.includes('"request completed"'))
-    .map((l) => JSON.parse(l) as { reqId: string; url: string; statusCode: number });
-  const echo = lines.filter((l) => l.url === '/api/body-echo' && l.statusCode === 200);
-  assert.ok(echo.length >= 1);
-  assert.ok(echo.every((l) => /^[0-9a-f-]{36}$/.test(l.reqId)));
-  assert.ok(
-    echo.some((l) => l.reqId === id),
-    'the access line carries the id the reply carried',
-  );
-  assert.equal(lines.filter((l) => l.url === '/api/body-echo/quiet').length, 0, 'a quiet route logs below info');
 });

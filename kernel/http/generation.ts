@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyBaseLogger, type onRequestHookHandler } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type onRequestHookHandler } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -9,8 +9,6 @@ import { isUuid } from '@talon/module-sdk';
 import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
-import { installBodyParsers } from './body.ts';
-import { AccessLog } from './access-log.ts';
 import { lazyChildLogger } from './request-logger.ts';
 
 export interface Generation {
@@ -28,6 +26,15 @@ export interface GenerationOptions {
   log: Logger;
   bodyLimit: number;
   hooks: HookBus;
+}
+
+/**
+ * Fastify writes no request lines: the access log is the logs module's (from http.response). Its own diagnostics
+ * (stream and serializer errors) stay, which the top-level disableRequestLogging (deprecated) would also drop.
+ */
+class NoRequestLines extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(): void {}
 }
 
 /** The route building of one module failed: the kernel can leave that module out and retry. */
@@ -59,7 +66,7 @@ export class Draft {
     this.app = Fastify({
       serverFactory: (handler) => (this.inner = http.createServer(handler)),
       loggerInstance: options.log as unknown as FastifyBaseLogger,
-      logController: new AccessLog(),
+      logController: new NoRequestLines(),
       childLoggerFactory: lazyChildLogger,
       bodyLimit: options.bodyLimit,
       genReqId: (req) => {
@@ -84,7 +91,6 @@ export class Draft {
     });
     this.app.setValidatorCompiler(validatorCompiler);
     this.app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-    installBodyParsers(this.app);
   }
 
   /** A draft with the root parts of `modules` and all their routes. */
@@ -178,14 +184,16 @@ function installRequestHooks(app: FastifyInstance, hooks: HookBus): void {
   });
   app.addHook('onResponse', (req, reply, done) => {
     if (responseHook.taps.length) {
+      const route = req.routeOptions; // built anew at each read
       responseHook.call({
         id: String(req.id),
         method: req.method,
         url: req.url,
-        route: req.routeOptions.url,
+        route: route.url,
         ip: req.ip,
         statusCode: reply.statusCode,
         durationMs: reply.elapsedTime,
+        quiet: route.config?.quiet === true,
       });
     }
     done();

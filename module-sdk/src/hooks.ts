@@ -60,6 +60,8 @@ export interface HttpRequestEvent {
 export interface HttpResponseEvent extends HttpRequestEvent {
   statusCode: number;
   durationMs: number;
+  /** The route is a polled endpoint (route option `quiet`): the access log writes its line at debug level. */
+  quiet: boolean;
 }
 
 /**

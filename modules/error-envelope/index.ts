@@ -1,11 +1,13 @@
 import { defineModule, errorBody, type RootHttp } from '@talon/module-sdk';
 import { classify } from './services/classify.ts';
+import { installBodyParsers } from './services/json-body.ts';
 
 export default defineModule({
   register: () => ({ http }),
 });
 
 function http(app: RootHttp): void {
+  installBodyParsers(app);
   app.setErrorHandler((error, request, reply) => {
     const result = classify(error, { contentType: request.headers['content-type'], bodyLimit: request.routeOptions.bodyLimit });
     if (result.internal) request.log.error({ err: error }, 'request failed');

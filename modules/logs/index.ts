@@ -3,6 +3,7 @@ import { defineModule, type SseWriter } from '@talon/module-sdk';
 import { logsConfigSchema, type LogsConfig } from './config.ts';
 import { DailyFile, pruneLogs } from './services/daily-file.ts';
 import { LogBus } from './services/bus.ts';
+import { accessLog } from './services/access-log.ts';
 import { streamRoutes } from './routes/stream.ts';
 
 export default defineModule<LogsConfig>({
@@ -19,6 +20,7 @@ export default defineModule<LogsConfig>({
       if (writing) file?.write(line);
       bus.publish(line);
     });
+    ctx.hooks.kernel.http.response.tap('access log', accessLog(ctx.log));
     const closeStreams = () => {
       for (const sse of [...open]) sse.close();
     };

@@ -39,6 +39,35 @@ test('malformed JSON: 400 saying so', async () => {
   await expectError(res, 400, /^malformed JSON body/);
 });
 
+test('a JSON body nested deeper than 64 levels is a 400 naming the limit, before validation', async () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+  for (const depth of [65, 500]) {
+    const res = await k.request('/probe/named', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name": ${nested(depth - 1)}}` });
+    await expectError(res, 400, 'JSON body nests deeper than 64 levels');
+  }
+  // Brackets inside strings do not count, escaped quotes included.
+  for (const name of ['[[[[{{{{'.repeat(100), `"${'['.repeat(70)}\\`]) {
+    const ok = await k.request('/probe/named', { method: 'POST', json: { name } });
+    assert.equal(ok.status, 200, await ok.text());
+  }
+  const shallow = await k.request('/probe/named', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name": ${nested(63)}}` });
+  await expectError(shallow, 400, 'body/name must be string');
+});
+
+test('TOML, NDJSON and every text type arrive as strings; every +json type is JSON; parameters do not matter', async () => {
+  for (const type of ['application/toml', 'application/x-ndjson', 'text/markdown', 'text/markdown; charset=utf-8', 'text/plain; charset=utf-8']) {
+    const res = await k.request('/probe/raw', { method: 'POST', headers: { 'content-type': type }, body: 'a = 1\n' });
+    assert.equal(res.status, 200, type);
+    assert.deepEqual(await res.json(), { type: 'string', body: 'a = 1\n' }, type);
+  }
+  for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json', 'application/merge-patch+json; charset=utf-8']) {
+    const res = await k.request('/probe/raw', { method: 'POST', headers: { 'content-type': type }, body: '{"a": 1}' });
+    assert.deepEqual(await res.json(), { type: 'object', body: { a: 1 } }, type);
+  }
+  const bad = await k.request('/probe/raw', { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"a": ' });
+  await expectError(bad, 400, /^malformed JSON body/);
+});
+
 test('schema violations: 400 naming the field', async () => {
   await expectError(await k.request('/probe/named', { method: 'POST', json: {} }), 400, "body must have required property 'name'");
   await expectError(await k.request('/probe/named', { method: 'POST', json: { name: 5 } }), 400, 'body/name must be string');

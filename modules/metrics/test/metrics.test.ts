@@ -73,7 +73,7 @@ test('the duration histogram reads exactly as a prom-client Histogram given the 
     ['GET', '/api/health', 429, 0.01],
   ] as const;
   for (const [method, route, statusCode, durationMs] of requests) {
-    stats.observe({ id: 'x', method, url: '/x', route, ip: '127.0.0.1', statusCode, durationMs });
+    stats.observe({ id: 'x', method, url: '/x', route, ip: '127.0.0.1', statusCode, durationMs, quiet: false });
     histogram.observe({ method, route: route ?? '(unmatched)', status: String(statusCode) }, durationMs / 1000);
   }
   assert.equal(await ours.metrics(), await reference.metrics());

@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { HttpError } from '@talon/module-sdk';
+import { HttpError, type RootHttp } from '@talon/module-sdk';
 
-/** Deepest nesting of arrays and objects a JSON body may have (docs/configuration.md). */
-export const MAX_JSON_DEPTH = 64;
+/** Deepest nesting of arrays and objects a JSON body may have (docs/modules.md). */
+const MAX_JSON_DEPTH = 64;
 
 /** Whether the JSON text nests arrays/objects deeper than max (a linear scan; strings are skipped). */
 function nestsDeeperThan(text: string, max: number): boolean {
@@ -21,12 +20,12 @@ function nestsDeeperThan(text: string, max: number): boolean {
 /**
  * JSON bodies: an empty body with Content-Type application/json is no body (real clients send that
  * on POST and DELETE), malformed JSON is a 400 that says so, and so is nesting deeper than
- * MAX_JSON_DEPTH (validators and handlers recurse: a deep body must never become a 500). Other
- * text types arrive as strings.
+ * MAX_JSON_DEPTH (validators and handlers recurse: a deep body must never become a 500). Any
+ * +json type is JSON; TOML, NDJSON and every text type arrive as strings.
  */
-export function installBodyParsers(app: FastifyInstance): void {
+export function installBodyParsers(app: RootHttp): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(;|$)/, { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(new HttpError(400, `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
@@ -36,7 +35,8 @@ export function installBodyParsers(app: FastifyInstance): void {
       done(new HttpError(400, `malformed JSON body: ${(err as Error).message}`), undefined);
     }
   });
-  app.addContentTypeParser(['application/toml', 'application/x-toml', 'application/x-ndjson', 'text/*'], { parseAs: 'string' }, (_req, body, done) =>
+  // Fastify tests a pattern against the whole header, parameters included (`text/plain; charset="utf-8"`).
+  app.addContentTypeParser(/^(text\/[\w.+-]+|application\/(x-)?toml|application\/x-ndjson)(;|$)/, { parseAs: 'string' }, (_req, body, done) =>
     done(null, body),
   );
 }
