@@ -6,7 +6,7 @@ import type { HookBus } from './hooks.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
 import { ModuleBuildError } from './loader/bundle.ts';
 import type { Manifest } from './loader/manifest.ts';
-import { buildGeneration, Draft, nextTurn, RouteBuildError, type Generation, type GenerationOptions } from './http/generation.ts';
+import { Draft, nextTurn, RouteBuildError, type Generation, type GenerationOptions } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
 
 export interface ModuleRecord {
@@ -79,7 +79,7 @@ export class Supervisor {
     const warm = this.warm;
     this.warm = undefined;
     const draft = replacing && !replacing.parts.http && warm?.module === replacing.id ? await warm.draft : undefined;
-    if (!draft) return buildGeneration(this.live(replacing, leaving), this.generationOptions());
+    if (!draft) return (await Draft.begin(this.live(replacing, leaving), this.generationOptions())).finish();
     await draft.add(replacing!);
     return draft.finish();
   }

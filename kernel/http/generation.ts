@@ -1,11 +1,17 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type onRequestHookHandler } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyBaseLogger,
+  type FastifyRequest,
+  type onRequestHookHandler,
+  type RouteOptions,
+} from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { RouteInfo, RootHttp, Routes } from '@talon/module-sdk';
-import { isUuid } from '@talon/module-sdk';
+import { isUuid, type RouteInfo, type RootHttp, type Routes } from '@talon/module-sdk';
 import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
@@ -28,10 +34,7 @@ export interface GenerationOptions {
   hooks: HookBus;
 }
 
-/**
- * Fastify writes no request lines: the access log is the logs module's (from http.response). Its own diagnostics
- * (stream and serializer errors) stay, which the top-level disableRequestLogging (deprecated) would also drop.
- */
+/** Fastify writes no request lines (the logs module's access log comes from http.response); its diagnostics stay. */
 class NoRequestLines extends LogController {
   override incomingRequest(): void {}
   override requestCompleted(): void {}
@@ -39,20 +42,18 @@ class NoRequestLines extends LogController {
 
 /** The route building of one module failed: the kernel can leave that module out and retry. */
 export class RouteBuildError extends Error {
+  override name = 'RouteBuildError';
   constructor(
     readonly module: string,
-    cause: Error,
+    cause: unknown,
   ) {
-    super(`module '${module}' routes failed: ${cause.message}`);
-    this.name = 'RouteBuildError';
+    super(`module '${module}' routes failed: ${(cause as Error).message}`);
   }
 }
 
 /**
- * A generation being built: a complete Fastify app made from the live modules. Fastify cannot add
- * routes once ready, so every module change builds a new generation and the front server swaps to it
- * (see docs/architecture.md). The root parts of all its modules come first, then each module's routes,
- * one module per turn of the event loop; more modules' routes can be added until it is finished.
+ * A generation being built: a complete Fastify app of the live modules (Fastify cannot add routes once ready, so each
+ * module change builds one; see docs/architecture.md). Root parts first, then each module's routes, one per turn.
  */
 export class Draft {
   readonly routes: RouteInfo[] = [];
@@ -97,31 +98,26 @@ export class Draft {
   static async begin(modules: readonly ModuleInstance[], options: GenerationOptions): Promise<Draft> {
     const draft = new Draft(options);
     await draft.app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-    draft.app.addHook('onRoute', (route) => {
-      const websocket = Boolean((route as { websocket?: boolean }).websocket);
-      // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
-      const schema = (websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema) as RouteInfo['schema'];
-      for (const method of [route.method].flat()) {
-        if (method !== 'HEAD') draft.routes.push({ method, url: route.url, module: draft.current, schema, websocket, public: Boolean(route.config?.public) });
-      }
-      // Which module's route accepted each WebSocket, so a reload closes only that module's sockets: a hook on
-      // WebSocket routes only (on every route it cost each request a hook).
-      if (websocket) {
-        const module = draft.current;
-        const own: onRequestHookHandler = (request, _reply, done) => {
-          if (request.raw.headers.upgrade) draft.owners.set(request.raw.socket, module);
-          done();
-        };
-        route.onRequest = [...[route.onRequest ?? []].flat(), own];
-      }
-    });
+    draft.app.addHook('onRoute', (route) => draft.onRoute(route));
     installRequestHooks(draft.app, options.hooks);
-    for (const m of modules) {
-      draft.current = m.id;
-      draft.blaming(m.id, () => m.parts.http?.(draft.app as unknown as RootHttp));
-    }
+    for (const m of modules) draft.blaming(m.id, () => m.parts.http?.(draft.app as unknown as RootHttp));
     for (const m of modules) await draft.add(m);
     return draft;
+  }
+
+  private onRoute(route: RouteOptions & { websocket?: boolean }): void {
+    const { websocket = false, url } = route;
+    const module = this.current;
+    // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
+    const schema = (websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema) as RouteInfo['schema'];
+    for (const method of [route.method].flat()) this.routes.push({ method, url, module, schema, websocket, public: Boolean(route.config?.public) });
+    // Which module's route accepted each WebSocket (a hook on WebSocket routes only: on every route it cost each request).
+    if (!websocket) return;
+    const own: onRequestHookHandler = (request, _reply, done) => {
+      if (request.raw.headers.upgrade) this.owners.set(request.raw.socket, module);
+      done();
+    };
+    route.onRequest = [...[route.onRequest ?? []].flat(), own];
   }
 
   /** Adds a module's routes (a module with root parts must be in the draft from its beginning). */
@@ -130,39 +126,33 @@ export class Draft {
     if (!routes) return;
     // One module per turn of the event loop: building a generation never holds other requests up for long.
     await nextTurn();
-    const plugin = async (child: FastifyInstance) => {
-      this.current = m.id;
-      this.blaming(m.id, () => routes(child as unknown as Routes));
-    };
+    const plugin = async (child: FastifyInstance) => this.blaming(m.id, () => routes(child as unknown as Routes));
     // Named, or Fastify looks for the plugin's name among the exports of every loaded file.
-    try {
-      await this.app.register(Object.assign(plugin, { [Symbol.for('fastify.display-name')]: m.id }));
-    } catch (err) {
-      await this.fail(err as Error);
-    }
+    await this.step(this.app.register(Object.assign(plugin, { [Symbol.for('fastify.display-name')]: m.id })));
   }
 
   async finish(): Promise<Generation> {
     await nextTurn();
-    try {
-      await this.app.ready();
-    } catch (err) {
-      await this.fail(err as Error);
-    }
+    await this.step(this.app.ready());
     return { app: this.app, inner: this.inner, inflight: 0, upgraded: new Set(), owners: this.owners, routes: this.routes };
   }
 
-  /** Drops the draft; a conflict found by Fastify itself (a duplicate route) blames the module that registered last. */
-  private async fail(err: Error): Promise<never> {
-    await this.app.close().catch(() => undefined);
-    throw err instanceof RouteBuildError ? err : new RouteBuildError(this.current, err);
+  /** A failed step drops the draft; a conflict Fastify finds (a duplicate route) blames the module that registered last. */
+  private async step(work: PromiseLike<unknown>): Promise<void> {
+    try {
+      await work;
+    } catch (err) {
+      await this.app.close().catch(() => undefined);
+      throw err instanceof RouteBuildError ? err : new RouteBuildError(this.current, err);
+    }
   }
 
   private blaming(module: string, fn: () => void): void {
+    this.current = module;
     try {
       fn();
     } catch (err) {
-      throw new RouteBuildError(module, err as Error);
+      throw new RouteBuildError(module, err);
     }
   }
 }
@@ -170,32 +160,18 @@ export class Draft {
 /** Resolves on a later turn of the event loop, after the requests that arrived meanwhile were taken up. */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** A generation with every module's routes. */
-export async function buildGeneration(modules: readonly ModuleInstance[], options: GenerationOptions): Promise<Generation> {
-  return (await Draft.begin(modules, options)).finish();
-}
-
 /** The kernel's http.request and http.response hooks. */
 function installRequestHooks(app: FastifyInstance, hooks: HookBus): void {
   const { request: requestHook, response: responseHook } = hooks.kernel.http;
+  // Fastify builds routeOptions anew at each read: read once.
+  const describe = (req: FastifyRequest, route = req.routeOptions) => ({ id: String(req.id), method: req.method, url: req.url, route: route.url, ip: req.ip });
   app.addHook('onRequest', (req, _reply, done) => {
-    if (requestHook.taps.length) requestHook.call({ id: String(req.id), method: req.method, url: req.url, route: req.routeOptions.url, ip: req.ip });
+    if (requestHook.taps.length) requestHook.call(describe(req));
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {
-    if (responseHook.taps.length) {
-      const route = req.routeOptions; // built anew at each read
-      responseHook.call({
-        id: String(req.id),
-        method: req.method,
-        url: req.url,
-        route: route.url,
-        ip: req.ip,
-        statusCode: reply.statusCode,
-        durationMs: reply.elapsedTime,
-        quiet: route.config?.quiet === true,
-      });
-    }
+    const route = responseHook.taps.length ? req.routeOptions : undefined;
+    if (route) responseHook.call({ ...describe(req, route), statusCode: reply.statusCode, durationMs: reply.elapsedTime, quiet: route.config?.quiet === true });
     done();
   });
 }
