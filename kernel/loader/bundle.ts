@@ -4,72 +4,62 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createRequire, Module } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import type { BuildContext, BuildFailure, BuildOptions, BuildResult } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import type { BuildContext, BuildFailure, BuildOptions } from 'esbuild';
 
-/**
- * Module code is bundled to one CommonJS script (npm packages stay external and shared) and
- * compiled as a fresh, unregistered CJS module. Unlike ESM `import()`, nothing caches it: a hot
- * reload gets the changed files, and the previous copy is garbage-collected once nothing refers to it.
- */
+/** A compile error in module code, at `location` (file:line:col). */
 export class ModuleBuildError extends Error {
   override name = 'ModuleBuildError';
   constructor(
-    message: string,
-    readonly location?: string,
+    readonly location: string,
+    text: string,
   ) {
-    super(message);
+    super(`${location}: ${text}`);
   }
 }
 
-export interface Bundle {
-  code: string;
-  /** The module's own source files, with the size and mtime they had (the disk cache checks them). */
-  inputs: Array<{ file: string; size: number; mtimeMs: number }>;
-  /** The other modules' contracts it imports (`@talon/<name>`). */
-  contracts: string[];
-}
-
-// Bundles are cached on disk, keyed by the entry and checked against every input file: a warm start needs no esbuild.
-const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
-const CACHE_VERSION = 4;
-let writes = 0;
-const cacheFile = (entry: string) => path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
-const unchanged = (i: Bundle['inputs'][number]) => {
-  const st = statSync(i.file, { throwIfNoEntry: false });
-  return st?.size === i.size && st.mtimeMs === i.mtimeMs;
-};
+/** `inputs`: the module's own source files as they were built (the disk cache checks them); `contracts`: the `@talon/<name>` it imports. */
+export type Bundle = { code: string; inputs: Array<ReturnType<typeof stamp>>; contracts: string[] };
 
 /** Incremental esbuild contexts by entry: a reload's rebuild reuses what did not change. */
 export type Bundlers = Map<string, BuildContext<BuildOptions & { metafile: true; write: false }>>;
 
+const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
+const CACHE_VERSION = 4;
+const cacheFile = (entry: string) => path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
+let writes = 0;
+
+function stamp(file: string) {
+  const { size, mtimeMs } = statSync(file);
+  return { file, size, mtimeMs };
+}
+
 /**
- * With `incremental` contexts (a reload) the disk cache is skipped: a same-size rewrite within the mtime
- * resolution must not hit it.
+ * Bundles a module file to one CommonJS script (npm packages stay external). A warm start takes it from the disk cache;
+ * a reload (`incremental` contexts) skips the cache, which a same-size rewrite within the mtime resolution would hit.
  */
 export async function bundleModule(entry: string, incremental?: Bundlers): Promise<Bundle> {
   if (!incremental) {
     try {
       const cached = JSON.parse(readFileSync(cacheFile(entry), 'utf8')) as Bundle;
-      if (cached.inputs.every(unchanged)) return cached;
+      if (cached.inputs.every((input) => isDeepStrictEqual(stamp(input.file), input))) return cached;
     } catch {
       // no usable cache entry
     }
   }
   const bundle = await build(entry, incremental);
-  void remember(entry, bundle);
+  // Written in the background: neither the reload nor the requests served meanwhile wait for the disk.
+  // A cache that cannot be written only costs speed.
+  remember(entry, bundle).catch(() => undefined);
   return bundle;
 }
 
-/** Written in the background: a reload is not held up by the disk, nor are the requests served meanwhile. */
 async function remember(entry: string, bundle: Bundle): Promise<void> {
   const tmp = `${cacheFile(entry)}.${process.pid}.${++writes}.tmp`;
-  try {
-    await mkdir(CACHE_DIR, { recursive: true });
-    await writeFile(tmp, JSON.stringify(bundle));
-    await rename(tmp, cacheFile(entry));
-  } catch {
-    // a cache that cannot be written only costs speed
-  }
+  await mkdir(CACHE_DIR, { recursive: true });
+  await writeFile(tmp, JSON.stringify(bundle));
+  await rename(tmp, cacheFile(entry));
 }
 
 async function build(entry: string, contexts?: Bundlers): Promise<Bundle> {
@@ -96,51 +86,36 @@ async function build(entry: string, contexts?: Bundlers): Promise<Bundle> {
     logLevel: 'silent',
     absWorkingDir: path.dirname(entry),
   } satisfies BuildOptions;
-  let result: BuildResult<typeof options>;
-  try {
-    if (!contexts) result = await esbuild.build(options);
-    else {
-      if (!contexts.has(entry)) contexts.set(entry, await esbuild.context(options));
-      result = await contexts.get(entry)!.rebuild();
-    }
-  } catch (err) {
-    const first = (err as BuildFailure).errors?.[0];
+  if (contexts && !contexts.has(entry)) contexts.set(entry, await esbuild.context(options));
+  const context = contexts?.get(entry);
+  const result = await (context ? context.rebuild() : esbuild.build(options)).catch((err: BuildFailure) => {
+    const first = err.errors?.[0];
     if (!first) throw err;
-    const loc = first.location ? `${path.resolve(path.dirname(entry), first.location.file)}:${first.location.line}:${first.location.column + 1}` : entry;
-    throw new ModuleBuildError(`${loc}: ${first.text}`, loc);
-  }
-  const inputs = Object.keys(result.metafile.inputs).map((p) => {
-    const file = path.resolve(path.dirname(entry), p);
-    const st = statSync(file);
-    return { file, size: st.size, mtimeMs: st.mtimeMs };
+    const at = first.location;
+    throw new ModuleBuildError(at ? `${path.resolve(path.dirname(entry), at.file)}:${at.line}:${at.column + 1}` : entry, first.text);
   });
-  const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
-  const contracts = [...new Set(imports.filter((p) => p.startsWith('@talon/') && p !== '@talon/module-sdk').map((p) => p.slice(7)))];
-  return { code: result.outputFiles[0].text, inputs, contracts };
+  const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+  return {
+    code: result.outputFiles[0].text,
+    inputs: Object.keys(result.metafile.inputs).map((input) => stamp(path.resolve(path.dirname(entry), input))),
+    contracts: [...new Set(imports.filter((p) => p.startsWith('@talon/') && p !== '@talon/module-sdk').map((p) => p.slice('@talon/'.length)))],
+  };
 }
 
-/** Packages are found beside the module first (its own node_modules), then among the service's. */
-const serviceRequire = createRequire(import.meta.url);
+/** Bare imports are looked up beside the module first (its own node_modules), then among the service's. */
+const serviceDir = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * Evaluates a bundle. `special` answers the ids the kernel provides itself (the SDK instance, other
- * modules' contracts); it returns undefined for the rest.
+ * Compiles a bundle as a fresh CommonJS module that nothing caches (an old copy is garbage-collected after a reload).
+ * `provided`: the ids the kernel answers itself (the SDK instance, contracts).
  */
-export function evaluateBundle(bundle: Bundle, filename: string, special: (id: string) => unknown): unknown {
+export function evaluateBundle(bundle: Bundle, filename: string, provided: ReadonlyMap<string, unknown>): unknown {
   const mod = new Module(filename) as Module & { _compile(code: string, filename: string): void };
   mod.filename = filename;
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(filename));
   const own = createRequire(filename);
-  mod.require = ((id: string) => {
-    const given = special(id);
-    if (given !== undefined) return given;
-    try {
-      return own(id);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || id.startsWith('.') || path.isAbsolute(id)) throw err;
-      return serviceRequire(id);
-    }
-  }) as NodeJS.Require;
+  const lookup = { paths: [path.dirname(filename), serviceDir] };
+  mod.require = ((id: string) => provided.get(id) ?? own(own.resolve(id, lookup))) as NodeJS.Require;
   mod._compile(bundle.code, filename);
   return mod.exports;
 }

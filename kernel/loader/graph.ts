@@ -3,16 +3,13 @@ import { connections, type Manifest } from './manifest.ts';
 /** `byChoice`: blocked only because a module it needs was disabled on purpose (not because one is broken). */
 export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'failed'; reason: string; byChoice?: boolean };
 
-export interface Plan {
-  /** Modules to load, dependencies first. */
-  order: Manifest[];
-  verdicts: Map<string, Verdict>;
-}
+/** `order`: the modules to load, dependencies first. */
+export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
 
 /**
- * Orders the enabled modules so that every module comes after its dependencies, hard and optional
- * (and what it consumes). A module whose hard dependency is missing, disabled or not loadable is
- * blocked; a cycle of hard dependencies fails its members; optional links in a cycle only order.
+ * Orders the enabled modules after everything they link to (depends, optional_depends, consumes). A module whose
+ * hard dependency is missing, disabled or not loadable is blocked; a cycle of hard dependencies fails its members;
+ * optional links in a cycle only order.
  */
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));
@@ -20,8 +17,8 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
   for (const m of manifests) if (!isEnabled(m)) verdicts.set(m.name, { state: 'disabled', reason: 'disabled in configuration' });
   for (let changed = true; changed;) {
     changed = false;
-    for (const m of manifests) {
-      const dep = verdicts.has(m.name) ? undefined : m.depends.find((d) => !byName.has(d) || verdicts.has(d));
+    for (const m of manifests.filter((m) => !verdicts.has(m.name))) {
+      const dep = m.depends.find((d) => !byName.has(d) || verdicts.has(d));
       if (dep === undefined) continue;
       const of = verdicts.get(dep);
       const byChoice = of?.state === 'disabled' || (of?.state === 'blocked' && of.byChoice);
@@ -30,18 +27,18 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
     }
   }
   const left = new Set(manifests.filter((m) => !verdicts.has(m.name)).map((m) => m.name));
-  const waitsFor = (m: Manifest, links: Iterable<string>) => [...links].filter((d) => d !== m.name && left.has(d));
+  const waitingFor = (m: Manifest, links: Iterable<string>) => [...links].find((d) => d !== m.name && left.has(d));
   const order: Manifest[] = [];
   while (left.size) {
     const pending = [...left].sort().map((n) => byName.get(n)!);
-    const hardReady = pending.filter((m) => !waitsFor(m, m.depends).length);
-    const ready = hardReady.filter((m) => !waitsFor(m, connections(m)).length);
-    const next = ready.length ? ready : hardReady.slice(0, 1);
-    if (!next.length) {
-      failCycle(pending, (m) => byName.get(waitsFor(m, m.depends)[0])!, verdicts);
+    const hardReady = pending.filter((m) => !waitingFor(m, m.depends));
+    if (!hardReady.length) {
+      failCycle(pending, (m) => byName.get(waitingFor(m, m.depends)!)!, verdicts);
       break;
     }
-    for (const m of next) {
+    const ready = hardReady.filter((m) => !waitingFor(m, connections(m)));
+    // An optional cycle is broken one module at a time.
+    for (const m of ready.length ? ready : hardReady.slice(0, 1)) {
       left.delete(m.name);
       order.push(m);
       verdicts.set(m.name, { state: 'load' });
@@ -50,7 +47,16 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
   return { order, verdicts };
 }
 
-/** Every pending module waits for another: walk the hard dependencies to the cycle and fail it. */
+/** The named modules plus everything they depend on. */
+export function withDependencies(names: readonly string[], manifests: readonly Manifest[]): Set<string> {
+  const byName = new Map(manifests.map((m) => [m.name, m]));
+  const out = new Set(names);
+  // A Set's iteration also visits what is added meanwhile.
+  for (const name of out) for (const dep of byName.get(name)?.depends ?? []) out.add(dep);
+  return out;
+}
+
+/** Every pending module waits for another: walk the hard dependencies to the cycle, fail it and block the rest. */
 function failCycle(pending: Manifest[], firstDep: (m: Manifest) => Manifest, verdicts: Map<string, Verdict>): void {
   const path: string[] = [];
   let m = pending[0];
@@ -61,10 +67,7 @@ function failCycle(pending: Manifest[], firstDep: (m: Manifest) => Manifest, ver
   const cycle = [...path.slice(path.indexOf(m.name)), m.name];
   const text = cycle.join(' -> ');
   for (const p of pending) {
-    const inCycle = cycle.includes(p.name);
-    verdicts.set(
-      p.name,
-      inCycle ? { state: 'failed', reason: `dependency cycle: ${text}` } : { state: 'blocked', reason: `depends on a module in the cycle ${text}` },
-    );
+    if (cycle.includes(p.name)) verdicts.set(p.name, { state: 'failed', reason: `dependency cycle: ${text}` });
+    else verdicts.set(p.name, { state: 'blocked', reason: `depends on a module in the cycle ${text}` });
   }
 }

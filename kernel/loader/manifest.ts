@@ -1,63 +1,63 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
 import { parse } from 'smol-toml';
 import type { FromSchema } from 'json-schema-to-ts';
+import type { ValidateFunction } from 'ajv';
 import { configAjv } from '../config/validate.ts';
 
 const NAME = '^[a-z][a-z0-9-]*$';
 const KEY = '^[a-z][a-z0-9_]*$';
 const names = { type: 'array', items: { type: 'string', pattern: NAME }, default: [] } as const;
+const keys = { type: 'array', items: { type: 'string', pattern: KEY }, default: [] } as const;
 
-export const manifestSchema = {
+const manifestSchema = {
   type: 'object',
   properties: {
     name: { type: 'string', pattern: NAME },
     version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+' },
     description: { type: 'string', default: '' },
-    /** Semver range of @talon/module-sdk the module is written for. */
-    sdk: { type: 'string', default: '*' },
+    sdk: { type: 'string', default: '*', description: 'semver range of @talon/module-sdk the module is written for' },
     depends: names,
     optional_depends: names,
-    /** Services of other modules this one uses ('module.service'), or whole modules by name. */
-    consumes: { type: 'array', items: { type: 'string' }, default: [] },
-    /** Ids of the services this module offers ('<name>.<service>'). */
-    provides: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9-]*\\.[A-Za-z0-9_.-]+$' }, default: [] },
+    consumes: { type: 'array', items: { type: 'string' }, default: [], description: "other modules' services ('module.service') or whole modules" },
+    provides: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9-]*\\.[A-Za-z0-9_.-]+$' }, default: [], description: "'<name>.<service>'" },
     config_section: { type: 'string', pattern: KEY },
-    /** Top-level config keys (or tables) the module owns; their schemas come from the module's code. */
-    config_keys: { type: 'array', items: { type: 'string', pattern: KEY }, default: [] },
-    /** A security module: never fails open (see docs/modules.md). */
-    critical: { type: 'boolean', default: false },
-    /** Config keys whose value means this critical module's protection is configured. */
-    protects: { type: 'array', items: { type: 'string', pattern: KEY }, default: [] },
+    config_keys: { ...keys, description: 'top-level config keys the module owns (their schemas are in its code)' },
+    critical: { type: 'boolean', default: false, description: 'a security module: never fails open' },
+    protects: { ...keys, description: "config keys whose value means this critical module's protection is configured" },
     enabled: { type: 'boolean', default: true, description: 'enabled by default' },
     entry: { type: 'string', default: 'index.ts' },
-    /** The public contract other modules import as @talon/<name>. */
-    contract: { type: 'string', default: 'api.ts' },
+    contract: { type: 'string', default: 'api.ts', description: 'the public contract others import as @talon/<name>' },
   },
   required: ['name', 'version'],
   additionalProperties: false,
 } as const;
 
-export type ManifestData = FromSchema<typeof manifestSchema, { keepDefaultedPropertiesOptional: false }>;
-
-export interface Manifest extends ManifestData {
+export interface Manifest extends FromSchema<typeof manifestSchema, { keepDefaultedPropertiesOptional: false }> {
   dir: string;
   thirdParty: boolean;
 }
 
-/** The module that owns a service or hook catalogue id ('agents.registry' → 'agents'). */
-export const ownerOf = (id: string): string => id.slice(0, id.indexOf('.'));
+/** The module a service, hook catalogue or `consumes` entry belongs to ('agents.registry' → 'agents'). */
+export const ownerOf = (id: string): string => id.split('.')[0];
+
+const declared = (m: Manifest): string[] => [...m.depends, ...m.optional_depends, ...m.consumes];
 
 /** Every module whose services, hooks and contract this one may use: its dependencies and what it consumes. */
-export function connections(m: Manifest): Set<string> {
-  return new Set([...m.depends, ...m.optional_depends, ...m.consumes.map((c) => (c.includes('.') ? ownerOf(c) : c))]);
+export const connections = (m: Manifest): Set<string> => new Set(declared(m).map(ownerOf));
+
+/** Whether the manifest declares the use of this service (or hook catalogue) id: its whole module, or the id in `consumes`. */
+export function declares(m: Manifest, id: string): boolean {
+  return ownerOf(id) === m.name || declared(m).includes(ownerOf(id)) || m.consumes.includes(id);
 }
 
-/** Whether the manifest declares the use of this service (or hook catalogue) id. */
-export function declares(m: Manifest, id: string): boolean {
-  const owner = ownerOf(id);
-  return owner === m.name || m.depends.includes(owner) || m.optional_depends.includes(owner) || m.consumes.includes(owner) || m.consumes.includes(id);
-}
+/** The end of an undeclared-use error: what to add where. */
+export const howToDeclare = (m: Manifest, owner: string): string =>
+  `add '${owner}' to depends, optional_depends or consumes in ${path.join(m.dir, 'module.toml')}`;
+
+let validate: ValidateFunction | undefined;
 
 export function readManifest(dir: string, thirdParty: boolean): Manifest {
   const file = path.join(dir, 'module.toml');
@@ -67,28 +67,51 @@ export function readManifest(dir: string, thirdParty: boolean): Manifest {
   } catch (err) {
     throw new Error(`${file}: ${(err as Error).message.split('\n')[0]}`);
   }
-  const validate = configAjv().getSchema('talon:manifest') ?? configAjv().addSchema(manifestSchema, 'talon:manifest').getSchema('talon:manifest')!;
+  validate ??= configAjv().compile(manifestSchema);
   if (!validate(data)) {
-    const problems = (validate.errors ?? []).map(
-      (e) => `${e.instancePath || 'manifest'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
+    const problems = validate.errors!.map(
+      (e) => `${e.instancePath || 'manifest'} ${e.message}${'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
     );
     throw new Error(`${file}: ${problems.join('; ')}`);
   }
-  const manifest = { ...(data as ManifestData), dir, thirdParty };
+  const manifest = { ...(data as Omit<Manifest, 'dir' | 'thirdParty'>), dir, thirdParty };
   const foreign = manifest.provides.find((id) => !id.startsWith(`${manifest.name}.`));
   if (foreign) throw new Error(`${file}: provides '${foreign}', but a module's services are named '${manifest.name}.<service>'`);
   return manifest;
 }
 
-/** Folders holding a module.toml under root (a module's own subfolders are not searched). */
-export function findModuleDirs(root: string): string[] {
-  if (!existsSync(root)) return [];
-  if (existsSync(path.join(root, 'module.toml'))) return [root];
-  const found: string[] = [];
-  for (const name of readdirSync(root).sort()) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const child = path.join(root, name);
-    if (statSync(child).isDirectory()) found.push(...findModuleDirs(child));
+export type ModuleRoot = { dir: string; thirdParty: boolean };
+
+/** `modules/` beside `kernel/` (unless given), then every `module_paths` entry, relative to the config file's folder. */
+export function moduleRoots(modulesDir: string | undefined, modulePaths: readonly string[], configDir: string): ModuleRoot[] {
+  return [
+    { dir: modulesDir ?? fileURLToPath(new URL('../../modules', import.meta.url)), thirdParty: false },
+    ...modulePaths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
+  ];
+}
+
+/** Folders holding a module.toml under dir (a module's own subfolders are not searched). */
+function moduleDirs(dir: string): string[] {
+  if (existsSync(path.join(dir, 'module.toml'))) return [dir];
+  const names = existsSync(dir) ? readdirSync(dir).sort() : [];
+  const children = names.filter((name) => name !== 'node_modules' && !name.startsWith('.')).map((name) => path.join(dir, name));
+  return children.filter((child) => statSync(child).isDirectory()).flatMap(moduleDirs);
+}
+
+/** Every readable module.toml under the roots, read before any module code; a broken manifest or a taken name is logged and skipped. */
+export function discoverManifests(roots: readonly ModuleRoot[], log: Logger): Manifest[] {
+  const found = new Map<string, Manifest>();
+  for (const root of roots) {
+    for (const dir of moduleDirs(root.dir)) {
+      try {
+        const manifest = readManifest(dir, root.thirdParty);
+        const taken = found.get(manifest.name);
+        if (taken) log.error(`module '${manifest.name}' in ${dir} ignored: the name is taken by ${taken.dir}`);
+        else found.set(manifest.name, manifest);
+      } catch (err) {
+        log.error(`module in ${dir} ignored: ${(err as Error).message}`);
+      }
+    }
   }
-  return found;
+  return [...found.values()];
 }
