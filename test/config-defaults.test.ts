@@ -1,15 +1,14 @@
 /**
- * The defaults of a key the file does not set are filled without compiling a validator (kernel/config/defaults.ts):
+ * The defaults of a key the file does not set are filled without compiling a validator (kernel/config/validate.ts):
  * they must be exactly what Ajv's useDefaults gives, for the shapes it follows and for every built-in module's schema.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonSchema } from '@talon/module-sdk';
 import { startTestKernel } from '@talon/module-sdk/testing';
-import { fillable, fillDefaults } from '../kernel/config/defaults.ts';
-import { validateSection } from '../kernel/config/validate.ts';
+import { fillable, fillDefaults, validateSection } from '../kernel/config/validate.ts';
 
-const viaAjv = (schema: JsonSchema) => validateSection(schema, {}, '').value;
+const viaAjv = (schema: JsonSchema) => validateSection(schema, {}, { errors: [], warnings: [] });
 const wrap = (key: string, schema: unknown) => ({ type: 'object', properties: { [key]: schema } }) as JsonSchema;
 
 const shapes: Record<string, JsonSchema> = {

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startTestKernel } from '@talon/module-sdk/testing';
-import { ConfigError } from '../kernel/config/errors.ts';
 import { ConfigStore } from '../kernel/config/store.ts';
-import { redactSecrets } from '@talon/module-sdk';
+import { HookBus } from '../kernel/hooks.ts';
+import { ConfigError, redactSecrets } from '@talon/module-sdk';
 
 const fixtures = path.resolve('test/fixtures/modules');
 const tempHome = () => mkdtempSync(path.join(tmpdir(), 'talon-cfg-'));
@@ -15,7 +15,7 @@ const tempHome = () => mkdtempSync(path.join(tmpdir(), 'talon-cfg-'));
 function store(text: string): ConfigStore {
   const home = tempHome();
   writeFileSync(path.join(home, 'config.toml'), text);
-  return new ConfigStore(path.join(home, 'config.toml'));
+  return new ConfigStore(path.join(home, 'config.toml'), new HookBus().kernel, () => {});
 }
 
 const claimer = (config: string) => startTestKernel({ modulesDir: fixtures, only: ['claimer', 'configured'], config });
@@ -28,6 +28,23 @@ test('an invalid kernel value names the key and the problem', () => {
 
 test('a TOML syntax error names the line', () => {
   assert.throws(() => store('log_level = "x\n').load(), /line 1/);
+});
+
+test("a module's section names each problem with its key: not a table, a missing key, a value not allowed, its own x-error text", () => {
+  const schema = {
+    type: 'object',
+    required: ['name'],
+    properties: { name: { type: 'string' }, mode: { enum: ['a', 'b'] }, token: { type: 'string', minLength: 8, 'x-error': 'use a long token' } },
+  } as const;
+  const claimed = (text: string) => {
+    const s = store(text);
+    s.claim('sec', { module: 'm', enabled: true, table: true, schema });
+    return s;
+  };
+  assert.throws(() => claimed('sec = 3\n').load(), /invalid value for 'sec': must be a table \(\[sec\]\)/);
+  assert.throws(() => claimed('[sec]\nmode = "c"\n').load(), /missing required key 'sec.name'; invalid value for 'sec.mode': .*\(allowed: "a", "b"\)/);
+  assert.throws(() => claimed('[sec]\nname = "x"\ntoken = "short"\n').load(), /invalid value for 'sec.token': use a long token$/);
+  claimed('[sec]\nname = "x"\n').load();
 });
 
 test('a top-level key written after a table is a warning that names the fix', () => {

@@ -1,47 +1,43 @@
-import type { ConfigAlias, JsonSchema, KernelSettings } from '@talon/module-sdk';
-import { kernelSettingsSchema } from '@talon/module-sdk';
-import { ConfigError } from './errors.ts';
-import { applyAliases, readConfigFile } from './file.ts';
-import { redactSecrets } from '@talon/module-sdk';
-import { validateSection } from './validate.ts';
-import { fillable, fillDefaults } from './defaults.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse, TomlError } from 'smol-toml';
+import { ConfigError, kernelSettingsSchema, redactSecrets } from '@talon/module-sdk';
+import type { ConfigAccess, ConfigAlias, JsonSchema, KernelHooks, KernelSettings } from '@talon/module-sdk';
+import { applyAliases, isTable } from './aliases.ts';
+import { fillable, fillDefaults, validateSection, type Problems } from './validate.ts';
 
 /** A top-level key owned by a module: its section (a table) or a key it claims. */
-interface Claim {
-  module: string;
-  enabled: boolean;
-  table: boolean;
-  schema?: JsonSchema;
-}
-
-export interface Validated {
-  effective: Record<string, unknown>;
-  warnings: string[];
-}
+type Claim = { module: string; enabled: boolean; table: boolean; schema?: JsonSchema };
+type Data = Record<string, unknown>;
 
 const KERNEL_KEYS = Object.keys(kernelSettingsSchema.properties);
 /** Kernel keys whose change only takes effect after a restart. */
 const RESTART_KEYS = new Set(['api_listen', 'modules', 'module_paths', 'startup', 'max_request_body_bytes']);
 const KERNEL_ALIASES: ConfigAlias[] = [{ from: 'listen_addr', to: 'api_listen' }];
 
-/**
- * The configuration: the file's data, the effective values (defaults filled
- * in), and the keys that modules own. Changes are validated in full first, so
- * the running configuration is never half-applied.
- */
-export class ConfigStore {
-  private raw: Record<string, unknown> = {};
-  private current: Record<string, unknown> = {};
+/** The configuration, also as modules see it (ConfigAccess): a change is validated in full before it is adopted, never half-applied. */
+export class ConfigStore implements ConfigAccess {
+  private data: Data = {};
+  private aliased: Data = {};
+  private current: Data = {};
   private readonly claims = new Map<string, Claim>();
   private readonly aliases = new Map<string, readonly ConfigAlias[]>();
-  private readonly views = new Map<string, Record<string, unknown>>();
+  private readonly views = new Map<string, Data>();
 
-  constructor(readonly file: string) {}
+  /** `applied` runs after every adopted change, before the config.changed hook. */
+  constructor(
+    readonly file: string,
+    private readonly hooks: KernelHooks,
+    private readonly applied: () => void,
+  ) {}
 
-  /** Reads the file (a missing one is empty). Throws ConfigError naming the key and the problem. */
+  /** Reads the file (a missing one is empty) and adopts it. Throws ConfigError naming the line, or the key and the problem. */
   load(): void {
-    const raw = readConfigFile(this.file);
-    this.adopt(raw, this.validate(raw));
+    this.adopt(this.read());
+  }
+
+  /** Re-validates with the current schemas and adopts the result. */
+  revalidate(): string[] {
+    return this.adopt(this.data).warnings;
   }
 
   /** Declares a key a module owns (before its code is loaded the schema is unknown). */
@@ -56,50 +52,27 @@ export class ConfigStore {
     this.aliases.set(module, aliases);
   }
 
-  /** Re-validates with the current schemas and adopts the result. */
-  revalidate(): string[] {
-    const result = this.validate(this.raw);
-    this.adopt(this.raw, result);
-    return result.warnings;
+  read(): Data {
+    if (!existsSync(this.file)) return {};
+    const text = readFileSync(this.file, 'utf8');
+    try {
+      return parse(text);
+    } catch (err) {
+      const where = err instanceof TomlError ? `TOML syntax error at line ${err.line}, column ${err.column}: ` : '';
+      throw new ConfigError(`${this.file}: ${where}${(err as Error).message.split('\n')[0]}`);
+    }
   }
 
-  validate(raw: Record<string, unknown>): Validated {
-    const warnings: string[] = [];
-    const errors: string[] = [];
-    const data = applyAliases(raw, [...KERNEL_ALIASES, ...[...this.aliases.values()].flat()], warnings);
-    const kernel = validateSection(kernelSettingsSchema, pick(data, KERNEL_KEYS), '');
-    errors.push(...kernel.errors);
-    warnings.push(...kernel.warnings);
-    const effective: Record<string, unknown> = { ...kernel.value };
-    for (const [key, value] of Object.entries(data)) {
-      if (KERNEL_KEYS.includes(key)) continue;
-      const claim = this.claims.get(key);
-      if (!claim) warnings.push(`unknown configuration key '${key}' (ignored)`);
-      if (!claim?.enabled || !claim.schema) {
-        effective[key] = value;
-        continue;
-      }
-      const result = this.check(key, claim, value);
-      errors.push(...result.errors);
-      warnings.push(...result.warnings);
-      effective[key] = result.value;
-    }
-    for (const [key, claim] of this.claims) {
-      if (key in effective || !claim.enabled || !claim.schema) continue;
-      const defaults = this.defaults(key, claim);
-      if (defaults !== undefined) effective[key] = defaults;
-    }
-    if (errors.length) throw new ConfigError(`${this.file}: ${errors.join('; ')}`);
-    return { effective, warnings: warnings.map((w) => this.hint(w)) };
+  check(raw: Data): string[] {
+    return this.validate(raw).warnings;
   }
 
-  adopt(raw: Record<string, unknown>, validated: Validated): string[] {
-    const before = this.current;
-    this.raw = raw;
-    this.current = validated.effective;
-    this.views.clear();
-    const keys = new Set([...Object.keys(before), ...Object.keys(this.current)]);
-    return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(this.current[k]));
+  async apply(raw: Data, path: string): Promise<{ changed: string[]; restartRequired: boolean }> {
+    const previous = this.at(path);
+    const { changed } = this.adopt(raw);
+    this.applied();
+    await this.hooks.config.changed.promise({ path, value: path ? this.at(path) : changed, previous });
+    return { changed, restartRequired: changed.some((key) => RESTART_KEYS.has(key)) };
   }
 
   settings(): KernelSettings {
@@ -107,63 +80,76 @@ export class ConfigStore {
   }
 
   /** A module's configuration: its section's keys plus the top-level keys it claims (one object per adoption). */
-  moduleConfig(module: string, section: string | undefined, keys: readonly string[]): Record<string, unknown> {
+  moduleConfig(module: string, section: string | undefined, keys: readonly string[]): Data {
     let view = this.views.get(module);
     if (!view) {
-      view = { ...((section && (this.current[section] as Record<string, unknown>)) || {}) };
+      view = { ...((section && (this.current[section] as Data)) || {}) };
       for (const key of keys) if (key in this.current) view[key] = this.current[key];
       this.views.set(module, view);
     }
     return view;
   }
 
-  rawData(): Record<string, unknown> {
-    return structuredClone(this.raw);
+  raw(): Data {
+    return structuredClone(this.data);
   }
 
-  redacted(): Record<string, unknown> {
+  redacted(): Data {
     return redactSecrets(this.current);
   }
 
-  /** Set keys, as written in the file (after aliases). */
+  /** Whether the file sets a key (after aliases) to something other than empty. */
   isSet(key: string): boolean {
-    const value = applyAliases(this.raw, [...KERNEL_ALIASES, ...[...this.aliases.values()].flat()], [])[key];
+    const value = this.aliased[key];
     return value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
   }
 
   schema(): JsonSchema {
-    const properties: Record<string, unknown> = { ...kernelSettingsSchema.properties };
+    const properties: Data = { ...kernelSettingsSchema.properties };
     for (const [key, claim] of this.claims) properties[key] = { ...(claim.schema ?? { description: 'not loaded' }), 'x-module': claim.module };
-    return {
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      title: 'Talon config.toml',
-      type: 'object',
-      properties,
-      additionalProperties: true,
-    };
+    return { $schema: 'http://json-schema.org/draft-07/schema#', title: 'Talon config.toml', type: 'object', properties, additionalProperties: true };
   }
 
-  static needsRestart(path: string): boolean {
-    return RESTART_KEYS.has(path.split('.')[0]);
+  /** Validates `data` in full, then makes it the running configuration. Returns the changed top-level keys. */
+  private adopt(data: Data): { changed: string[]; warnings: string[] } {
+    const { aliased, effective, warnings } = this.validate(data);
+    const before = this.current;
+    this.data = data;
+    this.aliased = aliased;
+    this.current = effective;
+    this.views.clear();
+    const keys = new Set([...Object.keys(before), ...Object.keys(effective)]);
+    return { changed: [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(effective[k])), warnings };
   }
 
-  /** The value of a key the file does not set: its defaults (without compiling a validator where none is needed). */
-  private defaults(key: string, claim: Claim): unknown {
-    const schema = claim.table ? claim.schema! : { type: 'object', properties: { [key]: claim.schema } };
-    if (!fillable(schema)) return this.check(key, claim, claim.table ? {} : undefined).value;
-    const filled = fillDefaults(schema, {} as Record<string, unknown>);
-    return claim.table ? filled : filled[key];
-  }
-
-  private check(key: string, claim: Claim, value: unknown) {
-    if (claim.table) {
-      if (value !== undefined && (!value || typeof value !== 'object' || Array.isArray(value))) {
-        return { value, errors: [`invalid value for '${key}': must be a table ([${key}])`], warnings: [] };
-      }
-      return validateSection(claim.schema!, value, key);
+  private validate(raw: Data): { aliased: Data; effective: Data; warnings: string[] } {
+    const problems: Problems = { errors: [], warnings: [] };
+    const aliased = applyAliases(raw, [...KERNEL_ALIASES, ...[...this.aliases.values()].flat()], problems.warnings);
+    const effective = validateSection(kernelSettingsSchema, Object.fromEntries(Object.entries(aliased).filter(([k]) => KERNEL_KEYS.includes(k))), problems);
+    // A claimed key is validated as a one-key object, so that problems name `key` or `key.sub`.
+    for (const [key, value] of Object.entries(aliased)) {
+      if (KERNEL_KEYS.includes(key)) continue;
+      const claim = this.claims.get(key);
+      if (!claim) problems.warnings.push(`unknown configuration key '${key}' (ignored)`);
+      if (!claim?.enabled || !claim.schema) effective[key] = value;
+      else if (claim.table && !isTable(value)) problems.errors.push(`invalid value for '${key}': must be a table ([${key}])`);
+      else effective[key] = validateSection(oneKey(key, claim.schema), { [key]: value }, problems)[key];
     }
-    const result = validateSection({ type: 'object', properties: { [key]: claim.schema } }, value === undefined ? {} : { [key]: value }, '');
-    return { ...result, value: result.value[key] };
+    // A claimed key the file does not set gets its defaults, without compiling a validator where fillDefaults can.
+    for (const [key, claim] of this.claims) {
+      if (key in effective || !claim.enabled || !claim.schema) continue;
+      const schema = oneKey(key, claim.schema);
+      const data: Data = claim.table ? { [key]: {} } : {};
+      const filled = fillable(schema) ? fillDefaults(schema, data) : validateSection(schema, data, { errors: [], warnings: [] });
+      if (filled[key] !== undefined) effective[key] = filled[key];
+    }
+    if (problems.errors.length) throw new ConfigError(`${this.file}: ${problems.errors.join('; ')}`);
+    return { aliased, effective, warnings: problems.warnings.map((w) => this.hint(w)) };
+  }
+
+  /** The redacted value at a dotted path ('' names none). */
+  private at(path: string): unknown {
+    return path ? path.split('.').reduce<unknown>((o, k) => (o as Data | undefined)?.[k], this.redacted()) : undefined;
   }
 
   /** A key that is ours at the top level but written inside a table (TOML puts keys after [x] into x). */
@@ -174,8 +160,4 @@ export class ConfigStore {
   }
 }
 
-function pick(data: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(data).filter(([k]) => keys.includes(k)));
-}
-
-export { ConfigError };
+const oneKey = (key: string, schema?: JsonSchema): JsonSchema => ({ type: 'object', properties: { [key]: schema } });

@@ -1,11 +1,11 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ajvFor } from '../ajv.ts';
+import { lazyAjv } from '../ajv.ts';
 
 const common = { strict: false, allErrors: false, useDefaults: true, validateSchema: false } as const;
 // Query strings and path params arrive as text: coerce them. Bodies are JSON: never coerce.
-const coercing = () => ajvFor('params', { ...common, coerceTypes: 'array' });
-const exact = () => ajvFor('body', { ...common, coerceTypes: false });
+const coercing = lazyAjv({ ...common, coerceTypes: 'array' });
+const exact = lazyAjv({ ...common, coerceTypes: false });
 const cache = new WeakMap<object, ValidateFunction>();
 
 function compiled(ajv: Ajv, schema: object): ValidateFunction {
