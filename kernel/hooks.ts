@@ -2,25 +2,22 @@ import type { Logger } from 'pino';
 import { createKernelHooks, type HookRef, type KernelHooks, type TapFacade, type TapOptions } from '@talon/module-sdk';
 
 type TapFn = (...args: unknown[]) => unknown;
+type TapMethod = 'tap' | 'tapPromise';
 
-interface RawHook {
+type RawHook = Record<TapMethod, (options: { name: string; stage?: number }, fn: TapFn) => void> & {
   taps: Array<{ name: string }>;
-  tap(options: { name: string; stage?: number }, fn: TapFn): void;
-  tapPromise(options: { name: string; stage?: number }, fn: (...args: unknown[]) => Promise<unknown>): void;
+  call?: unknown;
   _resetCompilation(): void;
-}
+};
 
-const isHook = (v: unknown): v is RawHook =>
-  typeof v === 'object' && v !== null && Array.isArray((v as RawHook).taps) && typeof (v as RawHook).tap === 'function';
+const isHook = (v: unknown): v is RawHook => Array.isArray((v as RawHook | null)?.taps) && typeof (v as RawHook).tap === 'function';
 
-/**
- * The hook bus: the kernel catalogue plus the catalogues modules own. A
- * catalogue outlives reloads of its owner, so taps of other modules survive.
- */
+/** The kernel catalogue plus the catalogues modules own (see docs/architecture.md, "Hooks and events"). */
 export class HookBus {
   readonly kernel: KernelHooks = createKernelHooks();
   private readonly catalogues = new Map<string, { owner: string; hooks: object }>();
 
+  /** Creates the catalogue on its owner's first load; later copies of the owner keep it, with the taps of others. */
   own(ref: HookRef<object>, owner: string): void {
     const known = this.catalogues.get(ref.id);
     if (known && known.owner !== owner) throw new Error(`hooks '${ref.id}' are owned by module '${known.owner}'`);
@@ -32,22 +29,10 @@ export class HookBus {
   }
 }
 
-interface StagedTap {
-  hook: RawHook;
-  name: string;
-  stage?: number;
-  promise: boolean;
-  fn: TapFn;
-}
-
-/**
- * The taps one module instance makes. They are staged until commit(), so a
- * reloading copy's taps become active in the same step as its routes and
- * services, and removeAll() takes exactly this instance's taps away.
- */
+/** The taps of one module copy, named `<owner>:<label>`: staged until commit(), and removeAll() takes exactly these away. */
 export class TapLedger {
-  private readonly staged: StagedTap[] = [];
-  private readonly applied: StagedTap[] = [];
+  private readonly staged: Array<() => void> = [];
+  private readonly hooks = new Set<RawHook>();
 
   constructor(
     private readonly owner: string,
@@ -61,61 +46,38 @@ export class TapLedger {
   }
 
   commit(): void {
-    for (const t of this.staged.splice(0)) {
-      const options = { name: t.name, stage: t.stage };
-      if (t.promise) t.hook.tapPromise(options, t.fn as (...args: unknown[]) => Promise<unknown>);
-      else t.hook.tap(options, t.fn);
-      this.applied.push(t);
-    }
+    for (const apply of this.staged.splice(0)) apply();
   }
 
-  /** Removes every tap of this instance (tapable has no untap: filter and recompile). */
+  /** tapable has no untap: each hook keeps the others' taps and recompiles. */
   removeAll(): void {
     this.staged.length = 0;
-    const byHook = new Map<RawHook, Set<string>>();
-    for (const { hook, name } of this.applied.splice(0)) byHook.set(hook, (byHook.get(hook) ?? new Set()).add(name));
-    for (const [hook, names] of byHook) {
-      hook.taps = hook.taps.filter((t) => !names.has(t.name));
+    for (const hook of this.hooks) {
+      hook.taps = hook.taps.filter((t) => !t.name.startsWith(`${this.owner}:`));
       hook._resetCompilation();
     }
+    this.hooks.clear();
   }
 
   private tapper(hook: RawHook, key: string) {
-    // A failing tap is logged and counts as no answer: a bail hook asks the next tap, a waterfall keeps its value.
-    const fail = (label: string, err: unknown) => {
-      this.log.error({ err, hook: key, tap: label }, 'hook tap failed; skipped');
-      return undefined;
+    const stage = (method: TapMethod) => (label: string, fn: TapFn, options?: TapOptions) => {
+      const failed = (err: unknown) => void this.log.error({ err, hook: key, tap: label }, 'hook tap failed; skipped');
+      this.hooks.add(hook);
+      this.staged.push(() => hook[method]({ name: `${this.owner}:${label}`, stage: options?.stage }, guarded(method, fn, failed)));
     };
-    const stage = (label: string, promise: boolean, fn: TapFn, options?: TapOptions) =>
-      this.staged.push({ hook, name: `${this.owner}:${label}`, stage: options?.stage, promise, fn });
-    const tap = (label: string, fn: TapFn, options?: TapOptions) =>
-      stage(
-        label,
-        false,
-        (...args) => {
-          try {
-            return fn(...args);
-          } catch (err) {
-            return fail(label, err);
-          }
-        },
-        options,
-      );
-    // Synchronous hooks have call() (async ones have none): they get no tapPromise, as in their type.
-    if (typeof (hook as { call?: unknown }).call === 'function') return { tap };
-    const tapPromise = (label: string, fn: (...args: unknown[]) => Promise<unknown>, options?: TapOptions) =>
-      stage(
-        label,
-        true,
-        (...args) => {
-          try {
-            return fn(...args).catch((err: unknown) => fail(label, err));
-          } catch (err) {
-            return Promise.resolve(fail(label, err));
-          }
-        },
-        options,
-      );
-    return { tap, tapPromise };
+    // Synchronous hooks have call(): they get no tapPromise, as in their type.
+    return typeof hook.call === 'function' ? { tap: stage('tap') } : { tap: stage('tap'), tapPromise: stage('tapPromise') };
   }
+}
+
+/** A throwing or rejecting tap is reported and counts as no answer: a bail hook asks the next tap, a waterfall keeps its value. */
+function guarded(method: TapMethod, fn: TapFn, failed: (err: unknown) => undefined): TapFn {
+  if (method === 'tapPromise') return (...args) => new Promise((resolve) => resolve(fn(...args))).catch(failed);
+  return (...args) => {
+    try {
+      return fn(...args);
+    } catch (err) {
+      return failed(err);
+    }
+  };
 }

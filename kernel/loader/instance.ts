@@ -7,7 +7,7 @@ import { asFunction, asValue, createContainer, InjectionMode, type AwilixContain
 import type { DefinedModule, EventBus, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef } from '@talon/module-sdk';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';
-import { declares, ownerOf, type Manifest } from './manifest.ts';
+import { connections, declares, howToDeclare, ownerOf, type Manifest } from './manifest.ts';
 
 let nextSeq = 1;
 
@@ -21,13 +21,13 @@ export interface InstanceDeps {
   kernel: KernelApi;
   /** The module's current configuration (section and claimed keys). */
   config: (m: Manifest) => Record<string, unknown>;
-  /** Manifests of every known module, to name the owner in an error. */
+  /** The manifest of any known module: what a connection provides, whom to name in an error. */
   manifest: (name: string) => Manifest | undefined;
 }
 
 /** One loaded copy of a module: its context, container, taps, timers and running parts. */
 export class ModuleInstance implements ServiceProvider {
-  readonly seq = nextSeq++;
+  readonly id: string;
   readonly ctx: ModuleContext;
   readonly log: Logger;
   readonly container: AwilixContainer;
@@ -36,7 +36,6 @@ export class ModuleInstance implements ServiceProvider {
   private readonly events: ReturnType<EventBus['scope']>;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopFns: Array<() => unknown> = [];
-  private readonly provided: string[] = [];
   private started = false;
 
   constructor(
@@ -44,18 +43,18 @@ export class ModuleInstance implements ServiceProvider {
     readonly def: DefinedModule,
     private readonly deps: InstanceDeps,
   ) {
+    this.id = manifest.name;
     this.log = deps.log.child({ module: this.id });
-    this.taps = new TapLedger(`${this.id}#${this.seq}`, this.log);
+    this.taps = new TapLedger(`${this.id}#${nextSeq++}`, this.log);
     this.events = deps.events.scope(this.id);
-    // One strict container per module (a scope of a shared root would share singleton caches by name).
+    // Its own strict container: a scope of a shared root would share singleton caches by name.
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), db: asValue(deps.db), kernel: asValue(deps.kernel) });
-    this.bridgeDeclaredServices();
+    // Every service of a declared connection, as a live view; an undeclared one has no registration.
+    for (const other of connections(manifest)) {
+      for (const id of deps.manifest(other)?.provides ?? []) if (declares(manifest, id)) this.container.register(id, asValue(deps.services.view(id)));
+    }
     this.ctx = this.context();
-  }
-
-  get id(): string {
-    return this.manifest.name;
   }
 
   service(id: string): object {
@@ -66,7 +65,7 @@ export class ModuleInstance implements ServiceProvider {
   register(): void {
     for (const ref of this.def.hooks ?? []) this.deps.hooks.own(ref, this.id);
     this.parts = this.def.register?.(this.ctx) ?? {};
-    const missing = this.manifest.provides.filter((id) => !this.provided.includes(id));
+    const missing = this.manifest.provides.filter((id) => !this.container.hasRegistration(id));
     if (missing.length) throw new Error(`module.toml lists provides ${missing.map((m) => `'${m}'`).join(', ')}, but register() did not provide it`);
   }
 
@@ -75,14 +74,14 @@ export class ModuleInstance implements ServiceProvider {
     this.started = true;
   }
 
-  /** Makes the instance's services and hook taps live. */
+  /** Makes the instance's services, hook taps and event subscriptions live. */
   commit(): void {
-    this.deps.services.publish(this, this.provided);
+    this.deps.services.publish(this, this.manifest.provides);
     this.taps.commit();
     this.events.commit();
   }
 
-  /** Takes the instance's hook taps away at once (its replacement commits in the same step). */
+  /** Takes the instance's hook taps and subscriptions away at once (its replacement commits in the same step). */
   detach(): void {
     this.taps.removeAll();
     this.events.close();
@@ -90,53 +89,50 @@ export class ModuleInstance implements ServiceProvider {
 
   /** Stops the module and releases everything it holds. Never throws. */
   async stop(): Promise<void> {
-    const attempt = async (what: string, fn: () => unknown) => {
-      try {
-        await fn();
-      } catch (err) {
-        this.log.error({ err }, `module ${what} failed`);
-      }
-    };
-    if (this.started) await attempt('stop', () => this.parts.stop?.());
-    for (const fn of this.stopFns.splice(0).reverse()) await attempt('stop handler', fn);
+    if (this.started) await this.attempt('module stop', () => this.parts.stop?.());
+    for (const fn of this.stopFns.splice(0).reverse()) await this.attempt('module stop handler', fn);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    this.taps.removeAll();
-    this.events.close();
+    this.detach();
     this.deps.services.unpublish(this);
     // Runs the disposers of the services it provided.
-    await attempt('dispose', () => this.container.dispose());
+    await this.attempt('module dispose', () => this.container.dispose());
     this.started = false;
   }
 
-  /** Each service of a declared connection resolves, in this module's container, to a live view. */
-  private bridgeDeclaredServices(): void {
-    for (const other of [...this.manifest.depends, ...this.manifest.optional_depends, ...this.manifest.consumes]) {
-      const owner = this.deps.manifest(other.includes('.') ? ownerOf(other) : other);
-      for (const id of owner?.provides ?? []) {
-        if (declares(this.manifest, id)) this.container.register(id, asFunction(() => this.deps.services.view(id)).singleton());
-      }
+  private async attempt(what: string, fn: () => unknown): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.error({ err }, `${what} failed`);
     }
   }
 
-  private undeclared(kind: string, id: string): Error {
+  private timer(repeat: boolean, fn: () => unknown, ms: number): NodeJS.Timeout {
+    const run = () => {
+      if (!repeat) this.timers.delete(t);
+      void this.attempt('timer callback', fn);
+    };
+    const t = repeat ? setInterval(run, ms) : setTimeout(run, ms);
+    this.timers.add(t);
+    return t;
+  }
+
+  private undeclared(kind: 'service' | 'hooks', id: string): Error {
     const owner = ownerOf(id);
     const known = this.deps.manifest(owner);
-    if (!known) return new Error(`module '${this.id}' uses ${kind} '${id}', but no module '${owner}' is installed`);
-    if (kind === 'service' && !known.provides.includes(id))
-      return new Error(`module '${this.id}' uses service '${id}', which module '${owner}' does not provide`);
-    return new Error(
-      `module '${this.id}' uses ${kind} '${id}' of module '${owner}' without declaring it: add '${owner}' to depends, optional_depends or consumes in ${path.join(this.manifest.dir, 'module.toml')}`,
-    );
+    const use = `module '${this.id}' uses ${kind} '${id}'`;
+    if (!known) return new Error(`${use}, but no module '${owner}' is installed`);
+    if (kind === 'service' && !known.provides.includes(id)) return new Error(`${use}, which module '${owner}' does not provide`);
+    return new Error(`${use} of module '${owner}' without declaring it: ${howToDeclare(this.manifest, owner)}`);
   }
 
   private use<T extends object>(ref: ServiceRef<T>, required: boolean): T | undefined {
     if (!declares(this.manifest, ref.id) || !this.container.hasRegistration(ref.id)) throw this.undeclared('service', ref.id);
-    if (!this.deps.services.has(ref.id) && !this.provided.includes(ref.id)) {
-      if (!required) return undefined;
-      throw new Error(`module '${this.id}' uses service '${ref.id}', but module '${ownerOf(ref.id)}' is not running`);
-    }
-    return this.container.resolve<T>(ref.id);
+    // Its own services resolve from the start; another module's while that module is running.
+    if (ownerOf(ref.id) === this.id || this.deps.services.has(ref.id)) return this.container.resolve<T>(ref.id);
+    if (!required) return undefined;
+    throw new Error(`module '${this.id}' uses service '${ref.id}', but module '${ownerOf(ref.id)}' is not running`);
   }
 
   private catalogue(ref: HookRef<object>, required: boolean): object | undefined {
@@ -148,11 +144,11 @@ export class ModuleInstance implements ServiceProvider {
   }
 
   private context(): ModuleContext {
-    const self = this;
-    const { deps, manifest } = this;
+    const { id, deps, manifest, container } = this;
+    const facade = (catalogue: object | undefined) => (catalogue ? this.taps.facade(catalogue) : undefined) as never;
     let dataDir: string | undefined;
     return {
-      id: this.id,
+      id,
       version: manifest.version,
       dir: manifest.dir,
       get config() {
@@ -162,55 +158,29 @@ export class ModuleInstance implements ServiceProvider {
       db: deps.db,
       home: deps.home,
       get dataDir() {
-        if (!dataDir) mkdirSync((dataDir = path.join(deps.home, 'data', self.id)), { recursive: true });
+        if (!dataDir) mkdirSync((dataDir = path.join(deps.home, 'data', id)), { recursive: true });
         return dataDir;
       },
-      container: this.container,
+      container,
       kernel: deps.kernel,
       events: { publish: this.events.publish, subscribe: this.events.subscribe },
       hooks: {
         kernel: this.taps.facade(deps.hooks.kernel),
-        tap: (ref) => this.taps.facade(this.catalogue(ref, true)!) as never,
-        tryTap: (ref) => {
-          const catalogue = this.catalogue(ref, false);
-          return catalogue ? (this.taps.facade(catalogue) as never) : undefined;
-        },
+        tap: (ref) => facade(this.catalogue(ref, true)),
+        tryTap: (ref) => facade(this.catalogue(ref, false)),
         get: (ref) => this.catalogue(ref, true) as never,
       },
-      provide<T>(ref: ServiceRef<T>, value: T, dispose?: (value: T) => unknown) {
-        if (!manifest.provides.includes(ref.id)) throw new Error(`module '${self.id}' provides '${ref.id}', which its module.toml does not list in provides`);
-        self.container.register(ref.id, asFunction(() => value as object, { dispose: dispose as (v: object) => unknown }).singleton());
+      provide: (ref, value, dispose) => {
+        if (!manifest.provides.includes(ref.id)) throw new Error(`module '${id}' provides '${ref.id}', which its module.toml does not list in provides`);
+        container.register(ref.id, asFunction(() => value as object, { dispose: dispose as (v: object) => unknown }).singleton());
         // Resolved once now, so the container's dispose() reaches it.
-        self.container.resolve(ref.id);
-        self.provided.push(ref.id);
+        container.resolve(ref.id);
       },
       use: (ref) => this.use(ref, true)!,
       tryUse: (ref) => this.use(ref, false),
       onStop: (fn) => void this.stopFns.push(fn),
-      setInterval: (fn, ms) => this.track(setInterval(() => this.guard(fn), ms)),
-      setTimeout: (fn, ms) => {
-        const t = this.track(
-          setTimeout(() => {
-            this.timers.delete(t);
-            this.guard(fn);
-          }, ms),
-        );
-        return t;
-      },
+      setInterval: (fn, ms) => this.timer(true, fn, ms),
+      setTimeout: (fn, ms) => this.timer(false, fn, ms),
     };
-  }
-
-  private track(t: NodeJS.Timeout): NodeJS.Timeout {
-    this.timers.add(t);
-    return t;
-  }
-
-  private guard(fn: () => unknown): void {
-    try {
-      const r = fn();
-      if (r && typeof (r as Promise<unknown>).catch === 'function') (r as Promise<unknown>).catch((err) => this.log.error({ err }, 'timer callback failed'));
-    } catch (err) {
-      this.log.error({ err }, 'timer callback failed');
-    }
   }
 }
