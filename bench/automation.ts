@@ -236,7 +236,7 @@ async function daemonFigures(): Promise<Record<string, string>> {
       'min_interval_secs = 1',
     ].join('\n'),
   );
-  const daemon = spawnDetached(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], { TALON_HOME: home, BENCH_FAKE_KEY: 'x' });
+  const daemon = spawnDetached(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], { TALON_HOME: home, BENCH_FAKE_KEY: 'x' });
   const url = `http://127.0.0.1:${port}`;
   const post = async <T>(p: string, body: unknown, method = 'POST'): Promise<T> => {
     const r = await fetch(url + p, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

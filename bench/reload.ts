@@ -97,7 +97,7 @@ export async function reloadBench() {
     path.join(home, 'config.toml'),
     `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 100000\nmodule_paths = ["${modules}"]\n`,
   );
-  const service = spawnDetached(process.execPath, ['--import', 'tsx', 'kernel/main.ts', '--dev'], { TALON_HOME: home });
+  const service = spawnDetached(process.execPath, ['--import', 'tsx', 'bin/talon.ts', '--dev'], { TALON_HOME: home });
   const base = `http://127.0.0.1:${port}`;
   const swaps: number[] = [];
   const changes: number[] = [];

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start`: runs the daemon from a CommonJS build of kernel/main.ts (the SDK bundled in, npm packages
+// `npm start`: runs the daemon from a CommonJS build of bin/talon.ts (the SDK bundled in, npm packages
 // required directly), so no TypeScript loader runs in production. The build is made by `npm ci` (prepare)
 // and again here whenever one of its source files changed. `npm run dev` and the tests run the sources with tsx.
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ function fresh() {
 async function build() {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
-    entryPoints: [path.join(root, 'kernel', 'main.ts')],
+    entryPoints: [path.join(root, 'bin', 'talon.ts')],
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -35,8 +35,8 @@ async function build() {
     packages: 'external',
     // The SDK is TypeScript: bundled in, it is the one instance modules are handed.
     alias: { '@talon/module-sdk': path.join(root, 'module-sdk', 'src', 'index.ts') },
-    // The build lives elsewhere: import.meta.url keeps meaning kernel/main.ts (modules/ and node_modules are found from it).
-    banner: { js: `var __talon_import_meta_url = ${JSON.stringify(pathToFileURL(path.join(root, 'kernel', 'main.ts')).href)};` },
+    // The build lives elsewhere: import.meta.url keeps meaning bin/talon.ts (modules/ and node_modules are found from it).
+    banner: { js: `var __talon_import_meta_url = ${JSON.stringify(pathToFileURL(path.join(root, 'bin', 'talon.ts')).href)};` },
     define: { 'import.meta.url': '__talon_import_meta_url' },
     supported: { 'dynamic-import': false },
     sourcemap: 'inline',

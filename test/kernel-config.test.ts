@@ -120,7 +120,7 @@ test('the configuration API validates a whole candidate and applies it, firing c
 test('the CLI exits with code 2 and a message naming the key on a bad config', () => {
   const home = tempHome();
   writeFileSync(path.join(home, 'config.toml'), 'api_listen = "nowhere"\n');
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     env: { ...process.env, TALON_HOME: home },
     encoding: 'utf8',
     timeout: 20_000,
@@ -157,7 +157,7 @@ test('the CLI exits with code 1 and a plain message when api_listen is taken', a
   const port = (blocker.address() as { port: number }).port;
   const home = tempHome();
   writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:${port}"\nlog_level = "silent"\n`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     env: { ...process.env, TALON_HOME: home },
     encoding: 'utf8',
     timeout: 20_000,

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 
 /** Starts the real daemon (`npm start`'s command) and resolves with its address once it listens. */
 async function daemon(home: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     env: { ...process.env, TALON_HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -53,11 +53,11 @@ test('a security module that fails at boot stops start-up, naming it', async () 
   );
 });
 
-test('the service (kernel/main.ts) refuses to start with auth disabled and api_key set: exit code 2, the conflict on stderr', async () => {
+test('the service (bin/talon.ts) refuses to start with auth disabled and api_key set: exit code 2, the conflict on stderr', async () => {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-auth-cli-'));
   writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:0"\napi_key = "s3cret-key-0123456789"\n${disableAuth()}`);
   // Its own process group, so a hung service can be killed with everything it started.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     cwd: root,
     env: { ...process.env, TALON_HOME: home },
     detached: true,

@@ -1,6 +1,6 @@
 /**
  * Persist before acknowledging: the service answers a wake and is killed (SIGKILL) before delivering it; after the
- * restart the wake is delivered, once, exactly as a normal one. Real subprocesses (`node --import tsx kernel/main.ts`)
+ * restart the wake is delivered, once, exactly as a normal one. Real subprocesses (`node --import tsx bin/talon.ts`)
  * on a temporary TALON_HOME; delivery is observed through a webhook subscription to a 127.0.0.1 receiver. The first
  * process runs with `[hooks] hold_delivery = true`, so "killed before delivery" is certain rather than a race.
  */
@@ -42,7 +42,7 @@ after(async () => {
 
 /** Starts the service in its own process group; resolves with its base URL once it logs that it listens. */
 async function startService(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     cwd: root,
     env: { ...process.env, TALON_HOME: home },
     detached: true,

@@ -1,6 +1,6 @@
 /**
  * kill -9 during a run: the service process dies mid-step; at the next start the run is Failed (interrupted),
- * never left Running. Real subprocesses (`node --import tsx kernel/main.ts`) on a temporary TALON_HOME.
+ * never left Running. Real subprocesses (`node --import tsx bin/talon.ts`) on a temporary TALON_HOME.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +45,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 async function startService(
   port: number,
 ): Promise<{ child: ChildProcess; request: (p: string, init?: RequestInit & { json?: unknown }) => Promise<Response> }> {
-  const child = spawnProcess(process.execPath, ['--import', 'tsx', 'kernel/main.ts'], {
+  const child = spawnProcess(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     cwd: root,
     env: { ...process.env, TALON_HOME: home, [FAKE_KEY_ENV]: 'sk-test' },
     detached: true,

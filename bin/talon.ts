@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BootAbort, Kernel } from './kernel.ts';
+import { BootAbort, Kernel } from '../kernel/kernel.ts';
 
 /** The CLI: runs the daemon in the foreground. Exit codes: 2 = configuration error, 1 = any other start failure. */
 async function main(): Promise<void> {
