@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createRequire, Module } from 'node:module';
@@ -28,7 +28,6 @@ export type Bundlers = Map<string, BuildContext<BuildOptions & { metafile: true;
 const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
 const CACHE_VERSION = 4;
 const cacheFile = (entry: string) => path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
-let writes = 0;
 
 function stamp(file: string) {
   const { size, mtimeMs } = statSync(file);
@@ -49,14 +48,13 @@ export async function bundleModule(entry: string, incremental?: Bundlers): Promi
     }
   }
   const bundle = await build(entry, incremental);
-  // Written in the background: neither the reload nor the requests served meanwhile wait for the disk.
-  // A cache that cannot be written only costs speed.
+  // In the background (no reload or request waits for the disk); a cache that cannot be written only costs speed.
   remember(entry, bundle).catch(() => undefined);
   return bundle;
 }
 
 async function remember(entry: string, bundle: Bundle): Promise<void> {
-  const tmp = `${cacheFile(entry)}.${process.pid}.${++writes}.tmp`;
+  const tmp = `${cacheFile(entry)}.${randomUUID()}.tmp`;
   await mkdir(CACHE_DIR, { recursive: true });
   await writeFile(tmp, JSON.stringify(bundle));
   await rename(tmp, cacheFile(entry));

@@ -7,9 +7,8 @@ export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'fai
 export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
 
 /**
- * Orders the enabled modules after everything they link to (depends, optional_depends, consumes). A module whose
- * hard dependency is missing, disabled or not loadable is blocked; a cycle of hard dependencies fails its members;
- * optional links in a cycle only order.
+ * Orders the enabled modules after everything they link to (depends, optional_depends, consumes). A module whose hard dependency
+ * is missing, disabled or not loadable is blocked; a cycle of hard dependencies fails its members; optional links only order.
  */
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));

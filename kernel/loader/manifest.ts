@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { parse } from 'smol-toml';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { ValidateFunction } from 'ajv';
 import { configAjv } from '../config/validate.ts';
 
 const NAME = '^[a-z][a-z0-9-]*$';
@@ -54,10 +53,7 @@ export function declares(m: Manifest, id: string): boolean {
 }
 
 /** The end of an undeclared-use error: what to add where. */
-export const howToDeclare = (m: Manifest, owner: string): string =>
-  `add '${owner}' to depends, optional_depends or consumes in ${path.join(m.dir, 'module.toml')}`;
-
-let validate: ValidateFunction | undefined;
+export const howToDeclare = (m: Manifest, owner: string) => `add '${owner}' to depends, optional_depends or consumes in ${path.join(m.dir, 'module.toml')}`;
 
 export function readManifest(dir: string, thirdParty: boolean): Manifest {
   const file = path.join(dir, 'module.toml');
@@ -67,7 +63,8 @@ export function readManifest(dir: string, thirdParty: boolean): Manifest {
   } catch (err) {
     throw new Error(`${file}: ${(err as Error).message.split('\n')[0]}`);
   }
-  validate ??= configAjv().compile(manifestSchema);
+  // Ajv keeps the validator of a schema object: compiled once.
+  const validate = configAjv().compile(manifestSchema);
   if (!validate(data)) {
     const problems = validate.errors!.map(
       (e) => `${e.instancePath || 'manifest'} ${e.message}${'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
