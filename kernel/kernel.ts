@@ -3,16 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import {
-  ConfigError,
-  EventBus,
-  type ConfigAccess,
-  type DefinedModule,
-  type KernelApi,
-  type ModuleInfo,
-  type ReloadOutcome,
-  type RouteInfo,
-} from '@talon/module-sdk';
+import { ConfigError, EventBus } from '@talon/module-sdk';
+import type { ConfigAccess, DefinedModule, KernelApi, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
@@ -298,17 +290,14 @@ export class Kernel implements KernelApi {
       const rec = this.record(manifest, disabled ? 'disabled' : 'stopped', disabled ? 'disabled in configuration' : undefined);
       if (disabled || !this.supervisor.dependenciesUp(rec)) return { ok: false, error: rec.error };
       this.supervisor.order.push(manifest.name);
-      return outcome(await this.supervisor.replace(rec, () => this.loadChanged(rec)));
+      return this.supervisor.replace(rec, () => this.loadChanged(rec));
     });
   }
 
   /** Stops and forgets a module whose folder disappeared; modules that depend on it are stopped too (blocked). */
   removeModule(name: string): Promise<{ ok: boolean; removed: string[] }> {
     return this.enqueue(async () => {
-      const removed = await this.supervisor.remove(name, 'its folder was removed');
-      this.supervisor.records.delete(name);
-      this.supervisor.order = this.supervisor.order.filter((n) => n !== name);
-      return { ok: true, removed };
+      return { ok: true, removed: await this.supervisor.remove(name, 'its folder was removed', true) };
     });
   }
 
@@ -325,7 +314,7 @@ export class Kernel implements KernelApi {
         this.claimConfig(rec.manifest, true, previous);
         this.store.revalidate();
       }
-      return { ...outcome(result), ms: result.ms };
+      return result;
     });
   }
 
@@ -346,8 +335,6 @@ export class Kernel implements KernelApi {
     await this.supervisor.settled();
   }
 }
-
-const outcome = (r: ReloadOutcome): { ok: boolean; error?: string } => (r.ok ? { ok: true } : { ok: false, error: r.error });
 
 export function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);

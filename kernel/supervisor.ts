@@ -216,8 +216,8 @@ export class Supervisor {
     return rec.lastReload;
   }
 
-  /** Stops a module and every running module that hard-depends on it (those become blocked). */
-  async remove(name: string, reason: string): Promise<string[]> {
+  /** Stops a module and every running module that hard-depends on it (those become blocked); `forget`: its folder is gone. */
+  async remove(name: string, reason: string, forget = false): Promise<string[]> {
     const gone = this.dependantsOf(name);
     const leaving = this.running().filter((i) => gone.has(i.id));
     const generation = await this.generation(undefined, gone);
@@ -236,6 +236,8 @@ export class Supervisor {
       for (let i = leaving.length - 1; i >= 0; i--) await this.stopped(leaving[i], infos[i]);
     });
     this.deps.log().warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
+    if (forget) this.records.delete(name);
+    if (forget) this.order = this.order.filter((n) => n !== name);
     return [...gone];
   }
 
