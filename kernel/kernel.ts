@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { ConfigError, EventBus } from '@talon/module-sdk';
-import type { ConfigAccess, DefinedModule, KernelApi, ModuleInfo, RouteInfo } from '@talon/module-sdk';
+import type { DefinedModule, KernelApi, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
@@ -46,8 +46,8 @@ export class Kernel implements KernelApi {
   readonly hooks = new HookBus();
   readonly services = new ServiceRegistry();
   readonly events = new EventBus((data, message) => this.log.warn(data, message));
-  readonly config: ConfigAccess;
-  private readonly store: ConfigStore;
+  /** What modules see of it is ConfigAccess (KernelApi). */
+  readonly config: ConfigStore;
   private readonly front = new FrontServer(this.hooks.kernel.http.baseHeaders);
   private readonly supervisor: Supervisor;
   private readonly code = new CodeLoader((name) => this.supervisor.records.get(name)?.manifest);
@@ -63,18 +63,8 @@ export class Kernel implements KernelApi {
     this.dev = Boolean(options.dev);
     const fromEnv = process.env.TALON_HOME?.trim();
     this.home = path.resolve(options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')));
-    this.store = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, () => this.logger.setLevel(this.store.settings().log_level));
-    this.config = this.store;
-    this.supervisor = new Supervisor({
-      db: () => this.db,
-      log: () => this.log,
-      hooks: this.hooks,
-      front: this.front,
-      instanceDeps: () => this.instanceDeps(),
-      bodyLimit: () => this.store.settings().max_request_body_bytes,
-      abortOnFailure: () => this.store.settings().startup.on_boot_failure === 'abort',
-      prewarm: this.dev,
-    });
+    this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, () => this.logger.setLevel(this.config.settings().log_level));
+    this.supervisor = new Supervisor({ env: () => this.instanceDeps(), settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
   }
 
   get log(): Logger {
@@ -95,7 +85,7 @@ export class Kernel implements KernelApi {
   }
 
   apiListen(): string {
-    return this.options.listen ?? this.store.settings().api_listen;
+    return this.options.listen ?? this.config.settings().api_listen;
   }
 
   reloadCount(): number {
@@ -129,12 +119,12 @@ export class Kernel implements KernelApi {
    */
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
-    this.store.load();
-    this.logger = createLogger({ level: this.store.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
+    this.config.load();
+    this.logger = createLogger({ level: this.config.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
     this.plan(discoverManifests(this.moduleRoots(), this.log));
     this.db = openDatabase(this.home);
     const defs = await this.loadCode();
-    for (const warning of this.store.revalidate()) this.log.warn(warning);
+    for (const warning of this.config.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
     await this.supervisor.serve();
     const { host, port } = parseListen(this.apiListen());
@@ -147,7 +137,7 @@ export class Kernel implements KernelApi {
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
   private plan(manifests: Manifest[]): void {
     const wanted = this.options.only && withDependencies(this.options.only, manifests);
-    const disabled = new Set(this.store.settings().modules.disabled);
+    const disabled = new Set(this.config.settings().modules.disabled);
     for (const name of disabled) if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] disabled names '${name}', which is not a known module`);
     if (!wanted) for (const m of manifests) if (disabled.has(m.name)) this.refuseUnsafeDisable(m);
     const plan = planModules(manifests, (m) => (wanted ? wanted.has(m.name) : m.enabled && !disabled.has(m.name)));
@@ -170,43 +160,36 @@ export class Kernel implements KernelApi {
 
   /** A security module is not switched off while its protection is configured, unless the override says so. */
   private refuseUnsafeDisable(m: Manifest): void {
-    if (!m.critical || this.store.settings().modules.allow_disable_critical.includes(m.name)) return;
-    const configured = m.protects.filter((k) => this.store.isSet(k));
+    if (!m.critical || this.config.settings().modules.allow_disable_critical.includes(m.name)) return;
+    const configured = m.protects.filter((k) => this.config.isSet(k));
     if (m.protects.length && !configured.length) return;
     const why = configured.length ? `while ${configured.map((k) => `'${k}'`).join(', ')} is set` : 'its protection is always on';
     throw new ConfigError(
-      `${this.store.file}: [modules] disabled lists '${m.name}', a security module, and ${why}; remove it from the list, or add it to [modules] allow_disable_critical to disable it anyway`,
+      `${this.config.file}: [modules] disabled lists '${m.name}', a security module, and ${why}; remove it from the list, or add it to [modules] allow_disable_critical to disable it anyway`,
     );
   }
 
   private claimConfig(m: Manifest, enabled: boolean, def?: DefinedModule): void {
-    if (m.config_section) this.store.claim(m.config_section, { module: m.name, enabled, table: true, schema: def?.configSchema });
+    if (m.config_section) this.config.claim(m.config_section, { module: m.name, enabled, table: true, schema: def?.configSchema });
     for (const key of m.config_keys) {
       const schema = def?.configKeys?.[key];
-      this.store.claim(key, { module: m.name, enabled, table: (schema as { type?: string } | undefined)?.type === 'object', schema });
+      this.config.claim(key, { module: m.name, enabled, table: (schema as { type?: string } | undefined)?.type === 'object', schema });
     }
-    if (def?.configAliases) this.store.setAliases(m.name, def.configAliases);
+    if (def?.configAliases) this.config.setAliases(m.name, def.configAliases);
   }
 
   /** Loads the code of the modules to start (in parallel); config keys can only be validated with it. */
   private async loadCode(): Promise<Map<string, DefinedModule | Error>> {
-    const defs = new Map<string, DefinedModule | Error>();
-    const load = async (m: Manifest) => {
-      const def = await this.code.definition(m);
-      this.claimConfig(m, true, def);
-      return def;
+    const load = async (m: Manifest): Promise<[string, DefinedModule | Error]> => {
+      try {
+        const def = await this.code.definition(m);
+        this.claimConfig(m, true, def);
+        return [m.name, def];
+      } catch (err) {
+        return [m.name, err as Error];
+      }
     };
-    await Promise.all(
-      this.supervisor.order
-        .map((name) => this.supervisor.records.get(name)!.manifest)
-        .map((m) =>
-          load(m).then(
-            (def) => defs.set(m.name, def),
-            (err) => defs.set(m.name, err),
-          ),
-        ),
-    );
-    return defs;
+    return new Map(await Promise.all(this.supervisor.order.map((name) => load(this.supervisor.records.get(name)!.manifest))));
   }
 
   private instanceDeps(): InstanceDeps {
@@ -218,7 +201,7 @@ export class Kernel implements KernelApi {
       events: this.events,
       services: this.services,
       kernel: this,
-      config: (m) => this.store.moduleConfig(m.name, m.config_section, m.config_keys),
+      config: (m) => this.config.moduleConfig(m.name, m.config_section, m.config_keys),
       manifest: (name) => this.supervisor.records.get(name)?.manifest,
     };
   }
@@ -247,7 +230,7 @@ export class Kernel implements KernelApi {
   }
 
   private moduleRoots() {
-    return moduleRoots(this.options.modulesDir, this.store.settings().module_paths, path.dirname(this.store.file));
+    return moduleRoots(this.options.modulesDir, this.config.settings().module_paths, path.dirname(this.config.file));
   }
 
   private async startWatcher(): Promise<void> {
@@ -286,7 +269,7 @@ export class Kernel implements KernelApi {
         this.log.error(`new module in ${dir} ignored: ${(err as Error).message}`);
         return { ok: false, error: (err as Error).message };
       }
-      const disabled = !manifest.enabled || this.store.settings().modules.disabled.includes(manifest.name);
+      const disabled = !manifest.enabled || this.config.settings().modules.disabled.includes(manifest.name);
       const rec = this.record(manifest, disabled ? 'disabled' : 'stopped', disabled ? 'disabled in configuration' : undefined);
       if (disabled || !this.supervisor.dependenciesUp(rec)) return { ok: false, error: rec.error };
       this.supervisor.order.push(manifest.name);
@@ -312,7 +295,7 @@ export class Kernel implements KernelApi {
       // A failed reload keeps the old copy: its configuration schema comes back with it.
       if (!result.ok && previous) {
         this.claimConfig(rec.manifest, true, previous);
-        this.store.revalidate();
+        this.config.revalidate();
       }
       return result;
     });
@@ -325,7 +308,7 @@ export class Kernel implements KernelApi {
     this.code.forget(manifest.name);
     const def = await this.code.definition(manifest, true);
     this.claimConfig(manifest, true, def);
-    this.store.revalidate();
+    this.config.revalidate();
     return { manifest, def };
   }
 

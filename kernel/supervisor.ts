@@ -1,12 +1,9 @@
-import type { Database } from 'better-sqlite3';
-import type { Logger } from 'pino';
-import { isConfigError, type DefinedModule, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
+import { isConfigError, type DefinedModule, type KernelSettings, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
 import { applyMigrations, needsNoTransaction, pendingMigrations } from './migrations.ts';
-import type { HookBus } from './hooks.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
 import { ModuleBuildError } from './loader/bundle.ts';
 import type { Manifest } from './loader/manifest.ts';
-import { Draft, nextTurn, RouteBuildError, type Generation, type GenerationOptions } from './http/generation.ts';
+import { Draft, nextTurn, RouteBuildError, type Generation } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
 
 export interface ModuleRecord {
@@ -23,13 +20,10 @@ export class BootAbort extends Error {
 }
 
 export interface SupervisorDeps {
-  db: () => Database;
-  log: () => Logger;
-  hooks: HookBus;
+  /** What a module copy is made with (the database, the logger and the hooks among it). */
+  env: () => InstanceDeps;
+  settings: () => KernelSettings;
   front: FrontServer;
-  instanceDeps: () => InstanceDeps;
-  bodyLimit: () => number;
-  abortOnFailure: () => boolean;
   /** Dev mode: after a module's reload, draft the generation for its next change (see prewarm). */
   prewarm: boolean;
 }
@@ -53,14 +47,14 @@ export class Supervisor {
 
   /** Migrations and register(); a synchronous failure rolls the migrations back. */
   async stage(manifest: Manifest, def: DefinedModule): Promise<{ instance: ModuleInstance; migrated: boolean }> {
-    const db = this.deps.db();
+    const { db } = this.deps.env();
     const pending = pendingMigrations(db, manifest.name, manifest.dir);
     const savepoint = !needsNoTransaction(pending);
     if (savepoint) db.exec('SAVEPOINT kernel_stage');
     let instance: ModuleInstance | undefined;
     try {
       applyMigrations(db, manifest.name, pending);
-      instance = new ModuleInstance(manifest, def, this.deps.instanceDeps());
+      instance = new ModuleInstance(manifest, def, this.deps.env());
       instance.register();
       if (savepoint) db.exec('RELEASE kernel_stage');
       return { instance, migrated: pending.length > 0 };
@@ -71,15 +65,12 @@ export class Supervisor {
     }
   }
 
-  /**
-   * A generation of the running modules, with `replacing` in place of its predecessor and without `leaving`. A draft
-   * prepared for `replacing` (see prewarm) only needs its routes added.
-   */
+  /** The next generation (see draft); one prepared for `replacing` (see prewarm) only needs its routes added. */
   async generation(replacing?: ModuleInstance, leaving: ReadonlySet<string> = new Set()): Promise<Generation> {
     const warm = this.warm;
     this.warm = undefined;
     const draft = replacing && !replacing.parts.http && warm?.module === replacing.id ? await warm.draft : undefined;
-    if (!draft) return (await Draft.begin(this.live(replacing, leaving), this.generationOptions())).finish();
+    if (!draft) return (await this.draft(replacing, leaving)).finish();
     await draft.add(replacing!);
     return draft.finish();
   }
@@ -91,19 +82,18 @@ export class Supervisor {
   private prewarm(module: ModuleInstance): void {
     if (!this.deps.prewarm || module.parts.http) return;
     const draft = nextTurn()
-      .then(() => Draft.begin(this.live(undefined, new Set([module.id])), this.generationOptions()))
+      .then(() => this.draft(undefined, new Set([module.id])))
       .catch(() => undefined);
     this.warm = { module: module.id, draft };
   }
 
-  private live(replacing?: ModuleInstance, leaving: ReadonlySet<string> = new Set()): ModuleInstance[] {
+  /** A draft of the running modules, with `replacing` in place of its predecessor and without `leaving`. */
+  private draft(replacing?: ModuleInstance, leaving: ReadonlySet<string> = new Set()): Promise<Draft> {
     const live = this.running().filter((i) => i.id !== replacing?.id && !leaving.has(i.id));
     if (replacing) live.push(replacing);
-    return live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
-  }
-
-  private generationOptions(): GenerationOptions {
-    return { log: this.deps.log(), hooks: this.deps.hooks, bodyLimit: this.deps.bodyLimit() };
+    live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
+    const { log, hooks } = this.deps.env();
+    return Draft.begin(live, { log, hooks, bodyLimit: this.deps.settings().max_request_body_bytes });
   }
 
   /** Makes a generation live; the previous one drains, then `after` runs (stopping what it replaced). */
@@ -179,7 +169,7 @@ export class Supervisor {
       const { manifest, def } = await load();
       // Each step on its own turn of the event loop: requests to other modules go on between them.
       await nextTurn();
-      if (manifest.critical && old && pendingMigrations(this.deps.db(), manifest.name, manifest.dir).length) {
+      if (manifest.critical && old && pendingMigrations(this.deps.env().db, manifest.name, manifest.dir).length) {
         throw new Error(`module '${manifest.name}' is a security module and its change brings a new migration: restart the service to apply it`);
       }
       ({ instance: next, migrated } = await this.stage(manifest, def));
@@ -207,11 +197,11 @@ export class Supervisor {
     const ms = Math.round(performance.now() - started);
     const location = err ? ((err as ModuleBuildError).location ?? sourceLocation(err)) : undefined;
     rec.lastReload = { at: new Date().toISOString(), ok: !err, ms, ...(err ? { error: (err as Error).message, location } : {}) };
-    if (!err) this.deps.log().info({ ms }, `module '${rec.manifest.name}' reloaded`);
+    if (!err) this.deps.env().log.info({ ms }, `module '${rec.manifest.name}' reloaded`);
     else {
       const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
       const logged = err instanceof ModuleBuildError ? undefined : err;
-      this.deps.log().error({ err: logged, location }, `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`);
+      this.deps.env().log.error({ err: logged, location }, `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`);
     }
     return rec.lastReload;
   }
@@ -235,7 +225,7 @@ export class Supervisor {
     this.swap(generation, gone, async () => {
       for (let i = leaving.length - 1; i >= 0; i--) await this.stopped(leaving[i], infos[i]);
     });
-    this.deps.log().warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
+    this.deps.env().log.warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
     if (forget) this.records.delete(name);
     if (forget) this.order = this.order.filter((n) => n !== name);
     return [...gone];
@@ -267,12 +257,13 @@ export class Supervisor {
     rec.state = state;
     rec.error = (err as Error).message;
     const location = (err as ModuleBuildError).location;
-    this.deps.log().error({ err: location || state === 'blocked' ? undefined : err, location }, `module '${rec.manifest.name}' not started: ${rec.error}`);
+    this.deps.env().log.error({ err: location || state === 'blocked' ? undefined : err, location }, `module '${rec.manifest.name}' not started: ${rec.error}`);
     if (!this.booting) return;
     // A module that finds its configuration invalid stops start-up like the kernel does (exit code 2).
     if (isConfigError(err)) throw err;
     if (rec.manifest.critical) throw new BootAbort(`security module '${rec.manifest.name}' failed to start: ${rec.error}`);
-    if (this.deps.abortOnFailure()) throw new BootAbort(`module '${rec.manifest.name}' failed to start and [startup] on_boot_failure = "abort": ${rec.error}`);
+    if (this.deps.settings().startup.on_boot_failure === 'abort')
+      throw new BootAbort(`module '${rec.manifest.name}' failed to start and [startup] on_boot_failure = "abort": ${rec.error}`);
   }
 
   async drop(rec: ModuleRecord, state: ModuleInfo['state']): Promise<void> {
@@ -283,12 +274,12 @@ export class Supervisor {
 
   private loaded(rec: ModuleRecord): void {
     rec.state = 'running';
-    this.deps.hooks.kernel.module.loaded.call(this.info(rec));
+    this.deps.env().hooks.kernel.module.loaded.call(this.info(rec));
   }
 
   private async stopped(instance: ModuleInstance, info: ModuleInfo): Promise<void> {
     await instance.stop();
-    this.deps.hooks.kernel.module.unloaded.call(info);
+    this.deps.env().hooks.kernel.module.unloaded.call(info);
   }
 
   private dependantsOf(name: string): Set<string> {
