@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { ConfigError, EventBus } from '@talon/module-sdk';
-import type { DefinedModule, KernelApi, ModuleInfo, RouteInfo } from '@talon/module-sdk';
+import type { DefinedModule, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
@@ -38,7 +38,7 @@ export interface KernelOptions {
 }
 
 /** The microkernel: configuration, DI, hooks, the module lifecycle (see supervisor.ts), HTTP and hot reload. */
-export class Kernel implements KernelApi {
+export class Kernel implements InstanceDeps {
   readonly version = KERNEL_VERSION;
   readonly startedAt = new Date();
   readonly dev: boolean;
@@ -46,11 +46,11 @@ export class Kernel implements KernelApi {
   readonly hooks = new HookBus();
   readonly services = new ServiceRegistry();
   readonly events = new EventBus((data, message) => this.log.warn(data, message));
-  /** What modules see of it is ConfigAccess (KernelApi). */
+  /** Modules see it as ConfigAccess (KernelApi). */
   readonly config: ConfigStore;
   private readonly front = new FrontServer(this.hooks.kernel.http.baseHeaders);
   private readonly supervisor: Supervisor;
-  private readonly code = new CodeLoader((name) => this.supervisor.records.get(name)?.manifest);
+  private readonly code = new CodeLoader((name) => this.manifest(name));
   private logger!: KernelLogger;
   private db!: Database;
   private address?: { host: string; port: number };
@@ -64,7 +64,7 @@ export class Kernel implements KernelApi {
     const fromEnv = process.env.TALON_HOME?.trim();
     this.home = path.resolve(options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')));
     this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, () => this.logger.setLevel(this.config.settings().log_level));
-    this.supervisor = new Supervisor({ env: () => this.instanceDeps(), settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
+    this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
   }
 
   get log(): Logger {
@@ -192,18 +192,12 @@ export class Kernel implements KernelApi {
     return new Map(await Promise.all(this.supervisor.order.map((name) => load(this.supervisor.records.get(name)!.manifest))));
   }
 
-  private instanceDeps(): InstanceDeps {
-    return {
-      db: this.db,
-      log: this.log,
-      home: this.home,
-      hooks: this.hooks,
-      events: this.events,
-      services: this.services,
-      kernel: this,
-      config: (m) => this.config.moduleConfig(m.name, m.config_section, m.config_keys),
-      manifest: (name) => this.supervisor.records.get(name)?.manifest,
-    };
+  moduleConfig(m: Manifest): Record<string, unknown> {
+    return this.config.moduleConfig(m.name, m.config_section, m.config_keys);
+  }
+
+  manifest(name: string): Manifest | undefined {
+    return this.supervisor.records.get(name)?.manifest;
   }
 
   stop(reason = 'stop'): Promise<void> {

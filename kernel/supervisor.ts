@@ -20,8 +20,7 @@ export class BootAbort extends Error {
 }
 
 export interface SupervisorDeps {
-  /** What a module copy is made with (the database, the logger and the hooks among it). */
-  env: () => InstanceDeps;
+  kernel: InstanceDeps;
   settings: () => KernelSettings;
   front: FrontServer;
   /** Dev mode: after a module's reload, draft the generation for its next change (see prewarm). */
@@ -47,14 +46,14 @@ export class Supervisor {
 
   /** Migrations and register(); a synchronous failure rolls the migrations back. */
   async stage(manifest: Manifest, def: DefinedModule): Promise<{ instance: ModuleInstance; migrated: boolean }> {
-    const { db } = this.deps.env();
+    const db = this.deps.kernel.database;
     const pending = pendingMigrations(db, manifest.name, manifest.dir);
     const savepoint = !needsNoTransaction(pending);
     if (savepoint) db.exec('SAVEPOINT kernel_stage');
     let instance: ModuleInstance | undefined;
     try {
       applyMigrations(db, manifest.name, pending);
-      instance = new ModuleInstance(manifest, def, this.deps.env());
+      instance = new ModuleInstance(manifest, def, this.deps.kernel);
       instance.register();
       if (savepoint) db.exec('RELEASE kernel_stage');
       return { instance, migrated: pending.length > 0 };
@@ -92,7 +91,7 @@ export class Supervisor {
     const live = this.running().filter((i) => i.id !== replacing?.id && !leaving.has(i.id));
     if (replacing) live.push(replacing);
     live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
-    const { log, hooks } = this.deps.env();
+    const { log, hooks } = this.deps.kernel;
     return Draft.begin(live, { log, hooks, bodyLimit: this.deps.settings().max_request_body_bytes });
   }
 
@@ -169,7 +168,7 @@ export class Supervisor {
       const { manifest, def } = await load();
       // Each step on its own turn of the event loop: requests to other modules go on between them.
       await nextTurn();
-      if (manifest.critical && old && pendingMigrations(this.deps.env().db, manifest.name, manifest.dir).length) {
+      if (manifest.critical && old && pendingMigrations(this.deps.kernel.database, manifest.name, manifest.dir).length) {
         throw new Error(`module '${manifest.name}' is a security module and its change brings a new migration: restart the service to apply it`);
       }
       ({ instance: next, migrated } = await this.stage(manifest, def));
@@ -197,11 +196,11 @@ export class Supervisor {
     const ms = Math.round(performance.now() - started);
     const location = err ? ((err as ModuleBuildError).location ?? sourceLocation(err)) : undefined;
     rec.lastReload = { at: new Date().toISOString(), ok: !err, ms, ...(err ? { error: (err as Error).message, location } : {}) };
-    if (!err) this.deps.env().log.info({ ms }, `module '${rec.manifest.name}' reloaded`);
+    if (!err) this.deps.kernel.log.info({ ms }, `module '${rec.manifest.name}' reloaded`);
     else {
       const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
       const logged = err instanceof ModuleBuildError ? undefined : err;
-      this.deps.env().log.error({ err: logged, location }, `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`);
+      this.deps.kernel.log.error({ err: logged, location }, `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`);
     }
     return rec.lastReload;
   }
@@ -225,7 +224,7 @@ export class Supervisor {
     this.swap(generation, gone, async () => {
       for (let i = leaving.length - 1; i >= 0; i--) await this.stopped(leaving[i], infos[i]);
     });
-    this.deps.env().log.warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
+    this.deps.kernel.log.warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
     if (forget) this.records.delete(name);
     if (forget) this.order = this.order.filter((n) => n !== name);
     return [...gone];
@@ -257,7 +256,7 @@ export class Supervisor {
     rec.state = state;
     rec.error = (err as Error).message;
     const location = (err as ModuleBuildError).location;
-    this.deps.env().log.error({ err: location || state === 'blocked' ? undefined : err, location }, `module '${rec.manifest.name}' not started: ${rec.error}`);
+    this.deps.kernel.log.error({ err: location || state === 'blocked' ? undefined : err, location }, `module '${rec.manifest.name}' not started: ${rec.error}`);
     if (!this.booting) return;
     // A module that finds its configuration invalid stops start-up like the kernel does (exit code 2).
     if (isConfigError(err)) throw err;
@@ -274,12 +273,12 @@ export class Supervisor {
 
   private loaded(rec: ModuleRecord): void {
     rec.state = 'running';
-    this.deps.env().hooks.kernel.module.loaded.call(this.info(rec));
+    this.deps.kernel.hooks.kernel.module.loaded.call(this.info(rec));
   }
 
   private async stopped(instance: ModuleInstance, info: ModuleInfo): Promise<void> {
     await instance.stop();
-    this.deps.env().hooks.kernel.module.unloaded.call(info);
+    this.deps.kernel.hooks.kernel.module.unloaded.call(info);
   }
 
   private dependantsOf(name: string): Set<string> {

@@ -1,13 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import Fastify, {
-  LogController,
-  type FastifyInstance,
-  type FastifyBaseLogger,
-  type FastifyRequest,
-  type onRequestHookHandler,
-  type RouteOptions,
-} from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyRequest } from 'fastify';
+import type { onRequestHookHandler, RouteOptions } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';

@@ -11,18 +11,18 @@ import { connections, declares, howToDeclare, ownerOf, type Manifest } from './m
 
 let nextSeq = 1;
 
-export interface InstanceDeps {
-  db: Database;
-  log: Logger;
-  home: string;
-  hooks: HookBus;
-  events: EventBus;
-  services: ServiceRegistry;
-  kernel: KernelApi;
-  /** The module's current configuration (section and claimed keys). */
-  config: (m: Manifest) => Record<string, unknown>;
+/** What a module copy is made with: the kernel, which is also its `ctx.kernel`. */
+export interface InstanceDeps extends KernelApi {
+  readonly database: Database;
+  readonly log: Logger;
+  readonly home: string;
+  readonly hooks: HookBus;
+  readonly events: EventBus;
+  readonly services: ServiceRegistry;
+  /** The module's current configuration (its section and the top-level keys it claims). */
+  moduleConfig(m: Manifest): Record<string, unknown>;
   /** The manifest of any known module: what a connection provides, whom to name in an error. */
-  manifest: (name: string) => Manifest | undefined;
+  manifest(name: string): Manifest | undefined;
 }
 
 /** One loaded copy of a module: its context, container, taps, timers and running parts. */
@@ -49,7 +49,7 @@ export class ModuleInstance implements ServiceProvider {
     this.events = deps.events.scope(this.id);
     // Its own strict container: a scope of a shared root would share singleton caches by name.
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), db: asValue(deps.db), kernel: asValue(deps.kernel) });
+    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), db: asValue(deps.database), kernel: asValue(deps) });
     // Every service of a declared connection, as a live view; an undeclared one has no registration.
     for (const other of connections(manifest)) {
       for (const id of deps.manifest(other)?.provides ?? []) if (declares(manifest, id)) this.container.register(id, asValue(deps.services.view(id)));
@@ -152,17 +152,17 @@ export class ModuleInstance implements ServiceProvider {
       version: manifest.version,
       dir: manifest.dir,
       get config() {
-        return deps.config(manifest);
+        return deps.moduleConfig(manifest);
       },
       log: this.log,
-      db: deps.db,
+      db: deps.database,
       home: deps.home,
       get dataDir() {
         if (!dataDir) mkdirSync((dataDir = path.join(deps.home, 'data', id)), { recursive: true });
         return dataDir;
       },
       container,
-      kernel: deps.kernel,
+      kernel: deps,
       events: { publish: this.events.publish, subscribe: this.events.subscribe },
       hooks: {
         kernel: this.taps.facade(deps.hooks.kernel),
