@@ -113,10 +113,7 @@ export class Kernel implements InstanceDeps {
     setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
   }
 
-  /**
-   * Boots everything. Throws ConfigError for an invalid configuration (the CLI exits with 2) and BootAbort when a
-   * security module fails or the boot-failure policy is "abort" (exit 1).
-   */
+  /** Boots; throws ConfigError for an invalid configuration, BootAbort when start-up must stop (see supervisor.fail). */
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
     this.config.load();

@@ -6,10 +6,7 @@ import type { Logger } from 'pino';
 const SOURCE = /\.(ts|mts|js|mjs|json|sql|toml)$/;
 const inNodeModules = (file: string) => file.includes(`${path.sep}node_modules${path.sep}`);
 
-/**
- * Watches the module roots (dev mode) and reports a touched module folder once per burst of writes (editors and
- * formatters write several times): a known module's folder, or the nearest folder holding a module.toml.
- */
+/** Watches the module roots (dev mode); reports a touched module folder once per burst of writes (editor, formatter). */
 export class ModuleWatcher {
   private watcher!: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();

@@ -27,11 +27,7 @@ export interface SupervisorDeps {
   prewarm: boolean;
 }
 
-/**
- * Runs modules through their lifecycle, written once: stage (migrations and register, in a savepoint), start, build
- * the HTTP generation, commit (services, taps and generation become visible in one step). Boot commits each module as
- * it registers (nothing serves yet); a reload commits only when everything of the new copy has succeeded.
- */
+/** The module lifecycle, written once: stage (migrations, register), start, build the generation, commit in one step. */
 export class Supervisor {
   readonly records = new Map<string, ModuleRecord>();
   order: string[] = [];
@@ -74,10 +70,7 @@ export class Supervisor {
     return draft.finish();
   }
 
-  /**
-   * Dev mode: a module just reloaded is likely to change again, so a draft with everything but it is built in the
-   * background, on a later turn (requests that came in during the swap go first). Any other change drops it.
-   */
+  /** Dev mode: the module just reloaded will likely change again; draft everything else in the background, a turn later. */
   private prewarm(module: ModuleInstance): void {
     if (!this.deps.prewarm || module.parts.http) return;
     const draft = nextTurn()
@@ -154,11 +147,7 @@ export class Supervisor {
     }
   }
 
-  /**
-   * Replaces a running module with its changed code (or starts a new one). All or nothing: on any failure nothing of
-   * the new copy was visible and the old one serves as before — except after a new migration, which the old code
-   * does not know: then the module is stopped and failed.
-   */
+  /** Replaces a module's copy (or starts a new one), all or nothing; after a new migration a failure stops the module. */
   async replace(rec: ModuleRecord, load: () => Promise<{ manifest: Manifest; def: DefinedModule }>): Promise<ReloadOutcome> {
     const started = performance.now();
     const old = rec.instance;

@@ -45,10 +45,7 @@ export class RouteBuildError extends Error {
   }
 }
 
-/**
- * A generation being built: a complete Fastify app of the live modules (Fastify cannot add routes once ready, so each
- * module change builds one; see docs/architecture.md). Root parts first, then each module's routes, one per turn.
- */
+/** A generation being built: a whole Fastify app of the live modules (docs/architecture.md, HTTP). */
 export class Draft {
   readonly routes: RouteInfo[] = [];
   /** Which module's route accepted each WebSocket, so a reload closes only that module's sockets. */

@@ -34,10 +34,7 @@ function stamp(file: string) {
   return { file, size, mtimeMs };
 }
 
-/**
- * Bundles a module file to one CommonJS script (npm packages stay external). A warm start takes it from the disk cache;
- * a reload (`incremental` contexts) skips the cache, which a same-size rewrite within the mtime resolution would hit.
- */
+/** One CommonJS script of a module file; a reload (`incremental`) skips the disk cache (same-size rewrites within mtime). */
 export async function bundleModule(entry: string, incremental?: Bundlers): Promise<Bundle> {
   if (!incremental) {
     try {
@@ -103,10 +100,7 @@ async function build(entry: string, contexts?: Bundlers): Promise<Bundle> {
 /** Bare imports are looked up beside the module first (its own node_modules), then among the service's. */
 const serviceDir = path.dirname(fileURLToPath(import.meta.url));
 
-/**
- * Compiles a bundle as a fresh CommonJS module that nothing caches (an old copy is garbage-collected after a reload).
- * `provided`: the ids the kernel answers itself (the SDK instance, contracts).
- */
+/** Compiles a bundle as a fresh, uncached CommonJS module; `provided`: what the kernel answers (the SDK, contracts). */
 export function evaluateBundle(bundle: Bundle, filename: string, provided: ReadonlyMap<string, unknown>): unknown {
   const mod = new Module(filename) as Module & { _compile(code: string, filename: string): void };
   mod.filename = filename;

@@ -5,10 +5,7 @@ import { isDefinedModule, isHookRef, isServiceRef, type DefinedModule } from '@t
 import { connections, howToDeclare, type Manifest } from './manifest.ts';
 import { bundleModule, evaluateBundle, type Bundlers } from './bundle.ts';
 
-/**
- * Loads module code: the entry bundle and the contracts (`@talon/<name>`) it imports, each its owner's contract file.
- * A contract holds types, service refs and hook catalogues only, so no consumer keeps stale logic of a reloaded owner.
- */
+/** Loads module code and the contracts (`@talon/<name>`) it imports: types, service refs and hook catalogues only. */
 export class CodeLoader {
   /** Contract exports by owner, evaluated once (shared while in flight: modules load in parallel). */
   private readonly contracts = new Map<string, Promise<object>>();

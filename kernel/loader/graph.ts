@@ -6,10 +6,7 @@ export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'fai
 /** `order`: the modules to load, dependencies first. */
 export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
 
-/**
- * Orders the enabled modules after everything they link to (depends, optional_depends, consumes). A module whose hard dependency
- * is missing, disabled or not loadable is blocked; a cycle of hard dependencies fails its members; optional links only order.
- */
+/** Orders modules after what they link to; a missing hard dependency blocks, a hard cycle fails, optional links only order. */
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));
   const verdicts = new Map<string, Verdict>();
