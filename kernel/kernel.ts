@@ -84,30 +84,16 @@ export class Kernel implements InstanceDeps {
     return a ? `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}` : undefined;
   }
 
-  apiListen(): string {
-    return this.options.listen ?? this.config.settings().api_listen;
-  }
-
-  reloadCount(): number {
-    return this.supervisor.reloads;
-  }
-
-  modules(): ModuleInfo[] {
-    return [...this.supervisor.records.values()].map((r) => this.supervisor.info(r));
-  }
-
-  routes(): RouteInfo[] {
-    return this.supervisor.routeTable;
-  }
-
-  earlyLogLines(): readonly string[] {
-    return this.logger.earlyLines();
-  }
-
+  // The KernelApi's questions, answered by the parts that know.
+  readonly apiListen = (): string => this.options.listen ?? this.config.settings().api_listen;
+  readonly reloadCount = (): number => this.supervisor.reloads;
+  readonly modules = (): ModuleInfo[] => [...this.supervisor.records.values()].map((r) => this.supervisor.info(r));
+  readonly routes = (): RouteInfo[] => this.supervisor.routeTable;
+  readonly earlyLogLines = (): readonly string[] => this.logger.earlyLines();
+  readonly moduleConfig = (m: Manifest): Record<string, unknown> => this.config.moduleConfig(m.name, m.config_section, m.config_keys);
+  readonly manifest = (name: string): Manifest | undefined => this.supervisor.records.get(name)?.manifest;
   /** The live instance of a module (tests use it). */
-  instance(name: string) {
-    return this.supervisor.records.get(name)?.instance;
-  }
+  readonly instance = (name: string) => this.supervisor.records.get(name)?.instance;
 
   shutdown(reason: string): void {
     setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
@@ -187,14 +173,6 @@ export class Kernel implements InstanceDeps {
       }
     };
     return new Map(await Promise.all(this.supervisor.order.map((name) => load(this.supervisor.records.get(name)!.manifest))));
-  }
-
-  moduleConfig(m: Manifest): Record<string, unknown> {
-    return this.config.moduleConfig(m.name, m.config_section, m.config_keys);
-  }
-
-  manifest(name: string): Manifest | undefined {
-    return this.supervisor.records.get(name)?.manifest;
   }
 
   stop(reason = 'stop'): Promise<void> {
