@@ -202,12 +202,8 @@ export class Supervisor {
     const infos = leaving.map((i) => {
       i.detach();
       const rec = this.records.get(i.id)!;
-      const own = i.id === name;
-      Object.assign(rec, {
-        instance: undefined,
-        state: own ? 'failed' : 'blocked',
-        error: own ? reason : `depends on '${name}', which was stopped: ${reason}`,
-      });
+      const error = i.id === name ? reason : `depends on '${name}', which was stopped: ${reason}`;
+      Object.assign(rec, { instance: undefined, state: i.id === name ? 'failed' : 'blocked', error });
       return this.info(rec);
     });
     this.swap(generation, gone, async () => {
@@ -270,16 +266,11 @@ export class Supervisor {
     this.deps.kernel.hooks.kernel.module.unloaded.call(info);
   }
 
+  /** The module and every running module that hard-depends on it, directly or not. */
   private dependantsOf(name: string): Set<string> {
     const gone = new Set([name]);
-    for (let grew = true; grew;) {
-      grew = false;
-      for (const { manifest: m, instance } of this.records.values()) {
-        if (gone.has(m.name) || !instance || !m.depends.some((d) => gone.has(d))) continue;
-        gone.add(m.name);
-        grew = true;
-      }
-    }
+    // A Set's iteration also visits what is added meanwhile.
+    for (const n of gone) for (const { manifest: m, instance } of this.records.values()) if (instance && m.depends.includes(n)) gone.add(m.name);
     return gone;
   }
 }
