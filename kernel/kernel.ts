@@ -203,9 +203,7 @@ export class Kernel implements InstanceDeps {
   }
 
   private async startWatcher(): Promise<void> {
-    const roots = this.moduleRoots()
-      .filter((r) => existsSync(r.dir))
-      .map((r) => r.dir);
+    const roots = this.moduleRoots().flatMap((r) => (existsSync(r.dir) ? [r.dir] : []));
     const known = () => [...this.supervisor.records.values()].map((r) => r.manifest.dir);
     this.watcher = await ModuleWatcher.start(roots, known, this.log, (dir) => void this.onModuleFolderChanged(dir));
     this.log.info({ roots }, 'hot reload: watching module folders');
@@ -248,9 +246,7 @@ export class Kernel implements InstanceDeps {
 
   /** Stops and forgets a module whose folder disappeared; modules that depend on it are stopped too (blocked). */
   removeModule(name: string): Promise<{ ok: boolean; removed: string[] }> {
-    return this.enqueue(async () => {
-      return { ok: true, removed: await this.supervisor.remove(name, 'its folder was removed', true) };
-    });
+    return this.enqueue(async () => ({ ok: true, removed: await this.supervisor.remove(name, 'its folder was removed', true) }));
   }
 
   /** Replaces a module with its changed code, all or nothing (see Supervisor.replace). */
@@ -288,12 +284,10 @@ export class Kernel implements InstanceDeps {
   }
 }
 
-export function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);
-  if (!m) throw new ConfigError(`invalid value for 'api_listen': '${listen}' is not host:port`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(`invalid value for 'api_listen': port ${port} is above 65535`);
-  return { host: m[1] ?? m[2], port };
+  if (!m || Number(m[3]) > 65535) throw new ConfigError(`invalid value for 'api_listen': '${listen}' is not host:port (a port up to 65535)`);
+  return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
 
 export { ConfigError, BootAbort };
