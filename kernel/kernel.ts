@@ -226,16 +226,9 @@ export class Kernel implements InstanceDeps {
   /** Loads a module folder that appeared while running (dev mode, or an explicit call). */
   addModule(dir: string): Promise<{ ok: boolean; error?: string }> {
     return this.enqueue(async () => {
-      let manifest: Manifest;
-      try {
-        const root = this.moduleRoots().find((r) => dir.startsWith(r.dir + path.sep));
-        manifest = readManifest(dir, root?.thirdParty ?? true);
-        const taken = this.supervisor.records.get(manifest.name);
-        if (taken) throw new Error(`the name '${manifest.name}' is taken by ${taken.manifest.dir}`);
-      } catch (err) {
-        this.log.error(`new module in ${dir} ignored: ${(err as Error).message}`);
-        return { ok: false, error: (err as Error).message };
-      }
+      const thirdParty = this.moduleRoots().find((r) => dir.startsWith(r.dir + path.sep))?.thirdParty ?? true;
+      const [manifest] = discoverManifests([{ dir, thirdParty }], this.log, this.manifest);
+      if (!manifest) return { ok: false, error: `no module was added from ${dir} (the log says why)` };
       const disabled = !manifest.enabled || this.config.settings().modules.disabled.includes(manifest.name);
       const rec = this.record(manifest, disabled ? 'disabled' : 'stopped', disabled ? 'disabled in configuration' : undefined);
       if (disabled || !this.supervisor.dependenciesUp(rec)) return { ok: false, error: rec.error };

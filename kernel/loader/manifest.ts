@@ -95,14 +95,14 @@ function moduleDirs(dir: string): string[] {
   return children.filter((child) => statSync(child).isDirectory()).flatMap(moduleDirs);
 }
 
-/** Every readable module.toml under the roots, read before any module code; a broken manifest or a taken name is logged and skipped. */
-export function discoverManifests(roots: readonly ModuleRoot[], log: Logger): Manifest[] {
+/** Every readable module.toml under the roots, read before any module code; a broken one or a name `known` or taken is logged and skipped. */
+export function discoverManifests(roots: readonly ModuleRoot[], log: Logger, known: (name: string) => Manifest | undefined = () => undefined): Manifest[] {
   const found = new Map<string, Manifest>();
   for (const root of roots) {
     for (const dir of moduleDirs(root.dir)) {
       try {
         const manifest = readManifest(dir, root.thirdParty);
-        const taken = found.get(manifest.name);
+        const taken = found.get(manifest.name) ?? known(manifest.name);
         if (taken) log.error(`module '${manifest.name}' in ${dir} ignored: the name is taken by ${taken.dir}`);
         else found.set(manifest.name, manifest);
       } catch (err) {
