@@ -1,49 +1,37 @@
 import { createRequire } from 'node:module';
-import pino, { type Logger, type DestinationStream } from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import type { SyncHook } from 'tapable';
-import { redactSecrets } from '@talon/module-sdk';
+import { redactSecrets, REDACTED } from '@talon/module-sdk';
 
-/** Paths pino blanks out wherever they appear, so secrets never reach a log line. */
+// redactSecrets blanks string values of secret-named keys in plain objects; these paths also catch other values, class instances and headers.
 const REDACT = ['api_key', 'apiKey', 'key', 'token', 'secret', 'password', 'authorization'].flatMap((k) => [k, `*.${k}`]);
 REDACT.push('*.*.api_key', 'headers.authorization', 'req.headers.authorization', 'req.headers.cookie', '*.headers["x-api-key"]');
-
-/** The first lines are kept for log sinks that start after them (the logs module writes them to the file). */
+/** The first lines of a run are kept for sinks that start later (the logs module writes them to its file). */
 const EARLY_LINES = 2000;
 
-/** Hands every line to the `log.line` hook, and keeps the first EARLY_LINES for sinks that come later. */
-class HookSink implements DestinationStream {
-  readonly early: string[] = [];
-  constructor(private readonly hook: SyncHook<[string]>) {}
-  write(line: string): void {
-    if (this.early.length < EARLY_LINES) this.early.push(line);
-    if (this.hook.taps.length) this.hook.call(line);
-  }
-}
-
-export interface KernelLogger {
-  log: Logger;
-  earlyLines(): readonly string[];
-  setLevel(level: string): void;
-}
+export type KernelLogger = ReturnType<typeof createLogger>;
 
 /** Structured logs (pino): JSON lines, readable ones on a terminal; every line also goes to the `log.line` hook. */
-export function createLogger(options: { level: string; stdout?: boolean; hook: SyncHook<[string]> }): KernelLogger {
-  const sink = new HookSink(options.hook);
-  const streams: pino.StreamEntry[] = [{ level: 'trace', stream: sink }];
+export function createLogger(options: { level: string; stdout?: boolean; hook: SyncHook<[string]> }) {
+  const early: string[] = [];
+  const write = (line: string) => {
+    if (early.length < EARLY_LINES) early.push(line);
+    if (options.hook.taps.length) options.hook.call(line);
+  };
+  const streams: pino.StreamEntry[] = [{ level: 'trace', stream: { write } }];
   if (options.stdout !== false) streams.push({ level: 'trace', stream: stdoutStream() });
   const log = pino(
     {
       level: options.level,
-      redact: { paths: REDACT, censor: '<redacted>' },
-      // Any key named like a secret (bot_token, db_password...), at any depth, besides the fixed paths above.
-      formatters: { log: (object) => redactSecrets(object) },
+      redact: { paths: REDACT, censor: REDACTED },
+      formatters: { log: redactSecrets },
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
     pino.multistream(streams),
   );
   // A copy: lines after the call reach the caller through its tap (tap and copy in one turn: no gap, no repeat).
-  return { log, earlyLines: () => [...sink.early], setLevel: (level) => (log.level = level) };
+  return { log, earlyLines: (): readonly string[] => [...early], setLevel: (level: string) => (log.level = level) };
 }
 
 function stdoutStream(): DestinationStream {

@@ -41,6 +41,22 @@ test('shutdown completes with an open WebSocket, which is closed', async () => {
   assert.ok((await closed) > 0);
 });
 
+test('a reload does not wait for an open SSE stream to drain', async () => {
+  const k = await startTestKernel({ only: ['logs', 'body-echo'], config: `module_paths = ["${extra}"]\n` });
+  const stream = new AbortController();
+  try {
+    const res = await k.request('/api/logs/stream', { signal: stream.signal });
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const started = Date.now();
+    assert.ok((await k.kernel.reloadModule('body-echo')).ok);
+    await k.kernel.settled();
+    assert.ok(Date.now() - started < 3_000, `the reload's drain took ${Date.now() - started} ms`);
+  } finally {
+    stream.abort();
+    await k.stop();
+  }
+});
+
 test('a reload of another module keeps a WebSocket open; a reload of its own module closes it with 1001', async () => {
   const k = await startTestKernel({ only: ['ws-echo', 'body-echo'], config: `module_paths = ["${extra}"]\n` });
   try {

@@ -1,4 +1,3 @@
-import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { lazyAjv } from '../ajv.ts';
 
@@ -6,33 +5,20 @@ const common = { strict: false, allErrors: false, useDefaults: true, validateSch
 // Query strings and path params arrive as text: coerce them. Bodies are JSON: never coerce.
 const coercing = lazyAjv({ ...common, coerceTypes: 'array' });
 const exact = lazyAjv({ ...common, coerceTypes: false });
-const cache = new WeakMap<object, ValidateFunction>();
-
-function compiled(ajv: Ajv, schema: object): ValidateFunction {
-  let fn = cache.get(schema);
-  if (!fn) {
-    fn = ajv.compile(schema);
-    cache.set(schema, fn);
-  }
-  return fn;
-}
 
 /**
- * Compiles lazily (on a route's first request) and caches by schema object, so
- * building an HTTP generation costs no ajv work for routes nobody calls, and a
- * hot reload recompiles only the schemas of the changed module.
- *
- * A missing body counts as `{}`: clients send POST/DELETE without a body, or
- * an empty one with Content-Type: application/json.
+ * Compiles on a route's first request (Ajv caches by schema object): a generation costs no ajv work for routes nobody
+ * calls, and a reload recompiles only the changed module's schemas. A missing body counts as `{}`.
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  const validate = (data: unknown) => {
-    const fn = compiled(httpPart === 'body' ? exact() : coercing(), schema);
-    const input = data === null && httpPart === 'body' ? {} : data;
+  const body = httpPart === 'body';
+  const validate: ReturnType<FastifySchemaCompiler<object>> = (data) => {
+    const fn = (body ? exact() : coercing()).compile(schema);
+    const input = body && data === null ? {} : data;
     const ok = fn(input);
-    (validate as { errors?: unknown }).errors = fn.errors;
+    validate.errors = fn.errors;
     if (!ok) return false;
-    return input !== data ? { value: input } : true;
+    return input === data ? true : { value: input };
   };
-  return validate as never;
+  return validate;
 };
