@@ -7,6 +7,17 @@ import { LONG_LIVED } from '@talon/module-sdk';
 import type { Generation } from './generation.ts';
 
 const OWN_ANSWER_HEADERS = { 'content-type': 'application/json; charset=utf-8', connection: 'close' };
+type BaseHeaders = SyncWaterfallHook<[Record<string, string>]>;
+
+/** An `{error}` answer outside any route (no generation, or no route yet): the base headers and a request id. */
+export function answerError(to: http.ServerResponse | Socket, base: BaseHeaders, status: number, error: string, requestId: string = randomUUID()): void {
+  const body = JSON.stringify({ error });
+  const headers = { ...base.call({}), ...OWN_ANSWER_HEADERS, 'content-length': String(Buffer.byteLength(body)), 'x-request-id': requestId };
+  if (to instanceof http.ServerResponse) return void to.writeHead(status, headers).end(body);
+  // An upgrade, or a request Node could not parse, has no response object: the answer is written raw.
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+  to.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
+}
 
 /** The one listening server: it hands each request and upgrade to the live generation (docs/architecture.md). */
 export class FrontServer {
@@ -16,11 +27,11 @@ export class FrontServer {
   /** Retired generations kept open for the WebSockets they still carry. */
   private readonly lingering = new Set<Generation>();
 
-  constructor(private readonly baseHeaders: SyncWaterfallHook<[Record<string, string>]>) {
+  constructor(private readonly baseHeaders: BaseHeaders) {
     // No request timeout: SSE streams and long turns must not be cut by the server.
     this.server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 0 }, (req, res) => {
       const g = this.live;
-      if (!g || this.closing) return this.answer(res, 503, this.unavailable());
+      if (!g || this.closing) return answerError(res, this.baseHeaders, 503, this.unavailable());
       g.inflight++;
       let counted = true;
       const done = () => {
@@ -35,7 +46,7 @@ export class FrontServer {
     });
     this.server.on('upgrade', (req, socket: Socket, head) => {
       const g = this.live;
-      if (!g || this.closing) return this.answer(socket, 503, this.unavailable());
+      if (!g || this.closing) return answerError(socket, this.baseHeaders, 503, this.unavailable());
       // An upgraded socket outlives its request and stays with the generation that accepted it.
       g.upgraded.add(socket);
       socket.once('close', () => {
@@ -46,19 +57,9 @@ export class FrontServer {
     });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-      if (err.code === 'HPE_HEADER_OVERFLOW') return this.answer(socket, 431, 'request headers too large');
-      this.answer(socket, 400, 'malformed HTTP request');
+      if (err.code === 'HPE_HEADER_OVERFLOW') return answerError(socket, this.baseHeaders, 431, 'request headers too large');
+      answerError(socket, this.baseHeaders, 400, 'malformed HTTP request');
     });
-  }
-
-  /** An answer of the front server itself (no generation involved): `{error}`, the base headers and a request id. */
-  private answer(to: http.ServerResponse | Socket, status: number, error: string): void {
-    const body = JSON.stringify({ error });
-    const headers = { ...this.baseHeaders.call({}), ...OWN_ANSWER_HEADERS, 'content-length': String(Buffer.byteLength(body)), 'x-request-id': randomUUID() };
-    if (to instanceof http.ServerResponse) return void to.writeHead(status, headers).end(body);
-    // An upgrade, or a request Node could not parse, has no response object: the answer is written raw.
-    const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
-    to.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
   }
 
   private unavailable(): string {

@@ -10,6 +10,7 @@ import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
 import { lazyChildLogger } from './request-logger.ts';
+import { answerError } from './front.ts';
 
 export interface Generation {
   app: FastifyInstance;
@@ -69,16 +70,8 @@ export class Draft {
       // HEAD requests reach the GET routes through the front server (front.ts).
       exposeHeadRoutes: false,
       // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
-      frameworkErrors: (error, request, reply) => {
-        const body = JSON.stringify({ error: `bad request: ${error.message}` });
-        reply.raw.writeHead(400, {
-          ...options.hooks.kernel.http.baseHeaders.call({}),
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(body),
-          'x-request-id': String(request.id),
-        });
-        reply.raw.end(body);
-      },
+      frameworkErrors: (error, request, reply) =>
+        answerError(reply.raw, options.hooks.kernel.http.baseHeaders, 400, `bad request: ${error.message}`, String(request.id)),
       routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
     });
     this.app.setValidatorCompiler(validatorCompiler);
