@@ -21,9 +21,7 @@ export class ServiceRegistry {
     for (const [id, p] of this.live) if (p === provider) this.live.delete(id);
   }
 
-  has(id: string): boolean {
-    return this.live.has(id);
-  }
+  readonly has = (id: string): boolean => this.live.has(id);
 
   /** A live view of the service: calls reach the copy that serves it now, writes are refused. */
   view<T extends object>(id: string): T {

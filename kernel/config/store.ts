@@ -31,14 +31,9 @@ export class ConfigStore implements ConfigAccess {
   ) {}
 
   /** Reads the file (a missing one is empty) and adopts it. Throws ConfigError naming the line, or the key and the problem. */
-  load(): void {
-    this.adopt(this.read());
-  }
-
+  readonly load = (): void => void this.adopt(this.read());
   /** Re-validates with the current schemas and adopts the result. */
-  revalidate(): string[] {
-    return this.adopt(this.data).warnings;
-  }
+  readonly revalidate = (): string[] => this.adopt(this.data).warnings;
 
   /** Declares a key a module owns (before its code is loaded the schema is unknown). */
   claim(key: string, claim: Claim): void {
@@ -48,9 +43,7 @@ export class ConfigStore implements ConfigAccess {
     this.claims.set(key, claim);
   }
 
-  setAliases(module: string, aliases: readonly ConfigAlias[]): void {
-    this.aliases.set(module, aliases);
-  }
+  readonly setAliases = (module: string, aliases: readonly ConfigAlias[]): void => void this.aliases.set(module, aliases);
 
   read(): Data {
     if (!existsSync(this.file)) return {};
@@ -63,9 +56,7 @@ export class ConfigStore implements ConfigAccess {
     }
   }
 
-  check(raw: Data): string[] {
-    return this.validate(raw).warnings;
-  }
+  readonly check = (raw: Data): string[] => this.validate(raw).warnings;
 
   async apply(raw: Data, path: string): Promise<{ changed: string[]; restartRequired: boolean }> {
     const previous = this.at(path);
@@ -75,9 +66,7 @@ export class ConfigStore implements ConfigAccess {
     return { changed, restartRequired: changed.some((key) => RESTART_KEYS.has(key)) };
   }
 
-  settings(): KernelSettings {
-    return this.current as unknown as KernelSettings;
-  }
+  readonly settings = (): KernelSettings => this.current as unknown as KernelSettings;
 
   /** A module's configuration: its section's keys plus the top-level keys it claims (one object per adoption). */
   moduleConfig(module: string, section: string | undefined, keys: readonly string[]): Data {
@@ -90,13 +79,8 @@ export class ConfigStore implements ConfigAccess {
     return view;
   }
 
-  raw(): Data {
-    return structuredClone(this.data);
-  }
-
-  redacted(): Data {
-    return redactSecrets(this.current);
-  }
+  readonly raw = (): Data => structuredClone(this.data);
+  readonly redacted = (): Data => redactSecrets(this.current);
 
   /** Whether the file sets a key (after aliases) to something other than empty. */
   isSet(key: string): boolean {
