@@ -24,9 +24,7 @@ export class HookBus {
     if (!known) this.catalogues.set(ref.id, { owner, hooks: ref.create() });
   }
 
-  catalogue(id: string): { owner: string; hooks: object } | undefined {
-    return this.catalogues.get(id);
-  }
+  readonly catalogue = (id: string): { owner: string; hooks: object } | undefined => this.catalogues.get(id);
 }
 
 /** The taps of one module copy, named `<owner>:<label>`: staged until commit(), and removeAll() takes exactly these away. */
@@ -45,9 +43,7 @@ export class TapLedger {
     return out as TapFacade<T>;
   }
 
-  commit(): void {
-    for (const apply of this.staged.splice(0)) apply();
-  }
+  readonly commit = (): void => this.staged.splice(0).forEach((apply) => apply());
 
   /** tapable has no untap: each hook keeps the others' taps and recompiles. */
   removeAll(): void {

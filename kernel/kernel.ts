@@ -52,7 +52,6 @@ export class Kernel implements InstanceDeps {
   private readonly supervisor: Supervisor;
   private readonly code = new CodeLoader((name) => this.manifest(name));
   private logger!: KernelLogger;
-  private db!: Database;
   private address?: { host: string; port: number };
   private watcher?: ModuleWatcher;
   private stopping?: Promise<void>;
@@ -67,13 +66,9 @@ export class Kernel implements InstanceDeps {
     this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
   }
 
-  get log(): Logger {
-    return this.logger.log;
-  }
-
-  get database(): Database {
-    return this.db;
-  }
+  /** Set by start(): the kernel's logger and the service's database. */
+  log!: Logger;
+  database!: Database;
 
   get port(): number | undefined {
     return this.address?.port;
@@ -104,8 +99,9 @@ export class Kernel implements InstanceDeps {
     mkdirSync(this.home, { recursive: true });
     this.config.load();
     this.logger = createLogger({ level: this.config.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
+    this.log = this.logger.log;
     this.plan(discoverManifests(this.moduleRoots(), this.log));
-    this.db = openDatabase(this.home);
+    this.database = openDatabase(this.home);
     const defs = await this.loadCode();
     for (const warning of this.config.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
@@ -192,7 +188,7 @@ export class Kernel implements InstanceDeps {
       const rec = this.supervisor.records.get(name);
       if (rec?.instance) await this.supervisor.drop(rec, 'stopped');
     }
-    this.db?.close();
+    this.database?.close();
     await this.code.dispose();
     log?.info('stopped');
     log?.flush();

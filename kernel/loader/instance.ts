@@ -57,9 +57,7 @@ export class ModuleInstance implements ServiceProvider {
     this.ctx = this.context();
   }
 
-  service(id: string): object {
-    return this.container.resolve<object>(id);
-  }
+  readonly service = (id: string): object => this.container.resolve<object>(id);
 
   /** Runs the module's register(); nothing it offers is visible until commit(). */
   register(): void {
