@@ -18,8 +18,6 @@ import { FrontServer } from './http/front.ts';
 import { ModuleWatcher } from './reload.ts';
 import { BootAbort, Supervisor, type ModuleRecord } from './supervisor.ts';
 
-export const KERNEL_VERSION: string = '0.2.0';
-
 export interface KernelOptions {
   /** Default $TALON_HOME, else ~/.talon. */
   home?: string;
@@ -39,7 +37,7 @@ export interface KernelOptions {
 
 /** The microkernel: configuration, DI, hooks, the module lifecycle (see supervisor.ts), HTTP and hot reload. */
 export class Kernel implements InstanceDeps {
-  readonly version = KERNEL_VERSION;
+  readonly version: string = '0.2.0';
   readonly startedAt = new Date();
   readonly dev: boolean;
   readonly home: string;
@@ -171,10 +169,7 @@ export class Kernel implements InstanceDeps {
     return new Map(await Promise.all(this.supervisor.order.map((name) => load(this.supervisor.records.get(name)!.manifest))));
   }
 
-  stop(reason = 'stop'): Promise<void> {
-    this.stopping ??= this.doStop(reason);
-    return this.stopping;
-  }
+  readonly stop = (reason = 'stop'): Promise<void> => (this.stopping ??= this.doStop(reason));
 
   private async doStop(reason: string): Promise<void> {
     // A start that failed on its configuration has no logger, database or server yet.
@@ -194,9 +189,7 @@ export class Kernel implements InstanceDeps {
     log?.flush();
   }
 
-  private moduleRoots() {
-    return moduleRoots(this.options.modulesDir, this.config.settings().module_paths, path.dirname(this.config.file));
-  }
+  private readonly moduleRoots = () => moduleRoots(this.options.modulesDir, this.config.settings().module_paths, path.dirname(this.config.file));
 
   private async startWatcher(): Promise<void> {
     const roots = this.moduleRoots().flatMap((r) => (existsSync(r.dir) ? [r.dir] : []));

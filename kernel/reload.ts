@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { once } from 'node:events';
 import path from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
@@ -30,7 +31,7 @@ export class ModuleWatcher {
       if (file && SOURCE.test(file) && !inNodeModules(file)) w.changed(file);
     });
     w.watcher.on('error', (err) => log.warn({ err }, 'module watcher error'));
-    await new Promise<void>((resolve) => w.watcher.once('ready', () => resolve()));
+    await once(w.watcher, 'ready');
     return w;
   }
 
@@ -47,14 +48,12 @@ export class ModuleWatcher {
     const dir = this.moduleDirOf(file);
     // A module's tests are not its code.
     if (!dir || file.slice(dir.length).includes(`${path.sep}test${path.sep}`)) return;
+    const fire = () => {
+      this.timers.delete(dir);
+      this.onChange(dir);
+    };
     clearTimeout(this.timers.get(dir));
-    this.timers.set(
-      dir,
-      setTimeout(() => {
-        this.timers.delete(dir);
-        this.onChange(dir);
-      }, 25),
-    );
+    this.timers.set(dir, setTimeout(fire, 25));
   }
 
   async close(): Promise<void> {

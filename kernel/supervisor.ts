@@ -215,13 +215,8 @@ export class Supervisor {
     return [...gone];
   }
 
-  running(): ModuleInstance[] {
-    return this.inOrder().flatMap((r) => (r.instance ? [r.instance] : []));
-  }
-
-  private inOrder(): ModuleRecord[] {
-    return this.order.flatMap((n) => this.records.get(n) ?? []);
-  }
+  readonly running = (): ModuleInstance[] => this.inOrder().flatMap((r) => (r.instance ? [r.instance] : []));
+  private readonly inOrder = (): ModuleRecord[] => this.order.flatMap((n) => this.records.get(n) ?? []);
 
   info({ manifest: m, state, error, lastReload }: ModuleRecord): ModuleInfo {
     const { name: id, version, description, critical, depends, optional_depends: optionalDepends, dir, thirdParty } = m;

@@ -62,9 +62,7 @@ export class FrontServer {
     });
   }
 
-  private unavailable(): string {
-    return this.closing ? 'the service is shutting down' : 'the service is starting';
-  }
+  private readonly unavailable = (): string => (this.closing ? 'the service is shutting down' : 'the service is starting');
 
   /** Makes next live at once. The previous one drains (bounded); WebSockets of `closeModules` close (1001) there and in older ones. */
   swap(next: Generation, closeModules: ReadonlySet<string>): { drained: Promise<void> } {

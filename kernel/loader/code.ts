@@ -30,9 +30,7 @@ export class CodeLoader {
   }
 
   /** The owner's code changed: its contract is read again by the next consumer that loads. */
-  forget(name: string): void {
-    this.contracts.delete(name);
-  }
+  readonly forget = (name: string): void => void this.contracts.delete(name);
 
   /** `chain`: the contracts being prepared on the way here, to report a cycle instead of waiting forever. */
   private async evaluate(m: Manifest, file: string, fresh: boolean, chain: string[]): Promise<unknown> {
