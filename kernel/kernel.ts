@@ -85,8 +85,6 @@ export class Kernel implements InstanceDeps {
   readonly earlyLogLines = (): readonly string[] => this.logger.earlyLines();
   readonly moduleConfig = (m: Manifest): Record<string, unknown> => this.config.moduleConfig(m.name, m.config_section, m.config_keys);
   readonly manifest = (name: string): Manifest | undefined => this.supervisor.records.get(name)?.manifest;
-  /** The live instance of a module (tests use it). */
-  readonly instance = (name: string) => this.supervisor.records.get(name)?.instance;
 
   shutdown(reason: string): void {
     setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));

@@ -6,13 +6,7 @@ import type { Manifest } from './loader/manifest.ts';
 import { Draft, nextTurn, RouteBuildError, type Generation } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
 
-export interface ModuleRecord {
-  manifest: Manifest;
-  state: ModuleInfo['state'];
-  error?: string;
-  instance?: ModuleInstance;
-  lastReload?: ReloadOutcome;
-}
+export type ModuleRecord = { manifest: Manifest; state: ModuleInfo['state']; error?: string; instance?: ModuleInstance; lastReload?: ReloadOutcome };
 
 /** Start-up stops: a security module failed, or `[startup] on_boot_failure = "abort"`. */
 export class BootAbort extends Error {

@@ -61,7 +61,7 @@ test('keys claimed by a module are validated with its schema, get defaults, and 
   const k = await claimer('greeting_word = "hey"\n');
   try {
     assert.deepEqual(await (await k.request('/api/claimer')).json(), { word: 'hey', per_minute: 60 });
-    assert.equal(k.kernel.instance('configured')!.ctx.config.greeting_word, undefined);
+    assert.equal(k.kernel.moduleConfig(k.kernel.manifest('configured')!).greeting_word, undefined);
   } finally {
     await k.stop();
   }

@@ -23,11 +23,7 @@ export interface Generation {
   routes: RouteInfo[];
 }
 
-export interface GenerationOptions {
-  log: Logger;
-  bodyLimit: number;
-  hooks: HookBus;
-}
+export type GenerationOptions = { log: Logger; bodyLimit: number; hooks: HookBus };
 
 /** Fastify writes no request lines (the logs module's access log comes from http.response); its diagnostics stay. */
 class NoRequestLines extends LogController {
