@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 import type { PairedDevices } from '@talon/pairing';
 
@@ -85,7 +84,7 @@ describe('pairing', () => {
 
   test('an expired code is refused; the device limit holds; bad input is 4xx', async () => {
     const code = await json<{ pairing_code: string }>(await request('/api/pairing/request', { method: 'POST' }));
-    (k.kernel as unknown as { db: Database }).db.prepare('UPDATE pairing_codes SET expires_at = 1').run();
+    k.kernel.database.prepare('UPDATE pairing_codes SET expires_at = 1').run();
     assert.equal((await k.request('/api/pairing/complete', { method: 'POST', json: { pairing_code: code.pairing_code } })).status, 410);
     assert.equal((await k.request('/api/pairing/complete', { method: 'POST', json: {} })).status, 400);
     assert.equal((await k.request('/api/pairing/complete', { method: 'POST', json: { pairing_code: 'nope' } })).status, 410);
