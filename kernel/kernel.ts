@@ -72,10 +72,7 @@ export class Kernel implements InstanceDeps {
     return this.address?.port;
   }
 
-  listenAddress(): string | undefined {
-    const a = this.address;
-    return a ? `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}` : undefined;
-  }
+  readonly listenAddress = (): string | undefined => this.address && `${this.address.host.replace(/^(.*:.*)$/, '[$1]')}:${this.address.port}`;
 
   // The KernelApi's questions, answered by the parts that know.
   readonly apiListen = (): string => this.options.listen ?? this.config.settings().api_listen;
@@ -86,9 +83,7 @@ export class Kernel implements InstanceDeps {
   readonly moduleConfig = (m: Manifest): Record<string, unknown> => this.config.moduleConfig(m.name, m.config_section, m.config_keys);
   readonly manifest = (name: string): Manifest | undefined => this.supervisor.records.get(name)?.manifest;
 
-  shutdown(reason: string): void {
-    setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
-  }
+  readonly shutdown = (reason: string): void => void setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
 
   /** Boots; throws ConfigError for an invalid configuration, BootAbort when start-up must stop (see supervisor.fail). */
   async start(): Promise<void> {

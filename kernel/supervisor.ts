@@ -179,12 +179,11 @@ export class Supervisor {
     const ms = Math.round(performance.now() - started);
     const location = err ? ((err as ModuleBuildError).location ?? sourceLocation(err)) : undefined;
     rec.lastReload = { at: new Date().toISOString(), ok: !err, ms, ...(err ? { error: (err as Error).message, location } : {}) };
-    if (!err) this.deps.kernel.log.info({ ms }, `module '${rec.manifest.name}' reloaded`);
-    else {
-      const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
-      const logged = err instanceof ModuleBuildError ? undefined : err;
-      this.deps.kernel.log.error({ err: logged, location }, `module '${rec.manifest.name}' reload failed; ${kept}: ${(err as Error).message}`);
-    }
+    const { log } = this.deps.kernel;
+    const name = rec.manifest.name;
+    const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
+    if (!err) log.info({ ms }, `module '${name}' reloaded`);
+    else log.error({ err: err instanceof ModuleBuildError ? undefined : err, location }, `module '${name}' reload failed; ${kept}: ${rec.lastReload.error}`);
     return rec.lastReload;
   }
 

@@ -119,6 +119,25 @@ test('reloading the same module 100 times leaks nothing', async () => {
   }
 });
 
+test("a reloaded copy's route schemas are released with it (each copy validates with Ajv instances of its own)", async () => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  assert.ok(gc, 'the test runner exposes gc');
+  const params = () => (k.kernel.routes().find((r) => r.url === '/api/hello/:name')?.schema as { params: object }).params;
+  await greet(); // compiles this copy's params schema
+  const first = new WeakRef(params());
+  for (let i = 0; i < 3; i++) {
+    assert.ok((await k.kernel.reloadModule('hello')).ok);
+    assert.equal(await greet(), 'Hello there, ann!');
+  }
+  await k.kernel.settled();
+  // No deref() before the last check: a WeakRef keeps what it hands out alive until the end of that job.
+  for (let i = 0; i < 5; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(first.deref(), undefined, "the first copy's schema is still held after its copy was replaced");
+});
+
 test('the generation prepared after a reload never brings back a module removed meanwhile', async () => {
   const gone = path.join(root, 'gone');
   cpSync(path.resolve('test/fixtures/extra/slow'), gone, { recursive: true });

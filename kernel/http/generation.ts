@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyRequest } from 'fastify';
-import type { onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifySchemaCompiler, onRequestHookHandler, RouteOptions } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -30,6 +30,9 @@ class NoRequestLines extends LogController {
   override incomingRequest(): void {}
   override requestCompleted(): void {}
 }
+
+/** Each module copy's route validators (validation.ts): a reloaded copy's compiled schemas go with it. */
+const validators = new WeakMap<ModuleInstance, FastifySchemaCompiler<object>>();
 
 /** The route building of one module failed: the kernel can leave that module out and retry. */
 export class RouteBuildError extends Error {
@@ -70,7 +73,7 @@ export class Draft {
         answerError(reply.raw, options.hooks.kernel.http.baseHeaders, 400, `bad request: ${error.message}`, String(request.id)),
       routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
     });
-    this.app.setValidatorCompiler(validatorCompiler);
+    this.app.setValidatorCompiler(validatorCompiler());
     this.app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   }
 
@@ -106,7 +109,11 @@ export class Draft {
     if (!routes) return;
     // One module per turn of the event loop: building a generation never holds other requests up for long.
     await nextTurn();
-    const plugin = async (child: FastifyInstance) => this.blaming(m.id, () => routes(child as unknown as Routes));
+    const plugin = async (child: FastifyInstance) => {
+      if (!validators.has(m)) validators.set(m, validatorCompiler());
+      child.setValidatorCompiler(validators.get(m)!);
+      this.blaming(m.id, () => routes(child as unknown as Routes));
+    };
     // Named, or Fastify looks for the plugin's name among the exports of every loaded file.
     await this.step(this.app.register(Object.assign(plugin, { [Symbol.for('fastify.display-name')]: m.id })));
   }
