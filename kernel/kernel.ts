@@ -46,6 +46,9 @@ export class Kernel implements InstanceDeps {
   readonly events = new EventBus((data, message) => this.log.warn(data, message));
   /** Modules see it as ConfigAccess (KernelApi). */
   readonly config: ConfigStore;
+  /** Set by start(): the kernel's logger and the service's database. */
+  log!: Logger;
+  database!: Database;
   private readonly front = new FrontServer(this.hooks.kernel.http.baseHeaders);
   private readonly supervisor: Supervisor;
   private readonly code = new CodeLoader((name) => this.manifest(name));
@@ -63,10 +66,6 @@ export class Kernel implements InstanceDeps {
     this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, () => this.logger.setLevel(this.config.settings().log_level));
     this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
   }
-
-  /** Set by start(): the kernel's logger and the service's database. */
-  log!: Logger;
-  database!: Database;
 
   get port(): number | undefined {
     return this.address?.port;
