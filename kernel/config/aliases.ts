@@ -3,7 +3,7 @@ import type { ConfigAlias } from '@talon/module-sdk';
 /** A TOML table (a date is an object too, but no table). */
 export const isTable = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 
-/** Rewrites other accepted spellings to our keys (ours wins); a dotted `to` (`tools.exec_policy`) is merged key by key. */
+/** Rewrites other accepted spellings to our keys (ours wins); a dotted `to` (`section.key`) is merged key by key. */
 export function applyAliases(raw: Record<string, unknown>, aliases: readonly ConfigAlias[], warnings: string[]): Record<string, unknown> {
   const out = { ...raw };
   for (const { from, to, convert } of aliases) {

@@ -39,7 +39,7 @@ export interface Manifest extends FromSchema<typeof manifestSchema, { keepDefaul
   thirdParty: boolean;
 }
 
-/** The module a service, hook catalogue or `consumes` entry belongs to ('agents.registry' → 'agents'). */
+/** The module a service, hook catalogue or `consumes` entry belongs to ('owner.service' → 'owner'). */
 export const ownerOf = (id: string): string => id.split('.')[0];
 
 const declared = (m: Manifest): string[] => [...m.depends, ...m.optional_depends, ...m.consumes];

@@ -1,0 +1,79 @@
+/**
+ * The kernel knows no product (issue 25, item 5): kernel/ names no module, imports nothing of a module, and uses no
+ * product term. Product behaviour belongs in a module, the CLI in bin/. Its size is watched, not capped: past 2,500
+ * lines the test says so, as a prompt to move something out, without failing.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const SOFT_LINE_LIMIT = 2_500;
+
+/**
+ * Words of the product's domain. Words the kernel uses in their generic sense are not here: system, logs, security,
+ * checkpoint (SQLite's), embedding (of the kernel), hands (the verb), turn (of the event loop), token, provider.
+ */
+const PRODUCT_TERMS = [
+  'agents?',
+  'sessions?',
+  'llms?',
+  'workflows?',
+  'channels?',
+  'skills?',
+  'approvals?',
+  'budgets?',
+  'prompts?',
+  'chats?',
+  'mcp',
+  'a2a',
+  'webhooks?',
+  'memor(y|ies)',
+  'tools?',
+  'models?',
+  'goals?',
+];
+const productTerm = new RegExp(`\\b(${PRODUCT_TERMS.join('|')})\\b`, 'i');
+
+const kernelFiles = () =>
+  readdirSync('kernel', { recursive: true, withFileTypes: true })
+    .filter((f) => f.isFile() && f.name.endsWith('.ts'))
+    .map((f) => path.join(f.parentPath, f.name));
+
+/** Every line of kernel/ with its file and number. */
+function kernelLines(): Array<{ where: string; text: string }> {
+  return kernelFiles().flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .map((text, i) => ({ where: `${file}:${i + 1}`, text })),
+  );
+}
+
+test('kernel/ uses no product term, in code or comments', () => {
+  const found = kernelLines().filter((l) => productTerm.test(l.text));
+  assert.deepEqual(
+    found.map((l) => `${l.where}: ${l.text.trim()}`),
+    [],
+    'move product behaviour into a module, or say it in generic terms',
+  );
+});
+
+test('kernel/ names no module and imports nothing of one', () => {
+  const modules = readdirSync('modules', { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  // A module named as a string or an id ('agents', 'agents.registry', @talon/agents, modules/agents/...).
+  const named = new RegExp(`(['"\`@/])(${modules.map((m) => m.replace(/-/g, '\\-')).join('|')})(?=['"\`./])`);
+  const found = kernelLines().filter((l) => named.test(l.text) || /from ['"](\.\.\/)+modules\//.test(l.text));
+  assert.deepEqual(
+    found.map((l) => `${l.where}: ${l.text.trim()}`),
+    [],
+  );
+});
+
+test(`kernel/ size is reported (a warning past ${SOFT_LINE_LIMIT} lines)`, (t) => {
+  const total = kernelLines().length - kernelFiles().length; // each file's last line is the newline's empty rest
+  t.diagnostic(`kernel/ has ${total} lines`);
+  if (total > SOFT_LINE_LIMIT) t.diagnostic(`warning: kernel/ has grown past ${SOFT_LINE_LIMIT} lines; is something in it product behaviour?`);
+  assert.ok(total > 0);
+});
