@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from '@talon/module-sdk';
-import { safeJoin, readPage, paginate, HttpError, requireUuid, lazyRequire } from '@talon/module-sdk';
+import { safeJoin, readPage, readLimit, cappedLimitProperty, paginate, HttpError, requireUuid, lazyRequire } from '@talon/module-sdk';
 import { TapLedger } from '../kernel/hooks.ts';
 import { ServiceRegistry } from '../kernel/services.ts';
 
@@ -41,6 +41,19 @@ test('pagination clamps the limit and slices', () => {
   assert.deepEqual(readPage({}, { limit: 10, max: 100 }), { limit: 10, offset: 0 });
   assert.deepEqual(readPage({ limit: 1000, offset: 5 }, { limit: 10, max: 100 }), { limit: 100, offset: 5 });
   assert.deepEqual(paginate([1, 2, 3, 4], { limit: 2, offset: 1 }), { items: [2, 3], total: 4, offset: 1, limit: 2 });
+});
+
+test('a capped limit: the default when absent, clamped to the cap above it, and a schema that says both', () => {
+  const size = { limit: 50, max: 500 };
+  assert.equal(readLimit(undefined, size), 50);
+  assert.equal(readLimit(1000, size), 500);
+  assert.equal(readLimit(500, size), 500);
+  assert.equal(readLimit(3, size), 3);
+  const schema = cappedLimitProperty(size, 'entries');
+  assert.equal(schema.type, 'integer');
+  assert.equal(schema.minimum, 1);
+  assert.equal('maximum' in schema, false, 'a maximum would refuse instead of capping');
+  assert.match(schema.description, /default 50, at most 500/);
 });
 
 test('requireUuid refuses non-UUIDs with 400 naming the field', () => {

@@ -103,13 +103,27 @@ test('recent: newest first, limit default 50 and max 500, total counts them all'
   const two = await recent('?limit=2');
   assert.equal(two.entries.length, 2);
   assert.deepEqual(Object.keys(two.entries[0]).sort(), ['agent_id', 'details', 'event_type', 'hash', 'id', 'outcome', 'prev_hash', 'timestamp']);
-  for (const bad of ['?limit=501', '?limit=0', '?limit=abc', '?bogus=1']) {
+  for (const bad of ['?limit=0', '?limit=-3', '?limit=abc', '?limit=2.5', '?n=many', '?bogus=1']) {
     const res = await k.request(`/api/audit/recent${bad}`, { headers: auth });
     assert.equal(res.status, 400, bad);
     assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
   }
   const alias = await get<{ entries: Entry[] }>('/api/audit/logs?limit=3');
   assert.equal(alias.entries.length, 3);
+});
+
+test('recent: a limit above 500 is capped at 500, not refused (limit and n alike)', async () => {
+  // Each refused request is an entry: more than 500 of them make a cap visible.
+  const refused = await Promise.all(Array.from({ length: 520 }, () => k.request('/api/agents')));
+  assert.ok(refused.every((r) => r.status === 401));
+  await waitFor(async () => (await recent()).total > 520, 5000);
+  for (const query of ['?limit=1000', '?limit=501', '?n=100000']) {
+    const page = await recent(query);
+    assert.equal(page.entries.length, 500, query);
+    assert.ok(page.total > 500, query);
+  }
+  assert.equal((await recent('?limit=500')).entries.length, 500);
+  assert.equal((await get<{ entries: Entry[] }>('/api/audit/logs?limit=9999')).entries.length, 500);
 });
 
 test('recent pages back with before=<id>: the next page starts below the last id, and total stays the whole count', async () => {

@@ -1,10 +1,11 @@
-import { openSse, tooManyRequests, type Routes } from '@talon/module-sdk';
+import { cappedLimitProperty, openSse, readLimit, tooManyRequests, type Routes } from '@talon/module-sdk';
 import type { CommsConfig } from '../config.ts';
 import { send, type SendDeps } from '../services/send.ts';
 
 const tags = ['comms'];
 
-const eventsQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 } } } as const;
+const EVENTS_PAGE = { limit: 100, max: 500 };
+const eventsQuery = { type: 'object', properties: { limit: cappedLimitProperty(EVENTS_PAGE, 'events to return, newest first') } } as const;
 
 const sendBody = {
   type: 'object',
@@ -38,8 +39,8 @@ export function commsRoutes(app: Routes, deps: SendDeps & { config: () => CommsC
   });
 
   app.get('/api/comms/events', { schema: { summary: 'Recent comms events, newest first', tags, querystring: eventsQuery } }, async (request) => {
-    const items = deps.log.recent(request.query.limit);
-    return { items, total: deps.log.total, offset: 0, limit: request.query.limit };
+    const limit = readLimit(request.query.limit, EVENTS_PAGE);
+    return { items: deps.log.recent(limit), total: deps.log.total, offset: 0, limit };
   });
 
   app.get(

@@ -52,6 +52,14 @@ describe('comms', () => {
     assert.ok(topology.routes.some((r) => r.address === `agent:${worker}` && r.via === 'local'));
   });
 
+  test('events: a limit above 500 is capped at 500, not refused; without one the page is 100', async () => {
+    const page = async (query: string) => json<{ limit: number; items: unknown[] }>(await k.request(`/api/comms/events${query}`));
+    assert.equal((await page('?limit=100000')).limit, 500);
+    assert.equal((await page('?limit=501')).limit, 500);
+    assert.equal((await page('?limit=7')).limit, 7);
+    assert.equal((await page('')).limit, 100);
+  });
+
   test('an agent_send of one agent to another is a routed message and a message edge', async () => {
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
     const caller = registry.spawn({ manifestToml: `${manifest('caller')}[capabilities]\ntools = ["agent_send"]\n` }).id;
@@ -118,6 +126,6 @@ describe('comms', () => {
     assert.equal((await send({ to: 'bob', content: 'x' })).status, 400);
     assert.equal((await send({ to: 'agent:nobody', content: 'x' })).status, 404);
     assert.equal((await send({ to: 'peer:n1/agent:x', content: 'x' })).status, 404);
-    assert.equal((await k.request('/api/comms/events?limit=0')).status, 400);
+    for (const bad of ['0', 'abc', '1.5']) assert.equal((await k.request(`/api/comms/events?limit=${bad}`)).status, 400, bad);
   });
 });

@@ -1,4 +1,4 @@
-import type { Routes } from '@talon/module-sdk';
+import { cappedLimitProperty, readLimit, type Routes } from '@talon/module-sdk';
 import type { Usage } from '../services/usage.ts';
 
 const periodSchema = {
@@ -9,11 +9,14 @@ const periodSchema = {
   },
 } as const;
 
+/** A year of days at most: a longer window is capped, not refused. */
+const DAYS = { limit: 7, max: 366 };
+
 const dailySchema = {
   summary: 'Usage per UTC day, oldest first, days without usage included',
   querystring: {
     type: 'object',
-    properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 7 } },
+    properties: { days: cappedLimitProperty(DAYS, 'UTC days, today included') },
   },
 } as const;
 
@@ -27,7 +30,7 @@ export function usageRoutes(app: Routes, usage: Usage): void {
     models: usage.byModel(),
   }));
   app.get('/api/usage/daily', { schema: dailySchema }, async (request) => {
-    const days = usage.daily(request.query.days);
+    const days = usage.daily(readLimit(request.query.days, DAYS));
     return { days, total_cost_usd: days.reduce((sum, d) => sum + d.cost_usd, 0) };
   });
 }

@@ -141,8 +141,11 @@ describe('usage metering and analytics', () => {
     });
     assert.equal(res.body.days[0].requests, 0);
     assert.equal((await h.json<{ days: unknown[] }>('/api/usage/daily')).body.days.length, 7);
-    assert.equal((await h.json('/api/usage/daily?days=0')).status, 400);
-    assert.equal((await h.json('/api/usage/daily?days=abc')).status, 400);
+    // More than a year is capped at 366 days, not refused; a non-number or less than a day is still refused.
+    const capped = await h.json<{ days: unknown[] }>('/api/usage/daily?days=5000');
+    assert.equal(capped.status, 200);
+    assert.equal(capped.body.days.length, 366);
+    for (const bad of ['0', 'abc', '2.5']) assert.equal((await h.json(`/api/usage/daily?days=${bad}`)).status, 400, bad);
     // The day window only counts today.
     assert.equal((await h.json<Totals>('/api/usage?period=day')).body.request_count, 3);
     assert.equal((await h.json<Totals>('/api/usage?period=month')).body.request_count >= 3, true);
