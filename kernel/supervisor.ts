@@ -117,6 +117,7 @@ export class Supervisor {
       }
       try {
         await rec.instance.start();
+        rec.instance.begin();
         this.loaded(rec);
       } catch (err) {
         await this.drop(rec, 'failed');
@@ -158,11 +159,14 @@ export class Supervisor {
       await next.start();
       await nextTurn();
       const generation = await this.generation(next);
+      // The old copy's background work ends before the new copy's begins (it keeps answering requests until the swap).
+      await old?.retireWork();
       // One step: the old copy's taps go, the new copy's services and taps come, the generation switches.
       old?.detach();
       next.commit();
       Object.assign(rec, { manifest, instance: next, state: 'running', error: undefined });
       this.swap(generation, new Set([manifest.name]), async () => old && this.stopped(old, { ...this.info(rec), state: 'stopped' }));
+      next.begin();
       this.reloads++;
       this.loaded(rec);
       this.prewarm(next);

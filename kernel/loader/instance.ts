@@ -11,6 +11,9 @@ import { connections, declares, howToDeclare, ownerOf, type Manifest } from './m
 
 let nextSeq = 1;
 
+/** How long a retiring copy's tracked work may take to settle after its signal aborted. */
+const SETTLE_MS = 5_000;
+
 /** What a module copy is made with: the kernel, which is also its `ctx.kernel`. */
 export interface InstanceDeps extends KernelApi {
   readonly database: Database;
@@ -36,6 +39,9 @@ export class ModuleInstance implements ServiceProvider {
   private readonly events: ReturnType<EventBus['scope']>;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopFns: Array<() => unknown> = [];
+  /** Aborted when the copy retires (ctx.signal); `work` is what it tracks meanwhile (ctx.track). */
+  private readonly retire = new AbortController();
+  private readonly work = new Set<Promise<unknown>>();
   private started = false;
 
   constructor(
@@ -72,6 +78,33 @@ export class ModuleInstance implements ServiceProvider {
     this.started = true;
   }
 
+  /** The copy is live: its background work (`run`) begins. */
+  begin(): void {
+    if (this.parts.run) void this.track(this.attempt('module run', () => this.parts.run!(this.retire.signal)));
+  }
+
+  /** Aborts the copy's signal, stops its timers and waits (bounded) for its tracked work. Idempotent. */
+  async retireWork(): Promise<void> {
+    if (!this.retire.signal.aborted) this.retire.abort(new DOMException(`module '${this.id}' is stopping`, 'AbortError'));
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    if (!this.work.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, SETTLE_MS, true)));
+    const settled = await Promise.race([Promise.allSettled(this.work).then(() => false), late]);
+    clearTimeout(timer);
+    if (settled) this.log.warn({ pending: this.work.size }, `tracked work did not settle within ${SETTLE_MS} ms of the stop signal; going on without it`);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.work.add(work);
+    void work.then(
+      () => this.work.delete(work),
+      () => this.work.delete(work),
+    );
+    return work;
+  }
+
   /** Makes the instance's services, hook taps and event subscriptions live. */
   commit(): void {
     this.deps.services.publish(this, this.manifest.provides);
@@ -87,10 +120,9 @@ export class ModuleInstance implements ServiceProvider {
 
   /** Stops the module and releases everything it holds. Never throws. */
   async stop(): Promise<void> {
+    await this.retireWork();
     if (this.started) await this.attempt('module stop', () => this.parts.stop?.());
     for (const fn of this.stopFns.splice(0).reverse()) await this.attempt('module stop handler', fn);
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     this.detach();
     this.deps.services.unpublish(this);
     // Runs the disposers of the services it provided.
@@ -102,14 +134,16 @@ export class ModuleInstance implements ServiceProvider {
     try {
       await fn();
     } catch (err) {
+      // Work that ends because its copy's signal aborted has not failed.
+      if (this.retire.signal.aborted && (err as Error)?.name === 'AbortError') return;
       this.log.error({ err }, `${what} failed`);
     }
   }
 
-  private timer(repeat: boolean, fn: () => unknown, ms: number): NodeJS.Timeout {
+  private timer(repeat: boolean, fn: (signal: AbortSignal) => unknown, ms: number): NodeJS.Timeout {
     const run = () => {
       if (!repeat) this.timers.delete(t);
-      void this.attempt('timer callback', fn);
+      void this.track(this.attempt('timer callback', () => fn(this.retire.signal)));
     };
     const t = repeat ? setInterval(run, ms) : setTimeout(run, ms);
     this.timers.add(t);
@@ -177,6 +211,8 @@ export class ModuleInstance implements ServiceProvider {
       use: (ref) => this.use(ref, true)!,
       tryUse: (ref) => this.use(ref, false),
       onStop: (fn) => void this.stopFns.push(fn),
+      signal: this.retire.signal,
+      track: (work) => this.track(work),
       setInterval: (fn, ms) => this.timer(true, fn, ms),
       setTimeout: (fn, ms) => this.timer(false, fn, ms),
     };

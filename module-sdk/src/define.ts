@@ -46,9 +46,19 @@ export interface ModuleContext<C = Record<string, unknown>> {
   tryUse<T extends object>(ref: ServiceRef<T>): T | undefined;
   /** Runs fn when the module stops or unloads (in reverse order of registration). */
   onStop(fn: () => unknown): void;
-  /** Timers that are cleared automatically when the module stops. */
-  setInterval(fn: () => unknown, ms: number): NodeJS.Timeout;
-  setTimeout(fn: () => unknown, ms: number): NodeJS.Timeout;
+  /**
+   * Aborted when this copy retires: before its successor takes over on a hot reload, when the module is disabled,
+   * and at shutdown. Pass it to whatever outlives a request (fetches, agent turns, sockets, sleeps in a poller).
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Work that outlives the call that began it: when this copy retires, the kernel aborts `signal` and waits (bounded)
+   * for tracked work to settle before its successor takes over or the module stops. Returns `work`.
+   */
+  track<T>(work: Promise<T>): Promise<T>;
+  /** Timers that stop when the copy retires; a callback gets `signal`, and its promise is tracked. */
+  setInterval(fn: (signal: AbortSignal) => unknown, ms: number): NodeJS.Timeout;
+  setTimeout(fn: (signal: AbortSignal) => unknown, ms: number): NodeJS.Timeout;
 }
 
 /**
@@ -58,6 +68,11 @@ export interface ModuleContext<C = Record<string, unknown>> {
 export interface ModuleParts {
   /** Connect, warm caches, start timers. A throw fails the module (or keeps the old copy on reload). */
   start?(): Promise<void> | void;
+  /**
+   * Background work (pollers, socket loops) that begins once this copy is live — after its predecessor's work has
+   * settled — and ends when `signal` aborts. Its promise is tracked; a rejection is logged.
+   */
+  run?(signal: AbortSignal): Promise<void> | void;
   /** Release what start() took; taps, timers, services and onStop handlers are released for you. */
   stop?(): Promise<void> | void;
   /** Root-level HTTP behaviour (hooks for every route, error handlers). Replayed on each HTTP generation; no I/O. */
