@@ -4,6 +4,7 @@
  */
 import { badRequest, isUuid, type FromSchema } from '@talon/module-sdk';
 import type { SessionMode } from '@talon/tasks';
+import { checkGraph, isGraph } from './graph.ts';
 
 export const MODES = ['sequential', 'fan_out', 'collect', 'conditional', 'loop'] as const;
 export const ERROR_MODES = ['fail', 'skip', 'retry'] as const;
@@ -65,6 +66,17 @@ export const stepSchema = {
     max_iterations: { type: 'integer', minimum: 1, maximum: 1000 },
     until: { type: 'string', maxLength: 4096 },
     session_mode: { type: ['string', 'null'], enum: ['persistent', 'new', null] },
+    summarize: {
+      type: 'boolean',
+      description: "collect: run one turn on the step's agent over the gathered results (its reply is the step's output); default false",
+    },
+    depends_on: {
+      type: 'array',
+      items: { type: 'string', minLength: 1, maxLength: 128 },
+      uniqueItems: true,
+      maxItems: 1000,
+      description: 'names of the steps this one runs after; any non-empty depends_on makes the workflow a graph (graph.ts)',
+    },
   },
   additionalProperties: false,
 } as const;
@@ -99,6 +111,8 @@ export interface Step {
   max_iterations: number;
   until: string;
   session_mode: SessionMode | null;
+  summarize: boolean;
+  depends_on: string[];
 }
 
 export interface Definition {
@@ -136,33 +150,42 @@ function flatten(step: StepInput): Omit<StepInput, 'mode' | 'error_mode' | 'agen
 /** Checks what the schema cannot say and fills in the defaults. Throws 400 naming the step. */
 export function normalizeSteps(steps: readonly StepInput[], maxSteps: number): Step[] {
   if (steps.length > maxSteps) throw badRequest(`a workflow has at most ${maxSteps} steps; this one has ${steps.length}`);
-  return steps.map(flatten).map((s, i) => {
-    const name = s.name ?? `step ${i + 1}`;
-    const where = `step '${name}'`;
-    const mode = s.mode ?? 'sequential';
-    if (s.agent_id !== undefined && !isUuid(s.agent_id)) throw badRequest(`${where}: agent_id '${s.agent_id}' is not a UUID`);
-    if (s.agent_id === undefined && s.agent_name === undefined && mode !== 'collect') throw badRequest(`${where} needs agent_id or agent_name`);
-    if (s.output_var === 'input') throw badRequest(`${where}: output_var 'input' is reserved for {{input}}`);
-    if (s.prompt !== undefined && s.prompt_template !== undefined && s.prompt !== s.prompt_template) {
-      throw badRequest(`${where}: give prompt or prompt_template, not both`);
-    }
-    return {
-      name,
-      agent_id: s.agent_id?.toLowerCase() ?? null,
-      agent_name: s.agent_id === undefined ? (s.agent_name ?? null) : null,
-      prompt: s.prompt ?? s.prompt_template ?? '{{input}}',
-      mode,
-      timeout_secs: s.timeout_secs ?? null,
-      error_mode: s.error_mode ?? 'fail',
-      max_retries: s.max_retries ?? DEFAULT_MAX_RETRIES,
-      backoff_ms: s.backoff_ms ?? null,
-      output_var: s.output_var ?? null,
-      condition: s.condition ?? '',
-      max_iterations: s.max_iterations ?? DEFAULT_MAX_ITERATIONS,
-      until: s.until ?? '',
-      session_mode: (s.session_mode ?? null) as SessionMode | null,
-    };
-  });
+  const normalized = steps.map(flatten).map(normalizeStep);
+  if (isGraph(normalized)) checkGraph(normalized);
+  return normalized;
+}
+
+function normalizeStep(s: ReturnType<typeof flatten>, i: number): Step {
+  const name = s.name ?? `step ${i + 1}`;
+  const where = `step '${name}'`;
+  const mode = s.mode ?? 'sequential';
+  if (s.agent_id !== undefined && !isUuid(s.agent_id)) throw badRequest(`${where}: agent_id '${s.agent_id}' is not a UUID`);
+  const agentless = s.agent_id === undefined && s.agent_name === undefined;
+  if (agentless && mode !== 'collect') throw badRequest(`${where} needs agent_id or agent_name`);
+  if (s.summarize && mode !== 'collect') throw badRequest(`${where}: summarize applies to collect steps only`);
+  if (s.summarize && agentless) throw badRequest(`${where}: summarize needs agent_id or agent_name (the agent that summarises)`);
+  if (s.output_var === 'input') throw badRequest(`${where}: output_var 'input' is reserved for {{input}}`);
+  if (s.prompt !== undefined && s.prompt_template !== undefined && s.prompt !== s.prompt_template) {
+    throw badRequest(`${where}: give prompt or prompt_template, not both`);
+  }
+  return {
+    name,
+    agent_id: s.agent_id?.toLowerCase() ?? null,
+    agent_name: s.agent_id === undefined ? (s.agent_name ?? null) : null,
+    prompt: s.prompt ?? s.prompt_template ?? '{{input}}',
+    mode,
+    timeout_secs: s.timeout_secs ?? null,
+    error_mode: s.error_mode ?? 'fail',
+    max_retries: s.max_retries ?? DEFAULT_MAX_RETRIES,
+    backoff_ms: s.backoff_ms ?? null,
+    output_var: s.output_var ?? null,
+    condition: s.condition ?? '',
+    max_iterations: s.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+    until: s.until ?? '',
+    session_mode: (s.session_mode ?? null) as SessionMode | null,
+    summarize: s.summarize ?? false,
+    depends_on: s.depends_on ?? [],
+  };
 }
 
 /** A definition as the API shows it: the effective timeout of each step. */

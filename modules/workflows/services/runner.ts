@@ -6,7 +6,8 @@ import { conflict, notFound, type EventAccess } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { WorkflowRunner, WorkflowRunResult } from '@talon/workflows';
 import type { WorkflowsConfig } from '../config.ts';
-import { Execution, RunStop, type ExecutionDeps } from './execution.ts';
+import { Execution } from './execution.ts';
+import { RunStop, type ExecutionDeps } from './step-runner.ts';
 import type { RunStore } from './runs.ts';
 import type { StoredWorkflow, WorkflowStore } from './store.ts';
 

@@ -74,5 +74,8 @@ export class WorkflowStore {
 }
 
 function decode(row: Row): StoredWorkflow {
-  return { ...(JSON.parse(row.definition) as Definition), id: row.id, created_at: row.created_at, updated_at: row.updated_at };
+  const def = JSON.parse(row.definition) as Definition;
+  // Definitions stored before steps had summarize and depends_on lack them.
+  const steps = def.steps.map((s) => ({ ...s, summarize: s.summarize ?? false, depends_on: s.depends_on ?? [] }));
+  return { ...def, steps, id: row.id, created_at: row.created_at, updated_at: row.updated_at };
 }

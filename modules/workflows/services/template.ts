@@ -8,6 +8,11 @@ export function render(template: string, vars: ReadonlyMap<string, string>): str
   return template.replace(PLACEHOLDER, (whole, name: string) => vars.get(name) ?? whole);
 }
 
+/** The variable names a template uses, each once, in order of first use. */
+export function placeholders(template: string): string[] {
+  return [...new Set(Array.from(template.matchAll(PLACEHOLDER), (m) => m[1]))];
+}
+
 /**
  * The run input as text and the variables it seeds: a JSON object's top-level keys become variables (strings as
  * they are, other values as JSON), and its string `input` field, when present, is {{input}}.

@@ -48,6 +48,8 @@ describe('workflows: create, list, get, update, delete', () => {
       max_iterations: 5,
       until: '',
       session_mode: null,
+      summarize: false,
+      depends_on: [],
     });
     assert.equal(def.total_timeout_secs, null);
   });

@@ -93,7 +93,7 @@ describe('workflows: running the five modes', () => {
         { name: 'y', agent_id: b, mode: 'fan_out', prompt: 'y:{{input}}' },
         { name: 'z', agent_id: a, mode: 'fan_out', prompt: 'z:{{input}}' },
         { name: 'all', mode: 'collect', output_var: 'gathered' },
-        { name: 'sum', agent_id: b, prompt: 'Summarise:\n{{gathered}}' },
+        { name: 'sum', agent_id: b, prompt: 'Summarise: {{gathered}}' },
       ],
     });
     env.fake.enqueue({ text: 'P' });
@@ -110,12 +110,100 @@ describe('workflows: running the five modes', () => {
     assert.equal(most, 2, 'fan_out_concurrency = 2 caps the group');
     const sent = prompts(env.fake);
     assert.deepEqual(sent.slice(1, 4).sort(), ['x:P', 'y:P', 'z:P']);
-    assert.equal(sent[4], 'Summarise:\n--- x ---\nR\n\n--- y ---\nR\n\n--- z ---\nR', 'collect leaves out the step before the group');
+    const results = ['x', 'y', 'z'].map((step, i) => ({ step, agent: i === 1 ? 'beta' : 'alpha', output: 'R' }));
+    assert.equal(sent[4], `Summarise: ${JSON.stringify({ results })}`, 'collect leaves out the step before the group');
     const detail = await steps(res.run_id);
     assert.deepEqual(
       detail.map((s) => s.step_name),
       ['prep', 'x', 'y', 'z', 'all', 'sum'],
     );
+  });
+
+  test('collect runs no turn: the outputs since the fan-out go on as {"results"} JSON in {{input}} and output_var, even when it names an agent', async () => {
+    const id = await createWorkflow(env.k, {
+      name: 'collect-no-turn',
+      steps: [
+        { name: 'prep', agent_id: a, prompt: 'prep {{input}}' },
+        { name: 'x', agent_id: a, mode: 'fan_out', prompt: 'x:{{input}}' },
+        { name: 'y', agent_id: b, mode: 'fan_out', prompt: 'y:{{input}}' },
+        // The reference requires an agent on every step and ignores it on a collect step.
+        { name: 'gather', agent_id: a, mode: 'collect', output_var: 'gathered' },
+        { name: 'use', agent_id: b, prompt: 'input={{input}} var={{gathered}}' },
+      ],
+    });
+    env.fake.enqueue({ text: 'P' }, { text: 'X', delayMs: 50 }, { text: 'Y' }, { text: 'final' });
+    const res = await run(id, 'topic');
+    assert.equal(res.status, 'completed');
+    assert.equal(prompts(env.fake).length, 4, 'prep, x, y and use: no turn for the collect step');
+    const gathered = JSON.stringify({
+      results: [
+        { step: 'x', agent: 'alpha', output: 'X' },
+        { step: 'y', agent: 'beta', output: 'Y' },
+      ],
+    });
+    assert.equal(prompts(env.fake)[3], `input=${gathered} var=${gathered}`, 'the gathered outputs, without the step before the fan-out');
+    const detail = await steps(res.run_id);
+    const collect = detail.find((s) => s.step_name === 'gather')!;
+    assert.deepEqual([collect.status, collect.output, collect.attempts], ['completed', gathered, 0]);
+
+    // The window starts again after a collect; with no fan-out since, it holds the outputs since that collect.
+    const again = await createWorkflow(env.k, {
+      name: 'collect-twice',
+      steps: [
+        { name: 'x', agent_id: a, mode: 'fan_out' },
+        { name: 'first', mode: 'collect' },
+        { name: 'one', agent_id: b, prompt: 'one' },
+        { name: 'two', agent_id: a, prompt: 'two' },
+        { name: 'second', mode: 'collect' },
+      ],
+    });
+    env.fake.enqueue({ text: 'X' }, { text: '1' }, { text: '2' });
+    const twice = await run(again, 'in');
+    assert.deepEqual(JSON.parse(twice.output), {
+      results: [
+        { step: 'one', agent: 'beta', output: '1' },
+        { step: 'two', agent: 'alpha', output: '2' },
+      ],
+    });
+  });
+
+  test('collect with summarize = true runs one turn on its agent over the gathered results; without an agent it is a 400', async () => {
+    const id = await createWorkflow(env.k, {
+      name: 'collect-summarize',
+      steps: [
+        { name: 'x', agent_id: a, mode: 'fan_out' },
+        { name: 'y', agent_id: a, mode: 'fan_out' },
+        { name: 'sum', agent_id: b, mode: 'collect', summarize: true, prompt: 'Summarise: {{input}}', output_var: 'summary' },
+        { name: 'after', agent_id: a, prompt: 'got {{summary}}' },
+      ],
+    });
+    env.fake.enqueue({ text: 'X' }, { text: 'Y' }, { text: 'S' }, { text: 'end' });
+    const res = await run(id, 'in');
+    assert.equal(res.output, 'end');
+    const sent = prompts(env.fake);
+    assert.equal(sent.length, 4);
+    assert.equal(
+      sent[2],
+      `Summarise: ${JSON.stringify({
+        results: [
+          { step: 'x', agent: 'alpha', output: 'X' },
+          { step: 'y', agent: 'alpha', output: 'Y' },
+        ],
+      })}`,
+    );
+    assert.equal(sent[3], 'got S');
+    const bad = await call<{ error: string }>(env.k, '/api/workflows', {
+      method: 'POST',
+      json: { name: 'x', steps: [{ name: 'c', mode: 'collect', summarize: true }] },
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /step 'c': summarize needs agent_id or agent_name/);
+    const notCollect = await call<{ error: string }>(env.k, '/api/workflows', {
+      method: 'POST',
+      json: { name: 'x', steps: [{ name: 's', agent_id: a, summarize: true }] },
+    });
+    assert.equal(notCollect.status, 400);
+    assert.match(notCollect.body.error, /step 's': summarize applies to collect steps only/);
   });
 
   test('fan_out honours error_mode: a skipped failure leaves the others; a failing one fails the run', async () => {
@@ -130,7 +218,7 @@ describe('workflows: running the five modes', () => {
     env.fake.setFallback({ text: 'fine' });
     const res = await run(skip, 'in');
     assert.equal(res.status, 'completed');
-    assert.equal(res.output, '--- good ---\nfine');
+    assert.deepEqual(JSON.parse(res.output), { results: [{ step: 'good', agent: 'alpha', output: 'fine' }] }, 'the skipped step is left out');
     const detail = await steps(res.run_id);
     assert.equal(detail.find((s) => s.step_name === 'bad')?.status, 'skipped');
     const fail = await createWorkflow(env.k, {
