@@ -41,10 +41,22 @@ export interface RegistryService {
   stage(kind: string, slug: string, dest: string, registry?: 'hub' | 'hub-cn'): Promise<{ dir: string; entry: RegistryEntry }>;
   /** A file of an entry as text (the skill's SKILL.md...), or undefined. */
   readFile(kind: string, slug: string, file: string, registry?: 'hub' | 'hub-cn'): Promise<string | undefined>;
+  /**
+   * The text of a one-file entry (workflows/<id>.toml, mcp/<id>.toml; in an HTTP index, the item's `toml` field), or
+   * undefined when there is none (a symbolic link is never followed). Rejects with HttpError 404 for an unknown entry.
+   */
+  readEntry(kind: string, slug: string, registry?: 'hub' | 'hub-cn'): Promise<string | undefined>;
   sync(registry?: 'hub' | 'hub-cn'): Promise<RegistryStatus>;
 }
 
 export const registryService = serviceRef<RegistryService>('hub.registries');
+
+declare module '@talon/module-sdk' {
+  interface TalonEvents {
+    /** A registry synced successfully; `changed` when its revision differs from the one before. */
+    'hub.synced': { registry: 'hub' | 'hub-cn'; revision: string | null; changed: boolean };
+  }
+}
 
 export interface ExtractLimits {
   maxEntries: number;

@@ -28,6 +28,7 @@ export default defineModule<HubConfig>({
         maxArchiveBytes: () => ctx.config.max_archive_bytes,
         artifacts: arts,
         skills,
+        onSynced: (status, changed) => ctx.events.publish('hub.synced', { registry: name, revision: status.revision, changed }),
       });
     const hub = make('hub', () => ctx.config.registry_url);
     const mirror = make('hub-cn', () => ctx.config.mirror_url || ctx.config.registry_url);

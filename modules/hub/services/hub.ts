@@ -10,6 +10,7 @@ export function registryService(pick: (which: Which) => Registry): RegistryServi
     status: (which = 'hub') => pick(which).status(),
     stage: (kind, slug, dest, which = 'hub') => pick(which).stage(kind, slug, dest),
     readFile: (kind, slug, file, which = 'hub') => pick(which).readFile(kind, slug, file),
+    readEntry: (kind, slug, which = 'hub') => pick(which).readEntry(kind, slug),
     sync: (which = 'hub') => pick(which).sync(),
   };
 }

@@ -4,7 +4,7 @@
  * HTTP index (index.json listing entries with their archive and SHA-256). A failed sync keeps the last good copy,
  * so reads work offline; the status says so.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, cpSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { badRequest, forbidden, notFound } from '@talon/module-sdk';
@@ -23,6 +23,8 @@ export interface RegistryDeps {
   maxArchiveBytes: () => number;
   artifacts: ArtifactService;
   skills: () => SkillStore;
+  /** After each successful sync, with whether the revision changed. */
+  onSynced?: (status: RegistryStatus, changed: boolean) => void;
 }
 
 interface IndexFile {
@@ -85,6 +87,17 @@ export class Registry {
     return { dir: singleFolder(dest), entry };
   }
 
+  async readEntry(kind: string, slug: string): Promise<string | undefined> {
+    const entry = await this.find(kind, slug);
+    if (this.form() === 'index') {
+      const toml = this.indexItems(kind).find((i) => i.slug === entry.slug)?.toml;
+      return typeof toml === 'string' ? toml : undefined;
+    }
+    const file = path.join(this.root(), kind, `${entry.slug}.toml`);
+    // A cloned repository may hold a link pointing anywhere on this machine: only plain files are read.
+    return existsSync(file) && lstatSync(file).isFile() ? readFileSync(file, 'utf8') : undefined;
+  }
+
   async readFile(kind: string, slug: string, file: string): Promise<string | undefined> {
     const entry = await this.find(kind, slug);
     if (this.form() === 'index') return undefined;
@@ -112,6 +125,7 @@ export class Registry {
   private async doSync(): Promise<RegistryStatus> {
     const url = this.deps.url();
     const now = () => new Date().toISOString();
+    const before = this.state.revision;
     try {
       const revision = await this.fetchSnapshot(url);
       const at = now();
@@ -120,6 +134,7 @@ export class Registry {
       this.state = { ...this.state, url, offline: true, error: (err as Error).message, attempted_at: now() };
     }
     this.writeState();
+    if (!this.state.offline) this.deps.onSynced?.(this.status(), this.state.revision !== before);
     return this.status();
   }
 
@@ -167,7 +182,7 @@ export class Registry {
     return out;
   }
 
-  private indexItems(kind: string): Array<Partial<RegistryEntry> & { slug: string; archive?: string }> {
+  private indexItems(kind: string): Array<Partial<RegistryEntry> & { slug: string; archive?: string; toml?: unknown }> {
     const file = path.join(this.deps.cacheDir, 'index.json');
     if (!existsSync(file)) return [];
     const doc = JSON.parse(readFileSync(file, 'utf8')) as IndexFile;
@@ -218,7 +233,7 @@ function describe(kind: string, full: string, name: string, skills: () => SkillS
     }
     const file = statSync(full).isDirectory()
       ? ['agent.toml', 'HAND.toml', 'plugin.toml'].map((f) => path.join(full, f)).find(existsSync)
-      : full.endsWith('.toml')
+      : full.endsWith('.toml') && lstatSync(full).isFile()
         ? full
         : undefined;
     if (!file) return undefined;
