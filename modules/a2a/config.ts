@@ -11,6 +11,12 @@ export const a2aConfigSchema = {
       default: '',
       description: 'base URL other agents reach this instance at (empty: http://<the listen address>); the card URLs are built from it',
     },
+    public_card: {
+      type: 'boolean',
+      default: false,
+      description:
+        'serve the agent cards (/.well-known/agent.json, agent-card.json and the per-agent ones) without the bearer although api_key is set; they list every agent',
+    },
     default_agent: {
       type: 'string',
       default: '',

@@ -83,7 +83,7 @@ export default defineModule<A2aConfig>({
         executor.abortAll();
       },
       routes(app) {
-        serverRoutes(app, { registry, handler, rpc, store, cardContext, instanceCard, defaultAgent, maxChars });
+        serverRoutes(app, { registry, handler, rpc, store, cardContext, instanceCard, defaultAgent, maxChars, publicCard: () => config().public_card });
         clientRoutes(app, remote, maxChars);
       },
     };

@@ -16,3 +16,13 @@ export interface AuthStatus {
 }
 
 export const authStatus = serviceRef<AuthStatus>('auth.status');
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Reachable without the bearer token while this returns true, asked per request: for a route whose owner's
+     * configuration decides at run time (the A2A card with `[a2a] public_card`). A throw keeps the route closed.
+     */
+    publicWhen?: () => boolean;
+  }
+}

@@ -6,7 +6,7 @@ import { pairedDevices } from '@talon/pairing';
 import { sameKey, upgradeAuthorization, verdict } from './services/check.ts';
 import { otherCredential } from './services/principals.ts';
 import { checkKeylessListen, foreignHost, keylessRefusal } from './services/network.ts';
-import { isPublicRoute } from './services/public-routes.ts';
+import { isPublicRoute, openedByOwner } from './services/public-routes.ts';
 
 /** A CORS preflight carries no credentials by design; the cors module answers it. */
 const isPreflight = (method: string, headers: Record<string, unknown>) => method === 'OPTIONS' && typeof headers['access-control-request-method'] === 'string';
@@ -39,6 +39,7 @@ export default defineModule<AuthConfig>({
             return;
           }
           if (isPreflight(request.method, request.headers) || isPublicRoute(request.method, route.url, route.config?.public)) return done();
+          if (openedByOwner(route.config?.publicWhen)) return done();
           const problem = apiKey ? verdict(upgradeAuthorization(request.headers), apiKey) : keyless ? undefined : keylessRefusal(request.ip, request.headers);
           if (!problem) return done();
           const other = apiKey ? otherCredential(request, peers()) : 'none';

@@ -27,7 +27,15 @@ export default defineModule<HooksConfig>({
         ctx.setInterval(prune, PRUNE_MS);
         if (ctx.kernel.listenAddress()) deliver();
       },
-      routes: (app) => hookRoutes(app, { config: () => ctx.config, agents: () => ctx.use(agentRegistry), runner: () => ctx.use(agentRunner), wakes, window }),
+      routes: (app) =>
+        hookRoutes(app, {
+          config: () => ctx.config,
+          auth: () => ctx.tryUse(authStatus),
+          agents: () => ctx.use(agentRegistry),
+          runner: () => ctx.use(agentRunner),
+          wakes,
+          window,
+        }),
     };
   },
 });

@@ -25,6 +25,8 @@ export interface ServerDeps {
   instanceCard: () => ReturnType<typeof coreCard>;
   defaultAgent: () => AgentRecord | undefined;
   maxChars: () => number;
+  /** [a2a] public_card: the cards answer without the bearer although api_key is set. */
+  publicCard: () => boolean;
 }
 
 const tags = ['a2a'];
@@ -100,12 +102,16 @@ export function serverRoutes(app: Routes, deps: ServerDeps): void {
     return cardJson(coreCard(c, agentRpcUrl(c, a.id), a.name, a.description || `The agent ${a.name}`, [a]), c.keyRequired, a.id);
   };
 
+  // With api_key set the cards name the agents, so they need the bearer like every route, unless the operator
+  // publishes them ([a2a] public_card, read per request).
+  const card = { config: { publicWhen: deps.publicCard } };
+  const description = 'Needs the bearer when api_key is set, unless [a2a] public_card = true';
   const instance = async () => cardJson(deps.instanceCard(), deps.cardContext().keyRequired);
   for (const url of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
-    app.get(url, { schema: { summary: 'The A2A agent card of this instance (every agent is a skill)', tags }, config: { public: true } }, instance);
+    app.get(url, { ...card, schema: { summary: 'The A2A agent card of this instance (every agent is a skill)', description, tags } }, instance);
   }
   for (const url of ['/a2a/agents/:id/.well-known/agent.json', '/a2a/agents/:id/.well-known/agent-card.json']) {
-    app.get(url, { schema: { summary: 'The A2A agent card of one agent', tags, params: idParams }, config: { public: true } }, async (request) =>
+    app.get(url, { ...card, schema: { summary: 'The A2A agent card of one agent', description, tags, params: idParams } }, async (request) =>
       agentCard(agent(request.params.id)),
     );
   }

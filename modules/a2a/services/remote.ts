@@ -126,21 +126,23 @@ export class RemoteAgents {
       return upstream('discovery', err);
     }
     const candidates = base.endsWith('.json') ? [base] : [`${base}/.well-known/agent.json`, `${base}/.well-known/agent-card.json`];
+    const url = base.endsWith('.json') ? base.replace(/\/\.well-known\/[^/]+$/, '') : base;
+    const existing = prepared<[string], { id: string; token: string | null }>(this.deps.db, 'SELECT id, token FROM a2a_remote_agents WHERE url = ?').get(url);
+    // A service with a key may keep its card behind it too: the card is fetched with the token (given, or kept).
+    const bearer = token ?? (existing?.token ? this.deps.vault().open(existing.token, tokenOwner(existing.id)) : undefined);
     let card: Record<string, unknown> | undefined;
     let problem = '';
-    for (const url of candidates) {
+    for (const candidate of candidates) {
       try {
-        card = await this.fetchCard(url);
+        card = await this.fetchCard(candidate, bearer || undefined);
         break;
       } catch (err) {
         if (err instanceof OutboundRefused) upstream('discovery', err);
-        problem = `${url}: ${(err as Error).message}`;
+        problem = `${candidate}: ${(err as Error).message}`;
       }
     }
     if (!card) throw new HttpError(502, `no A2A agent card found (${problem})`);
     if (typeof card.name !== 'string' || !card.name) throw new HttpError(502, 'the agent card has no name');
-    const url = base.endsWith('.json') ? base.replace(/\/\.well-known\/[^/]+$/, '') : base;
-    const existing = prepared<[string], { id: string; token: string | null }>(this.deps.db, 'SELECT id, token FROM a2a_remote_agents WHERE url = ?').get(url);
     const id = existing?.id ?? randomUUID();
     const sealed = token === undefined ? (existing?.token ?? null) : token ? this.deps.vault().seal(token, tokenOwner(id)) : null;
     const now = new Date().toISOString();
@@ -245,11 +247,13 @@ export class RemoteAgents {
     return client.catch((err) => upstream(`no usable interface on the card of '${agent.name}'`, err));
   }
 
-  private async fetchCard(url: string): Promise<Record<string, unknown>> {
-    const res = await this.deps.fetch(url, { headers: { accept: 'application/json' } });
+  private async fetchCard(url: string, bearer: string | undefined): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    const res = await this.deps.fetch(url, { headers });
     if (res.status !== 200) {
       await res.body?.cancel();
-      throw new Error(`HTTP ${res.status}`);
+      throw new Error(res.status === 401 ? 'HTTP 401: the card needs a key; give it as token' : `HTTP ${res.status}`);
     }
     const text = await readCapped(res, MAX_CARD_BYTES);
     const card = JSON.parse(text) as unknown;

@@ -9,6 +9,7 @@ import express from 'express';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Role, type AgentCard } from '@a2a-js/sdk';
+import { setConfig } from '@talon/module-sdk/testing';
 import { json, spawnAgent, startEnv, stopEnv, type Env, type TaskView } from './helpers.ts';
 import { withBearer } from '../services/remote.ts';
 
@@ -111,18 +112,27 @@ describe('A2A client', () => {
   });
 
   it('two instances: discover, send, reply; the task is followed on both sides', async () => {
-    // B has an api_key: its card is public, its tasks are not.
+    // B has an api_key: its card needs it too, unless B publishes the card; its tasks always need it.
+    const closed = await discover(b.k.url);
+    assert.equal(closed.status, 502);
+    assert.match((await json<{ error: string }>(closed)).error, /HTTP 401: the card needs a key; give it as token/);
+    await setConfig(b.k, 'a2a.public_card', true);
     const bare = await json<{ agent: { id: string; has_token: boolean } }>(await discover(b.k.url));
     assert.equal(bare.agent.has_token, false);
     const refused = await a.k.request('/api/a2a/send', { method: 'POST', json: { agent_id: bare.agent.id, message: 'no key' } });
     assert.equal(refused.status, 502);
     assert.match((await json<{ error: string }>(refused)).error, /401|nauthori/);
+    await setConfig(b.k, 'a2a.public_card', false);
     const res = await a.k.request('/api/a2a/discover', { method: 'POST', json: { url: b.k.url, token: B_KEY } });
     assert.equal(res.status, 200);
     const { agent } = await json<{ agent: { id: string; name: string; has_token: boolean } }>(res);
     assert.equal(agent.name, 'Instance B');
     assert.equal(agent.id, bare.agent.id, 'discovering again updates the agent');
     assert.equal(agent.has_token, true);
+    // Discovering again without a token keeps the stored one, and it still opens the card.
+    const again = await json<{ agent: { id: string; has_token: boolean } }>(await discover(b.k.url));
+    assert.deepEqual(again.agent.id, agent.id);
+    assert.equal(again.agent.has_token, true);
     const listed = JSON.stringify(await json(await a.k.request('/api/a2a/agents')));
     assert.ok(!listed.includes(B_KEY), 'the token was read back');
     const db = new Database(path.join(a.k.home, 'talon.db'), { readonly: true });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { rmSync } from 'node:fs';
-import { waitFor } from '@talon/module-sdk/testing';
+import { setConfig, waitFor } from '@talon/module-sdk/testing';
 import { json, spawnAgent, startEnv, stopEnv, type Env, type TaskView } from './helpers.ts';
 
 const userMessage = (text: string): Message => ({
@@ -170,18 +170,42 @@ describe('A2A server', () => {
 describe('A2A server with an api_key', () => {
   const KEY = 'k-0123456789abcdef-a2a-key';
   let env: Env;
+  let guarded: string;
   before(async () => {
     env = await startEnv(`api_key = "${KEY}"`);
-    await spawnAgent(env.k, 'guarded', '[]', { authorization: `Bearer ${KEY}` });
+    guarded = await spawnAgent(env.k, 'guarded', '[]', { authorization: `Bearer ${KEY}` });
   });
   after(() => stopEnv(env));
 
-  it('the card is public and names the bearer scheme; tasks and JSON-RPC need the bearer', async () => {
-    const card = await env.k.request('/.well-known/agent.json');
-    assert.equal(card.status, 200);
+  const cards = (id: string) => [
+    '/.well-known/agent.json',
+    '/.well-known/agent-card.json',
+    `/a2a/agents/${id}/.well-known/agent.json`,
+    `/a2a/agents/${id}/.well-known/agent-card.json`,
+  ];
+
+  it('the cards need the bearer (they list the agents); with it they name the bearer scheme', async () => {
+    for (const path of cards(guarded)) {
+      const bare = await env.k.request(path);
+      assert.equal(bare.status, 401, path);
+      assert.equal(typeof (await json<{ error: unknown }>(bare)).error, 'string');
+      assert.equal((await env.k.request(path, { headers: { authorization: 'Bearer not-the-key-0123456789' } })).status, 401, path);
+      assert.equal((await env.k.request(path, { headers: { authorization: `Bearer ${KEY}` } })).status, 200, path);
+    }
+    const card = await env.k.request('/.well-known/agent.json', { headers: { authorization: `Bearer ${KEY}` } });
     const body = await json<{ securitySchemes: Record<string, { scheme: string }>; skills: unknown[] }>(card);
     assert.equal(body.securitySchemes.bearer.scheme, 'bearer');
     assert.equal(body.skills.length, 1);
+  });
+
+  it('[a2a] public_card = true publishes the cards (read per request); tasks and JSON-RPC still need the bearer', async () => {
+    await setConfig(env.k, 'a2a.public_card', true);
+    try {
+      for (const path of cards(guarded)) assert.equal((await env.k.request(path)).status, 200, path);
+    } finally {
+      await setConfig(env.k, 'a2a.public_card', false);
+    }
+    assert.equal((await env.k.request('/.well-known/agent.json')).status, 401, 'closed again at once');
     assert.equal((await env.k.request('/a2a/agents')).status, 401);
     assert.equal((await env.k.request('/a2a', { method: 'POST', json: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } } })).status, 401);
     assert.equal((await env.k.request('/a2a/tasks/send', { method: 'POST', json: { agent_id: 'guarded', message: 'hi' } })).status, 401);

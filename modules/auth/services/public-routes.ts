@@ -6,3 +6,13 @@ export function isPublicRoute(method: string, routeUrl: string | undefined, conf
   if (configPublic) return true;
   return routeUrl !== undefined && ALWAYS_PUBLIC.has(`${method} ${routeUrl}`);
 }
+
+/** A route its owner opens at run time (`config.publicWhen`); a predicate that throws keeps the route closed. */
+export function openedByOwner(publicWhen: (() => boolean) | undefined): boolean {
+  if (!publicWhen) return false;
+  try {
+    return publicWhen() === true;
+  } catch {
+    return false;
+  }
+}

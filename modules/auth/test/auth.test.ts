@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import WebSocket from 'ws';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { setConfig, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const only = ['auth', 'system', 'dashboard', 'error-envelope', 'config-api', 'cors', 'auth-probe'];
@@ -59,6 +59,19 @@ test('with a key: GET /api/health, GET /, POST /mcp and public routes stay open'
   assert.match(front.headers.get('content-type') ?? '', /^text\/html/);
   assert.equal((await keyed.request('/mcp', { method: 'POST', json: {} })).status, 200);
   assert.deepEqual(await (await keyed.request('/probe/public')).json(), { open: true });
+});
+
+test('with a key: a route its owner opens at run time (config.publicWhen) is public only while it says so; a throwing one stays closed', async () => {
+  await expect401(await keyed.request('/probe/switch'), 'Missing Authorization: Bearer <api_key> header');
+  await setConfig(keyed, 'auth_probe.open', true);
+  try {
+    assert.deepEqual(await (await keyed.request('/probe/switch')).json(), { switched: true });
+  } finally {
+    await setConfig(keyed, 'auth_probe.open', false);
+  }
+  await expect401(await keyed.request('/probe/switch'), 'Missing Authorization: Bearer <api_key> header');
+  await expect401(await keyed.request('/probe/broken-switch'), 'Missing Authorization: Bearer <api_key> header');
+  assert.equal((await keyed.request('/probe/broken-switch', { headers: bearer('s3cret-key-0123456789') })).status, 200);
 });
 
 test('with a key: a CORS preflight passes without credentials', async () => {

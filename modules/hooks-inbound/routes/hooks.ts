@@ -1,5 +1,6 @@
 import { badRequest, HttpError, isUuid, notFound, tooManyRequests, type Routes } from '@talon/module-sdk';
 import type { AgentRecord, AgentRegistry, AgentRunner } from '@talon/agents';
+import type { AuthStatus } from '@talon/auth';
 import type { HooksConfig } from '../config.ts';
 import type { MinuteWindow } from '../services/rate.ts';
 import { hookToken, sameToken } from '../services/token.ts';
@@ -7,6 +8,8 @@ import type { WakeInbox } from '../services/wakes.ts';
 
 export interface HookRouteDeps {
   config: () => HooksConfig;
+  /** The auth module's checks, while it runs (the admin key may learn that the hooks are off). */
+  auth: () => Pick<AuthStatus, 'verify'> | undefined;
   agents: () => AgentRegistry;
   runner: () => AgentRunner;
   wakes: WakeInbox;
@@ -43,8 +46,13 @@ export function hookRoutes(app: Routes, deps: HookRouteDeps): void {
   // Before body validation: a caller without the token learns nothing about the body rules.
   app.addHook('onRequest', async (request) => {
     const config = deps.config();
-    if (!config.enabled) throw notFound('inbound hooks are not enabled: set [hooks] enabled = true and a token (see docs/webhooks.md)');
     const given = /^Bearer[ \t]+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (!config.enabled) {
+      // Whether the hooks are on is the operator's to know: anyone else gets the 401 every other route gives.
+      if (!operatorOrHookCaller(given, request.headers.authorization, config, deps))
+        throw unauthorized(given ? 'Invalid hook token' : 'Missing Authorization: Bearer <hook token> header');
+      throw notFound('inbound hooks are not enabled: set [hooks] enabled = true and a token (see docs/webhooks.md)');
+    }
     if (!given) throw unauthorized('Missing Authorization: Bearer <hook token> header');
     if (!sameToken(given, hookToken(config))) throw unauthorized('Invalid hook token');
     const wait = deps.window.take(request.ip, config.rate_limit_per_minute);
@@ -88,6 +96,13 @@ export function hookRoutes(app: Routes, deps: HookRouteDeps): void {
       };
     },
   );
+}
+
+/** A caller with the api_key (a service without one has nothing to present: verify passes) or with the configured hook token. */
+function operatorOrHookCaller(given: string | undefined, authorization: string | undefined, config: HooksConfig, deps: HookRouteDeps): boolean {
+  const token = hookToken(config);
+  if (given !== undefined && token !== '' && sameToken(given, token)) return true;
+  return deps.auth()?.verify(authorization) === undefined;
 }
 
 /** The optional Idempotency-Key header: a repeat of an accepted wake with the same key is not stored or delivered again. */

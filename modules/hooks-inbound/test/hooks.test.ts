@@ -177,6 +177,30 @@ describe('inbound hooks: off and misconfigured', () => {
     }
   });
 
+  test('off, with an api_key: 401 first for a caller without the key or a hook token; the key or the token learns they are off', async () => {
+    const k = await startTestKernel({
+      only: ['hooks-inbound', 'auth', 'error-envelope'],
+      config: `api_key = "${API_KEY}"\n[hooks]\nenabled = false\ntoken = "${TOKEN}"\n`,
+    });
+    try {
+      for (const path of ['/api/hooks/wake', '/api/hooks/agent']) {
+        const bare = await k.request(path, { method: 'POST', json: { text: 'x', message: 'x' } });
+        assert.equal(bare.status, 401, path);
+        assert.match(bare.headers.get('www-authenticate') ?? '', /Bearer/);
+        assert.doesNotMatch((await json<{ error: string }>(bare)).error, /enabled/);
+        const wrong = await k.request(path, { method: 'POST', headers: { authorization: 'Bearer guess-0123456789abcdef' }, json: {} });
+        assert.equal(wrong.status, 401, path);
+        for (const credential of [API_KEY, TOKEN]) {
+          const known = await k.request(path, { method: 'POST', headers: { authorization: `Bearer ${credential}` }, json: {} });
+          assert.equal(known.status, 404, `${path} with ${credential === API_KEY ? 'the api_key' : 'the hook token'}`);
+          assert.match((await json<{ error: string }>(known)).error, /\[hooks\] enabled = true/);
+        }
+      }
+    } finally {
+      await k.stop();
+    }
+  });
+
   test('enabled without a token of 32 characters: start-up refuses', async () => {
     await assert.rejects(
       startTestKernel({ only: ['hooks-inbound'], config: '[hooks]\nenabled = true\ntoken_env = "HOOKS_NO_SUCH_VAR"\n' }),
