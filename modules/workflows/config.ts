@@ -11,7 +11,13 @@ export const workflowsConfigSchema = {
       description: 'default per-step timeout (a step may set its own timeout_secs); 0 = no limit',
     },
     run_timeout_secs: { type: 'integer', minimum: 0, default: 0, description: 'default whole-run timeout (total_timeout_secs on a workflow); 0 = no limit' },
-    fan_out_concurrency: { type: 'integer', minimum: 1, maximum: 1000, default: 16, description: 'consecutive fan_out steps of one run that run at once' },
+    fan_out_concurrency: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      default: 16,
+      description: 'steps of one run that run at once: consecutive fan_out steps, or independent steps of a graph (depends_on)',
+    },
     retry_backoff_ms: {
       type: 'integer',
       minimum: 0,

@@ -1,5 +1,6 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentRegistry } from '@talon/agents';
+import { registryService } from '@talon/hub';
 import { taskQueue } from '@talon/tasks';
 import { workflowRunner } from '@talon/workflows';
 import { workflowsConfigSchema, type WorkflowsConfig } from './config.ts';
@@ -8,6 +9,8 @@ import { RunStore } from './services/runs.ts';
 import { Runner } from './services/runner.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { runRoutes } from './routes/runs.ts';
+import { TemplateCatalog } from './services/templates.ts';
+import { templateRoutes } from './routes/templates.ts';
 
 export default defineModule<WorkflowsConfig>({
   configSchema: workflowsConfigSchema,
@@ -27,6 +30,7 @@ export default defineModule<WorkflowsConfig>({
       registry: () => ctx.use(agentRegistry),
     });
     ctx.provide(workflowRunner, runner);
+    const templates = new TemplateCatalog(ctx.db, () => ctx.tryUse(registryService), ctx.log);
     return {
       start() {
         const failed = runs.failInterrupted();
@@ -36,6 +40,7 @@ export default defineModule<WorkflowsConfig>({
       routes(app) {
         workflowRoutes(app, { store, runner, config, events: ctx.events });
         runRoutes(app, store, runs, runner);
+        templateRoutes(app, { templates, store, agents: () => ctx.use(agentRegistry), config });
       },
     };
   },

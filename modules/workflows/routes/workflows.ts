@@ -13,6 +13,13 @@ const runBody = {
   additionalProperties: false,
 } as const;
 
+/** A workflow by its UUID: 400 for a malformed id, 404 for an unknown one. */
+export function loadWorkflow(store: WorkflowStore, id: string): StoredWorkflow {
+  const wf = store.get(requireUuid(id, 'workflow id'));
+  if (!wf) throw notFound(`workflow '${id}' not found`);
+  return wf;
+}
+
 export interface WorkflowRouteDeps {
   store: WorkflowStore;
   runner: Runner;
@@ -30,11 +37,7 @@ export function workflowRoutes(app: Routes, { store, runner, config, events }: W
     created_at: wf.created_at,
     updated_at: wf.updated_at,
   });
-  const load = (id: string) => {
-    const wf = store.get(requireUuid(id, 'workflow id'));
-    if (!wf) throw notFound(`workflow '${id}' not found`);
-    return wf;
-  };
+  const load = (id: string) => loadWorkflow(store, id);
 
   app.get('/api/workflows', { schema: { summary: 'Workflows' } }, async () =>
     store

@@ -1,0 +1,98 @@
+/**
+ * Where workflow templates come from: the ones users saved (SQLite), then the hub registry's `workflows/*.toml` —
+ * read only once the registry has been synced (listing templates never starts a download), parsed once per registry
+ * revision. A saved template takes the place of a registry template with the same id.
+ */
+import type { Database } from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { statements } from '@talon/module-sdk';
+import type { RegistryService, RegistryStatus } from '@talon/hub';
+import { TemplateReader, type WorkflowTemplate } from './template-format.ts';
+
+const REGISTRY = 'hub';
+
+interface Row {
+  template: string;
+}
+
+export class TemplateCatalog {
+  private readonly sql: ReturnType<typeof statements>;
+  private readonly reader = new TemplateReader();
+  private fromRegistry?: { revision: string; templates: WorkflowTemplate[] };
+
+  constructor(
+    db: Database,
+    private readonly registry: () => RegistryService | undefined,
+    private readonly log: Logger,
+  ) {
+    this.sql = statements(db);
+  }
+
+  async list(): Promise<WorkflowTemplate[]> {
+    const saved = this.saved();
+    const taken = new Set(saved.map((t) => t.id));
+    return [...saved, ...(await this.registryTemplates()).filter((t) => !taken.has(t.id))];
+  }
+
+  async get(id: string): Promise<WorkflowTemplate | undefined> {
+    return this.savedOne(id) ?? (await this.registryTemplates()).find((t) => t.id === id);
+  }
+
+  /** The hub registry's state, or null when the hub module is not running. */
+  registryStatus(): RegistryStatus | null {
+    return this.registry()?.status() ?? null;
+  }
+
+  savedOne(id: string): WorkflowTemplate | undefined {
+    const row = this.sql<[string], Row>('SELECT template FROM workflows_templates WHERE id = ?').get(id);
+    return row && decode(row);
+  }
+
+  /** Writes a user template (inserted, or replacing the one with its id). */
+  save(template: WorkflowTemplate): void {
+    const { source: _source, ...stored } = template;
+    const at = new Date().toISOString();
+    this.sql(
+      'INSERT INTO workflows_templates (id, template, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET template = excluded.template, updated_at = excluded.updated_at',
+    ).run(template.id, JSON.stringify(stored), at, at);
+  }
+
+  delete(id: string): boolean {
+    return this.sql('DELETE FROM workflows_templates WHERE id = ?').run(id).changes > 0;
+  }
+
+  private saved(): WorkflowTemplate[] {
+    return this.sql<[], Row>('SELECT template FROM workflows_templates ORDER BY seq').all().map(decode);
+  }
+
+  private async registryTemplates(): Promise<WorkflowTemplate[]> {
+    const registry = this.registry();
+    if (!registry || registry.status(REGISTRY).revision === null) return [];
+    let entries;
+    try {
+      entries = await registry.entries('workflows', REGISTRY);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'the workflow templates of the hub registry could not be listed');
+      return this.fromRegistry?.templates ?? [];
+    }
+    const revision = registry.status(REGISTRY).revision ?? '';
+    if (this.fromRegistry?.revision === revision) return this.fromRegistry.templates;
+    const templates = new Map<string, WorkflowTemplate>();
+    for (const entry of entries) {
+      try {
+        const text = await registry.readEntry('workflows', entry.slug, REGISTRY);
+        if (text === undefined) continue;
+        const template = this.reader.fromToml(text, `registry:${REGISTRY}`);
+        if (!templates.has(template.id)) templates.set(template.id, template);
+      } catch (err) {
+        this.log.warn({ template: entry.slug, err: (err as Error).message }, 'a workflow template of the hub registry is skipped');
+      }
+    }
+    this.fromRegistry = { revision, templates: [...templates.values()] };
+    return this.fromRegistry.templates;
+  }
+}
+
+function decode(row: Row): WorkflowTemplate {
+  return { ...(JSON.parse(row.template) as Omit<WorkflowTemplate, 'source'>), source: 'user' };
+}
