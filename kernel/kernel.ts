@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { ConfigError, EventBus } from '@talon/module-sdk';
-import type { DefinedModule, ModuleInfo, RouteInfo } from '@talon/module-sdk';
+import { ConfigError, EventBus, isConfigError } from '@talon/module-sdk';
+import type { DefinedModule, KernelSettings, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { openDatabase } from './db.ts';
@@ -63,7 +63,17 @@ export class Kernel implements InstanceDeps {
     this.dev = Boolean(options.dev);
     const fromEnv = process.env.TALON_HOME?.trim();
     this.home = path.resolve(options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')));
-    this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, () => this.logger.setLevel(this.config.settings().log_level));
+    this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, {
+      applied: async () => {
+        this.logger.setLevel(this.config.settings().log_level);
+        await this.switchModules();
+      },
+      // A candidate that switches off a security module is refused before anything is written or applied.
+      check: (s, isSet) => {
+        if (this.options.only) return;
+        for (const { manifest: m } of this.supervisor.records.values()) if (!this.wanted(m, s)) this.refuseUnsafeDisable(m, s, isSet);
+      },
+    });
     this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
   }
 
@@ -105,11 +115,12 @@ export class Kernel implements InstanceDeps {
 
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
   private plan(manifests: Manifest[]): void {
-    const wanted = this.options.only && withDependencies(this.options.only, manifests);
-    const disabled = new Set(this.config.settings().modules.disabled);
-    for (const name of disabled) if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] disabled names '${name}', which is not a known module`);
-    if (!wanted) for (const m of manifests) if (disabled.has(m.name)) this.refuseUnsafeDisable(m);
-    const plan = planModules(manifests, (m) => (wanted ? wanted.has(m.name) : m.enabled && !disabled.has(m.name)));
+    const only = this.options.only && withDependencies(this.options.only, manifests);
+    const settings = this.config.settings();
+    for (const name of [...settings.modules.disabled, ...settings.modules.enabled])
+      if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] names '${name}', which is not a known module`);
+    if (!only) for (const m of manifests) if (!this.wanted(m, settings)) this.refuseUnsafeDisable(m, settings, this.config.isSet);
+    const plan = planModules(manifests, (m) => (only ? only.has(m.name) : this.wanted(m, settings)));
     for (const m of manifests) {
       const verdict = plan.verdicts.get(m.name)!;
       const rec = this.record(m, verdict.state === 'load' ? 'stopped' : verdict.state, 'reason' in verdict ? verdict.reason : undefined);
@@ -117,8 +128,14 @@ export class Kernel implements InstanceDeps {
       if (verdict.state === 'blocked' && verdict.byChoice) this.log.info(`module '${m.name}' not started: ${verdict.reason}`);
       else if (verdict.state === 'blocked' || verdict.state === 'failed') this.supervisor.fail(rec, new Error(verdict.reason), verdict.state);
     }
-    this.supervisor.order = plan.order.map((m) => m.name);
+    // Every module has its place in the order, so that one switched on later starts after what it needs.
+    const all = planModules(manifests, () => true).order.map((m) => m.name);
+    this.supervisor.order = [...all, ...manifests.map((m) => m.name).filter((n) => !all.includes(n))];
   }
+
+  /** Whether the configuration wants a module running: on by its manifest or `[modules] enabled`, and not disabled. */
+  private readonly wanted = (m: Manifest, s: KernelSettings): boolean =>
+    (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
 
   private record(manifest: Manifest, state: ModuleRecord['state'], error?: string): ModuleRecord {
     const rec = { manifest, state, error };
@@ -128,9 +145,9 @@ export class Kernel implements InstanceDeps {
   }
 
   /** A security module is not switched off while its protection is configured, unless the override says so. */
-  private refuseUnsafeDisable(m: Manifest): void {
-    if (!m.critical || this.config.settings().modules.allow_disable_critical.includes(m.name)) return;
-    const configured = m.protects.filter((k) => this.config.isSet(k));
+  private refuseUnsafeDisable(m: Manifest, s: KernelSettings, isSet: (key: string) => boolean): void {
+    if (!m.critical || s.modules.allow_disable_critical.includes(m.name)) return;
+    const configured = m.protects.filter(isSet);
     if (m.protects.length && !configured.length) return;
     const why = configured.length ? `while ${configured.map((k) => `'${k}'`).join(', ')} is set` : 'its protection is always on';
     throw new ConfigError(
@@ -158,7 +175,8 @@ export class Kernel implements InstanceDeps {
         return [m.name, err as Error];
       }
     };
-    return new Map(await Promise.all(this.supervisor.order.map((name) => load(this.supervisor.records.get(name)!.manifest))));
+    const toStart = [...this.supervisor.records.values()].filter((r) => r.state === 'stopped');
+    return new Map(await Promise.all(toStart.map((r) => load(r.manifest))));
   }
 
   readonly stop = (reason = 'stop'): Promise<void> => (this.stopping ??= this.doStop(reason));
@@ -186,8 +204,21 @@ export class Kernel implements InstanceDeps {
   private async startWatcher(): Promise<void> {
     const roots = this.moduleRoots().flatMap((r) => (existsSync(r.dir) ? [r.dir] : []));
     const known = () => [...this.supervisor.records.values()].map((r) => r.manifest.dir);
-    this.watcher = await ModuleWatcher.start(roots, known, this.log, (dir) => void this.onModuleFolderChanged(dir));
-    this.log.info({ roots }, 'hot reload: watching module folders');
+    const files = new Map([[this.config.file, () => void this.onConfigFileChanged()]]);
+    this.watcher = await ModuleWatcher.start(roots, known, this.log, (dir) => void this.onModuleFolderChanged(dir), files);
+    this.log.info({ roots, config: this.config.file }, 'hot reload: watching module folders and the configuration file');
+  }
+
+  /** Dev mode: an edited config.toml is applied like POST /api/config/reload; an invalid one is logged and not applied. */
+  private async onConfigFileChanged(): Promise<void> {
+    try {
+      const data = this.config.read();
+      if (JSON.stringify(data) === JSON.stringify(this.config.raw())) return;
+      const { changed } = await this.config.apply(data, '');
+      this.log.info({ changed }, `${this.config.file} changed and was applied`);
+    } catch (err) {
+      this.log.error(`${this.config.file} changed but was not applied: ${(err as Error).message}`);
+    }
   }
 
   private onModuleFolderChanged(dir: string): Promise<unknown> {
@@ -249,6 +280,38 @@ export class Kernel implements InstanceDeps {
     this.claimConfig(manifest, true, def);
     this.config.revalidate();
     return { manifest, def };
+  }
+
+  /**
+   * Starts and stops modules to match `[modules]` after the configuration changed (Supervisor.match), all or nothing.
+   * A failure throws (409): the configuration store then goes back to the previous file's data.
+   */
+  private switchModules(): Promise<void> {
+    if (this.options.only) return Promise.resolve();
+    return this.enqueue(async () => {
+      const settings = this.config.settings();
+      const claimed: Manifest[] = [];
+      const load = async ({ manifest: m }: ModuleRecord) => {
+        const def = await this.code.definition(m);
+        claimed.push(m);
+        this.claimConfig(m, true, def);
+        this.config.revalidate();
+        return def;
+      };
+      try {
+        const changed = await this.supervisor.match((m) => this.wanted(m, settings), load);
+        for (const name of changed) {
+          const rec = this.supervisor.records.get(name)!;
+          if (!rec.instance) this.claimConfig(rec.manifest, false);
+        }
+        if (changed.length) this.log.info({ modules: changed.map((n) => `${n}: ${this.supervisor.records.get(n)!.state}`) }, 'modules switched');
+      } catch (err) {
+        for (const m of claimed) this.claimConfig(m, false);
+        const message = `modules were not switched, nothing changed: ${(err as Error).message}`;
+        this.log.error({ err }, message);
+        throw isConfigError(err) ? err : Object.assign(new Error(message), { statusCode: 409 });
+      }
+    });
   }
 
   /** Waits until queued module changes are done and retired generations have drained. */

@@ -12,17 +12,28 @@ export class ModuleWatcher {
   private watcher!: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
+  /** `files`: single files watched besides the module folders (the configuration file), with what a change of each runs. */
   private constructor(
     private readonly roots: string[],
     private readonly knownDirs: () => string[],
     private readonly onChange: (moduleDir: string) => void,
+    private readonly files: ReadonlyMap<string, () => void>,
   ) {}
 
   /** chokidar is imported only in dev mode. Resolves once the initial scan is done. */
-  static async start(roots: string[], knownDirs: () => string[], log: Logger, onChange: (moduleDir: string) => void): Promise<ModuleWatcher> {
+  static async start(
+    roots: string[],
+    knownDirs: () => string[],
+    log: Logger,
+    onChange: (moduleDir: string) => void,
+    files: ReadonlyMap<string, () => void> = new Map(),
+  ): Promise<ModuleWatcher> {
     const { watch } = await import('chokidar');
-    const w = new ModuleWatcher(roots, knownDirs, onChange);
-    w.watcher = watch(roots, { ignoreInitial: true, ignored: (file, stats) => inNodeModules(file) || (!!stats?.isFile() && !SOURCE.test(file)) });
+    const w = new ModuleWatcher(roots, knownDirs, onChange, files);
+    w.watcher = watch([...roots, ...files.keys()], {
+      ignoreInitial: true,
+      ignored: (file, stats) => inNodeModules(file) || (!!stats?.isFile() && !SOURCE.test(file)),
+    });
     w.watcher.on('all', (_event, file) => w.changed(file));
     // chokidar drops a second change of a file within 50 ms (a save, then the formatter's); its raw events are all kept.
     w.watcher.on('raw', (_event, name, details) => {
@@ -45,15 +56,23 @@ export class ModuleWatcher {
   }
 
   private changed(file: string): void {
+    const own = this.files.get(file);
+    if (own) return this.debounce(file, own);
     const dir = this.moduleDirOf(file);
     // A module's tests are not its code.
     if (!dir || file.slice(dir.length).includes(`${path.sep}test${path.sep}`)) return;
-    const fire = () => {
-      this.timers.delete(dir);
-      this.onChange(dir);
-    };
-    clearTimeout(this.timers.get(dir));
-    this.timers.set(dir, setTimeout(fire, 25));
+    this.debounce(dir, () => this.onChange(dir));
+  }
+
+  private debounce(key: string, fire: () => void): void {
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        fire();
+      }, 25),
+    );
   }
 
   async close(): Promise<void> {

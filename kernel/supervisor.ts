@@ -7,6 +7,8 @@ import { Draft, nextTurn, RouteBuildError, type Generation } from './http/genera
 import type { FrontServer } from './http/front.ts';
 
 export type ModuleRecord = { manifest: Manifest; state: ModuleInfo['state']; error?: string; instance?: ModuleInstance; lastReload?: ReloadOutcome };
+/** A module to stop, and the state it is left in. */
+export type Leaving = { name: string; state: 'disabled' | 'failed'; reason: string };
 
 /** Start-up stops: a security module failed, or `[startup] on_boot_failure = "abort"`. */
 export class BootAbort extends Error {
@@ -193,23 +195,93 @@ export class Supervisor {
 
   /** Stops a module and every running module that hard-depends on it (those become blocked); `forget`: its folder is gone. */
   async remove(name: string, reason: string, forget = false): Promise<string[]> {
-    const gone = this.dependantsOf(name);
-    const leaving = this.running().filter((i) => gone.has(i.id));
-    const generation = await this.generation(undefined, gone);
-    const infos = leaving.map((i) => {
-      i.detach();
-      const rec = this.records.get(i.id)!;
-      const error = i.id === name ? reason : `depends on '${name}', which was stopped: ${reason}`;
-      Object.assign(rec, { instance: undefined, state: i.id === name ? 'failed' : 'blocked', error });
-      return this.info(rec);
-    });
-    this.swap(generation, gone, async () => {
-      for (let i = leaving.length - 1; i >= 0; i--) await this.stopped(leaving[i], infos[i]);
-    });
-    this.deps.kernel.log.warn({ stopped: [...gone] }, `module '${name}' stopped: ${reason}`);
+    const gone = await this.switch([{ name, state: 'failed', reason }]);
+    this.deps.kernel.log.warn({ stopped: gone }, `module '${name}' stopped: ${reason}`);
     if (forget) this.records.delete(name);
     if (forget) this.order = this.order.filter((n) => n !== name);
-    return [...gone];
+    return gone;
+  }
+
+  /**
+   * Brings the running modules in line with `wanted` (the configuration's choice), in one step (see switch): a module
+   * switched on starts with the blocked modules that were waiting for it; one switched off stops with its dependants.
+   * Modules that change state without running (not yet able to start, or not running anyway) are marked after it.
+   */
+  async match(wanted: (m: Manifest) => boolean, load: (rec: ModuleRecord) => Promise<DefinedModule>): Promise<string[]> {
+    const leaving: Leaving[] = [];
+    const marks: Array<[ModuleRecord, Partial<ModuleRecord>]> = [];
+    for (const rec of this.inOrder()) {
+      if (wanted(rec.manifest) || rec.state === 'disabled') continue;
+      if (rec.instance) leaving.push({ name: rec.manifest.name, state: 'disabled', reason: 'disabled in configuration' });
+      else marks.push([rec, { state: 'disabled', error: 'disabled in configuration' }]);
+    }
+    const gone = new Set(leaving.flatMap((l) => [...this.dependantsOf(l.name)]));
+    const arriving: ModuleRecord[] = [];
+    const up = (name: string) => {
+      const dep = this.records.get(name);
+      return Boolean(dep && ((dep.instance && !gone.has(name)) || arriving.includes(dep)));
+    };
+    for (const rec of this.inOrder()) {
+      if (rec.instance || !wanted(rec.manifest) || (rec.state !== 'disabled' && rec.state !== 'blocked')) continue;
+      const down = rec.manifest.depends.find((dep) => !up(dep));
+      if (down === undefined) arriving.push(rec);
+      else if (rec.state === 'disabled')
+        marks.push([rec, { state: 'blocked', error: `depends on '${down}', which is ${this.records.get(down)?.state ?? 'missing'}` }]);
+    }
+    const changed = await this.switch(leaving, arriving, load);
+    for (const [rec, mark] of marks) Object.assign(rec, mark);
+    return [...changed, ...marks.map(([rec]) => rec.manifest.name)];
+  }
+
+  /**
+   * Stops `leaving` with every running module that hard-depends on them (those become blocked) and starts `arriving`
+   * (in dependency order), all or nothing: the arrivals are staged and started, one generation without the first and
+   * with the second is built, the leavers' background work retires, then everything switches in one step. A failure
+   * stops what was staged and changes nothing. Returns the modules whose state changed.
+   */
+  async switch(leaving: Leaving[], arriving: ModuleRecord[] = [], load?: (rec: ModuleRecord) => Promise<DefinedModule>): Promise<string[]> {
+    // Each stopping module with the leaver that takes it down (itself, or one it depends on).
+    const causes = new Map<string, Leaving>();
+    for (const l of leaving) for (const name of this.dependantsOf(l.name)) if (!causes.has(name) || name === l.name) causes.set(name, l);
+    const gone = new Set(causes.keys());
+    const stopping = this.running().filter((i) => gone.has(i.id));
+    const staged: ModuleRecord[] = [];
+    try {
+      for (const rec of arriving) {
+        const { instance } = await this.stage(rec.manifest, await load!(rec));
+        rec.instance = instance;
+        staged.push(rec);
+        // Later arrivals may use its services in their register(); its taps wait for the commit below.
+        instance.publish();
+        await instance.start();
+      }
+      const generation = await this.generation(undefined, gone);
+      for (const i of stopping) await i.retireWork();
+      const infos = stopping.map((i) => this.leave(this.records.get(i.id)!, causes.get(i.id)!));
+      this.swap(generation, gone, async () => {
+        for (let i = stopping.length - 1; i >= 0; i--) await this.stopped(stopping[i], infos[i]);
+      });
+      for (const rec of arriving) {
+        rec.instance!.commit();
+        rec.instance!.begin();
+        rec.error = undefined;
+        this.loaded(rec);
+      }
+      return [...gone, ...arriving.map((r) => r.manifest.name)];
+    } catch (err) {
+      for (const rec of staged.reverse()) await rec.instance!.stop();
+      for (const rec of staged) rec.instance = undefined;
+      throw err;
+    }
+  }
+
+  /** Takes a stopping module out: the leaver gets its own state, a dependant is blocked by it. */
+  private leave(rec: ModuleRecord, cause: Leaving): ModuleInfo {
+    rec.instance!.detach();
+    const own = cause.name === rec.manifest.name;
+    const why = cause.state === 'disabled' ? 'which is disabled' : `which was stopped: ${cause.reason}`;
+    Object.assign(rec, { instance: undefined, state: own ? cause.state : 'blocked', error: own ? cause.reason : `depends on '${cause.name}', ${why}` });
+    return this.info(rec);
   }
 
   readonly running = (): ModuleInstance[] => this.inOrder().flatMap((r) => (r.instance ? [r.instance] : []));
@@ -259,7 +331,7 @@ export class Supervisor {
   }
 
   /** The module and every running module that hard-depends on it, directly or not. */
-  private dependantsOf(name: string): Set<string> {
+  dependantsOf(name: string): Set<string> {
     const gone = new Set([name]);
     // A Set's iteration also visits what is added meanwhile.
     for (const n of gone) for (const { manifest: m, instance } of this.records.values()) if (instance && m.depends.includes(n)) gone.add(m.name);

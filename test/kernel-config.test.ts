@@ -15,7 +15,7 @@ const tempHome = () => mkdtempSync(path.join(tmpdir(), 'talon-cfg-'));
 function store(text: string): ConfigStore {
   const home = tempHome();
   writeFileSync(path.join(home, 'config.toml'), text);
-  return new ConfigStore(path.join(home, 'config.toml'), new HookBus().kernel, () => {});
+  return new ConfigStore(path.join(home, 'config.toml'), new HookBus().kernel, { check: () => {}, applied: async () => {} });
 }
 
 const claimer = (config: string) => startTestKernel({ modulesDir: fixtures, only: ['claimer', 'configured'], config });

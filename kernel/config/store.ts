@@ -11,7 +11,14 @@ type Data = Record<string, unknown>;
 
 const KERNEL_KEYS = Object.keys(kernelSettingsSchema.properties);
 /** Kernel keys whose change only takes effect after a restart. */
-const RESTART_KEYS = new Set(['api_listen', 'modules', 'module_paths', 'startup', 'max_request_body_bytes']);
+const RESTART_KEYS = new Set(['api_listen', 'module_paths', 'startup', 'max_request_body_bytes']);
+
+/** What the kernel does around a change: `check` refuses a candidate (ConfigError), `applied` acts on an adopted one. */
+export interface ConfigReactions {
+  check(settings: KernelSettings, isSet: (key: string) => boolean): void;
+  /** A throw takes the change back: the previous data is adopted again. */
+  applied(): Promise<void>;
+}
 const KERNEL_ALIASES: ConfigAlias[] = [{ from: 'listen_addr', to: 'api_listen' }];
 
 /** The configuration, also as modules see it (ConfigAccess): a change is validated in full before it is adopted, never half-applied. */
@@ -23,11 +30,11 @@ export class ConfigStore implements ConfigAccess {
   private readonly aliases = new Map<string, readonly ConfigAlias[]>();
   private readonly views = new Map<string, Data>();
 
-  /** `applied` runs after every adopted change, before the config.changed hook. */
+  /** `reactions.applied` runs after every adopted change, before the config.changed hook. */
   constructor(
     readonly file: string,
     private readonly hooks: KernelHooks,
-    private readonly applied: () => void,
+    private readonly reactions: ConfigReactions,
   ) {}
 
   /** Reads the file (a missing one is empty) and adopts it. Throws ConfigError naming the line, or the key and the problem. */
@@ -60,8 +67,14 @@ export class ConfigStore implements ConfigAccess {
 
   async apply(raw: Data, path: string): Promise<{ changed: string[]; restartRequired: boolean }> {
     const previous = this.at(path);
+    const before = this.data;
     const { changed } = this.adopt(raw);
-    this.applied();
+    try {
+      await this.reactions.applied();
+    } catch (err) {
+      this.adopt(before);
+      throw err;
+    }
     await this.hooks.config.changed.promise({ path, value: path ? this.at(path) : changed, previous });
     return { changed, restartRequired: changed.some((key) => RESTART_KEYS.has(key)) };
   }
@@ -83,10 +96,7 @@ export class ConfigStore implements ConfigAccess {
   readonly redacted = (): Data => redactSecrets(this.current);
 
   /** Whether the file sets a key (after aliases) to something other than empty. */
-  isSet(key: string): boolean {
-    const value = this.aliased[key];
-    return value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
-  }
+  readonly isSet = (key: string): boolean => isSetIn(this.aliased, key);
 
   schema(): JsonSchema {
     const properties: Data = { ...kernelSettingsSchema.properties };
@@ -128,6 +138,7 @@ export class ConfigStore implements ConfigAccess {
       if (filled[key] !== undefined) effective[key] = filled[key];
     }
     if (problems.errors.length) throw new ConfigError(`${this.file}: ${problems.errors.join('; ')}`);
+    this.reactions.check(effective as unknown as KernelSettings, (key) => isSetIn(aliased, key));
     return { aliased, effective, warnings: problems.warnings.map((w) => this.hint(w)) };
   }
 
@@ -145,3 +156,9 @@ export class ConfigStore implements ConfigAccess {
 }
 
 const oneKey = (key: string, schema?: JsonSchema): JsonSchema => ({ type: 'object', properties: { [key]: schema } });
+
+/** Whether the data sets a key to something other than empty. */
+function isSetIn(data: Data, key: string): boolean {
+  const value = data[key];
+  return value !== undefined && value !== '' && !(Array.isArray(value) && value.length === 0);
+}

@@ -105,9 +105,12 @@ export class ModuleInstance implements ServiceProvider {
     return work;
   }
 
+  /** Makes the instance's services live (before its taps, when modules arrive together and use each other). */
+  readonly publish = (): void => this.deps.services.publish(this, this.manifest.provides);
+
   /** Makes the instance's services, hook taps and event subscriptions live. */
   commit(): void {
-    this.deps.services.publish(this, this.manifest.provides);
+    this.publish();
     this.taps.commit();
     this.events.commit();
   }

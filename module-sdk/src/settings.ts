@@ -25,7 +25,18 @@ export const kernelSettingsSchema = {
       type: 'object',
       description: 'which modules run',
       properties: {
-        disabled: { type: 'array', items: { type: 'string' }, default: [], description: 'module names to leave out' },
+        disabled: {
+          type: 'array',
+          items: { type: 'string' },
+          default: [],
+          description: 'module names to leave out (a change applies at once, with the modules that depend on them)',
+        },
+        enabled: {
+          type: 'array',
+          items: { type: 'string' },
+          default: [],
+          description: 'modules whose module.toml says enabled = false, to run anyway',
+        },
         allow_disable_critical: {
           type: 'array',
           items: { type: 'string' },

@@ -71,8 +71,9 @@ export function configRoutes(app: Routes, ctx: ModuleContext, editor: ReturnType
     };
   });
 
-  app.post('/api/config/reload', { schema: { summary: 'Reloads config.toml from disk', tags: ['config'] } }, async () => {
-    const { changed } = await editor.reload();
-    return { status: 'reloaded', changed };
+  app.post('/api/config/reload', { schema: { summary: 'Reloads config.toml from disk', tags: ['config'] } }, async (request) => {
+    const { changed, warnings } = await editor.reload();
+    for (const warning of warnings) request.log.warn(warning);
+    return { status: 'reloaded', changed, warnings };
   });
 }

@@ -1,5 +1,5 @@
 import { badRequest, isConfigError, type ConfigAccess } from '@talon/module-sdk';
-import { persistValue } from './persist.ts';
+import { persistValue, readText, writeAtomically } from './persist.ts';
 import { setIn } from './toml.ts';
 
 /** An invalid change is the client's: 400 naming the key and the problem (without the file's path). */
@@ -25,14 +25,24 @@ export function createEditor(config: ConfigAccess) {
       } catch (err) {
         clientError(config, err);
       }
+      const previous = readText(config.file);
       persistValue(config.file, segments, value);
-      const { restartRequired } = await config.apply(candidate, segments.join('.')).catch((err) => clientError(config, err));
-      return { path: segments.join('.'), restartRequired };
-    },
-    async reload(): Promise<{ changed: string[] }> {
       try {
-        const { changed } = await config.apply(config.read(), '');
-        return { changed };
+        const { restartRequired } = await config.apply(candidate, segments.join('.'));
+        return { path: segments.join('.'), restartRequired };
+      } catch (err) {
+        // Applying failed (a module switch that could not start, say): the file goes back to what it said.
+        writeAtomically(config.file, previous);
+        return clientError(config, err);
+      }
+    },
+    /** The file as it is now; an unknown key is a warning here as at start-up (only POST /api/config/set refuses one). */
+    async reload(): Promise<{ changed: string[]; warnings: string[] }> {
+      try {
+        const data = config.read();
+        const warnings = config.check(data);
+        const { changed } = await config.apply(data, '');
+        return { changed, warnings };
       } catch (err) {
         return clientError(config, err);
       }

@@ -7,13 +7,21 @@ import { setIn } from './toml.ts';
  * place; otherwise rewrites the file from the data. The write is atomic (temporary file, then rename).
  */
 export function persistValue(file: string, path: string[], value: unknown): void {
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const text = readText(file);
   const expected = setIn(safeParse(text) as Record<string, unknown>, path, value);
   const edited = editInPlace(text, path, value);
   let next = edited !== undefined && sameData(safeParse(edited), expected) ? edited : stringify(expected) + '\n';
   if (!next.endsWith('\n')) next += '\n';
+  writeAtomically(file, next);
+}
+
+/** The file's text ('' when there is none). */
+export const readText = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+
+/** Replaces the file in one step (temporary file, then rename), readable by its owner only. */
+export function writeAtomically(file: string, text: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, next, { mode: 0o600 });
+  writeFileSync(tmp, text, { mode: 0o600 });
   renameSync(tmp, file);
 }
 

@@ -72,6 +72,11 @@ test('GET /api/modules: every known module with its state and whether it is crit
   assert.equal(byId.get('metrics')?.state, 'disabled');
   assert.equal(byId.get('auth')?.critical, true);
   assert.equal(byId.get('system')?.critical, false);
+  // What goes with a module when it is switched off: every module that needs it, directly or through another.
+  const dependants = (id: string) => (byId.get(id) as { dependants?: string[] } | undefined)?.dependants;
+  assert.ok(dependants('agents')?.includes('hands'));
+  assert.ok(dependants('llm')?.includes('agents') && dependants('llm')?.includes('workflows'), 'transitive: workflows needs agents, which needs llm');
+  assert.deepEqual(dependants('request-id'), []);
   assert.ok(
     modules.every((m) => !('dir' in m) && !('last_reload' in m)),
     'no file system paths; no reload yet',
