@@ -56,6 +56,8 @@ export class Kernel implements InstanceDeps {
   private address?: { host: string; port: number };
   private watcher?: ModuleWatcher;
   private stopping?: Promise<void>;
+  /** KernelOptions.only, with its dependencies, and the modules [modules] disabled named at boot (they run anyway). */
+  private only?: { names: Set<string>; disabledAtBoot: Set<string> };
   /** Serialises module changes (reloads, adds, removes). */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -68,10 +70,9 @@ export class Kernel implements InstanceDeps {
         this.logger.setLevel(this.config.settings().log_level);
         await this.switchModules();
       },
-      // A candidate that switches off a security module is refused before anything is written or applied.
+      // A candidate that switches off a running security module is refused before anything is written or applied.
       check: (s, isSet) => {
-        if (this.options.only) return;
-        for (const { manifest: m } of this.supervisor.records.values()) if (!this.wanted(m, s)) this.refuseUnsafeDisable(m, s, isSet);
+        for (const { manifest: m, instance } of this.supervisor.records.values()) if (instance && !this.wanted(m, s)) this.refuseUnsafeDisable(m, s, isSet);
       },
     });
     this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
@@ -115,12 +116,13 @@ export class Kernel implements InstanceDeps {
 
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
   private plan(manifests: Manifest[]): void {
-    const only = this.options.only && withDependencies(this.options.only, manifests);
     const settings = this.config.settings();
+    if (this.options.only) this.only = { names: withDependencies(this.options.only, manifests), disabledAtBoot: new Set(settings.modules.disabled) };
+    const only = this.only?.names;
     for (const name of [...settings.modules.disabled, ...settings.modules.enabled])
       if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] names '${name}', which is not a known module`);
     if (!only) for (const m of manifests) if (!this.wanted(m, settings)) this.refuseUnsafeDisable(m, settings, this.config.isSet);
-    const plan = planModules(manifests, (m) => (only ? only.has(m.name) : this.wanted(m, settings)));
+    const plan = planModules(manifests, (m) => this.wanted(m, settings));
     for (const m of manifests) {
       const verdict = plan.verdicts.get(m.name)!;
       const rec = this.record(m, verdict.state === 'load' ? 'stopped' : verdict.state, 'reason' in verdict ? verdict.reason : undefined);
@@ -133,9 +135,14 @@ export class Kernel implements InstanceDeps {
     this.supervisor.order = [...all, ...manifests.map((m) => m.name).filter((n) => !all.includes(n))];
   }
 
-  /** Whether the configuration wants a module running: on by its manifest or `[modules] enabled`, and not disabled. */
+  /**
+   * Whether the configuration wants a module running: on by its manifest or `[modules] enabled`, and not disabled. With
+   * `only` (tests, embedding) the modules given; `[modules] disabled` counts for them from what it said at boot on.
+   */
   private readonly wanted = (m: Manifest, s: KernelSettings): boolean =>
-    (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
+    this.only
+      ? this.only.names.has(m.name) && (!s.modules.disabled.includes(m.name) || this.only.disabledAtBoot.has(m.name))
+      : (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
 
   private record(manifest: Manifest, state: ModuleRecord['state'], error?: string): ModuleRecord {
     const rec = { manifest, state, error };
@@ -287,7 +294,6 @@ export class Kernel implements InstanceDeps {
    * A failure throws (409): the configuration store then goes back to the previous file's data.
    */
   private switchModules(): Promise<void> {
-    if (this.options.only) return Promise.resolve();
     return this.enqueue(async () => {
       const settings = this.config.settings();
       const claimed: Manifest[] = [];

@@ -101,7 +101,7 @@ test('POST /api/config/set: applies at once and edits the file in place, comment
 
   const restart = await post('/api/config/set', { path: 'max_request_body_bytes', value: 16777216 });
   assert.equal(((await restart.json()) as { restart_required: boolean }).restart_required, true);
-  // Modules are switched at once (test/kernel-switch.test.ts); this kernel runs a fixed set (`only`), so nothing moves.
+  // Modules are switched at once (test/kernel-switch.test.ts); metrics is not among this kernel's modules anyway.
   const modules = await post('/api/config/set', { path: 'modules.disabled', value: ['metrics'] });
   assert.equal(((await modules.json()) as { restart_required: boolean }).restart_required, false);
 });
