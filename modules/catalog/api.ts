@@ -2,7 +2,7 @@
  * Contract of the catalog module (`@talon/catalog`): providers, models, aliases and provider
  * credentials. The llm module resolves model references through it; usage prices calls with it.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { AsyncSeriesHook, defineHooks, serviceRef } from '@talon/module-sdk';
 
 export type ModelTier = 'frontier' | 'smart' | 'balanced' | 'fast' | 'local' | 'custom';
 
@@ -68,3 +68,21 @@ export interface SecretVault {
 }
 
 export const secretVault = serviceRef<SecretVault>('catalog.vault');
+
+/** What an update did to one catalogue another module keeps (the MCP catalogue...). */
+export interface CatalogPartOutcome {
+  status: 'updated' | 'failed';
+  /** Where its entries came from ('registry:hub'...). */
+  source: string;
+  /** Entries it holds from that source after the update. */
+  count: number;
+  error?: string;
+}
+
+export const catalogHooks = defineHooks('catalog.hooks', () => ({
+  /**
+   * POST /api/catalog/update: modules whose catalogues come from a registry update them too, each writing its
+   * outcome under its name (`parts.mcp = {...}`). It runs once the model registry has been read without error.
+   */
+  update: new AsyncSeriesHook<[{ parts: Record<string, CatalogPartOutcome> }]>(['report']),
+}));

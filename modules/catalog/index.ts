@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
-import { catalogService, secretVault } from '@talon/catalog';
+import { catalogHooks, catalogService, secretVault } from '@talon/catalog';
 import { configKeys, configSchema, type CatalogConfig } from './config.ts';
 import { CatalogStore } from './services/store.ts';
 import { DeviceFlows } from './services/device-flow.ts';
@@ -12,6 +12,7 @@ import { SecretBox } from './services/secrets.ts';
 export default defineModule<CatalogConfig>({
   configSchema,
   configKeys,
+  hooks: [catalogHooks],
   register(ctx) {
     const store = new CatalogStore({
       db: ctx.db,
@@ -30,7 +31,7 @@ export default defineModule<CatalogConfig>({
       routes(app) {
         modelRoutes(app, store);
         providerRoutes(app, { store, flows, config });
-        catalogRoutes(app, { store, config, home: ctx.home });
+        catalogRoutes(app, { store, config, home: ctx.home, updateParts: (report) => ctx.hooks.get(catalogHooks).update.promise(report) });
       },
     };
   },

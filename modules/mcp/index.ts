@@ -2,11 +2,13 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools, type ToolDefinition } from '@talon/agents';
 import { authStatus } from '@talon/auth';
-import { secretVault } from '@talon/catalog';
+import { catalogHooks, secretVault } from '@talon/catalog';
+import { registryService } from '@talon/hub';
 import { invokeGate } from '@talon/tools';
 import { mcpConfigSchema, mcpServerSchema, mcpServersSchema, type McpConfig } from './config.ts';
 import { ServerStore } from './services/store.ts';
 import { Catalog } from './services/catalog.ts';
+import { RegistryLayer } from './services/catalog-registry.ts';
 import { McpManager } from './services/manager.ts';
 import { McpServers } from './services/servers.ts';
 import { agentToolDefinitions } from './services/agent-tools.ts';
@@ -39,12 +41,21 @@ export default defineModule<McpConfig>({
     });
     const store = new ServerStore(ctx.db, () => ctx.use(secretVault));
     const catalog = new Catalog(path.join(ctx.dir, 'catalog'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
-    const servers = new McpServers({ store, manager, catalog, config, log: ctx.log });
+    const fromRegistry = new RegistryLayer(catalog, () => ctx.tryUse(registryService), ctx.log);
+    const servers = new McpServers({ store, manager, catalog, config, log: ctx.log, refreshRegistry: () => fromRegistry.refresh() });
     ctx.provide(mcpIntegrations, integrations(catalog, manager, servers));
 
     ctx.hooks.tap(agentHooks).tools.tap('mcp', (list) => [...list, ...toolDefs]);
     // config.toml edited or reloaded: servers of [[mcp_servers]] follow (unchanged ones keep their connection).
     ctx.hooks.kernel.config.changed.tapPromise('mcp-servers', async () => void manager.reconcile(servers.specs()));
+    // The catalogue follows the hub registry: POST /api/catalog/update syncs it, and every sync is read.
+    ctx.hooks.tap(catalogHooks).update.tapPromise('mcp', async (report) => {
+      const outcome = await fromRegistry.update();
+      if (outcome) report.parts.mcp = outcome;
+    });
+    ctx.events.subscribe('hub.synced', async (event) => {
+      if (event.data.registry === 'hub') await fromRegistry.refresh();
+    });
 
     const auth = () => ctx.tryUse(authStatus);
     const endpoint = {

@@ -31,6 +31,9 @@ export default defineModule<WorkflowsConfig>({
     });
     ctx.provide(workflowRunner, runner);
     const templates = new TemplateCatalog(ctx.db, () => ctx.tryUse(registryService), ctx.log);
+    ctx.events.subscribe('hub.synced', async (event) => {
+      if (event.data.registry === 'hub') templates.forgetRegistry();
+    });
     return {
       start() {
         const failed = runs.failInterrupted();

@@ -148,7 +148,24 @@ export const oauthPollResponse = {
 
 export const updateResponse = {
   type: 'object',
-  properties: { status: { type: 'string', enum: ['updated'] }, added: int, updated: int, removed: int, version: str },
+  properties: {
+    status: { type: 'string', enum: ['updated', 'unchanged'] },
+    added: int,
+    updated: int,
+    removed: int,
+    version: str,
+    models: { type: 'string', enum: ['not_configured'], description: 'present when no model registry is configured: the model catalogue is unchanged' },
+    parts: {
+      type: 'object',
+      description: 'the catalogues of other modules updated with it, by name (mcp: the MCP catalogue from the hub registry)',
+      additionalProperties: {
+        type: 'object',
+        properties: { status: { type: 'string', enum: ['updated', 'failed'] }, source: str, count: int, error: str },
+        required: ['status', 'source', 'count'],
+        additionalProperties: false,
+      },
+    },
+  },
   required: ['status', 'added', 'updated', 'removed', 'version'],
   additionalProperties: false,
 } as const;

@@ -130,6 +130,8 @@ export class Registry {
       const revision = await this.fetchSnapshot(url);
       const at = now();
       this.state = { registry: this.deps.name, url, revision, synced_at: at, attempted_at: at, offline: false };
+      // A folder keeps its revision when only files below its top level change: a sync always reads it again.
+      this.cached = undefined;
     } catch (err) {
       this.state = { ...this.state, url, offline: true, error: (err as Error).message, attempted_at: now() };
     }

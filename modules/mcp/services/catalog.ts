@@ -1,9 +1,10 @@
 /**
  * The MCP catalogue: installable server templates in the registry's
  * `mcp/<id>.toml` format (id, name, description, category, icon, tags,
- * setup_instructions, [transport], [[required_env]], [health_check]). Built-in
- * templates ship in ../catalog; folders and URLs from [mcp] add to them, a
- * later source overriding an earlier id. Read once at start and on reload.
+ * setup_instructions, [transport], [[required_env]], [health_check]). Three
+ * layers, a later one overriding an earlier id: the built-in templates shipped
+ * in ../catalog (the offline default), the hub registry's (catalog-registry.ts),
+ * and the folders and URLs of [mcp]. Each entry says where it comes from.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,7 @@ export interface Template {
   transport: { type: string; command?: string; args: string[]; url?: string };
   required_env: RequiredEnv[];
   setup_instructions: string;
-  /** 'builtin', a folder path or a URL. */
+  /** 'builtin', 'registry:hub', a folder path or a URL. */
   source: string;
 }
 
@@ -110,6 +111,9 @@ async function fromUrl(url: string): Promise<Template[]> {
 
 export class Catalog {
   private templates = new Map<string, Template>();
+  private builtin: Template[] = [];
+  private registry: Template[] = [];
+  private configured: Template[] = [];
 
   constructor(
     private readonly builtinDir: string,
@@ -124,19 +128,35 @@ export class Catalog {
     return this.templates.get(id);
   }
 
-  /** Reads every source again; returns the number of templates. */
+  /** Reads the built-in templates and those of [mcp] again (the registry's stay); returns the number of templates. */
   async load(dirs: readonly string[], urls: readonly string[]): Promise<number> {
-    const next = new Map<string, Template>();
-    const add = (list: Template[]) => list.forEach((t) => next.set(t.id, t));
-    add(fromFolder(this.builtinDir, this.onError).map((t) => ({ ...t, source: 'builtin' })));
-    for (const dir of dirs) add(fromFolder(dir, this.onError));
+    const configured: Template[] = [];
+    for (const dir of dirs) configured.push(...fromFolder(dir, this.onError));
     for (const url of urls) {
       try {
-        add(await fromUrl(url));
+        configured.push(...(await fromUrl(url)));
       } catch (err) {
         this.onError(url, err as Error);
       }
     }
+    this.builtin = fromFolder(this.builtinDir, this.onError).map((t) => ({ ...t, source: 'builtin' }));
+    this.configured = configured;
+    return this.merge();
+  }
+
+  /** Puts the registry's templates in place of the ones it gave before; returns the number of templates. */
+  setRegistry(templates: Template[]): number {
+    this.registry = templates;
+    return this.merge();
+  }
+
+  registryCount(): number {
+    return this.registry.length;
+  }
+
+  private merge(): number {
+    const next = new Map<string, Template>();
+    for (const t of [...this.builtin, ...this.registry, ...this.configured]) next.set(t.id, t);
     this.templates = next;
     return next.size;
   }

@@ -20,6 +20,8 @@ export interface ServersDeps {
   catalog: Catalog;
   config: () => McpConfig;
   log: Logger;
+  /** Reads the hub registry's layer of the catalogue again (catalog-registry.ts). */
+  refreshRegistry: () => Promise<unknown>;
 }
 
 export class McpServers {
@@ -52,7 +54,9 @@ export class McpServers {
   /** (Re)reads the catalogue and reconnects what changed; returns what happened. */
   async reload() {
     const { catalog_dirs: dirs, catalog_urls: urls } = this.deps.config();
-    const templates = await this.deps.catalog.load(dirs, urls);
+    await this.deps.catalog.load(dirs, urls);
+    await this.deps.refreshRegistry().catch((err: Error) => this.deps.log.warn({ err: err.message }, "the hub registry's MCP templates could not be read"));
+    const templates = this.deps.catalog.list().length;
     const reconnected = this.deps.manager.reconcile(this.specs());
     const retried = this.deps.manager.retryFailed().filter((name) => !reconnected.includes(name));
     return { status: 'reloaded', catalog: templates, reconnected: [...reconnected, ...retried] };

@@ -1,7 +1,7 @@
 /**
  * Where workflow templates come from: the ones users saved (SQLite), then the hub registry's `workflows/*.toml` —
  * read only once the registry has been synced (listing templates never starts a download), parsed once per registry
- * revision. A saved template takes the place of a registry template with the same id.
+ * revision and after each sync. A saved template takes the place of a registry template with the same id.
  */
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
@@ -36,6 +36,11 @@ export class TemplateCatalog {
 
   async get(id: string): Promise<WorkflowTemplate | undefined> {
     return this.savedOne(id) ?? (await this.registryTemplates()).find((t) => t.id === id);
+  }
+
+  /** The registry synced: its templates are read again at the next use (a folder may change below its top level, its revision not). */
+  forgetRegistry(): void {
+    this.fromRegistry = undefined;
   }
 
   /** The hub registry's state, or null when the hub module is not running. */

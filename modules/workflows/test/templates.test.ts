@@ -1,24 +1,31 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
 import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, prompts, spawn } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type Template = Json & { id: string; source: string; parameters: Json[]; steps: Json[] };
 type Listing = { templates: Template[]; total: number; categories: Json[]; registry: Json | null };
 
-const registryDir = path.join(import.meta.dirname, 'fixtures', 'registry');
+const fixtureRegistry = path.join(import.meta.dirname, 'fixtures', 'registry');
 
 describe('workflow templates: the hub registry and saved ones', () => {
   let fake: FakeProvider;
   let k: TestKernel;
+  let base: string;
+  let registryDir: string;
   const list = async (query = '') => (await call<Listing>(k, `/api/workflow-templates${query}`)).body;
   const instantiate = (id: string, params: unknown, query = '') =>
     call<Json & { error?: string }>(k, `/api/workflow-templates/${id}/instantiate${query}`, { method: 'POST', json: params });
 
   before(async () => {
     process.env[FAKE_KEY_ENV] = 'sk-test';
+    base = mkdtempSync(path.join(tmpdir(), 'workflow-templates-'));
+    registryDir = path.join(base, 'registry');
+    cpSync(fixtureRegistry, registryDir, { recursive: true });
     fake = new FakeProvider();
     await fake.start();
     k = await startTestKernel({
@@ -30,6 +37,7 @@ describe('workflow templates: the hub registry and saved ones', () => {
   after(async () => {
     await k?.stop();
     await fake?.stop();
+    rmSync(base, { recursive: true, force: true });
   });
 
   test('before the registry was ever synced, listing starts no download and shows only saved templates', async () => {
@@ -239,6 +247,12 @@ describe('workflow templates: the hub registry and saved ones', () => {
       assert.equal(res.status, status, `${wf} ${JSON.stringify(body)}`);
       assert.match(res.body.error, error);
     }
+  });
+
+  test('a template added to the registry lists after the next hub sync', async () => {
+    writeFileSync(path.join(registryDir, 'workflows', 'later.toml'), 'id = "later"\nname = "Later"\n[[steps]]\nname = "only"\nprompt_template = "hi"\n');
+    assert.equal((await call(k, '/api/hub/sync', { method: 'POST' })).status, 200);
+    await waitFor(async () => (await list()).templates.some((t) => t.id === 'later'), 5000, 'the new template listed');
   });
 
   test('the template routes are in the OpenAPI document', async () => {
