@@ -10,7 +10,7 @@ import { VIEWS, type ViewDef, type ViewProps } from './views/index.tsx';
 import { SignIn } from './signin.tsx';
 import { ErrorText } from './components/error.tsx';
 import { ThemeToggle } from './theme.tsx';
-import { ModulesContext } from './lib/modules.tsx';
+import { ModulesContext, RefreshModulesContext } from './lib/modules.tsx';
 
 /**
  * Each view's chunk is fetched once; the current route's starts at once, beside the sign-in probe. A view whose
@@ -98,10 +98,12 @@ export function App() {
     case 'in':
       return (
         <ModulesContext.Provider value={phase.modules}>
-          <Shell
-            views={VIEWS.filter((v) => v.requires.every((m) => phase.modules.has(m)))}
-            onSignOut={apiKey.get() || authMode() === 'session' ? () => void signOut() : undefined}
-          />
+          <RefreshModulesContext.Provider value={() => void probe(false)}>
+            <Shell
+              views={VIEWS.filter((v) => v.requires.every((m) => phase.modules.has(m)))}
+              onSignOut={apiKey.get() || authMode() === 'session' ? () => void signOut() : undefined}
+            />
+          </RefreshModulesContext.Provider>
         </ModulesContext.Provider>
       );
   }

@@ -4,3 +4,7 @@ import { useContext } from 'preact/hooks';
 
 export const ModulesContext = createContext<ReadonlySet<string>>(new Set());
 export const useHasModule = (id: string) => useContext(ModulesContext).has(id);
+
+/** Reads the running modules again (after a module was switched on or off): the navigation follows. */
+export const RefreshModulesContext = createContext<() => void>(() => undefined);
+export const useRefreshModules = () => useContext(RefreshModulesContext);

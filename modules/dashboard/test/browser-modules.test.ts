@@ -1,0 +1,54 @@
+/**
+ * The Modules view switches modules on and off while the service runs (issue 23, item 4): switching one off first
+ * says which running modules go with it, the navigation follows, a security module is refused with the reason.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { axeViolations, browserTest, openPage, startEnv, type Env } from './helpers.ts';
+
+let env: Env | undefined;
+before(async () => {
+  if (!browserTest.skip) env = await startEnv('', ['tasks', 'scheduler', 'triggers']);
+});
+after(() => env?.stop());
+
+const states = async () => {
+  const { modules } = (await (await env!.k.request('/api/modules')).json()) as { modules: { id: string; state: string }[] };
+  return Object.fromEntries(modules.map((m) => [m.id, m.state]));
+};
+
+test('switching a module off names its dependants first, then stops them with it; switching it on brings them back', browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/modules');
+  const nav = page.getByRole('navigation');
+  await nav.getByRole('link', { name: 'Schedules' }).waitFor();
+  const tasks = page.getByRole('switch', { name: 'tasks on' });
+  assert.equal(await tasks.isChecked(), true);
+  await page.getByText('needed by scheduler, triggers').waitFor();
+
+  await tasks.click();
+  const dialog = page.getByRole('alertdialog', { name: 'Disable tasks?' });
+  await dialog.getByText('also stops scheduler, triggers').waitFor();
+  assert.equal((await states()).tasks, 'running', 'nothing happens before it is confirmed');
+  await dialog.getByRole('button', { name: 'Disable 3 modules' }).click();
+  await page.getByRole('status').getByText('tasks: running → disabled').waitFor();
+  assert.deepEqual([(await states()).tasks, (await states()).scheduler, (await states()).triggers], ['disabled', 'blocked', 'blocked']);
+  await nav.getByRole('link', { name: 'Schedules' }).waitFor({ state: 'detached' });
+  assert.equal(await page.getByRole('switch', { name: 'tasks on' }).isChecked(), false);
+  assert.deepEqual(await axeViolations(page), []);
+
+  await page.getByRole('switch', { name: 'tasks on' }).click();
+  await page.getByRole('status').getByText('scheduler: blocked → running').waitFor();
+  await nav.getByRole('link', { name: 'Schedules' }).waitFor();
+  assert.deepEqual([(await states()).tasks, (await states()).scheduler], ['running', 'running']);
+  assert.deepEqual(problems, []);
+});
+
+test('a security module cannot be switched off: the reason is shown and it keeps running', browserTest, async () => {
+  const { page } = await openPage(env!, '/#/modules');
+  const envelope = page.getByRole('switch', { name: 'error-envelope on' });
+  await envelope.click();
+  await page.getByText(/'error-envelope', a security module, and its protection is always on/).waitFor();
+  assert.equal((await states())['error-envelope'], 'running');
+  await page.reload();
+  assert.equal(await page.getByRole('switch', { name: 'error-envelope on' }).isChecked(), true);
+});
