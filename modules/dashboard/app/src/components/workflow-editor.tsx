@@ -1,7 +1,8 @@
 /**
  * The workflow step editor: name, description and an ordered list of steps (add, remove, move), each with its agent,
- * prompt template, mode and error handling; the fields a mode needs appear with it. Saving sends the whole definition
- * (POST /api/workflows or PUT /api/workflows/{id}); a refusal that names a step is shown on that step.
+ * prompt template, mode, error handling and the steps it runs after (any makes the workflow a graph); the fields a
+ * mode needs appear with it. Renaming or removing a step follows in the others' "runs after". Saving sends the whole
+ * definition (POST /api/workflows or PUT /api/workflows/{id}); a refusal that names a step is shown on that step.
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, seg } from '../lib/api.tsx';
@@ -23,6 +24,8 @@ export interface StepDef {
   max_iterations: number;
   until: string;
   session_mode: string | null;
+  summarize: boolean;
+  depends_on: string[];
 }
 
 export interface WorkflowDef {
@@ -49,6 +52,8 @@ export const newStep = (n: number): StepDef => ({
   max_iterations: 5,
   until: '',
   session_mode: null,
+  summarize: false,
+  depends_on: [],
 });
 
 /** The body POST and PUT take: empty optional fields left out, so the service's defaults apply. */
@@ -56,7 +61,7 @@ function toBody(w: WorkflowDef) {
   const steps = w.steps.map((s) => {
     const { agent_id, ...rest } = s;
     const step: Record<string, unknown> = { ...rest, agent_name: s.agent_name || undefined, agent_id: s.agent_name ? undefined : agent_id || undefined };
-    for (const key of ['timeout_secs', 'output_var', 'session_mode'] as const) if (step[key] === null || step[key] === '') delete step[key];
+    for (const key of ['timeout_secs', 'backoff_ms', 'output_var', 'session_mode'] as const) if (step[key] === null || step[key] === '') delete step[key];
     return step;
   });
   return { name: w.name.trim(), description: w.description, steps, ...(w.total_timeout_secs ? { total_timeout_secs: w.total_timeout_secs } : {}) };
@@ -76,7 +81,14 @@ export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onS
   const [w, setW] = useState<WorkflowDef>(initial);
   const action = useAction();
   const failedStep = stepOf(action.error, w.steps);
-  const setStep = (i: number, patch: Partial<StepDef>) => setW({ ...w, steps: w.steps.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
+  const setStep = (i: number, patch: Partial<StepDef>) => {
+    const was = w.steps[i].name;
+    // A renamed step stays a dependency of the steps that run after it.
+    const rename = (names: string[]) => (patch.name === undefined ? names : names.map((n) => (n === was ? patch.name! : n)));
+    setW({ ...w, steps: w.steps.map((s, j) => (j === i ? { ...s, ...patch } : { ...s, depends_on: rename(s.depends_on) })) });
+  };
+  const remove = (i: number) =>
+    setW({ ...w, steps: w.steps.filter((_, j) => j !== i).map((s) => ({ ...s, depends_on: s.depends_on.filter((n) => n !== w.steps[i].name) })) });
   const move = (i: number, by: number) => {
     const steps = [...w.steps];
     [steps[i], steps[i + by]] = [steps[i + by], steps[i]];
@@ -115,7 +127,13 @@ export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onS
       <ol class="steps">
         {w.steps.map((s, i) => (
           <li>
-            <StepFields step={s} index={i} error={failedStep === i ? action.error : undefined} onChange={(patch) => setStep(i, patch)} />
+            <StepFields
+              step={s}
+              index={i}
+              others={w.steps.filter((_, j) => j !== i).map((o) => o.name)}
+              error={failedStep === i ? action.error : undefined}
+              onChange={(patch) => setStep(i, patch)}
+            />
             <div class="inline">
               <button type="button" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move ${s.name} up`}>
                 Up
@@ -123,7 +141,7 @@ export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onS
               <button type="button" disabled={i === w.steps.length - 1} onClick={() => move(i, 1)} aria-label={`Move ${s.name} down`}>
                 Down
               </button>
-              <button type="button" class="danger" onClick={() => setW({ ...w, steps: w.steps.filter((_, j) => j !== i) })} aria-label={`Remove ${s.name}`}>
+              <button type="button" class="danger" onClick={() => remove(i)} aria-label={`Remove ${s.name}`}>
                 Remove
               </button>
             </div>
@@ -147,11 +165,13 @@ export function WorkflowEditor({ initial, onSaved }: { initial: WorkflowDef; onS
 interface StepProps {
   step: StepDef;
   index: number;
+  /** The names of the other steps: what this one may run after. */
+  others: string[];
   error: unknown;
   onChange: (patch: Partial<StepDef>) => void;
 }
 
-function StepFields({ step: s, index, error, onChange }: StepProps) {
+function StepFields({ step: s, index, others, error, onChange }: StepProps) {
   const id = (f: string) => `step-${index}-${f}`;
   const text = (f: 'name' | 'output_var' | 'condition' | 'until') => ({
     id: id(f),
@@ -172,7 +192,7 @@ function StepFields({ step: s, index, error, onChange }: StepProps) {
         onClear={() => onChange({ agent_name: null })}
       />
       <label for={id('prompt')}>
-        Prompt ({'{{input}}'} is the previous output; {'{{name}}'} a step's output variable)
+        Prompt ({'{{input}}'} is the previous output — the run input in a graph; {'{{name}}'} a step's output variable, or its name in a graph)
       </label>
       <textarea id={id('prompt')} rows={3} value={s.prompt} onInput={(e) => onChange({ prompt: e.currentTarget.value })} />
       <div class="inline">
@@ -214,6 +234,27 @@ function StepFields({ step: s, index, error, onChange }: StepProps) {
         <label for={id('output_var')}>Output variable</label>
         <input {...text('output_var')} class="narrow" />
       </div>
+      {s.mode === 'collect' && (
+        <label class="inline">
+          <input type="checkbox" checked={s.summarize} onChange={(e) => onChange({ summarize: e.currentTarget.checked })} />
+          Summarise the gathered results with the step's agent (one turn; otherwise they go on as they are)
+        </label>
+      )}
+      {others.length > 0 && (
+        <fieldset class="inline runs-after">
+          <legend>Runs after (any makes the workflow a graph)</legend>
+          {others.map((name) => (
+            <label class="inline">
+              <input
+                type="checkbox"
+                checked={s.depends_on.includes(name)}
+                onChange={(e) => onChange({ depends_on: e.currentTarget.checked ? [...s.depends_on, name] : s.depends_on.filter((n) => n !== name) })}
+              />
+              {name}
+            </label>
+          ))}
+        </fieldset>
+      )}
       {s.mode === 'conditional' && (
         <>
           <label for={id('condition')}>Runs when the previous output has (a && b, a || b, !a)</label>

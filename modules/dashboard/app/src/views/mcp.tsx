@@ -1,7 +1,8 @@
 /**
  * MCP servers: the connected servers with their state and tools (reconnect, remove), the catalogue of integrations
- * (install with the credentials it needs — stored sealed, never shown back — and uninstall), and adding a server by
- * its command or URL.
+ * with where each entry comes from (shipped, the hub registry, a configured folder or URL) — install with the
+ * credentials it needs (stored sealed, never shown back), uninstall, update it from the registry — and adding a
+ * server by its command or URL.
  */
 import { useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
@@ -31,7 +32,16 @@ interface Extension {
   installed: boolean;
   tool_count: number;
   required_env: string[];
+  /** 'builtin', 'registry:<name>', or the folder, URL or file it was read from. */
+  source: string;
 }
+interface CatalogUpdate {
+  parts?: { mcp?: { status: string; count: number; error?: string } };
+}
+
+/** Where a catalogue entry comes from, in words. */
+const sourceText = (source: string) =>
+  source === 'builtin' ? 'shipped' : source.startsWith('registry:') ? `${source.slice('registry:'.length)} registry` : source;
 interface ExtensionInfo {
   setup_instructions: string;
   required_env: EnvSpec[];
@@ -114,9 +124,29 @@ function Catalogue({ onChanged }: { onChanged: () => void }) {
     `${e.name} ${e.display_name} ${e.category} ${e.description}`.toLowerCase().includes(filter.toLowerCase()),
   );
   const page = usePage(shown, 25);
+  const update = useAction();
   return (
     <>
       <h2>Catalogue</h2>
+      <p class="inline">
+        <button
+          type="button"
+          disabled={update.busy}
+          onClick={() =>
+            void update.run(async () => {
+              const mcp = (await api<CatalogUpdate>('/api/catalog/update', { method: 'POST' })).parts?.mcp;
+              await list.reload();
+              if (!mcp) return 'The hub module is not running: the catalogue holds the shipped and configured entries';
+              if (mcp.status !== 'updated') throw new Error(mcp.error ?? 'the registry could not be read');
+              return `Updated: ${mcp.count} entries from the hub registry`;
+            })
+          }
+        >
+          {update.busy ? 'Updating…' : 'Update from the registry'}
+        </button>
+        {update.done && <span role="status">{update.done}</span>}
+      </p>
+      <ErrorText error={update.error} />
       <p class="inline">
         <label for="ext-filter">Filter the catalogue</label>
         <input id="ext-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
@@ -150,7 +180,10 @@ function ExtensionCard({ e, onChanged }: { e: Extension; onChanged: () => void }
         {e.display_name} <span class={`badge ${e.status === 'ready' ? 'ok' : e.status === 'error' ? 'off' : ''}`}>{e.status}</span>
       </h3>
       <p>
-        {e.description} <span class="muted">({e.category})</span>
+        {e.description}{' '}
+        <span class="muted">
+          ({e.category} · {sourceText(e.source)})
+        </span>
       </p>
       {e.installed ? (
         <button

@@ -1,9 +1,10 @@
 /**
  * Workflows: the list (#/workflows), a new one or an edit in the step editor (#/workflows/new, #/workflows/<id>/edit),
- * and one workflow (#/workflows/<id>): its steps, a run with an input, and its runs with each step's result.
+ * one workflow (#/workflows/<id>): its steps, a run with an input, its runs with each step's result, saving it as a
+ * template; and the templates (#/workflows/templates[/<id>], components/workflow-templates.tsx).
  */
 import { useState } from 'preact/hooks';
-import { api, seg } from '../lib/api.tsx';
+import { api, ApiError, seg } from '../lib/api.tsx';
 import { useApi } from '../lib/use-api.tsx';
 import { href, navigate } from '../lib/hash.tsx';
 import { fmtTime } from '../lib/format.tsx';
@@ -11,6 +12,7 @@ import { ErrorText } from '../components/error.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, usePage, useServerPage } from '../components/pager.tsx';
 import { newStep, WorkflowEditor, type WorkflowDef } from '../components/workflow-editor.tsx';
+import { TemplateBrowser, TemplateForm } from '../components/workflow-templates.tsx';
 import type { ViewProps } from './index.tsx';
 import { Table } from '../components/table.tsx';
 
@@ -47,6 +49,7 @@ interface RunDetail extends Run {
 
 export default function WorkflowsView({ params }: ViewProps) {
   const [id, sub] = params;
+  if (id === 'templates') return sub ? <TemplateForm key={sub} id={sub} /> : <TemplateBrowser />;
   if (id === 'new')
     return (
       <section>
@@ -67,6 +70,9 @@ function WorkflowList() {
       <p>
         <a class="button" href={href('workflows', 'new')}>
           New workflow
+        </a>{' '}
+        <a class="button" href={href('workflows', 'templates')}>
+          From a template
         </a>
       </p>
       <ErrorText error={list.error} />
@@ -101,7 +107,8 @@ function Workflow({ id, editing }: { id: string; editing: boolean }) {
           <a href={href('workflows', id)}>← {w.name}</a>
         </p>
         <h1>Edit {w.name}</h1>
-        <WorkflowEditor initial={w} onSaved={() => navigate('workflows', id)} />
+        {/* The same view shows the workflow after the save: it reads the saved definition first. */}
+        <WorkflowEditor initial={w} onSaved={() => void def.reload().then(() => navigate('workflows', id))} />
       </section>
     );
   return (
@@ -115,6 +122,9 @@ function Workflow({ id, editing }: { id: string; editing: boolean }) {
         <a class="button" href={href('workflows', id, 'edit')}>
           Edit steps
         </a>
+        <button type="button" disabled={action.busy} onClick={() => void action.run(() => saveAsTemplate(id))}>
+          Save as template
+        </button>
         <button
           type="button"
           class="danger"
@@ -130,10 +140,12 @@ function Workflow({ id, editing }: { id: string; editing: boolean }) {
         </button>
       </div>
       <ErrorText error={action.error} />
+      {action.done && <p role="status">{action.done}</p>}
       <ol class="step-summary">
         {w.steps.map((s) => (
           <li>
-            <strong>{s.name}</strong> — {s.mode.replace('_', ' ')}, {s.agent_name ?? s.agent_id ?? 'no agent'}: <code>{s.prompt}</code>
+            <strong>{s.name}</strong> — {s.mode.replace('_', ' ')}
+            {s.depends_on.length > 0 && ` after ${s.depends_on.join(', ')}`}, {s.agent_name ?? s.agent_id ?? 'no agent'}: <code>{s.prompt}</code>
           </li>
         ))}
       </ol>
@@ -141,6 +153,18 @@ function Workflow({ id, editing }: { id: string; editing: boolean }) {
       <Runs key={runs} id={id} />
     </section>
   );
+}
+
+/** Saves the workflow as a template; when its id is taken, asks before replacing that template. */
+async function saveAsTemplate(id: string): Promise<string | void> {
+  const save = (replace: boolean) => api<{ template: { id: string } }>(`/api/workflows/${seg(id)}/save-as-template`, { json: replace ? { replace } : {} });
+  try {
+    return `Saved as the template ${(await save(false)).template.id}`;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 409) throw err;
+    if (!confirm(`${err.message}. Replace that template?`)) return;
+    return `Saved as the template ${(await save(true)).template.id}, in place of the one before`;
+  }
 }
 
 function RunForm({ id, onRan }: { id: string; onRan: () => void }) {
