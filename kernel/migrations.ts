@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { located } from './loader/bundle.ts';
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS kernel_migrations (
   module TEXT NOT NULL, id TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (module, id)
@@ -10,7 +11,8 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS kernel_migrations (
 /** A first line that opts a migration out of its transaction (PRAGMA foreign_keys is a no-op inside one). */
 const NO_TRANSACTION = '-- kernel:no-transaction';
 
-type Migration = { id: string; sql: string; checksum: string };
+/** `file`: where it is, for the `location` of an error (GET /api/modules). */
+type Migration = { id: string; file: string; sql: string; checksum: string };
 
 /** A module's `migrations/NNNN_name.sql` files not applied yet, in lexical order; an applied file must never change. */
 export function pendingMigrations(db: Database, moduleId: string, moduleDir: string): Migration[] {
@@ -23,10 +25,12 @@ export function pendingMigrations(db: Database, moduleId: string, moduleDir: str
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql'));
   for (const file of files.sort()) {
     const id = path.basename(file, '.sql');
-    const sql = readFileSync(path.join(dir, file), 'utf8');
+    const where = path.join(dir, file);
+    const sql = readFileSync(where, 'utf8');
     const checksum = createHash('sha256').update(sql).digest('hex');
-    if (!done.has(id)) pending.push({ id, sql, checksum });
-    else if (done.get(id) !== checksum) throw new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`);
+    if (!done.has(id)) pending.push({ id, file: where, sql, checksum });
+    else if (done.get(id) !== checksum)
+      throw located(new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`), where);
   }
   return pending;
 }
@@ -45,7 +49,7 @@ export function applyMigrations(db: Database, moduleId: string, migrations: read
       if (m.sql.startsWith(NO_TRANSACTION)) apply();
       else db.transaction(apply)();
     } catch (err) {
-      throw new Error(`migration ${moduleId}/${m.id}.sql failed: ${(err as Error).message}`);
+      throw located(new Error(`migration ${moduleId}/${m.id}.sql failed: ${(err as Error).message}`), m.file);
     }
   }
 }

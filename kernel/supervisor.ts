@@ -1,7 +1,7 @@
+import path from 'node:path';
 import { isConfigError, type DefinedModule, type KernelSettings, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
 import { applyMigrations, needsNoTransaction, pendingMigrations } from './migrations.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
-import { ModuleBuildError } from './loader/bundle.ts';
 import type { Manifest } from './loader/manifest.ts';
 import { Draft, nextTurn, RouteBuildError, type Generation } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
@@ -45,6 +45,7 @@ export class Supervisor {
     let instance: ModuleInstance | undefined;
     try {
       applyMigrations(db, manifest.name, pending);
+      if (pending.length) this.deps.kernel.log.info({ module: manifest.name, migrations: pending.map((m) => m.id) }, 'migrations applied');
       instance = new ModuleInstance(manifest, def, this.deps.kernel);
       instance.register();
       if (savepoint) db.exec('RELEASE kernel_stage');
@@ -81,7 +82,7 @@ export class Supervisor {
     if (replacing) live.push(replacing);
     live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
     const { log, hooks } = this.deps.kernel;
-    return Draft.begin(live, { log, hooks, bodyLimit: this.deps.settings().max_request_body_bytes });
+    return Draft.begin(live, { log, hooks, bodyLimit: this.deps.settings().max_request_body_bytes, newcomer: replacing?.id });
   }
 
   /** Makes a generation live; the previous one drains, then `after` runs (stopping what it replaced). */
@@ -172,24 +173,26 @@ export class Supervisor {
       this.reloads++;
       this.loaded(rec);
       this.prewarm(next);
-      return this.outcome(rec, started);
+      return this.outcome(rec, started, !old);
     } catch (err) {
       await next?.stop();
-      const outcome = this.outcome(rec, started, err);
+      const outcome = this.outcome(rec, started, !old, err);
       if (migrated && old) await this.remove(rec.manifest.name, `its new migration was applied but the new version failed: ${outcome.error}`);
       return outcome;
     }
   }
 
-  private outcome(rec: ModuleRecord, started: number, err?: unknown): ReloadOutcome {
+  /** `first`: the module was not running before (a folder added at run time): it was loaded, not reloaded. */
+  private outcome(rec: ModuleRecord, started: number, first: boolean, err?: unknown): ReloadOutcome {
     const ms = Math.round(performance.now() - started);
-    const location = err ? ((err as ModuleBuildError).location ?? sourceLocation(err)) : undefined;
+    const location = err ? locate(err, rec.manifest.dir) : undefined;
     rec.lastReload = { at: new Date().toISOString(), ok: !err, ms, ...(err ? { error: (err as Error).message, location } : {}) };
     const { log } = this.deps.kernel;
-    const name = rec.manifest.name;
+    const module = rec.manifest.name;
     const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
-    if (!err) log.info({ ms }, `module '${name}' reloaded`);
-    else log.error({ err: err instanceof ModuleBuildError ? undefined : err, location }, `module '${name}' reload failed; ${kept}: ${rec.lastReload.error}`);
+    const what = first ? 'load' : 'reload';
+    if (!err) log.info({ module, ms }, `module '${module}' ${what}ed`);
+    else log.error({ module, err: location ? undefined : err, location }, `module '${module}' ${what} failed; ${kept}: ${rec.lastReload.error}`);
     return rec.lastReload;
   }
 
@@ -304,8 +307,9 @@ export class Supervisor {
   fail(rec: ModuleRecord, err: unknown, state: 'failed' | 'blocked' = 'failed'): void {
     rec.state = state;
     rec.error = (err as Error).message;
-    const location = (err as ModuleBuildError).location;
-    this.deps.kernel.log.error({ err: location || state === 'blocked' ? undefined : err, location }, `module '${rec.manifest.name}' not started: ${rec.error}`);
+    const location = locate(err, rec.manifest.dir);
+    const module = rec.manifest.name;
+    this.deps.kernel.log.error({ module, err: location || state === 'blocked' ? undefined : err, location }, `module '${module}' not started: ${rec.error}`);
     if (!this.booting) return;
     // A module that finds its configuration invalid stops start-up like the kernel does (exit code 2).
     if (isConfigError(err)) throw err;
@@ -339,8 +343,16 @@ export class Supervisor {
   }
 }
 
-/** file:line:column of the first stack frame inside a module folder, for GET /api/modules. */
-function sourceLocation(err: unknown): string | undefined {
-  const frame = (err as Error)?.stack?.split('\n').find((l) => /\((\/[^)]+\.ts):\d+:\d+\)|at (\/\S+\.ts):\d+:\d+/.test(l));
-  return frame ? /(\/[^\s()]+\.ts:\d+:\d+)/.exec(frame)?.[1] : undefined;
+/**
+ * Where in the module's own files an error is (GET /api/modules `location`): what the error says (a compile error, a
+ * migration, an import), else the first stack frame inside the module's folder, its cause's included. Never the kernel.
+ */
+function locate(err: unknown, moduleDir: string): string | undefined {
+  for (let e = err as (Error & { location?: string }) | undefined; e; e = e.cause as typeof e) {
+    if (e.location) return e.location;
+    const frames = e.stack?.split('\n').map((line) => /(\/[^\s()]+:\d+:\d+)/.exec(line)?.[1]) ?? [];
+    const own = frames.find((at) => at?.startsWith(moduleDir + path.sep));
+    if (own) return own;
+  }
+  return undefined;
 }

@@ -17,6 +17,8 @@ interface Version {
   startThrows?: boolean;
   /** An extra route path (a clash when it is the consumer's). */
   extraRoute?: string;
+  /** A contract to import besides the provider's own (undeclared: the loader refuses it). */
+  extraImport?: string;
 }
 
 function writeProvider(v: Version): void {
@@ -24,7 +26,7 @@ function writeProvider(v: Version): void {
     path.join(prov, 'index.ts'),
     `import { defineModule } from '@talon/module-sdk';
 import { provSvc } from '@talon/prov';
-
+${v.extraImport ? `import * as extra from '@talon/${v.extraImport}';\nvoid extra;` : ''}
 export default defineModule({
   register(ctx) {
     ctx.provide(provSvc, { value: () => ${JSON.stringify(v.value)} });
@@ -77,7 +79,7 @@ export default defineModule({
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['prov', 'cons'], config: `module_paths = ["${root}"]\n` });
+  k = await startTestKernel({ only: ['prov', 'cons'], config: `log_level = "info"\nmodule_paths = ["${root}"]\n` });
 });
 after(async () => {
   await k?.stop();
@@ -123,8 +125,27 @@ test('a reload whose start() throws leaves the old copy serving', async () => {
   await reloadFails({ value: 'v2', startThrows: true }, /start refuses/);
 });
 
-test("a reload whose routes clash with another module's leaves the old copy serving", async () => {
-  await reloadFails({ value: 'v2', extraRoute: '/api/cons' }, /routes failed/);
+test("a reload whose routes clash with another module's leaves the old copy serving, naming the route's owner and the line", async () => {
+  await reloadFails({ value: 'v2', extraRoute: '/api/cons' }, /routes failed: GET \/api\/cons is already served by module 'cons'/);
+  assert.match(info('prov').lastReload!.location!, /prov[\\/]index\.ts:\d+:\d+$/, 'the module’s own line, not the kernel’s');
+});
+
+test('a reload that imports an undeclared contract points at the importing line', async () => {
+  await reloadFails({ value: 'v2', extraImport: 'cons' }, /imports @talon\/cons without declaring it/);
+  assert.equal(info('prov').lastReload!.location, `${path.join(prov, 'index.ts')}:3:24`, 'the import of @talon/cons');
+});
+
+test('a reload that finds an applied migration changed points at the migration file', async () => {
+  const file = path.join(prov, 'migrations', '0001_items.sql');
+  addMigration('0001_items.sql', "CREATE TABLE prov_items (name TEXT, more TEXT);\nINSERT INTO prov_items VALUES ('one');\n");
+  try {
+    await reloadFails({ value: 'v2' }, /migration prov\/0001_items\.sql was changed after it was applied/);
+    assert.equal(info('prov').lastReload!.location, file);
+    const line = k.logLines().find((l) => l.includes('was changed after it was applied'));
+    assert.ok(line && JSON.parse(line).module === 'prov' && JSON.parse(line).location === file, line);
+  } finally {
+    addMigration('0001_items.sql', "CREATE TABLE prov_items (name TEXT);\nINSERT INTO prov_items VALUES ('one');\n");
+  }
 });
 
 test('a successful reload switches service, routes and taps in one step', async () => {
@@ -166,4 +187,8 @@ test('fixing the failed module with a good version brings it back', async () => 
   await k.kernel.settled();
   assert.equal(info('prov').state, 'running');
   assert.deepEqual((await get('/api/prov')).body, { value: 'v4', rows: [{ label: 'one' }] });
+  // The log says what happened, with the module named on each line.
+  const lines = k.logLines().map((l) => JSON.parse(l) as { module?: string; msg: string; migrations?: string[] });
+  assert.ok(lines.some((l) => l.msg === 'migrations applied' && l.module === 'prov' && l.migrations?.join() === '0002_rename'));
+  assert.ok(lines.some((l) => l.msg === "module 'prov' reloaded" && l.module === 'prov'));
 });

@@ -23,7 +23,8 @@ export interface Generation {
   routes: RouteInfo[];
 }
 
-export type GenerationOptions = { log: Logger; bodyLimit: number; hooks: HookBus };
+/** `newcomer`: a module whose routes changed; they are added last, so that a clash is blamed on it. */
+export type GenerationOptions = { log: Logger; bodyLimit: number; hooks: HookBus; newcomer?: string };
 
 /** Fastify writes no request lines (the logs module's access log comes from http.response); its diagnostics stay. */
 class NoRequestLines extends LogController {
@@ -37,11 +38,13 @@ const validators = new WeakMap<ModuleInstance, FastifySchemaCompiler<object>>();
 /** The route building of one module failed: the kernel can leave that module out and retry. */
 export class RouteBuildError extends Error {
   override name = 'RouteBuildError';
+  /** `why`: the problem in words, when the cause's own message says less (a clash names the owner of the route). */
   constructor(
     readonly module: string,
     cause: unknown,
+    why = (cause as Error).message,
   ) {
-    super(`module '${module}' routes failed: ${(cause as Error).message}`);
+    super(`module '${module}' routes failed: ${why}`, { cause });
   }
 }
 
@@ -84,7 +87,8 @@ export class Draft {
     draft.app.addHook('onRoute', (route) => draft.onRoute(route));
     installRequestHooks(draft.app, options.hooks);
     for (const m of modules) draft.blaming(m.id, () => m.parts.http?.(draft.app as unknown as RootHttp));
-    for (const m of modules) await draft.add(m);
+    const last = (m: ModuleInstance) => (m.id === options.newcomer ? 1 : 0);
+    for (const m of [...modules].sort((a, b) => last(a) - last(b))) await draft.add(m);
     return draft;
   }
 
@@ -139,7 +143,9 @@ export class Draft {
     try {
       fn();
     } catch (err) {
-      throw new RouteBuildError(module, err);
+      const clash = /Method '(\w+)' already declared for route '([^']+)'/.exec((err as Error).message);
+      const owner = clash && this.routes.find((r) => r.method === clash[1] && r.url === clash[2])?.module;
+      throw new RouteBuildError(module, err, owner ? `${clash[1]} ${clash[2]} is already served by module '${owner}'` : undefined);
     }
   }
 }

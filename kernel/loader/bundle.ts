@@ -8,6 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { BuildContext, BuildFailure, BuildOptions } from 'esbuild';
 
+/** An error that says which file of the module it is about (file, or file:line:column), unless it already does. */
+export const located = <E extends Error>(err: E, location: string | undefined): E & { location?: string } =>
+  Object.assign(err, { location: (err as { location?: string }).location ?? location });
+
 /** A compile error in module code, at `location` (file:line:col). */
 export class ModuleBuildError extends Error {
   override name = 'ModuleBuildError';
@@ -19,14 +23,17 @@ export class ModuleBuildError extends Error {
   }
 }
 
-/** `inputs`: the module's own source files as they were built (the disk cache checks them); `contracts`: the `@talon/<name>` it imports. */
-export type Bundle = { code: string; inputs: Array<ReturnType<typeof stamp>>; contracts: string[] };
+/**
+ * `inputs`: the module's own source files as they were built (the disk cache checks them); `contracts`: the `@talon/<name>`
+ * it imports, each with where (file:line:column of the first import, to point an error at the module's own line).
+ */
+export type Bundle = { code: string; inputs: Array<ReturnType<typeof stamp>>; contracts: Record<string, string> };
 
 /** Incremental esbuild contexts by entry: a reload's rebuild reuses what did not change. */
 export type Bundlers = Map<string, BuildContext<BuildOptions & { metafile: true; write: false }>>;
 
 const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 const cacheFile = (entry: string) => path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
 
 function stamp(file: string) {
@@ -89,12 +96,28 @@ async function build(entry: string, contexts?: Bundlers): Promise<Bundle> {
     const at = first.location;
     throw new ModuleBuildError(at ? `${path.resolve(path.dirname(entry), at.file)}:${at.line}:${at.column + 1}` : entry, first.text);
   });
-  const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+  const contracts: Record<string, string> = {};
+  for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
+    for (const { path: spec } of imports) {
+      const name = spec.startsWith('@talon/') && spec !== '@talon/module-sdk' ? spec.slice('@talon/'.length) : undefined;
+      if (name && !contracts[name]) contracts[name] = importSite(path.resolve(path.dirname(entry), input), spec);
+    }
+  }
   return {
     code: result.outputFiles[0].text,
     inputs: Object.keys(result.metafile.inputs).map((input) => stamp(path.resolve(path.dirname(entry), input))),
-    contracts: [...new Set(imports.filter((p) => p.startsWith('@talon/') && p !== '@talon/module-sdk').map((p) => p.slice('@talon/'.length)))],
+    contracts,
   };
+}
+
+/** file:line:column of the first place the file names `spec` in quotes (its import), or the file. */
+function importSite(file: string, spec: string): string {
+  const text = readFileSync(file, 'utf8');
+  const found = [text.indexOf(`'${spec}'`), text.indexOf(`"${spec}"`)].filter((i) => i >= 0);
+  if (!found.length) return file;
+  const at = Math.min(...found);
+  const lines = text.slice(0, at).split('\n');
+  return `${file}:${lines.length}:${lines.at(-1)!.length + 1}`;
 }
 
 /** Bare imports are looked up beside the module first (its own node_modules), then among the service's. */

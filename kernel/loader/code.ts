@@ -3,7 +3,7 @@ import satisfies from 'semver/functions/satisfies.js';
 import * as sdk from '@talon/module-sdk';
 import { isDefinedModule, isHookRef, isServiceRef, type DefinedModule } from '@talon/module-sdk';
 import { connections, howToDeclare, type Manifest } from './manifest.ts';
-import { bundleModule, evaluateBundle, type Bundlers } from './bundle.ts';
+import { bundleModule, evaluateBundle, located, type Bundlers } from './bundle.ts';
 
 /** Loads module code and the contracts (`@talon/<name>`) it imports: types, service refs and hook catalogues only. */
 export class CodeLoader {
@@ -35,7 +35,16 @@ export class CodeLoader {
   /** `chain`: the contracts being prepared on the way here, to report a cycle instead of waiting forever. */
   private async evaluate(m: Manifest, file: string, fresh: boolean, chain: string[]): Promise<unknown> {
     const bundle = await bundleModule(file, fresh ? this.bundlers : undefined);
-    const contracts = await Promise.all(bundle.contracts.map(async (name) => [`@talon/${name}`, await this.contract(m, name, chain)] as const));
+    const contracts = await Promise.all(
+      Object.entries(bundle.contracts).map(async ([name, site]) => {
+        try {
+          return [`@talon/${name}`, await this.contract(m, name, chain)] as const;
+        } catch (err) {
+          // A contract that cannot be had is the importing line's problem.
+          throw located(err as Error, site);
+        }
+      }),
+    );
     return evaluateBundle(bundle, file, new Map<string, unknown>([['@talon/module-sdk', sdk], ...contracts]));
   }
 
