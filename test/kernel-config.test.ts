@@ -21,13 +21,25 @@ function store(text: string): ConfigStore {
 const claimer = (config: string) => startTestKernel({ modulesDir: fixtures, only: ['claimer', 'configured'], config });
 
 test('an invalid kernel value names the key and the problem', () => {
-  assert.throws(() => store('api_listen = 4545\n').load(), /'api_listen': must be string/);
+  // What is allowed, in words, not the pattern that checks it.
+  assert.throws(() => store('api_listen = 4545\n').load(), /'api_listen': must be host:port, e\.g\. "127\.0\.0\.1:4545"/);
+  assert.throws(
+    () => store('api_listen = "localhost"\n').load(),
+    /'api_listen': must be host:port, e\.g\. "127\.0\.0\.1:4545", "0\.0\.0\.0:8080" or "\[::1\]:4545" \(a port up to 65535\)$/,
+  );
   assert.throws(() => store('log_level = "loud"\n').load(), /'log_level'.*allowed/);
   assert.throws(() => store('[startup]\non_boot_failure = "maybe"\n').load(), /'startup.on_boot_failure'/);
 });
 
-test('a TOML syntax error names the line', () => {
-  assert.throws(() => store('log_level = "x\n').load(), /line 1/);
+test('a TOML syntax error names the line, says what is wrong and what is allowed', () => {
+  const says = (text: string, message: RegExp) => assert.throws(() => store(text).load(), message);
+  says('log_level = "x\n', /line 1, column \d+: a string is not closed: add its closing quote before the end of the line/);
+  says('[default_model]\nmodel = gpt-4o\n', /line 2, column \d+: a text value goes in quotes: model = "gpt-4o"/);
+  says('log_level =\n', /'log_level' has no value after '='/);
+  says('log_level = "info"\nlog_level = "warn"\n', /line 2, column 1: 'log_level' is set twice in the same table/);
+  says('module_paths = ["a", "b"\nlog_level = "info"\n', /line 2, column 1: a list or an inline table is not closed/);
+  says('[modules\n', /a table header is not closed: write \[name\]/);
+  says('just words\n', /each line is a `key = value`, a `\[table\]` header or a # comment/);
 });
 
 test("a module's section names each problem with its key: not a table, a missing key, a value not allowed, its own x-error text", () => {

@@ -3,6 +3,7 @@ import { parse, TomlError } from 'smol-toml';
 import { ConfigError, kernelSettingsSchema, redactSecrets } from '@talon/module-sdk';
 import type { ConfigAccess, ConfigAlias, JsonSchema, KernelHooks, KernelSettings } from '@talon/module-sdk';
 import { applyAliases, isTable } from './aliases.ts';
+import { explainTomlError } from './toml-error.ts';
 import { fillable, fillDefaults, validateSection, type Problems } from './validate.ts';
 
 /** A top-level key owned by a module: its section (a table) or a key it claims. */
@@ -58,8 +59,7 @@ export class ConfigStore implements ConfigAccess {
     try {
       return parse(text);
     } catch (err) {
-      const where = err instanceof TomlError ? `TOML syntax error at line ${err.line}, column ${err.column}: ` : '';
-      throw new ConfigError(`${this.file}: ${where}${(err as Error).message.split('\n')[0]}`);
+      throw new ConfigError(`${this.file}: ${err instanceof TomlError ? explainTomlError(text, err) : (err as Error).message.split('\n')[0]}`);
     }
   }
 

@@ -10,6 +10,7 @@ export const kernelSettingsSchema = {
     api_listen: {
       type: 'string',
       pattern: '^(\\[[0-9a-fA-F:]+\\]|[^:\\s]+):[0-9]{1,5}$',
+      'x-error': 'must be host:port, e.g. "127.0.0.1:4545", "0.0.0.0:8080" or "[::1]:4545" (a port up to 65535)',
       default: '127.0.0.1:4545',
       description: 'host:port the HTTP API listens on',
     },
