@@ -9,7 +9,8 @@ export default defineModule({
 function http(app: RootHttp): void {
   installBodyParsers(app);
   app.setErrorHandler((error, request, reply) => {
-    const result = classify(error, { contentType: request.headers['content-type'], bodyLimit: request.routeOptions.bodyLimit });
+    const { bodyLimit, schema } = request.routeOptions;
+    const result = classify(error, { contentType: request.headers['content-type'], bodyLimit, schema: schema as Record<string, unknown> | undefined });
     if (result.internal) request.log.error({ err: error }, 'request failed');
     else if (result.statusCode >= 500) request.log.warn({ statusCode: result.statusCode, error: result.message }, 'request failed');
     else request.log.debug({ statusCode: result.statusCode, error: result.message }, 'request refused');

@@ -29,7 +29,14 @@ export const memoryConfigSchema = {
     },
     recall_min_relevance: { type: 'number', minimum: 0, maximum: 1, default: 0.2, description: 'recalled hits below this relevance are left out' },
     extraction_model: { type: 'string', default: '', description: "'provider/model' for extraction = 'llm'; '' = the agent's own model" },
-    extractions_per_hour: { type: 'integer', minimum: 0, default: 30, description: "LLM extractions per agent and hour (extraction = 'llm'); 0 = none" },
+    extractions_per_hour: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 100000,
+      'x-error': 'LLM extractions per agent and hour from 0 (none) to 100000',
+      default: 30,
+      description: "LLM extractions per agent and hour (extraction = 'llm'); 0 = none",
+    },
     decay_rate: { type: 'number', minimum: 0, maximum: 10, default: 0.01, description: 'score decay per day: score *= exp(-rate * days / boost)' },
     decay_period_hours: { type: 'number', exclusiveMinimum: 0, default: 24, description: 'decay is applied once per period (idempotent within one)' },
     duplicate_threshold: {

@@ -51,8 +51,8 @@ export function parseManifest(text: string): AgentManifest {
   if (agentSpawn !== undefined) capsOut.agent_spawn = agentSpawn;
   // The spec puts the hourly cap under [capabilities], the reference under [resources]: read both.
   const hourly =
-    optional(caps.max_llm_tokens_per_hour, 'number', 'capabilities.max_llm_tokens_per_hour') ??
-    optional(resources.max_llm_tokens_per_hour, 'number', 'resources.max_llm_tokens_per_hour');
+    tokensPerHour(caps.max_llm_tokens_per_hour, 'capabilities.max_llm_tokens_per_hour') ??
+    tokensPerHour(resources.max_llm_tokens_per_hour, 'resources.max_llm_tokens_per_hour');
   if (hourly !== undefined) capsOut.max_llm_tokens_per_hour = hourly;
 
   const manifest: AgentManifest = {
@@ -116,6 +116,16 @@ function optional(value: unknown, type: 'string' | 'number' | 'boolean', key: st
 function positiveInt(value: unknown, key: string): number | undefined {
   const n = optional(value, 'number', key);
   if (n !== undefined && (!Number.isInteger(n) || n <= 0)) throw invalid(`'${key}' must be a positive integer`);
+  return n;
+}
+
+/** The same ceiling as the service-wide [usage] hourly_token_limit: a larger (or infinite) cap is a slip, not a choice. */
+const MAX_TOKENS_PER_HOUR = 10_000_000_000;
+
+function tokensPerHour(value: unknown, key: string): number | undefined {
+  const n = optional(value, 'number', key);
+  if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > MAX_TOKENS_PER_HOUR))
+    throw invalid(`'${key}' must be a whole number of tokens from 0 (unlimited) to ${MAX_TOKENS_PER_HOUR}`);
   return n;
 }
 

@@ -51,6 +51,11 @@ describe('agents: manifest parsing', () => {
       ['name = "x"\n[model]\nmax_tokens = "lots"', /'model.max_tokens' must be a number/],
       ['name = "x"\n[capabilities]\ntools = [1, 2]', /'capabilities.tools' must be a list of strings/],
       ['name = "x"\nmodel = "gpt"', /'model' must be a table/],
+      ...['1e308', 'inf', '-5', '2.5', '10000000001'].map((v): [string, RegExp] => [
+        `name = "x"\n[capabilities]\nmax_llm_tokens_per_hour = ${v}`,
+        /'capabilities.max_llm_tokens_per_hour' must be a whole number of tokens from 0 \(unlimited\) to 10000000000/,
+      ]),
+      ['name = "x"\n[resources]\nmax_llm_tokens_per_hour = nan', /'resources.max_llm_tokens_per_hour' must be a whole number of tokens/],
     ];
     for (const [toml, pattern] of cases) {
       assert.throws(

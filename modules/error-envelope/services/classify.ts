@@ -1,4 +1,5 @@
 import { HttpError } from '@talon/module-sdk';
+import { explainedValidation } from './explain.ts';
 
 export interface ErrorReply {
   statusCode: number;
@@ -27,7 +28,7 @@ const isHttpError = (e: ErrorLike): boolean => e instanceof HttpError || e.name 
  * thrown as HttpError keep theirs (the module chose it); anything else is an
  * internal failure whose details stay in the log.
  */
-export function classify(error: unknown, context: { contentType?: string; bodyLimit?: number }): ErrorReply {
+export function classify(error: unknown, context: { contentType?: string; bodyLimit?: number; schema?: Record<string, unknown> }): ErrorReply {
   const e = (error && typeof error === 'object' ? error : { message: String(error) }) as ErrorLike;
   const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode <= 599 ? e.statusCode : 500;
   const message = typeof e.message === 'string' && e.message ? e.message : 'error';
@@ -40,7 +41,7 @@ export function classify(error: unknown, context: { contentType?: string; bodyLi
       internal: false,
     };
   }
-  if (e.validation) return { statusCode: 400, message, internal: false };
+  if (e.validation) return { statusCode: 400, message: explainedValidation(e, context.schema) ?? message, internal: false };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return {
       statusCode: 413,

@@ -34,6 +34,14 @@ test('unknown route: 404 naming method and path (without the query)', async () =
   await expectError(await k.request('/api/nothing', { method: 'DELETE' }), 404, 'no route DELETE /api/nothing');
 });
 
+test("a property's x-error replaces the generic validation message (what is allowed); others keep Ajv's", async () => {
+  const put = (json: unknown) => k.request('/probe/budget', { method: 'PUT', json });
+  for (const usd of [1e308, -1, 'ten']) await expectError(await put({ usd }), 400, "invalid value for 'body/usd': a number of USD from 0 to 1000");
+  await expectError(await put({ note: 5 }), 400, 'body/note must be string');
+  await expectError(await put({ colour: 'red' }), 400, /must NOT have additional properties/);
+  assert.deepEqual(await (await put({ usd: 12.5 })).json(), { usd: 12.5 });
+});
+
 test('malformed JSON: 400 saying so', async () => {
   const res = await k.request('/probe/named', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ' });
   await expectError(res, 400, /^malformed JSON body/);

@@ -23,6 +23,12 @@ export interface Schedule {
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const EVERY = /^every\s+(?:(\d+)\s*)?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)$/i;
+/** A year: a longer interval is a cron expression's job (@yearly), and the slots stay far from the date range's end. */
+const LONGEST_EVERY_DAYS = 366;
+/** The three forms, for every message that refuses a schedule. */
+export const SCHEDULE_FORMS =
+  'a schedule is a 5-field cron expression (minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"), ' +
+  '"every <n><unit>" with the unit s, m, h or d (e.g. "every 5m", also "every 2 hours"), or "at <ISO 8601 time>"';
 const HAS_OFFSET = /(z|[+-]\d\d:?\d\d)$/i;
 /**
  * Compiled cron expressions kept, most recently used: compiling costs more than computing a next time, and each
@@ -44,14 +50,7 @@ export class Schedules {
   parse(text: string, tz: string | null | undefined, check?: { minIntervalSecs: number; now: number }): Schedule {
     const zone = this.zone(tz);
     const s = text.trim();
-    const every = EVERY.exec(s);
-    if (every) {
-      const n = every[1] === undefined ? 1 : Number(every[1]);
-      const ms = n * UNITS[every[2][0].toLowerCase()];
-      if (ms <= 0) throw badRequest(`'${s}' is not an interval`);
-      if (check && ms < check.minIntervalSecs * 1000) throw badRequest(`'${s}' is shorter than the shortest interval allowed (${check.minIntervalSecs}s)`);
-      return { kind: 'every', expr: s, everyMs: ms, at: 0, tz: zone };
-    }
+    if (/^every\b/i.test(s)) return { kind: 'every', expr: s, everyMs: this.interval(s, check), at: 0, tz: zone };
     if (/^at\s+/i.test(s)) {
       const at = this.instant(s.replace(/^at\s+/i, ''), zone);
       if (check && at <= check.now) throw badRequest(`'${s}' is in the past`);
@@ -103,12 +102,25 @@ export class Schedules {
       try {
         cron = new Cron(expr, { mode: '5-part', timezone: tz, paused: true });
       } catch (err) {
-        throw badRequest(`invalid cron expression '${expr}': ${(err as Error).message.replace(/^CronPattern: /, '')}`);
+        throw badRequest(`invalid cron expression '${expr}': ${cronProblem(expr, err as Error)}; ${SCHEDULE_FORMS}`);
       }
       if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     }
     this.cache.set(key, cron);
     return cron;
+  }
+
+  /** The milliseconds of an `every` schedule; 400 saying what the form is. */
+  private interval(s: string, check: { minIntervalSecs: number } | undefined): number {
+    const every = EVERY.exec(s);
+    if (!every) throw badRequest(`'${s}' is not an interval: write "every <n><unit>" with the unit s, m, h or d (e.g. "every 5m", "every 2 hours")`);
+    const n = every[1] === undefined ? 1 : Number(every[1]);
+    const ms = n * UNITS[every[2][0].toLowerCase()];
+    if (ms <= 0) throw badRequest(`'${s}' is not an interval: the number must be at least 1`);
+    if (check && ms > LONGEST_EVERY_DAYS * UNITS.d)
+      throw badRequest(`'${s}' is longer than ${LONGEST_EVERY_DAYS} days: use a cron expression (e.g. "@yearly")`);
+    if (check && ms < check.minIntervalSecs * 1000) throw badRequest(`'${s}' is shorter than the shortest interval allowed (${check.minIntervalSecs}s)`);
+    return ms;
   }
 
   /** An IANA zone name; '' or null = UTC. 400 for an unknown zone. */
@@ -138,4 +150,11 @@ export class Schedules {
     if (Number.isNaN(ms)) throw badRequest(`'${text}' is not an ISO 8601 timestamp (e.g. 2026-12-01T09:00:00Z)`);
     return ms;
   }
+}
+
+/** What is wrong with a cron expression croner refused: the field count first (croner's own text also allows 6 and 7). */
+function cronProblem(expr: string, err: Error): string {
+  const fields = expr.split(/\s+/).filter(Boolean).length;
+  if (!expr.startsWith('@') && fields !== 5) return `it has ${fields} field${fields === 1 ? '' : 's'}, a cron expression has 5`;
+  return err.message.replace(/^CronPattern: /, '');
 }

@@ -94,7 +94,8 @@ const ALIASES: Record<string, string> = { memory_key_pattern: 'memory_update' };
 export const PATTERN_KINDS = Object.keys(KINDS);
 
 /** The stored form of a pattern sent by a client: 400 naming the problem. */
-export function normalizePattern(input: unknown): Pattern {
+export function normalizePattern(sent: unknown): Pattern {
+  const input = typeof sent === 'string' ? fromText(sent) : sent;
   let kind: string;
   let value: unknown;
   if (typeof input === 'string') [kind, value] = [input, {}];
@@ -113,6 +114,23 @@ export function normalizePattern(input: unknown): Pattern {
     fields[key] = v;
   }
   return { [kind]: fields };
+}
+
+/**
+ * A pattern sent as text: a name, or the pattern object written as JSON (a form field). Text that starts like JSON
+ * and does not parse is reported as malformed JSON, with where, rather than as an unknown pattern name.
+ */
+function fromText(text: string): unknown {
+  const trimmed = text.trim();
+  if (!/^[[{"]/.test(trimmed)) return trimmed;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch (err) {
+    throw badRequest(
+      `pattern is not valid JSON (${(err as Error).message}): send an object with one key, such as {"lifecycle": {}} or ` +
+        `{"task_posted": {"assignee_match": "self"}}, or a pattern name (one of ${PATTERN_KINDS.join(', ')})`,
+    );
+  }
 }
 
 export function compile(pattern: Pattern): Matcher {

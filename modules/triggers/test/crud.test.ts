@@ -61,6 +61,8 @@ describe('triggers: create, list, get, PATCH, DELETE', () => {
       [{ custom: { event_type: 'deploy.*' } }, { custom: { event_type: 'deploy.*' } }],
       [{ content_match: { substring: 'error' } }, { content_match: { substring: 'error' } }],
       [{ event: { type: 'workflow.*' } }, { event: { type: 'workflow.*' } }],
+      // Text that is the pattern object as JSON (a form field) is read as that object.
+      ['{"task_posted": {"assignee_match": "self"}}', { task_posted: { assignee_match: 'self' } }],
     ];
     for (const [pattern, stored] of shapes) {
       const id = await createTrigger(env.k, { agent_id: owner, pattern, prompt_template: 'x' });
@@ -77,6 +79,12 @@ describe('triggers: create, list, get, PATCH, DELETE', () => {
       [{ ...ok, agent_id: 'nope' }, 400, /not a UUID/],
       [{ ...ok, agent_id: '00000000-0000-4000-8000-000000000000' }, 404, /not found/],
       [{ ...ok, pattern: { sometimes: {} } }, 400, /unknown pattern 'sometimes'/],
+      [
+        { ...ok, pattern: '{"lifecycle": {}' },
+        400,
+        /^pattern is not valid JSON \(.*at position 16\): send an object with one key, such as \{"lifecycle": \{\}\}.* or a pattern name \(one of all, lifecycle/,
+      ],
+      [{ ...ok, pattern: '{"task_posted": {"assignee_match": self}}' }, 400, /^pattern is not valid JSON \(.*self\}\}.*\): send an object/],
       [{ ...ok, pattern: { lifecycle: {}, all: {} } }, 400, /one key/],
       [{ ...ok, pattern: { agent_spawned: { name: 'x' } } }, 400, /no field 'name'/],
       [{ ...ok, pattern: { content_match: {} } }, 400, /needs 'substring'/],

@@ -1,12 +1,13 @@
 import { notFound, requireUuid, type Routes } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
 import type { Usage } from '../services/usage.ts';
+import { usdBudget } from '../config.ts';
 
 const limitsBody = {
   type: 'object',
   properties: {
-    daily_limit_usd: { type: 'number', minimum: 0, description: 'USD per UTC day; 0 = unlimited' },
-    monthly_limit_usd: { type: 'number', minimum: 0, description: 'USD per UTC month; 0 = unlimited' },
+    daily_limit_usd: { ...usdBudget, description: 'USD per UTC day; 0 = unlimited, at most 1000000' },
+    monthly_limit_usd: { ...usdBudget, description: 'USD per UTC month; 0 = unlimited, at most 1000000' },
   },
   anyOf: [{ required: ['daily_limit_usd'] }, { required: ['monthly_limit_usd'] }],
 } as const;

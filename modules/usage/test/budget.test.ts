@@ -54,6 +54,22 @@ describe('budgets and hourly token quotas', () => {
     assert.equal(bad.status, 400);
   });
 
+  it('refuses an absurd budget (1e308, more than a million USD, negative) with the allowed range, global and per agent', async () => {
+    for (const path of ['/api/budget', `/api/budget/agents/${spender}`]) {
+      for (const [key, value] of [
+        ['daily_limit_usd', 1e308],
+        ['monthly_limit_usd', 1_000_001],
+        ['daily_limit_usd', -1],
+      ] as const) {
+        const res = await h.json<{ error: string }>(path, { method: 'PUT', json: { [key]: value } });
+        assert.equal(res.status, 400, `${path} ${key}=${value}`);
+        assert.equal(res.body.error, `invalid value for 'body/${key}': a number of USD from 0 (unlimited) to 1000000`);
+      }
+      assert.equal((await h.json<Budget>(path, { method: 'PUT', json: { monthly_limit_usd: 1_000_000 } })).status, 200, path);
+      assert.equal((await h.json<Budget>(path, { method: 'PUT', json: { monthly_limit_usd: 50 } })).status, 200, path);
+    }
+  });
+
   it('refuses a call over the global daily budget before the provider is called (402)', async () => {
     h.fake.enqueue({ text: 'spent', usage: { input: 1_000_000, output: 0 } }); // $0.15 at gpt-4o-mini prices
     assert.equal((await send(spender)).status, 200);

@@ -3,7 +3,15 @@ import type { FromSchema } from '@talon/module-sdk';
 export const wasmConfigSchema = {
   type: 'object',
   properties: {
-    fuel: { type: 'integer', minimum: 1000, default: 100000000, description: 'instruction budget of one WASM tool call (fuel meter)' },
+    // The meter is a 64-bit global: a larger budget would wrap around; a trillion instructions outlast any deadline.
+    fuel: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: 1_000_000_000_000,
+      'x-error': 'an instruction budget from 1000 to 1000000000000',
+      default: 100000000,
+      description: 'instruction budget of one WASM tool call (fuel meter)',
+    },
     timeout_ms: {
       type: 'integer',
       minimum: 10,
