@@ -1,13 +1,32 @@
-import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, FastifyRequest, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyBaseLogger, FastifyTypeProvider, RawServerDefault, FastifyRequest, FastifyReply } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JsonSchemaToTsProvider } from '@fastify/type-provider-json-schema-to-ts';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
+/**
+ * The reply type of a response schema: an object with at least the listed properties. json-schema-to-ts gives an
+ * object without `additionalProperties: false` a `[x: string]: unknown` signature, which a value typed by an interface
+ * never fits (an interface has no index signature): TypeScript then reported a long TS2769 about `websocket`. Without
+ * the signature any value with the listed properties fits. The reply is sent as JSON.stringify sends it (the schema
+ * documents and types it; it does not filter it).
+ */
+export type Sent<T> = T extends readonly unknown[]
+  ? { [K in keyof T]: Sent<T[K]> }
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Sent<T[K]> }
+    : T;
+
+/** json-schema-to-ts for request types (as @fastify/type-provider-json-schema-to-ts), `Sent` for replies. */
+export interface TalonTypeProvider extends FastifyTypeProvider {
+  validator: this['schema'] extends JSONSchema ? FromSchema<this['schema']> : unknown;
+  serializer: this['schema'] extends JSONSchema ? Sent<FromSchema<this['schema']>> : unknown;
+}
 
 /**
  * The Fastify instance a module registers its routes on: an encapsulated
  * child of the current HTTP generation, with request types derived from each
  * route's JSON Schema.
  */
-export type Routes = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, JsonSchemaToTsProvider>;
+export type Routes = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TalonTypeProvider>;
 
 /** The root instance of a generation, for cross-cutting hooks that apply to every route. */
 export type RootHttp = Routes;
