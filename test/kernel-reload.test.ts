@@ -164,6 +164,11 @@ test('a module folder added at run time is loaded; removing it unloads it', asyn
   writeFileSync(path.join(extra, 'module.toml'), 'name = "late"\nversion = "1.0.0"\n');
   await waitFor(async () => (await k.request('/api/slow')).status === 200, 5_000, 'the added module to serve');
   assert.equal(k.kernel.modules().find((m) => m.id === 'late')?.state, 'running');
+  const said = k.logLines().map((l) => JSON.parse(l) as { module?: string; msg: string });
+  assert.ok(
+    said.some((l) => l.msg === "module 'late' loaded" && l.module === 'late'),
+    'a first load says loaded, not reloaded',
+  );
   rmSync(extra, { recursive: true, force: true });
   await waitFor(async () => (await k.request('/api/slow')).status === 404, 5_000, 'the removed module to stop serving');
   assert.equal(
