@@ -118,7 +118,11 @@ export interface TurnRequest {
   signal?: AbortSignal;
   /** Set when a tool of another agent's turn started this one (stop cascades down). */
   parentTurnId?: string;
-  /** Where the turn came from, for logs and usage ('http', 'ws', 'v1', 'agent_send', 'trigger'...). */
+  /**
+   * Where the turn came from ('http', 'ws', 'v1', 'agent_send', 'trigger', a channel's name...), for logs, usage and
+   * trust: only the local user's origins ('http', 'http-stream', 'ws', 'v1') are trusted; any other origin, or none
+   * ('module'), makes the message untrusted input (docs/agents.md, "Turn origins and trust").
+   */
   origin?: string;
 }
 
@@ -290,6 +294,8 @@ export interface TurnInfo {
   message: string;
   /** Where the turn came from (TurnRequest.origin): 'http', 'ws', 'agent_send', a channel... */
   origin?: string;
+  /** True only when the local user sent the message through the service's own API; absent or false: untrusted input. */
+  fromLocalUser?: boolean;
 }
 
 export interface TurnRecord extends TurnInfo {
@@ -306,6 +312,8 @@ export interface ModelCallContext {
   /** The turn this call belongs to, and where the turn came from (TurnRequest.origin). */
   turnId?: string;
   origin?: string;
+  /** As TurnInfo.fromLocalUser: absent or false means the user message is untrusted input. */
+  fromLocalUser?: boolean;
   /** System prompt about to be sent; taps may append (memory recall does). */
   system: string;
 }

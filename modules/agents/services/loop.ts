@@ -22,6 +22,7 @@ import { NOT_RUN_RESULT, textOf, toChat } from './history.ts';
 import { attachmentBlocks } from './attachments.ts';
 import { costOf, llmFailure, modelRef, streamModel } from './model.ts';
 import { findTool } from './tools.ts';
+import { isLocalUser } from './origins.ts';
 
 export interface LoopDeps {
   registry: AgentStore;
@@ -48,7 +49,10 @@ export interface TurnState {
 type ToolUse = Extract<ContentBlock, { type: 'tool_use' }>;
 type Outcome = { kind: 'ok'; text: string } | { kind: 'stopped' | 'interrupted' };
 
-export function runLoop(deps: LoopDeps, request: TurnRequest & { sessionId: string }, turn: TurnState, emit: (event: TurnEvent) => void): Promise<TurnResult> {
+/** A turn request once the runner placed it: its session, and its origin ('module' when the caller named none). */
+export type StartedTurn = TurnRequest & { sessionId: string; origin: string };
+
+export function runLoop(deps: LoopDeps, request: StartedTurn, turn: TurnState, emit: (event: TurnEvent) => void): Promise<TurnResult> {
   return new Turn(deps, request, turn, emit).run();
 }
 
@@ -67,7 +71,7 @@ class Turn {
 
   constructor(
     private readonly deps: LoopDeps,
-    private readonly request: TurnRequest & { sessionId: string },
+    private readonly request: StartedTurn,
     private readonly turn: TurnState,
     private readonly emit: (event: TurnEvent) => void,
   ) {
@@ -75,7 +79,8 @@ class Turn {
     this.config = deps.config();
     this.signal = turn.controller.signal;
     this.agent = deps.registry.require(request.agentId);
-    this.info = { agent: this.agent, sessionId: request.sessionId, turnId: turn.id, message: request.message, origin: request.origin };
+    const fromLocalUser = isLocalUser(request.origin);
+    this.info = { agent: this.agent, sessionId: request.sessionId, turnId: turn.id, message: request.message, origin: request.origin, fromLocalUser };
   }
 
   async run(): Promise<TurnResult> {
@@ -162,6 +167,7 @@ class Turn {
       system: agent.systemPrompt,
       turnId: this.turn.id,
       origin: request.origin,
+      fromLocalUser: this.info.fromLocalUser,
     });
     const started = Date.now();
     let result: CompletionResult;
@@ -236,7 +242,7 @@ class Turn {
       turnId: this.turn.id,
       callId: use.id,
       signal: this.signal,
-      origin: this.request.origin ?? 'http',
+      origin: this.request.origin,
       notifyOwner: (text) => this.notices.push(text),
     });
     if (verdict.kind === 'warn') output = { ...output, content: `${output.content}\n\n[LOOP GUARD] ${verdict.message}` };
@@ -252,7 +258,7 @@ class Turn {
       turn_id: turn.id,
       agent_id: agent.id,
       session_id: request.sessionId,
-      origin: request.origin ?? 'http',
+      origin: request.origin,
       started_at: new Date(this.started).toISOString(),
       duration_ms: ms,
       iterations: stats.iterations,

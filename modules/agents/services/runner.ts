@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict } from '@talon/module-sdk';
 import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import { runLoop, type LoopDeps, type TurnState } from './loop.ts';
+import { UNNAMED_ORIGIN } from './origins.ts';
 
 export type TurnListener = Parameters<AgentRunner['subscribe']>[1];
 
@@ -61,7 +62,7 @@ export class Runner implements AgentRunner {
       // A new message clears the session's flag; a flag set while idle still applies to this turn.
       turn.interrupted = this.pendingInterrupts.delete(sessionId);
       const emit = (event: TurnEvent) => this.emit(turn, event, onEvent);
-      return await runLoop(this.deps, { ...request, agentId: agent.id, sessionId }, turn, emit);
+      return await runLoop(this.deps, { ...request, agentId: agent.id, sessionId, origin: request.origin ?? UNNAMED_ORIGIN }, turn, emit);
     } finally {
       this.turns.delete(turn.id);
       request.signal?.removeEventListener('abort', abort);

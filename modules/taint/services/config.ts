@@ -27,8 +27,9 @@ export const taintConfigSchema = {
     untrusted_origins: {
       type: 'array',
       items: { type: 'string' },
-      default: ['channel', 'webhook', 'agent_send', 'trigger', 'a2a', 'peer', 'hook'],
-      description: 'turn origins whose message is untrusted input (a channel, a webhook, another agent)',
+      default: [],
+      description:
+        "further turn origins whose message is untrusted input; every origin but the local user's (http, http-stream, ws, v1) already is, so this only distrusts those too ('*' ends a prefix)",
     },
     trusted_hosts: { type: 'array', items: { type: 'string' }, default: [], description: 'hosts web_fetch may send anything to (never "new")' },
   },

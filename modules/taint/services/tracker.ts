@@ -1,5 +1,6 @@
 /**
- * Labels per turn and the sink checks. A turn is labelled by its origin (a channel, a webhook, another agent) and
+ * Labels per turn and the sink checks. A turn is labelled by its origin (anything but the local user: a channel, a
+ * webhook, a schedule, another agent — the agents module says which in TurnInfo.fromLocalUser) and
  * by the results of untrusted tools; credential values seen in any tool result are remembered for the turn. Sinks
  * are checked in agentHooks.authorizeToolCall: block answers a refusal the model reads, warn lets the call run
  * and puts a notice in front of its result, log only logs. Labels are a pattern-and-flow heuristic, not a proof.
@@ -27,6 +28,8 @@ declare module '@talon/module-sdk' {
 }
 
 const MAX_TURNS = 1000;
+/** Origins where another agent wrote the message (the rest of the untrusted origins are outside users or events). */
+const AGENT_ORIGINS = new Set(['agent_send', 'a2a', 'peer', 'comms']);
 const matches = (patterns: readonly string[], tool: string) => patterns.some((p) => (p.endsWith('*') ? tool.startsWith(p.slice(0, -1)) : p === tool));
 const stringsOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? ''));
 
@@ -46,9 +49,8 @@ export class TaintTracker {
 
   beginTurn(turn: TurnInfo): void {
     const state = this.turn(turn.turnId);
-    const origin = turn.origin ?? 'http';
-    if (matches(this.config().untrusted_origins, origin))
-      state.labels.add(origin === 'agent_send' || origin === 'a2a' || origin === 'peer' ? 'UntrustedAgent' : 'UserInput');
+    const origin = turn.origin ?? '';
+    if (!turn.fromLocalUser || matches(this.config().untrusted_origins, origin)) state.labels.add(AGENT_ORIGINS.has(origin) ? 'UntrustedAgent' : 'UserInput');
     else for (const host of hostsIn(turn.message)) state.namedHosts.add(host);
   }
 

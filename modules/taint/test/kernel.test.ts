@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import type { AgentRunner } from '@talon/agents';
 
 const SECRET = 'sk-test-taint-provider-key';
 const NOTES_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'mcp-notes.mjs');
@@ -73,6 +74,30 @@ test('shell_exec: a fetched page cannot steer a command; the same command in a c
   const tool = (fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool').at(-1)!;
   assert.match(tool.content, /taint tracking \(shell_exec\).*command_chaining.*ExternalNetwork.*Blocked by policy/);
   assert.match(await turn(id, 'run it', 'shell_exec', { command: 'echo fetched && echo again' }), /fetched\s+again/);
+});
+
+test("origins: a module's turn with an origin nobody listed, or none, is untrusted input; the local user's is not", async () => {
+  const id = await spawn('relay', ['shell_exec']);
+  const runner = k.kernel.services.view<AgentRunner>('agents.runner');
+  const command = { command: 'echo relayed && echo twice' };
+  // A module relaying outside messages (a chat bridge, a poller) need not say they are untrusted.
+  for (const [origin, label] of [
+    ['telegram', 'UserInput'],
+    ['schedule', 'UserInput'],
+    ['comms', 'UntrustedAgent'],
+    [undefined, 'UserInput'],
+  ] as const) {
+    fake.enqueue({ toolCalls: [{ name: 'shell_exec', input: command }] }, { text: 'done' });
+    await runner.run({ agentId: id, message: 'run it', ...(origin && { origin }) });
+    const tool = (fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool').at(-1)!;
+    assert.match(tool.content, new RegExp(`taint tracking \\(shell_exec\\).*command_chaining.*\\(${label}\\)`), String(origin));
+  }
+  fake.enqueue({ toolCalls: [{ name: 'shell_exec', input: command }] }, { text: 'done' });
+  await runner.run({ agentId: id, message: 'run it', origin: 'ws' });
+  assert.match(
+    (fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'tool').at(-1)!.content,
+    /relayed\s+twice/,
+  );
 });
 
 test('web_fetch: a secret to a host the user did not name is blocked before any request; the named host gets it', async () => {
