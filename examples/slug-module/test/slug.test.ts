@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setConfig, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import type { AgentTools } from '@talon/agents';
 
 // Loaded the way a user loads a third-party module: module_paths names the folder that holds it.
 const examples = path.resolve(import.meta.dirname, '../..');
@@ -68,4 +69,21 @@ test('an invalid value in its config section stops start-up, naming the key', as
     startTestKernel({ only, config: config('separator = "+"\n') }).then((started) => started.stop()),
     /'slug.separator'/,
   );
+});
+
+test('with the agents module running, agents get the slugify tool (a contract import, type-checked through paths)', async () => {
+  const withAgents = await startTestKernel({ only: ['slug', 'agents', 'error-envelope'], config: config() });
+  try {
+    const tools = withAgents.kernel.services.view<AgentTools>('agents.tools');
+    const signal = new AbortController().signal;
+    const made = await tools.invoke({ tool: 'slugify', input: { text: 'Crème Brûlée' }, signal, origin: 'test' });
+    assert.deepEqual(made.output, { content: 'creme-brulee' });
+    const refused = await tools.invoke({ tool: 'slugify', input: { text: '?!' }, signal, origin: 'test' });
+    assert.equal(refused.output.isError, true);
+    assert.match(refused.output.content, /has no letters or digits/);
+  } finally {
+    await withAgents.stop();
+  }
+  // Without it the module runs alone (optional_depends), as in the tests above.
+  assert.equal(k.kernel.modules().find((m) => m.id === 'slug')?.state, 'running');
 });
