@@ -90,7 +90,7 @@ export async function agentsBench() {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-bench-agents-'));
   writeFileSync(
     path.join(home, 'config.toml'),
-    `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 10000000\n[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "BENCH_FAKE_KEY"\n`,
+    `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 1000000\n[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "BENCH_FAKE_KEY"\n`,
   );
   // As `npm start` runs it: the kernel's CommonJS build, no TypeScript loader.
   const daemon = spawnDetached(process.execPath, ['scripts/start.mjs'], { TALON_HOME: home, BENCH_FAKE_KEY: 'x' });

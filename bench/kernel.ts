@@ -97,7 +97,7 @@ async function requests(url: string, seconds: number): Promise<number> {
 /** Both servers run side by side; rounds alternate which one is measured first. */
 async function healthThroughput(rounds: number, seconds: number): Promise<{ talonRps: number; bareRps: number }> {
   // Every security module on (the defaults); a rate high enough that the limiter admits the benchmark's load.
-  const talon = await launch('talon', 'rate_limit_per_second = 10000000\n');
+  const talon = await launch('talon', 'rate_limit_per_second = 1000000\n');
   const bare = await launch('bare').catch(async (err) => {
     await stop(talon);
     throw err;
