@@ -10,6 +10,7 @@ import { useApi } from '../lib/use-api.tsx';
 import { href, navigate } from '../lib/hash.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from './error.tsx';
+import { SearchForm } from './search-form.tsx';
 import { useAction } from './action.tsx';
 import { AgentPicker } from './agent-picker.tsx';
 
@@ -40,7 +41,6 @@ interface Listing {
 const sourceLabel = (source: string) => (source === 'user' ? 'saved' : `${source.replace(/^registry:/, '')} registry`);
 
 export function TemplateBrowser() {
-  const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
   const [category, setCategory] = useState('');
   const params = new URLSearchParams({ ...(query && { q: query }), ...(category && { category }) }).toString();
@@ -59,17 +59,7 @@ export function TemplateBrowser() {
           onSync={() => void action.run(async () => (await api('/api/hub/sync', { method: 'POST' }), await list.reload(), 'Synced'))}
         />
       )}
-      <form
-        role="search"
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(q.trim());
-        }}
-      >
-        <label for="tpl-search">Search templates</label>
-        <input id="tpl-search" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-        <button type="submit">Search</button>
+      <SearchForm id="tpl-search" label="Search templates" onSearch={setQuery}>
         <label for="tpl-category">Category</label>
         <select id="tpl-category" value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
           <option value="">all</option>
@@ -79,7 +69,7 @@ export function TemplateBrowser() {
             </option>
           ))}
         </select>
-      </form>
+      </SearchForm>
       <ErrorText error={list.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
       {d && !d.templates.length && <p>No template matches.</p>}

@@ -5,6 +5,7 @@ import { useApi } from '../lib/use-api.tsx';
 import { navigate } from '../lib/hash.tsx';
 import { fmtJson, fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
+import { SearchForm } from '../components/search-form.tsx';
 import { AgentPicker } from '../components/agent-picker.tsx';
 import { useAgentOrFirst } from '../lib/agents.tsx';
 import { useAction } from '../components/action.tsx';
@@ -103,7 +104,6 @@ function KeyValues({ agentId }: { agentId: string }) {
 }
 
 function Entries({ agentId }: { agentId: string }) {
-  const [q, setQ] = useState('');
   const [search, setSearch] = useState('');
   // The list comes a page at a time; a search gives its best 50, ranked.
   const list = useServerPage<{ memories: Entry[]; total?: number }, Entry>(
@@ -117,18 +117,7 @@ function Entries({ agentId }: { agentId: string }) {
   return (
     <>
       <h2>Semantic memory</h2>
-      <form
-        role="search"
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setSearch(q.trim());
-        }}
-      >
-        <label for="memory-search">Search</label>
-        <input id="memory-search" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-        <button type="submit">Search</button>
-      </form>
+      <SearchForm id="memory-search" label="Search" onSearch={setSearch} />
       <ErrorText error={list.error ?? found.error} />
       <Table columns={['Content', 'Level', 'Category', 'Score', 'Created']}>
         {page.items.map((m) => (

@@ -8,6 +8,7 @@ import { useApi, type Loaded } from '../lib/use-api.tsx';
 import { useHasModule } from '../lib/modules.tsx';
 import { fmtTime } from '../lib/format.tsx';
 import { ErrorText } from '../components/error.tsx';
+import { SearchForm } from '../components/search-form.tsx';
 import { useAction } from '../components/action.tsx';
 import { Pager, usePage } from '../components/pager.tsx';
 import { Table } from '../components/table.tsx';
@@ -140,7 +141,6 @@ function InstallFromSource({ onInstalled }: { onInstalled: () => void }) {
 }
 
 function Hub({ onInstalled }: { onInstalled: () => void }) {
-  const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
   const [category, setCategory] = useState('');
   const [page, setPage] = useState(1);
@@ -170,18 +170,14 @@ function Hub({ onInstalled }: { onInstalled: () => void }) {
           </button>
         </p>
       )}
-      <form
-        role="search"
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(q.trim());
+      <SearchForm
+        id="hub-search"
+        label="Search the hub"
+        onSearch={(text) => {
+          setQuery(text);
           setPage(1);
         }}
       >
-        <label for="hub-search">Search the hub</label>
-        <input id="hub-search" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
-        <button type="submit">Search</button>
         {!query && d?.categories && d.categories.length > 0 && (
           <>
             <label for="hub-category">Category</label>
@@ -202,7 +198,7 @@ function Hub({ onInstalled }: { onInstalled: () => void }) {
             </select>
           </>
         )}
-      </form>
+      </SearchForm>
       <ErrorText error={hub.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
       <Table columns={['Entry', 'Kind', 'Category', { hidden: 'Actions' }]}>
