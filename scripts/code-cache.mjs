@@ -82,17 +82,17 @@ function requireFor(mod) {
 }
 
 /**
- * Compiles CommonJS through the cache in `file` from now on. The cache is written once, at `saveAfterMs` or at exit if
- * sooner, and only when this run compiled a file it did not hold (or held for another build of V8). Off when Node's source
- * maps are on (`--enable-source-maps`): scripts compiled this way are not source-mapped in Node 20.
+ * Compiles CommonJS through the cache in `file` from now on. The cache is written at exit, and only when this run compiled
+ * a file it did not hold (or held for another build of V8): never while the service runs (making it for every file took
+ * 140 ms of one event-loop turn). Off when Node's source maps are on (`--enable-source-maps`): scripts compiled this way
+ * are not source-mapped in Node 20.
  */
-export function useCodeCache(file, { saveAfterMs = 10_000 } = {}) {
+export function useCodeCache(file) {
   if (process.sourceMapsEnabled) return { stats: () => undefined };
   const stored = openCache(file);
   /** This run's scripts by key, and whether stored data served each one. */
   const compiled = new Map();
   const stats = { hits: 0, misses: 0, rejected: 0 };
-  let saved = false;
   const original = Module.prototype._compile;
   Module.prototype._compile = function (content, filename, format) {
     if (format === 'module') return original.call(this, content, filename, format);
@@ -107,33 +107,19 @@ export function useCodeCache(file, { saveAfterMs = 10_000 } = {}) {
     }
     const served = cachedData !== undefined && !script.cachedDataRejected;
     stats[served ? 'hits' : cachedData ? 'rejected' : 'misses']++;
-    if (!saved) compiled.set(key, { script, served });
+    compiled.set(key, { script, served });
     const wrapper = script.runInThisContext({ displayErrors: true });
     return Reflect.apply(wrapper, this.exports, [this.exports, requireFor(this), this, filename, path.dirname(filename)]);
   };
-  // The bytecode of every function compiled so far, start-up's included; what this run did not load is dropped.
-  const entryOf = ([key, c]) => [key, c.script.createCachedData()];
-  const write = (entries) => {
-    const changed = [...compiled.values()].some((c) => !c.served);
-    saved = true;
-    compiled.clear();
+  process.once('exit', () => {
     stored.close();
+    if ([...compiled.values()].every((c) => c.served)) return;
     try {
-      if (changed) writeCache(file, entries);
+      // The bytecode of every function compiled by now, start-up's included; what this run did not load is dropped.
+      writeCache(file, new Map([...compiled].map(([key, c]) => [key, c.script.createCachedData()])));
     } catch {
       // a cache that cannot be written only costs the next start its speed
     }
-  };
-  // In the running service one file per turn of the event loop (all at once took 140 ms); at exit all at once.
-  setTimeout(async () => {
-    const entries = new Map();
-    for (const item of compiled) {
-      if (saved) return;
-      entries.set(...entryOf(item));
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    if (!saved) write(entries);
-  }, saveAfterMs).unref();
-  process.once('exit', () => saved || write(new Map([...compiled].map(entryOf))));
+  });
   return { stats: () => ({ ...stats }) };
 }

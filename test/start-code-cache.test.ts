@@ -15,7 +15,7 @@ function run(dir: string, files: string[], nodeArgs: string[] = []): Run {
   const script = `
     import { createRequire } from 'node:module';
     import { useCodeCache } from ${JSON.stringify(codeCache)};
-    const cache = useCodeCache(${JSON.stringify(path.join(dir, 'cache.bin'))}, { saveAfterMs: 60_000 });
+    const cache = useCodeCache(${JSON.stringify(path.join(dir, 'cache.bin'))});
     const require = createRequire(${JSON.stringify(path.join(dir, 'x.js'))});
     const results = ${JSON.stringify(files)}.map((f) => { try { return require('./' + f); } catch (err) { return 'threw: ' + err.message; } });
     console.log(JSON.stringify({ stats: cache.stats(), results }));`;
