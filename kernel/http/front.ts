@@ -19,6 +19,17 @@ export function answerError(to: http.ServerResponse | Socket, base: BaseHeaders,
   to.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${lines.join('')}\r\n${body}`);
 }
 
+/** The generation a response is counted in (in flight) until it closes or turns into a stream. */
+const COUNTED_IN = Symbol('counted in');
+type Counted = http.ServerResponse & { [COUNTED_IN]?: Generation };
+
+function uncount(this: Counted): void {
+  const g = this[COUNTED_IN];
+  if (!g) return;
+  g.inflight--;
+  this[COUNTED_IN] = undefined;
+}
+
 /** The one listening server: it hands each request and upgrade to the live generation (docs/architecture.md). */
 export class FrontServer {
   readonly server: http.Server;
@@ -33,13 +44,9 @@ export class FrontServer {
       const g = this.live;
       if (!g || this.closing) return answerError(res, this.baseHeaders, 503, this.unavailable());
       g.inflight++;
-      let counted = true;
-      const done = () => {
-        if (counted) g.inflight--;
-        counted = false;
-      };
-      // A drain never waits for a stream (SSE). `on`, not `once`: done runs once by itself, once would wrap it anew per request.
-      res.on('close', done).on(LONG_LIVED, done);
+      (res as Counted)[COUNTED_IN] = g;
+      // A drain never waits for a stream (SSE). One shared listener, no closure per request; `on`, not `once`: `once` wraps anew.
+      res.on('close', uncount).on(LONG_LIVED, uncount);
       // HEAD is answered by the GET route: Node made the response knowing the method and leaves the body out.
       if (req.method === 'HEAD') req.method = 'GET';
       g.inner.emit('request', req, res);

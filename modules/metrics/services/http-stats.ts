@@ -20,15 +20,22 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
  * URL, so the map stays bounded by the routes.
  */
 export class HttpStats {
-  private readonly entries = new Map<string, Entry>();
+  /** By route, then method and status: lookups without building a key string on every request. */
+  private readonly entries = new Map<string, Map<string, Map<number, Entry>>>();
+  /** The same entries in the order first seen (prom-client's order of label sets). */
+  private readonly seen: Entry[] = [];
 
   observe(event: HttpResponseEvent): void {
     const route = event.route ?? '(unmatched)';
-    const key = `${event.method} ${event.statusCode} ${route}`;
-    let entry = this.entries.get(key);
+    let byMethod = this.entries.get(route);
+    if (!byMethod) this.entries.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(event.method);
+    if (!byStatus) byMethod.set(event.method, (byStatus = new Map()));
+    let entry = byStatus.get(event.statusCode);
     if (!entry) {
       entry = { labels: { method: event.method, route, status: String(event.statusCode) }, count: 0, sum: 0, buckets: BUCKETS.map(() => 0) };
-      this.entries.set(key, entry);
+      byStatus.set(event.statusCode, entry);
+      this.seen.push(entry);
     }
     const seconds = event.durationMs / 1000;
     entry.count++;
@@ -42,7 +49,7 @@ export class HttpStats {
   }
 
   values(): Iterable<Entry> {
-    return this.entries.values();
+    return this.seen;
   }
 }
 
