@@ -69,6 +69,15 @@ function writeCache(file, entries) {
   renameSync(tmp, file);
 }
 
+/**
+ * The cache file in `dir` for this Node and its flags: V8 refuses data made under other flags, so runs with other flags
+ * (tests, profiling) keep a file of their own instead of replacing each other's.
+ */
+export function codeCacheFile(dir) {
+  const flags = createHash('sha1').update(`${process.version} ${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`);
+  return path.join(dir, `code-cache-${flags.digest('hex').slice(0, 12)}.bin`);
+}
+
 /** Node's own `require` of a module, as makeRequireFunction builds it. */
 function requireFor(mod) {
   const require = (id) => mod.require(id);

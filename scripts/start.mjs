@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { useCodeCache } from './code-cache.mjs';
+import { codeCacheFile, useCodeCache } from './code-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'node_modules', '.cache', 'talon', 'main.cjs');
@@ -60,5 +60,5 @@ const pick = (st) => ({ size: st.size, mtimeMs: st.mtimeMs });
 
 if (!fresh()) await build();
 if (process.argv.includes('--build-only')) process.exit(0);
-useCodeCache(path.join(path.dirname(out), 'code-cache.bin'));
+useCodeCache(codeCacheFile(path.dirname(out)));
 createRequire(import.meta.url)(out);

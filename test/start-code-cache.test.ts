@@ -81,3 +81,18 @@ test('off when Node’s source maps are on (scripts compiled by vm are not sourc
     assert.equal(mapped.stats, undefined);
     assert.ok(!existsSync(path.join(dir, 'cache.bin')));
   }));
+
+test('each set of Node flags has a cache file of its own, so runs with other flags do not replace each other’s', () => {
+  const nameWith = (args: string[]) =>
+    execFileSync(
+      process.execPath,
+      [...args, '--input-type=module', '-e', `import { codeCacheFile } from ${JSON.stringify(codeCache)}; console.log(codeCacheFile('/x'));`],
+      {
+        encoding: 'utf8',
+      },
+    ).trim();
+  const plain = nameWith([]);
+  assert.match(plain, /^\/x\/code-cache-[0-9a-f]{12}\.bin$/);
+  assert.equal(nameWith([]), plain);
+  assert.notEqual(nameWith(['--max-semi-space-size=2']), plain);
+});
