@@ -3,10 +3,33 @@ import type { HttpResponseEvent, KernelApi } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
 import { HttpDurations, HttpStats } from './http-stats.ts';
 
+/**
+ * A registry whose process defaults (CPU, memory, handles, event-loop delay, GC) start with its first read: their GC observer
+ * and event-loop monitor cost every request and wake the process 100 times a second, for nobody while nobody scrapes.
+ */
+class ScrapedRegistry extends Registry {
+  private defaultsStarted = false;
+
+  private startDefaults(): void {
+    if (this.defaultsStarted) return;
+    this.defaultsStarted = true;
+    collectDefaultMetrics({ register: this });
+  }
+
+  override metrics(): Promise<string> {
+    this.startDefaults();
+    return super.metrics();
+  }
+
+  override getMetricsAsJSON(): ReturnType<Registry['getMetricsAsJSON']> {
+    this.startDefaults();
+    return super.getMetricsAsJSON();
+  }
+}
+
 /** The module's registry with its own collectors; never prom-client's global one. */
 export function createMetrics(kernel: KernelApi, agents: () => AgentRegistry | undefined): { registry: Registry; observe(event: HttpResponseEvent): void } {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = new ScrapedRegistry();
   const stats = new HttpStats();
   new Counter({
     name: 'talon_http_requests_total',

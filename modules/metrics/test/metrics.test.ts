@@ -18,6 +18,13 @@ async function scrape(): Promise<string> {
   return res.text();
 }
 
+test('the process defaults (their GC observer, event-loop monitor) start with the first scrape, not at start-up', async () => {
+  const registry = k.kernel.services.view<Registry>(metricsRegistry.id);
+  assert.equal(registry.getSingleMetric('nodejs_gc_duration_seconds'), undefined, 'nothing observes GC before anyone reads the metrics');
+  assert.match(await scrape(), /^process_cpu_user_seconds_total \d/m);
+  assert.ok(registry.getSingleMetric('nodejs_gc_duration_seconds'));
+});
+
 test('requests are counted by method, route pattern and status, after they complete', async () => {
   assert.equal((await k.request('/api/health')).status, 200);
   assert.equal((await k.request('/api/nothing/here')).status, 404);
