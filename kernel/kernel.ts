@@ -7,7 +7,7 @@ import { ConfigError, EventBus, isConfigError } from '@talon/module-sdk';
 import type { DefinedModule, KernelSettings, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
-import { openDatabase } from './db.ts';
+import { closeDatabase, openDatabase } from './db.ts';
 import { HookBus } from './hooks.ts';
 import { ServiceRegistry } from './services.ts';
 import { discoverManifests, moduleRoots, readManifest, type Manifest } from './loader/manifest.ts';
@@ -102,7 +102,7 @@ export class Kernel implements InstanceDeps {
     this.logger = createLogger({ level: this.config.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
     this.log = this.logger.log;
     this.plan(discoverManifests(this.moduleRoots(), this.log));
-    this.database = openDatabase(this.home);
+    this.database = openDatabase(this.home, (error) => this.log.warn({ error }, 'database checkpoint failed'));
     const defs = await this.loadCode();
     for (const warning of this.config.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
@@ -200,7 +200,7 @@ export class Kernel implements InstanceDeps {
       const rec = this.supervisor.records.get(name);
       if (rec?.instance) await this.supervisor.drop(rec, 'stopped');
     }
-    this.database?.close();
+    if (this.database) await closeDatabase(this.database);
     await this.code.dispose();
     log?.info('stopped');
     log?.flush();
