@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -72,4 +73,27 @@ export async function killTree(child: ChildProcess): Promise<void> {
 
 export function spawnDetached(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(command, args, { env: { ...process.env, ...env }, stdio: 'ignore', detached: true });
+}
+
+/** The node options `npm start` runs the daemon with (package.json's start script), so a benchmark's process is the same. */
+export function startScriptNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(1).filter((w) => w.startsWith('--'));
+}
+
+/** Waits until a file matching `match` appears in `dir` and its size has stopped changing for a second; its path. */
+export async function waitForFile(dir: string, match: (name: string) => boolean, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let size = -1;
+  for (;;) {
+    const name = readdirSync(dir).find(match);
+    if (name) {
+      const now = statSync(path.join(dir, name)).size;
+      if (now > 0 && now === size) return path.join(dir, name);
+      size = now;
+    }
+    if (Date.now() > deadline) throw new Error(`no finished file in ${dir} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
 }
