@@ -225,14 +225,15 @@ async function drive(s: Settings, base: string, agents: string[], minutes: Minut
 /** The minute's last sample. */
 const closing = (m: Minute): Sample => m.samples[m.samples.length - 1];
 
-/** A memory figure at the end of the first minute and of the run, and its trend over the later minutes. */
+/** A memory figure at the end of the first minute and of the run, and its trend (MB/min) over the later minutes. */
 function growth(minutes: Minute[], of: (s: Sample) => number): { first: number; final: number; percent: number; perMinute: number } {
   const first = of(closing(minutes[0]));
   const final = of(closing(minutes[minutes.length - 1]));
-  const later = minutes.slice(1);
+  // Every sample after the first minute, at its time in minutes: one sample catches a heap between two collections.
+  const later = minutes.slice(1).flatMap((m, i) => m.samples.map((x, j) => ({ at: i + 1 + (j + 1) / m.samples.length, value: of(x) })));
   const perMinute = slope(
-    later.map((_, i) => i + 2),
-    later.map((m) => of(closing(m))),
+    later.map((x) => x.at),
+    later.map((x) => x.value),
   );
   return { first, final, percent: ((final - first) / first) * 100, perMinute };
 }
