@@ -226,7 +226,7 @@ async function daemonFigures(): Promise<Record<string, string>> {
     [
       `api_listen = "127.0.0.1:${port}"`,
       'log_level = "warn"',
-      'rate_limit_per_second = 10000000',
+      'rate_limit_per_second = 1000000',
       '[default_model]',
       'provider = "openai"',
       'model = "fake-model"',

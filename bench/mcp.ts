@@ -59,7 +59,7 @@ export async function mcpBench() {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-bench-mcp-'));
   writeFileSync(
     path.join(home, 'config.toml'),
-    `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 10000000\n[tool_invoke]\nenabled = true\nallowlist = ["agent_list"]\n[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "BENCH_FAKE_KEY"\n`,
+    `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 1000000\n[tool_invoke]\nenabled = true\nallowlist = ["agent_list"]\n[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "BENCH_FAKE_KEY"\n`,
   );
   const daemon = spawnDetached(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], { TALON_HOME: home, BENCH_FAKE_KEY: 'x' });
   const url = `http://127.0.0.1:${port}`;

@@ -137,7 +137,7 @@ export async function memoryBench() {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-bench-memory-'));
   writeFileSync(
     path.join(home, 'config.toml'),
-    `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 10000000\n[memory]\nembedding_provider = "${fake.url}/v1"\nembedding_model = "${MODEL}"\n`,
+    `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 1000000\n[memory]\nembedding_provider = "${fake.url}/v1"\nembedding_model = "${MODEL}"\n`,
   );
   const populateMs = populate(path.join(home, 'talon.db'), words, random);
   // Distinct queries (3-6 words each), so neither the query-embedding cache nor SQLite's page cache of one query helps.

@@ -7,7 +7,7 @@ import { freePort, killTree, percentile, spawnDetached, waitHttp } from './util.
 export async function modelsBench() {
   const port = await freePort();
   const home = mkdtempSync(path.join(tmpdir(), 'talon-bench-models-'));
-  writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 10000000\n`);
+  writeFileSync(path.join(home, 'config.toml'), `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 1000000\n`);
   const daemon = spawnDetached(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], { TALON_HOME: home });
   const url = `http://127.0.0.1:${port}/api/models`;
   try {
