@@ -49,6 +49,7 @@ export default defineModule<SkillsConfig>({
     ctx.provide(skillStore, store);
 
     const sections = new PromptSections(registry, () => ctx.config);
+    ctx.events.subscribe('agent.terminated', (event) => sections.forget(event.data.agentId));
     const tools = new SkillTools(
       registry,
       history,

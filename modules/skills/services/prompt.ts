@@ -40,6 +40,11 @@ export class PromptSections {
     return section;
   }
 
+  /** An agent that is gone: its frozen section goes too (the map would otherwise keep one per agent ever seen Stable). */
+  forget(agentId: string): void {
+    this.frozen.delete(agentId);
+  }
+
   private build(skills: LoadedSkill[]): string {
     const { max_prompt_chars: perSkill, max_prompt_total_chars: total } = this.config();
     const parts: string[] = [];
