@@ -3,15 +3,20 @@
  * `wal_autocheckpoint`: it copies the WAL into the database file and waits for two fsyncs, on the thread that serves
  * every request (30-50 ms every ~26 s in a soak on a quiet disk, seconds on a busy one). The worker's own connection
  * checkpoints every few seconds instead (PASSIVE: it never waits for readers or writers), so the WAL stays below the
- * automatic mark, which remains as the backstop should the worker stop. Not every second: the first commit after a
+ * automatic mark, which remains as the backstop should the worker stop (or before it starts). Not every second: the
+ * first commit after a
  * complete checkpoint starts the WAL over and syncs its header, on the serving thread (well under a millisecond).
  */
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 export const CHECKPOINT_EVERY_MS = 5_000;
-/** Nothing needs a checkpoint sooner after the database opens, and start-up stays free of the thread. */
-const START_AFTER_MS = 1_000;
+/**
+ * The thread starts once the WAL has grown this far (checked at every round, a stat of the file): a service that
+ * writes little never pays for it (a thread and its heap are about 8 MB of idle memory), and start-up stays free of it.
+ */
+export const START_AT_WAL_BYTES = 1024 * 1024;
 const STOP_WAIT_MS = 5_000;
 
 const WORKER = `
@@ -36,6 +41,8 @@ parentPort.once('message', () => {
 });`;
 
 export interface Checkpointer {
+  /** Whether the thread has started (the WAL grew past START_AT_WAL_BYTES). */
+  running(): boolean;
   /** Stops the worker and closes its connection (bounded wait). */
   stop(): Promise<void>;
 }
@@ -55,11 +62,16 @@ function spawn(file: string, everyMs: number, onError: (message: string) => void
 
 export function startCheckpointer(file: string, onError: (message: string) => void, everyMs = CHECKPOINT_EVERY_MS): Checkpointer {
   let running: ReturnType<typeof spawn> | undefined;
-  const delay = setTimeout(() => (running = spawn(file, everyMs, onError)), Math.min(START_AFTER_MS, everyMs));
-  delay.unref();
+  const watch = setInterval(() => {
+    if ((statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) < START_AT_WAL_BYTES) return;
+    clearInterval(watch);
+    running = spawn(file, everyMs, onError);
+  }, everyMs);
+  watch.unref();
   return {
+    running: () => running !== undefined,
     async stop() {
-      clearTimeout(delay);
+      clearInterval(watch);
       if (!running) return;
       running.worker.postMessage('stop');
       const timer = setTimeout(() => void running?.worker.terminate(), STOP_WAIT_MS);

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { waitFor } from '@talon/module-sdk/testing';
 import { closeDatabase, openDatabase, PAGE_CACHE_KIB } from '../kernel/db.ts';
+import { START_AT_WAL_BYTES, startCheckpointer } from '../kernel/checkpointer.ts';
 
 const failures: string[] = [];
 
@@ -55,7 +56,7 @@ test(
     try {
       db.exec('CREATE TABLE t (x TEXT)');
       const insert = db.prepare('INSERT INTO t VALUES (?)');
-      for (let i = 0; i < 200; i++) insert.run('x'.repeat(2000));
+      for (let i = 0; i < 700; i++) insert.run('x'.repeat(2000));
       const written = walIndex(file);
       assert.ok(written.frames > 100 && written.frames < 4000, `the writes stay below the automatic checkpoint (${written.frames} frames)`);
       assert.ok(written.backfilled < written.frames, 'no commit checkpointed');
@@ -70,11 +71,44 @@ test(
 );
 
 test(
+  'the thread starts only once the WAL has grown: a database that is barely written never pays for it',
+  withHome(async (home) => {
+    const file = path.join(home, 'talon.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    const checkpointer = startCheckpointer(file, (e) => failures.push(e), 50);
+    try {
+      db.exec('CREATE TABLE t (x TEXT)');
+      db.prepare('INSERT INTO t VALUES (?)').run('small');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(checkpointer.running(), false, 'a few KB of WAL: no thread');
+      const insert = db.prepare('INSERT INTO t VALUES (?)');
+      for (let i = 0; i < 700; i++) insert.run('x'.repeat(2000));
+      assert.ok(statSync(`${file}-wal`).size >= START_AT_WAL_BYTES);
+      await waitFor(() => checkpointer.running(), 5_000, 'the thread to start');
+    } finally {
+      await checkpointer.stop();
+      db.close();
+    }
+  }),
+);
+
+test(
   'a database never closed does not keep its process alive (the checkpointer thread is unreferenced)',
   withHome(async (home) => {
-    // Opened, left open for longer than the checkpointer takes to start (any failure of it fails the run), never closed:
-    // the process must end by itself.
-    const script = `import { openDatabase } from ${JSON.stringify(path.resolve('kernel/db.ts'))}; openDatabase(${JSON.stringify(home)}, (e) => { console.error(e); process.exitCode = 1; }); setTimeout(() => {}, 1500);`;
+    // Opened, written past the mark that starts the checkpointer, left open until the thread has checkpointed, never
+    // closed: the process must end by itself.
+    const script = `
+      import { openDatabase } from ${JSON.stringify(path.resolve('kernel/db.ts'))};
+      import { readFileSync } from 'node:fs';
+      const db = openDatabase(${JSON.stringify(home)}, (e) => { console.error(e); process.exitCode = 1; }, 100);
+      db.exec('CREATE TABLE t (x TEXT)');
+      const insert = db.prepare('INSERT INTO t VALUES (?)');
+      for (let i = 0; i < 700; i++) insert.run('x'.repeat(2000));
+      setTimeout(() => {
+        const shm = readFileSync(${JSON.stringify(path.join(home, 'talon.db-shm'))});
+        if (shm.readUInt32LE(96) !== shm.readUInt32LE(16)) { console.error('the checkpointer did not run'); process.exitCode = 1; }
+      }, 1500);`;
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 15_000, encoding: 'utf8' });
     assert.equal(run.error, undefined, 'the process ended by itself');
     assert.equal(run.status, 0, run.stderr);
