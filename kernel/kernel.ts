@@ -33,11 +33,14 @@ export interface KernelOptions {
   modulesDir?: string;
   /** host:port to listen on instead of api_listen (embedding, tests). */
   listen?: string;
+  /** How long a retiring module copy's tracked work may take to settle after its stop signal (ms; default 5 s). */
+  settleMs?: number;
 }
 
 /** The microkernel: configuration, DI, hooks, the module lifecycle (see supervisor.ts), HTTP and hot reload. */
 export class Kernel implements InstanceDeps {
   readonly version: string = '0.2.0';
+  readonly settleMs: number;
   readonly startedAt = new Date();
   readonly dev: boolean;
   readonly home: string;
@@ -63,12 +66,13 @@ export class Kernel implements InstanceDeps {
 
   constructor(private readonly options: KernelOptions = {}) {
     this.dev = Boolean(options.dev);
+    this.settleMs = options.settleMs ?? 5_000;
     const fromEnv = process.env.TALON_HOME?.trim();
     this.home = path.resolve(options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')));
     this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, {
-      applied: async () => {
+      applied: async (changed) => {
+        if (changed.includes('modules')) await this.switchModules();
         this.logger.setLevel(this.config.settings().log_level);
-        await this.switchModules();
       },
       // A candidate that switches off a running security module is refused before anything is written or applied.
       check: (s, isSet) => {
@@ -140,9 +144,7 @@ export class Kernel implements InstanceDeps {
    * `only` (tests, embedding) the modules given; `[modules] disabled` counts for them from what it said at boot on.
    */
   private readonly wanted = (m: Manifest, s: KernelSettings): boolean =>
-    this.only
-      ? this.only.names.has(m.name) && (!s.modules.disabled.includes(m.name) || this.only.disabledAtBoot.has(m.name))
-      : (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
+    this.only ? this.only.names.has(m.name) && (!s.modules.disabled.includes(m.name) || this.only.disabledAtBoot.has(m.name)) : byConfig(m, s);
 
   private record(manifest: Manifest, state: ModuleRecord['state'], error?: string): ModuleRecord {
     const rec = { manifest, state, error };
@@ -196,6 +198,8 @@ export class Kernel implements InstanceDeps {
     await this.hooks.kernel.kernel.shutdown.promise().catch((err) => log?.error({ err }, 'shutdown hook failed'));
     await this.front.close(10_000);
     await this.supervisor.settled();
+    // Every copy's background work ends at once (each waits at most settleMs), then they stop in reverse order.
+    await Promise.all(this.supervisor.running().map((i) => i.retireWork()));
     for (const name of [...this.supervisor.order].reverse()) {
       const rec = this.supervisor.records.get(name);
       if (rec?.instance) await this.supervisor.drop(rec, 'stopped');
@@ -248,7 +252,9 @@ export class Kernel implements InstanceDeps {
       const thirdParty = this.moduleRoots().find((r) => dir.startsWith(r.dir + path.sep))?.thirdParty ?? true;
       const [manifest] = discoverManifests([{ dir, thirdParty }], this.log, this.manifest);
       if (!manifest) return { ok: false, error: `no module was added from ${dir} (the log says why)` };
-      const disabled = !manifest.enabled || this.config.settings().modules.disabled.includes(manifest.name);
+      // A folder added at run time is judged by the configuration alone, also in a kernel started with `only`.
+      const disabled = !byConfig(manifest, this.config.settings());
+      this.only?.names.add(manifest.name);
       const rec = this.record(manifest, disabled ? 'disabled' : 'stopped', disabled ? 'disabled in configuration' : undefined);
       if (disabled || !this.supervisor.dependenciesUp(rec)) return { ok: false, error: rec.error };
       this.supervisor.order.push(manifest.name);
@@ -326,6 +332,9 @@ export class Kernel implements InstanceDeps {
     await this.supervisor.settled();
   }
 }
+
+/** Whether `[modules]` (and the module's own manifest) want a module running. */
+const byConfig = (m: Manifest, s: KernelSettings): boolean => (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
 
 function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);

@@ -259,7 +259,7 @@ export class Supervisor {
         await instance.start();
       }
       const generation = await this.generation(undefined, gone);
-      for (const i of stopping) await i.retireWork();
+      await Promise.all(stopping.map((i) => i.retireWork()));
       const infos = stopping.map((i) => this.leave(this.records.get(i.id)!, causes.get(i.id)!));
       this.swap(generation, gone, async () => {
         for (let i = stopping.length - 1; i >= 0; i--) await this.stopped(stopping[i], infos[i]);
@@ -292,7 +292,8 @@ export class Supervisor {
 
   info({ manifest: m, state, error, lastReload }: ModuleRecord): ModuleInfo {
     const { name: id, version, description, critical, depends, optional_depends: optionalDepends, dir, thirdParty } = m;
-    return { id, version, description, state, error, critical, depends, optionalDepends, dir, thirdParty, lastReload };
+    const dependants = [...this.dependantsOf(id, false)].filter((n) => n !== id);
+    return { id, version, description, state, error, critical, depends, optionalDepends, dependants, dir, thirdParty, lastReload };
   }
 
   dependenciesUp(rec: ModuleRecord): boolean {
@@ -334,11 +335,11 @@ export class Supervisor {
     this.deps.kernel.hooks.kernel.module.unloaded.call(info);
   }
 
-  /** The module and every running module that hard-depends on it, directly or not. */
-  dependantsOf(name: string): Set<string> {
+  /** The module and every module that hard-depends on it, directly or not; `running`: only those running. */
+  dependantsOf(name: string, running = true): Set<string> {
     const gone = new Set([name]);
     // A Set's iteration also visits what is added meanwhile.
-    for (const n of gone) for (const { manifest: m, instance } of this.records.values()) if (instance && m.depends.includes(n)) gone.add(m.name);
+    for (const n of gone) for (const { manifest: m, instance } of this.records.values()) if ((instance || !running) && m.depends.includes(n)) gone.add(m.name);
     return gone;
   }
 }

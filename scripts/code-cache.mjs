@@ -11,6 +11,11 @@ import { closeSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } f
 import path from 'node:path';
 
 const FORMAT = 'talon-code-cache/1';
+/**
+ * Scripts compiled this long after the cache is installed are recorded for the next run's cache: start-up and the first
+ * requests. Later ones (a module switched on at run time, a package a rare request loads) are not held until exit.
+ */
+const RECORD_FOR_MS = 60_000;
 
 /**
  * The entries of `file` (none when it is missing, unreadable or of another format), each read from disk when taken: the
@@ -102,6 +107,7 @@ export function useCodeCache(file) {
   /** This run's scripts by key, and whether stored data served each one. */
   const compiled = new Map();
   const stats = { hits: 0, misses: 0, rejected: 0 };
+  const recordUntil = performance.now() + RECORD_FOR_MS;
   const original = Module.prototype._compile;
   Module.prototype._compile = function (content, filename, format) {
     if (format === 'module') return original.call(this, content, filename, format);
@@ -116,7 +122,7 @@ export function useCodeCache(file) {
     }
     const served = cachedData !== undefined && !script.cachedDataRejected;
     stats[served ? 'hits' : cachedData ? 'rejected' : 'misses']++;
-    compiled.set(key, { script, served });
+    if (performance.now() < recordUntil) compiled.set(key, { script, served });
     const wrapper = script.runInThisContext({ displayErrors: true });
     return Reflect.apply(wrapper, this.exports, [this.exports, requireFor(this), this, filename, path.dirname(filename)]);
   };

@@ -171,6 +171,22 @@ test('a module its manifest leaves off is enabled through [modules] enabled; unk
   }
 });
 
+test('a module folder added at run time follows [modules] enabled and disabled', async () => {
+  const k = await boot(['broken']);
+  try {
+    writeFileSync(path.join(k.home, 'config.toml'), configFile(k).replace('[modules]', '[modules]\nenabled = ["latecomer"]'));
+    assert.equal((await call(k, '/api/config/reload', 'POST')).status, 200);
+    mods.write('latecomer', 'module.toml', manifest({ name: 'latecomer', enabled: false }));
+    mods.write('latecomer', 'index.ts', routeModule('latecomer'));
+    const added = await k.kernel.addModule(path.join(mods.root, 'latecomer'));
+    assert.equal(added.ok, true, added.error);
+    assert.deepEqual(await (await call(k, '/api/latecomer')).json(), { module: 'latecomer' });
+  } finally {
+    await k.stop();
+    rmSync(path.join(mods.root, 'latecomer'), { recursive: true, force: true });
+  }
+});
+
 test('POST /api/config/reload applies an edited [modules] disabled, and reports an unknown key as a warning', async () => {
   const k = await boot(['broken']);
   try {

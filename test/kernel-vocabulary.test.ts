@@ -12,7 +12,8 @@ const SOFT_LINE_LIMIT = 2_500;
 
 /**
  * Words of the product's domain. Words the kernel uses in their generic sense are not here: system, logs, security,
- * checkpoint (SQLite's), embedding (of the kernel), hands (the verb), turn (of the event loop), token, provider.
+ * checkpoint (SQLite's), embedding (of the kernel), hands (the verb), turn (of the event loop), token, provider, memory
+ * (the process's).
  */
 const PRODUCT_TERMS = [
   'agents?',
@@ -28,7 +29,6 @@ const PRODUCT_TERMS = [
   'mcp',
   'a2a',
   'webhooks?',
-  'memor(y|ies)',
   'tools?',
   'models?',
   'goals?',
@@ -49,8 +49,12 @@ function kernelLines(): Array<{ where: string; text: string }> {
   );
 }
 
-test('kernel/ uses no product term, in code or comments', () => {
-  const found = kernelLines().filter((l) => productTerm.test(l.text));
+test('kernel/ uses no product term, in code or comments', (t) => {
+  const lines = kernelLines();
+  // Its size, as a prompt to move something out past the soft limit (not a failure).
+  const total = lines.length - kernelFiles().length; // each file's last line is the newline's empty rest
+  t.diagnostic(`kernel/ has ${total} lines${total > SOFT_LINE_LIMIT ? `: past ${SOFT_LINE_LIMIT}; is something in it product behaviour?` : ''}`);
+  const found = lines.filter((l) => productTerm.test(l.text));
   assert.deepEqual(
     found.map((l) => `${l.where}: ${l.text.trim()}`),
     [],
@@ -69,11 +73,4 @@ test('kernel/ names no module and imports nothing of one', () => {
     found.map((l) => `${l.where}: ${l.text.trim()}`),
     [],
   );
-});
-
-test(`kernel/ size is reported (a warning past ${SOFT_LINE_LIMIT} lines)`, (t) => {
-  const total = kernelLines().length - kernelFiles().length; // each file's last line is the newline's empty rest
-  t.diagnostic(`kernel/ has ${total} lines`);
-  if (total > SOFT_LINE_LIMIT) t.diagnostic(`warning: kernel/ has grown past ${SOFT_LINE_LIMIT} lines; is something in it product behaviour?`);
-  assert.ok(total > 0);
 });

@@ -159,23 +159,19 @@ test('tapPromise on a synchronous hook does not compile', () => {
   assert.equal(typeof facade.async.tapPromise, 'function');
 });
 
-test('a response schema types the reply: a value typed by an interface fits, a wrong property type does not compile', async () => {
+test('a response schema types the reply: a value typed by an interface fits, a wrong property type does not compile', () => {
   interface Greeting {
     text: string;
     internal: number;
   }
   const greeting = (): Greeting => ({ text: 'hi', internal: 7 });
   const schema = { response: { 200: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } } as const;
-  const app = Fastify();
-  const routes = app as unknown as Routes;
+  const routes = Fastify() as unknown as Routes;
   // Before Sent<>, this line was a 20-line TS2769 about `websocket` (npm run typecheck fails if it stops compiling).
   routes.get('/greeting', { schema }, async () => greeting());
   // @ts-expect-error the schema says text is a string (npm run typecheck fails if this line compiles)
   routes.get('/wrong', { schema }, async () => ({ text: 3 }));
-  // The schema documents and types the reply; it does not filter it (docs/modules.md).
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  assert.deepEqual((await app.inject('/greeting')).json(), { text: 'hi', internal: 7 });
-  await app.close();
+  assert.equal(routes.hasRoute({ method: 'GET', url: '/greeting' }), true);
 });
 
 test('lazyRequire loads on the first call, from the module first, then from the service, and keeps the package', () => {

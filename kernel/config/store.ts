@@ -17,8 +17,8 @@ const RESTART_KEYS = new Set(['api_listen', 'module_paths', 'startup', 'max_requ
 /** What the kernel does around a change: `check` refuses a candidate (ConfigError), `applied` acts on an adopted one. */
 export interface ConfigReactions {
   check(settings: KernelSettings, isSet: (key: string) => boolean): void;
-  /** A throw takes the change back: the previous data is adopted again. */
-  applied(): Promise<void>;
+  /** `changed`: the top-level keys the change changed. A throw takes the change back: the previous data is adopted again. */
+  applied(changed: readonly string[]): Promise<void>;
 }
 const KERNEL_ALIASES: ConfigAlias[] = [{ from: 'listen_addr', to: 'api_listen' }];
 
@@ -70,7 +70,7 @@ export class ConfigStore implements ConfigAccess {
     const before = this.data;
     const { changed } = this.adopt(raw);
     try {
-      await this.reactions.applied();
+      await this.reactions.applied(changed);
     } catch (err) {
       this.adopt(before);
       throw err;

@@ -11,9 +11,6 @@ import { connections, declares, howToDeclare, ownerOf, type Manifest } from './m
 
 let nextSeq = 1;
 
-/** How long a retiring copy's tracked work may take to settle after its signal aborted. */
-const SETTLE_MS = 5_000;
-
 /** What a module copy is made with: the kernel, which is also its `ctx.kernel`. */
 export interface InstanceDeps extends KernelApi {
   readonly database: Database;
@@ -22,6 +19,8 @@ export interface InstanceDeps extends KernelApi {
   readonly hooks: HookBus;
   readonly events: EventBus;
   readonly services: ServiceRegistry;
+  /** How long a retiring copy's tracked work may take to settle after its signal aborted (ms). */
+  readonly settleMs: number;
   /** The module's current configuration (its section and the top-level keys it claims). */
   moduleConfig(m: Manifest): Record<string, unknown>;
   /** The manifest of any known module: what a connection provides, whom to name in an error. */
@@ -42,6 +41,7 @@ export class ModuleInstance implements ServiceProvider {
   /** Aborted when the copy retires (ctx.signal); `work` is what it tracks meanwhile (ctx.track). */
   private readonly retire = new AbortController();
   private readonly work = new Set<Promise<unknown>>();
+  private retiring?: Promise<void>;
   private started = false;
 
   constructor(
@@ -83,24 +83,31 @@ export class ModuleInstance implements ServiceProvider {
     if (this.parts.run) void this.track(this.attempt('module run', () => this.parts.run!(this.retire.signal)));
   }
 
-  /** Aborts the copy's signal, stops its timers and waits (bounded) for its tracked work. Idempotent. */
-  async retireWork(): Promise<void> {
-    if (!this.retire.signal.aborted) this.retire.abort(new DOMException(`module '${this.id}' is stopping`, 'AbortError'));
+  /** Aborts the copy's signal, stops its timers and waits (bounded) for its tracked work, once. */
+  readonly retireWork = (): Promise<void> => (this.retiring ??= this.settle());
+
+  private async settle(): Promise<void> {
+    this.retire.abort(new DOMException(`module '${this.id}' is stopping`, 'AbortError'));
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     if (!this.work.size) return;
+    const { settleMs } = this.deps;
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, SETTLE_MS, true)));
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, settleMs, true)));
     const settled = await Promise.race([Promise.allSettled(this.work).then(() => false), late]);
     clearTimeout(timer);
-    if (settled) this.log.warn({ pending: this.work.size }, `tracked work did not settle within ${SETTLE_MS} ms of the stop signal; going on without it`);
+    if (settled) this.log.warn({ pending: this.work.size }, `tracked work did not settle within ${settleMs} ms of the stop signal; going on without it`);
   }
 
+  /** Tracked until it settles; a rejection is logged (work begun and left to run has nobody else to tell). */
   private track<T>(work: Promise<T>): Promise<T> {
     this.work.add(work);
     void work.then(
       () => this.work.delete(work),
-      () => this.work.delete(work),
+      (err: unknown) => {
+        this.work.delete(work);
+        this.failed('tracked work', err);
+      },
     );
     return work;
   }
@@ -137,19 +144,25 @@ export class ModuleInstance implements ServiceProvider {
     try {
       await fn();
     } catch (err) {
-      // Work that ends because its copy's signal aborted has not failed.
-      if (this.retire.signal.aborted && (err as Error)?.name === 'AbortError') return;
-      this.log.error({ err }, `${what} failed`);
+      this.failed(what, err);
     }
   }
 
+  private failed(what: string, err: unknown): void {
+    // Work that ends because its copy's signal aborted has not failed.
+    if (this.retire.signal.aborted && (err as Error)?.name === 'AbortError') return;
+    this.log.error({ err }, `${what} failed`);
+  }
+
+  /** A retired copy schedules nothing more: the timer is made, but never started. */
   private timer(repeat: boolean, fn: (signal: AbortSignal) => unknown, ms: number): NodeJS.Timeout {
     const run = () => {
       if (!repeat) this.timers.delete(t);
       void this.track(this.attempt('timer callback', () => fn(this.retire.signal)));
     };
     const t = repeat ? setInterval(run, ms) : setTimeout(run, ms);
-    this.timers.add(t);
+    if (this.retire.signal.aborted) clearTimeout(t);
+    else this.timers.add(t);
     return t;
   }
 

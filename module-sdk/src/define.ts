@@ -53,7 +53,8 @@ export interface ModuleContext<C = Record<string, unknown>> {
   readonly signal: AbortSignal;
   /**
    * Work that outlives the call that began it: when this copy retires, the kernel aborts `signal` and waits (bounded)
-   * for tracked work to settle before its successor takes over or the module stops. Returns `work`.
+   * for tracked work to settle before its successor takes over or the module stops. A rejection is logged (handle an
+   * expected one inside the work). Returns `work`.
    */
   track<T>(work: Promise<T>): Promise<T>;
   /** Timers that stop when the copy retires; a callback gets `signal`, and its promise is tracked. */

@@ -37,6 +37,8 @@ export interface ModuleInfo {
   critical: boolean;
   depends: string[];
   optionalDepends: string[];
+  /** Every known module that needs this one (hard dependencies, directly or not): what goes with it when it stops. */
+  dependants: string[];
   dir: string;
   thirdParty: boolean;
   lastReload?: ReloadOutcome;

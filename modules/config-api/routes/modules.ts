@@ -42,6 +42,13 @@ export function moduleSwitchRoutes(app: Routes, ctx: ModuleContext, editor: Retu
     return { disabled: [...(modules.disabled ?? [])], enabled: [...(modules.enabled ?? [])] };
   };
   const states = () => new Map(ctx.kernel.modules().map((m) => [m.id, m]));
+  // One switch at a time: each reads the lists, writes them and reports what changed before the next one reads.
+  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
 
   const route = (action: 'enable' | 'disable') =>
     app.put(
@@ -55,28 +62,29 @@ export function moduleSwitchRoutes(app: Routes, ctx: ModuleContext, editor: Retu
           response: { 200: switched },
         },
       },
-      async (request) => {
-        const { name } = request.params;
-        const before = states();
-        const info = before.get(name);
-        if (!info) throw notFound(`no module '${name}' (GET /api/modules lists them)`);
-        const { disabled, enabled } = lists();
-        if (action === 'disable') {
-          if (enabled.includes(name)) await editor.set('modules.enabled', without(enabled, name));
-          if (!disabled.includes(name)) await editor.set('modules.disabled', [...disabled, name]);
-        } else {
-          if (disabled.includes(name)) await editor.set('modules.disabled', without(disabled, name));
-          // Still off: its module.toml says enabled = false, so [modules] enabled must name it.
-          if (states().get(name)?.state === 'disabled') await editor.set('modules.enabled', [...without(enabled, name), name]);
-        }
-        const after = states();
-        request.log.info({ module: name, action }, `module switched: ${action}`);
-        const changed = [...after.values()]
-          .filter((m) => before.get(m.id)?.state !== m.state)
-          .map((m) => ({ id: m.id, previous: before.get(m.id)?.state ?? 'unknown', state: m.state }));
-        const mod = after.get(name)!;
-        return { module: { id: mod.id, state: mod.state, ...(mod.error ? { error: mod.error } : {}) }, changed };
-      },
+      (request) =>
+        oneAtATime(async () => {
+          const { name } = request.params;
+          const before = states();
+          const info = before.get(name);
+          if (!info) throw notFound(`no module '${name}' (GET /api/modules lists them)`);
+          const { disabled, enabled } = lists();
+          if (action === 'disable') {
+            if (enabled.includes(name)) await editor.set('modules.enabled', without(enabled, name));
+            if (!disabled.includes(name)) await editor.set('modules.disabled', [...disabled, name]);
+          } else {
+            if (disabled.includes(name)) await editor.set('modules.disabled', without(disabled, name));
+            // Still off: its module.toml says enabled = false, so [modules] enabled must name it.
+            if (states().get(name)?.state === 'disabled') await editor.set('modules.enabled', [...without(enabled, name), name]);
+          }
+          const after = states();
+          request.log.info({ module: name, action }, `module switched: ${action}`);
+          const changed = [...after.values()]
+            .filter((m) => before.get(m.id)?.state !== m.state)
+            .map((m) => ({ id: m.id, previous: before.get(m.id)?.state ?? 'unknown', state: m.state }));
+          const mod = after.get(name)!;
+          return { module: { id: mod.id, state: mod.state, ...(mod.error ? { error: mod.error } : {}) }, changed };
+        }),
     );
   route('enable');
   route('disable');

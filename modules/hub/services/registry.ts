@@ -39,7 +39,7 @@ export function formOf(url: string): Form {
 
 export class Registry {
   private state: RegistryStatus;
-  private cached?: { revision: string | null; entries: Map<string, RegistryEntry[]> };
+  private cached?: { revision: string | null; entries: Map<string, RegistryEntry[]>; index?: IndexFile };
   private syncing?: Promise<RegistryStatus>;
 
   constructor(private readonly deps: RegistryDeps) {
@@ -187,7 +187,9 @@ export class Registry {
   private indexItems(kind: string): Array<Partial<RegistryEntry> & { slug: string; archive?: string; toml?: unknown }> {
     const file = path.join(this.deps.cacheDir, 'index.json');
     if (!existsSync(file)) return [];
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as IndexFile;
+    // Parsed once per sync (entries() keeps `cached` to the synced revision), not once per entry read.
+    const read = () => JSON.parse(readFileSync(file, 'utf8')) as IndexFile;
+    const doc = this.cached ? (this.cached.index ??= read()) : read();
     const items = doc[kind];
     return Array.isArray(items) ? items.filter((i): i is { slug: string } => typeof i?.slug === 'string') : [];
   }

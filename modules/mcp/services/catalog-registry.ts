@@ -14,6 +14,9 @@ const REGISTRY = 'hub';
 export const REGISTRY_SOURCE = `registry:${REGISTRY}`;
 
 export class RegistryLayer {
+  /** The read under way: a sync's own update and its hub.synced event share one. */
+  private reading?: Promise<number | undefined>;
+
   constructor(
     private readonly catalog: Catalog,
     private readonly registry: () => RegistryService | undefined,
@@ -21,7 +24,12 @@ export class RegistryLayer {
   ) {}
 
   /** Reads the templates of the registry's last sync into the catalogue; the number read, or undefined (no hub, never synced). */
-  async refresh(): Promise<number | undefined> {
+  refresh(): Promise<number | undefined> {
+    this.reading ??= this.readIntoCatalog().finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  private async readIntoCatalog(): Promise<number | undefined> {
     const registry = this.registry();
     if (!registry || registry.status(REGISTRY).revision === null) return undefined;
     const templates = await this.read(registry);

@@ -1,4 +1,4 @@
-import type { ModuleContext, ModuleInfo, Routes } from '@talon/module-sdk';
+import type { ModuleContext, Routes } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
 import type { AuthStatus } from '@talon/auth';
 import type { LlmService } from '@talon/llm';
@@ -50,8 +50,7 @@ export function infoRoutes(app: Routes, ctx: ModuleContext, peers: InfoPeers): v
   }));
 
   app.get('/api/modules', { schema: { summary: 'Modules and their states' } }, async () => {
-    const all = ctx.kernel.modules();
-    const modules = all.map((m) => ({
+    const modules = ctx.kernel.modules().map((m) => ({
       id: m.id,
       version: m.version,
       description: m.description,
@@ -61,7 +60,7 @@ export function infoRoutes(app: Routes, ctx: ModuleContext, peers: InfoPeers): v
       ...(m.lastReload ? { last_reload: m.lastReload } : {}),
       depends: m.depends,
       // What goes with it when it is switched off (and comes back with it).
-      dependants: dependantsOf(m.id, all),
+      dependants: m.dependants,
       optional_depends: m.optionalDepends,
       third_party: m.thirdParty,
     }));
@@ -74,13 +73,4 @@ export function infoRoutes(app: Routes, ctx: ModuleContext, peers: InfoPeers): v
     reply.raw.once('finish', () => ctx.kernel.shutdown('api'));
     return reply.header('connection', 'close').send({ status: 'shutting_down' });
   });
-}
-
-/** Every module that needs `id` to run, directly or through another. */
-function dependantsOf(id: string, all: readonly ModuleInfo[]): string[] {
-  const found = new Set([id]);
-  // A Set's iteration also visits what is added meanwhile.
-  for (const name of found) for (const m of all) if (m.depends.includes(name)) found.add(m.id);
-  found.delete(id);
-  return [...found];
 }

@@ -20,6 +20,7 @@ export async function runGraph(
   signal: AbortSignal,
   concurrency: number,
 ): Promise<string> {
+  stopIfAborted(signal);
   const index = new Map(steps.map((s, i) => [s.name, i]));
   const state: State[] = steps.map(() => 'waiting');
   const outputs: Array<string | undefined> = [];

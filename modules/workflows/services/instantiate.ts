@@ -1,6 +1,6 @@
 /**
- * Templates and workflows, both ways. Instantiating fills the parameters into the prompts at once (one pass: a value
- * is never expanded again), gives each step the agent it names or the one chosen for the template (else the agent
+ * Templates and workflows, both ways. Instantiating fills the parameters into the prompts at once (one pass; a value
+ * that itself holds a {{placeholder}} becomes prompt text like any other, which the run expands), gives each step the agent it names or the one chosen for the template (else the agent
  * named "default", as the reference does), and keeps each step's output under its name (output_var), so templates
  * written as sequences and as graphs both read earlier outputs as {{step name}}. Saving a workflow as a template
  * makes a parameter of every placeholder that is not {{input}} or an output of one of its steps.

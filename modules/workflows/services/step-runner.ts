@@ -176,7 +176,9 @@ export function stopIfAborted(signal: AbortSignal): void {
 export function childController(parent: AbortSignal): { controller: AbortController; release: () => void } {
   const controller = new AbortController();
   const follow = () => controller.abort(parent.reason);
-  parent.addEventListener('abort', follow, { once: true });
+  // A parent already aborted fires no event: the child starts aborted.
+  if (parent.aborted) follow();
+  else parent.addEventListener('abort', follow, { once: true });
   return { controller, release: () => parent.removeEventListener('abort', follow) };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Where workflow templates come from: the ones users saved (SQLite), then the hub registry's `workflows/*.toml` —
- * read only once the registry has been synced (listing templates never starts a download), parsed once per registry
+ * read only once the registry has been synced (listing templates never starts the first download), parsed once per registry
  * revision and after each sync. A saved template takes the place of a registry template with the same id.
  */
 import type { Database } from 'better-sqlite3';
@@ -19,6 +19,7 @@ export class TemplateCatalog {
   private readonly sql: ReturnType<typeof statements>;
   private readonly reader = new TemplateReader();
   private fromRegistry?: { revision: string; templates: WorkflowTemplate[] };
+  private reading?: Promise<WorkflowTemplate[]>;
 
   constructor(
     db: Database,
@@ -70,7 +71,13 @@ export class TemplateCatalog {
     return this.sql<[], Row>('SELECT template FROM workflows_templates ORDER BY seq').all().map(decode);
   }
 
-  private async registryTemplates(): Promise<WorkflowTemplate[]> {
+  /** The registry's templates, parsed once per revision; concurrent first reads share one. */
+  private registryTemplates(): Promise<WorkflowTemplate[]> {
+    this.reading ??= this.readRegistry().finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  private async readRegistry(): Promise<WorkflowTemplate[]> {
     const registry = this.registry();
     if (!registry || registry.status(REGISTRY).revision === null) return [];
     let entries;
