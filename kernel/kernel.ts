@@ -8,6 +8,9 @@ import type { DefinedModule, KernelSettings, ModuleInfo, RouteInfo } from '@talo
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { closeDatabase, openDatabase } from './db.ts';
+import { SqliteStore } from './store/sqlite.ts';
+import { NodeRegistry } from './store/nodes.ts';
+import { Feed } from './store/feed.ts';
 import { HookBus } from './hooks.ts';
 import { ServiceRegistry } from './services.ts';
 import { discoverManifests, moduleRoots, readManifest, type Manifest } from './loader/manifest.ts';
@@ -35,6 +38,10 @@ export interface KernelOptions {
   listen?: string;
   /** How long a retiring module copy's tracked work may take to settle after its stop signal (ms; default 5 s). */
   settleMs?: number;
+  /** The node heartbeat (ms; default 2 s): a process silent for three beats is dead and its claims are taken over. */
+  heartbeatMs?: number;
+  /** How often the other processes' changes and events are read (ms; default 250). */
+  feedPollMs?: number;
 }
 
 /** The microkernel: configuration, DI, hooks, the module lifecycle (see supervisor.ts), HTTP and hot reload. */
@@ -52,6 +59,10 @@ export class Kernel implements InstanceDeps {
   /** Set by start(): the kernel's logger and the service's database. */
   log!: Logger;
   database!: Database;
+  /** Set by start(): the storage port over the database, this process as a node, and the cross-process feed. */
+  store!: SqliteStore;
+  nodes!: NodeRegistry;
+  feed!: Feed;
   private readonly front = new FrontServer(this.hooks.kernel.http.baseHeaders);
   private readonly supervisor: Supervisor;
   private readonly code = new CodeLoader((name) => this.manifest(name));
@@ -106,16 +117,39 @@ export class Kernel implements InstanceDeps {
     this.logger = createLogger({ level: this.config.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
     this.log = this.logger.log;
     this.plan(discoverManifests(this.moduleRoots(), this.log));
-    this.database = openDatabase(this.home, (error) => this.log.warn({ error }, 'database checkpoint failed'));
+    await this.openStore();
     const defs = await this.loadCode();
     for (const warning of this.config.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
     await this.supervisor.serve();
     const { host, port } = parseListen(this.apiListen());
     this.address = await this.front.listen(host, port);
+    await this.nodes.listening(this.listenAddress()!);
     this.log.info({ address: this.listenAddress(), modules: this.supervisor.running().map((i) => i.id) }, 'talon is listening');
     await this.hooks.kernel.kernel.ready.promise();
     if (this.dev) await this.startWatcher();
+  }
+
+  /** The database, the store on it, this process's node row and the feed of what the other processes do. */
+  private async openStore(): Promise<void> {
+    const warn = (message: string) => (err: unknown) => this.log.warn({ err }, message);
+    this.database = openDatabase(this.home, (error) => this.log.warn({ error }, 'database checkpoint failed'));
+    this.store = new SqliteStore(this.database, { checkAwaits: this.dev || Boolean(process.env.NODE_TEST_CONTEXT) });
+    this.nodes = new NodeRegistry(this.store, this.options.heartbeatMs ?? 2_000, warn('node heartbeat failed'));
+    await this.nodes.start(this.apiListen());
+    this.feed = new Feed(
+      this.store,
+      this.nodes.id,
+      this.options.feedPollMs ?? 250,
+      (event) => this.events.receive(event),
+      warn("reading the other processes' changes failed"),
+    );
+    await this.feed.start();
+    const shareFailed = warn('sharing an event with the other processes failed');
+    this.events.share = (event) => {
+      if (!this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id }).catch(shareFailed);
+    };
+    this.log.info({ node: this.nodes.id }, 'node registered');
   }
 
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
@@ -204,6 +238,9 @@ export class Kernel implements InstanceDeps {
       const rec = this.supervisor.records.get(name);
       if (rec?.instance) await this.supervisor.drop(rec, 'stopped');
     }
+    this.events.share = undefined;
+    this.feed?.stop();
+    await this.nodes?.stop().catch((err: unknown) => log?.warn({ err }, 'node row not updated at stop'));
     if (this.database) await closeDatabase(this.database);
     await this.code.dispose();
     log?.info('stopped');

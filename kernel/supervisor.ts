@@ -36,22 +36,28 @@ export class Supervisor {
 
   constructor(private readonly deps: SupervisorDeps) {}
 
-  /** Migrations and register(); a synchronous failure rolls the migrations back. */
+  /**
+   * Migrations and register(), all or nothing: a failure rolls the migrations back. The ledger is read and the
+   * migrations applied under the database's write lock (BEGIN IMMEDIATE), so that processes starting together on one
+   * database migrate once: the second finds the ledger written.
+   */
   async stage(manifest: Manifest, def: DefinedModule): Promise<{ instance: ModuleInstance; migrated: boolean }> {
-    const db = this.deps.kernel.database;
-    const pending = pendingMigrations(db, manifest.name, manifest.dir);
-    const savepoint = !needsNoTransaction(pending);
-    if (savepoint) db.exec('SAVEPOINT kernel_stage');
+    const { store, log } = this.deps.kernel;
+    const db = store.sqlite();
     let instance: ModuleInstance | undefined;
-    try {
+    const apply = (): { instance: ModuleInstance; migrated: boolean } => {
+      const pending = pendingMigrations(db, manifest.name, manifest.dir);
       applyMigrations(db, manifest.name, pending);
-      if (pending.length) this.deps.kernel.log.info({ module: manifest.name, migrations: pending.map((m) => m.id) }, 'migrations applied');
+      if (pending.length) log.info({ module: manifest.name, migrations: pending.map((m) => m.id) }, 'migrations applied');
       instance = new ModuleInstance(manifest, def, this.deps.kernel);
       instance.register();
-      if (savepoint) db.exec('RELEASE kernel_stage');
       return { instance, migrated: pending.length > 0 };
+    };
+    try {
+      // A migration that opts out of its transaction (PRAGMA foreign_keys) cannot run inside one.
+      if (needsNoTransaction(pendingMigrations(db, manifest.name, manifest.dir))) return apply();
+      return await store.tx(async () => apply());
     } catch (err) {
-      if (savepoint) db.exec('ROLLBACK TO kernel_stage; RELEASE kernel_stage');
       await instance?.stop();
       throw err;
     }

@@ -4,9 +4,11 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 // awilix's build without loadModules (which loads fast-glob, most of awilix's start-up cost); the kernel registers explicitly.
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
-import type { DefinedModule, EventBus, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef } from '@talon/module-sdk';
+import type { DefinedModule, EventBus, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef, Store } from '@talon/module-sdk';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';
+import type { NodeRegistry } from '../store/nodes.ts';
+import type { Feed } from '../store/feed.ts';
 import { connections, declares, howToDeclare, ownerOf, type Manifest } from './manifest.ts';
 
 let nextSeq = 1;
@@ -14,6 +16,9 @@ let nextSeq = 1;
 /** What a module copy is made with: the kernel, which is also its `ctx.kernel`. */
 export interface InstanceDeps extends KernelApi {
   readonly database: Database;
+  readonly store: Store;
+  readonly nodes: NodeRegistry;
+  readonly feed: Feed;
   readonly log: Logger;
   readonly home: string;
   readonly hooks: HookBus;
@@ -204,6 +209,17 @@ export class ModuleInstance implements ServiceProvider {
       },
       log: this.log,
       db: deps.database,
+      store: deps.store,
+      nodes: {
+        id: deps.nodes.id,
+        leaseMs: deps.nodes.leaseMs,
+        live: () => deps.nodes.live(),
+        onDead: (fn) => void this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work))),
+      },
+      changes: {
+        note: (topic, key = '', t) => deps.feed.note(id, topic, key, t),
+        on: (topic, fn) => void this.stopFns.push(deps.feed.on(id, topic, fn)),
+      },
       home: deps.home,
       get dataDir() {
         if (!dataDir) mkdirSync((dataDir = path.join(deps.home, 'data', id)), { recursive: true });

@@ -7,6 +7,7 @@ import type { KernelApi } from './kernel-api.ts';
 import type { JsonSchema } from './settings.ts';
 import type { Routes, RootHttp } from './http.ts';
 import type { ServiceRef } from './refs.ts';
+import type { ChangeFeed, NodeAccess, Store } from './store.ts';
 
 export interface ModuleContext<C = Record<string, unknown>> {
   readonly id: string;
@@ -19,8 +20,17 @@ export interface ModuleContext<C = Record<string, unknown>> {
    */
   readonly config: C;
   readonly log: Logger;
-  /** The shared SQLite database (WAL). A module's tables are prefixed with its name ('-' as '_'). */
+  /** @deprecated being replaced by `store`: the raw SQLite connection. */
   readonly db: Database;
+  /**
+   * The service's database (SQLite in the home, PostgreSQL in a fleet), shared by every module; a module's tables
+   * are prefixed with its name ('-' as '_'). See docs/modules.md, Storage.
+   */
+  readonly store: Store;
+  /** This process among those sharing the database: its node id, the live nodes, and the dead ones' work. */
+  readonly nodes: NodeAccess;
+  /** Cache invalidation across processes: note changes of cached rows; hear the other processes' notes. */
+  readonly changes: ChangeFeed;
   /** The Talon home ($TALON_HOME), for folders a person is meant to browse (agent workspaces). */
   readonly home: string;
   /** `$TALON_HOME/data/<module>`, the module's private folder; created on first use. */

@@ -43,6 +43,8 @@ export interface TalonEvent<K extends EventType = EventType> {
   at: string;
   /** The module that published it. */
   source: string;
+  /** Set on an event that another process published: its node id. */
+  node?: string;
 }
 
 /** Every event, whatever its type (for subscribers of '*'). */
@@ -51,6 +53,12 @@ export type AnyEvent = { [K in EventType]: TalonEvent<K> }[EventType];
 export interface SubscribeOptions {
   /** Events waiting for this subscriber beyond this many are dropped (counted and logged). Default 1000. */
   queue?: number;
+  /**
+   * Also the events published by the other processes that share the database (several processes on one home, a
+   * fleet). For observers (live streams, dashboards): a subscriber that acts on an event (runs a turn, sends a
+   * delivery) keeps the default, so that each event is acted on once, by the process where it happened.
+   */
+  remote?: boolean;
 }
 
 export interface EventAccess {
@@ -79,6 +87,7 @@ interface Subscriber {
   types: Set<string> | '*';
   handler: (event: AnyEvent) => unknown;
   max: number;
+  remote: boolean;
   queue: AnyEvent[];
   draining: boolean;
   active: boolean;
@@ -96,6 +105,8 @@ type Warn = (data: Record<string, unknown>, message: string) => void;
  */
 export class EventBus {
   private readonly subscribers = new Set<Subscriber>();
+  /** Shares each event published here with the other processes (set once the database feed runs). */
+  share?: (event: AnyEvent) => void;
 
   constructor(private readonly warn: Warn) {}
 
@@ -109,6 +120,7 @@ export class EventBus {
         types: types === '*' ? '*' : new Set(typeof types === 'string' ? [types] : types),
         handler: handler as Subscriber['handler'],
         max: options.queue ?? 1000,
+        remote: options.remote ?? false,
         queue: [],
         draining: false,
         active: committed,
@@ -142,16 +154,27 @@ export class EventBus {
 
   publish<K extends EventType>(source: string, type: K, data: TalonEvents[K]): TalonEvent<K> {
     const event = { id: randomUUID(), type, data, at: new Date().toISOString(), source } as TalonEvent<K>;
+    this.deliver(event as AnyEvent, false);
+    this.share?.(event as AnyEvent);
+    return event;
+  }
+
+  /** An event another process published (`node` set): to the subscribers that asked for remote events. */
+  receive(event: AnyEvent): void {
+    this.deliver(event, true);
+  }
+
+  private deliver(event: AnyEvent, remote: boolean): void {
+    const type = event.type;
     for (const sub of this.subscribers) {
-      if (!sub.active || (sub.types !== '*' && !sub.types.has(type))) continue;
+      if (!sub.active || (remote && !sub.remote) || (sub.types !== '*' && !sub.types.has(type))) continue;
       if (sub.queue.length >= sub.max) {
         if (sub.dropped++ % 100 === 0) this.warn({ subscriber: sub.owner, type, dropped: sub.dropped }, 'event subscriber is not keeping up: events dropped');
         continue;
       }
-      sub.queue.push(event as AnyEvent);
+      sub.queue.push(event);
       if (!sub.draining) void this.drain(sub);
     }
-    return event;
   }
 
   stats(): SubscriberStats[] {

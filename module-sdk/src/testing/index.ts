@@ -20,3 +20,5 @@ export type {
 } from './llm.ts';
 export { driverConformance } from './driver-conformance.ts';
 export type { DriverConformanceOptions } from './driver-conformance.ts';
+export { openTestStore } from './store.ts';
+export type { TestStore } from './store.ts';

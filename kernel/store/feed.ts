@@ -1,0 +1,128 @@
+import type { AnyEvent, Queries, Store } from '@talon/module-sdk';
+
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS kernel_changes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, node TEXT NOT NULL, module TEXT NOT NULL, topic TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS kernel_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, node TEXT NOT NULL, event TEXT NOT NULL, at INTEGER NOT NULL
+  )`,
+];
+
+/** Rows older than this are pruned: a process that did not read them by then was not running. */
+const KEEP_MS = 10 * 60_000;
+const PRUNE_EVERY_MS = 60_000;
+
+type ChangeHandler = (key: string) => unknown;
+
+/**
+ * What other processes on the database did: the change feed (kernel_changes, "the rows behind this cache changed")
+ * and the events they published (kernel_events). Polled every `pollMs`; on SQLite `PRAGMA data_version` tells at
+ * almost no cost whether any other connection wrote, so an idle poll reads no table.
+ */
+export class Feed {
+  private timer?: NodeJS.Timeout;
+  private lastChange = 0;
+  private lastEvent = 0;
+  private dataVersion = -1;
+  private lastPrune = 0;
+  private polling = false;
+  private readonly changeHandlers = new Map<string, Set<ChangeHandler>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly node: string,
+    private readonly pollMs: number,
+    private readonly deliver: (event: AnyEvent) => void,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const table of TABLES) await this.store.exec(table);
+    this.lastChange = (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_changes'))?.seq ?? 0;
+    this.lastEvent = (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_events'))?.seq ?? 0;
+    this.timer = setInterval(() => void this.poll().catch(this.onError), this.pollMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  async note(module: string, topic: string, key: string, t: Queries = this.store): Promise<void> {
+    await t.run('INSERT INTO kernel_changes (node, module, topic, key, at) VALUES (?, ?, ?, ?, ?)', [this.node, module, topic, key, Date.now()]);
+  }
+
+  on(module: string, topic: string, handler: ChangeHandler): () => void {
+    const name = `${module}\u0000${topic}`;
+    let set = this.changeHandlers.get(name);
+    if (!set) this.changeHandlers.set(name, (set = new Set()));
+    set.add(handler);
+    return () => void set.delete(handler);
+  }
+
+  /** Shares an event published here with the other processes. */
+  async publish(event: AnyEvent): Promise<void> {
+    await this.store.run('INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)', [this.node, JSON.stringify(event), Date.now()]);
+  }
+
+  /** Reads what other processes wrote since the last poll (also called directly by tests and at a beat). */
+  async poll(): Promise<void> {
+    if (this.polling || !this.timer) return;
+    this.polling = true;
+    try {
+      if (this.changed()) {
+        await this.readChanges();
+        await this.readEvents();
+      }
+      if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) await this.prune();
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Whether another connection committed since the last look (SQLite; always true elsewhere). */
+  private changed(): boolean {
+    if (this.store.dialect !== 'sqlite') return true;
+    const version = this.store.sqlite().pragma('data_version', { simple: true }) as number;
+    if (version === this.dataVersion) return false;
+    this.dataVersion = version;
+    return true;
+  }
+
+  private async readChanges(): Promise<void> {
+    const rows = await this.store.many<{ seq: number; node: string; module: string; topic: string; key: string }>(
+      'SELECT seq, node, module, topic, key FROM kernel_changes WHERE seq > ? ORDER BY seq',
+      [this.lastChange],
+    );
+    for (const row of rows) {
+      this.lastChange = row.seq;
+      if (row.node === this.node) continue;
+      for (const handler of this.changeHandlers.get(`${row.module}\u0000${row.topic}`) ?? []) {
+        try {
+          await handler(row.key);
+        } catch (err) {
+          this.onError(err);
+        }
+      }
+    }
+  }
+
+  private async readEvents(): Promise<void> {
+    const rows = await this.store.many<{ seq: number; node: string; event: string }>('SELECT seq, node, event FROM kernel_events WHERE seq > ? ORDER BY seq', [
+      this.lastEvent,
+    ]);
+    for (const row of rows) {
+      this.lastEvent = row.seq;
+      if (row.node !== this.node) this.deliver(JSON.parse(row.event) as AnyEvent);
+    }
+  }
+
+  private async prune(): Promise<void> {
+    this.lastPrune = Date.now();
+    const before = this.lastPrune - KEEP_MS;
+    await this.store.run('DELETE FROM kernel_changes WHERE at < ?', [before]);
+    await this.store.run('DELETE FROM kernel_events WHERE at < ?', [before]);
+  }
+}

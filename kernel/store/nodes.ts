@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Store } from '@talon/module-sdk';
+
+const TABLE = `CREATE TABLE IF NOT EXISTS kernel_nodes (
+  id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL, listen TEXT, boot_at INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('live', 'stopped', 'dead'))
+)`;
+
+/** Rows of gone nodes are kept this long (their claims are taken over long before). */
+const FORGET_AFTER_MS = 24 * 3600_000;
+
+type DeadHandler = { fn: (nodeId: string) => unknown; done: Set<string>; run: (work: Promise<unknown>) => void };
+
+/**
+ * This process as a row of kernel_nodes, with a heartbeat. A node that misses three beats is marked dead by whichever
+ * live node notices first; every live node then calls its handlers for it, so each module takes over what the node
+ * had claimed (one conditional update wins). A node that stopped cleanly is handed over the same way: whatever it left
+ * claimed is taken over.
+ */
+export class NodeRegistry {
+  readonly id = randomUUID();
+  private timer?: NodeJS.Timeout;
+  private liveIds: string[] = [];
+  private gone: string[] = [];
+  private readonly handlers = new Set<DeadHandler>();
+
+  constructor(
+    private readonly store: Store,
+    readonly beatMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  get leaseMs(): number {
+    return this.beatMs * 3;
+  }
+
+  /** Whether another process was live at the last beat (cross-process events are written only then). */
+  get alone(): boolean {
+    return this.liveIds.length <= 1;
+  }
+
+  async start(listen: string): Promise<void> {
+    await this.store.exec(TABLE);
+    const now = Date.now();
+    await this.store.run('INSERT INTO kernel_nodes (id, pid, host, listen, boot_at, heartbeat_at, state) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      this.id,
+      process.pid,
+      hostname(),
+      listen,
+      now,
+      now,
+      'live',
+    ]);
+    await this.beat();
+    this.timer = setInterval(() => void this.beat().catch(this.onError), this.beatMs);
+    this.timer.unref();
+  }
+
+  /** Records the address once listening. */
+  async listening(address: string): Promise<void> {
+    await this.store.run('UPDATE kernel_nodes SET listen = ? WHERE id = ?', [address, this.id]);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.store.run("UPDATE kernel_nodes SET state = 'stopped', heartbeat_at = ? WHERE id = ?", [Date.now(), this.id]);
+  }
+
+  async live(): Promise<string[]> {
+    const rows = await this.store.many<{ id: string }>("SELECT id FROM kernel_nodes WHERE state = 'live' AND heartbeat_at >= ?", [Date.now() - this.leaseMs]);
+    return rows.map((r) => r.id);
+  }
+
+  /** A module copy's handler; `run` tracks its work. Nodes already gone are handed to it at the next beat. */
+  onDead(fn: (nodeId: string) => unknown, run: (work: Promise<unknown>) => void): () => void {
+    const handler = { fn, done: new Set<string>(), run };
+    this.handlers.add(handler);
+    queueMicrotask(() => this.notify(handler));
+    return () => void this.handlers.delete(handler);
+  }
+
+  /** Beats, marks silent nodes dead, forgets old rows and hands gone nodes to the handlers. */
+  async beat(): Promise<void> {
+    const now = Date.now();
+    await this.store.run("UPDATE kernel_nodes SET heartbeat_at = ?, state = 'live' WHERE id = ?", [now, this.id]);
+    await this.store.run("UPDATE kernel_nodes SET state = 'dead' WHERE state = 'live' AND heartbeat_at < ?", [now - this.leaseMs]);
+    await this.store.run('DELETE FROM kernel_nodes WHERE state <> ? AND heartbeat_at < ?', ['live', now - FORGET_AFTER_MS]);
+    const rows = await this.store.many<{ id: string; state: string }>('SELECT id, state FROM kernel_nodes');
+    this.liveIds = rows.filter((r) => r.state === 'live').map((r) => r.id);
+    this.gone = rows.filter((r) => r.state !== 'live').map((r) => r.id);
+    for (const handler of this.handlers) this.notify(handler);
+  }
+
+  private notify(handler: DeadHandler): void {
+    for (const node of this.gone) {
+      if (handler.done.has(node)) continue;
+      handler.done.add(node);
+      // A takeover that failed is tried again at the next beat.
+      const work = Promise.resolve()
+        .then(() => handler.fn(node))
+        .catch((err: unknown) => {
+          handler.done.delete(node);
+          throw err;
+        });
+      handler.run(work);
+    }
+  }
+}

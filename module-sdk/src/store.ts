@@ -1,0 +1,150 @@
+import type { Database } from 'better-sqlite3';
+
+/** A value a statement binds or a row holds. Booleans are stored as 0/1, times as epoch-ms integers. */
+export type SqlValue = string | number | bigint | Uint8Array | null;
+export type Params = readonly SqlValue[];
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * Statements, in the portable subset: `?` placeholders, `ON CONFLICT … DO`, `RETURNING`, `CHECK`, integers up to
+ * 2^53. Anything one engine has and the other lacks goes through `pick`.
+ */
+export interface Queries {
+  readonly dialect: Dialect;
+  /** The first row, or undefined. */
+  one<R = Record<string, unknown>>(sql: string, params?: Params): Promise<R | undefined>;
+  /** Every row. */
+  many<R = Record<string, unknown>>(sql: string, params?: Params): Promise<R[]>;
+  /** A statement that returns no rows (use `one`/`many` with RETURNING for generated values). */
+  run(sql: string, params?: Params): Promise<{ changes: number }>;
+  /** A script of several statements, no parameters (schema work; prefer migrations). */
+  exec(script: string): Promise<void>;
+  /**
+   * Runs `work` in a transaction: committed when it resolves, rolled back when it throws. Inside, use only `t` (a
+   * statement on the store itself waits for the transaction to end, so it would wait forever) and await nothing
+   * but `t`'s statements: the transaction holds the connection (dev mode and tests check this). Nested: a savepoint.
+   */
+  tx<T>(work: (t: Queries) => Promise<T>): Promise<T>;
+  /** The statement (or value) for this engine, for the few that differ. */
+  pick<T>(choices: { sqlite: T; postgres: T }): T;
+}
+
+/** The service's database, shared by every module; each prefixes its tables with its id ('-' as '_'). */
+export interface Store extends Queries {
+  /**
+   * The raw better-sqlite3 connection. Not portable: a module that uses it runs on SQLite only and must say so in
+   * its module.toml description. Throws on another engine.
+   */
+  sqlite(): Database;
+}
+
+/**
+ * This process among the processes that share the database (one home today, a fleet later). Each process is a
+ * node with a heartbeat; a node that misses three beats is dead, and the work it had claimed is taken over.
+ */
+export interface NodeAccess {
+  /** This process's node id (new at every start). */
+  readonly id: string;
+  /** Ids of the nodes whose heartbeat is fresh, this one included. */
+  live(): Promise<string[]>;
+  /**
+   * Called, on every live node, for each node found dead (also at start for nodes that died while none ran), once
+   * per node per process: take over its claims with a conditional update, so that one node wins. Ends when the
+   * module copy stops.
+   */
+  onDead(handler: (nodeId: string) => unknown): void;
+  /** How long a claim lasts without renewal: a lease written now should end at `Date.now() + leaseMs`. */
+  readonly leaseMs: number;
+}
+
+/**
+ * Cache invalidation across processes. A module that caches rows notes each change of them; the other processes'
+ * copies of the module get `on` callbacks within about a quarter of a second. Topics are the module's own.
+ */
+export interface ChangeFeed {
+  /** Notes that the rows behind `topic` (and `key`, '' for all of them) changed; inside a transaction, pass it. */
+  note(topic: string, key?: string, t?: Queries): Promise<void>;
+  /** Runs handler when another process noted a change of the topic. Ends when the module copy stops. */
+  on(topic: string, handler: (key: string) => unknown): void;
+}
+
+/** Per store, the write-behind queues that have rows waiting for the next flush (one transaction for all of them). */
+const waiting = new WeakMap<Queries, Set<WriteBehind<never>>>();
+
+function schedule(store: Queries, queue: WriteBehind<never>): void {
+  let queues = waiting.get(store);
+  if (!queues) {
+    waiting.set(store, (queues = new Set()));
+    setImmediate(() => void flushWaiting(store));
+  }
+  queues.add(queue);
+}
+
+/**
+ * One transaction for every queue of the store that has rows, each in a savepoint so that one failing loses only its
+ * own rows. One commit instead of one per queue: fewer WAL frames, so fewer of the checkpoints a commit pays.
+ */
+async function flushWaiting(store: Queries): Promise<void> {
+  const queues = waiting.get(store);
+  waiting.delete(store);
+  if (!queues) return;
+  const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
+  if (!taken.length) return;
+  try {
+    await store.tx(async (t) => {
+      for (const [queue, rows] of taken) await queue.write(rows, t);
+    });
+  } catch (err) {
+    for (const [queue, rows] of taken) queue.failed(err, rows);
+  }
+}
+
+/**
+ * Rows written just after the current piece of work has answered: push() queues a row, and right after the current
+ * I/O callback (setImmediate, so after the HTTP answer went out) every queue of the store with rows is written in one
+ * transaction. Bookkeeping (turn traces, usage rows, the messages of a turn) then costs the caller no commit, and a
+ * turn's writes share one. Reads of the table must `await flush()` first, and the module flushes when it stops; a
+ * failed write reaches onError with the rows it lost.
+ */
+export class WriteBehind<T> {
+  private queued: T[] = [];
+
+  constructor(
+    private readonly store: Queries,
+    private readonly writeRow: (t: Queries, row: T) => Promise<unknown>,
+    private readonly onError: (err: unknown, rows: readonly T[]) => void,
+  ) {}
+
+  push(row: T): void {
+    this.queued.push(row);
+    schedule(this.store, this as unknown as WriteBehind<never>);
+  }
+
+  /** Writes what is queued, now (its own transaction). */
+  async flush(): Promise<void> {
+    const rows = this.take();
+    if (rows.length) await this.write(rows, this.store);
+  }
+
+  /** The rows queued so far, handed over to be written (by flush or the shared flush). */
+  take(): T[] {
+    const rows = this.queued;
+    this.queued = [];
+    return rows;
+  }
+
+  /** Writes rows in a transaction (a savepoint inside the shared one); a failure is reported, not thrown. */
+  async write(rows: readonly T[], on: Queries): Promise<void> {
+    try {
+      await on.tx(async (t) => {
+        for (const row of rows) await this.writeRow(t, row);
+      });
+    } catch (err) {
+      this.failed(err, rows);
+    }
+  }
+
+  failed(err: unknown, rows: readonly T[]): void {
+    this.onError(err, rows);
+  }
+}

@@ -1,0 +1,41 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Store } from '../store.ts';
+import { SqliteStore } from '../../../kernel/store/sqlite.ts';
+
+export interface TestStore {
+  store: Store;
+  /** The database file (a second connection, another "process", can open it). */
+  file: string;
+  close(): void;
+}
+
+/**
+ * A store on a fresh SQLite file for a module's unit tests, with the migrations of the given module folders applied
+ * (their `migrations/*.sql`, in order) and the foreign-await check on.
+ */
+export function openTestStore(moduleDirs: readonly string[] = [], file?: string): TestStore {
+  const dir = file ? undefined : mkdtempSync(path.join(tmpdir(), 'talon-store-'));
+  const where = file ?? path.join(dir!, 'talon.db');
+  const db = new Database(where);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  for (const moduleDir of moduleDirs) {
+    const migrations = path.join(moduleDir, 'migrations');
+    for (const name of readdirSync(migrations)
+      .filter((f) => f.endsWith('.sql'))
+      .sort())
+      db.exec(readFileSync(path.join(migrations, name), 'utf8'));
+  }
+  return {
+    store: new SqliteStore(db, { checkAwaits: true }),
+    file: where,
+    close() {
+      db.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
