@@ -214,6 +214,7 @@ export class ModuleInstance implements ServiceProvider {
         id: deps.nodes.id,
         leaseMs: deps.nodes.leaseMs,
         live: () => deps.nodes.live(),
+        address: (node) => deps.nodes.address(node),
         onDead: (fn) => void this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work))),
       },
       changes: {

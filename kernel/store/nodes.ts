@@ -73,6 +73,14 @@ export class NodeRegistry {
     return rows.map((r) => r.id);
   }
 
+  async address(nodeId: string): Promise<string | undefined> {
+    const row = await this.store.one<{ listen: string | null }>("SELECT listen FROM kernel_nodes WHERE id = ? AND state = 'live' AND heartbeat_at >= ?", [
+      nodeId,
+      Date.now() - this.leaseMs,
+    ]);
+    return row?.listen ?? undefined;
+  }
+
   /** A module copy's handler; `run` tracks its work. Nodes already gone are handed to it at the next beat. */
   onDead(fn: (nodeId: string) => unknown, run: (work: Promise<unknown>) => void): () => void {
     const handler = { fn, done: new Set<string>(), run };

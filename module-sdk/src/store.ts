@@ -47,6 +47,8 @@ export interface NodeAccess {
   readonly id: string;
   /** Ids of the nodes whose heartbeat is fresh, this one included. */
   live(): Promise<string[]>;
+  /** The API address (host:port) a live node listens on, to relay a request to it; undefined if it is not live. */
+  address(nodeId: string): Promise<string | undefined>;
   /**
    * Called, on every live node, for each node found dead (also at start for nodes that died while none ran), once
    * per node per process: take over its claims with a conditional update, so that one node wins. Ends when the
