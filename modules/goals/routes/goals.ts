@@ -1,7 +1,7 @@
 /** /api/goals: create, list, get, PUT, DELETE (with descendants), children, templates (and applying one). */
 import { badRequest, isUuid, notFound, pageQueryProperties, paginate, readPage, requireUuid, type FromSchema, type Routes } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
-import { STATUSES, type GoalFields, type GoalStore } from '../services/store.ts';
+import { STATUSES, type Goal, type GoalFields, type GoalStore } from '../services/store.ts';
 import { TEMPLATES } from '../services/templates.ts';
 
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
@@ -40,13 +40,13 @@ const listQuery = {
 type Update = FromSchema<typeof updateBody>;
 
 export function goalRoutes(app: Routes, store: GoalStore, agents: () => AgentRegistry | undefined): void {
-  const load = (id: string) => {
-    const goal = store.get(requireUuid(id, 'goal id'));
+  const load = async (id: string) => {
+    const goal = await store.get(requireUuid(id, 'goal id'));
     if (!goal) throw notFound(`goal '${id}' not found`);
     return goal;
   };
   /** The fields after a body: omitted keeps, null clears. 400/404 naming the problem. */
-  const apply = (body: Update, base: GoalFields): GoalFields => {
+  const apply = async (body: Update, base: GoalFields): Promise<GoalFields> => {
     if (body.due_at !== undefined && body.due_date !== undefined) throw badRequest('give due_at or due_date, not both');
     const due = body.due_at !== undefined ? body.due_at : body.due_date;
     const title = body.title === undefined ? base.title : body.title.trim();
@@ -57,7 +57,7 @@ export function goalRoutes(app: Routes, store: GoalStore, agents: () => AgentReg
       status: body.status ?? base.status,
       progress: body.progress ?? base.progress,
       agent_id: body.agent_id === undefined ? base.agent_id : body.agent_id === null ? null : agentRef(body.agent_id, agents),
-      parent_id: body.parent_id === undefined ? base.parent_id : body.parent_id === null ? null : load(body.parent_id).id,
+      parent_id: body.parent_id === undefined ? base.parent_id : body.parent_id === null ? null : (await load(body.parent_id)).id,
       due_at: due === undefined ? base.due_at : due === null ? null : isoDate(due),
     };
   };
@@ -65,13 +65,13 @@ export function goalRoutes(app: Routes, store: GoalStore, agents: () => AgentReg
   app.get('/api/goals', { schema: { summary: 'Goals, oldest first', querystring: listQuery } }, async (request) => {
     const q = request.query;
     const parentId = q.parent_id === undefined ? undefined : q.parent_id === 'none' ? null : requireUuid(q.parent_id, 'parent_id');
-    const goals = store.list({ status: q.status, agentId: q.agent_id?.toLowerCase(), parentId });
+    const goals = await store.list({ status: q.status, agentId: q.agent_id?.toLowerCase(), parentId });
     return paginate(goals, readPage(q, { limit: 500, max: 5000 }));
   });
 
   app.post('/api/goals', { schema: { summary: 'Creates a goal', body: createBody } }, async (request, reply) => {
     const empty: GoalFields = { title: '', description: '', status: 'pending', progress: 0, agent_id: null, parent_id: null, due_at: null };
-    return reply.code(201).send(store.create(apply(request.body, empty)));
+    return reply.code(201).send(await store.create(await apply(request.body, empty)));
   });
 
   app.get('/api/goals/templates', { schema: { summary: 'Goal templates' } }, async () => ({ templates: TEMPLATES }));
@@ -82,7 +82,7 @@ export function goalRoutes(app: Routes, store: GoalStore, agents: () => AgentReg
     async (request, reply) => {
       const template = TEMPLATES.find((t) => t.id === request.params.id);
       if (!template) throw notFound(`goal template '${request.params.id}' not found`);
-      const base = apply(request.body, {
+      const base = await apply(request.body, {
         title: template.name,
         description: template.description,
         status: 'pending',
@@ -91,13 +91,13 @@ export function goalRoutes(app: Routes, store: GoalStore, agents: () => AgentReg
         parent_id: null,
         due_at: null,
       });
-      let goal!: ReturnType<GoalStore['create']>;
-      const children: Array<ReturnType<GoalStore['create']>> = [];
-      store.createMany((create) => {
-        goal = create(base);
-        for (const g of template.goals) children.push(create({ ...base, ...g, parent_id: goal.id }));
+      const tree = await store.createMany(async (create) => {
+        const goal = await create(base);
+        const children: Goal[] = [];
+        for (const g of template.goals) children.push(await create({ ...base, ...g, parent_id: goal.id }));
+        return { goal, children };
       });
-      return reply.code(201).send({ goal, children });
+      return reply.code(201).send(tree);
     },
   );
 
@@ -107,19 +107,19 @@ export function goalRoutes(app: Routes, store: GoalStore, agents: () => AgentReg
     '/api/goals/:id',
     { schema: { summary: 'Updates title, status, description, progress, due date, parent, agent', params: idParams, body: updateBody } },
     async (request) => {
-      const goal = load(request.params.id);
+      const goal = await load(request.params.id);
       if (!Object.keys(request.body).length) throw badRequest('send at least one field to change');
-      return store.update(goal.id, apply(request.body, goal));
+      return store.update(goal.id, await apply(request.body, goal));
     },
   );
 
   app.delete('/api/goals/:id', { schema: { summary: 'Deletes a goal and all its descendants', params: idParams } }, async (request) => {
-    const goal = load(request.params.id);
-    return { status: 'deleted', id: goal.id, removed: store.delete(goal.id) };
+    const goal = await load(request.params.id);
+    return { status: 'deleted', id: goal.id, removed: await store.delete(goal.id) };
   });
 
   app.get('/api/goals/:id/children', { schema: { summary: 'The direct sub-goals of a goal', params: idParams } }, async (request) => {
-    const children = store.list({ parentId: load(request.params.id).id });
+    const children = await store.list({ parentId: (await load(request.params.id)).id });
     return { children, total: children.length };
   });
 }

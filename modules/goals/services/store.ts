@@ -1,7 +1,6 @@
-/** Goals in SQLite: a tree (parent_id), cycles refused, a delete takes the whole subtree. */
+/** Goals in the store: a tree (parent_id), cycles refused, a delete takes the whole subtree. */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { badRequest, statements } from '@talon/module-sdk';
+import { badRequest, type Queries, type Store } from '@talon/module-sdk';
 
 export const STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export type GoalStatus = (typeof STATUSES)[number];
@@ -25,34 +24,22 @@ const COLUMNS = 'id, title, description, status, progress, agent_id, parent_id, 
 const FIELDS = ['title', 'description', 'status', 'progress', 'agent_id', 'parent_id', 'due_at'] as const;
 
 export class GoalStore {
-  private readonly sql: ReturnType<typeof statements>;
+  constructor(private readonly store: Store) {}
 
-  constructor(private readonly db: Database) {
-    this.sql = statements(db);
+  async create(fields: GoalFields): Promise<Goal> {
+    return insert(this.store, fields);
   }
 
-  create(fields: GoalFields): Goal {
-    const id = randomUUID();
-    const at = new Date().toISOString();
-    this.sql(`INSERT INTO goals_goals (id, ${FIELDS.join(', ')}, created_at, updated_at) VALUES (?, ${FIELDS.map(() => '?').join(', ')}, ?, ?)`).run(
-      id,
-      ...FIELDS.map((f) => fields[f]),
-      at,
-      at,
-    );
-    return this.get(id)!;
+  /** Several goals at once, all or none (a template's tree): `make` creates them through its argument. */
+  createMany<T>(make: (create: (fields: GoalFields) => Promise<Goal>) => Promise<T>): Promise<T> {
+    return this.store.tx((t) => make((f) => insert(t, f)));
   }
 
-  /** Several goals at once, all or none (a template's tree). */
-  createMany(make: (create: (fields: GoalFields) => Goal) => void): void {
-    this.db.transaction(() => make((f) => this.create(f)))();
+  get(id: string): Promise<Goal | undefined> {
+    return this.store.one<Goal>(`SELECT ${COLUMNS} FROM goals_goals WHERE id = ?`, [id]);
   }
 
-  get(id: string): Goal | undefined {
-    return this.sql<[string], Goal>(`SELECT ${COLUMNS} FROM goals_goals WHERE id = ?`).get(id);
-  }
-
-  list(filter: { status?: string; agentId?: string; parentId?: string | null }): Goal[] {
+  list(filter: { status?: string; agentId?: string; parentId?: string | null }): Promise<Goal[]> {
     const where: string[] = [];
     const params: string[] = [];
     if (filter.status) (where.push('status = ?'), params.push(filter.status));
@@ -60,36 +47,52 @@ export class GoalStore {
     if (filter.parentId === null) where.push('parent_id IS NULL');
     else if (filter.parentId) (where.push('parent_id = ?'), params.push(filter.parentId));
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    return this.sql<string[], Goal>(`SELECT ${COLUMNS} FROM goals_goals ${clause} ORDER BY seq`).all(...params);
+    return this.store.many<Goal>(`SELECT ${COLUMNS} FROM goals_goals ${clause} ORDER BY seq`, params);
   }
 
-  update(id: string, fields: GoalFields): Goal {
-    if (fields.parent_id !== null) this.refuseCycle(id, fields.parent_id);
-    this.sql(`UPDATE goals_goals SET ${FIELDS.map((f) => `${f} = ?`).join(', ')}, updated_at = ? WHERE id = ?`).run(
-      ...FIELDS.map((f) => fields[f]),
-      new Date().toISOString(),
-      id,
-    );
-    return this.get(id)!;
+  /** The cycle check and the write in one transaction, so a concurrent move cannot slip a cycle in between. */
+  async update(id: string, fields: GoalFields): Promise<Goal> {
+    return this.store.tx(async (t) => {
+      if (fields.parent_id !== null) await refuseCycle(t, id, fields.parent_id);
+      await t.run(`UPDATE goals_goals SET ${FIELDS.map((f) => `${f} = ?`).join(', ')}, updated_at = ? WHERE id = ?`, [
+        ...FIELDS.map((f) => fields[f]),
+        new Date().toISOString(),
+        id,
+      ]);
+      return (await t.one<Goal>(`SELECT ${COLUMNS} FROM goals_goals WHERE id = ?`, [id]))!;
+    });
   }
 
   /** Deletes the goal and every descendant; returns how many goals went. */
-  delete(id: string): number {
-    const n = this.sql<[string], { n: number }>(
-      `WITH RECURSIVE tree(id) AS (SELECT id FROM goals_goals WHERE id = ? UNION ALL SELECT g.id FROM goals_goals g JOIN tree ON g.parent_id = tree.id)
-       SELECT COUNT(*) AS n FROM tree`,
-    ).get(id)!.n;
-    this.sql('DELETE FROM goals_goals WHERE id = ?').run(id);
-    return n;
+  async delete(id: string): Promise<number> {
+    return this.store.tx(async (t) => {
+      const counted = await t.one<{ n: number }>(
+        `WITH RECURSIVE tree(id) AS (SELECT id FROM goals_goals WHERE id = ? UNION ALL SELECT g.id FROM goals_goals g JOIN tree ON g.parent_id = tree.id)
+         SELECT COUNT(*) AS n FROM tree`,
+        [id],
+      );
+      await t.run('DELETE FROM goals_goals WHERE id = ?', [id]);
+      return Number(counted?.n ?? 0);
+    });
   }
+}
 
-  /** 400 when the new parent is the goal itself or one of its descendants. */
-  private refuseCycle(id: string, parentId: string): void {
-    const cycle = this.sql<[string, string], { id: string }>(
-      `WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM goals_goals WHERE id = ?
-         UNION ALL SELECT g.id, g.parent_id FROM goals_goals g JOIN up ON g.id = up.parent_id)
-       SELECT id FROM up WHERE id = ? LIMIT 1`,
-    ).get(parentId, id);
-    if (cycle) throw badRequest(`parent_id '${parentId}' would make a cycle: it is this goal or one of its descendants`);
-  }
+async function insert(q: Queries, fields: GoalFields): Promise<Goal> {
+  const at = new Date().toISOString();
+  const row = await q.one<Goal>(
+    `INSERT INTO goals_goals (id, ${FIELDS.join(', ')}, created_at, updated_at) VALUES (?, ${FIELDS.map(() => '?').join(', ')}, ?, ?) RETURNING ${COLUMNS}`,
+    [randomUUID(), ...FIELDS.map((f) => fields[f]), at, at],
+  );
+  return row!;
+}
+
+/** 400 when the new parent is the goal itself or one of its descendants. */
+async function refuseCycle(q: Queries, id: string, parentId: string): Promise<void> {
+  const cycle = await q.one<{ id: string }>(
+    `WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM goals_goals WHERE id = ?
+       UNION ALL SELECT g.id, g.parent_id FROM goals_goals g JOIN up ON g.id = up.parent_id)
+     SELECT id FROM up WHERE id = ? LIMIT 1`,
+    [parentId, id],
+  );
+  if (cycle) throw badRequest(`parent_id '${parentId}' would make a cycle: it is this goal or one of its descendants`);
 }
