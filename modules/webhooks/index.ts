@@ -4,7 +4,7 @@ import { safeNet } from '@talon/tools';
 import { webhooksConfigSchema, type WebhooksConfig } from './config.ts';
 import { Dispatcher } from './services/dispatcher.ts';
 import { Hooks } from './services/hooks.ts';
-import { HookStore } from './services/store.ts';
+import { HOOKS_TOPIC, HookStore } from './services/store.ts';
 import { eventHookRoutes, outboundRoutes } from './routes/webhooks.ts';
 
 /** Bus events waiting to be journalled; the handler only writes a row, so this is never reached in practice. */
@@ -14,20 +14,30 @@ const PRUNE_MS = 3_600_000;
 export default defineModule<WebhooksConfig>({
   configSchema: webhooksConfigSchema,
   register(ctx) {
-    const store = new HookStore(ctx.db);
+    const store = new HookStore(ctx.store, (t) => ctx.changes.note(HOOKS_TOPIC, '', t));
     const net = () => ctx.use(safeNet);
     const vault = () => ctx.use(secretVault);
     const config = () => ctx.config;
-    const dispatcher = new Dispatcher({ store, net, vault, config, log: ctx.log, setTimeout: ctx.setTimeout });
+    const node = { id: ctx.nodes.id, leaseMs: ctx.nodes.leaseMs };
+    const dispatcher = new Dispatcher({ store, net, vault, config, log: ctx.log, setTimeout: ctx.setTimeout, node });
     const hooks = new Hooks({ store, net, vault, config, kick: () => dispatcher.pump() });
+    // Local events only (the default): the process where an event happened journals its deliveries, once.
     ctx.events.subscribe('*', (event) => hooks.onEvent(event), { queue: QUEUE });
+    // Another process changed the webhooks: its subscriber list is read again at the next event.
+    ctx.changes.on(HOOKS_TOPIC, () => store.invalidate());
+    // A dead process's claims go back to pending, and this one sends them (or another live one: one claim wins).
+    ctx.nodes.onDead(async (dead) => {
+      if (await store.release(dead)) dispatcher.pump();
+    });
     return {
-      start() {
+      async start() {
+        // Claims of processes that are gone (also those that died while none ran) are sent again.
+        await store.releaseAllBut(await ctx.nodes.live());
         // A restart is a good moment to retry: whatever waited for a backoff is sent now.
-        store.resumeAll();
+        await store.resumeAll();
         dispatcher.pump();
         const prune = () => store.prune(new Date(Date.now() - ctx.config.journal_retention_days * 86_400_000));
-        prune();
+        await prune();
         ctx.setInterval(prune, PRUNE_MS);
       },
       stop: () => dispatcher.stop(),

@@ -1,8 +1,10 @@
 /**
- * Drains the delivery journal: due deliveries are sent a few at a time; a failed attempt is retried with
- * exponential backoff until max_attempts; a webhook that keeps failing is disabled with the reason (its queued
- * deliveries wait for it to be enabled again). Rows change only after an attempt ends, so a restart re-sends what
- * was in flight: delivery is at least once (receivers de-duplicate by X-Webhook-Id).
+ * Drains the delivery journal: due deliveries are claimed (pending → sending, with this node and a lease) a few at a
+ * time and sent; a failed attempt is retried with exponential backoff until max_attempts; a webhook that keeps failing
+ * is disabled with the reason (its queued deliveries wait for it to be enabled again). Several processes may share
+ * the journal: the claim is a conditional update, so exactly one of them sends a delivery. A process that dies with
+ * claims leaves them to the others (`ctx.nodes.onDead`) or to the next start; its attempt may have reached the target,
+ * so delivery is at least once (receivers de-duplicate by X-Webhook-Id).
  */
 import type { Logger } from 'pino';
 import type { SecretVault } from '@talon/catalog';
@@ -18,6 +20,8 @@ export interface DispatcherDeps {
   config: () => WebhooksConfig;
   log: Logger;
   setTimeout: (fn: () => unknown, ms: number) => NodeJS.Timeout;
+  /** This process's node id (the claims' owner) and how long a claim lasts. */
+  node: { id: string; leaseMs: number };
 }
 
 export const secretOwner = (hookId: string) => `webhooks:secret:${hookId}`;
@@ -28,38 +32,69 @@ export class Dispatcher {
   private timer?: NodeJS.Timeout;
   private timerAt = Infinity;
   private stopped = false;
+  /** A pass (claim, then arm the timer) is running; `again`: another was asked for meanwhile. */
+  private pumping?: Promise<void>;
+  private again = false;
 
   constructor(private readonly deps: DispatcherDeps) {}
 
-  /** Starts what is due now and arms a timer for the next due retry. */
+  /** Starts what is due now and arms a timer for the next due retry. Passes never overlap: one asked for meanwhile follows. */
   pump(): void {
     if (this.stopped) return;
-    const { store, config } = this.deps;
-    const free = config().concurrency - this.inflight.size;
-    if (free > 0) {
-      for (const row of store.due(Date.now(), free, new Set(this.inflight.keys()))) {
-        const run = this.attempt(row).finally(() => {
-          this.inflight.delete(row.id);
-          this.pump();
-        });
-        this.inflight.set(row.id, run);
-      }
+    if (this.pumping) {
+      this.again = true;
+      return;
     }
-    this.arm(store.nextDue());
+    this.pumping = this.pass()
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook dispatch pass failed; the next event or retry tries again'))
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.again) {
+          this.again = false;
+          this.pump();
+        }
+      });
   }
 
-  /** Lets attempts in flight end (bounded); what does not finish stays pending for the next start. */
+  /** Resolves once no pass is running (tests, and stop). */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping;
+  }
+
+  /**
+   * Lets attempts in flight end (bounded); the claims of those that did not finish go back to pending at once, so the
+   * next copy or another process sends them.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.idle();
     const settled = Promise.allSettled([...this.inflight.values()]);
     const bound = new Promise((r) => setTimeout(r, 2000).unref());
     await Promise.race([settled, bound]);
     this.abort.abort(new Error('the service is stopping'));
+    await this.deps.store.release(this.deps.node.id, [...this.inflight.keys()]);
+  }
+
+  private async pass(): Promise<void> {
+    const { store, config, node } = this.deps;
+    const free = config().concurrency - this.inflight.size;
+    if (free > 0) {
+      for (const row of await store.claim(node.id, Date.now(), free, node.leaseMs)) {
+        const run = this.attempt(row)
+          .catch((err: unknown) => this.deps.log.warn({ err, delivery: row.id }, 'webhook attempt could not be recorded'))
+          .finally(() => {
+            this.inflight.delete(row.id);
+            this.pump();
+          });
+        this.inflight.set(row.id, run);
+      }
+    }
+    this.arm(await store.nextDue());
   }
 
   private arm(at: number | undefined): void {
-    if (at === undefined || this.inflight.size >= this.deps.config().concurrency) return;
+    if (this.stopped || at === undefined || this.inflight.size >= this.deps.config().concurrency) return;
     if (this.timer && at >= this.timerAt) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
@@ -74,9 +109,12 @@ export class Dispatcher {
   }
 
   private async attempt(row: DeliveryRow): Promise<void> {
-    const { store, config, log } = this.deps;
-    const hook = store.get(row.hook_id);
-    if (!hook || hook.enabled !== 1) return;
+    const { store, config, log, node } = this.deps;
+    const hook = await store.get(row.hook_id);
+    if (!hook || hook.enabled !== 1) {
+      await store.release(node.id, [row.id]);
+      return;
+    }
     const cfg = config();
     const secret = hook.secret ? this.deps.vault().open(hook.secret, secretOwner(hook.id)) : undefined;
     const result = await sendSigned(this.deps.net(), { url: hook.url, secret, event: row.event, id: row.event_id }, row.body, {
@@ -85,15 +123,15 @@ export class Dispatcher {
       signal: this.abort.signal,
     });
     if (this.abort.signal.aborted) return;
-    if (result.ok) return store.delivered(row.id, hook.id, result.status!);
+    if (result.ok) return store.delivered(row.id, node.id, hook.id, result.status!);
     const attempts = row.attempts + 1;
     const delay = Math.min(cfg.retry_base_ms * 2 ** (attempts - 1), cfg.retry_max_ms);
     const next = attempts < cfg.max_attempts ? Date.now() + delay : undefined;
-    const failures = store.attemptFailed(row.id, hook.id, result.error ?? 'failed', result.status, next);
+    const failures = await store.attemptFailed(row.id, node.id, hook.id, result.error ?? 'failed', result.status, next);
     if (next === undefined) log.warn({ webhook: hook.id, delivery: row.id, error: result.error }, 'webhook delivery failed for good');
     if (failures >= cfg.disable_after_failures) {
       const reason = `disabled after ${failures} consecutive failed attempts; last error: ${result.error}`;
-      store.disable(hook.id, reason);
+      await store.disable(hook.id, reason);
       log.warn({ webhook: hook.id, reason }, 'webhook disabled');
     }
   }

@@ -39,7 +39,7 @@ export class Hooks {
   constructor(private readonly deps: HooksDeps) {}
 
   /** The record as the API shows it: never the secret, only whether there is one. */
-  view(row: HookRow) {
+  async view(row: HookRow) {
     const events = JSON.parse(row.events) as string[];
     const base = {
       id: row.id,
@@ -48,15 +48,15 @@ export class Hooks {
       has_secret: row.secret !== null,
       disabled_reason: row.disabled_reason,
       consecutive_failures: row.consecutive_failures,
-      deliveries: this.deps.store.counts(row.id),
+      deliveries: await this.deps.store.counts(row.id),
       created_at: row.created_at,
       updated_at: row.updated_at,
     };
     return row.kind === 'event' ? { ...base, event_type: events[0] } : { ...base, name: row.name, events };
   }
 
-  get(id: string, kind: HookKind): HookRow {
-    const row = this.deps.store.get(id, kind);
+  async get(id: string, kind: HookKind): Promise<HookRow> {
+    const row = await this.deps.store.get(id, kind);
     if (!row) throw notFound(`${kind === 'event' ? 'event webhook' : 'webhook'} '${id}' not found`);
     return row;
   }
@@ -78,13 +78,13 @@ export class Hooks {
       created_at: now,
       updated_at: now,
     };
-    this.deps.store.insert(row);
+    await this.deps.store.insert(row);
     return row;
   }
 
   /** Partial update; enabling clears the failure count and the reason, and resumes queued deliveries. */
   async update(id: string, kind: HookKind, input: HookInput): Promise<HookRow> {
-    const row = { ...this.get(id, kind) };
+    const row = { ...(await this.get(id, kind)) };
     if (input.url !== undefined) await this.checkUrl(input.url);
     if (input.url !== undefined) row.url = input.url;
     if (input.name !== undefined) row.name = input.name;
@@ -95,19 +95,19 @@ export class Hooks {
       if (input.enabled) Object.assign(row, { disabled_reason: null, consecutive_failures: 0 });
     }
     row.updated_at = new Date().toISOString();
-    this.deps.store.update(row);
+    await this.deps.store.update(row);
     if (row.enabled) this.deps.kick();
     return row;
   }
 
-  delete(id: string, kind: HookKind): void {
-    this.get(id, kind);
-    this.deps.store.delete(id);
+  async delete(id: string, kind: HookKind): Promise<void> {
+    await this.get(id, kind);
+    await this.deps.store.delete(id);
   }
 
   /** Sends one signed test payload now (no retry) and reports what the target answered. */
   async test(id: string): Promise<{ status: 'sent'; response_status: number; webhook_id: string }> {
-    const row = this.get(id, 'outbound');
+    const row = await this.get(id, 'outbound');
     const body = JSON.stringify({
       id: randomUUID(),
       event: 'test',
@@ -125,15 +125,12 @@ export class Hooks {
   }
 
   /** Journals one row per enabled webhook subscribed to the event (the envelope is fixed now, signed when sent). */
-  onEvent(event: AnyEvent): void {
+  async onEvent(event: AnyEvent): Promise<void> {
     const name = nameOf(event);
-    const targets = this.deps.store
-      .enabled()
-      .filter((s) => subscribed(s.events, name))
-      .map((s) => s.hook);
+    const targets = (await this.deps.store.enabled()).filter((s) => subscribed(s.events, name)).map((s) => s.hook);
     if (!targets.length) return;
     const body = JSON.stringify({ id: event.id, event: name, timestamp: event.at, data: event.data });
-    this.deps.store.enqueue(targets.map((h) => ({ hook_id: h.id, event_id: event.id, event: name, body })));
+    await this.deps.store.enqueue(targets.map((h) => ({ hook_id: h.id, event_id: event.id, event: name, body })));
     this.deps.kick();
   }
 

@@ -11,6 +11,8 @@ export class Receiver {
   readonly received: Received[] = [];
   /** The status of the nth request (0-based); 200 by default. */
   answer: (n: number) => number = () => 200;
+  /** How long each answer takes (ms). */
+  delayMs = 0;
   private server?: http.Server;
   private count = 0;
 
@@ -20,7 +22,9 @@ export class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(this.answer(this.count++)).end();
+        const status = this.answer(this.count++);
+        if (this.delayMs) setTimeout(() => res.writeHead(status).end(), this.delayMs);
+        else res.writeHead(status).end();
       });
     });
     await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', () => r()));

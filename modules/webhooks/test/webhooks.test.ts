@@ -162,8 +162,8 @@ describe('webhooks: event subscriptions', () => {
       [sub.id],
     );
     // A real spawn by the agents module, not an event the test makes up.
-    const agent = k.kernel.services
-      .view<{ spawn(o: { manifestToml: string }): { id: string } }>('agents.registry')
+    const agent = await k.kernel.services
+      .view<{ spawn(o: { manifestToml: string }): { id: string } | Promise<{ id: string }> }>('agents.registry')
       .spawn({ manifestToml: 'name = "a1"\n[model]\nprovider = "default"\nmodel = "default"\n' });
     await waitFor(() => rx.received.length === 1, 3000, 'delivery');
     const envelope = JSON.parse(rx.received[0].body) as { event: string; data: { agentId: string; name: string } };
