@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { FakeProvider, fakeEmbedding } from '@talon/module-sdk/testing';
 import { applyMigrations, pendingMigrations } from '../kernel/migrations.ts';
+import { SqliteStore } from '../kernel/store/sqlite.ts';
 import { defaultMemoryConfig } from '../modules/memory/config.ts';
 import { Memory } from '../modules/memory/services/memory.ts';
 import { freePort, killTree, percentile, rssMb, spawnDetached, waitHttp } from './util.ts';
@@ -54,30 +55,33 @@ function sentence(words: string[], random: () => number, length: number): string
   return `The user ${out.join(' ')}.`;
 }
 
-function populate(dbFile: string, words: string[], random: () => number): number {
+async function populate(dbFile: string, words: string[], random: () => number): Promise<number> {
   const started = performance.now();
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   applyMigrations(db, 'memory', pendingMigrations(db, 'memory', path.join(ROOT, 'modules/memory')));
-  const memory = new Memory({ db, log: pino({ level: 'silent' }), config: () => defaultMemoryConfig() });
+  const store = new SqliteStore(db);
+  const memory = new Memory({ store, log: pino({ level: 'silent' }), config: () => defaultMemoryConfig() });
+  await memory.init();
+  await memory.vectors.ensureTable(DIM);
   const now = Date.now();
-  const insert = db.prepare(
-    `INSERT INTO memory_entries (id, agent_id, level, content, created_at, updated_at, accessed_at, decayed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-  );
   // No session level: the daemon's start-up cleanup would expire idle session entries.
   const levels = ['user', 'agent'];
   const batch = 5000;
   for (let start = 0; start < ENTRIES; start += batch) {
-    db.transaction(() => {
+    await store.tx(async (t) => {
       for (let i = start; i < Math.min(ENTRIES, start + batch); i++) {
         const content = sentence(words, random, 8 + Math.floor(random() * 12));
-        const t = now - Math.floor(random() * 90 * 86_400_000);
-        const { seq } = insert.get(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, AGENT, levels[i % 2], content, t, t, t, t) as { seq: number };
-        memory.vectors.put(seq, AGENT, MODEL, Float32Array.from(fakeEmbedding(content, DIM)));
+        const at = now - Math.floor(random() * 90 * 86_400_000);
+        const { seq } = (await t.one<{ seq: number }>(
+          `INSERT INTO memory_entries (id, agent_id, level, content, created_at, updated_at, accessed_at, decayed_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+          [`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, AGENT, levels[i % 2], content, at, at, at, at],
+        ))!;
+        await memory.vectors.put(t, seq, AGENT, MODEL, Float32Array.from(fakeEmbedding(content, DIM)));
       }
-    })();
+    });
   }
   db.pragma('wal_checkpoint(TRUNCATE)');
   memory.stop();
@@ -85,32 +89,33 @@ function populate(dbFile: string, words: string[], random: () => number): number
   return performance.now() - started;
 }
 
-/** Wall-clock and CPU milliseconds of a synchronous call (CPU time is what the machine's load does not inflate). */
-function clock(fn: () => unknown): [number, number] {
+/** Wall-clock and CPU milliseconds of a call (CPU time is what the machine's load does not inflate). */
+async function clock(fn: () => Promise<unknown>): Promise<[number, number]> {
   const wall = performance.now();
   const cpu = process.cpuUsage();
-  fn();
+  await fn();
   const d = process.cpuUsage(cpu);
   return [performance.now() - wall, (d.user + d.system) / 1000];
 }
 
 /** The services alone, in this process, on the populated database: no HTTP, no query-embedding call. */
-function inProcess(dbFile: string, queries: string[], words: string[], random: () => number) {
+async function inProcess(dbFile: string, queries: string[], words: string[], random: () => number) {
   const db = new Database(dbFile);
-  const memory = new Memory({ db, log: pino({ level: 'silent' }), config: () => defaultMemoryConfig() });
+  const memory = new Memory({ store: new SqliteStore(db), log: pino({ level: 'silent' }), config: () => defaultMemoryConfig() });
+  await memory.init();
   const search = { wall: [] as number[], cpu: [] as number[] };
-  queries.forEach((q, i) => {
+  for (const [i, q] of queries.entries()) {
     const vector = Float32Array.from(fakeEmbedding(q, DIM));
-    const [wall, cpu] = clock(() => memory.searcher.search(q, { agentId: AGENT, limit: 10 }, { model: MODEL, vector }));
+    const [wall, cpu] = await clock(() => memory.searcher.search(q, { agentId: AGENT, limit: 10 }, { model: MODEL, vector }));
     if (i >= 100) (search.wall.push(wall), search.cpu.push(cpu));
-  });
+  }
   const put: number[] = [];
   const get: number[] = [];
   for (let i = 0; i < 2000; i++) {
     const key = `svc.key:${i % 200}`;
     const value = { i, text: sentence(words, random, 10) };
-    put.push(clock(() => memory.kv.set(AGENT, key, value))[0]);
-    get.push(clock(() => memory.kv.get(AGENT, key))[0]);
+    put.push((await clock(() => memory.kv.set(AGENT, key, value)))[0]);
+    get.push((await clock(() => memory.kv.get(AGENT, key)))[0]);
   }
   memory.stop();
   db.close();
@@ -139,13 +144,13 @@ export async function memoryBench() {
     path.join(home, 'config.toml'),
     `api_listen = "127.0.0.1:${port}"\nlog_level = "warn"\nrate_limit_per_second = 1000000\n[memory]\nembedding_provider = "${fake.url}/v1"\nembedding_model = "${MODEL}"\n`,
   );
-  const populateMs = populate(path.join(home, 'talon.db'), words, random);
+  const populateMs = await populate(path.join(home, 'talon.db'), words, random);
   // Distinct queries (3-6 words each), so neither the query-embedding cache nor SQLite's page cache of one query helps.
   const queries = Array.from({ length: 600 }, () => {
     const n = 3 + Math.floor(random() * 4);
     return Array.from({ length: n }, () => words[Math.floor(words.length * random() ** 1.5)]).join(' ');
   });
-  const local = inProcess(path.join(home, 'talon.db'), queries, words, random);
+  const local = await inProcess(path.join(home, 'talon.db'), queries, words, random);
   const daemon = spawnDetached(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/memory/server.ts'), home], {});
   const base = `http://127.0.0.1:${port}`;
   try {

@@ -26,7 +26,8 @@ export default defineModule<Config>({
   register(ctx) {
     const agents = () => ctx.tryUse(agentRegistry);
     const dreams = new Dreams({
-      db: ctx.db,
+      store: ctx.store,
+      nodes: ctx.nodes,
       agents,
       memory: () => ctx.tryUse(semanticMemory),
       jobs: () => ctx.tryUse(schedulerJobs),
@@ -36,12 +37,18 @@ export default defineModule<Config>({
     });
     // The scheduler runs the jobs; this tap is what a run does (it goes with this copy of the module).
     ctx.hooks.tryTap(schedulerHooks)?.handler.tapPromise('auto-dream', (job) => dreams.scheduled(job));
+    // Local only (the default): the process that spawned the agent makes its job.
     ctx.events.subscribe('agent.spawned', (event) => dreams.sync(event.data.agentId));
     ctx.hooks.kernel.config.changed.tapPromise('auto-dream', async (change) => {
-      if (change.path === '' || change.path.startsWith('auto_dream')) dreams.syncAll();
+      if (change.path === '' || change.path.startsWith('auto_dream')) await dreams.syncAll();
     });
+    // A process that died while creating an agent's job leaves it pending: a live one creates it.
+    ctx.nodes.onDead((node) => dreams.takeOver(node));
     return {
-      start: () => dreams.syncAll(),
+      async start() {
+        await dreams.sweep();
+        await dreams.syncAll();
+      },
       routes: (app) => dreamRoutes(app, dreams, agents),
     };
   },

@@ -9,17 +9,17 @@ export interface KvEntry {
   value: unknown;
 }
 
-/** Per-agent key-value memory. Values are any JSON. */
+/** Per-agent key-value memory. Values are any JSON. Every method reads or writes the database, so each is async. */
 export interface KvMemory {
-  get(agentId: string, key: string): KvEntry | undefined;
-  /** Throws HttpError 400/413 for a bad key or an oversized value. */
-  set(agentId: string, key: string, value: unknown): void;
-  delete(agentId: string, key: string): boolean;
-  list(agentId: string, page?: { limit?: number; offset?: number }): KvEntry[];
+  get(agentId: string, key: string): Promise<KvEntry | undefined>;
+  /** Rejects with HttpError 400/413 for a bad key or an oversized value. */
+  set(agentId: string, key: string, value: unknown): Promise<void>;
+  delete(agentId: string, key: string): Promise<boolean>;
+  list(agentId: string, page?: { limit?: number; offset?: number }): Promise<KvEntry[]>;
   /** Everything of one agent, for export; import replaces nothing it does not name. */
-  exportAll(agentId: string): KvEntry[];
-  importAll(agentId: string, entries: KvEntry[]): number;
-  deleteAgent(agentId: string): void;
+  exportAll(agentId: string): Promise<KvEntry[]>;
+  importAll(agentId: string, entries: KvEntry[]): Promise<number>;
+  deleteAgent(agentId: string): Promise<void>;
 }
 
 export const kvMemory = serviceRef<KvMemory>('memory.kv');
@@ -50,7 +50,7 @@ export interface SemanticMemory {
     source?: string;
   }): Promise<{ id: string }>;
   /** Merges the agent's near-duplicate entries at the configured duplicate_threshold (auto-dream runs it). */
-  consolidate(agentId: string): { merged_count: number; groups: Array<{ kept: string; merged: string[] }> };
+  consolidate(agentId: string): Promise<{ merged_count: number; groups: Array<{ kept: string; merged: string[] }> }>;
 }
 
 export const semanticMemory = serviceRef<SemanticMemory>('memory.semantic');

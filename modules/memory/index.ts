@@ -23,12 +23,13 @@ export default defineModule<MemoryConfig>({
     const llm = () => ctx.tryUse(llmService);
     const agents = () => ctx.tryUse(agentRegistry);
     const memory = new Memory({
-      db: ctx.db,
+      store: ctx.store,
       log: ctx.log,
       config,
       llm,
       schedule: (fn) => void ctx.setTimeout(fn, 0),
       changed: (change) => void ctx.events.publish('memory.updated', change),
+      feed: ctx.changes,
     });
     ctx.provide(kvMemory, memory.kv);
     ctx.provide(semanticMemory, memory);
@@ -36,13 +37,15 @@ export default defineModule<MemoryConfig>({
     if (hooks) tapAgentHooks(hooks, memory, new Extractor(memory, llm, config, ctx.log), config);
     ctx.onStop(() => memory.stop());
     return {
-      start() {
-        // Decay is idempotent within a period, so an hourly run applies it once per period; expired entries go too.
-        const maintain = () => {
-          memory.entries.decay();
-          memory.entries.cleanup({ stale: false });
+      async start() {
+        await memory.init();
+        // Decay is idempotent within a period, so an hourly run applies it once per period (in whichever process runs
+        // it first: the others then find nothing to decay); expired entries go too.
+        const maintain = async () => {
+          await memory.entries.decay();
+          await memory.entries.cleanup({ stale: false });
         };
-        maintain();
+        await maintain();
         ctx.setInterval(maintain, MAINTENANCE_MS);
         ctx.setInterval(() => memory.queue.kick(), EMBED_RETRY_MS);
         memory.queue.kick();

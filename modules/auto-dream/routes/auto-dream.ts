@@ -19,7 +19,7 @@ export function dreamRoutes(app: Routes, dreams: Dreams, agents: () => AgentRegi
     '/api/auto-dream/agents/:id/enabled',
     { schema: { summary: "Switches an agent's auto-dream on or off", tags, params: idParams, body: enabledBody } },
     async (request) => {
-      dreams.setEnabled(agentOf(request.params.id), request.body.enabled);
+      await dreams.setEnabled(agentOf(request.params.id), request.body.enabled);
       return { agent_id: request.params.id, auto_dream_enabled: request.body.enabled };
     },
   );

@@ -4,14 +4,20 @@
  * schedule), this module what a run does. One agent at a time; the progress of the running one is kept in memory,
  * the outcome of each run in auto_dream_agents.
  */
-import type { Database } from 'better-sqlite3';
-import { prepared } from '@talon/module-sdk';
+import type { NodeAccess, Queries, Store } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
 import type { SemanticMemory } from '@talon/memory';
 import type { HandlerOutcome, HandlerRun, SchedulerJobs } from '@talon/scheduler';
 
 /** The scheduler handler auto-dream's jobs name. */
 export const HANDLER = 'auto-dream.consolidate';
+
+/**
+ * job_id while a process creates the agent's scheduler job: `pending:<node id>`. Whoever writes it first creates the
+ * job, so two processes that both find the job missing (both starting, both applying a configuration change) make one.
+ * Lower case, so the LIKE of the sweep means the same on every engine.
+ */
+const PENDING = 'pending:';
 
 interface Row {
   agent_id: string;
@@ -24,7 +30,9 @@ interface Row {
 }
 
 export interface DreamDeps {
-  db: Database;
+  store: Store;
+  /** This process's node id, and which nodes live (to take over a dead one's pending claims). */
+  nodes: Pick<NodeAccess, 'id' | 'live'>;
   agents: () => AgentRegistry | undefined;
   memory: () => SemanticMemory | undefined;
   jobs: () => SchedulerJobs | undefined;
@@ -38,74 +46,115 @@ export class Dreams {
 
   constructor(private readonly d: DreamDeps) {}
 
-  private row(agentId: string): Row | undefined {
-    return prepared(this.d.db, 'SELECT * FROM auto_dream_agents WHERE agent_id = ?').get(agentId) as Row | undefined;
+  private row(agentId: string, q: Queries = this.d.store): Promise<Row | undefined> {
+    return q.one<Row>('SELECT * FROM auto_dream_agents WHERE agent_id = ?', [agentId]);
   }
 
   private enabledFor(row: Row | undefined): boolean {
     return row?.enabled == null ? this.d.config().enabled : row.enabled === 1;
   }
 
-  setEnabled(agentId: string, enabled: boolean): void {
-    prepared(this.d.db, 'INSERT INTO auto_dream_agents (agent_id, enabled) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE SET enabled = excluded.enabled').run(
+  async setEnabled(agentId: string, enabled: boolean): Promise<void> {
+    await this.d.store.run('INSERT INTO auto_dream_agents (agent_id, enabled) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE SET enabled = excluded.enabled', [
       agentId,
       enabled ? 1 : 0,
-    );
-    this.sync(agentId);
+    ]);
+    await this.sync(agentId);
   }
 
   /** Every agent's job as the switches and [auto_dream] say (at start and after a configuration change). */
-  syncAll(): void {
-    for (const a of this.d.agents()?.list() ?? []) {
-      try {
-        this.sync(a.id);
-      } catch (err) {
-        this.d.warn(err, a.id);
-      }
+  async syncAll(): Promise<void> {
+    for (const a of this.d.agents()?.list() ?? []) await this.syncQuietly(a.id);
+  }
+
+  private async syncQuietly(agentId: string): Promise<void> {
+    try {
+      await this.sync(agentId);
+    } catch (err) {
+      this.d.warn(err, agentId);
     }
   }
 
   /** The agent's scheduler job: created when auto-dream is on for it, enabled or disabled to match, every min_hours. */
-  sync(agentId: string): void {
+  async sync(agentId: string): Promise<void> {
     const jobs = this.d.jobs();
     if (!jobs) return;
-    const row = this.row(agentId);
+    const row = await this.row(agentId);
     const enabled = this.enabledFor(row);
     const schedule = `every ${Math.round(this.d.config().min_hours * 3600)}s`;
-    const job = row?.job_id ? jobs.get(row.job_id) : undefined;
+    const pending = row?.job_id?.startsWith(PENDING) ?? false;
+    const job = row?.job_id && !pending ? await jobs.get(row.job_id) : undefined;
     if (job) {
-      if (job.schedule !== schedule || job.enabled !== enabled) jobs.reschedule(job.id, { ...(job.schedule === schedule ? {} : { schedule }), enabled });
+      if (job.schedule !== schedule || job.enabled !== enabled) await jobs.reschedule(job.id, { ...(job.schedule === schedule ? {} : { schedule }), enabled });
       return;
     }
-    if (!enabled) return;
-    const name = this.d.agents()?.get(agentId)?.name ?? agentId;
-    const created = jobs.create({ name: `auto-dream ${name}`, agentId, schedule, prompt: agentId, handler: HANDLER }, 'auto-dream');
-    prepared(this.d.db, 'INSERT INTO auto_dream_agents (agent_id, job_id) VALUES (?, ?) ON CONFLICT (agent_id) DO UPDATE SET job_id = excluded.job_id').run(
-      agentId,
-      created.id,
+    // Pending: a process is creating the job right now (or died doing it: takeOver hands it back).
+    if (!enabled || pending) return;
+    const token = PENDING + this.d.nodes.id;
+    if (!(await this.claim(agentId, token, row?.job_id ?? null))) return;
+    try {
+      const name = this.d.agents()?.get(agentId)?.name ?? agentId;
+      const created = await jobs.create({ name: `auto-dream ${name}`, agentId, schedule, prompt: agentId, handler: HANDLER }, 'auto-dream');
+      await this.d.store.run('UPDATE auto_dream_agents SET job_id = ? WHERE agent_id = ? AND job_id = ?', [created.id, agentId, token]);
+    } catch (err) {
+      await this.d.store.run('UPDATE auto_dream_agents SET job_id = NULL WHERE agent_id = ? AND job_id = ?', [agentId, token]);
+      throw err;
+    }
+  }
+
+  /**
+   * Takes the creation of the agent's job: one conditional write, which only the first of several processes wins
+   * (the job_id it saw, none or a job since deleted, is still there). True when this process is to create it.
+   */
+  private async claim(agentId: string, token: string, seen: string | null): Promise<boolean> {
+    const { changes } = await this.d.store.run(
+      `INSERT INTO auto_dream_agents (agent_id, job_id) VALUES (?, ?)
+       ON CONFLICT (agent_id) DO UPDATE SET job_id = excluded.job_id WHERE auto_dream_agents.job_id IS NULL OR auto_dream_agents.job_id = ?`,
+      [agentId, token, seen ?? ''],
     );
+    return changes > 0;
+  }
+
+  /** A dead node's pending creations go back (one conditional update), and this process makes those jobs. */
+  async takeOver(nodeId: string): Promise<void> {
+    const released = await this.d.store.many<{ agent_id: string }>('UPDATE auto_dream_agents SET job_id = NULL WHERE job_id = ? RETURNING agent_id', [
+      PENDING + nodeId,
+    ]);
+    for (const r of released) await this.syncQuietly(r.agent_id);
+  }
+
+  /** At start: the pending creations of nodes that are not live (they died while no process ran to notice). */
+  async sweep(): Promise<void> {
+    const live = new Set(await this.d.nodes.live());
+    const rows = await this.d.store.many<{ job_id: string }>("SELECT DISTINCT job_id FROM auto_dream_agents WHERE job_id LIKE 'pending:%'");
+    for (const { job_id } of rows) {
+      const node = job_id.slice(PENDING.length);
+      if (!live.has(node)) await this.takeOver(node);
+    }
   }
 
   /** The scheduler handler: consolidates the job's agent unless a run (a manual one) was recent enough. */
   async scheduled(job: HandlerRun): Promise<HandlerOutcome | undefined> {
     if (job.handler !== HANDLER) return undefined;
     const agentId = job.agentId ?? job.input;
-    const last = this.row(agentId)?.last_run_at;
+    const last = (await this.row(agentId))?.last_run_at;
     const minMs = this.d.config().min_hours * 3_600_000;
     if (last && Date.now() - Date.parse(last) < minMs) return { ok: true, result: `skipped: consolidated at ${last}, less than min_hours ago` };
-    const outcome = this.run(agentId);
+    const outcome = await this.run(agentId);
     if (!outcome.fired || outcome.reason === 'failed') return { ok: false, error: outcome.fired ? JSON.stringify(outcome.result) : outcome.reason };
     return { ok: true, result: JSON.stringify(outcome.result) };
   }
 
-  status() {
+  async status() {
     const c = this.d.config();
     const jobs = this.d.jobs();
-    const agents = (this.d.agents()?.list() ?? []).map((a) => {
-      const row = this.row(a.id);
+    const rows = new Map((await this.d.store.many<Row>('SELECT * FROM auto_dream_agents')).map((r) => [r.agent_id, r]));
+    const agents = [];
+    for (const a of this.d.agents()?.list() ?? []) {
+      const row = rows.get(a.id);
       const running = this.running?.agentId === a.id;
-      const job = row?.job_id ? jobs?.get(row.job_id) : undefined;
-      return {
+      const job = row?.job_id && !row.job_id.startsWith(PENDING) ? await jobs?.get(row.job_id) : undefined;
+      agents.push({
         agent_id: a.id,
         agent_name: a.name,
         auto_dream_enabled: this.enabledFor(row),
@@ -118,13 +167,16 @@ export class Dreams {
           : row?.last_status
             ? { status: row.last_status, result: row.last_result ? (JSON.parse(row.last_result) as unknown) : null }
             : null,
-      };
-    });
+      });
+    }
     return { enabled: c.enabled, min_hours: c.min_hours, scheduler_available: Boolean(jobs), memory_available: Boolean(this.d.memory()), agents };
   }
 
-  /** Consolidates one agent's memory now; answers what happened. */
-  run(agentId: string): { fired: boolean; agent_id: string; reason: string; result?: unknown } {
+  /**
+   * Consolidates one agent's memory now; answers what happened. One at a time in this process; a run in another
+   * process at the same moment is safe (memory consolidates in one transaction) and finds nothing left to merge.
+   */
+  async run(agentId: string): Promise<{ fired: boolean; agent_id: string; reason: string; result?: unknown }> {
     const memory = this.d.memory();
     if (!memory) return { fired: false, agent_id: agentId, reason: 'the memory module is not running' };
     if (this.running) return { fired: false, agent_id: agentId, reason: `a consolidation is running for agent ${this.running.agentId}` };
@@ -132,18 +184,19 @@ export class Dreams {
     let status = 'completed';
     let result: unknown;
     try {
-      result = memory.consolidate(agentId);
+      result = await memory.consolidate(agentId);
     } catch (err) {
       status = 'failed';
       result = { error: (err as Error).message };
     } finally {
       this.running = undefined;
     }
-    prepared(
-      this.d.db,
+    await this.d.store.run(
       `INSERT INTO auto_dream_agents (agent_id, last_run_at, last_status, last_result, runs) VALUES (?, ?, ?, ?, 1)
-       ON CONFLICT (agent_id) DO UPDATE SET last_run_at = excluded.last_run_at, last_status = excluded.last_status, last_result = excluded.last_result, runs = runs + 1`,
-    ).run(agentId, new Date().toISOString(), status, JSON.stringify(result));
+       ON CONFLICT (agent_id) DO UPDATE SET last_run_at = excluded.last_run_at, last_status = excluded.last_status,
+         last_result = excluded.last_result, runs = auto_dream_agents.runs + 1`,
+      [agentId, new Date().toISOString(), status, JSON.stringify(result)],
+    );
     this.d.publish(agentId, status, { result });
     return { fired: true, agent_id: agentId, reason: status, result };
   }

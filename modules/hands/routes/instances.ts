@@ -79,10 +79,12 @@ export function instanceRoutes(app: Routes, deps: InstanceRouteDeps): void {
       const v = instanceView(i, catalog.get(i.hand_id));
       const kv = deps.kv();
       const metrics = Object.fromEntries(
-        (catalog.get(i.hand_id)?.metrics ?? []).map((m) => [
-          m.label,
-          { value: v.agent_id ? (kv?.get(v.agent_id, m.memory_key)?.value ?? null) : null, format: m.format, memory_key: m.memory_key },
-        ]),
+        await Promise.all(
+          (catalog.get(i.hand_id)?.metrics ?? []).map(async (m) => [
+            m.label,
+            { value: v.agent_id ? ((await kv?.get(v.agent_id, m.memory_key))?.value ?? null) : null, format: m.format, memory_key: m.memory_key },
+          ]),
+        ),
       );
       return {
         instance_id: i.id,

@@ -35,7 +35,7 @@ export function agentKvRoutes(app: Routes, kv: KvStore, agents: () => AgentRegis
 
   app.get('/api/agents/:id/memory/export', { schema: { summary: "All of the agent's KV memory", params: agentParams } }, async (request) => {
     const id = agentId(request.params.id);
-    const entries = kv.exportAll(id);
+    const entries = await kv.exportAll(id);
     return { agent_id: id, entries, count: entries.length };
   });
 
@@ -46,7 +46,7 @@ export function agentKvRoutes(app: Routes, kv: KvStore, agents: () => AgentRegis
       const id = agentId(request.params.id);
       const body = request.body as { entries?: KvEntry[]; kv_pairs?: KvEntry[] } & Record<string, unknown>;
       const entries: KvEntry[] = body.entries ?? body.kv_pairs ?? Object.entries(body).map(([key, value]) => ({ key, value }));
-      return { status: 'imported', agent_id: id, count: kv.importAll(id, entries) };
+      return { status: 'imported', agent_id: id, count: await kv.importAll(id, entries) };
     },
   );
 }

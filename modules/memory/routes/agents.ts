@@ -38,14 +38,14 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
       const id = agentId(request.params);
       const q = request.query;
       const page = readPage(q, LIST_PAGE);
-      const { items, total } = memory.entries.list({ agentId: id, level: q.level, category: q.category, tag: q.tag }, page);
+      const { items, total } = await memory.entries.list({ agentId: id, level: q.level, category: q.category, tag: q.tag }, page);
       return { agent_id: id, memories: items, total, offset: page.offset, limit: page.limit };
     },
   );
 
   app.delete('/api/memory/agents/:id', { schema: { summary: 'Deletes every proactive entry of an agent', params: agentParams } }, async (request) => {
     const id = agentId(request.params);
-    return { status: 'deleted', agent_id: id, deleted: memory.entries.deleteWhere(id) };
+    return { status: 'deleted', agent_id: id, deleted: await memory.entries.deleteWhere(id) };
   });
 
   app.delete(
@@ -59,7 +59,7 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
     async (request) => {
       const id = agentId(request.params);
       const level = checkLevel(request.params.level);
-      return { status: 'deleted', agent_id: id, level, deleted: memory.entries.deleteWhere(id, level) };
+      return { status: 'deleted', agent_id: id, level, deleted: await memory.entries.deleteWhere(id, level) };
     },
   );
 
@@ -78,12 +78,12 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
 
   app.get('/api/memory/agents/:id/stats', { schema: { summary: 'Statistics of one agent', params: agentParams } }, async (request) => {
     const id = agentId(request.params);
-    return { agent_id: id, ...memory.stats(id) };
+    return { agent_id: id, ...(await memory.stats(id)) };
   });
 
   app.get('/api/memory/agents/:id/count', { schema: { summary: 'Entry count', params: agentParams } }, async (request) => {
     const id = agentId(request.params);
-    return { agent_id: id, ...memory.entries.countByLevel(id) };
+    return { agent_id: id, ...(await memory.entries.countByLevel(id)) };
   });
 
   app.get(
@@ -92,7 +92,7 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
     async (request) => {
       const id = agentId(request.params);
       const threshold = request.query.threshold ?? config().duplicate_threshold;
-      const groups = memory.consolidator.duplicates(id, threshold, memory.embeddingTarget()?.model);
+      const groups = await memory.consolidator.duplicates(id, threshold, memory.embeddingTarget()?.model);
       return { agent_id: id, threshold, groups, total: groups.reduce((n, g) => n + g.duplicates.length, 0) };
     },
   );
@@ -109,7 +109,7 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
     async (request) => {
       const id = agentId(request.params);
       const threshold = request.body.threshold ?? config().duplicate_threshold;
-      return { agent_id: id, threshold, ...memory.consolidator.consolidate(id, threshold, memory.embeddingTarget()?.model) };
+      return { agent_id: id, threshold, ...(await memory.consolidator.consolidate(id, threshold, memory.embeddingTarget()?.model)) };
     },
   );
 
@@ -120,7 +120,7 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
       const id = agentId(request.params);
       const { limit, offset, ...filters } = request.query;
       const page = readPage({ limit, offset }, { limit: 50, max: 500 });
-      return { agent_id: id, ...memory.relations.query(id, filters, page), offset: page.offset, limit: page.limit };
+      return { agent_id: id, ...(await memory.relations.query(id, filters, page)), offset: page.offset, limit: page.limit };
     },
   );
 
@@ -129,7 +129,7 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
     { schema: { summary: 'Stores a relation (the same triple updates its confidence)', params: agentParams, body: relationBody } },
     async (request, reply) => {
       const id = agentId(request.params);
-      return reply.code(201).send(memory.relations.upsert(id, request.body));
+      return reply.code(201).send(await memory.relations.upsert(id, request.body));
     },
   );
 
@@ -142,7 +142,7 @@ export function agentRoutes(app: Routes, memory: Memory, config: () => MemoryCon
     { schema: { summary: 'Imports an export document (adds; same ids replace)', params: agentParams, body: importBody } },
     async (request) => {
       const id = agentId(request.params);
-      const imported = memory.transfer.import(id, request.body);
+      const imported = await memory.transfer.import(id, request.body);
       memory.queue.kick();
       return { status: 'imported', agent_id: id, imported };
     },

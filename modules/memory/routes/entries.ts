@@ -14,7 +14,7 @@ export function entryRoutes(app: Routes, memory: Memory, config: () => MemoryCon
   app.get('/api/memory', { schema: { summary: 'All proactive memory entries (paginated, newest first)', querystring: listQuery } }, async (request) => {
     const q = request.query;
     const page = readPage(q, LIST_PAGE);
-    const { items, total } = memory.entries.list(
+    const { items, total } = await memory.entries.list(
       { agentId: optionalUuid(q.agent_id, 'agent_id'), userId: q.user_id, level: q.level, category: q.category, tag: q.tag },
       page,
     );
@@ -24,7 +24,7 @@ export function entryRoutes(app: Routes, memory: Memory, config: () => MemoryCon
 
   app.post('/api/memory', { schema: { summary: 'Adds a proactive memory entry', body: createBody } }, async (request, reply) => {
     const b = request.body;
-    const item = memory.entries.add({
+    const item = await memory.entries.add({
       content: b.content,
       agentId: optionalUuid(b.agent_id, 'agent_id'),
       userId: b.user_id,
@@ -95,8 +95,8 @@ export function entryRoutes(app: Routes, memory: Memory, config: () => MemoryCon
 
   app.delete('/api/memory/items/:memory_id', { schema: { summary: 'Deletes an entry', params: memoryParams } }, async (request) => {
     const id = requireUuid(request.params.memory_id, 'memory id');
-    memory.entries.require(id);
-    memory.entries.delete(id);
+    await memory.entries.require(id);
+    await memory.entries.delete(id);
     return { status: 'deleted', id };
   });
 
@@ -119,7 +119,7 @@ export function entryRoutes(app: Routes, memory: Memory, config: () => MemoryCon
     },
     async (request) => {
       const page = readPage(request.query, LIST_PAGE);
-      const { items, total } = memory.entries.list({ userId: request.params.user_id, level: request.query.level }, page);
+      const { items, total } = await memory.entries.list({ userId: request.params.user_id, level: request.query.level }, page);
       return { user_id: request.params.user_id, memories: items, total, offset: page.offset, limit: page.limit };
     },
   );

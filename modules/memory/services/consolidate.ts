@@ -1,6 +1,5 @@
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
-import type { EntryRow, EntryStore } from './entries.ts';
+import type { Queries, Store } from '@talon/module-sdk';
+import type { EntryRow, EntryStore, Removed } from './entries.ts';
 import { jaccard, wordSet } from './text.ts';
 import { cosine, type VectorIndex } from './vectors.ts';
 
@@ -19,23 +18,26 @@ export interface DuplicateGroup {
  */
 export class Consolidator {
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
-  ) {
-    this.prepare = statements(db);
-  }
+  ) {}
 
-  private readonly prepare: ReturnType<typeof statements>;
-
-  groups(agentId: string, threshold: number, model?: string): Array<{ keep: EntryRow; members: Array<{ row: EntryRow; similarity: number }> }> {
-    const rows = this.prepare<[string, number], EntryRow>(
-      'SELECT * FROM (SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
-    ).all(agentId, MAX_CANDIDATES);
+  async groups(
+    agentId: string,
+    threshold: number,
+    model?: string,
+    q: Queries = this.store,
+  ): Promise<Array<{ keep: EntryRow; members: Array<{ row: EntryRow; similarity: number }> }>> {
+    const rows = await q.many<EntryRow>('SELECT * FROM (SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq DESC LIMIT ?) AS recent ORDER BY seq', [
+      agentId,
+      MAX_CANDIDATES,
+    ]);
     const vecs = model
-      ? this.vectors.vectors(
+      ? await this.vectors.vectors(
           rows.map((r) => r.seq),
           model,
+          q,
         )
       : new Map<number, Float32Array>();
     const words = new Map(rows.map((r) => [r.seq, wordSet(r.content)]));
@@ -73,8 +75,8 @@ export class Consolidator {
       });
   }
 
-  duplicates(agentId: string, threshold: number, model?: string): DuplicateGroup[] {
-    return this.groups(agentId, threshold, model).map((g) => ({
+  async duplicates(agentId: string, threshold: number, model?: string): Promise<DuplicateGroup[]> {
+    return (await this.groups(agentId, threshold, model)).map((g) => ({
       keep: { id: g.keep.id, content: g.keep.content },
       duplicates: g.members.map((m) => ({ id: m.row.id, content: m.row.content, similarity: m.similarity })),
     }));
@@ -84,39 +86,60 @@ export class Consolidator {
    * Merges each group into its kept entry: the merged entries' texts go into
    * the keeper's history (reason 'consolidated', their own histories too), tags
    * are united, access counts summed, the best score kept; the others are deleted.
+   * The groups are found and merged in one transaction, so two processes consolidating one agent (a scheduled run
+   * here, a manual one there) never merge from rows the other already changed.
    */
-  consolidate(
+  async consolidate(
     agentId: string,
     threshold: number,
     model?: string,
-  ): { consolidated: true; merged_count: number; groups: Array<{ kept: string; merged: string[] }> } {
-    const groups = this.groups(agentId, threshold, model);
+  ): Promise<{ consolidated: true; merged_count: number; groups: Array<{ kept: string; merged: string[] }> }> {
     const now = this.entries.now();
-    let merged = 0;
-    this.db.transaction(() => {
-      const moveHistory = this.prepare('UPDATE memory_history SET memory_id = ? WHERE memory_id = ?');
-      const addHistory = this.prepare(
-        'INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const g of groups) {
-        const tags = new Set<string>(JSON.parse(g.keep.tags) as string[]);
-        let accessCount = g.keep.access_count;
-        let score = g.keep.score;
-        for (const { row } of g.members) {
-          moveHistory.run(g.keep.id, row.id);
-          addHistory.run(g.keep.id, row.content, row.tags, row.level, row.category, now, `consolidated from ${row.id}`);
-          for (const t of JSON.parse(row.tags) as string[]) tags.add(t);
-          accessCount += row.access_count;
-          score = Math.max(score, row.score);
-          this.entries.delete(row.id);
-          merged++;
-        }
-        this.db
-          .prepare('UPDATE memory_entries SET tags = ?, access_count = ?, score = ?, updated_at = ? WHERE seq = ?')
-          .run(JSON.stringify([...tags]), accessCount, score, now, g.keep.seq);
-      }
-    })();
-    return { consolidated: true, merged_count: merged, groups: groups.map((g) => ({ kept: g.keep.id, merged: g.members.map((m) => m.row.id) })) };
+    const { groups, removed } = await this.store.tx(async (t) => {
+      const found = await this.groups(agentId, threshold, model, t);
+      const gone: Removed[] = [];
+      for (const g of found) gone.push(...(await this.merge(t, g, now)));
+      return { groups: found, removed: gone };
+    });
+    this.entries.forgotten(removed);
+    return {
+      consolidated: true,
+      merged_count: removed.length,
+      groups: groups.map((g) => ({ kept: g.keep.id, merged: g.members.map((m) => m.row.id) })),
+    };
+  }
+
+  /** One group into its keeper, inside the consolidation's transaction; answers the entries removed. */
+  private async merge(t: Queries, g: { keep: EntryRow; members: Array<{ row: EntryRow }> }, now: number): Promise<Removed[]> {
+    const tags = new Set<string>(JSON.parse(g.keep.tags) as string[]);
+    let accessCount = g.keep.access_count;
+    let score = g.keep.score;
+    const removed: Removed[] = [];
+    for (const { row } of g.members) {
+      await t.run('UPDATE memory_history SET memory_id = ? WHERE memory_id = ?', [g.keep.id, row.id]);
+      await t.run('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        g.keep.id,
+        row.content,
+        row.tags,
+        row.level,
+        row.category,
+        now,
+        `consolidated from ${row.id}`,
+      ]);
+      for (const tag of JSON.parse(row.tags) as string[]) tags.add(tag);
+      accessCount += row.access_count;
+      score = Math.max(score, row.score);
+      const gone = await this.entries.remove(row.id, t);
+      if (gone) removed.push(gone);
+    }
+    await t.run('UPDATE memory_entries SET tags = ?, access_count = ?, score = ?, updated_at = ? WHERE seq = ?', [
+      JSON.stringify([...tags]),
+      accessCount,
+      score,
+      now,
+      g.keep.seq,
+    ]);
+    return removed;
   }
 }
 

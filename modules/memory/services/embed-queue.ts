@@ -1,5 +1,4 @@
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
+import type { Store } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { Embedder, EmbeddingTarget } from './embedder.ts';
 import type { VectorIndex } from './vectors.ts';
@@ -21,17 +20,14 @@ export class EmbeddingQueue {
   private inflight?: AbortController;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     private readonly vectors: VectorIndex,
     private readonly target: () => EmbeddingTarget | undefined,
     private readonly embedder: Embedder,
     private readonly log: Logger,
-    private readonly schedule: (fn: () => void) => void,
-  ) {
-    this.prepare = statements(db);
-  }
-
-  private readonly prepare: ReturnType<typeof statements>;
+    /** Runs `fn` soon; the module's tracks the promise it returns (so a retiring copy waits for the run). */
+    private readonly schedule: (fn: () => Promise<void>) => void,
+  ) {}
 
   /** Asks for a run soon (after the current one if one is going). */
   kick(): void {
@@ -40,7 +36,11 @@ export class EmbeddingQueue {
       this.again = true;
       return;
     }
-    this.schedule(() => void this.run());
+    this.schedule(() =>
+      this.run().catch((err: unknown) => {
+        if (!this.stopped) this.log.warn({ err }, 'memory embedding run failed; will retry');
+      }),
+    );
   }
 
   stop(): void {
@@ -57,12 +57,11 @@ export class EmbeddingQueue {
         this.again = false;
         const target = this.target();
         if (!target) break;
-        const rows = this.db
-          .prepare<[string, number], { seq: number; content: string; agent_id: string | null }>(
-            `SELECT e.seq, e.content, e.agent_id FROM memory_entries e LEFT JOIN memory_embeddings m ON m.entry_seq = e.seq AND m.model = ?
-             WHERE m.entry_seq IS NULL ORDER BY e.seq LIMIT ?`,
-          )
-          .all(target.model, BATCH);
+        const rows = await this.store.many<{ seq: number; content: string; agent_id: string | null }>(
+          `SELECT e.seq, e.content, e.agent_id FROM memory_entries e LEFT JOIN memory_embeddings m ON m.entry_seq = e.seq AND m.model = ?
+           WHERE m.entry_seq IS NULL ORDER BY e.seq LIMIT ?`,
+          [target.model, BATCH],
+        );
         if (!rows.length) break;
         let vectors: Float32Array[];
         this.inflight = new AbortController();
@@ -81,13 +80,14 @@ export class EmbeddingQueue {
         }
         this.failures = 0;
         if (this.stopped) break;
-        this.db.transaction(() => {
+        for (const dim of new Set(vectors.map((v) => v.length))) await this.vectors.ensureTable(dim);
+        await this.store.tx(async (t) => {
           for (let i = 0; i < rows.length; i++) {
-            // The entry may have been deleted or edited while the call ran.
-            const still = this.prepare<[number], { content: string }>('SELECT content FROM memory_entries WHERE seq = ?').get(rows[i].seq);
-            if (still?.content === rows[i].content) this.vectors.put(rows[i].seq, rows[i].agent_id, target.model, vectors[i]);
+            // The entry may have been deleted or edited while the call ran (here or in another process).
+            const still = await t.one<{ content: string }>('SELECT content FROM memory_entries WHERE seq = ?', [rows[i].seq]);
+            if (still?.content === rows[i].content) await this.vectors.put(t, rows[i].seq, rows[i].agent_id, target.model, vectors[i]);
           }
-        })();
+        });
         this.again = true;
       } while (this.again && !this.stopped);
     } finally {

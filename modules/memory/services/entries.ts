@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { badRequest, notFound, payloadTooLarge, statements, type TalonEvents } from '@talon/module-sdk';
+import { badRequest, notFound, payloadTooLarge, type Queries, type SqlValue, type Store, type TalonEvents } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
+import { jsonHas, jsonList } from './sql.ts';
 
 /** A row of memory_entries. */
 export interface EntryRow {
@@ -117,24 +117,27 @@ export function decayFactor(rate: number, days: number, accessCount: number): nu
   return Math.exp((-rate / boost) * days);
 }
 
+/** What a removal found: the entry's agent (null for an entry of none). */
+export interface Removed {
+  id: string;
+  agent_id: string | null;
+}
+
 /**
  * Proactive memory entries: storage, edit history, levels, decay and cleanup.
- * `now` is injectable so decay can be tested over simulated time.
+ * `now` is injectable so decay can be tested over simulated time. Methods that other services compose into one
+ * transaction take the transaction's `t` as their last argument (the store itself otherwise).
  */
 export class EntryStore {
   constructor(
-    readonly db: Database,
+    readonly store: Store,
     private readonly config: () => MemoryConfig,
     readonly now: () => number = Date.now,
     /** Called after content changes, so the embedding queue can (re)embed. */
     private readonly onChange: () => void = () => undefined,
     /** Told after an agent's entry is added or deleted (memory.updated on the bus). */
     private readonly changed: (change: TalonEvents['memory.updated']) => void = () => undefined,
-  ) {
-    this.prepare = statements(db);
-  }
-
-  private readonly prepare: ReturnType<typeof statements>;
+  ) {}
 
   private checkContent(content: string): string {
     const text = content.trim();
@@ -145,96 +148,101 @@ export class EntryStore {
     return text;
   }
 
-  add(input: NewEntry): MemoryItem {
-    const row = this.db.transaction(() => {
-      const inserted = this.insert(input);
-      if (inserted.agent_id) this.evict(inserted.agent_id, inserted.seq);
-      return inserted;
-    })();
+  async add(input: NewEntry): Promise<MemoryItem> {
+    const { row, evicted } = await this.store.tx(async (t) => {
+      const inserted = await this.insert(input, t);
+      return { row: inserted, evicted: inserted.agent_id ? await this.evict(inserted.agent_id, inserted.seq, t) : [] };
+    });
     this.onChange();
-    if (row.agent_id) this.changed({ agentId: row.agent_id, operation: 'remember', memoryId: row.id });
+    if (row.agent_id) {
+      this.forgotten(evicted.map((id) => ({ id, agent_id: row.agent_id })));
+      this.changed({ agentId: row.agent_id, operation: 'remember', memoryId: row.id });
+    }
     return toItem(row);
+  }
+
+  /** Publishes memory.updated 'forget' for entries removed in a transaction, once it committed. */
+  forgotten(removed: readonly Removed[]): void {
+    for (const r of removed) if (r.agent_id) this.changed({ agentId: r.agent_id, operation: 'forget', memoryId: r.id });
   }
 
   /**
    * The per-agent cap (max_entries_per_agent): past it, the least important entries go — lowest score (decay lowers
    * it, recall slows that), then least recently recalled, then oldest. `keep` (the entry just stored) never goes.
-   * Returns the ids evicted.
+   * Returns the ids evicted (the caller publishes them with forgotten() after its commit).
    */
-  evict(agentId: string, keep?: number): string[] {
+  async evict(agentId: string, keep: number | undefined, q: Queries = this.store): Promise<string[]> {
     const cap = this.config().max_entries_per_agent;
     if (!cap) return [];
-    const count = this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries WHERE agent_id = ?').get(agentId)!.n;
+    const count = (await q.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_entries WHERE agent_id = ?', [agentId]))!.n;
     if (count <= cap) return [];
-    const gone = this.prepare<[string, number, number], { id: string }>(
+    const gone = await q.many<{ id: string }>(
       `DELETE FROM memory_entries WHERE seq IN (SELECT seq FROM memory_entries WHERE agent_id = ? AND seq != ?
          ORDER BY score ASC, accessed_at ASC, seq ASC LIMIT ?) RETURNING id`,
-    )
-      .all(agentId, keep ?? -1, count - cap)
-      .map((r) => r.id);
-    for (const id of gone) this.changed({ agentId, operation: 'forget', memoryId: id });
-    return gone;
+      [agentId, keep ?? -1, count - cap],
+    );
+    return gone.map((r) => r.id);
   }
 
   /** Inserts one entry (no queue kick); `id` and times may be given by imports. */
-  insert(input: NewEntry & { id?: string; createdAt?: number; updatedAt?: number; accessedAt?: number; score?: number; accessCount?: number }): EntryRow {
+  async insert(
+    input: NewEntry & { id?: string; createdAt?: number; updatedAt?: number; accessedAt?: number; score?: number; accessCount?: number },
+    q: Queries = this.store,
+  ): Promise<EntryRow> {
     const content = this.checkContent(input.content);
     const now = this.now();
     const created = input.createdAt ?? now;
-    const row = this.prepare<unknown[], EntryRow>(
+    const row = await q.one<EntryRow>(
       `INSERT INTO memory_entries (id, agent_id, user_id, session_id, level, category, source, content, tags, metadata, score, access_count,
            created_at, updated_at, accessed_at, decayed_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    ).get(
-      input.id ?? randomUUID(),
-      input.agentId ?? null,
-      input.userId ?? null,
-      input.sessionId ?? null,
-      input.level ?? 'session',
-      input.category ?? null,
-      input.source ?? 'api',
-      content,
-      JSON.stringify(uniqueTags(input.tags)),
-      JSON.stringify(input.metadata ?? {}),
-      input.score ?? 1,
-      input.accessCount ?? 0,
-      created,
-      input.updatedAt ?? created,
-      input.accessedAt ?? created,
-      Math.max(created, input.accessedAt ?? created),
-      input.expiresAt ?? null,
-    )!;
-    return row;
+      [
+        input.id ?? randomUUID(),
+        input.agentId ?? null,
+        input.userId ?? null,
+        input.sessionId ?? null,
+        input.level ?? 'session',
+        input.category ?? null,
+        input.source ?? 'api',
+        content,
+        JSON.stringify(uniqueTags(input.tags)),
+        JSON.stringify(input.metadata ?? {}),
+        input.score ?? 1,
+        input.accessCount ?? 0,
+        created,
+        input.updatedAt ?? created,
+        input.accessedAt ?? created,
+        Math.max(created, input.accessedAt ?? created),
+        input.expiresAt ?? null,
+      ],
+    );
+    return row!;
   }
 
-  row(id: string): EntryRow | undefined {
-    return this.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE id = ?').get(id);
+  row(id: string, q: Queries = this.store): Promise<EntryRow | undefined> {
+    return q.one<EntryRow>('SELECT * FROM memory_entries WHERE id = ?', [id]);
   }
 
   /** 404 naming the id when absent. */
-  require(id: string): EntryRow {
-    const row = this.row(id);
+  async require(id: string, q: Queries = this.store): Promise<EntryRow> {
+    const row = await this.row(id, q);
     if (!row) throw notFound(`memory '${id}' not found`);
     return row;
   }
 
-  rowsBySeq(seqs: number[]): EntryRow[] {
+  async rowsBySeq(seqs: number[], q: Queries = this.store): Promise<EntryRow[]> {
     if (!seqs.length) return [];
-    return this.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs));
+    return q.many<EntryRow>(`SELECT * FROM memory_entries WHERE seq IN ${jsonList(q, 'integer')}`, [JSON.stringify(seqs)]);
   }
 
-  /** Updates an entry; the previous version goes to the history. */
-  update(id: string, patch: EntryPatch, reason = 'update'): MemoryItem {
-    const old = this.require(id);
-    const content = patch.content === undefined ? old.content : this.checkContent(patch.content);
-    const tags = patch.tags === undefined ? old.tags : JSON.stringify(uniqueTags(patch.tags));
-    const level = patch.level ?? old.level;
-    const category = patch.category === undefined ? old.category : patch.category;
-    const metadata = patch.metadata === undefined ? old.metadata : JSON.stringify(patch.metadata);
-    const expires = patch.expiresAt === undefined ? old.expires_at : patch.expiresAt;
+  /** Updates an entry; the previous version goes to the history. Read and written in one transaction. */
+  async update(id: string, patch: EntryPatch, reason = 'update'): Promise<MemoryItem> {
+    const newTags = patch.tags === undefined ? undefined : JSON.stringify(uniqueTags(patch.tags));
     const now = this.now();
-    const row = this.db.transaction(() => {
-      this.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    const { row, edited } = await this.store.tx(async (t) => {
+      const old = await this.require(id, t);
+      const content = patch.content === undefined ? old.content : this.checkContent(patch.content);
+      await t.run('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         id,
         old.content,
         old.tags,
@@ -242,91 +250,119 @@ export class EntryStore {
         old.category,
         now,
         reason,
-      );
-      if (content !== old.content) this.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(old.seq);
-      return this.prepare<unknown[], EntryRow>(
+      ]);
+      if (content !== old.content) await t.run('DELETE FROM memory_embeddings WHERE entry_seq = ?', [old.seq]);
+      const updated = await t.one<EntryRow>(
         'UPDATE memory_entries SET content = ?, tags = ?, level = ?, category = ?, metadata = ?, expires_at = ?, updated_at = ? WHERE id = ? RETURNING *',
-      ).get(content, tags, level, category, metadata, expires, now, id)!;
-    })();
-    if (content !== old.content) this.onChange();
+        [
+          content,
+          newTags ?? old.tags,
+          patch.level ?? old.level,
+          patch.category === undefined ? old.category : patch.category,
+          patch.metadata === undefined ? old.metadata : JSON.stringify(patch.metadata),
+          patch.expiresAt === undefined ? old.expires_at : patch.expiresAt,
+          now,
+          id,
+        ],
+      );
+      return { row: updated!, edited: content !== old.content };
+    });
+    if (edited) this.onChange();
     return toItem(row);
   }
 
-  history(id: string): { id: string; current: MemoryItem; history: HistoryItem[] } {
-    const current = toItem(this.require(id));
-    const rows = this.prepare<[string], { content: string; tags: string; level: Level; category: string | null; changed_at: number; reason: string }>(
+  async history(id: string): Promise<{ id: string; current: MemoryItem; history: HistoryItem[] }> {
+    const current = toItem(await this.require(id));
+    const rows = await this.store.many<{ content: string; tags: string; level: Level; category: string | null; changed_at: number; reason: string }>(
       'SELECT content, tags, level, category, changed_at, reason FROM memory_history WHERE memory_id = ? ORDER BY id',
-    ).all(id);
+      [id],
+    );
     return { id, current, history: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], changed_at: iso(r.changed_at) })) };
   }
 
-  delete(id: string): boolean {
-    const row = this.prepare<[string], { agent_id: string | null }>('DELETE FROM memory_entries WHERE id = ? RETURNING agent_id').get(id);
-    if (row?.agent_id) this.changed({ agentId: row.agent_id, operation: 'forget', memoryId: id });
-    return row !== undefined;
+  /** Removes one entry inside a caller's transaction; undefined when there was none (publish with forgotten()). */
+  async remove(id: string, q: Queries): Promise<Removed | undefined> {
+    const row = await q.one<{ agent_id: string | null }>('DELETE FROM memory_entries WHERE id = ? RETURNING agent_id', [id]);
+    return row && { id, agent_id: row.agent_id };
   }
 
-  bulkDelete(ids: string[]): { deleted: number; failed: string[]; total: number } {
+  async delete(id: string): Promise<boolean> {
+    const removed = await this.remove(id, this.store);
+    if (removed) this.forgotten([removed]);
+    return removed !== undefined;
+  }
+
+  async bulkDelete(ids: string[]): Promise<{ deleted: number; failed: string[]; total: number }> {
     const failed: string[] = [];
-    let deleted = 0;
-    this.db.transaction(() => {
+    const removed = await this.store.tx(async (t) => {
+      const gone: Removed[] = [];
       for (const id of ids) {
-        if (this.delete(id)) deleted++;
+        const r = await this.remove(id, t);
+        if (r) gone.push(r);
         else failed.push(id);
       }
-    })();
-    return { deleted, failed, total: ids.length };
+      return gone;
+    });
+    this.forgotten(removed);
+    return { deleted: removed.length, failed, total: ids.length };
   }
 
-  deleteWhere(agentId: string, level?: Level): number {
-    return level
-      ? this.prepare('DELETE FROM memory_entries WHERE agent_id = ? AND level = ?').run(agentId, level).changes
-      : this.prepare('DELETE FROM memory_entries WHERE agent_id = ?').run(agentId).changes;
+  async deleteWhere(agentId: string, level?: Level): Promise<number> {
+    const { changes } = level
+      ? await this.store.run('DELETE FROM memory_entries WHERE agent_id = ? AND level = ?', [agentId, level])
+      : await this.store.run('DELETE FROM memory_entries WHERE agent_id = ?', [agentId]);
+    return changes;
   }
 
-  list(filter: ListFilter, page: { limit: number; offset: number }): { items: MemoryItem[]; total: number } {
-    const { where, args } = filterSql(filter);
-    const total = this.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_entries ${where}`).get(...args)!.n;
-    const rows = this.prepare<unknown[], EntryRow>(`SELECT * FROM memory_entries ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`).all(
+  async list(filter: ListFilter, page: { limit: number; offset: number }): Promise<{ items: MemoryItem[]; total: number }> {
+    const { where, args } = filterSql(this.store, filter);
+    const total = (await this.store.one<{ n: number }>(`SELECT COUNT(*) AS n FROM memory_entries ${where}`, args))!.n;
+    const rows = await this.store.many<EntryRow>(`SELECT * FROM memory_entries ${where} ORDER BY created_at DESC, seq DESC LIMIT ? OFFSET ?`, [
       ...args,
       page.limit,
       page.offset,
-    );
+    ]);
     return { items: rows.map(toItem), total };
   }
 
   /** Every entry of an agent, oldest first (export, duplicates). */
-  agentRows(agentId: string): EntryRow[] {
-    return this.prepare<[string], EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq').all(agentId);
+  agentRows(agentId: string): Promise<EntryRow[]> {
+    return this.store.many<EntryRow>('SELECT * FROM memory_entries WHERE agent_id = ? ORDER BY seq', [agentId]);
   }
 
-  countByLevel(agentId?: string): { count: number; by_level: Record<Level, number> } {
-    const { where, args } = filterSql({ agentId });
-    const rows = this.prepare<unknown[], { level: Level; n: number }>(`SELECT level, COUNT(*) AS n FROM memory_entries ${where} GROUP BY level`).all(...args);
+  async countByLevel(agentId?: string): Promise<{ count: number; by_level: Record<Level, number> }> {
+    const { where, args } = filterSql(this.store, { agentId });
+    const rows = await this.store.many<{ level: Level; n: number }>(`SELECT level, COUNT(*) AS n FROM memory_entries ${where} GROUP BY level`, args);
     const by_level: Record<Level, number> = { user: 0, session: 0, agent: 0 };
-    for (const r of rows) by_level[r.level] = r.n;
+    for (const r of rows) by_level[r.level] = Number(r.n);
     return { count: by_level.user + by_level.session + by_level.agent, by_level };
   }
 
-  stats(agentId?: string, embeddingModel?: string) {
-    const { where, args } = filterSql({ agentId });
-    const agg = this.prepare<
-      unknown[],
-      { avg: number | null; oldest: number | null; newest: number | null; agents: number; users: number; categories: number }
-    >(
+  async stats(agentId?: string, embeddingModel?: string) {
+    const { where, args } = filterSql(this.store, { agentId });
+    const agg = (await this.store.one<{
+      avg: number | null;
+      oldest: number | null;
+      newest: number | null;
+      agents: number;
+      users: number;
+      categories: number;
+    }>(
       `SELECT AVG(score) AS avg, MIN(created_at) AS oldest, MAX(created_at) AS newest, COUNT(DISTINCT agent_id) AS agents,
            COUNT(DISTINCT user_id) AS users, COUNT(DISTINCT category) AS categories FROM memory_entries ${where}`,
-    ).get(...args)!;
+      args,
+    ))!;
     const embedded =
       embeddingModel === undefined
         ? 0
-        : this.prepare<unknown[], { n: number }>(
+        : (await this.store.one<{ n: number }>(
             `SELECT COUNT(*) AS n FROM memory_entries JOIN memory_embeddings m ON m.entry_seq = memory_entries.seq AND m.model = ? ${where}`,
-          ).get(embeddingModel, ...args)!.n;
+            [embeddingModel, ...args],
+          ))!.n;
     const relations = agentId
-      ? this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations WHERE agent_id = ?').get(agentId)!.n
-      : this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_relations').get()!.n;
-    const counts = this.countByLevel(agentId);
+      ? (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_relations WHERE agent_id = ?', [agentId]))!.n
+      : (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_relations'))!.n;
+    const counts = await this.countByLevel(agentId);
     return {
       total: counts.count,
       by_level: counts.by_level,
@@ -343,12 +379,12 @@ export class EntryStore {
   }
 
   /** Marks entries as recalled: newer accessed_at, higher access_count (slower decay). */
-  touch(ids: string[]): void {
+  async touch(ids: string[]): Promise<void> {
     if (!ids.length) return;
-    this.prepare('UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE id IN (SELECT value FROM json_each(?))').run(
+    await this.store.run(`UPDATE memory_entries SET accessed_at = ?, access_count = access_count + 1 WHERE id IN ${jsonList(this.store, 'text')}`, [
       this.now(),
       JSON.stringify(ids),
-    );
+    ]);
   }
 
   /**
@@ -357,31 +393,39 @@ export class EntryStore {
    * in one period changes nothing and the result does not depend on how
    * often it runs.
    */
-  decay(): { decayed: number; decay_rate: number; period_hours: number; applied_until: string } {
+  async decay(): Promise<{ decayed: number; decay_rate: number; period_hours: number; applied_until: string }> {
     const { decay_rate: rate, decay_period_hours: hours } = this.config();
     const period = hours * 3_600_000;
     const until = Math.floor(this.now() / period) * period;
-    // One statement (SQLite's math functions), so 100k entries never pass through JS: the same formula as decayFactor().
-    const decayed = this.prepare(
-      `UPDATE memory_entries
+    // One statement (the engine's math functions), so 100k entries never pass through JS: the same formula as decayFactor().
+    const { changes: decayed } = await this.store.run(
+      this.store.pick({
+        sqlite: `UPDATE memory_entries
          SET score = min(1.0, max(0.0, score * exp(-(? / min(1.0 + log2(max(access_count, 1)), 4.0)) * ((? - max(decayed_at, accessed_at)) / ?)))),
              decayed_at = ?
          WHERE decayed_at < ? AND accessed_at < ?`,
-    ).run(rate, until, DAY_MS, until, until, until).changes;
+        postgres: `UPDATE memory_entries
+         SET score = LEAST(1.0, GREATEST(0.0, score * exp(-(?::float8 / LEAST(1.0 + log(2.0, GREATEST(access_count, 1)::numeric)::float8, 4.0))
+               * ((?::float8 - GREATEST(decayed_at, accessed_at)) / ?::float8)))),
+             decayed_at = ?
+         WHERE decayed_at < ? AND accessed_at < ?`,
+      }),
+      [rate, until, DAY_MS, until, until, until],
+    );
     return { decayed, decay_rate: rate, period_hours: hours, applied_until: iso(until) };
   }
 
   /** Removes expired entries (expires_at passed; session entries idle past session_ttl_hours) and, when asked, stale ones. */
-  cleanup(options: { stale: boolean }): { removed: number; expired: number; stale: number } {
+  async cleanup(options: { stale: boolean }): Promise<{ removed: number; expired: number; stale: number }> {
     const cfg = this.config();
     const now = this.now();
-    return this.db.transaction(() => {
+    return this.store.tx(async (t) => {
       const expired =
-        this.prepare('DELETE FROM memory_entries WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now).changes +
-        this.prepare("DELETE FROM memory_entries WHERE level = 'session' AND accessed_at < ?").run(now - cfg.session_ttl_hours * 3_600_000).changes;
-      const stale = options.stale ? this.prepare("DELETE FROM memory_entries WHERE level != 'user' AND score < ?").run(cfg.stale_score).changes : 0;
+        (await t.run('DELETE FROM memory_entries WHERE expires_at IS NOT NULL AND expires_at <= ?', [now])).changes +
+        (await t.run("DELETE FROM memory_entries WHERE level = 'session' AND accessed_at < ?", [now - cfg.session_ttl_hours * 3_600_000])).changes;
+      const stale = options.stale ? (await t.run("DELETE FROM memory_entries WHERE level != 'user' AND score < ?", [cfg.stale_score])).changes : 0;
       return { removed: expired + stale, expired, stale };
-    })();
+    });
   }
 }
 
@@ -389,14 +433,14 @@ function uniqueTags(tags: string[] | undefined): string[] {
   return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 }
 
-function filterSql(filter: ListFilter): { where: string; args: unknown[] } {
+function filterSql(q: Queries, filter: ListFilter): { where: string; args: SqlValue[] } {
   const parts: string[] = [];
-  const args: unknown[] = [];
+  const args: SqlValue[] = [];
   if (filter.agentId !== undefined) (parts.push('agent_id = ?'), args.push(filter.agentId));
   if (filter.userId !== undefined) (parts.push('user_id = ?'), args.push(filter.userId));
   if (filter.level !== undefined) (parts.push('level = ?'), args.push(filter.level));
   if (filter.category !== undefined) (parts.push('category = ?'), args.push(filter.category));
-  if (filter.tag !== undefined) (parts.push('EXISTS (SELECT 1 FROM json_each(memory_entries.tags) WHERE value = ?)'), args.push(filter.tag));
+  if (filter.tag !== undefined) (parts.push(jsonHas(q, 'memory_entries.tags')), args.push(filter.tag));
   return { where: parts.length ? `WHERE ${parts.join(' AND ')}` : '', args };
 }
 

@@ -112,7 +112,7 @@ export class Extractor {
     const counts = { added: 0, updated: 0, duplicate: 0, relations: 0 };
     for (const fact of found.memories) counts[await this.place(fact, turn, cfg, llm)]++;
     for (const r of found.relations) {
-      this.memory.relations.upsert(turn.agent.id, r);
+      await this.memory.relations.upsert(turn.agent.id, r);
       counts.relations++;
     }
     this.log.debug({ agent: turn.agent.id, extraction: cfg.extraction, ...counts }, 'memories extracted');
@@ -156,12 +156,12 @@ export class Extractor {
     const words = wordSet(fact.content);
     const closest = near.hits.map((h) => ({ hit: h, similarity: jaccard(words, wordSet(h.content)) })).sort((a, b) => b.similarity - a.similarity)[0];
     if (closest && closest.similarity >= cfg.duplicate_threshold) return 'duplicate';
-    const superseded = this.superseded(fact, turn.agent.id, mergeSimilar ? closest : undefined);
+    const superseded = await this.superseded(fact, turn.agent.id, mergeSimilar ? closest : undefined);
     if (superseded) {
-      this.memory.entries.update(superseded, { content: fact.content }, 'extraction update');
+      await this.memory.entries.update(superseded, { content: fact.content }, 'extraction update');
       return 'updated';
     }
-    this.memory.entries.add({
+    await this.memory.entries.add({
       content: fact.content,
       agentId: turn.agent.id,
       sessionId: fact.level === 'session' ? turn.sessionId : null,
@@ -178,9 +178,13 @@ export class Extractor {
    * category; else the closest entry when it is similar enough and of the same category. Rule facts share their
    * templates' words ("The user likes …"), which would make unrelated ones look similar: for them no closest is given.
    */
-  private superseded(fact: Fact, agentId: string, closest?: { hit: { id: string; category: string | null }; similarity: number }): string | undefined {
+  private async superseded(
+    fact: Fact,
+    agentId: string,
+    closest?: { hit: { id: string; category: string | null }; similarity: number },
+  ): Promise<string | undefined> {
     if (fact.category === null) return undefined;
-    if (fact.single) return this.memory.entries.list({ agentId, level: fact.level, category: fact.category }, { limit: 1, offset: 0 }).items[0]?.id;
+    if (fact.single) return (await this.memory.entries.list({ agentId, level: fact.level, category: fact.category }, { limit: 1, offset: 0 })).items[0]?.id;
     return closest && closest.similarity >= UPDATE_SIMILARITY && closest.hit.category === fact.category ? closest.hit.id : undefined;
   }
 }

@@ -1,5 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
-import { badRequest, payloadTooLarge, type TalonEvents } from '@talon/module-sdk';
+import { badRequest, payloadTooLarge, type Queries, type Store, type TalonEvents } from '@talon/module-sdk';
 import type { KvEntry, KvMemory } from '../api.ts';
 import type { MemoryConfig } from '../config.ts';
 
@@ -10,36 +9,18 @@ interface Row {
   value: string;
 }
 
+const UPSERT = `INSERT INTO memory_kv (agent_id, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (agent_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
+
 /** Per-agent key-value memory in memory_kv. Values are stored as JSON text. */
 export class KvStore implements KvMemory {
-  private readonly stmt: {
-    get: Statement<[string, string], Row>;
-    upsert: Statement<[string, string, string, string, string]>;
-    del: Statement<[string, string]>;
-    list: Statement<[string, number, number], Row>;
-    all: Statement<[string], Row>;
-    drop: Statement<[string]>;
-  };
-
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     private readonly config: () => MemoryConfig,
     private readonly now: () => number = Date.now,
     /** Told after each write (memory.updated on the bus). */
     private readonly changed: (change: TalonEvents['memory.updated']) => void = () => undefined,
-  ) {
-    this.stmt = {
-      get: db.prepare('SELECT key, value FROM memory_kv WHERE agent_id = ? AND key = ?'),
-      upsert: db.prepare(
-        `INSERT INTO memory_kv (agent_id, key, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (agent_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-      ),
-      del: db.prepare('DELETE FROM memory_kv WHERE agent_id = ? AND key = ?'),
-      list: db.prepare('SELECT key, value FROM memory_kv WHERE agent_id = ? ORDER BY key LIMIT ? OFFSET ?'),
-      all: db.prepare('SELECT key, value FROM memory_kv WHERE agent_id = ? ORDER BY key'),
-      drop: db.prepare('DELETE FROM memory_kv WHERE agent_id = ?'),
-    };
-  }
+  ) {}
 
   /** Throws 400 naming the key when it is empty, too long or has other characters than [A-Za-z0-9_.:-]. */
   checkKey(key: string): void {
@@ -60,54 +41,62 @@ export class KvStore implements KvMemory {
     return text;
   }
 
-  get(agentId: string, key: string): KvEntry | undefined {
-    const row = this.stmt.get.get(agentId, key);
+  async get(agentId: string, key: string): Promise<KvEntry | undefined> {
+    const row = await this.store.one<Row>('SELECT key, value FROM memory_kv WHERE agent_id = ? AND key = ?', [agentId, key]);
     return row && decode(row);
   }
 
-  set(agentId: string, key: string, value: unknown): void {
+  async set(agentId: string, key: string, value: unknown): Promise<void> {
     this.checkKey(key);
     const at = new Date(this.now()).toISOString();
-    this.stmt.upsert.run(agentId, key, this.encode(key, value), at, at);
+    await this.store.run(UPSERT, [agentId, key, this.encode(key, value), at, at]);
     this.changed({ agentId, operation: 'set', key });
   }
 
-  delete(agentId: string, key: string): boolean {
-    const gone = this.stmt.del.run(agentId, key).changes > 0;
+  async delete(agentId: string, key: string): Promise<boolean> {
+    const gone = (await this.store.run('DELETE FROM memory_kv WHERE agent_id = ? AND key = ?', [agentId, key])).changes > 0;
     if (gone) this.changed({ agentId, operation: 'delete', key });
     return gone;
   }
 
-  list(agentId: string, page: { limit?: number; offset?: number } = {}): KvEntry[] {
-    return this.stmt.list.all(agentId, page.limit ?? -1, page.offset ?? 0).map(decode);
+  async list(agentId: string, page: { limit?: number; offset?: number } = {}): Promise<KvEntry[]> {
+    // No limit: the largest exact integer (a negative LIMIT means "none" to SQLite only).
+    const rows = await this.store.many<Row>('SELECT key, value FROM memory_kv WHERE agent_id = ? ORDER BY key LIMIT ? OFFSET ?', [
+      agentId,
+      page.limit ?? Number.MAX_SAFE_INTEGER,
+      page.offset ?? 0,
+    ]);
+    return rows.map(decode);
   }
 
-  count(agentId?: string): number {
-    const sql = agentId === undefined ? 'SELECT COUNT(*) AS n FROM memory_kv' : 'SELECT COUNT(*) AS n FROM memory_kv WHERE agent_id = ?';
-    const stmt = this.db.prepare<unknown[], { n: number }>(sql);
-    return (agentId === undefined ? stmt.get() : stmt.get(agentId))!.n;
+  async count(agentId?: string): Promise<number> {
+    const row =
+      agentId === undefined
+        ? await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_kv')
+        : await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_kv WHERE agent_id = ?', [agentId]);
+    return row!.n;
   }
 
-  exportAll(agentId: string): KvEntry[] {
-    return this.stmt.all.all(agentId).map(decode);
+  async exportAll(agentId: string): Promise<KvEntry[]> {
+    return (await this.store.many<Row>('SELECT key, value FROM memory_kv WHERE agent_id = ? ORDER BY key', [agentId])).map(decode);
   }
 
-  /** Validates every entry first, then writes them all in one transaction (all or nothing). */
-  importAll(agentId: string, entries: KvEntry[]): number {
+  /** Validates every entry first, then writes them all in one transaction (all or nothing); inside `q`'s when given. */
+  async importAll(agentId: string, entries: KvEntry[], q: Queries = this.store): Promise<number> {
     const encoded = entries.map((e) => {
       if (typeof e?.key !== 'string') throw badRequest('every imported entry needs a string key');
       this.checkKey(e.key);
       return { key: e.key, text: this.encode(e.key, e.value) };
     });
     const at = new Date(this.now()).toISOString();
-    this.db.transaction(() => {
-      for (const e of encoded) this.stmt.upsert.run(agentId, e.key, e.text, at, at);
-    })();
+    await q.tx(async (t) => {
+      for (const e of encoded) await t.run(UPSERT, [agentId, e.key, e.text, at, at]);
+    });
     return encoded.length;
   }
 
-  deleteAgent(agentId: string): void {
-    this.stmt.drop.run(agentId);
+  async deleteAgent(agentId: string): Promise<void> {
+    await this.store.run('DELETE FROM memory_kv WHERE agent_id = ?', [agentId]);
   }
 }
 

@@ -1,6 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import type { TalonEvents } from '@talon/module-sdk';
+import type { ChangeFeed, Store, TalonEvents } from '@talon/module-sdk';
 import type { RecallHit, SemanticMemory } from '../api.ts';
 import type { LlmService } from '@talon/llm';
 import { checkLevel, EntryStore } from './entries.ts';
@@ -15,16 +14,21 @@ import { detectEmbeddingProvider, Embedder, resolveEmbeddingTarget, type Embeddi
 import type { MemoryConfig } from '../config.ts';
 
 export interface MemoryDeps {
-  db: Database;
+  store: Store;
   log: Logger;
   config: () => MemoryConfig;
   llm?: () => LlmService | undefined;
   now?: () => number;
-  /** Runs background work soon (ctx.setTimeout in the module, setImmediate elsewhere). */
-  schedule?: (fn: () => void) => void;
+  /** Runs background work soon (ctx.setTimeout in the module, which tracks its promise; setImmediate elsewhere). */
+  schedule?: (fn: () => Promise<void>) => void;
   /** Told after each write of an agent's key or entry (the module publishes memory.updated). */
   changed?: (change: TalonEvents['memory.updated']) => void;
+  /** Notes to and from the other processes on the database (ctx.changes); a unit test with one process needs none. */
+  feed?: ChangeFeed;
 }
+
+/** The change-feed topic of the vec0 tables: key = the dimension of a table just created. */
+export const VEC_TABLES = 'vec-tables';
 
 const QUERY_CACHE = 256;
 
@@ -44,14 +48,28 @@ export class Memory implements SemanticMemory {
 
   constructor(private readonly deps: MemoryDeps) {
     const now = deps.now ?? Date.now;
-    this.vectors = new VectorIndex(deps.db, deps.log);
-    this.queue = new EmbeddingQueue(deps.db, this.vectors, () => this.embeddingTarget(), this.embedder, deps.log, deps.schedule ?? ((fn) => setImmediate(fn)));
-    this.kv = new KvStore(deps.db, deps.config, now, deps.changed);
-    this.entries = new EntryStore(deps.db, deps.config, now, () => this.queue.kick(), deps.changed);
-    this.searcher = new Searcher(deps.db, this.entries, this.vectors);
-    this.consolidator = new Consolidator(deps.db, this.entries, this.vectors);
-    this.relations = new RelationStore(deps.db, now);
+    const { store, feed } = deps;
+    this.vectors = new VectorIndex(store, deps.log, async (dim) => feed?.note(VEC_TABLES, String(dim)));
+    feed?.on(VEC_TABLES, (dim) => this.vectors.learn(Number(dim)));
+    this.queue = new EmbeddingQueue(
+      store,
+      this.vectors,
+      () => this.embeddingTarget(),
+      this.embedder,
+      deps.log,
+      deps.schedule ?? ((fn) => void setImmediate(fn)),
+    );
+    this.kv = new KvStore(store, deps.config, now, deps.changed);
+    this.entries = new EntryStore(store, deps.config, now, () => this.queue.kick(), deps.changed);
+    this.searcher = new Searcher(store, this.entries, this.vectors);
+    this.consolidator = new Consolidator(store, this.entries, this.vectors);
+    this.relations = new RelationStore(store, now);
     this.transfer = new Transfer(this.entries, this.relations, this.kv);
+  }
+
+  /** What needs the database before the first request: sqlite-vec and its tables (the module's start()). */
+  init(): Promise<void> {
+    return this.vectors.init();
   }
 
   /** The embedding endpoint for the current config (re-resolved when the config changes). */
@@ -67,7 +85,7 @@ export class Memory implements SemanticMemory {
     return this.targetCache.target;
   }
 
-  consolidate(agentId: string): { merged_count: number; groups: Array<{ kept: string; merged: string[] }> } {
+  consolidate(agentId: string): Promise<{ merged_count: number; groups: Array<{ kept: string; merged: string[] }> }> {
     return this.consolidator.consolidate(agentId, this.deps.config().duplicate_threshold, this.embeddingTarget()?.model);
   }
 
@@ -78,11 +96,11 @@ export class Memory implements SemanticMemory {
     return 'fts5+vector';
   }
 
-  stats(agentId?: string) {
+  async stats(agentId?: string) {
     const target = this.vectors.available ? this.embeddingTarget() : undefined;
     return {
-      ...this.entries.stats(agentId, target?.model),
-      kv_pairs: this.kv.count(agentId),
+      ...(await this.entries.stats(agentId, target?.model)),
+      kv_pairs: await this.kv.count(agentId),
       embedding_status: this.embeddingStatus(),
       embedding_model: target?.model ?? null,
     };
@@ -110,15 +128,15 @@ export class Memory implements SemanticMemory {
     const pending = this.queryVector(query);
     // When the query goes to the embedding provider, let the request leave first and do the BM25 pass while it is out.
     if (this.embeddingTarget() && !this.queryCache.has(query)) await new Promise((resolve) => setImmediate(resolve));
-    const text = this.searcher.textPass(query, options);
+    const text = await this.searcher.textPass(query, options);
     const qv = await pending;
-    return { hits: this.searcher.finish(text, options, qv), mode: qv ? 'hybrid' : 'fts5' };
+    return { hits: await this.searcher.finish(text, options, qv), mode: qv ? 'hybrid' : 'fts5' };
   }
 
   /** SemanticMemory.search: used by the agent loop and tools, so hits count as recalled. */
   async search(query: string, options: { agentId?: string; limit?: number; sessionId?: string }): Promise<RecallHit[]> {
     const { hits } = await this.searchHits(query, { agentId: options.agentId, sessionId: options.sessionId, limit: options.limit ?? 10 });
-    this.entries.touch(hits.map((h) => h.id));
+    await this.entries.touch(hits.map((h) => h.id));
     return hits.map((h) => ({ id: h.id, content: h.content, relevance: h.relevance, level: h.level, category: h.category }));
   }
 
@@ -132,7 +150,7 @@ export class Memory implements SemanticMemory {
     category?: string;
     source?: string;
   }): Promise<{ id: string }> {
-    const item = this.entries.add({ ...entry, level: entry.level === undefined ? undefined : checkLevel(entry.level) });
+    const item = await this.entries.add({ ...entry, level: entry.level === undefined ? undefined : checkLevel(entry.level) });
     return { id: item.id };
   }
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
+import type { Queries, SqlValue, Store } from '@talon/module-sdk';
 
 export interface Relation {
   id: string;
@@ -42,75 +41,75 @@ interface Row extends Omit<Relation, 'created_at' | 'updated_at'> {
 
 const toRelation = (r: Row): Relation => ({ ...r, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString() });
 
+/** relation names are lower-case snake_case. */
+const relationName = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+
+/** A case-insensitive equality on a name column: SQLite's NOCASE uses the NOCASE indexes of the migration. */
+const sameName = (q: Queries, column: string) => q.pick({ sqlite: `${column} = ? COLLATE NOCASE`, postgres: `LOWER(${column}) = LOWER(?)` });
+
 /** The relation graph: (subject, relation, object) triples per agent with a confidence. */
 export class RelationStore {
   constructor(
-    db: Database,
+    private readonly store: Store,
     private readonly now: () => number = Date.now,
-  ) {
-    this.prepare = statements(db);
-  }
-
-  private readonly prepare: ReturnType<typeof statements>;
+  ) {}
 
   /** Stores a triple; the same triple again updates its confidence. Names are trimmed; relation is lower-case snake_case. */
-  upsert(agentId: string, input: RelationInput): Relation {
+  upsert(agentId: string, input: RelationInput, q: Queries = this.store): Promise<Relation> {
     const now = this.now();
-    const taken = input.id !== undefined && this.prepare('SELECT 1 FROM memory_relations WHERE id = ?').get(input.id) !== undefined;
-    const relation = input.relation
-      .trim()
-      .toLowerCase()
-      .replace(/[\s-]+/g, '_');
-    const row = this.prepare<unknown[], Row>(
-      `INSERT INTO memory_relations (id, agent_id, subject, relation, object, confidence, source_memory_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (agent_id, subject, relation, object) DO UPDATE SET confidence = excluded.confidence,
-           source_memory_id = COALESCE(excluded.source_memory_id, source_memory_id), updated_at = excluded.updated_at
-         RETURNING *`,
-    ).get(
-      input.id !== undefined && !taken ? input.id : randomUUID(),
-      agentId,
-      input.subject.trim(),
-      relation,
-      input.object.trim(),
-      input.confidence ?? 1,
-      input.source_memory_id ?? null,
-      input.created_at ? Date.parse(input.created_at) : now,
-      input.updated_at ? Date.parse(input.updated_at) : now,
-    )!;
-    return toRelation(row);
+    // One transaction (a savepoint inside the caller's), so the id found free is still free at the insert.
+    return q.tx(async (t) => {
+      const taken = input.id !== undefined && (await t.one('SELECT 1 AS one FROM memory_relations WHERE id = ?', [input.id])) !== undefined;
+      const row = await t.one<Row>(
+        `INSERT INTO memory_relations (id, agent_id, subject, relation, object, confidence, source_memory_id, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (agent_id, subject, relation, object) DO UPDATE SET confidence = excluded.confidence,
+             source_memory_id = COALESCE(excluded.source_memory_id, memory_relations.source_memory_id), updated_at = excluded.updated_at
+           RETURNING *`,
+        [
+          input.id !== undefined && !taken ? input.id : randomUUID(),
+          agentId,
+          input.subject.trim(),
+          relationName(input.relation),
+          input.object.trim(),
+          input.confidence ?? 1,
+          input.source_memory_id ?? null,
+          input.created_at ? Date.parse(input.created_at) : now,
+          input.updated_at ? Date.parse(input.updated_at) : now,
+        ],
+      );
+      return toRelation(row!);
+    });
   }
 
-  query(agentId: string, q: RelationQuery, page: { limit: number; offset: number }): { relations: Relation[]; total: number } {
+  async query(agentId: string, q: RelationQuery, page: { limit: number; offset: number }): Promise<{ relations: Relation[]; total: number }> {
     const parts = ['agent_id = ?'];
-    const args: unknown[] = [agentId];
-    if (q.subject !== undefined) (parts.push('subject = ? COLLATE NOCASE'), args.push(q.subject));
-    if (q.relation !== undefined)
-      (parts.push('relation = ? COLLATE NOCASE'),
-        args.push(
-          q.relation
-            .trim()
-            .toLowerCase()
-            .replace(/[\s-]+/g, '_'),
-        ));
-    if (q.object !== undefined) (parts.push('object = ? COLLATE NOCASE'), args.push(q.object));
-    if (q.entity !== undefined) (parts.push('(subject = ? COLLATE NOCASE OR object = ? COLLATE NOCASE)'), args.push(q.entity, q.entity));
+    const args: SqlValue[] = [agentId];
+    const s = this.store;
+    if (q.subject !== undefined) (parts.push(sameName(s, 'subject')), args.push(q.subject));
+    if (q.relation !== undefined) (parts.push(sameName(s, 'relation')), args.push(relationName(q.relation)));
+    if (q.object !== undefined) (parts.push(sameName(s, 'object')), args.push(q.object));
+    if (q.entity !== undefined) (parts.push(`(${sameName(s, 'subject')} OR ${sameName(s, 'object')})`), args.push(q.entity, q.entity));
     if (q.min_confidence !== undefined) (parts.push('confidence >= ?'), args.push(q.min_confidence));
     const where = parts.join(' AND ');
-    const total = this.prepare<unknown[], { n: number }>(`SELECT COUNT(*) AS n FROM memory_relations WHERE ${where}`).get(...args)!.n;
-    const rows = this.prepare<unknown[], Row>(`SELECT * FROM memory_relations WHERE ${where} ORDER BY confidence DESC, created_at, id LIMIT ? OFFSET ?`).all(
+    const total = (await s.one<{ n: number }>(`SELECT COUNT(*) AS n FROM memory_relations WHERE ${where}`, args))!.n;
+    const rows = await s.many<Row>(`SELECT * FROM memory_relations WHERE ${where} ORDER BY confidence DESC, created_at, id LIMIT ? OFFSET ?`, [
       ...args,
       page.limit,
       page.offset,
-    );
+    ]);
     return { relations: rows.map(toRelation), total };
   }
 
-  all(agentId: string): Relation[] {
-    return this.prepare<[string], Row>('SELECT * FROM memory_relations WHERE agent_id = ? ORDER BY created_at, id').all(agentId).map(toRelation);
+  async all(agentId: string): Promise<Relation[]> {
+    return (await this.store.many<Row>('SELECT * FROM memory_relations WHERE agent_id = ? ORDER BY created_at, id', [agentId])).map(toRelation);
   }
 
-  deleteAgent(agentId: string): number {
-    return this.prepare('DELETE FROM memory_relations WHERE agent_id = ?').run(agentId).changes;
+  async deleteAgent(agentId: string): Promise<number> {
+    return (await this.store.run('DELETE FROM memory_relations WHERE agent_id = ?', [agentId])).changes;
   }
 }

@@ -1,9 +1,9 @@
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
+import type { Queries, SqlValue, Store } from '@talon/module-sdk';
 import type { Level } from '../config.ts';
 import { toItem, type EntryRow, type EntryStore, type MemoryItem } from './entries.ts';
 import { coverage, ftsQuery, keywords } from './text.ts';
 import { cosine, type VectorIndex } from './vectors.ts';
+import { jsonList } from './sql.ts';
 
 export interface SearchOptions {
   agentId?: string;
@@ -41,6 +41,32 @@ const MAX_TERMS = 8;
 const DF_TTL_MS = 300_000;
 
 /**
+ * The full-text statements: FTS5 (memory_fts, BM25) on SQLite; a best-effort tsvector form for PostgreSQL (not run
+ * yet: the fleet issue builds PostgreSQL search, with an index). `match` is the engine's query text (matchText).
+ */
+const FTS = {
+  docFreq: {
+    sqlite: 'SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?',
+    postgres: "SELECT COUNT(*) AS n FROM memory_entries WHERE to_tsvector('english', content) @@ websearch_to_tsquery('english', ?)",
+  },
+  ranked: {
+    sqlite: 'SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?',
+    postgres: `SELECT seq, -ts_rank_cd(to_tsvector('english', content), query) AS bm FROM memory_entries, websearch_to_tsquery('english', ?) AS query
+      WHERE to_tsvector('english', content) @@ query ORDER BY bm LIMIT ?`,
+  },
+  /** With the filters (`where`, each part starting with AND, on `e.`). */
+  rankedWhere: (where: string) => ({
+    sqlite: `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
+      WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
+    postgres: `SELECT e.seq AS seq, -ts_rank_cd(to_tsvector('english', e.content), query) AS bm FROM memory_entries e, websearch_to_tsquery('english', ?) AS query
+      WHERE to_tsvector('english', e.content) @@ query ${where} ORDER BY bm LIMIT ?`,
+  }),
+};
+
+/** The query text for the engine: an FTS5 OR expression, or websearch_to_tsquery's "a or b". */
+const matchText = (q: Queries, words: string[]) => q.pick({ sqlite: ftsQuery(words), postgres: words.join(' or ') });
+
+/**
  * Hybrid search: BM25 candidates from FTS5 plus nearest neighbours from the
  * vector index, merged and re-ranked. Text relevance is BM25 relative to the
  * best hit, tempered by the share of query words present; vector relevance is
@@ -52,20 +78,16 @@ export class Searcher {
   private total?: { n: number; at: number };
 
   constructor(
-    db: Database,
+    private readonly store: Store,
     private readonly entries: EntryStore,
     private readonly vectors: VectorIndex,
-  ) {
-    this.prepare = statements(db);
-  }
-
-  private readonly prepare: ReturnType<typeof statements>;
+  ) {}
 
   /** Entries containing the word (cached for a few minutes: it only steers which words are searched). */
-  private docFreq(word: string, now: number): number {
+  private async docFreq(word: string, now: number): Promise<number> {
     const hit = this.df.get(word);
     if (hit && now - hit.at < DF_TTL_MS) return hit.n;
-    const n = this.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?').get(ftsQuery([word]))!.n;
+    const n = (await this.store.one<{ n: number }>(this.store.pick(FTS.docFreq), [matchText(this.store, [word])]))!.n;
     if (this.df.size > 10_000) this.df.clear();
     this.df.set(word, { n, at: now });
     return n;
@@ -76,17 +98,17 @@ export class Searcher {
    * than 5% of entries are dropped (the two rarest always stay), and at most
    * the 8 rarest are kept.
    */
-  private searchTerms(words: string[]): string[] {
+  private async searchTerms(words: string[]): Promise<string[]> {
     const now = Date.now();
     if (!this.total || now - this.total.at > DF_TTL_MS)
-      this.total = { n: this.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM memory_entries').get()!.n, at: now };
+      this.total = { n: (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_entries'))!.n, at: now };
     if (this.total.n < PRUNE_FROM) return words.slice(0, MAX_TERMS * 2);
-    const ranked = words
-      .map((w) => ({ w, n: this.docFreq(w, now) }))
-      .filter((x) => x.n > 0)
-      .sort((a, b) => a.n - b.n);
+    const ranked: Array<{ w: string; n: number }> = [];
+    for (const w of words) ranked.push({ w, n: await this.docFreq(w, now) });
     const limit = this.total.n * COMMON_SHARE;
     return ranked
+      .filter((x) => x.n > 0)
+      .sort((a, b) => a.n - b.n)
       .filter((x, i) => i < 2 || x.n <= limit)
       .slice(0, MAX_TERMS)
       .map((x) => x.w);
@@ -98,55 +120,49 @@ export class Searcher {
    * checked on an oversized unfiltered top list first; only when too few of it
    * pass (other agents' entries crowd it) the exact filtered query runs.
    */
-  private textCandidates(match: string, options: SearchOptions, pool: number): Array<{ seq: number; bm: number }> {
+  private async textCandidates(match: string, options: SearchOptions, pool: number): Promise<Array<{ seq: number; bm: number }>> {
     const { where, args } = filters(options, 'e.');
-    const plain = this.prepare<[string, number], { seq: number; bm: number }>(
-      'SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?',
-    ).all(match, where ? pool * 2 : pool);
+    const plain = await this.store.many<{ seq: number; bm: number }>(this.store.pick(FTS.ranked), [match, where ? pool * 2 : pool]);
     if (!where) return plain;
-    const passing = new Set(
-      this.prepare<[string], FilterRow>('SELECT seq, agent_id, user_id, level, session_id FROM memory_entries WHERE seq IN (SELECT value FROM json_each(?))')
-        .all(JSON.stringify(plain.map((r) => r.seq)))
-        .filter((row) => matches(row, options))
-        .map((row) => row.seq),
+    const rows = await this.store.many<FilterRow>(
+      `SELECT seq, agent_id, user_id, level, session_id FROM memory_entries WHERE seq IN ${jsonList(this.store, 'integer')}`,
+      [JSON.stringify(plain.map((r) => r.seq))],
     );
+    const passing = new Set(rows.filter((row) => matches(row, options)).map((row) => row.seq));
     if (passing.size >= pool || plain.length < pool * 2) return plain.filter((r) => passing.has(r.seq));
-    return this.prepare<unknown[], { seq: number; bm: number }>(
-      `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
-         WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
-    ).all(match, ...args, pool);
+    return this.store.many<{ seq: number; bm: number }>(this.store.pick(FTS.rankedWhere(where)), [match, ...args, pool]);
   }
 
-  search(query: string, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
-    return this.finish(this.textPass(query, options), options, queryVector);
+  async search(query: string, options: SearchOptions, queryVector?: QueryVector): Promise<SearchHit[]> {
+    return this.finish(await this.textPass(query, options), options, queryVector);
   }
 
   /** The BM25 part, which needs no query vector (so it can run while the query is being embedded). */
-  textPass(query: string, options: SearchOptions): TextPass {
+  async textPass(query: string, options: SearchOptions): Promise<TextPass> {
     const words = keywords(query);
     const pool = Math.max(options.limit * 4, 40);
     const text = new Map<number, number>();
-    const terms = words.length ? this.searchTerms(words) : [];
-    if (terms.length) for (const r of this.textCandidates(ftsQuery(terms), options, pool)) text.set(r.seq, -r.bm);
+    const terms = words.length ? await this.searchTerms(words) : [];
+    if (terms.length) for (const r of await this.textCandidates(matchText(this.store, terms), options, pool)) text.set(r.seq, -r.bm);
     return { words, text };
   }
 
   /** Adds the vector candidates, scores everything and keeps the best `limit`. */
-  finish({ words, text }: TextPass, options: SearchOptions, queryVector?: QueryVector): SearchHit[] {
+  async finish({ words, text }: TextPass, options: SearchOptions, queryVector?: QueryVector): Promise<SearchHit[]> {
     const vecSim = new Map<number, number>();
     if (queryVector) {
       // Binary KNN cost grows quickly with k (sqlite-vec keeps a sorted top-k per chunk), so the coarse pass
       // asks for about `limit`; FTS5 candidates are re-ranked by exact cosine as well.
-      const coarse = this.vectors.nearest(queryVector.vector, Math.min(Math.max(options.limit, 10), 32), options.agentId);
+      const coarse = await this.vectors.nearest(queryVector.vector, Math.min(Math.max(options.limit, 10), 32), options.agentId);
       const all = [...new Set([...coarse, ...text.keys()])];
-      for (const [seq, v] of this.vectors.vectors(all, queryVector.model)) vecSim.set(seq, Math.max(0, cosine(queryVector.vector, v)));
+      for (const [seq, v] of await this.vectors.vectors(all, queryVector.model)) vecSim.set(seq, Math.max(0, cosine(queryVector.vector, v)));
     }
     const seqs = [...new Set([...text.keys(), ...vecSim.keys()])];
     if (!seqs.length) return [];
     const best = Math.max(0, ...text.values()) || 1;
     const now = this.entries.now();
     const scored: Array<{ row: EntryRow; relevance: number; rank: number }> = [];
-    for (const row of this.entries.rowsBySeq(seqs)) {
+    for (const row of await this.entries.rowsBySeq(seqs)) {
       if (!matches(row, options)) continue;
       const bm = text.get(row.seq);
       const t = bm === undefined ? 0 : (bm / best) * (0.5 + 0.5 * coverage(words, row.content));
@@ -161,9 +177,9 @@ export class Searcher {
   }
 }
 
-function filters(options: SearchOptions, prefix: string): { where: string; args: unknown[] } {
+function filters(options: SearchOptions, prefix: string): { where: string; args: SqlValue[] } {
   const parts: string[] = [];
-  const args: unknown[] = [];
+  const args: SqlValue[] = [];
   if (options.agentId !== undefined) (parts.push(`${prefix}agent_id = ?`), args.push(options.agentId));
   if (options.userId !== undefined) (parts.push(`${prefix}user_id = ?`), args.push(options.userId));
   if (options.level !== undefined) (parts.push(`${prefix}level = ?`), args.push(options.level));

@@ -1,7 +1,7 @@
-import { badRequest } from '@talon/module-sdk';
+import { badRequest, type Queries } from '@talon/module-sdk';
 import type { KvEntry } from '../api.ts';
 import type { Level } from '../config.ts';
-import type { EntryStore, HistoryItem, MemoryItem } from './entries.ts';
+import type { EntryStore, HistoryItem, MemoryItem, Removed } from './entries.ts';
 import type { KvStore } from './kv.ts';
 import type { Relation, RelationInput, RelationStore } from './relations.ts';
 
@@ -56,17 +56,19 @@ export class Transfer {
     private readonly kv: KvStore,
   ) {}
 
-  export(agentId: string): AgentExport {
+  async export(agentId: string): Promise<AgentExport> {
+    const memories: AgentExport['memories'] = [];
+    for (const r of await this.entries.agentRows(agentId)) {
+      const { current, history } = await this.entries.history(r.id);
+      memories.push({ ...current, history });
+    }
     return {
       format: EXPORT_FORMAT,
       agent_id: agentId,
       exported_at: new Date(this.entries.now()).toISOString(),
-      memories: this.entries.agentRows(agentId).map((r) => {
-        const { current, history } = this.entries.history(r.id);
-        return { ...current, history };
-      }),
-      relations: this.relations.all(agentId),
-      kv_pairs: this.kv.exportAll(agentId),
+      memories,
+      relations: await this.relations.all(agentId),
+      kv_pairs: await this.kv.exportAll(agentId),
     };
   }
 
@@ -75,49 +77,56 @@ export class Transfer {
    * exists for this agent is replaced; an id used by another agent gets a new
    * one. All or nothing: one transaction, validated as it goes.
    */
-  import(agentId: string, doc: AgentImport): { memories: number; relations: number; kv_pairs: number } {
-    const db = this.entries.db;
-    return db.transaction(() => {
-      for (const m of doc.memories ?? []) {
-        const existing = m.id === undefined ? undefined : this.entries.row(m.id);
-        if (existing && existing.agent_id === agentId) this.entries.delete(existing.id);
-        const created = ms(m.created_at, 'created_at');
-        const row = this.entries.insert({
-          id: existing && existing.agent_id !== agentId ? undefined : m.id,
-          content: m.content,
-          agentId,
-          userId: m.user_id,
-          sessionId: m.session_id,
-          level: m.level,
-          category: m.category,
-          tags: m.tags,
-          metadata: m.metadata,
-          source: m.source ?? 'import',
-          score: m.score,
-          accessCount: m.access_count,
-          createdAt: created,
-          updatedAt: ms(m.updated_at, 'updated_at'),
-          accessedAt: ms(m.accessed_at, 'accessed_at'),
-          expiresAt: ms(m.expires_at, 'expires_at'),
-        });
-        const add = db.prepare('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)');
-        for (const h of m.history ?? []) {
-          add.run(
-            row.id,
-            h.content,
-            JSON.stringify(h.tags ?? []),
-            h.level ?? row.level,
-            h.category ?? null,
-            ms(h.changed_at, 'changed_at') ?? row.created_at,
-            h.reason ?? 'import',
-          );
-        }
-      }
+  async import(agentId: string, doc: AgentImport): Promise<{ memories: number; relations: number; kv_pairs: number }> {
+    const { counts, removed } = await this.entries.store.tx(async (t) => {
+      const gone: Removed[] = [];
+      for (const m of doc.memories ?? []) gone.push(...(await this.importMemory(t, agentId, m)));
       // The imported entries count against the agent's cap like any other (the least important go).
-      this.entries.evict(agentId);
-      for (const r of doc.relations ?? []) this.relations.upsert(agentId, r);
-      const kv = this.kv.importAll(agentId, doc.kv_pairs ?? []);
-      return { memories: doc.memories?.length ?? 0, relations: doc.relations?.length ?? 0, kv_pairs: kv };
-    })();
+      for (const id of await this.entries.evict(agentId, undefined, t)) gone.push({ id, agent_id: agentId });
+      for (const r of doc.relations ?? []) await this.relations.upsert(agentId, r, t);
+      const kv = await this.kv.importAll(agentId, doc.kv_pairs ?? [], t);
+      return { counts: { memories: doc.memories?.length ?? 0, relations: doc.relations?.length ?? 0, kv_pairs: kv }, removed: gone };
+    });
+    this.entries.forgotten(removed);
+    return counts;
+  }
+
+  /** One imported entry with its history; answers the entry it replaced, if any. */
+  private async importMemory(t: Queries, agentId: string, m: ImportedMemory): Promise<Removed[]> {
+    const existing = m.id === undefined ? undefined : await this.entries.row(m.id, t);
+    const replaced = existing && existing.agent_id === agentId ? await this.entries.remove(existing.id, t) : undefined;
+    const row = await this.entries.insert(
+      {
+        id: existing && existing.agent_id !== agentId ? undefined : m.id,
+        content: m.content,
+        agentId,
+        userId: m.user_id,
+        sessionId: m.session_id,
+        level: m.level,
+        category: m.category,
+        tags: m.tags,
+        metadata: m.metadata,
+        source: m.source ?? 'import',
+        score: m.score,
+        accessCount: m.access_count,
+        createdAt: ms(m.created_at, 'created_at'),
+        updatedAt: ms(m.updated_at, 'updated_at'),
+        accessedAt: ms(m.accessed_at, 'accessed_at'),
+        expiresAt: ms(m.expires_at, 'expires_at'),
+      },
+      t,
+    );
+    for (const h of m.history ?? []) {
+      await t.run('INSERT INTO memory_history (memory_id, content, tags, level, category, changed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        row.id,
+        h.content,
+        JSON.stringify(h.tags ?? []),
+        h.level ?? row.level,
+        h.category ?? null,
+        ms(h.changed_at, 'changed_at') ?? row.created_at,
+        h.reason ?? 'import',
+      ]);
+    }
+    return replaced ? [replaced] : [];
   }
 }

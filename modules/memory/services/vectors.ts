@@ -1,90 +1,125 @@
-import type { Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { statements } from '@talon/module-sdk';
+import type { Queries, SqlValue, Store } from '@talon/module-sdk';
 import type { Logger } from 'pino';
+import { jsonList, sqliteOnly } from './sql.ts';
+
+const TABLE_PREFIX = 'memory_vec_';
 
 /**
  * Vector storage: full-precision f32 vectors in memory_embeddings (for exact
  * re-ranking) plus a sqlite-vec vec0 table per dimension holding the
  * binary-quantised vector, partitioned by agent, for the coarse KNN pass.
  * Binary KNN over 100k rows costs a few ms where float KNN costs ~60 ms.
+ *
+ * sqlite-vec is SQLite's: on PostgreSQL `available` stays false (no KNN pass, not there yet); the exact vectors
+ * still re-rank the text candidates. Which vec0 tables exist is cached; a process that creates one notes it
+ * (`learn` on the others), or their searches would skip the KNN pass for that dimension until they restart.
  */
 export class VectorIndex {
-  readonly available: boolean;
+  private loaded = false;
   private readonly dims = new Set<number>();
-  private readonly prepare: ReturnType<typeof statements>;
 
   constructor(
-    private readonly db: Database,
-    log: Logger,
-  ) {
-    this.prepare = statements(db);
-    let ok = false;
-    try {
-      sqliteVec.load(db);
-      ok = true;
-    } catch (err) {
-      log.warn({ err }, 'sqlite-vec could not be loaded; memory search uses FTS5 only');
-    }
-    this.available = ok;
-    if (ok) {
-      const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'").all();
-      for (const t of tables) this.dims.add(Number(t.name.slice('memory_vec_'.length)));
-    }
+    private readonly store: Store,
+    private readonly log: Logger,
+    /** Tells the other processes that a vec0 table was created (ctx.changes in the module). */
+    private readonly created: (dim: number) => Promise<void> = async () => undefined,
+  ) {}
+
+  /** Whether the KNN pass runs (sqlite-vec loaded). */
+  get available(): boolean {
+    return this.loaded;
   }
 
-  private table(dim: number): string {
-    if (!Number.isInteger(dim) || dim <= 0 || dim > 8192 || dim % 8 !== 0) throw new Error(`unsupported embedding dimension ${dim}`);
-    if (!this.dims.has(dim)) {
-      const name = `memory_vec_${dim}`;
-      this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING vec0 (agent_id TEXT PARTITION KEY, embedding BIT[${dim}]);
+  /** Loads sqlite-vec onto the connection and finds its tables (the module's start(): register() does no I/O). */
+  async init(): Promise<void> {
+    if (this.store.dialect !== 'sqlite') {
+      this.log.info('vector KNN is not on PostgreSQL yet: memory search ranks full-text candidates with the exact vectors');
+      return;
+    }
+    try {
+      sqliteVec.load(this.store.sqlite());
+      this.loaded = true;
+    } catch (err) {
+      this.log.warn({ err }, 'sqlite-vec could not be loaded; memory search uses FTS5 only');
+      return;
+    }
+    const tables = await this.store.many<{ name: string }>(
+      sqliteOnly(this.store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'", 'listing vec0 tables'),
+    );
+    for (const t of tables) this.dims.add(Number(t.name.slice(TABLE_PREFIX.length)));
+  }
+
+  /** Another process created the vec0 table of this dimension. */
+  learn(dim: number): void {
+    if (this.loaded && isDimension(dim)) this.dims.add(dim);
+  }
+
+  /**
+   * Creates the vec0 table of a dimension when it is new (its own statement, before the transaction that fills it:
+   * a cached table that a rolled-back transaction never made would fail every later search).
+   */
+  async ensureTable(dim: number): Promise<void> {
+    if (!this.loaded || this.dims.has(dim)) return;
+    if (!isDimension(dim)) throw new Error(`unsupported embedding dimension ${dim}`);
+    const name = `${TABLE_PREFIX}${dim}`;
+    await this.store.exec(
+      sqliteOnly(
+        this.store,
+        `CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING vec0 (agent_id TEXT PARTITION KEY, embedding BIT[${dim}]);
         CREATE TRIGGER IF NOT EXISTS ${name}_ad AFTER DELETE ON memory_embeddings WHEN old.dim = ${dim} BEGIN
           DELETE FROM ${name} WHERE rowid = old.entry_seq;
-        END;`);
-      this.dims.add(dim);
-    }
-    return `memory_vec_${dim}`;
+        END;`,
+        'a vec0 table',
+      ),
+    );
+    this.dims.add(dim);
+    await this.created(dim);
   }
 
-  /** Stores (or replaces) the vector of one entry. Call inside a transaction for batches. */
-  put(seq: number, agentId: string | null, model: string, vector: Float32Array): void {
-    this.prepare('DELETE FROM memory_embeddings WHERE entry_seq = ?').run(seq);
-    this.prepare('INSERT INTO memory_embeddings (entry_seq, model, dim, vector) VALUES (?, ?, ?, ?)').run(seq, model, vector.length, toBlob(vector));
-    if (!this.available) return;
-    const table = this.table(vector.length);
-    this.prepare(`INSERT INTO ${table} (rowid, agent_id, embedding) VALUES (?, ?, vec_quantize_binary(?))`).run(BigInt(seq), agentId ?? '', toBlob(vector));
+  /** Stores (or replaces) the vector of one entry, in the caller's transaction (ensureTable first). */
+  async put(t: Queries, seq: number, agentId: string | null, model: string, vector: Float32Array): Promise<void> {
+    await t.run('DELETE FROM memory_embeddings WHERE entry_seq = ?', [seq]);
+    await t.run('INSERT INTO memory_embeddings (entry_seq, model, dim, vector) VALUES (?, ?, ?, ?)', [seq, model, vector.length, toBlob(vector)]);
+    if (!this.loaded || !this.dims.has(vector.length)) return;
+    await t.run(sqliteOnly(t, `INSERT INTO ${TABLE_PREFIX}${vector.length} (rowid, agent_id, embedding) VALUES (?, ?, vec_quantize_binary(?))`, 'vec0'), [
+      BigInt(seq),
+      agentId ?? '',
+      toBlob(vector),
+    ]);
   }
 
   /** Coarse candidates by Hamming distance of the quantised vectors. */
-  nearest(query: Float32Array, k: number, agentId?: string): number[] {
-    if (!this.available || !this.dims.has(query.length)) return [];
-    const table = `memory_vec_${query.length}`;
+  async nearest(query: Float32Array, k: number, agentId?: string): Promise<number[]> {
+    if (!this.loaded || !this.dims.has(query.length)) return [];
     const where = agentId === undefined ? '' : ' AND agent_id = ?';
-    const args: unknown[] = [toBlob(query), k];
+    const args: SqlValue[] = [toBlob(query), k];
     if (agentId !== undefined) args.push(agentId);
-    const rows = this.prepare<unknown[], { rowid: number }>(`SELECT rowid FROM ${table} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?${where}`).all(
-      ...args,
-    );
+    const sql = `SELECT rowid FROM ${TABLE_PREFIX}${query.length} WHERE embedding MATCH vec_quantize_binary(?) AND k = ?${where}`;
+    const rows = await this.store.many<{ rowid: number }>(sqliteOnly(this.store, sql, 'vector KNN'), args);
     return rows.map((r) => Number(r.rowid));
   }
 
   /** Full-precision vectors of some entries, for exact cosine re-ranking. */
-  vectors(seqs: number[], model: string): Map<number, Float32Array> {
+  async vectors(seqs: number[], model: string, q: Queries = this.store): Promise<Map<number, Float32Array>> {
     const out = new Map<number, Float32Array>();
     if (!seqs.length) return out;
-    const rows = this.prepare<unknown[], { entry_seq: number; vector: Buffer }>(
-      `SELECT entry_seq, vector FROM memory_embeddings WHERE model = ? AND entry_seq IN (SELECT value FROM json_each(?))`,
-    ).all(model, JSON.stringify(seqs));
+    const rows = await q.many<{ entry_seq: number; vector: Uint8Array }>(
+      `SELECT entry_seq, vector FROM memory_embeddings WHERE model = ? AND entry_seq IN ${jsonList(q, 'integer')}`,
+      [model, JSON.stringify(seqs)],
+    );
     for (const r of rows) out.set(r.entry_seq, fromBlob(r.vector));
     return out;
   }
 }
 
+const isDimension = (dim: number) => Number.isInteger(dim) && dim > 0 && dim <= 8192 && dim % 8 === 0;
+
 export function toBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
-export function fromBlob(b: Buffer): Float32Array {
+export function fromBlob(b: Uint8Array): Float32Array {
   const copy = new Uint8Array(b.byteLength);
   copy.set(b);
   return new Float32Array(copy.buffer);

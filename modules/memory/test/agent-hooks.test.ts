@@ -109,7 +109,7 @@ test('beforeModelCall appends the most relevant memories of the agent (max_retri
   const bullets = out.system.split('\n').filter((l) => l.startsWith('- '));
   assert.ok(bullets.length >= 1 && bullets.length <= 2);
   // Recalled entries count as accessed.
-  const hit = memory.entries.list({ agentId: AGENT_A }, { limit: 10, offset: 0 }).items.find((i) => i.content.startsWith('The user is vegetarian'))!;
+  const hit = (await memory.entries.list({ agentId: AGENT_A }, { limit: 10, offset: 0 })).items.find((i) => i.content.startsWith('The user is vegetarian'))!;
   assert.equal(hit.access_count, 1);
   // The second model call of the same turn neither searches again nor appends twice.
   const again = await raw.beforeModelCall.promise(modelCall('Suggest a vegetarian dinner recipe without fish', out.system));
@@ -191,7 +191,7 @@ async function llmExtraction(): Promise<void> {
   assert.equal(calls.at(-1)?.meta.purpose, 'memory_extraction');
   assert.equal(calls.at(-1)?.meta.agentId, agent.id);
 
-  const items = memory.entries.list({ agentId: AGENT_A }, { limit: 50, offset: 0 }).items;
+  const items = (await memory.entries.list({ agentId: AGENT_A }, { limit: 50, offset: 0 })).items;
   const cello = items.find((i) => i.content.includes('cello'));
   assert.equal(cello?.level, 'user');
   assert.equal(cello?.source, 'conversation');
@@ -199,7 +199,7 @@ async function llmExtraction(): Promise<void> {
   assert.equal(french?.level, 'session');
   assert.equal(french?.session_id, agent.sessionId);
   assert.equal(items.filter((i) => i.content === 'The user is vegetarian and avoids fish.').length, 1, 'duplicate dropped');
-  const rel = memory.relations.query(AGENT_A, { subject: 'User' }, { limit: 10, offset: 0 });
+  const rel = await memory.relations.query(AGENT_A, { subject: 'User' }, { limit: 10, offset: 0 });
   assert.deepEqual(
     rel.relations.map((r) => [r.relation, r.object]),
     [['works_at', 'Acme']],
@@ -220,7 +220,7 @@ test('by default (rules) afterTurn stores the facts the user states, with no LLM
   await raw.afterTurn.promise(turn('hi, how are you?', 'Fine, thanks!'));
   await extractor.settled();
   assert.equal(fake.requests.length, before, 'no provider call');
-  const contents = memory.entries.list({ agentId: AGENT_A, level: 'user' }, { limit: 50, offset: 0 }).items.map((i) => i.content);
+  const contents = (await memory.entries.list({ agentId: AGENT_A, level: 'user' }, { limit: 50, offset: 0 })).items.map((i) => i.content);
   for (const fact of [
     "The user's name is Dana.",
     'The user prefers answers in bullet points.',
@@ -230,7 +230,7 @@ test('by default (rules) afterTurn stores the facts the user states, with no LLM
   ])
     assert.ok(contents.includes(fact), `stored: ${fact}`);
   assert.ok(!contents.some((c) => /how are you|Fine/i.test(c)), 'nothing from small talk or the answer');
-  const named = memory.relations.query(AGENT_A, { relation: 'is_named' }, { limit: 10, offset: 0 });
+  const named = await memory.relations.query(AGENT_A, { relation: 'is_named' }, { limit: 10, offset: 0 });
   assert.deepEqual(
     named.relations.map((r) => [r.subject, r.object]),
     [['User', 'Dana']],
@@ -242,19 +242,19 @@ test('rules: a new single-valued fact replaces the old one (kept in its history)
   await raw.afterTurn.promise(turn('We moved: I live in New York now.', 'Welcome.'));
   await raw.afterTurn.promise(turn('I live in New York now!', 'Yes.'));
   await extractor.settled();
-  const homes = memory.entries.list({ agentId: AGENT_A, category: 'home' }, { limit: 10, offset: 0 }).items;
+  const homes = (await memory.entries.list({ agentId: AGENT_A, category: 'home' }, { limit: 10, offset: 0 })).items;
   assert.deepEqual(
     homes.map((h) => h.content),
     ['The user lives in New York now.'],
   );
   assert.deepEqual(
-    memory.entries.history(homes[0].id).history.map((h) => [h.content, h.reason]),
+    (await memory.entries.history(homes[0].id)).history.map((h) => [h.content, h.reason]),
     [['The user lives in Lyon.', 'extraction update']],
   );
   // "loves jazz" and "loves hiking" (previous test) share their template's words but are different facts.
-  const loves = memory.entries
-    .list({ agentId: AGENT_A, category: 'preference' }, { limit: 50, offset: 0 })
-    .items.filter((i) => i.content.startsWith('The user loves'));
+  const loves = (await memory.entries.list({ agentId: AGENT_A, category: 'preference' }, { limit: 50, offset: 0 })).items.filter((i) =>
+    i.content.startsWith('The user loves'),
+  );
   assert.equal(loves.length, 2);
 });
 

@@ -5,28 +5,28 @@ import { FakeProvider } from '@talon/module-sdk/testing';
 import { detectEmbeddingProvider } from '../services/embedder.ts';
 import { AGENT_A, AGENT_B, json, memoryOnDisk, startMemoryKernel } from './helpers.ts';
 
-test('max_entries_per_agent: past the cap the lowest score goes first, then the least recently recalled; other agents are untouched', () => {
+test('max_entries_per_agent: past the cap the lowest score goes first, then the least recently recalled; other agents are untouched', async () => {
   let clock = Date.UTC(2026, 0, 1);
-  const { memory, db, close } = memoryOnDisk({ now: () => clock, config: { max_entries_per_agent: 3 } });
+  const { memory, store, close } = await memoryOnDisk({ now: () => clock, config: { max_entries_per_agent: 3 } });
   try {
-    const add = (content: string, agentId = AGENT_A) => {
+    const add = async (content: string, agentId = AGENT_A) => {
       clock += 1000;
-      return memory.entries.add({ content, agentId, level: 'user' }).id;
+      return (await memory.entries.add({ content, agentId, level: 'user' })).id;
     };
-    const [faded, old, recalled] = [add('faded fact'), add('old fact'), add('recalled fact')];
-    add('of another agent', AGENT_B);
-    db.prepare('UPDATE memory_entries SET score = 0.2 WHERE id = ?').run(faded);
-    memory.entries.touch([recalled]);
-    const fresh = add('a new fact');
-    const ids = () => memory.entries.agentRows(AGENT_A).map((r) => r.id);
-    assert.deepEqual(ids(), [old, recalled, fresh], 'the lowest score was evicted');
-    add('one more');
-    assert.deepEqual(ids().includes(old), false, 'then the least recently recalled of equal score');
-    assert.equal(ids().length, 3);
-    assert.equal(memory.entries.agentRows(AGENT_B).length, 1);
+    const [faded, old, recalled] = [await add('faded fact'), await add('old fact'), await add('recalled fact')];
+    await add('of another agent', AGENT_B);
+    await store.run('UPDATE memory_entries SET score = 0.2 WHERE id = ?', [faded]);
+    await memory.entries.touch([recalled]);
+    const fresh = await add('a new fact');
+    const ids = async () => (await memory.entries.agentRows(AGENT_A)).map((r) => r.id);
+    assert.deepEqual(await ids(), [old, recalled, fresh], 'the lowest score was evicted');
+    await add('one more');
+    assert.deepEqual((await ids()).includes(old), false, 'then the least recently recalled of equal score');
+    assert.equal((await ids()).length, 3);
+    assert.equal((await memory.entries.agentRows(AGENT_B)).length, 1);
     // An import counts against the cap too.
-    memory.transfer.import(AGENT_A, { memories: [{ content: 'imported one' }, { content: 'imported two' }] });
-    assert.equal(ids().length, 3);
+    await memory.transfer.import(AGENT_A, { memories: [{ content: 'imported one' }, { content: 'imported two' }] });
+    assert.equal((await ids()).length, 3);
   } finally {
     close();
   }

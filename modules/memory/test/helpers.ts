@@ -12,22 +12,32 @@ export async function json<T = Record<string, unknown>>(res: Response): Promise<
 export const AGENT_A = '11111111-1111-4111-8111-111111111111';
 export const AGENT_B = '22222222-2222-4222-8222-222222222222';
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { pino } from 'pino';
+import { openTestStore } from '@talon/module-sdk/testing';
 import { defaultMemoryConfig, type MemoryConfig } from '../config.ts';
 import { Memory, type MemoryDeps } from '../services/memory.ts';
 
-const migration = path.join(path.dirname(fileURLToPath(import.meta.url)), '../migrations/0001_memory.sql');
+const moduleDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The memory services on a private in-memory database, with an injectable clock and config. */
-export function memoryOnDisk(options: { now?: () => number; config?: Partial<MemoryConfig>; llm?: MemoryDeps['llm'] } = {}) {
-  const db = new Database(':memory:');
-  db.pragma('foreign_keys = ON');
-  db.exec(readFileSync(migration, 'utf8'));
+/**
+ * The memory services on a private database file (migrations applied, the foreign-await check on), with an
+ * injectable clock and config. `file` opens another connection to an existing one (a second process).
+ */
+export async function memoryOnDisk(
+  options: { now?: () => number; config?: Partial<MemoryConfig>; llm?: MemoryDeps['llm']; file?: string; feed?: MemoryDeps['feed'] } = {},
+) {
+  const opened = openTestStore(options.file ? [] : [moduleDir], options.file);
   const config = defaultMemoryConfig(options.config);
-  const memory = new Memory({ db, log: pino({ level: 'silent' }), config: () => config, now: options.now, llm: options.llm });
-  return { db, memory, config, close: () => (memory.stop(), db.close()) };
+  const memory = new Memory({
+    store: opened.store,
+    log: pino({ level: 'silent' }),
+    config: () => config,
+    now: options.now,
+    llm: options.llm,
+    feed: options.feed,
+  });
+  await memory.init();
+  return { store: opened.store, file: opened.file, memory, config, close: () => (memory.stop(), opened.close()) };
 }

@@ -11,15 +11,15 @@ import { memoryOnDisk, AGENT_A } from './helpers.ts';
 const ONE = 'aaaaaaaa-0000-4000-8000-000000000001';
 const TWO = 'aaaaaaaa-0000-4000-8000-000000000002';
 
-let env: ReturnType<typeof memoryOnDisk>;
+let env: Awaited<ReturnType<typeof memoryOnDisk>>;
 
-before(() => {
-  env = memoryOnDisk();
+before(async () => {
+  env = await memoryOnDisk();
   const add = (content: string, level: 'user' | 'session', sessionId?: string) => env.memory.entries.add({ content, agentId: AGENT_A, level, sessionId });
-  add('Tomato harvest in session one: the user picks them on Sunday.', 'session', ONE);
-  add('Tomato harvest without a session: kept for every conversation.', 'session');
-  add('The user grows tomatoes and plans the harvest every August.', 'user');
-  add('Tomato harvest in session two: the user sells them at the market.', 'session', TWO);
+  await add('Tomato harvest in session one: the user picks them on Sunday.', 'session', ONE);
+  await add('Tomato harvest without a session: kept for every conversation.', 'session');
+  await add('The user grows tomatoes and plans the harvest every August.', 'user');
+  await add('Tomato harvest in session two: the user sells them at the market.', 'session', TWO);
 });
 after(() => env.close());
 
@@ -41,7 +41,7 @@ test("a search with a session finds that session's entries, session-less ones an
 
 test('the filter holds when many entries of another session crowd the text search (exact SQL query)', async () => {
   // 120 short, strongly matching entries of session two push session one's entry out of the unfiltered top list.
-  for (let i = 0; i < 120; i++) env.memory.entries.add({ content: `crowded ${i}: tomato harvest`, agentId: AGENT_A, level: 'session', sessionId: TWO });
+  for (let i = 0; i < 120; i++) await env.memory.entries.add({ content: `crowded ${i}: tomato harvest`, agentId: AGENT_A, level: 'session', sessionId: TWO });
   const { hits } = await search(ONE, 'tomato harvest crowded');
   const found = hits.map((h) => h.content);
   assert.ok(found.includes('Tomato harvest in session one: the user picks them on Sunday.'), `session one's entry is found: ${JSON.stringify(found)}`);

@@ -99,29 +99,29 @@ export class FakeKv implements KvMemory {
     if (!m) this.data.set(agent, (m = new Map()));
     return m;
   }
-  get(agentId: string, key: string): KvEntry | undefined {
+  async get(agentId: string, key: string): Promise<KvEntry | undefined> {
     const m = this.of(agentId);
     return m.has(key) ? { key, value: m.get(key) } : undefined;
   }
-  set(agentId: string, key: string, value: unknown): void {
+  async set(agentId: string, key: string, value: unknown): Promise<void> {
     this.of(agentId).set(key, value);
   }
-  delete(agentId: string, key: string): boolean {
+  async delete(agentId: string, key: string): Promise<boolean> {
     return this.of(agentId).delete(key);
   }
-  list(agentId: string, page: { limit?: number; offset?: number } = {}): KvEntry[] {
+  async list(agentId: string, page: { limit?: number; offset?: number } = {}): Promise<KvEntry[]> {
     const all = [...this.of(agentId).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, value]) => ({ key, value }));
     const offset = page.offset ?? 0;
     return all.slice(offset, offset + (page.limit ?? 100));
   }
-  exportAll(agentId: string): KvEntry[] {
+  async exportAll(agentId: string): Promise<KvEntry[]> {
     return this.list(agentId, { limit: Infinity });
   }
-  importAll(agentId: string, entries: KvEntry[]): number {
-    for (const e of entries) this.set(agentId, e.key, e.value);
+  async importAll(agentId: string, entries: KvEntry[]): Promise<number> {
+    for (const e of entries) await this.set(agentId, e.key, e.value);
     return entries.length;
   }
-  deleteAgent(agentId: string): void {
+  async deleteAgent(agentId: string): Promise<void> {
     this.data.delete(agentId);
   }
 }
@@ -138,23 +138,23 @@ export class FakeRegistry implements AgentRegistry {
   findByName(name: string) {
     return this.agents.find((a) => a.name === name);
   }
-  spawn(input: { manifestToml: string; parentId?: string }) {
+  async spawn(input: { manifestToml: string; parentId?: string }) {
     this.spawned.push(input);
     const name = /^name = "(.*)"$/m.exec(input.manifestToml)?.[1] ?? 'child';
     const rec = agentRecord({ id: `33333333-3333-4333-8333-33333333333${this.spawned.length}`, name });
     this.agents.push(rec);
     return rec;
   }
-  kill(id: string) {
+  async kill(id: string) {
     const i = this.agents.findIndex((a) => a.id === id);
     if (i < 0) return false;
     this.agents.splice(i, 1);
     return true;
   }
-  setModel(): AgentRecord {
+  setModel(): Promise<AgentRecord> {
     throw new Error('not used');
   }
-  setState(): AgentRecord {
+  setState(): Promise<AgentRecord> {
     throw new Error('not used');
   }
 }

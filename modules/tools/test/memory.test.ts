@@ -19,7 +19,7 @@ describe('memory tools', () => {
       isError: false,
     });
     await memoryStoreTool(deps).execute({ key: 'prefs', value: { theme: 'dark' } }, ctx);
-    assert.deepEqual(kv.get(rw.id, 'user.name'), { key: 'user.name', value: 'Ada' });
+    assert.deepEqual(await kv.get(rw.id, 'user.name'), { key: 'user.name', value: 'Ada' });
     assert.equal((await memoryRecallTool(deps).execute({ key: 'prefs' }, ctx)).content, '{\n  "theme": "dark"\n}');
     assert.deepEqual(await memoryRecallTool(deps).execute({ key: 'nope' }, ctx), { content: "No value found for key 'nope'.", isError: false });
     assert.equal((await memoryListTool(deps).execute({}, ctx)).content, '2 key(s) (offset 0):\n- prefs\n- user.name');
@@ -58,7 +58,8 @@ describe('memory tools', () => {
 
   it("turns the memory service's refusals into error results", async () => {
     const kv = new FakeKv();
-    kv.set = () => {
+    // The service is async: a refusal is a rejection, which the tool must await to catch.
+    kv.set = async () => {
       throw badRequest('value too large');
     };
     const out = await memoryStoreTool(fakeDeps({ memory: kv })).execute({ key: 'k', value: 'x' }, toolCtx(rw));

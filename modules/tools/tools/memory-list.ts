@@ -27,7 +27,7 @@ export const memoryListTool: ToolFactory = (deps) => ({
       const limit = optionalInt(input, 'limit') || DEFAULT_LIMIT;
       const offset = optionalInt(input, 'offset') ?? 0;
       const patterns = ctx.agent.manifest.capabilities.memory_read;
-      const entries = memory.list(ctx.agent.id, { limit, offset }).filter((e) => memoryKeyAllowed(patterns, e.key));
+      const entries = (await memory.list(ctx.agent.id, { limit, offset })).filter((e) => memoryKeyAllowed(patterns, e.key));
       if (!entries.length) return ok(offset ? `No keys at offset ${offset}.` : 'No keys stored in memory.');
       const keys = entries.map((e) => `- ${e.key}`).join('\n');
       return ok(`${entries.length} key(s) (offset ${offset}):\n${keys}`);

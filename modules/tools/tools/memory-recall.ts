@@ -21,7 +21,7 @@ export const memoryRecallTool: ToolFactory = (deps) => ({
     const problem = keyProblem(key) ?? accessProblem(ctx, 'memory_read', key as string);
     if (problem) return fail(problem);
     try {
-      const entry = memory.get(ctx.agent.id, key as string);
+      const entry = await memory.get(ctx.agent.id, key as string);
       if (!entry) return ok(`No value found for key '${key as string}'.`);
       const text = JSON.stringify(entry.value, null, 2) ?? 'null';
       return ok(text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}... [truncated]` : text);

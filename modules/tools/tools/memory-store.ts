@@ -25,7 +25,7 @@ export const memoryStoreTool: ToolFactory = (deps) => ({
     if (problem) return fail(problem);
     if (input.value === undefined) return fail("memory_store requires a 'value'");
     try {
-      memory.set(ctx.agent.id, key as string, input.value);
+      await memory.set(ctx.agent.id, key as string, input.value);
     } catch (err) {
       return failFrom(err, 'Failed to store the value');
     }
