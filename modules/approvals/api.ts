@@ -40,7 +40,8 @@ export interface ApprovalDecision {
 }
 
 export interface ApprovalService {
-  get(id: string): ApprovalRecord | undefined;
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /** Pending requests of every process sharing the home (kept in memory: cheap to ask). */
   pendingCount(): number;
   /** Throws HttpError: 404 unknown, 409 already decided, 400 second factor missing or invalid. */
   decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord>;

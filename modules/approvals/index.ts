@@ -5,7 +5,7 @@ import { secretVault } from '@talon/catalog';
 import { pairedDevices } from '@talon/pairing';
 import { approvalService } from '@talon/approvals';
 import { approvalConfigSchema, type ApprovalConfig } from './config.ts';
-import { Approvals } from './services/approvals.ts';
+import { Approvals, REQUESTS_TOPIC } from './services/approvals.ts';
 import { devicePush } from './services/notify.ts';
 import { gateToolCall, resumer, type ApprovedRun, type GateDeps } from './services/gate.ts';
 import { ApprovalStore } from './services/store.ts';
@@ -19,9 +19,9 @@ const SWEEP_MS = 1000;
 export default defineModule<ApprovalConfig>({
   configSchema: approvalConfigSchema,
   register(ctx) {
-    const store = new ApprovalStore(ctx.db);
+    const store = new ApprovalStore(ctx.store);
     const totp = new Totp(
-      ctx.db,
+      ctx.store,
       () => ctx.use(secretVault),
       () => ctx.config.totp_issuer,
     );
@@ -44,13 +44,21 @@ export default defineModule<ApprovalConfig>({
       ),
       onOutcome: resumer(gateDeps, approved),
       log: ctx.log,
+      node: ctx.nodes.id,
+      noteChange: (t, id) => ctx.changes.note(REQUESTS_TOPIC, id, t),
     });
+    // A request another process made or decided: the pending count follows; a held call of this node resumes.
+    ctx.changes.on(REQUESTS_TOPIC, (id) => approvals.heard(id));
+    // A dead process's held calls: this one (or another live one, one claim wins) resumes them after their decision.
+    ctx.nodes.onDead((dead) => approvals.adopt({ dead }));
     ctx.provide(approvalService, approvals);
     // A guard: it runs before other authorizeToolCall taps so nothing else sees a call that is held.
     ctx.hooks.tap(agentHooks).authorizeToolCall.tapPromise('approval', gateToolCall(gateDeps, approved), { stage: STAGE.GUARD });
     return {
-      start() {
-        approvals.sweep();
+      async start() {
+        await approvals.load();
+        await approvals.adopt({ notLive: await ctx.nodes.live() });
+        await approvals.sweep();
         ctx.setInterval(() => approvals.sweep(), SWEEP_MS);
       },
       routes(app) {

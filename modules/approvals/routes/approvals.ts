@@ -15,15 +15,15 @@ const tags = ['approvals'];
 
 export function approvalRoutes(app: Routes, deps: ApprovalRouteDeps): void {
   const { approvals, store } = deps;
-  const known = (id: string) => {
-    const approval = approvals.get(requireUuid(id, 'approval id'));
+  const known = async (id: string) => {
+    const approval = await approvals.get(requireUuid(id, 'approval id'));
     if (!approval) throw notFound(`approval '${id}' not found`);
     return approval;
   };
 
   app.get('/api/approvals', { schema: { summary: 'Approval requests, pending first, then newest', tags, querystring: listQuery } }, async (request) => {
     const page = readPage(request.query, { limit: 50, max: 500 });
-    return { approvals: store.list(page.limit, page.offset).map(view), total: store.total(), ...page };
+    return { approvals: (await store.list(page.limit, page.offset)).map(view), total: await store.total(), ...page };
   });
 
   app.post('/api/approvals', { schema: { summary: 'Asks a human to approve an action', tags, body: createBody } }, async (request, reply) => {
@@ -32,7 +32,7 @@ export function approvalRoutes(app: Routes, deps: ApprovalRouteDeps): void {
     if (!agent) throw notFound(`agent '${agentId}' not found`);
     const { action, description, payload } = request.body;
     // The push goes on after the answer; GET /api/approvals/{id} shows `notified` once it is known.
-    const { approval } = approvals.create({ agent, action, description, payload });
+    const { approval } = await approvals.create({ agent, action, description, payload });
     return reply.code(201).send({ id: approval.id, status: approval.status, expires_at: approval.expires_at });
   });
 
@@ -41,14 +41,19 @@ export function approvalRoutes(app: Routes, deps: ApprovalRouteDeps): void {
   app.get('/api/approvals/audit', { schema: { summary: 'The decision trail, newest first', tags, querystring: auditQuery } }, async (request) => {
     const page = readPage(request.query, { limit: 50, max: 500 });
     const agentId = request.query.agent_id === undefined ? undefined : requireUuid(request.query.agent_id, 'agent_id');
-    return { ...store.auditPage({ agentId, ...page }), ...page };
+    return { ...(await store.auditPage({ agentId, ...page })), ...page };
   });
 
   app.get('/api/approvals/stream', { schema: { summary: 'SSE of approval.requested and approval.resolved events', tags } }, async (request, reply) => {
     const sse = openSse(request, reply);
-    const off = deps.events.subscribe(['approval.requested', 'approval.resolved'], (event) => {
-      sse.send(event.type, { ...event.data, at: event.at });
-    });
+    // An observer: the requests and decisions of every process sharing the home, not only this one's.
+    const off = deps.events.subscribe(
+      ['approval.requested', 'approval.resolved'],
+      (event) => {
+        sse.send(event.type, { ...event.data, at: event.at });
+      },
+      { remote: true },
+    );
     sse.onClose(off);
   });
 
@@ -66,12 +71,12 @@ export function approvalRoutes(app: Routes, deps: ApprovalRouteDeps): void {
   );
 
   app.post('/api/approvals/:id/approve', { schema: { summary: 'Approves a pending request', tags, params: idParams, body: approveBody } }, async (request) => {
-    known(request.params.id);
+    await known(request.params.id);
     return approvals.decide(request.params.id.toLowerCase(), { approve: true, decidedBy: 'api', totpCode: request.body.totp_code });
   });
 
   app.post('/api/approvals/:id/reject', { schema: { summary: 'Rejects a pending request', tags, params: idParams, body: rejectBody } }, async (request) => {
-    known(request.params.id);
+    await known(request.params.id);
     return approvals.decide(request.params.id.toLowerCase(), { approve: false, decidedBy: 'api', reason: request.body.reason });
   });
 }

@@ -1,16 +1,17 @@
 /**
  * Approval requests: creation (held tool calls and requests made through the API), decisions (one or a batch, all
  * or none), expiry with the configured fallback, and the decision trail. What happens to a held tool call after the
- * decision is the resumer's job (resume.ts).
+ * decision is the resumer's job (gate.ts), run by the process whose agent asked: several processes may share the
+ * requests, and any of them may decide; the owner hears the decision through the change feed.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { conflict, HttpError, notFound, tooManyRequests, type EventAccess } from '@talon/module-sdk';
+import { conflict, HttpError, notFound, tooManyRequests, type EventAccess, type Queries } from '@talon/module-sdk';
 import type { ApprovalDecision, ApprovalRecord, ApprovalService, ApprovalStatus } from '@talon/approvals';
 import type { ApprovalConfig } from '../config.ts';
 import { riskOf } from './policy.ts';
 import type { NoticeOutcome, Notify } from './notify.ts';
-import type { ApprovalStore, HeldCall, StoredApproval } from './store.ts';
+import type { ApprovalStore, Ending, HeldCall, StoredApproval } from './store.ts';
 import type { Totp } from './totp.ts';
 
 export interface NewApproval {
@@ -21,8 +22,8 @@ export interface NewApproval {
   held?: HeldCall;
 }
 
-/** Told about every final outcome (the resumer runs or refuses the held call). */
-export type Outcome = (approval: StoredApproval, how: 'approved' | 'rejected' | 'expired' | 'skipped') => void;
+/** Told about every final outcome of a held call this process owns (the resumer runs or refuses it). */
+export type Outcome = (approval: StoredApproval, how: Ending) => void;
 
 /** A new request, and the outcome of telling the humans about it (never rejects). */
 export interface Created {
@@ -38,34 +39,54 @@ export interface BatchItem {
   error?: string;
 }
 
+/** The change-feed topic of the requests: key = request id. */
+export const REQUESTS_TOPIC = 'requests';
+
 /** The record as the API shows it (the held call stays internal: it is in payload already). */
-export const view = ({ escalations: _e, held: _h, ...record }: StoredApproval): ApprovalRecord => record;
+export const view = ({ escalations: _e, held: _h, node: _n, ...record }: StoredApproval): ApprovalRecord => record;
+
+export interface ApprovalsDeps {
+  store: ApprovalStore;
+  totp: Totp;
+  config: () => ApprovalConfig;
+  events: EventAccess;
+  notify: Notify;
+  onOutcome: Outcome;
+  log: Logger;
+  /** This process's node id: the owner of the held calls its agents make. */
+  node: string;
+  /** Notes a change of a request for the other processes, inside the writing transaction. */
+  noteChange: (t: Queries, id: string) => Promise<void>;
+}
 
 export class Approvals implements ApprovalService {
-  constructor(
-    private readonly deps: {
-      store: ApprovalStore;
-      totp: Totp;
-      config: () => ApprovalConfig;
-      events: EventAccess;
-      notify: Notify;
-      onOutcome: Outcome;
-      log: Logger;
-    },
-  ) {}
+  /** Pending requests (id → agent), here and in the other processes: counted per request, so kept in memory. */
+  private readonly pending = new Map<string, string>();
+  private sweeping = false;
 
-  get(id: string): ApprovalRecord | undefined {
-    const a = this.deps.store.get(id);
+  constructor(private readonly deps: ApprovalsDeps) {}
+
+  /** Reads the pending requests (start). */
+  async load(): Promise<void> {
+    this.pending.clear();
+    for (const row of await this.deps.store.pending()) this.pending.set(row.id, row.agent_id);
+  }
+
+  async get(id: string): Promise<ApprovalRecord | undefined> {
+    const a = await this.deps.store.get(id);
     return a && view(a);
   }
 
-  pendingCount(): number {
-    return this.deps.store.pendingCount();
+  pendingCount(agentId?: string): number {
+    if (agentId === undefined) return this.pending.size;
+    let n = 0;
+    for (const agent of this.pending.values()) if (agent === agentId) n++;
+    return n;
   }
 
-  create(input: NewApproval): Created {
+  async create(input: NewApproval): Promise<Created> {
     const config = this.deps.config();
-    if (this.deps.store.pendingCount(input.agent.id) >= config.max_pending_per_agent) {
+    if (this.pendingCount(input.agent.id) >= config.max_pending_per_agent) {
       throw tooManyRequests(`agent '${input.agent.name}' already has ${config.max_pending_per_agent} pending approvals ([approval] max_pending_per_agent)`, 10);
     }
     const now = Date.now();
@@ -85,22 +106,26 @@ export class Approvals implements ApprovalService {
       escalations: 0,
       held: input.held,
       notified: null,
+      node: input.held ? this.deps.node : null,
     };
-    this.deps.store.transaction(() => {
-      this.deps.store.insert(approval);
-      this.trail(approval, 'requested', null, false);
+    await this.deps.store.tx(async (t) => {
+      await this.deps.store.insert(t, approval);
+      await this.trail(t, approval, 'requested', null, false);
+      await this.deps.noteChange(t, approval.id);
     });
+    this.pending.set(approval.id, approval.agent_id);
     return { approval, notice: this.announce(approval, approval.description) };
   }
 
   async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord> {
-    const approval = this.pendingOrThrow(id);
+    const approval = await this.pendingOrThrow(id);
     const factor = await this.secondFactor(decision);
     const status = decision.approve ? 'approved' : 'rejected';
     const at = new Date().toISOString();
-    const moved = this.deps.store.transaction(() => {
-      if (!this.deps.store.resolve(id, status, decision.decidedBy, at)) return false;
-      this.trail(approval, status, decision.decidedBy, factor, decision.reason);
+    const moved = await this.deps.store.tx(async (t) => {
+      if (!(await this.deps.store.resolve(t, id, status, decision.decidedBy, at, status))) return false;
+      await this.trail(t, approval, status, decision.decidedBy, factor, decision.reason);
+      await this.deps.noteChange(t, id);
       return true;
     });
     if (!moved) throw conflict(`approval '${id}' was already decided`);
@@ -110,7 +135,8 @@ export class Approvals implements ApprovalService {
   /** All or none: every id must be pending; otherwise nothing changes and each refusal is named. */
   async batch(ids: string[], decision: ApprovalDecision): Promise<BatchItem[]> {
     const unique = [...new Set(ids)];
-    const problems = unique.map((id) => ({ id, error: this.refusal(id) }));
+    const found = await Promise.all(unique.map(async (id) => ({ id, approval: await this.deps.store.get(id) })));
+    const problems = found.map(({ id, approval }) => ({ id, error: refusal(approval) }));
     if (problems.some((p) => p.error)) {
       const results = problems.map((p): BatchItem => (p.error ? { id: p.id, status: 'error', error: p.error } : { id: p.id, status: 'ok' }));
       throw new HttpError(
@@ -126,36 +152,75 @@ export class Approvals implements ApprovalService {
     const factor = await this.secondFactor(decision);
     const status = decision.approve ? 'approved' : 'rejected';
     const at = new Date().toISOString();
-    const approvals = unique.map((id) => this.deps.store.get(id)!);
-    const moved = this.deps.store.transaction(() => {
+    const approvals = found.map((f) => f.approval!);
+    await this.deps.store.tx(async (t) => {
       for (const a of approvals) {
-        if (!this.deps.store.resolve(a.id, status, decision.decidedBy, at)) throw conflict(`approval '${a.id}' was decided meanwhile; nothing was decided`);
-        this.trail(a, status, decision.decidedBy, factor, decision.reason);
+        if (!(await this.deps.store.resolve(t, a.id, status, decision.decidedBy, at, status)))
+          throw conflict(`approval '${a.id}' was decided meanwhile; nothing was decided`);
+        await this.trail(t, a, status, decision.decidedBy, factor, decision.reason);
+        await this.deps.noteChange(t, a.id);
       }
-      return approvals;
     });
-    return moved.map((a) => {
+    return approvals.map((a) => {
       this.finish(a, status, decision.decidedBy, at);
       return { id: a.id, status: 'ok', decision: status, decided_at: at };
     });
   }
 
-  /** Pending requests whose time is up: expired (deny, skip) or escalated. */
-  sweep(): void {
-    const config = this.deps.config();
-    for (const a of this.deps.store.due(new Date().toISOString())) {
-      if (config.timeout_fallback === 'escalate' && a.escalations < config.max_escalations) {
-        this.deps.store.escalate(a.id, new Date(Date.now() + config.escalate_extra_secs * 1000).toISOString());
-        this.trail(a, 'escalated', 'timeout', false);
-        void this.announce(a, `[escalation ${a.escalations + 1}] ${a.description}`);
-        continue;
-      }
-      const at = new Date().toISOString();
-      if (!this.deps.store.resolve(a.id, 'expired', 'timeout', at)) continue;
-      const how = config.timeout_fallback === 'skip' ? 'skipped' : 'expired';
-      this.trail(a, how, 'timeout', false);
-      this.finish(a, 'expired', 'timeout', at, how);
+  /**
+   * Pending requests whose time is up: expired (deny, skip) or escalated. Every process sweeps; each step is a
+   * conditional update, so one of them expires or escalates a request, once.
+   */
+  async sweep(): Promise<void> {
+    if (this.sweeping || !this.pending.size) return;
+    this.sweeping = true;
+    try {
+      for (const a of await this.deps.store.due(new Date().toISOString())) await this.timeUp(a);
+    } finally {
+      this.sweeping = false;
     }
+  }
+
+  /** A request another process changed: the pending count follows, and a decided held call of this node resumes. */
+  async heard(id: string): Promise<void> {
+    const a = await this.deps.store.get(id);
+    if (a?.status === 'pending') this.pending.set(id, a.agent_id);
+    else this.pending.delete(id);
+    if (a && a.status !== 'pending' && a.held && a.node === this.deps.node) await this.resume(id);
+  }
+
+  /**
+   * Takes over the held calls of a dead node (or, at start, of every node not live, and those this node missed)
+   * and resumes the ones already decided.
+   */
+  async adopt(from: { dead: string } | { notLive: readonly string[] }): Promise<void> {
+    const decided = await this.deps.store.adopt(this.deps.node, from);
+    if ('notLive' in from) decided.push(...(await this.deps.store.unresumed(this.deps.node)));
+    for (const id of new Set(decided)) await this.resume(id);
+  }
+
+  private async timeUp(a: StoredApproval): Promise<void> {
+    const config = this.deps.config();
+    if (config.timeout_fallback === 'escalate' && a.escalations < config.max_escalations) {
+      const expires = new Date(Date.now() + config.escalate_extra_secs * 1000).toISOString();
+      const escalated = await this.deps.store.tx(async (t) => {
+        if (!(await this.deps.store.escalate(t, a, expires))) return false;
+        await this.trail(t, a, 'escalated', 'timeout', false);
+        await this.deps.noteChange(t, a.id);
+        return true;
+      });
+      if (escalated) void this.announce(a, `[escalation ${a.escalations + 1}] ${a.description}`);
+      return;
+    }
+    const at = new Date().toISOString();
+    const how = config.timeout_fallback === 'skip' ? 'skipped' : 'expired';
+    const moved = await this.deps.store.tx(async (t) => {
+      if (!(await this.deps.store.resolve(t, a.id, 'expired', 'timeout', at, how))) return false;
+      await this.trail(t, a, how, 'timeout', false);
+      await this.deps.noteChange(t, a.id);
+      return true;
+    });
+    if (moved) this.finish(a, 'expired', 'timeout', at);
   }
 
   /** Publishes the request (SSE, webhooks) and pushes it to the owners; records and logs whether anyone was reached. */
@@ -165,7 +230,7 @@ export class Approvals implements ApprovalService {
       .notify({ approvalId: a.id, description })
       .catch((err: Error): NoticeOutcome => ({ notified: false, sent: 0, failed: 0, reason: `the push failed: ${err.message}` }));
     try {
-      this.deps.store.markNotified(a.id, outcome.notified);
+      await this.deps.store.markNotified(a.id, outcome.notified);
     } catch (err) {
       this.deps.log.warn({ err, approvalId: a.id }, 'could not record whether an approval request reached anyone');
     }
@@ -174,11 +239,23 @@ export class Approvals implements ApprovalService {
     return outcome;
   }
 
-  private finish(a: StoredApproval, status: Exclude<ApprovalStatus, 'pending'>, by: string, at: string, how: Parameters<Outcome>[1] = status): ApprovalRecord {
+  /** After a decision this process made: the event, and the held call's resumption when it is this node's. */
+  private finish(a: StoredApproval, status: Exclude<ApprovalStatus, 'pending'>, by: string, at: string): ApprovalRecord {
     const decided = { ...a, status, decided_by: by, decided_at: at };
+    this.pending.delete(a.id);
     this.deps.events.publish('approval.resolved', { approvalId: a.id, status, decidedBy: by });
-    this.deps.onOutcome(decided, how);
+    if (a.held && a.node === this.deps.node) void this.resume(a.id);
     return view(decided);
+  }
+
+  /** Resumes a decided held call of this node, once (the claim is a conditional update). */
+  private async resume(id: string): Promise<void> {
+    try {
+      const claimed = await this.deps.store.claimResume(id, this.deps.node);
+      if (claimed) this.deps.onOutcome(claimed.approval, claimed.outcome);
+    } catch (err) {
+      this.deps.log.warn({ err, approvalId: id }, 'could not resume the agent after an approval decision');
+    }
   }
 
   private async secondFactor(decision: ApprovalDecision): Promise<boolean> {
@@ -187,21 +264,15 @@ export class Approvals implements ApprovalService {
     return true;
   }
 
-  private pendingOrThrow(id: string): StoredApproval {
-    const approval = this.deps.store.get(id);
+  private async pendingOrThrow(id: string): Promise<StoredApproval> {
+    const approval = await this.deps.store.get(id);
     if (!approval) throw notFound(`approval '${id}' not found`);
     if (approval.status !== 'pending') throw conflict(`approval '${id}' is already ${approval.status}`);
     return approval;
   }
 
-  private refusal(id: string): string | undefined {
-    const approval = this.deps.store.get(id);
-    if (!approval) return 'not found';
-    return approval.status === 'pending' ? undefined : `already ${approval.status}`;
-  }
-
-  private trail(a: StoredApproval, decision: string, by: string | null, factor: boolean, reason?: string): void {
-    this.deps.store.audit({
+  private trail(t: Queries, a: StoredApproval, decision: string, by: string | null, factor: boolean, reason?: string): Promise<void> {
+    return this.deps.store.audit(t, {
       request_id: a.id,
       agent_id: a.agent_id,
       action: a.action,
@@ -213,4 +284,9 @@ export class Approvals implements ApprovalService {
       reason: reason ?? null,
     });
   }
+}
+
+function refusal(approval: StoredApproval | undefined): string | undefined {
+  if (!approval) return 'not found';
+  return approval.status === 'pending' ? undefined : `already ${approval.status}`;
 }

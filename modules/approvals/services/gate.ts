@@ -34,7 +34,7 @@ export function gateToolCall(deps: GateDeps, approved: ApprovedRun) {
     if (passApproved(approved, call.tool) || !needsApproval(deps.config(), call.tool)) return undefined;
     let created: Created;
     try {
-      created = deps.approvals().create({
+      created = await deps.approvals().create({
         agent: call.agent,
         action: call.tool,
         description: `${call.agent.name} wants to run ${call.tool}`,

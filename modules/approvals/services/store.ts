@@ -1,6 +1,5 @@
-/** The approval records and the decision trail in SQLite. */
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
+/** The approval records and the decision trail in the service store. */
+import type { Queries, Store } from '@talon/module-sdk';
 import type { ApprovalRecord, ApprovalStatus, RiskLevel } from '@talon/approvals';
 
 /** A tool call held until a human decides. */
@@ -10,16 +9,22 @@ export interface HeldCall {
   session_id: string;
 }
 
+/** How a held call ended, for the resumer. */
+export type Ending = 'approved' | 'rejected' | 'expired' | 'skipped';
+
 interface Row extends Omit<ApprovalRecord, 'payload' | 'notified'> {
   payload: string;
   notified: number | null;
   escalations: number;
   tool_call: string | null;
+  node: string | null;
 }
 
 export interface StoredApproval extends ApprovalRecord {
   escalations: number;
   held?: HeldCall;
+  /** The process whose agent asked (held calls): it resumes the agent after the decision. */
+  node: string | null;
 }
 
 export interface AuditEntry {
@@ -36,7 +41,9 @@ export interface AuditEntry {
 }
 
 const COLUMNS =
-  'id, agent_id, agent_name, action, description, payload, risk_level, status, created_at, decided_at, decided_by, expires_at, escalations, tool_call, notified';
+  'id, agent_id, agent_name, action, description, payload, risk_level, status, created_at, decided_at, decided_by, expires_at, escalations, tool_call, notified, node';
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 function fromRow(row: Row): StoredApproval {
   const { tool_call, payload, notified, ...rest } = row;
@@ -49,14 +56,14 @@ function fromRow(row: Row): StoredApproval {
 }
 
 export class ApprovalStore {
-  private readonly sql;
+  constructor(private readonly store: Store) {}
 
-  constructor(private readonly db: Database) {
-    this.sql = statements(db);
+  tx<T>(work: (t: Queries) => Promise<T>): Promise<T> {
+    return this.store.tx(work);
   }
 
-  insert(a: StoredApproval): void {
-    this.sql(`INSERT INTO approvals_requests (${COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`).run(
+  async insert(t: Queries, a: StoredApproval): Promise<void> {
+    await t.run(`INSERT INTO approvals_requests (${COLUMNS}) VALUES (${marks(16)})`, [
       a.id,
       a.agent_id,
       a.agent_name,
@@ -72,82 +79,131 @@ export class ApprovalStore {
       a.escalations,
       a.held ? JSON.stringify(a.held) : null,
       a.notified === null ? null : Number(a.notified),
-    );
+      a.node,
+    ]);
   }
 
-  get(id: string): StoredApproval | undefined {
-    const row = this.sql<[string], Row>(`SELECT ${COLUMNS} FROM approvals_requests WHERE id = ?`).get(id);
+  async get(id: string, on: Queries = this.store): Promise<StoredApproval | undefined> {
+    const row = await on.one<Row>(`SELECT ${COLUMNS} FROM approvals_requests WHERE id = ?`, [id]);
     return row && fromRow(row);
   }
 
   /** Pending first, then newest. */
-  list(limit: number, offset: number): StoredApproval[] {
-    return this.sql<[number, number], Row>(`SELECT ${COLUMNS} FROM approvals_requests ORDER BY pending DESC, created_at DESC LIMIT ? OFFSET ?`)
-      .all(limit, offset)
-      .map(fromRow);
+  async list(limit: number, offset: number): Promise<StoredApproval[]> {
+    const rows = await this.store.many<Row>(`SELECT ${COLUMNS} FROM approvals_requests ORDER BY pending DESC, created_at DESC LIMIT ? OFFSET ?`, [
+      limit,
+      offset,
+    ]);
+    return rows.map(fromRow);
   }
 
-  total(): number {
-    return this.sql<[], { n: number }>('SELECT count(*) AS n FROM approvals_requests').get()!.n;
+  async total(): Promise<number> {
+    return (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM approvals_requests'))!.n;
   }
 
-  pendingCount(agentId?: string): number {
-    if (agentId)
-      return this.sql<[string], { n: number }>("SELECT count(*) AS n FROM approvals_requests WHERE status = 'pending' AND agent_id = ?").get(agentId)!.n;
-    return this.sql<[], { n: number }>("SELECT count(*) AS n FROM approvals_requests WHERE status = 'pending'").get()!.n;
+  /** Every pending request's agent (the in-memory count is built from it). */
+  pending(): Promise<Array<{ id: string; agent_id: string }>> {
+    return this.store.many("SELECT id, agent_id FROM approvals_requests WHERE status = 'pending'");
   }
 
   /** Pending requests whose time is up. */
-  due(now: string): StoredApproval[] {
-    return this.sql<[string], Row>(`SELECT ${COLUMNS} FROM approvals_requests WHERE status = 'pending' AND expires_at <= ?`).all(now).map(fromRow);
+  async due(now: string): Promise<StoredApproval[]> {
+    const rows = await this.store.many<Row>(`SELECT ${COLUMNS} FROM approvals_requests WHERE status = 'pending' AND expires_at <= ?`, [now]);
+    return rows.map(fromRow);
   }
 
-  /** Moves a pending request to its decision; false when it was no longer pending (someone decided first). */
-  resolve(id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, at: string): boolean {
-    return (
-      this.sql(`UPDATE approvals_requests SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'`).run(status, decidedBy, at, id)
-        .changes === 1
+  /** Moves a pending request to its decision; false when it was no longer pending (someone decided first, maybe elsewhere). */
+  async resolve(t: Queries, id: string, status: Exclude<ApprovalStatus, 'pending'>, decidedBy: string, at: string, outcome: Ending): Promise<boolean> {
+    const { changes } = await t.run(
+      "UPDATE approvals_requests SET status = ?, decided_by = ?, decided_at = ?, outcome = ? WHERE id = ? AND status = 'pending'",
+      [status, decidedBy, at, outcome, id],
     );
+    return changes === 1;
   }
 
-  escalate(id: string, expiresAt: string): void {
-    this.sql(`UPDATE approvals_requests SET escalations = escalations + 1, expires_at = ? WHERE id = ?`).run(expiresAt, id);
+  /** One more escalation; false when another process escalated (or decided) it first. */
+  async escalate(t: Queries, a: StoredApproval, expiresAt: string): Promise<boolean> {
+    const { changes } = await t.run(
+      "UPDATE approvals_requests SET escalations = escalations + 1, expires_at = ? WHERE id = ? AND status = 'pending' AND escalations = ?",
+      [expiresAt, a.id, a.escalations],
+    );
+    return changes === 1;
   }
 
   /** Records a push's outcome; once a human was reached (an escalation may reach one later) it stays true. */
-  markNotified(id: string, reached: boolean): void {
-    this.sql('UPDATE approvals_requests SET notified = max(coalesce(notified, 0), ?) WHERE id = ?').run(Number(reached), id);
+  async markNotified(id: string, reached: boolean): Promise<void> {
+    await this.store.run('UPDATE approvals_requests SET notified = ? WHERE id = ? AND (notified IS NULL OR notified < ?)', [
+      Number(reached),
+      id,
+      Number(reached),
+    ]);
   }
 
-  audit(entry: Omit<AuditEntry, 'id'>): void {
-    this.sql(
+  async audit(t: Queries, entry: Omit<AuditEntry, 'id'>): Promise<void> {
+    await t.run(
       'INSERT INTO approvals_audit (request_id, agent_id, action, risk_level, decision, decided_by, at, second_factor_used, reason) VALUES (?,?,?,?,?,?,?,?,?)',
-    ).run(
-      entry.request_id,
-      entry.agent_id,
-      entry.action,
-      entry.risk_level,
-      entry.decision,
-      entry.decided_by,
-      entry.decided_at,
-      entry.second_factor_used ? 1 : 0,
-      entry.reason,
+      [
+        entry.request_id,
+        entry.agent_id,
+        entry.action,
+        entry.risk_level,
+        entry.decision,
+        entry.decided_by,
+        entry.decided_at,
+        entry.second_factor_used ? 1 : 0,
+        entry.reason,
+      ],
     );
   }
 
-  auditPage(filter: { agentId?: string; limit: number; offset: number }): { items: AuditEntry[]; total: number } {
+  async auditPage(filter: { agentId?: string; limit: number; offset: number }): Promise<{ items: AuditEntry[]; total: number }> {
     const where = filter.agentId ? 'WHERE agent_id = ?' : '';
     const args = filter.agentId ? [filter.agentId] : [];
-    const items = this.sql<unknown[], Omit<AuditEntry, 'second_factor_used'> & { second_factor_used: number }>(
+    const rows = await this.store.many<Omit<AuditEntry, 'second_factor_used'> & { second_factor_used: number }>(
       `SELECT seq AS id, request_id, agent_id, action, risk_level, decision, decided_by, at AS decided_at, second_factor_used, reason FROM approvals_audit ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`,
-    )
-      .all(...args, filter.limit, filter.offset)
-      .map((r) => ({ ...r, second_factor_used: r.second_factor_used === 1 }));
-    const total = this.sql<unknown[], { n: number }>(`SELECT count(*) AS n FROM approvals_audit ${where}`).get(...args)!.n;
-    return { items, total };
+      [...args, filter.limit, filter.offset],
+    );
+    const total = (await this.store.one<{ n: number }>(`SELECT COUNT(*) AS n FROM approvals_audit ${where}`, args))!.n;
+    return { items: rows.map((r) => ({ ...r, second_factor_used: r.second_factor_used === 1 })), total };
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /**
+   * Claims the resumption of a decided held call for `node` (its owner): one conditional update, so it happens once
+   * whichever processes try. The request and how it ended, or undefined when it is not this node's to resume.
+   */
+  async claimResume(id: string, node: string): Promise<{ approval: StoredApproval; outcome: Ending } | undefined> {
+    const row = await this.store.one<Row & { outcome: Ending | null }>(
+      `UPDATE approvals_requests SET resumed_at = ? WHERE id = ? AND node = ? AND status <> 'pending' AND resumed_at IS NULL AND tool_call IS NOT NULL
+       RETURNING ${COLUMNS}, outcome`,
+      [Date.now(), id, node],
+    );
+    if (!row) return undefined;
+    const { outcome, ...rest } = row;
+    return { approval: fromRow(rest), outcome: outcome ?? (rest.status === 'approved' ? 'approved' : rest.status === 'rejected' ? 'rejected' : 'expired') };
+  }
+
+  /**
+   * Takes over the held calls not yet resumed of the given owners (a dead node), or of every owner not live (at
+   * start; rows from before owners were recorded have none). Returns the ids of those already decided.
+   */
+  async adopt(node: string, from: { dead: string } | { notLive: readonly string[] }): Promise<string[]> {
+    const owners =
+      'dead' in from
+        ? { sql: 'node = ?', args: [from.dead] }
+        : { sql: `(node IS NULL${from.notLive.length ? ` OR node NOT IN (${marks(from.notLive.length)})` : ''})`, args: [...from.notLive] };
+    const rows = await this.store.many<{ id: string; status: ApprovalStatus }>(
+      `UPDATE approvals_requests SET node = ? WHERE tool_call IS NOT NULL AND resumed_at IS NULL AND ${owners.sql} RETURNING id, status`,
+      [node, ...owners.args],
+    );
+    return rows.filter((r) => r.status !== 'pending').map((r) => r.id);
+  }
+
+  /** This node's decided held calls that wait for their resumption (one whose change it missed, e.g. during a reload). */
+  async unresumed(node: string): Promise<string[]> {
+    const rows = await this.store.many<{ id: string }>(
+      "SELECT id FROM approvals_requests WHERE node = ? AND tool_call IS NOT NULL AND resumed_at IS NULL AND status <> 'pending'",
+      [node],
+    );
+    return rows.map((r) => r.id);
   }
 }

@@ -1,14 +1,13 @@
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
 import type { SecretVault } from '@talon/catalog';
 import { LOCKOUT_SECONDS, MAX_FAILURES, Totp } from '../services/totp.ts';
 import { code } from './helpers.ts';
 
-const migration = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'migrations', '0001_approvals.sql'), 'utf8');
+const opened: TestStore[] = [];
+after(() => opened.forEach((o) => o.close()));
 
 /** A vault that only wraps, to see that the secret is stored sealed and opened with the right owner. */
 const vault: SecretVault = {
@@ -21,12 +20,12 @@ const vault: SecretVault = {
 };
 
 function fresh() {
-  const db = new Database(':memory:');
-  db.exec(migration);
+  const o = openTestStore([path.resolve(import.meta.dirname, '..')]);
+  opened.push(o);
   return {
-    db,
+    db: o.store.sqlite(),
     totp: new Totp(
-      db,
+      o.store,
       () => vault,
       () => 'Test',
     ),
@@ -50,7 +49,7 @@ describe('approvals: TOTP rules', () => {
     await totp.confirm(await code(replaced.secret, 1));
     await assert.rejects(totp.setup(s.recovery_codes[0]), /invalid TOTP or recovery code/, 'codes of the old enrollment are gone');
     await totp.revoke(replaced.recovery_codes[1]);
-    assert.equal(totp.status(false).enrolled, false);
+    assert.equal((await totp.status(false)).enrolled, false);
   });
 
   test(`${MAX_FAILURES} failures, whatever their purpose, lock the second factor for ${LOCKOUT_SECONDS} s, even for a valid code`, async () => {
@@ -65,7 +64,7 @@ describe('approvals: TOTP rules', () => {
     await assert.rejects(totp.revoke(s.recovery_codes[0]), locked, 'a recovery code does not get around the lockout');
     const row = db.prepare('SELECT locked_until FROM approvals_totp_failures').get() as { locked_until: number };
     assert.ok(row.locked_until - Date.now() > (LOCKOUT_SECONDS - 5) * 1000);
-    assert.equal(totp.status(false).remaining_recovery_codes, 8, 'the refused recovery code was not used up');
+    assert.equal((await totp.status(false)).remaining_recovery_codes, 8, 'the refused recovery code was not used up');
   });
 
   test('a success clears the count', async () => {
@@ -76,6 +75,24 @@ describe('approvals: TOTP rules', () => {
     await totp.verifyForApproval(await code(s.secret, 1));
     for (let i = 0; i < MAX_FAILURES - 1; i++) await assert.rejects(totp.verifyForApproval('000000'), /invalid/);
     await totp.revoke(s.recovery_codes[0]);
+  });
+
+  test('a recovery code used by two processes at once passes once', async () => {
+    const first = fresh();
+    const s = await first.totp.setup(undefined);
+    await first.totp.confirm(await code(s.secret));
+    // Another process (a second connection on the file) read the recovery codes, then this one used one of them.
+    const other = openTestStore([], opened.at(-1)!.file);
+    opened.push(other);
+    const second = new Totp(
+      other.store,
+      () => vault,
+      () => 'Test',
+    );
+    const read = (await second['enrollment']())!;
+    await first.totp.setup(s.recovery_codes[2]);
+    assert.equal(await second['useRecoveryCode'](read, s.recovery_codes[2]), false, 'the code was spent after it was read');
+    assert.equal((await first.totp.status(false)).remaining_recovery_codes, 8, "the new enrollment's codes are intact");
   });
 
   test('a code is refused once its step (or a later one) was accepted', async () => {
