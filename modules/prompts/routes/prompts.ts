@@ -75,7 +75,7 @@ export function promptRoutes(app: Routes, d: PromptDeps): void {
     const s = <T extends object>(summary: string, more: T) => ({ summary, tags, ...(hide ? { hide } : {}), ...more });
 
     app.get(`${base}/agents/:id/prompts/versions`, { schema: s('Prompt versions of an agent, newest first', { params: idParams }) }, async (request) => {
-      const items = d.versions.list(agentOf(request.params.id));
+      const items = await d.versions.list(agentOf(request.params.id));
       return { items, total: items.length };
     });
     app.post(
@@ -83,25 +83,25 @@ export function promptRoutes(app: Routes, d: PromptDeps): void {
       { schema: s('Saves a prompt version', { params: idParams, body: versionBody }) },
       async (request, reply) => {
         const b = request.body;
-        const saved = d.versions.save(agentOf(request.params.id), {
+        const saved = await d.versions.save(agentOf(request.params.id), {
           system_prompt: b.system_prompt,
           description: b.description,
           tools: b.tools,
           variables: b.variables,
         });
-        return reply.code(201).send(b.activate ? d.versions.activate(saved.id) : saved);
+        return reply.code(201).send(b.activate ? await d.versions.activate(saved.id) : saved);
       },
     );
     app.get(`${base}/prompts/versions/:id`, { schema: s('A prompt version', { params: idParams }) }, async (request) => d.versions.get(request.params.id));
     app.delete(`${base}/prompts/versions/:id`, { schema: s('Deletes a prompt version', { params: idParams }) }, async (request, reply) => {
-      d.versions.remove(request.params.id);
+      await d.versions.remove(request.params.id);
       return reply.code(204).send();
     });
     app.post(
       `${base}/prompts/versions/:id/activate`,
       { schema: s("Makes the version the agent's system prompt", { params: idParams, body: activateBody }) },
       async (request) => {
-        const version = d.versions.get(request.params.id);
+        const version = await d.versions.get(request.params.id);
         const given = request.body.agent_id;
         if (given !== undefined && requireUuid(given, 'agent_id') !== version.agent_id)
           throw notFound(`prompt version '${version.id}' does not belong to agent '${given}'`);
@@ -110,13 +110,13 @@ export function promptRoutes(app: Routes, d: PromptDeps): void {
     );
 
     app.get(`${base}/agents/:id/prompts/experiments`, { schema: s('A/B experiments of an agent', { params: idParams }) }, async (request) => {
-      const items = d.experiments.list(agentOf(request.params.id));
+      const items = await d.experiments.list(agentOf(request.params.id));
       return { items, total: items.length };
     });
     app.post(
       `${base}/agents/:id/prompts/experiments`,
       { schema: s('Creates an A/B experiment (draft)', { params: idParams, body: experimentBody }) },
-      async (request, reply) => reply.code(201).send(d.experiments.create(agentOf(request.params.id), request.body)),
+      async (request, reply) => reply.code(201).send(await d.experiments.create(agentOf(request.params.id), request.body)),
     );
     app.get(`${base}/prompts/experiments/:id`, { schema: s('An experiment with its arms', { params: idParams }) }, async (request) =>
       d.experiments.get(request.params.id),

@@ -5,9 +5,9 @@
  * finished with a non-empty answer, was not interrupted and had no tool call that failed (docs/operations.md).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { badRequest, conflict, notFound, prepared, requireUuid } from '@talon/module-sdk';
+import { badRequest, conflict, notFound, requireUuid, WriteBehind, type Queries, type SqlValue, type Store } from '@talon/module-sdk';
 import type { Versions } from './versions.ts';
+import type { PromptCache } from './cache.ts';
 
 type Status = 'draft' | 'running' | 'paused' | 'completed';
 
@@ -50,23 +50,32 @@ const MOVES: Record<'start' | 'pause' | 'complete', Status[]> = { start: ['draft
 
 export const DEFAULT_CRITERIA = { require_non_empty: true, require_no_tool_errors: true, require_not_interrupted: true };
 
-export class Experiments {
-  constructor(
-    private readonly db: Database,
-    private readonly versions: Versions,
-  ) {}
+/** A turn's effect on an arm's counters, written behind the turn (the model-call tap cannot wait for a commit). */
+export type Measure = { variantId: string; impression: true } | { variantId: string; impression: false; win: boolean; costUsd: number; latencyMs: number };
 
-  private row(id: string): ExperimentRow {
-    const row = prepared(this.db, 'SELECT * FROM prompts_experiments WHERE id = ?').get(requireUuid(id, 'experiment id')) as ExperimentRow | undefined;
+export class Experiments {
+  private readonly measures: WriteBehind<Measure>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly versions: Versions,
+    private readonly cache: PromptCache,
+    onError: (err: unknown, rows: readonly Measure[]) => void,
+  ) {
+    this.measures = new WriteBehind(store, writeMeasure, onError);
+  }
+
+  private async row(id: string, q: Queries = this.store): Promise<ExperimentRow> {
+    const row = await q.one<ExperimentRow>('SELECT * FROM prompts_experiments WHERE id = ?', [requireUuid(id, 'experiment id')]);
     if (!row) throw notFound(`experiment '${id}' not found`);
     return row;
   }
 
-  private variants(experimentId: string): VariantRow[] {
-    return prepared(this.db, 'SELECT * FROM prompts_variants WHERE experiment_id = ? ORDER BY position').all(experimentId) as VariantRow[];
+  private variants(experimentId: string, q: Queries = this.store): Promise<VariantRow[]> {
+    return q.many<VariantRow>('SELECT * FROM prompts_variants WHERE experiment_id = ? ORDER BY position', [experimentId]);
   }
 
-  private view(row: ExperimentRow) {
+  private async view(row: ExperimentRow, q: Queries = this.store) {
     return {
       id: row.id,
       agent_id: row.agent_id,
@@ -78,22 +87,27 @@ export class Experiments {
       started_at: row.started_at,
       ended_at: row.ended_at,
       winner_variant_id: row.winner_variant_id,
-      variants: this.variants(row.id).map((v) => ({ id: v.id, name: v.name, prompt_version_id: v.prompt_version_id, description: v.description })),
+      variants: (await this.variants(row.id, q)).map((v) => ({ id: v.id, name: v.name, prompt_version_id: v.prompt_version_id, description: v.description })),
     };
   }
 
-  get(id: string) {
-    return this.view(this.row(id));
+  async get(id: string, q: Queries = this.store) {
+    return this.view(await this.row(id, q), q);
   }
 
-  list(agentId: string) {
-    const rows = prepared(this.db, 'SELECT * FROM prompts_experiments WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC').all(agentId) as ExperimentRow[];
-    return rows.map((r) => this.view(r));
+  async list(agentId: string) {
+    // Newest first; among experiments created in the same millisecond the later insert first (SQLite's rowid;
+    // PostgreSQL keeps no insertion order, so there the id breaks the tie).
+    const order = this.store.pick({ sqlite: 'created_at DESC, rowid DESC', postgres: 'created_at DESC, id DESC' });
+    const rows = await this.store.many<ExperimentRow>(`SELECT * FROM prompts_experiments WHERE agent_id = ? ORDER BY ${order}`, [agentId]);
+    const views = [];
+    for (const r of rows) views.push(await this.view(r));
+    return views;
   }
 
-  create(agentId: string, input: NewExperiment) {
+  async create(agentId: string, input: NewExperiment) {
     for (const v of input.variants) {
-      const version = this.versions.get(v.prompt_version_id);
+      const version = await this.versions.get(v.prompt_version_id);
       if (version.agent_id !== agentId) throw badRequest(`prompt version '${v.prompt_version_id}' belongs to another agent`);
     }
     const n = input.variants.length;
@@ -101,11 +115,8 @@ export class Experiments {
     if (split.length !== n) throw badRequest(`traffic_split has ${split.length} entries for ${n} variants`);
     if (split.reduce((a, b) => a + b, 0) !== 100) throw badRequest('traffic_split must add up to 100');
     const id = randomUUID();
-    this.db.transaction(() => {
-      prepared(
-        this.db,
-        'INSERT INTO prompts_experiments (id, agent_id, name, status, traffic_split, success_criteria, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ).run(
+    return this.store.tx(async (t) => {
+      await t.run('INSERT INTO prompts_experiments (id, agent_id, name, status, traffic_split, success_criteria, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         id,
         agentId,
         input.name,
@@ -113,57 +124,73 @@ export class Experiments {
         JSON.stringify(split),
         JSON.stringify({ ...DEFAULT_CRITERIA, ...input.success_criteria }),
         new Date().toISOString(),
-      );
-      input.variants.forEach((v, i) =>
-        prepared(this.db, 'INSERT INTO prompts_variants (id, experiment_id, position, name, prompt_version_id, description) VALUES (?, ?, ?, ?, ?, ?)').run(
+      ]);
+      for (const [i, v] of input.variants.entries())
+        await t.run('INSERT INTO prompts_variants (id, experiment_id, position, name, prompt_version_id, description) VALUES (?, ?, ?, ?, ?, ?)', [
           randomUUID(),
           id,
           i,
           v.name,
           v.prompt_version_id,
           v.description ?? null,
-        ),
-      );
-    })();
-    return this.get(id);
+        ]);
+      return this.get(id, t);
+    });
   }
 
-  private move(id: string, action: keyof typeof MOVES, set: string, ...args: unknown[]): ExperimentRow {
-    const row = this.row(id);
+  /** Moves the experiment to a new state inside `t` (refused from the wrong one) and notes its agent for the caches. */
+  private async move(t: Queries, id: string, action: keyof typeof MOVES, set: string, ...args: SqlValue[]): Promise<ExperimentRow> {
+    const row = await this.row(id, t);
     if (!MOVES[action].includes(row.status)) throw conflict(`experiment '${row.name}' is ${row.status}; ${action} needs it ${MOVES[action].join(' or ')}`);
-    prepared(this.db, `UPDATE prompts_experiments SET ${set} WHERE id = ?`).run(...args, row.id);
+    await t.run(`UPDATE prompts_experiments SET ${set} WHERE id = ?`, [...args, row.id]);
+    await this.cache.note(row.agent_id, t);
     return row;
   }
 
+  /** A state change in one transaction, then the agent's cached prompts reloaded; answers the experiment. */
+  private async change(id: string, work: (t: Queries) => Promise<ExperimentRow>) {
+    const { row, view } = await this.store.tx(async (t) => {
+      const moved = await work(t);
+      return { row: moved, view: await this.get(id, t) };
+    });
+    await this.cache.reload(row.agent_id);
+    return view;
+  }
+
   start(id: string) {
-    const row = this.row(id);
-    const other = prepared(this.db, `SELECT name FROM prompts_experiments WHERE agent_id = ? AND status = 'running' AND id != ?`).get(row.agent_id, row.id) as
-      { name: string } | undefined;
-    if (other) throw conflict(`experiment '${other.name}' is already running for this agent; pause or complete it first`);
-    this.move(id, 'start', `status = 'running', started_at = coalesce(started_at, ?)`, new Date().toISOString());
-    return this.get(id);
+    return this.change(id, async (t) => {
+      const row = await this.row(id, t);
+      const other = await t.one<{ name: string }>(`SELECT name FROM prompts_experiments WHERE agent_id = ? AND status = 'running' AND id != ?`, [
+        row.agent_id,
+        row.id,
+      ]);
+      if (other) throw conflict(`experiment '${other.name}' is already running for this agent; pause or complete it first`);
+      return this.move(t, id, 'start', `status = 'running', started_at = coalesce(started_at, ?)`, new Date().toISOString());
+    });
   }
 
   pause(id: string) {
-    this.move(id, 'pause', `status = 'paused'`);
-    return this.get(id);
+    return this.change(id, (t) => this.move(t, id, 'pause', `status = 'paused'`));
   }
 
   /** Records the winner (given, or the arm with the best win rate) and activates its prompt version. */
-  complete(id: string, winnerId?: string) {
-    const variants = this.variants(this.row(id).id);
-    const winner = winnerId ? variants.find((v) => v.id === winnerId) : best(variants);
-    if (winnerId && !winner) throw badRequest(`variant '${winnerId}' is not an arm of this experiment`);
-    this.db.transaction(() => {
-      this.move(id, 'complete', `status = 'completed', ended_at = ?, winner_variant_id = ?`, new Date().toISOString(), winner?.id ?? null);
-      if (winner) this.versions.activate(winner.prompt_version_id);
-    })();
-    return this.get(id);
+  async complete(id: string, winnerId?: string) {
+    await this.measures.flush();
+    return this.change(id, async (t) => {
+      const variants = await this.variants((await this.row(id, t)).id, t);
+      const winner = winnerId ? variants.find((v) => v.id === winnerId) : best(variants);
+      if (winnerId && !winner) throw badRequest(`variant '${winnerId}' is not an arm of this experiment`);
+      const row = await this.move(t, id, 'complete', `status = 'completed', ended_at = ?, winner_variant_id = ?`, new Date().toISOString(), winner?.id ?? null);
+      if (winner) await this.versions.activateIn(t, winner.prompt_version_id);
+      return row;
+    });
   }
 
-  metrics(id: string) {
-    const row = this.row(id);
-    const variants = this.variants(row.id).map((v) => ({
+  async metrics(id: string) {
+    // The counters of turns that just ended here may still be queued.
+    await this.measures.flush();
+    const row = await this.row(id);
+    const variants = (await this.variants(row.id)).map((v) => ({
       variant_id: v.id,
       variant_name: v.name,
       prompt_version_id: v.prompt_version_id,
@@ -178,29 +205,37 @@ export class Experiments {
     return { experiment_id: row.id, status: row.status, winner_variant_id: row.winner_variant_id, variants };
   }
 
-  /** The arm serving this session of the agent, when an experiment is running. */
+  /** The arm serving this session of the agent, when an experiment is running (from the cache: every model call asks). */
   armFor(agentId: string, sessionId: string): { experimentId: string; variantId: string; prompt: string } | undefined {
-    const row = prepared(this.db, `SELECT * FROM prompts_experiments WHERE agent_id = ? AND status = 'running'`).get(agentId) as ExperimentRow | undefined;
-    if (!row) return undefined;
-    const split = JSON.parse(row.traffic_split) as number[];
-    const bucket = createHash('sha256').update(`${row.id}:${sessionId}`).digest().readUInt32BE(0) % 100;
+    const running = this.cache.runningFor(agentId);
+    if (!running) return undefined;
+    const bucket = createHash('sha256').update(`${running.id}:${sessionId}`).digest().readUInt32BE(0) % 100;
     let edge = 0;
-    const index = split.findIndex((share) => bucket < (edge += share));
-    const variant = this.variants(row.id)[index];
-    const prompt = variant && this.versions.promptOf(variant.prompt_version_id);
-    return prompt === undefined ? undefined : { experimentId: row.id, variantId: variant.id, prompt };
+    const index = running.split.findIndex((share) => bucket < (edge += share));
+    const arm = running.arms[index];
+    return arm?.prompt == null ? undefined : { experimentId: running.id, variantId: arm.variantId, prompt: arm.prompt };
   }
 
   impression(variantId: string): void {
-    prepared(this.db, 'UPDATE prompts_variants SET impressions = impressions + 1 WHERE id = ?').run(variantId);
+    this.measures.push({ variantId, impression: true });
   }
 
   outcome(variantId: string, o: { win: boolean; costUsd: number; latencyMs: number }): void {
-    prepared(
-      this.db,
-      'UPDATE prompts_variants SET wins = wins + ?, total_cost_usd = total_cost_usd + ?, total_latency_ms = total_latency_ms + ?, measured = measured + 1 WHERE id = ?',
-    ).run(o.win ? 1 : 0, o.costUsd, o.latencyMs, variantId);
+    this.measures.push({ variantId, impression: false, ...o });
   }
+
+  /** Writes what is queued (the module's stop). */
+  flush(): Promise<void> {
+    return this.measures.flush();
+  }
+}
+
+function writeMeasure(t: Queries, m: Measure): Promise<unknown> {
+  if (m.impression) return t.run('UPDATE prompts_variants SET impressions = impressions + 1 WHERE id = ?', [m.variantId]);
+  return t.run(
+    'UPDATE prompts_variants SET wins = wins + ?, total_cost_usd = total_cost_usd + ?, total_latency_ms = total_latency_ms + ?, measured = measured + 1 WHERE id = ?',
+    [m.win ? 1 : 0, m.costUsd, m.latencyMs, m.variantId],
+  );
 }
 
 /** The arm with the best win rate among those that served at least one turn (ties: fewer failures, then order). */

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
 
 let fake: FakeProvider;
 let k: TestKernel;
@@ -212,4 +212,15 @@ test('off: every route answers 404 saying how to enable it, and prompts are left
   assert.equal(res.status, 404);
   assert.match(res.body.error, /\[prompt_intelligence\]/);
   assert.equal((await call(`/api/prompts/experiments/${crypto.randomUUID()}/metrics`, {}, off)).status, 404);
+});
+
+test("a version activated by another process on the same home is what this one's next turns send (the cache follows the change feed)", async () => {
+  const other = await startTestKernel({ only: ['prompts', 'agents', 'llm-openai', 'error-envelope'], home: k.home });
+  try {
+    const v = (await call<Version>(`/api/agents/${agent}/prompts/versions`, { method: 'POST', json: { system_prompt: 'ELSEWHERE prompt' } })).body;
+    assert.equal((await call<Version>(`/api/prompts/versions/${v.id}/activate`, { method: 'POST' }, other)).body.is_active, true);
+    await waitFor(async () => (await turn()).startsWith('ELSEWHERE prompt'), 3000, 'the version activated in the other process');
+  } finally {
+    await other.stop();
+  }
 });
