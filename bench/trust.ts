@@ -23,7 +23,9 @@ async function approvals(fake: FakeProvider) {
   });
   try {
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
-    const agent = registry.spawn({ manifestToml: 'name = "b"\n[model]\nprovider = "default"\nmodel = "default"\n[capabilities]\ntools = ["file_write"]\n' });
+    const agent = await registry.spawn({
+      manifestToml: 'name = "b"\n[model]\nprovider = "default"\nmodel = "default"\n[capabilities]\ntools = ["file_write"]\n',
+    });
     const ran = new Map<string, number>();
     const scope = k.kernel.events.scope('bench');
     scope.subscribe('tool.invoked', (e) => void ran.set(e.data.turnId ?? '', performance.now()));
@@ -131,7 +133,9 @@ async function peers(fake: FakeProvider) {
     config: `${modelConfig(fake)}[peers]\nconnect = ["${address}"]\nshared_secret = "${secret}"\nnode_id = "b"\n`,
   });
   try {
-    a.kernel.services.view<AgentRegistry>('agents.registry').spawn({ manifestToml: 'name = "oracle"\n[model]\nprovider = "default"\nmodel = "default"\n' });
+    await a.kernel.services
+      .view<AgentRegistry>('agents.registry')
+      .spawn({ manifestToml: 'name = "oracle"\n[model]\nprovider = "default"\nmodel = "default"\n' });
     await waitFor(
       async () => (await json<{ peers: Array<{ state: string }> }>(await b.request('/api/peers'))).peers.some((p) => p.state === 'connected'),
       5000,

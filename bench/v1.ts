@@ -93,8 +93,8 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
     const messages = [{ role: 'user', content: 'hi' }];
     const direct = (stream: boolean) =>
       post(`${fake.url}/v1/chat/completions`, { model: 'gpt-4o-mini', messages, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
-    const viaV1 = (stream: boolean) => {
-      sessions.newSession(agentId);
+    const viaV1 = async (stream: boolean) => {
+      await sessions.newSession(agentId);
       return post(`${kernel.url}/v1/chat/completions`, { model: 'svc:bench', messages, stream });
     };
     const measure = async (fn: () => Promise<{ firstByte: number; total: number; status: number }>) => {
@@ -117,7 +117,7 @@ export async function benchV1(options: { iterations?: number } = {}): Promise<V1
     const v1Stream = await measure(() => viaV1(true));
     const runner = kernel.kernel.services.view<AgentRunner>(agentRunner.id);
     const inProcess = await measure(async () => {
-      sessions.newSession(agentId);
+      await sessions.newSession(agentId);
       const started = performance.now();
       let firstByte = 0;
       await runner.run({ agentId, message: 'hi' }, (event) => {

@@ -18,6 +18,14 @@ export default defineModule<AgentsWsConfig>({
     // Before the HTTP server drains: an open socket would otherwise hold the shutdown.
     ctx.hooks.kernel.kernel.shutdown.tapPromise('close-sockets', async () => closeAll());
     ctx.onStop(closeAll);
+    // An observer: other processes' spawns and kills count too (their records reach the registry before the event).
+    ctx.events.subscribe(
+      ['agent.spawned', 'agent.terminated'],
+      () => {
+        for (const s of sockets) s.agentsUpdated();
+      },
+      { remote: true },
+    );
     const deps = {
       registry: () => ctx.use(agentRegistry),
       runner: () => ctx.use(agentRunner),

@@ -82,21 +82,26 @@ export interface AgentRecord {
   maxLlmTokensPerHour: number;
 }
 
+/**
+ * The agents. Lookups are served from memory (the records of every process sharing the database: a change made by
+ * another process is seen here within about a quarter of a second); changes are written to the database first, so
+ * they are asynchronous.
+ */
 export interface AgentRegistry {
   list(): AgentRecord[];
   get(id: string): AgentRecord | undefined;
   findByName(name: string): AgentRecord | undefined;
   /**
-   * Parses and validates the TOML; throws HttpError 400 naming the problem, or the status of an
-   * agentHooks.authorizeSpawn refusal. `signedManifest` is a signed envelope of the same manifest.
+   * Parses and validates the TOML; rejects with HttpError 400 naming the problem, 409 for a name in use, or the
+   * status of an agentHooks.authorizeSpawn refusal. `signedManifest` is a signed envelope of the same manifest.
    */
-  spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): AgentRecord;
-  /** Returns false when there was no such agent. */
-  kill(id: string): boolean;
-  /** Running or Stopped (a Stopped agent refuses turns with 409); throws HttpError 404 for an unknown agent. */
-  setState(id: string, state: AgentState): AgentRecord;
-  /** Sets the model by id or alias; throws HttpError 400/404 when unknown. */
-  setModel(id: string, model: string): AgentRecord;
+  spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): Promise<AgentRecord>;
+  /** Resolves false when there was no such agent. */
+  kill(id: string): Promise<boolean>;
+  /** Running or Stopped (a Stopped agent refuses turns with 409); rejects with HttpError 404 for an unknown agent. */
+  setState(id: string, state: AgentState): Promise<AgentRecord>;
+  /** Sets the model by id or alias; rejects with HttpError 400/404 when unknown. */
+  setModel(id: string, model: string): Promise<AgentRecord>;
 }
 
 export const agentRegistry = serviceRef<AgentRegistry>('agents.registry');
@@ -176,12 +181,13 @@ export interface StoredMessage {
 }
 
 export interface SessionStore {
-  messages(sessionId: string): StoredMessage[];
+  /** The session's messages, oldest first (from memory for recently used sessions). */
+  messages(sessionId: string): Promise<StoredMessage[]>;
   /** Creates a session for the agent and returns its id (does not switch). */
-  create(agentId: string, label?: string): string;
-  exists(agentId: string, sessionId: string): boolean;
+  create(agentId: string, label?: string): Promise<string>;
+  exists(agentId: string, sessionId: string): Promise<boolean>;
   /** Starts a fresh session and makes it current (the old one stays resumable). */
-  newSession(agentId: string): string;
+  newSession(agentId: string): Promise<string>;
   /** Replaces older messages with an LLM summary, keeping the most recent ones. */
   compact(agentId: string): Promise<{ message: string }>;
 }

@@ -24,11 +24,11 @@ export default defineModule<AgentsConfig>({
     ctx.provide(agentTools, s.tools);
     return {
       start: () => s.registry.load(),
-      stop() {
+      async stop() {
         // Turns still running belong to this copy: end them so nothing writes after it is gone.
         for (const agent of s.registry.list()) s.runner.stop(agent.id);
-        s.sessions.flush();
-        s.traces.flush();
+        await s.sessions.flush();
+        await s.traces.flush();
       },
       http: (app) => guardAgentRoutes(app, s.registry),
       routes(app) {

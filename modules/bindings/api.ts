@@ -16,6 +16,7 @@ export interface Binding {
   created_at: string;
 }
 
+/** Served from memory: a binding added or removed by another process sharing the database counts within a second. */
 export interface BindingRouter {
   /** Bindings, most specific first (the order the router tries them). */
   list(): Binding[];

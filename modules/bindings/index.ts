@@ -6,8 +6,8 @@ import { bindingRoutes } from './routes/bindings.ts';
 
 export default defineModule({
   register(ctx) {
-    const store = new BindingStore(ctx.db);
+    const store = new BindingStore(ctx.store, ctx.changes);
     ctx.provide(bindingRouter, store);
-    return { routes: (app) => bindingRoutes(app, store, () => ctx.tryUse(agentRegistry)) };
+    return { start: () => store.load(), routes: (app) => bindingRoutes(app, store, () => ctx.tryUse(agentRegistry)) };
   },
 });

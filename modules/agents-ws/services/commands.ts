@@ -27,13 +27,13 @@ export async function runCommand(name: string, args: string, agentId: string, st
   if (!isCommand(name)) throw new CommandError(`unknown command '/${name}'; commands: ${COMMANDS.map((c) => `/${c}`).join(', ')}`);
   switch (name) {
     case 'new': {
-      const sessionId = deps.sessions().newSession(agentId);
+      const sessionId = await deps.sessions().newSession(agentId);
       return { session_id: sessionId, message: 'Started a new session; the previous one stays resumable.' };
     }
     case 'compact':
       return { ...(await deps.sessions().compact(agentId)) };
     case 'model': {
-      const agent = args ? deps.registry().setModel(agentId, args) : deps.registry().get(agentId);
+      const agent = args ? await deps.registry().setModel(agentId, args) : deps.registry().get(agentId);
       if (!agent) throw new CommandError('the agent no longer exists');
       const label = `${agent.model.provider}/${agent.model.model}`;
       return { model: agent.model, message: args ? `Model set to ${label}.` : `Current model: ${label}.` };
@@ -45,7 +45,7 @@ export async function runCommand(name: string, args: string, agentId: string, st
     case 'usage': {
       const usage = deps.usage();
       if (!usage) throw new CommandError('usage tracking is not available (the usage module is not loaded)');
-      const summary = usage.summary(agentId);
+      const summary = await usage.summary(agentId);
       return {
         ...summary,
         message: `Today: ${summary.today.input_tokens} input + ${summary.today.output_tokens} output tokens, $${summary.today.cost_usd} in ${summary.today.requests} calls.`,

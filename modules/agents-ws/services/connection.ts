@@ -27,10 +27,15 @@ export class ChatConnection {
     private readonly deps: ConnectionDeps,
   ) {
     this.send({ type: 'connected', agent_id: agentId });
-    this.timer = setInterval(() => this.send({ type: 'agents_updated', agents: deps.registry().list().map(summary) }), deps.intervalMs);
+    this.timer = setInterval(() => this.agentsUpdated(), deps.intervalMs);
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => void this.receive(frameText(data)));
     socket.on('close', () => this.dispose());
     socket.on('error', (err: Error) => deps.log.debug({ err }, 'websocket error'));
+  }
+
+  /** Sends the agent list now (on the timer, and when an agent was spawned or killed here or by another process). */
+  agentsUpdated(): void {
+    this.send({ type: 'agents_updated', agents: this.deps.registry().list().map(summary) });
   }
 
   /** Closes the socket (module stop). */

@@ -251,7 +251,7 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     assert.equal(typeof fresh.session_id, 'string');
     assert.notEqual(fresh.session_id, before);
     assert.equal((await h.json<{ session_id: string }>(`/api/agents/${agent}`)).body.session_id, fresh.session_id);
-    assert.ok(sessions.exists(agent, before), 'the prior session stays resumable');
+    assert.ok(await sessions.exists(agent, before), 'the prior session stays resumable');
 
     const compact = await c.command('/compact');
     assert.equal(compact.type, 'command_result', JSON.stringify(compact));

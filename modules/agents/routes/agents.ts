@@ -67,7 +67,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
 
   app.post('/api/agents', { schema: { summary: 'Spawn an agent from a TOML manifest', body: spawnBody } }, async (request, reply) => {
     const { manifest_toml, signed_manifest } = request.body;
-    const agent = s.registry.spawn({ manifestToml: manifest_toml, ...(signed_manifest !== undefined && { signedManifest: signed_manifest }) });
+    const agent = await s.registry.spawn({ manifestToml: manifest_toml, ...(signed_manifest !== undefined && { signedManifest: signed_manifest }) });
     request.log.info({ agent_id: agent.id, name: agent.name }, 'agent spawned');
     return reply.code(201).send({ agent_id: agent.id, name: agent.name });
   });
@@ -76,15 +76,15 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
 
   app.delete('/api/agents/:id', { schema: { summary: 'Kill an agent', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
-    kill(s, agent);
+    await kill(s, agent);
     return { status: 'killed', agent_id: agent.id };
   });
 
   app.patch('/api/agents/:id', { schema: { summary: 'Change some fields of an agent', params: idParams, body: patchBody } }, async (request) => {
     const agent = agentParam(s, request.params.id);
     const body = request.body;
-    let next = body.manifest_toml !== undefined ? s.registry.replaceManifest(agent.id, body.manifest_toml) : agent;
-    next = s.registry.update(agent.id, {
+    let next = body.manifest_toml !== undefined ? await s.registry.replaceManifest(agent.id, body.manifest_toml) : agent;
+    next = await s.registry.update(agent.id, {
       ...(body.name !== undefined && { name: body.name.trim() }),
       ...(body.description !== undefined && { description: body.description }),
       ...(body.system_prompt !== undefined && { systemPrompt: body.system_prompt }),
@@ -100,7 +100,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const { description, system_prompt, tags } = request.body;
-      s.registry.update(agent.id, {
+      await s.registry.update(agent.id, {
         ...(description !== undefined && { description }),
         ...(system_prompt !== undefined && { systemPrompt: system_prompt }),
         ...(tags !== undefined && { tags }),
@@ -122,7 +122,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
       const agent = agentParam(s, request.params.id);
       const mode = request.body.mode;
       if (mode !== 'Stable' && mode !== 'Normal') throw badRequest(`invalid mode '${mode}': expected 'Stable' or 'Normal'`);
-      s.registry.setMode(agent.id, mode);
+      await s.registry.setMode(agent.id, mode);
       return { status: 'updated', mode, agent_id: agent.id };
     },
   );
@@ -132,7 +132,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     { schema: { summary: 'Set name, avatar or persona of the identity', params: idParams, body: identityBody } },
     async (request) => {
       const agent = agentParam(s, request.params.id);
-      const next = s.registry.update(agent.id, { identity: { ...agent.identity, ...request.body } });
+      const next = await s.registry.update(agent.id, { identity: { ...agent.identity, ...request.body } });
       return { status: 'updated', agent_id: agent.id, identity: next.identity };
     },
   );
@@ -153,13 +153,13 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
         if (value === null) delete config[key];
         else config[key] = value;
       }
-      s.registry.update(agent.id, { config });
+      await s.registry.update(agent.id, { config });
       return { status: 'updated', agent_id: agent.id, config };
     },
   );
 
   app.post('/api/agents/:id/clone', { schema: { summary: 'Clone an agent (new id, fresh session)', params: idParams } }, async (request, reply) => {
-    const copy = s.registry.clone(agentParam(s, request.params.id).id);
+    const copy = await s.registry.clone(agentParam(s, request.params.id).id);
     return reply.code(201).send({ agent_id: copy.id, name: copy.name, session_id: copy.sessionId });
   });
 
@@ -174,7 +174,7 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     },
     async (request) => {
       const agent = agentParam(s, request.params.id);
-      const next = s.registry.setModel(agent.id, request.body.model);
+      const next = await s.registry.setModel(agent.id, request.body.model);
       return { status: 'updated', model: next.model.model, provider: next.model.provider };
     },
   );
@@ -211,7 +211,7 @@ function listRoute(
   s: AgentServices,
   key: 'tools' | 'skills' | 'mcp_servers',
   read: (a: AgentRecord) => string[],
-  write: (a: AgentRecord, list: string[]) => AgentRecord,
+  write: (a: AgentRecord, list: string[]) => Promise<AgentRecord>,
 ): void {
   const view = (a: AgentRecord) => ({ agent_id: a.id, [key]: read(a), ...(key === 'skills' && { frozen: a.mode === 'Stable' }) });
   app.get(`/api/agents/:id/${key}`, { schema: { summary: `The agent's ${key}`, params: idParams } }, async (request) =>
@@ -223,15 +223,15 @@ function listRoute(
     async (request) => {
       const agent = agentParam(s, (request.params as { id: string }).id);
       const list = (request.body as Record<string, string[]>)[key];
-      return view(write(agent, [...new Set(list.map((x) => x.trim()).filter(Boolean))]));
+      return view(await write(agent, [...new Set(list.map((x) => x.trim()).filter(Boolean))]));
     },
   );
 }
 
 /** Stops the agent's turns and removes it. */
-export function kill(s: AgentServices, agent: AgentRecord): void {
+export async function kill(s: AgentServices, agent: AgentRecord): Promise<void> {
   s.runner.stop(agent.id);
-  s.registry.kill(agent.id);
+  await s.registry.kill(agent.id);
 }
 
 /** If-None-Match names this entity tag (or `*`); weak forms count, as RFC 9110 has GET compare them. */

@@ -36,26 +36,31 @@ type ItemResult = { agent_id?: string; index?: number; status: string; name?: st
 
 export function bulkRoutes(app: Routes, s: AgentServices): void {
   app.post('/api/agents/bulk', { schema: { summary: 'Spawn several agents', body: createBody } }, async (request) => {
-    const results: ItemResult[] = request.body.manifests.map((item, index) => {
+    // One after another: a later manifest may clash by name with an earlier one of the same request.
+    const results: ItemResult[] = [];
+    for (const [index, item] of request.body.manifests.entries()) {
       const toml = typeof item === 'string' ? item : item.manifest_toml;
       try {
-        const agent = s.registry.spawn({ manifestToml: toml });
-        return { index, status: 'created', agent_id: agent.id, name: agent.name };
+        const agent = await s.registry.spawn({ manifestToml: toml });
+        results.push({ index, status: 'created', agent_id: agent.id, name: agent.name });
       } catch (err) {
-        return { index, status: 'error', error: err instanceof HttpError ? err.message : String(err) };
+        results.push({ index, status: 'error', error: err instanceof HttpError ? err.message : String(err) });
       }
-    });
+    }
     return summarise(results, 'created');
   });
 
   app.delete('/api/agents/bulk', { schema: { summary: 'Kill several agents', body: idsBody(true) } }, async (request) => {
-    const results = (request.body.ids ?? []).map((id): ItemResult => {
-      if (!isUuid(id)) return { agent_id: id, status: 'error', error: `'${id}' is not a UUID` };
-      const agent = s.registry.get(id);
-      if (!agent) return { agent_id: id, status: 'not_found', error: `agent '${id}' not found` };
-      kill(s, agent);
-      return { agent_id: id, status: 'killed' };
-    });
+    const results: ItemResult[] = [];
+    for (const id of request.body.ids ?? []) {
+      const agent = isUuid(id) ? s.registry.get(id) : undefined;
+      if (!isUuid(id)) results.push({ agent_id: id, status: 'error', error: `'${id}' is not a UUID` });
+      else if (!agent) results.push({ agent_id: id, status: 'not_found', error: `agent '${id}' not found` });
+      else {
+        await kill(s, agent);
+        results.push({ agent_id: id, status: 'killed' });
+      }
+    }
     return summarise(results, 'killed');
   });
 
@@ -68,16 +73,23 @@ export function bulkRoutes(app: Routes, s: AgentServices): void {
       { schema: { summary: `${action === 'start' ? 'Start' : 'Stop'} agents (all when ids is absent)`, body: idsBody(false) } },
       async (request) => {
         const ids = (request.body as { ids?: string[] }).ids ?? s.registry.list().map((a) => a.id);
-        const results = ids.map((id): ItemResult => {
-          if (!isUuid(id)) return { agent_id: id, status: 'error', error: `'${id}' is not a UUID` };
-          const agent = s.registry.get(id);
-          if (!agent) return { agent_id: id, status: 'not_found', error: `agent '${id}' not found` };
-          if (state === 'Stopped') s.runner.stop(id);
-          return { agent_id: id, status: 'ok', state: s.registry.setState(id, state).state };
-        });
+        const results: ItemResult[] = [];
+        for (const id of ids) results.push(await setState(s, id, state));
         return summarise(results, 'ok');
       },
     );
+  }
+}
+
+async function setState(s: AgentServices, id: string, state: AgentState): Promise<ItemResult> {
+  if (!isUuid(id)) return { agent_id: id, status: 'error', error: `'${id}' is not a UUID` };
+  if (!s.registry.get(id)) return { agent_id: id, status: 'not_found', error: `agent '${id}' not found` };
+  if (state === 'Stopped') s.runner.stop(id);
+  try {
+    return { agent_id: id, status: 'ok', state: (await s.registry.setState(id, state)).state };
+  } catch (err) {
+    // Killed meanwhile (by another request or process).
+    return { agent_id: id, status: 'not_found', error: err instanceof HttpError ? err.message : String(err) };
   }
 }
 

@@ -20,7 +20,7 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
       const page = readPage(request.query, { limit: 100, max: 500 });
       const agentId = request.query.agent_id;
       if (agentId !== undefined) requireUuid(agentId, 'agent_id');
-      const { items, total } = s.sessions.list({ agentId, ...page });
+      const { items, total } = await s.sessions.list({ agentId, ...page });
       return { items: withAgent(items), total, offset: page.offset, limit: page.limit };
     },
   );
@@ -39,27 +39,27 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
       const agentId = request.query.agent_id;
       if (agentId !== undefined) requireUuid(agentId, 'agent_id');
       const page = readPage(request.query, { limit: 10, max: 100 });
-      const { items, total } = s.sessions.list({ agentId, q, ...page });
+      const { items, total } = await s.sessions.list({ agentId, q, ...page });
       return { items: withAgent(items), total, offset: page.offset, limit: page.limit, q };
     },
   );
 
   app.get('/api/sessions/:id', { schema: { summary: 'Session detail with messages', params: idOnly } }, async (request) => {
-    return sessionView(s, s.sessions.require(requireUuid(request.params.id, 'session id')));
+    return sessionView(s, await s.sessions.require(requireUuid(request.params.id, 'session id')));
   });
 
   app.post('/api/sessions/cleanup', { schema: { summary: 'Remove sessions whose agent no longer exists' } }, async () => {
-    const removed = s.sessions.deleteOrphans(new Set(s.registry.list().map((a) => a.id)));
+    const removed = await s.sessions.deleteOrphans(new Set(s.registry.list().map((a) => a.id)));
     return { status: 'cleaned', removed };
   });
 
   app.delete('/api/sessions/:id', { schema: { summary: 'Delete a session and its messages', params: idOnly } }, async (request) => {
-    const row = s.sessions.require(requireUuid(request.params.id, 'session id'));
-    s.sessions.delete(row.id);
+    const row = await s.sessions.require(requireUuid(request.params.id, 'session id'));
+    await s.sessions.delete(row.id);
     s.runner.clearInterrupt(row.id);
     // An agent never stays without a current session.
     const agent = s.registry.get(row.agent_id);
-    const replacement = agent?.sessionId === row.id ? s.sessionStore.newSession(agent.id) : undefined;
+    const replacement = agent?.sessionId === row.id ? await s.sessionStore.newSession(agent.id) : undefined;
     return { status: 'deleted', session_id: row.id, ...(replacement && { new_session_id: replacement }) };
   });
 
@@ -76,7 +76,7 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
       const id = requireUuid(request.params.id, 'session id');
       const label = request.body.label === null ? null : request.body.label.trim();
       if (label === '') throw badRequest('label must not be empty (use null to remove it)');
-      s.sessions.setLabel(id, label);
+      await s.sessions.setLabel(id, label);
       return { status: 'updated', session_id: id, label };
     },
   );

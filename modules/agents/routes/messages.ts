@@ -93,7 +93,7 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
     { schema: { summary: 'Observe the running (or next) turn of one session as Server-Sent Events', params: sessionParams } },
     async (request, reply) => {
       const agent = agentParam(s, request.params.id);
-      const sessionId = ownSession(s, agent, request.params.session_id);
+      const sessionId = await ownSession(s, agent, request.params.session_id);
       attach(s, agent.id, request, reply, sessionId);
     },
   );
@@ -115,7 +115,7 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
       const agentId = requireUuid(request.params.id, 'agent id');
       const sessionId = requireUuid(request.params.session_id, 'session id');
       // 204 whatever the state; a flag for a session this agent does not have would never be read.
-      if (s.sessions.exists(agentId, sessionId)) s.runner.interrupt(agentId, sessionId);
+      if (await s.sessions.exists(agentId, sessionId)) s.runner.interrupt(agentId, sessionId);
       return reply.code(204).send();
     },
   );

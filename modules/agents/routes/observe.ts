@@ -14,8 +14,8 @@ export function observeRoutes(app: Routes, s: AgentServices): void {
       const page = readPage(request.query, { limit: 20, max: 200 });
       return {
         agent_id: agent.id,
-        traces: s.traces.recent(agent.id, page.limit, page.offset),
-        total: s.traces.count(agent.id),
+        traces: await s.traces.recent(agent.id, page.limit, page.offset),
+        total: await s.traces.count(agent.id),
         offset: page.offset,
         limit: page.limit,
       };
@@ -24,7 +24,7 @@ export function observeRoutes(app: Routes, s: AgentServices): void {
 
   app.get('/api/agents/:id/metrics', { schema: { summary: 'Token counts, latency and error rates', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
-    return { ...s.traces.metrics(agent.id), running: s.runner.isRunning(agent.id) };
+    return { ...(await s.traces.metrics(agent.id)), running: s.runner.isRunning(agent.id) };
   });
 
   app.get(
@@ -33,7 +33,7 @@ export function observeRoutes(app: Routes, s: AgentServices): void {
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const page = readPage(request.query, { limit: 50, max: 500 });
-      const logs = s.traces.recent(agent.id, page.limit, page.offset).map((t) => ({
+      const logs = (await s.traces.recent(agent.id, page.limit, page.offset)).map((t) => ({
         timestamp: t.started_at,
         level: t.outcome === 'error' ? 'error' : 'info',
         outcome: t.outcome,

@@ -8,7 +8,7 @@ import { agentParam, idParams, sessionParams } from './common.ts';
 export function sessionRoutes(app: Routes, s: AgentServices): void {
   app.get('/api/agents/:id/session', { schema: { summary: 'The current session with its messages', params: idParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
-    return sessionView(s, s.sessions.require(agent.sessionId));
+    return sessionView(s, await s.sessions.require(agent.sessionId));
   });
 
   app.get(
@@ -17,7 +17,7 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
     async (request) => {
       const agent = agentParam(s, request.params.id);
       const page = readPage(request.query, { limit: 100, max: 500 });
-      const { items, total } = s.sessions.list({ agentId: agent.id, ...page });
+      const { items, total } = await s.sessions.list({ agentId: agent.id, ...page });
       return { items: items.map((i) => ({ ...i, current: i.session_id === agent.sessionId })), total, offset: page.offset, limit: page.limit };
     },
   );
@@ -34,15 +34,15 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
     async (request, reply) => {
       const agent = agentParam(s, request.params.id);
       const label = request.body.label;
-      const sessionId = s.sessions.create(agent.id, label);
+      const sessionId = await s.sessions.create(agent.id, label);
       return reply.code(201).send({ session_id: sessionId, agent_id: agent.id, label: label ?? null });
     },
   );
 
   app.post('/api/agents/:id/sessions/:session_id/switch', { schema: { summary: 'Make a session current', params: sessionParams } }, async (request) => {
     const agent = agentParam(s, request.params.id);
-    const sessionId = ownSession(s, agent, request.params.session_id);
-    s.registry.setSessionId(agent.id, sessionId);
+    const sessionId = await ownSession(s, agent, request.params.session_id);
+    await s.registry.setSessionId(agent.id, sessionId);
     return { status: 'switched', agent_id: agent.id, session_id: sessionId };
   });
 
@@ -56,7 +56,7 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
     },
     async (request) => {
       const agent = agentParam(s, request.params.id);
-      const row = s.sessions.byLabel(agent.id, request.params.label);
+      const row = await s.sessions.byLabel(agent.id, request.params.label);
       if (!row) throw notFound(`agent has no session labelled '${request.params.label}'`);
       return sessionView(s, row);
     },
@@ -67,8 +67,7 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
     { schema: { summary: "Clear the messages of all the agent's sessions (no new session)", params: idParams } },
     async (request) => {
       const agent = agentParam(s, request.params.id);
-      const { items } = s.sessions.list({ agentId: agent.id, limit: -1, offset: 0 });
-      for (const item of items) s.sessions.clear(item.session_id);
+      for (const sessionId of await s.sessions.idsOf(agent.id)) await s.sessions.clear(sessionId);
       return { status: 'cleared', agent_id: agent.id, message: 'All history cleared' };
     },
   );
@@ -79,7 +78,7 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
     async (request) => {
       const agent = agentParam(s, request.params.id);
       s.runner.clearInterrupt(agent.sessionId);
-      const newSessionId = s.sessionStore.newSession(agent.id);
+      const newSessionId = await s.sessionStore.newSession(agent.id);
       return { status: 'reset', agent_id: agent.id, new_session_id: newSessionId };
     },
   );
@@ -92,15 +91,15 @@ export function sessionRoutes(app: Routes, s: AgentServices): void {
 }
 
 /** The session id if it is a UUID (400) and one of the agent's sessions (404). */
-export function ownSession(s: AgentServices, agent: AgentRecord, sessionId: string): string {
+export async function ownSession(s: AgentServices, agent: AgentRecord, sessionId: string): Promise<string> {
   requireUuid(sessionId, 'session id');
-  if (!s.sessions.exists(agent.id, sessionId)) throw notFound(`session '${sessionId}' not found for agent '${agent.id}'`);
+  if (!(await s.sessions.exists(agent.id, sessionId))) throw notFound(`session '${sessionId}' not found for agent '${agent.id}'`);
   return sessionId;
 }
 
 /** The spec's Session shape (plus label and summary). */
-export function sessionView(s: AgentServices, row: SessionRow) {
-  const messages = s.sessions.messages(row.id);
+export async function sessionView(s: AgentServices, row: SessionRow) {
+  const messages = await s.sessions.messages(row.id);
   return {
     session_id: row.id,
     agent_id: row.agent_id,

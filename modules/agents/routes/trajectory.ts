@@ -26,10 +26,10 @@ export function trajectoryRoutes(app: Routes, s: AgentServices): void {
       if (format !== 'json' && format !== 'jsonl') throw badRequest(`invalid format '${format}': use json or jsonl`);
       const agent = s.registry.get(agentId);
       if (!agent) throw notFound(`agent '${agentId}' not found`);
-      const session = s.sessions.get(sessionId);
+      const session = await s.sessions.get(sessionId);
       if (!session || session.agent_id !== agentId) throw notFound(`session '${sessionId}' not found for agent '${agentId}'`);
       const model = s.views.displayModel(agent);
-      const messages = s.sessions.messages(sessionId).map((m) => redactDeep(messageView(m)));
+      const messages = (await s.sessions.messages(sessionId)).map((m) => redactDeep(messageView(m)));
       const metadata = {
         agent_id: agent.id,
         agent_name: agent.name,

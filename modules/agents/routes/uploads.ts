@@ -27,7 +27,7 @@ export function uploadRoutes(app: Routes, s: AgentServices): void {
         if (e.statusCode === 413 || e.code === 'FST_REQ_FILE_TOO_LARGE') throw payloadTooLarge(`file is larger than the upload limit of ${limit} bytes`);
         throw badRequest(`invalid multipart body: ${e.message ?? String(err)}`);
       }
-      const row = s.uploads.save(agent.id, file.filename, file.mimetype, data);
+      const row = await s.uploads.save(agent.id, file.filename, file.mimetype, data);
       return reply.code(201).send({ file_id: row.id, agent_id: agent.id, filename: row.filename, content_type: row.content_type, size: row.size });
     },
   );
@@ -36,7 +36,7 @@ export function uploadRoutes(app: Routes, s: AgentServices): void {
     '/api/uploads/:file_id',
     { schema: { summary: 'An uploaded file', params: { type: 'object', properties: { file_id: { type: 'string' } }, required: ['file_id'] } } },
     async (request, reply) => {
-      const row = s.uploads.get(requireUuid(request.params.file_id, 'file id'));
+      const row = await s.uploads.get(requireUuid(request.params.file_id, 'file id'));
       if (!row) throw notFound(`upload '${request.params.file_id}' not found`);
       return reply
         .type(row.content_type)

@@ -45,7 +45,7 @@ const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg
 export async function attachmentBlocks(agentId: string, fileIds: readonly string[], uploads: UploadStore, log: Logger): Promise<ContentBlock[]> {
   const blocks: ContentBlock[] = [];
   for (const fileId of fileIds) {
-    const row = uploads.get(fileId);
+    const row = await uploads.get(fileId);
     if (!row || row.agent_id !== agentId) throw badRequest(`attachment '${fileId}' is not a file uploaded to this agent`);
     const block = await toBlock(row, uploads.read(row), log);
     if (block) blocks.push(block);

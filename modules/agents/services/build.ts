@@ -21,11 +21,14 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   const hooks = () => ctx.hooks.get(agentHooks);
   const catalog = () => ctx.tryUse(catalogService);
   const llm = ctx.use(llmService);
-  const sessions = new SessionService(ctx.db, ctx.log);
-  const uploads = new UploadStore(ctx.db, () => path.join(ctx.dataDir, 'uploads'));
-  const traces = new TraceStore(ctx.db, ctx.log);
+  const sessions = new SessionService(ctx.store, ctx.changes, ctx.log);
+  const uploads = new UploadStore(ctx.store, () => path.join(ctx.dataDir, 'uploads'));
+  const traces = new TraceStore(ctx.store, ctx.log);
+  // Set below: the registry tells the runner about agents another process killed.
+  let runner: Runner | undefined;
   const registry = new AgentStore({
-    db: ctx.db,
+    store: ctx.store,
+    changes: ctx.changes,
     // Workspaces are for people to browse, so they live in the home, not in the module's private data folder.
     workspaces: path.join(ctx.home, 'workspaces'),
     sessions,
@@ -36,13 +39,15 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
     },
     expandManifest: (manifest) => hooks().manifest.call(manifest),
     authorizeSpawn: (request) => hooks().authorizeSpawn.call(request),
-    onTerminated: (agent) => {
+    onTerminated: async (agent) => {
       // Its uploads and traces go with it; the workspace folder stays (it holds the user's files and checkpoints).
-      uploads.deleteAgent(agent.id);
-      traces.deleteAgent(agent.id);
+      await uploads.deleteAgent(agent.id);
+      await traces.deleteAgent(agent.id);
       hooks().agentTerminated.call(agent);
       ctx.events.publish('agent.terminated', { agentId: agent.id, name: agent.name });
     },
+    // The killing process ran the hooks and published the event; here only its turns end.
+    onRemovedElsewhere: (agent) => void runner?.stop(agent.id),
   });
   const { events } = ctx;
   const invocationWorkspace = () => {
@@ -52,18 +57,18 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   };
   const tools = new ToolRunner({ registry, hooks, events, invocationWorkspace, log: ctx.log });
   const loop: LoopDeps = { registry, sessions, uploads, traces, tools, llm, catalog, hooks, events, config: () => ctx.config, log: ctx.log };
-  const runner = new Runner(loop);
+  runner = new Runner(loop);
   const sessionStore: SessionStore = {
     messages: (sessionId) => sessions.messages(sessionId),
-    create: (agentId, label) => {
+    create: async (agentId, label) => {
       registry.require(agentId);
       return sessions.create(agentId, label);
     },
     exists: (agentId, sessionId) => sessions.exists(agentId, sessionId),
-    newSession: (agentId) => {
+    newSession: async (agentId) => {
       registry.require(agentId);
-      const id = sessions.create(agentId);
-      registry.setSessionId(agentId, id);
+      const id = await sessions.create(agentId);
+      await registry.setSessionId(agentId, id);
       return id;
     },
     compact: (agentId) => compactSession(loop, agentId),

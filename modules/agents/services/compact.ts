@@ -14,10 +14,10 @@ export async function compactSession(deps: LoopDeps, agentId: string): Promise<{
   const agent = deps.registry.require(agentId);
   const sessionId = agent.sessionId;
   const keep = deps.config().compaction.keep_recent;
-  const messages = deps.sessions.messages(sessionId);
+  const messages = await deps.sessions.messages(sessionId);
   if (messages.length <= keep) return { message: `No compaction needed (${messages.length} messages, ${keep} are kept verbatim)` };
   const older = messages.slice(0, messages.length - keep);
-  const previous = deps.sessions.get(sessionId)?.summary;
+  const previous = (await deps.sessions.get(sessionId))?.summary;
   const transcript = [previous ? `Earlier summary:\n${previous}\n` : '', ...older.map(line)].join('\n');
   let summary: string;
   try {
@@ -32,7 +32,7 @@ export async function compactSession(deps: LoopDeps, agentId: string): Promise<{
     throw llmFailure(err);
   }
   if (!summary) summary = transcript.slice(-4000);
-  const dropped = deps.sessions.replaceWithSummary(sessionId, summary, keep);
+  const dropped = await deps.sessions.replaceWithSummary(sessionId, summary, keep);
   const kept = messages.length - dropped;
   return { message: `Compacted ${dropped} messages into a summary (${summary.length} chars), kept ${kept} recent messages.` };
 }

@@ -158,7 +158,7 @@ class Turn {
   /** The streamed model call, counted into the turn; undefined when a stop aborted it. */
   private async callModel(tools: ToolDefinition[], maxHistory: number, step: TurnStep): Promise<CompletionResult | undefined> {
     const { deps, request, agent } = this;
-    const history = deps.sessions.history(request.sessionId);
+    const history = await deps.sessions.history(request.sessionId);
     const messages = toChat(history.messages, history.summary, maxHistory);
     const call = await this.hooks.beforeModelCall.promise({
       agent,

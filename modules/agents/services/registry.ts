@@ -1,12 +1,12 @@
 /**
- * The agent registry: AgentRecords in memory, written through to
- * agents_agents so they survive a restart.
+ * The agent registry: AgentRecords in memory (every lookup of a request is served from there), written through to
+ * agents_agents so they survive a restart and reach the other processes on the database: each write notes 'agents'
+ * with the agent's id, and the other processes read that row again within a poll of the change feed.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { HttpError, badRequest, conflict, notFound, prepared } from '@talon/module-sdk';
+import { HttpError, badRequest, conflict, notFound, type ChangeFeed, type Store } from '@talon/module-sdk';
 import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState, SpawnRequest } from '@talon/agents';
 import type { CatalogService } from '@talon/catalog';
 import { DEFAULT_SYSTEM_PROMPT, list, parseManifest } from './manifest.ts';
@@ -24,12 +24,16 @@ interface Row {
 type Stored = Omit<AgentRecord, 'id' | 'name' | 'createdAt' | 'workspace'>;
 
 export interface RegistryDeps {
-  db: Database;
+  store: Store;
+  changes: ChangeFeed;
   workspaces: string;
   sessions: SessionService;
   catalog: () => CatalogService | undefined;
   onSpawned: (agent: AgentRecord) => void;
-  onTerminated: (agent: AgentRecord) => void;
+  /** An agent killed here (its uploads and traces go with it). */
+  onTerminated: (agent: AgentRecord) => Promise<void>;
+  /** An agent another process killed: what runs of it here ends. */
+  onRemovedElsewhere: (agent: AgentRecord) => void;
   /** agentHooks.manifest: derived values filled in by other modules (a profile's tools). */
   expandManifest: (manifest: AgentManifest) => AgentManifest;
   /** agentHooks.authorizeSpawn: a refusal, or undefined to go on. */
@@ -53,26 +57,54 @@ export type AgentPatch = Partial<
     | 'state'
     | 'mode'
     | 'model'
+    | 'sessionId'
   >
 >;
+
+/** The change-feed topic of agent records (key: the agent id; '' for all). */
+export const AGENTS_TOPIC = 'agents';
 
 export class AgentStore implements AgentRegistry {
   private readonly agents = new Map<string, AgentRecord>();
   private readonly toml = new Map<string, string>();
   /** Every record, in creation order, kept until the next change (the agent list reads it on every request). */
   private snapshot?: readonly AgentRecord[];
+  /** Counts the writes made here: a re-read another process's note asked for is done again if one overtook it. */
+  private writes = 0;
 
-  constructor(private readonly deps: RegistryDeps) {}
+  constructor(private readonly deps: RegistryDeps) {
+    deps.changes.on(AGENTS_TOPIC, (id) => (id ? this.reload(id) : this.load()));
+  }
 
-  /** Reads every stored agent (called once at start). */
-  load(): void {
-    const rows = prepared(this.deps.db, 'SELECT * FROM agents_agents ORDER BY created_at, rowid').all() as Row[];
+  /** Reads every stored agent (at start; again when another process asks for it). */
+  async load(): Promise<void> {
+    const order = this.deps.store.pick({ sqlite: 'created_at, rowid', postgres: 'created_at, id' });
+    const rows = await this.deps.store.many<Row>(`SELECT * FROM agents_agents ORDER BY ${order}`);
+    const before = new Map(this.agents);
+    this.agents.clear();
+    this.toml.clear();
     for (const row of rows) {
-      const data = JSON.parse(row.data) as Stored;
-      const record: AgentRecord = { ...data, id: row.id, name: row.name, createdAt: row.created_at, workspace: this.workspaceOf(row.id) };
-      this.agents.set(row.id, record);
-      this.snapshot = undefined;
+      before.delete(row.id);
+      this.agents.set(row.id, this.fromRow(row));
       this.toml.set(row.id, row.manifest_toml);
+    }
+    this.snapshot = undefined;
+    for (const gone of before.values()) this.deps.onRemovedElsewhere(gone);
+  }
+
+  /** Another process changed, made or killed this agent: its row is read again. */
+  async reload(id: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const before = this.writes;
+      const row = await this.deps.store.one<Row>('SELECT * FROM agents_agents WHERE id = ?', [id]);
+      // A write here overtook the read: read again (what was read may be older than what was written).
+      if (before !== this.writes && attempt < 3) continue;
+      if (row) return this.put(this.fromRow(row), row.manifest_toml);
+      const agent = this.agents.get(id);
+      if (!agent) return;
+      this.drop(id);
+      this.deps.onRemovedElsewhere(agent);
+      return;
     }
   }
 
@@ -99,18 +131,18 @@ export class AgentStore implements AgentRegistry {
 
   findByName(name: string): AgentRecord | undefined {
     const lower = name.toLowerCase();
-    return this.list().find((a) => a.name.toLowerCase() === lower);
+    return this.all().find((a) => a.name.toLowerCase() === lower);
   }
 
   manifestToml(id: string): string | undefined {
     return this.toml.get(id);
   }
 
-  spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): AgentRecord {
+  async spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): Promise<AgentRecord> {
     const manifest = this.deps.expandManifest(parseManifest(input.manifestToml));
     const refusal = this.deps.authorizeSpawn({ ...input, manifest });
     if (refusal) throw new HttpError(refusal.status, refusal.error);
-    if (this.findByName(manifest.name)) throw conflict(`an agent named '${manifest.name}' already exists`);
+    if (this.findByName(manifest.name)) throw nameTaken(manifest.name);
     const id = randomUUID();
     const record: AgentRecord = {
       id,
@@ -125,36 +157,45 @@ export class AgentStore implements AgentRegistry {
     };
     if (input.parentId) record.parentId = input.parentId;
     mkdirSync(record.workspace, { recursive: true });
-    this.deps.db.transaction(() => {
-      prepared(this.deps.db, 'INSERT INTO agents_agents (id, name, created_at, manifest_toml, data) VALUES (?, ?, ?, ?, ?)').run(
-        id,
-        record.name,
-        record.createdAt,
-        input.manifestToml,
-        '{}',
-      );
-      record.sessionId = this.deps.sessions.create(id);
-      this.persist(record);
-    })();
-    this.agents.set(id, record);
-    this.snapshot = undefined;
-    this.toml.set(id, input.manifestToml);
+    await nameUnique(
+      this.deps.store.tx(async (t) => {
+        record.sessionId = await this.deps.sessions.create(id, undefined, t);
+        await t.run('INSERT INTO agents_agents (id, name, created_at, manifest_toml, data) VALUES (?, ?, ?, ?, ?)', [
+          id,
+          record.name,
+          record.createdAt,
+          input.manifestToml,
+          stored(record),
+        ]);
+        await this.deps.changes.note(AGENTS_TOPIC, id, t);
+      }),
+      record.name,
+    );
+    this.put(record, input.manifestToml);
     this.deps.onSpawned(record);
     return record;
   }
 
-  kill(id: string): boolean {
+  async kill(id: string): Promise<boolean> {
     const agent = this.agents.get(id);
     if (!agent) return false;
-    prepared(this.deps.db, 'DELETE FROM agents_agents WHERE id = ?').run(id);
-    this.agents.delete(id);
-    this.snapshot = undefined;
-    this.toml.delete(id);
-    this.deps.onTerminated(agent);
+    const { changes } = await this.deps.store.tx(async (t) => {
+      const result = await t.run('DELETE FROM agents_agents WHERE id = ?', [id]);
+      if (result.changes) await this.deps.changes.note(AGENTS_TOPIC, id, t);
+      return result;
+    });
+    // Killed meanwhile, here (a second request) or by another process (whose feed note has not come yet).
+    if (!this.agents.has(id)) return false;
+    this.drop(id);
+    if (!changes) {
+      this.deps.onRemovedElsewhere(agent);
+      return false;
+    }
+    await this.deps.onTerminated(agent);
     return true;
   }
 
-  setModel(id: string, model: string): AgentRecord {
+  async setModel(id: string, model: string): Promise<AgentRecord> {
     const agent = this.require(id);
     const wanted = model.trim();
     if (!wanted) throw badRequest('model must be a non-empty string');
@@ -162,61 +203,67 @@ export class AgentStore implements AgentRegistry {
     return this.update(id, { model: this.lookupModel(wanted, agent.model.provider) });
   }
 
-  /** Applies a partial change and persists it. */
-  update(id: string, patch: AgentPatch): AgentRecord {
+  /**
+   * Applies a partial change and persists it: the stored record is read, changed and written in one transaction, so
+   * a change made meanwhile by another process is kept. `manifestToml` replaces the stored manifest text too.
+   */
+  async update(id: string, patch: AgentPatch, manifestToml?: string): Promise<AgentRecord> {
     const agent = this.require(id);
     if (patch.name !== undefined && patch.name !== agent.name) {
       const clash = this.findByName(patch.name);
-      if (clash && clash.id !== id) throw conflict(`an agent named '${patch.name}' already exists`);
+      if (clash && clash.id !== id) throw nameTaken(patch.name);
     }
-    const next: AgentRecord = { ...agent, ...patch };
-    this.deps.db.transaction(() => {
-      if (next.name !== agent.name) prepared(this.deps.db, 'UPDATE agents_agents SET name = ? WHERE id = ?').run(next.name, id);
-      this.persist(next);
-    })();
-    this.agents.set(id, next);
-    this.snapshot = undefined;
-    return next;
+    const written = await nameUnique(
+      this.deps.store.tx(async (t) => {
+        const row = await t.one<Row>('SELECT * FROM agents_agents WHERE id = ?', [id]);
+        if (!row) return undefined;
+        const next: AgentRecord = { ...this.fromRow(row), ...patch };
+        const toml = manifestToml ?? row.manifest_toml;
+        await t.run('UPDATE agents_agents SET name = ?, manifest_toml = ?, data = ? WHERE id = ?', [next.name, toml, stored(next), id]);
+        await this.deps.changes.note(AGENTS_TOPIC, id, t);
+        return { next, toml };
+      }),
+      patch.name ?? agent.name,
+    );
+    if (!written) {
+      // Killed by another process: forget it here too.
+      await this.reload(id);
+      throw notFound(`agent '${id}' not found`);
+    }
+    this.put(written.next, written.toml);
+    return written.next;
   }
 
   /** PATCH with manifest_toml: the new manifest replaces every field it defines; identity, config and sessions stay. */
-  replaceManifest(id: string, manifestToml: string): AgentRecord {
+  async replaceManifest(id: string, manifestToml: string): Promise<AgentRecord> {
     const agent = this.require(id);
     const fields = this.fromManifest(this.deps.expandManifest(parseManifest(manifestToml)));
     if (agent.mode === 'Stable' && (fields.model.provider !== agent.model.provider || fields.model.model !== agent.model.model)) {
       throw conflict(`agent '${agent.name}' is in Stable mode: its model is pinned (switch to Normal first)`);
     }
-    const next = this.update(id, fields);
-    prepared(this.deps.db, 'UPDATE agents_agents SET manifest_toml = ? WHERE id = ?').run(manifestToml, id);
-    this.toml.set(id, manifestToml);
-    return next;
+    return this.update(id, fields, manifestToml);
   }
 
-  setState(id: string, state: AgentState): AgentRecord {
+  setState(id: string, state: AgentState): Promise<AgentRecord> {
     return this.update(id, { state });
   }
 
   /** Stable pins the current model and freezes the skill list; Normal lifts both. */
-  setMode(id: string, mode: AgentMode): AgentRecord {
+  setMode(id: string, mode: AgentMode): Promise<AgentRecord> {
     return this.update(id, { mode });
   }
 
-  setSessionId(id: string, sessionId: string): AgentRecord {
-    const agent = this.require(id);
-    const next = { ...agent, sessionId };
-    this.persist(next);
-    this.agents.set(id, next);
-    this.snapshot = undefined;
-    return next;
+  setSessionId(id: string, sessionId: string): Promise<AgentRecord> {
+    return this.update(id, { sessionId });
   }
 
   /** A new agent from the same manifest (and current settings) with a fresh session. */
-  clone(id: string): AgentRecord {
+  async clone(id: string): Promise<AgentRecord> {
     const source = this.require(id);
     const toml = this.toml.get(id) ?? '';
     let name = `${source.name}-clone`;
     for (let n = 2; this.findByName(name); n++) name = `${source.name}-clone-${n}`;
-    const copy = this.spawn({ manifestToml: toml.replace(/^(\s*name\s*=\s*).*$/m, `$1${JSON.stringify(name)}`) });
+    const copy = await this.spawn({ manifestToml: toml.replace(/^(\s*name\s*=\s*).*$/m, `$1${JSON.stringify(name)}`) });
     return this.update(copy.id, {
       name,
       description: source.description,
@@ -268,8 +315,41 @@ export class AgentStore implements AgentRegistry {
     return path.join(this.deps.workspaces, id);
   }
 
-  private persist(record: AgentRecord): void {
-    const { id, name: _name, createdAt: _created, workspace: _workspace, ...data } = record;
-    prepared(this.deps.db, 'UPDATE agents_agents SET data = ? WHERE id = ?').run(JSON.stringify(data), id);
+  private fromRow(row: Row): AgentRecord {
+    const data = JSON.parse(row.data) as Stored;
+    return { ...data, id: row.id, name: row.name, createdAt: row.created_at, workspace: this.workspaceOf(row.id) };
+  }
+
+  /** A record written or read: replaces the one in memory (records are never changed in place). */
+  private put(record: AgentRecord, toml: string): void {
+    this.writes++;
+    this.agents.set(record.id, record);
+    this.toml.set(record.id, toml);
+    this.snapshot = undefined;
+  }
+
+  private drop(id: string): void {
+    this.writes++;
+    this.agents.delete(id);
+    this.toml.delete(id);
+    this.snapshot = undefined;
+  }
+}
+
+/** What the data column holds: the record minus its columns and derived fields. */
+function stored(record: AgentRecord): string {
+  const { id: _id, name: _name, createdAt: _created, workspace: _workspace, ...data } = record;
+  return JSON.stringify(data);
+}
+
+const nameTaken = (name: string) => conflict(`an agent named '${name}' already exists`);
+
+/** The unique name index refused a write (another process took the name first): the same 409 as the check before. */
+async function nameUnique<T>(write: Promise<T>, name: string): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (/UNIQUE constraint failed: agents_agents\.name|agents_agents_name_key/i.test((err as Error).message)) throw nameTaken(name);
+    throw err;
   }
 }

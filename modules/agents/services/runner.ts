@@ -32,7 +32,7 @@ export class Runner implements AgentRunner {
     const agent = this.deps.registry.require(request.agentId);
     if (agent.state === 'Stopped') throw conflict(`agent '${agent.name}' is stopped; start it first (POST /api/agents/bulk/start)`);
     const sessionId = request.sessionId ?? agent.sessionId;
-    if (request.sessionId !== undefined && !this.deps.sessions.exists(agent.id, request.sessionId)) {
+    if (request.sessionId !== undefined && !(await this.deps.sessions.exists(agent.id, request.sessionId))) {
       throw badRequest(`session '${request.sessionId}' does not belong to agent '${agent.id}'`);
     }
     if (!request.message.trim() && !request.attachments?.length && !request.images?.length) throw badRequest('message must not be empty');

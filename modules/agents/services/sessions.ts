@@ -1,5 +1,5 @@
 /**
- * Sessions and their messages in SQLite (agents_sessions, agents_messages).
+ * Sessions and their messages (agents_sessions, agents_messages), on the store.
  * Switching the current session and compaction live elsewhere (they need
  * the registry and the LLM); this is storage only.
  *
@@ -8,11 +8,14 @@
  * messages are written behind (WriteBehind: the turn's writes after its answer
  * share one transaction, so fewer WAL pages and fewer checkpoints). Every
  * other read of the tables, and every change, writes what is queued first.
+ *
+ * Other processes on the database: a process that writes a session's messages
+ * (or clears, deletes or compacts it) notes 'sessions' with its id, and the
+ * others drop their copy of that history (read again on next use).
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { conflict, notFound, prepared, WriteBehind } from '@talon/module-sdk';
+import { conflict, notFound, WriteBehind, type ChangeFeed, type Queries, type SqlValue, type Store } from '@talon/module-sdk';
 import type { StoredMessage } from '@talon/agents';
 import type { ContentBlock } from '@talon/llm';
 
@@ -49,12 +52,17 @@ export interface SessionQuery {
   offset: number;
 }
 
+/** The change-feed topic of session histories (key: the session id). */
+export const SESSIONS_TOPIC = 'sessions';
+
 const SUMMARY_SQL = `SELECT s.id AS session_id, s.agent_id, s.label, s.created_at, s.updated_at,
   (SELECT COUNT(*) FROM agents_messages m WHERE m.session_id = s.id) AS message_count
   FROM agents_sessions s`;
 
 /** Histories of this many recently used sessions stay in memory. */
 const CACHED_SESSIONS = 64;
+/** A history read again this many times because messages kept arriving while it was read: then it is not cached. */
+const LOAD_ATTEMPTS = 5;
 
 interface QueuedMessage {
   sessionId: string;
@@ -64,126 +72,161 @@ interface QueuedMessage {
   createdAt: string;
 }
 
+export interface History {
+  readonly messages: readonly StoredMessage[];
+  readonly summary: string | null;
+}
+
 export class SessionService {
   private readonly queue: WriteBehind<QueuedMessage>;
   /** Session id → its messages (oldest first) and summary; the most recently used last (LRU). */
   private readonly histories = new Map<string, { messages: StoredMessage[]; summary: string | null }>();
+  /** Histories being read, with a count of what changed them meanwhile (an append, a note): such a read is redone. */
+  private readonly loads = new Map<string, { promise: Promise<History>; changed: number }>();
+  /** Sessions already noted in a transaction: a turn's messages cost one note per session, not one per message. */
+  private readonly noted = new WeakMap<Queries, Set<string>>();
 
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
+    private readonly changes: ChangeFeed,
     log: Logger,
   ) {
     this.queue = new WriteBehind(
-      db,
-      (m) => {
-        prepared(this.db, 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)').run(
-          m.sessionId,
-          m.role,
-          m.content,
-          m.blocks,
-          m.createdAt,
-        );
-        prepared(this.db, 'UPDATE agents_sessions SET updated_at = ? WHERE id = ?').run(m.createdAt, m.sessionId);
-      },
+      store,
+      (t, m) => this.insert(t, m),
       (err, rows) => {
         // The histories in memory hold messages that never reached the database: read them again.
-        for (const m of rows) this.histories.delete(m.sessionId);
+        for (const m of rows) this.forget(m.sessionId);
         log.error({ err, messages: rows.length }, 'session messages could not be written');
       },
     );
+    changes.on(SESSIONS_TOPIC, (sessionId) => this.forget(sessionId));
   }
 
   /** Writes the queued messages (before a read of the tables, and when the module stops). */
-  flush(): void {
-    this.queue.flush();
+  flush(): Promise<void> {
+    return this.queue.flush();
   }
 
-  create(agentId: string, label?: string): string {
+  /** A new session of the agent; `q` is the transaction it belongs to (an agent's first session is made with it). */
+  async create(agentId: string, label?: string, q: Queries = this.store): Promise<string> {
     const id = randomUUID();
     const now = new Date().toISOString();
-    if (label !== undefined) this.assertLabelFree(agentId, label);
-    prepared(this.db, 'INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
-      id,
-      agentId,
-      label ?? null,
-      now,
-      now,
+    if (label !== undefined) await this.assertLabelFree(agentId, label, q);
+    await unique(
+      q.run('INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [id, agentId, label ?? null, now, now]),
+      label,
     );
     return id;
   }
 
-  get(sessionId: string): SessionRow | undefined {
-    return prepared(this.db, 'SELECT * FROM agents_sessions WHERE id = ?').get(sessionId) as SessionRow | undefined;
+  get(sessionId: string): Promise<SessionRow | undefined> {
+    return this.store.one<SessionRow>('SELECT * FROM agents_sessions WHERE id = ?', [sessionId]);
   }
 
   /** The session or a 404. */
-  require(sessionId: string): SessionRow {
-    const row = this.get(sessionId);
+  async require(sessionId: string): Promise<SessionRow> {
+    const row = await this.get(sessionId);
     if (!row) throw notFound(`session '${sessionId}' not found`);
     return row;
   }
 
-  exists(agentId: string, sessionId: string): boolean {
-    return this.get(sessionId)?.agent_id === agentId;
+  async exists(agentId: string, sessionId: string): Promise<boolean> {
+    return (await this.get(sessionId))?.agent_id === agentId;
   }
 
-  summary(sessionId: string): SessionSummary | undefined {
-    this.flush();
-    return prepared(this.db, `${SUMMARY_SQL} WHERE s.id = ?`).get(sessionId) as SessionSummary | undefined;
+  async summary(sessionId: string): Promise<SessionSummary | undefined> {
+    await this.flush();
+    return this.store.one<SessionSummary>(`${SUMMARY_SQL} WHERE s.id = ?`, [sessionId]);
   }
 
-  list(query: SessionQuery): { items: SessionSummary[]; total: number } {
-    this.flush();
+  async list(query: SessionQuery): Promise<{ items: SessionSummary[]; total: number }> {
+    await this.flush();
     const where: string[] = [];
-    const args: unknown[] = [];
+    const args: SqlValue[] = [];
     if (query.agentId) {
       where.push('s.agent_id = ?');
       args.push(query.agentId);
     }
     if (query.q) {
+      // Case-insensitive on every engine (SQLite's LIKE is, PostgreSQL's is not).
       where.push(
-        `(s.label LIKE ? ESCAPE '\\' OR s.id LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM agents_messages m WHERE m.session_id = s.id AND m.content LIKE ? ESCAPE '\\'))`,
+        `(LOWER(s.label) LIKE ? ESCAPE '\\' OR LOWER(s.id) LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM agents_messages m WHERE m.session_id = s.id AND LOWER(m.content) LIKE ? ESCAPE '\\'))`,
       );
-      const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       args.push(like, like, like);
     }
     const clause = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    const total = (prepared(this.db, `SELECT COUNT(*) AS n FROM agents_sessions s${clause}`).get(...args) as { n: number }).n;
-    const items = prepared(this.db, `${SUMMARY_SQL}${clause} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ? OFFSET ?`).all(
-      ...args,
-      query.limit,
-      query.offset,
-    ) as SessionSummary[];
+    const total = (await this.store.one<{ n: number }>(`SELECT COUNT(*) AS n FROM agents_sessions s${clause}`, args))?.n ?? 0;
+    // Newest first; sessions updated in the same millisecond in the order they were made (SQLite's rowid).
+    const order = this.store.pick({ sqlite: 's.updated_at DESC, s.rowid DESC', postgres: 's.updated_at DESC, s.created_at DESC, s.id DESC' });
+    const items = await this.store.many<SessionSummary>(`${SUMMARY_SQL}${clause} ORDER BY ${order} LIMIT ? OFFSET ?`, [...args, query.limit, query.offset]);
     return { items, total };
   }
 
-  byLabel(agentId: string, label: string): SessionRow | undefined {
-    return prepared(this.db, 'SELECT * FROM agents_sessions WHERE agent_id = ? AND label = ?').get(agentId, label) as SessionRow | undefined;
+  /** Ids of every session of the agent. */
+  async idsOf(agentId: string): Promise<string[]> {
+    return (await this.store.many<{ id: string }>('SELECT id FROM agents_sessions WHERE agent_id = ?', [agentId])).map((r) => r.id);
   }
 
-  setLabel(sessionId: string, label: string | null): void {
-    this.flush();
-    const row = this.require(sessionId);
-    if (label !== null && row.label !== label) this.assertLabelFree(row.agent_id, label);
-    prepared(this.db, 'UPDATE agents_sessions SET label = ?, updated_at = ? WHERE id = ?').run(label, new Date().toISOString(), sessionId);
+  byLabel(agentId: string, label: string, q: Queries = this.store): Promise<SessionRow | undefined> {
+    return q.one<SessionRow>('SELECT * FROM agents_sessions WHERE agent_id = ? AND label = ?', [agentId, label]);
+  }
+
+  async setLabel(sessionId: string, label: string | null): Promise<void> {
+    const row = await this.require(sessionId);
+    if (label !== null && row.label !== label) await this.assertLabelFree(row.agent_id, label);
+    await unique(
+      this.store.run('UPDATE agents_sessions SET label = ?, updated_at = ? WHERE id = ?', [label, new Date().toISOString(), sessionId]),
+      label ?? undefined,
+    );
   }
 
   /** The session's messages, oldest first (from memory for recently used sessions). */
-  messages(sessionId: string): StoredMessage[] {
-    return [...this.history(sessionId).messages];
+  async messages(sessionId: string): Promise<StoredMessage[]> {
+    return [...(await this.history(sessionId)).messages];
   }
 
   /** What a model call needs of the session: its messages and compaction summary (kept in memory while used). */
-  history(sessionId: string): { readonly messages: readonly StoredMessage[]; readonly summary: string | null } {
-    let history = this.histories.get(sessionId);
-    if (history) this.histories.delete(sessionId);
-    else {
-      this.flush();
-      history = { messages: this.rows(sessionId).map(toStored), summary: this.get(sessionId)?.summary ?? null };
-      if (this.histories.size >= CACHED_SESSIONS) this.histories.delete(this.histories.keys().next().value!);
+  history(sessionId: string): Promise<History> {
+    const hit = this.histories.get(sessionId);
+    if (hit) {
+      this.histories.delete(sessionId);
+      this.histories.set(sessionId, hit);
+      return Promise.resolve(hit);
     }
-    this.histories.set(sessionId, history);
-    return history;
+    const running = this.loads.get(sessionId);
+    if (running) return running.promise;
+    const state = { changed: 0 };
+    const promise = this.load(sessionId, state).finally(() => {
+      if (this.loads.get(sessionId)?.promise === promise) this.loads.delete(sessionId);
+    });
+    this.loads.set(sessionId, Object.assign(state, { promise }));
+    return promise;
+  }
+
+  /**
+   * Reads a history into memory. Queued messages are written first (a write-behind transaction that took rows is
+   * ordered before the read by the store), and a read that a message or a note overtook is redone, so the copy in
+   * memory never misses a message.
+   */
+  private async load(sessionId: string, state: { changed: number }): Promise<History> {
+    for (let attempt = 1; ; attempt++) {
+      state.changed = 0;
+      await this.flush();
+      const rows = await this.store.many<MessageRow>('SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq', [
+        sessionId,
+      ]);
+      const summary = (await this.store.one<{ summary: string | null }>('SELECT summary FROM agents_sessions WHERE id = ?', [sessionId]))?.summary ?? null;
+      const history = { messages: rows.map(toStored), summary };
+      if (state.changed === 0) {
+        if (this.histories.size >= CACHED_SESSIONS) this.histories.delete(this.histories.keys().next().value!);
+        this.histories.set(sessionId, history);
+        return history;
+      }
+      // Busy: answer from this read without keeping it; the next use reads again.
+      if (attempt >= LOAD_ATTEMPTS) return history;
+    }
   }
 
   append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[] }): void {
@@ -191,59 +234,97 @@ export class SessionService {
     const stored: StoredMessage = { role: message.role, content: message.content, createdAt };
     if (message.blocks) stored.blocks = message.blocks;
     this.histories.get(sessionId)?.messages.push(stored);
+    const load = this.loads.get(sessionId);
+    if (load) load.changed++;
     this.queue.push({ sessionId, role: message.role, content: message.content, blocks: message.blocks ? JSON.stringify(message.blocks) : null, createdAt });
   }
 
-  /** Drops every message and the summary; the session itself stays. */
-  clear(sessionId: string): void {
-    this.flush();
+  /** Drops the copy in memory (another process changed the session, or a write failed); '' drops them all. */
+  forget(sessionId: string): void {
+    if (sessionId === '') {
+      this.histories.clear();
+      for (const load of this.loads.values()) load.changed++;
+      return;
+    }
     this.histories.delete(sessionId);
-    this.db.transaction(() => {
-      prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
-      prepared(this.db, 'UPDATE agents_sessions SET summary = NULL, updated_at = ? WHERE id = ?').run(new Date().toISOString(), sessionId);
-    })();
+    const load = this.loads.get(sessionId);
+    if (load) load.changed++;
   }
 
-  delete(sessionId: string): boolean {
-    this.flush();
-    this.histories.delete(sessionId);
-    return this.db.transaction(() => {
-      prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ?').run(sessionId);
-      return prepared(this.db, 'DELETE FROM agents_sessions WHERE id = ?').run(sessionId).changes > 0;
-    })();
+  /** Drops every message and the summary; the session itself stays. */
+  async clear(sessionId: string): Promise<void> {
+    await this.flush();
+    this.forget(sessionId);
+    await this.store.tx(async (t) => {
+      await t.run('DELETE FROM agents_messages WHERE session_id = ?', [sessionId]);
+      await t.run('UPDATE agents_sessions SET summary = NULL, updated_at = ? WHERE id = ?', [new Date().toISOString(), sessionId]);
+      await this.changes.note(SESSIONS_TOPIC, sessionId, t);
+    });
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    await this.flush();
+    this.forget(sessionId);
+    return this.store.tx(async (t) => {
+      await t.run('DELETE FROM agents_messages WHERE session_id = ?', [sessionId]);
+      const { changes } = await t.run('DELETE FROM agents_sessions WHERE id = ?', [sessionId]);
+      await this.changes.note(SESSIONS_TOPIC, sessionId, t);
+      return changes > 0;
+    });
   }
 
   /** Sessions whose agent no longer exists, removed with their messages. */
-  deleteOrphans(liveAgentIds: ReadonlySet<string>): number {
-    this.flush();
-    const ids = (prepared(this.db, 'SELECT id, agent_id FROM agents_sessions').all() as Array<{ id: string; agent_id: string }>).filter(
-      (r) => !liveAgentIds.has(r.agent_id),
-    );
-    for (const { id } of ids) this.delete(id);
-    return ids.length;
+  async deleteOrphans(liveAgentIds: ReadonlySet<string>): Promise<number> {
+    await this.flush();
+    const rows = await this.store.many<{ id: string; agent_id: string }>('SELECT id, agent_id FROM agents_sessions');
+    const orphans = rows.filter((r) => !liveAgentIds.has(r.agent_id));
+    for (const { id } of orphans) await this.delete(id);
+    return orphans.length;
   }
 
   /** Compaction's write: the summary replaces every message but the last `keep`. */
-  replaceWithSummary(sessionId: string, summary: string, keep: number): number {
-    this.flush();
-    this.histories.delete(sessionId);
-    return this.db.transaction(() => {
-      const rows = this.rows(sessionId);
+  async replaceWithSummary(sessionId: string, summary: string, keep: number): Promise<number> {
+    await this.flush();
+    this.forget(sessionId);
+    return this.store.tx(async (t) => {
+      const rows = await t.many<{ seq: number }>('SELECT seq FROM agents_messages WHERE session_id = ? ORDER BY seq', [sessionId]);
       const drop = rows.slice(0, Math.max(0, rows.length - keep));
-      if (drop.length) prepared(this.db, 'DELETE FROM agents_messages WHERE session_id = ? AND seq <= ?').run(sessionId, drop[drop.length - 1].seq);
-      prepared(this.db, 'UPDATE agents_sessions SET summary = ?, updated_at = ? WHERE id = ?').run(summary, new Date().toISOString(), sessionId);
+      if (drop.length) await t.run('DELETE FROM agents_messages WHERE session_id = ? AND seq <= ?', [sessionId, drop[drop.length - 1].seq]);
+      await t.run('UPDATE agents_sessions SET summary = ?, updated_at = ? WHERE id = ?', [summary, new Date().toISOString(), sessionId]);
+      await this.changes.note(SESSIONS_TOPIC, sessionId, t);
       return drop.length;
-    })();
+    });
   }
 
-  private rows(sessionId: string): MessageRow[] {
-    return prepared(this.db, 'SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq').all(
-      sessionId,
-    ) as MessageRow[];
+  /** One queued message; the first of a session in a transaction notes the session for the other processes. */
+  private async insert(t: Queries, m: QueuedMessage): Promise<void> {
+    await t.run('INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)', [
+      m.sessionId,
+      m.role,
+      m.content,
+      m.blocks,
+      m.createdAt,
+    ]);
+    await t.run('UPDATE agents_sessions SET updated_at = ? WHERE id = ?', [m.createdAt, m.sessionId]);
+    let noted = this.noted.get(t);
+    if (!noted) this.noted.set(t, (noted = new Set()));
+    if (noted.has(m.sessionId)) return;
+    noted.add(m.sessionId);
+    await this.changes.note(SESSIONS_TOPIC, m.sessionId, t);
   }
 
-  private assertLabelFree(agentId: string, label: string): void {
-    if (this.byLabel(agentId, label)) throw conflict(`the agent already has a session labelled '${label}'`);
+  private async assertLabelFree(agentId: string, label: string, q: Queries = this.store): Promise<void> {
+    if (await this.byLabel(agentId, label, q)) throw conflict(`the agent already has a session labelled '${label}'`);
+  }
+}
+
+/** A label taken meanwhile (by another process) breaks the unique index: the same 409 as the check before. */
+async function unique<T>(write: Promise<T>, label: string | undefined): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (label !== undefined && /UNIQUE|unique constraint/i.test((err as Error).message)) throw conflict(`the agent already has a session labelled '${label}'`);
+    throw err;
   }
 }
 

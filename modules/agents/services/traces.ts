@@ -3,9 +3,8 @@
  * and …/logs. A trace is written just after the turn has answered (one
  * commit less on its way); reads write what is queued first.
  */
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { prepared, WriteBehind } from '@talon/module-sdk';
+import { WriteBehind, type Queries, type Store } from '@talon/module-sdk';
 
 export interface ToolStep {
   tool: string;
@@ -34,7 +33,7 @@ export interface TurnTrace {
   input_tokens: number;
   output_tokens: number;
   cost_usd: number;
-  /** 'ok', 'interrupted', 'stopped' or 'error'. */
+  /** 'ok', 'interrupted' (also a turn whose process died: error says so), 'stopped' or 'error'. */
   outcome: string;
   error: string | null;
   steps: TurnStep[];
@@ -45,16 +44,19 @@ interface Row extends Omit<TurnTrace, 'turn_id' | 'steps'> {
   steps: string;
 }
 
+const INSERT = `INSERT INTO agents_turns (id, agent_id, session_id, origin, started_at, duration_ms, iterations, input_tokens, output_tokens, cost_usd, outcome, error, steps)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`;
+
 export class TraceStore {
   private readonly queue: WriteBehind<TurnTrace>;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     log: Logger,
   ) {
     this.queue = new WriteBehind(
-      db,
-      (trace) => this.insert(trace),
+      store,
+      (t, trace) => this.insert(t, trace),
       (err, rows) => log.error({ err, turns: rows.length }, 'turn traces could not be written'),
     );
   }
@@ -64,16 +66,16 @@ export class TraceStore {
   }
 
   /** Writes the traces still queued (module stop; reads do it themselves). */
-  flush(): void {
-    this.queue.flush();
+  flush(): Promise<void> {
+    return this.queue.flush();
   }
 
-  private insert(trace: TurnTrace): void {
-    prepared(
-      this.db,
-      `INSERT INTO agents_turns (id, agent_id, session_id, origin, started_at, duration_ms, iterations, input_tokens, output_tokens, cost_usd, outcome, error, steps)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+  /**
+   * Writes a trace now, in the caller's transaction. The first record of a turn wins: a turn recorded as lost by the
+   * process that took over from its dead owner stays so if the owner turns out to finish it after all.
+   */
+  async insert(t: Queries, trace: TurnTrace): Promise<void> {
+    await t.run(INSERT, [
       trace.turn_id,
       trace.agent_id,
       trace.session_id,
@@ -87,33 +89,33 @@ export class TraceStore {
       trace.outcome,
       trace.error,
       JSON.stringify(trace.steps),
-    );
+    ]);
   }
 
-  recent(agentId: string, limit: number, offset = 0): TurnTrace[] {
-    this.queue.flush();
-    const rows = prepared(this.db, 'SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?').all(
-      agentId,
-      limit,
-      offset,
-    ) as Row[];
+  async recent(agentId: string, limit: number, offset = 0): Promise<TurnTrace[]> {
+    await this.flush();
+    // Newest first; turns that started in the same millisecond in the order they were written (SQLite's rowid).
+    const order = this.store.pick({ sqlite: 'started_at DESC, rowid DESC', postgres: 'started_at DESC, id DESC' });
+    const rows = await this.store.many<Row>(`SELECT * FROM agents_turns WHERE agent_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`, [agentId, limit, offset]);
     return rows.map(({ id, steps, ...rest }) => ({ turn_id: id, ...rest, steps: JSON.parse(steps) as TurnStep[] }));
   }
 
-  count(agentId: string): number {
-    this.queue.flush();
-    return (prepared(this.db, 'SELECT COUNT(*) AS n FROM agents_turns WHERE agent_id = ?').get(agentId) as { n: number }).n;
+  async one(turnId: string): Promise<TurnTrace | undefined> {
+    await this.flush();
+    const row = await this.store.one<Row>('SELECT * FROM agents_turns WHERE id = ?', [turnId]);
+    if (!row) return undefined;
+    const { id, steps, ...rest } = row;
+    return { turn_id: id, ...rest, steps: JSON.parse(steps) as TurnStep[] };
   }
 
-  metrics(agentId: string) {
-    this.queue.flush();
-    const row = prepared(
-      this.db,
-      `SELECT COUNT(*) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
-         COALESCE(SUM(cost_usd), 0) AS cost_usd, COALESCE(AVG(duration_ms), 0) AS avg_ms, COALESCE(MAX(duration_ms), 0) AS max_ms,
-         COALESCE(SUM(outcome = 'error'), 0) AS errors, COALESCE(SUM(iterations), 0) AS iterations
-         FROM agents_turns WHERE agent_id = ?`,
-    ).get(agentId) as {
+  async count(agentId: string): Promise<number> {
+    await this.flush();
+    return (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM agents_turns WHERE agent_id = ?', [agentId]))?.n ?? 0;
+  }
+
+  async metrics(agentId: string) {
+    await this.flush();
+    const row = (await this.store.one<{
       turns: number;
       input_tokens: number;
       output_tokens: number;
@@ -122,11 +124,17 @@ export class TraceStore {
       max_ms: number;
       errors: number;
       iterations: number;
-    };
+    }>(
+      `SELECT COUNT(*) AS turns, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+         COALESCE(SUM(cost_usd), 0) AS cost_usd, COALESCE(AVG(duration_ms), 0) AS avg_ms, COALESCE(MAX(duration_ms), 0) AS max_ms,
+         COALESCE(SUM(CASE WHEN outcome = 'error' THEN 1 ELSE 0 END), 0) AS errors, COALESCE(SUM(iterations), 0) AS iterations
+         FROM agents_turns WHERE agent_id = ?`,
+      [agentId],
+    ))!;
     const toolCalls: Record<string, number> = {};
     let toolErrors = 0;
     let toolTotal = 0;
-    for (const { steps } of prepared(this.db, 'SELECT steps FROM agents_turns WHERE agent_id = ?').all(agentId) as Array<{ steps: string }>) {
+    for (const { steps } of await this.store.many<{ steps: string }>('SELECT steps FROM agents_turns WHERE agent_id = ?', [agentId])) {
       for (const step of JSON.parse(steps) as TurnStep[]) {
         for (const t of step.tools) {
           toolCalls[t.tool] = (toolCalls[t.tool] ?? 0) + 1;
@@ -135,23 +143,28 @@ export class TraceStore {
         }
       }
     }
+    // PostgreSQL hands back sums and averages of integers as numeric text.
+    const turns = Number(row.turns);
+    const errors = Number(row.errors);
+    const input = Number(row.input_tokens);
+    const output = Number(row.output_tokens);
     return {
       agent_id: agentId,
-      turns: row.turns,
-      iterations: row.iterations,
-      token_usage: { input_tokens: row.input_tokens, output_tokens: row.output_tokens, total_tokens: row.input_tokens + row.output_tokens },
-      cost_usd: row.cost_usd,
-      avg_response_time_ms: Math.round(row.avg_ms),
-      max_response_time_ms: row.max_ms,
-      errors: row.errors,
-      error_rate: row.turns ? row.errors / row.turns : 0,
+      turns,
+      iterations: Number(row.iterations),
+      token_usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
+      cost_usd: Number(row.cost_usd),
+      avg_response_time_ms: Math.round(Number(row.avg_ms)),
+      max_response_time_ms: Number(row.max_ms),
+      errors,
+      error_rate: turns ? errors / turns : 0,
       tool_calls: toolCalls,
       tool_error_rate: toolTotal ? toolErrors / toolTotal : 0,
     };
   }
 
-  deleteAgent(agentId: string): void {
-    this.queue.flush();
-    prepared(this.db, 'DELETE FROM agents_turns WHERE agent_id = ?').run(agentId);
+  async deleteAgent(agentId: string): Promise<void> {
+    await this.flush();
+    await this.store.run('DELETE FROM agents_turns WHERE agent_id = ?', [agentId]);
   }
 }

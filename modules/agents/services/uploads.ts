@@ -5,8 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { prepared } from '@talon/module-sdk';
+import type { Store } from '@talon/module-sdk';
 
 export interface UploadRow {
   id: string;
@@ -21,11 +20,11 @@ export interface UploadRow {
 export class UploadStore {
   /** `root` gives the folder; asked on first save, since register() does no I/O. */
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     private readonly root: () => string,
   ) {}
 
-  save(agentId: string, filename: string, contentType: string, data: Buffer): UploadRow {
+  async save(agentId: string, filename: string, contentType: string, data: Buffer): Promise<UploadRow> {
     const id = randomUUID();
     const root = this.root();
     mkdirSync(root, { recursive: true });
@@ -39,15 +38,20 @@ export class UploadStore {
       created_at: new Date().toISOString(),
     };
     writeFileSync(row.path, data);
-    prepared(
-      this.db,
-      'INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (@id, @agent_id, @filename, @content_type, @size, @path, @created_at)',
-    ).run(row);
+    await this.store.run('INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      row.id,
+      row.agent_id,
+      row.filename,
+      row.content_type,
+      row.size,
+      row.path,
+      row.created_at,
+    ]);
     return row;
   }
 
-  get(fileId: string): UploadRow | undefined {
-    return prepared(this.db, 'SELECT * FROM agents_uploads WHERE id = ?').get(fileId) as UploadRow | undefined;
+  get(fileId: string): Promise<UploadRow | undefined> {
+    return this.store.one<UploadRow>('SELECT * FROM agents_uploads WHERE id = ?', [fileId]);
   }
 
   read(row: UploadRow): Buffer {
@@ -55,9 +59,9 @@ export class UploadStore {
   }
 
   /** Files of a killed agent go with it. */
-  deleteAgent(agentId: string): void {
-    const rows = prepared(this.db, 'SELECT * FROM agents_uploads WHERE agent_id = ?').all(agentId) as UploadRow[];
+  async deleteAgent(agentId: string): Promise<void> {
+    const rows = await this.store.many<UploadRow>('SELECT * FROM agents_uploads WHERE agent_id = ?', [agentId]);
     for (const row of rows) rmSync(row.path, { force: true });
-    prepared(this.db, 'DELETE FROM agents_uploads WHERE agent_id = ?').run(agentId);
+    await this.store.run('DELETE FROM agents_uploads WHERE agent_id = ?', [agentId]);
   }
 }

@@ -24,6 +24,9 @@ export async function startEnv(
     fake?: FakeProvider;
     /** The default model's wire format (OpenAI unless given). Anthropic keeps a message's content blocks apart on the wire. */
     provider?: 'openai' | 'anthropic';
+    /** Node heartbeat and change-feed poll (tests of several processes on one home). */
+    heartbeatMs?: number;
+    feedPollMs?: number;
   } = {},
 ): Promise<Env> {
   process.env.FAKE_KEY = 'sk-test-fake-key';
@@ -42,7 +45,8 @@ export async function startEnv(
     options.config ?? '',
   ].join('\n');
   const only = ['agents', anthropic ? 'llm-anthropic' : 'llm-openai', 'error-envelope', ...(options.echo ? ['echo-tools'] : []), ...(options.modules ?? [])];
-  const k = await startTestKernel({ only, config, home: options.home, keepHome: options.keepHome });
+  const { heartbeatMs, feedPollMs } = options;
+  const k = await startTestKernel({ only, config, home: options.home, keepHome: options.keepHome, heartbeatMs, feedPollMs });
   return { fake, k };
 }
 

@@ -30,13 +30,13 @@ export function bindingRoutes(app: Routes, store: BindingStore, agents: () => Ag
       throw badRequest('match_rule needs at least one of channel, account_id, peer_id, guild_id, roles');
     const registry = agents();
     if (registry && !registry.get(agent.toLowerCase()) && !registry.findByName(agent)) throw notFound(`agent '${agent}' not found`);
-    return reply.code(201).send({ status: 'created', binding: store.add(agent, match_rule) });
+    return reply.code(201).send({ status: 'created', binding: await store.add(agent, match_rule) });
   });
   app.delete(
     '/api/bindings/:index',
     { schema: { summary: 'Removes the binding at this position of the list', tags, params: indexParams } },
     async (request, reply) => {
-      if (!store.remove(request.params.index)) throw notFound(`no binding at index ${request.params.index}`);
+      if (!(await store.remove(request.params.index))) throw notFound(`no binding at index ${request.params.index}`);
       return reply.code(204).send();
     },
   );

@@ -55,3 +55,25 @@ test('bindings: errors', async () => {
   assert.equal((await call('/api/bindings/99', 'DELETE')).status, 404);
   assert.equal((await call('/api/bindings/abc', 'DELETE')).status, 400);
 });
+
+test('bindings: a binding added or removed by another process on the same home routes here within a second', async () => {
+  const other = await startTestKernel({ only: ['bindings', 'error-envelope'], home: k.home, feedPollMs: 50 });
+  try {
+    const router = k.kernel.services.view(bindingRouter.id) as BindingRouter;
+    const routed = async (want: string | undefined) => {
+      const deadline = Date.now() + 1000;
+      while (router.route({ channel: 'matrix', peer_id: 'p1' }) !== want) {
+        assert.ok(Date.now() < deadline, `routes to ${want} within a second`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const added = await other.request('/api/bindings', { method: 'POST', json: { agent: 'elsewhere', match_rule: { channel: 'matrix', peer_id: 'p1' } } });
+    assert.equal(added.status, 201);
+    const { binding } = (await added.json()) as { binding: { index: number } };
+    await routed('elsewhere');
+    assert.equal((await other.request(`/api/bindings/${binding.index}`, { method: 'DELETE' })).status, 204);
+    await routed(undefined);
+  } finally {
+    await other.stop();
+  }
+});

@@ -19,8 +19,8 @@ describe('comms', () => {
       config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "COMMS_FAKE_KEY"\n[comms]\nkeep_alive_secs = 1\nmax_streams = 1\n`,
     });
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
-    boss = registry.spawn({ manifestToml: manifest('boss') }).id;
-    worker = registry.spawn({ manifestToml: manifest('worker'), parentId: boss }).id;
+    boss = (await registry.spawn({ manifestToml: manifest('boss') })).id;
+    worker = (await registry.spawn({ manifestToml: manifest('worker'), parentId: boss })).id;
   });
   after(async () => {
     await k.stop();
@@ -62,7 +62,7 @@ describe('comms', () => {
 
   test('an agent_send of one agent to another is a routed message and a message edge', async () => {
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
-    const caller = registry.spawn({ manifestToml: `${manifest('caller')}[capabilities]\ntools = ["agent_send"]\n` }).id;
+    const caller = (await registry.spawn({ manifestToml: `${manifest('caller')}[capabilities]\ntools = ["agent_send"]\n` })).id;
     fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'worker', message: 'count the files' } }] }, { text: '12 files' }, { text: 'done' });
     const res = await k.request(`/api/agents/${caller}/message`, { method: 'POST', json: { message: 'ask the worker' } });
     assert.equal(res.status, 200);
@@ -79,8 +79,8 @@ describe('comms', () => {
 
   test('spawns and kills appear in the events; send by name', async () => {
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
-    const temp = registry.spawn({ manifestToml: manifest('temp') }).id;
-    registry.kill(temp);
+    const temp = (await registry.spawn({ manifestToml: manifest('temp') })).id;
+    await registry.kill(temp);
     await waitFor(
       async () =>
         (await json<{ items: Array<{ kind: string; target_id: string }> }>(await k.request('/api/comms/events'))).items.some(

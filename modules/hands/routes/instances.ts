@@ -32,7 +32,7 @@ export function instanceRoutes(app: Routes, deps: InstanceRouteDeps): void {
     '/api/hands/:hand_id/activate',
     { schema: { summary: "Start a new instance: spawn the hand's agents, register its schedules and triggers", tags, params: handParams, body: activateBody } },
     async (request, reply) => {
-      const instance = lifecycle.activate(request.params.hand_id, request.body);
+      const instance = await lifecycle.activate(request.params.hand_id, request.body);
       request.log.info({ hand: instance.hand_id, instance: instance.id }, 'hand activated');
       return reply.code(201).send(instanceView(instance, catalog.get(instance.hand_id)));
     },
@@ -43,14 +43,14 @@ export function instanceRoutes(app: Routes, deps: InstanceRouteDeps): void {
     { schema: { summary: "Pause an instance: its agents' turns and background work stop", tags, params: instanceParams } },
     async (request) => {
       const id = requireUuid(request.params.id, 'instance id');
-      lifecycle.pause(id);
+      await lifecycle.pause(id);
       return view(id);
     },
   );
 
   app.post('/api/hands/instances/:id/resume', { schema: { summary: 'Resume a paused instance', tags, params: instanceParams } }, async (request) => {
     const id = requireUuid(request.params.id, 'instance id');
-    lifecycle.resume(id);
+    await lifecycle.resume(id);
     return view(id);
   });
 
@@ -58,7 +58,7 @@ export function instanceRoutes(app: Routes, deps: InstanceRouteDeps): void {
     '/api/hands/instances/:id',
     { schema: { summary: 'Deactivate an instance and remove everything it created', tags, params: instanceParams } },
     async (request) => {
-      const { instance, problems } = lifecycle.deactivate(requireUuid(request.params.id, 'instance id'));
+      const { instance, problems } = await lifecycle.deactivate(requireUuid(request.params.id, 'instance id'));
       request.log.info({ hand: instance.hand_id, instance: instance.id }, 'hand deactivated');
       return {
         status: 'deactivated',

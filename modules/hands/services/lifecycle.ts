@@ -43,7 +43,7 @@ export class HandLifecycle {
     return instance;
   }
 
-  activate(handId: string, options: { config?: Record<string, unknown>; force?: boolean }): HandInstance {
+  async activate(handId: string, options: { config?: Record<string, unknown>; force?: boolean }): Promise<HandInstance> {
     const def = this.deps.catalog.get(handId);
     if (!def) throw notFound(`hand '${handId}' not found`);
     if (options.config) this.deps.settings.check(def, options.config);
@@ -79,9 +79,9 @@ export class HandLifecycle {
     };
     const created: Created = { agents: {}, jobs: [], triggers: [] };
     try {
-      this.create(def, base.id, created);
+      await this.create(def, base.id, created);
     } catch (err) {
-      this.undo(created);
+      await this.undo(created);
       const message = (err as Error).message;
       const failed = this.deps.instances.save({ ...base, status: `Error: ${message}`, last_error: message });
       this.deps.events.publish('hand.failed', { instanceId: failed.id, handId, error: message });
@@ -97,10 +97,10 @@ export class HandLifecycle {
   }
 
   /** Spawns every role, then the schedules and triggers; records each thing as it is made (for undo). */
-  private create(def: HandDefinition, instanceId: string, created: Created): void {
+  private async create(def: HandDefinition, instanceId: string, created: Created): Promise<void> {
     const registry = this.deps.agents();
     for (const spec of def.agents) {
-      const agent = registry.spawn({ manifestToml: agentManifest(def, spec, instanceId, this.deps.maxSkillChars()) });
+      const agent = await registry.spawn({ manifestToml: agentManifest(def, spec, instanceId, this.deps.maxSkillChars()) });
       created.agents[spec.role] = agent.id;
     }
     if (def.schedules.length) {
@@ -126,58 +126,58 @@ export class HandLifecycle {
   }
 
   /** Removes what an instance made; each step goes on when one fails (a thing already gone is no failure). */
-  private undo(created: Created): string[] {
+  private async undo(created: Created): Promise<string[]> {
     const problems: string[] = [];
-    const attempt = (what: string, fn: () => unknown) => {
+    const attempt = async (what: string, fn: () => unknown) => {
       try {
-        fn();
+        await fn();
       } catch (err) {
         problems.push(`${what}: ${(err as Error).message}`);
       }
     };
-    for (const id of created.triggers) attempt(`trigger ${id}`, () => this.deps.triggers()?.remove(id));
-    for (const id of created.jobs) attempt(`job ${id}`, () => this.deps.jobs()?.remove(id));
-    for (const id of Object.values(created.agents)) attempt(`agent ${id}`, () => this.deps.agents().kill(id));
+    for (const id of created.triggers) await attempt(`trigger ${id}`, () => this.deps.triggers()?.remove(id));
+    for (const id of created.jobs) await attempt(`job ${id}`, () => this.deps.jobs()?.remove(id));
+    for (const id of Object.values(created.agents)) await attempt(`agent ${id}`, () => this.deps.agents().kill(id));
     if (problems.length) this.deps.log.warn({ problems }, 'hand cleanup left problems');
     return problems;
   }
 
-  pause(id: string): HandInstance {
+  async pause(id: string): Promise<HandInstance> {
     const instance = this.require(id);
     if (instance.status !== 'Active') throw conflict(`hand instance '${id}' is ${instance.status}; only an Active instance can be paused`);
-    this.setBackground(instance, false);
+    await this.setBackground(instance, false);
     const next = this.deps.instances.save({ ...instance, status: 'Paused' });
     this.deps.events.publish('hand.paused', { instanceId: id, handId: instance.hand_id });
     return next;
   }
 
-  resume(id: string): HandInstance {
+  async resume(id: string): Promise<HandInstance> {
     const instance = this.require(id);
     if (instance.status !== 'Paused') throw conflict(`hand instance '${id}' is ${instance.status}; only a Paused instance can be resumed`);
-    this.setBackground(instance, true);
+    await this.setBackground(instance, true);
     const next = this.deps.instances.save({ ...instance, status: 'Active' });
     this.deps.events.publish('hand.resumed', { instanceId: id, handId: instance.hand_id });
     return next;
   }
 
   /** Paused: running turns stop, the agents refuse new ones, schedules and triggers are off. Resumed: all back on. */
-  private setBackground(instance: HandInstance, on: boolean): void {
+  private async setBackground(instance: HandInstance, on: boolean): Promise<void> {
     const registry = this.deps.agents();
     for (const agentId of Object.values(instance.agents)) {
       if (!registry.get(agentId)) continue;
       if (!on) this.deps.runner().stop(agentId);
-      registry.setState(agentId, on ? 'Running' : 'Stopped');
+      await registry.setState(agentId, on ? 'Running' : 'Stopped');
     }
     for (const job of instance.jobs) this.deps.jobs()?.setEnabled(job, on);
     for (const trigger of instance.triggers) this.deps.triggers()?.setEnabled(trigger, on);
   }
 
-  deactivate(id: string): { instance: HandInstance; problems: string[] } {
+  async deactivate(id: string): Promise<{ instance: HandInstance; problems: string[] }> {
     const instance = this.require(id);
     for (const agentId of Object.values(instance.agents)) this.deps.runner().stop(agentId);
     // The record goes first: the agents' termination events then find no instance to mark as broken.
     this.deps.instances.remove(id);
-    const problems = this.undo(instance);
+    const problems = await this.undo(instance);
     this.deps.events.publish('hand.deactivated', { instanceId: id, handId: instance.hand_id });
     return { instance, problems };
   }

@@ -53,7 +53,7 @@ const remember = (db: Database, source: string, kind: string, name: string) =>
   prepared(db, 'INSERT OR IGNORE INTO migrate_ledger (source, kind, name, imported_at) VALUES (?, ?, ?, ?)').run(source, kind, name, new Date().toISOString());
 
 async function importItem(item: Item, plan: Plan, d: ApplyDeps): Promise<void> {
-  if (item.kind === 'agent') d.agents()!.spawn({ manifestToml: item.manifestToml });
+  if (item.kind === 'agent') await d.agents()!.spawn({ manifestToml: item.manifestToml });
   else if (item.kind === 'memory') {
     const agent = d.agents()?.findByName(item.agent);
     await d.memory()!.add({ content: item.content, agentId: agent?.id, level: 'agent', source: `migration:${plan.source}`, tags: ['migrated'] });

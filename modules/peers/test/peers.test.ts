@@ -37,7 +37,9 @@ describe('peers: two nodes on loopback', () => {
     process.env.PEERS_FAKE_KEY = 'sk-fake';
     await fake.start();
     a = await node(`listen = "127.0.0.1:0"\nshared_secret = "${SECRET}"\nnode_id = "node-a"\nnode_name = "alpha"\nreconnect_ms = 100\n`);
-    a.kernel.services.view<AgentRegistry>('agents.registry').spawn({ manifestToml: 'name = "oracle"\n[model]\nprovider = "default"\nmodel = "default"\n' });
+    await a.kernel.services
+      .view<AgentRegistry>('agents.registry')
+      .spawn({ manifestToml: 'name = "oracle"\n[model]\nprovider = "default"\nmodel = "default"\n' });
     aAddress = (await json<{ listen_address: string }>(await a.request('/api/network/status'))).listen_address;
     b = await node(`connect = ["${aAddress}"]\nshared_secret = "${SECRET}"\nnode_id = "node-b"\nnode_name = "beta"\nreconnect_ms = 100\n`);
   });

@@ -146,7 +146,7 @@ export class ContextEngineService {
       turn.assembled = true;
       const { replies } = await this.fanOut(call.agent, 'assemble', {
         agent_id: call.agent.id,
-        messages: this.recent(call.sessionId),
+        messages: await this.recent(call.sessionId),
         system_prompt: system,
         context_window_tokens: null,
       });
@@ -189,10 +189,10 @@ export class ContextEngineService {
   async afterTurn(record: TurnRecord): Promise<void> {
     this.turns.delete(record.turnId);
     if (!this.stackFor(record.agent).length) return;
-    const messages = this.recent(record.sessionId);
+    const messages = await this.recent(record.sessionId);
     await this.fanOut(record.agent, 'after_turn', { agent_id: record.agent.id, session_id: record.sessionId, messages });
     const limit = this.deps.config().compact_after_messages;
-    const total = this.deps.sessions()?.messages(record.sessionId).length ?? 0;
+    const total = (await this.deps.sessions()?.messages(record.sessionId))?.length ?? 0;
     if (limit > 0 && total > limit) {
       const { replies } = await this.fanOut(record.agent, 'compact', {
         agent_id: record.agent.id,
@@ -216,8 +216,8 @@ export class ContextEngineService {
     );
   }
 
-  private recent(sessionId: string) {
-    return (this.deps.sessions()?.messages(sessionId) ?? []).slice(-RECENT_MESSAGES).map((m) => ({ role: m.role.toLowerCase(), content: m.content }));
+  private async recent(sessionId: string) {
+    return ((await this.deps.sessions()?.messages(sessionId)) ?? []).slice(-RECENT_MESSAGES).map((m) => ({ role: m.role.toLowerCase(), content: m.content }));
   }
 
   private sweep(): void {

@@ -26,9 +26,9 @@ const detailSchema = {
   },
 } as const;
 
-function databaseCheck(ctx: ModuleContext): { name: string; status: 'ok' | 'error'; error?: string } {
+async function databaseCheck(ctx: ModuleContext): Promise<{ name: string; status: 'ok' | 'error'; error?: string }> {
   try {
-    const row = ctx.db.prepare('SELECT 1 AS ok').get() as { ok?: number } | undefined;
+    const row = await ctx.store.one<{ ok?: number }>('SELECT 1 AS ok');
     return row?.ok === 1 ? { name: 'database', status: 'ok' } : { name: 'database', status: 'error', error: 'SELECT 1 returned no row' };
   } catch (err) {
     ctx.log.error({ err }, 'health: database check failed');
@@ -44,7 +44,7 @@ export function healthRoutes(app: Routes, ctx: ModuleContext): void {
   }));
 
   app.get('/api/health/detail', { schema: detailSchema }, async () => {
-    const checks = [databaseCheck(ctx)];
+    const checks = [await databaseCheck(ctx)];
     const modules = ctx.kernel.modules().map((m) => ({ id: m.id, state: m.state }));
     const failedModule = modules.some((m) => m.state === 'failed');
     const memory = process.memoryUsage();

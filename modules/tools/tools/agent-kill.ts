@@ -24,7 +24,7 @@ export const agentKillTool: ToolFactory = (deps) => ({
     if (!agent) return fail(`Agent not found: ${target}`);
     if (agent.id === ctx.agent.id) return fail('agent_kill cannot kill the calling agent itself');
     try {
-      if (!registry.kill(agent.id)) return fail(`Agent not found: ${target}`);
+      if (!(await registry.kill(agent.id))) return fail(`Agent not found: ${target}`);
     } catch (err) {
       return failFrom(err, `Failed to kill agent '${agent.name}'`);
     }

@@ -53,7 +53,7 @@ export const agentSpawnTool: ToolFactory = (deps) => ({
       return failFrom(err);
     }
     try {
-      const record = deps.registry().spawn({ manifestToml: toml, parentId: parent.id });
+      const record = await deps.registry().spawn({ manifestToml: toml, parentId: parent.id });
       return ok(`Agent spawned successfully.\nID: ${record.id}\nName: ${record.name}`);
     } catch (err) {
       return failFrom(err, 'Failed to spawn the agent');
