@@ -14,16 +14,22 @@ export default defineModule<HooksConfig>({
   register(ctx) {
     checkToken(ctx.config, ctx.tryUse(authStatus));
     const window = new MinuteWindow();
-    const wakes = new WakeInbox(ctx.db, ctx.events, ctx.log, () => ctx.config.hold_delivery);
+    const wakes = new WakeInbox(ctx.store, ctx.events, ctx.log, () => ctx.config.hold_delivery, { id: ctx.nodes.id, leaseMs: ctx.nodes.leaseMs });
     // Wakes left undelivered (a crash after the answer, or held) go out once every module listens: at boot when the
     // service is ready, after a hot reload at once, and when hold_delivery is turned off.
     const deliver = () => void wakes.deliverPending();
     ctx.hooks.kernel.kernel.ready.tap('hooks-inbound', deliver);
     ctx.hooks.kernel.config.changed.tapPromise('hooks-inbound', async () => deliver());
+    // A dead process's claimed wakes are published by a live one (one claim wins).
+    ctx.nodes.onDead(async (dead) => {
+      if (await wakes.release(dead)) deliver();
+    });
     return {
-      start() {
+      async start() {
+        // Claims of processes that are gone (also those that died while none ran) go out again.
+        await wakes.releaseAllBut(await ctx.nodes.live());
         const prune = () => wakes.prune(ctx.config.wake_retention_days);
-        prune();
+        await prune();
         ctx.setInterval(prune, PRUNE_MS);
         if (ctx.kernel.listenAddress()) deliver();
       },

@@ -69,11 +69,11 @@ export function hookRoutes(app: Routes, deps: HookRouteDeps): void {
       const key = idempotencyKey(request.headers['idempotency-key']);
       const target = agent === undefined ? undefined : resolveAgent(deps.agents(), agent);
       const max = deps.config().max_pending_wakes;
-      if (deps.wakes.pendingCount() >= max) {
+      if ((await deps.wakes.pendingCount()) >= max) {
         throw new HttpError(503, `${max} wakes are waiting for delivery ([hooks] max_pending_wakes); try again later`, { headers: { 'retry-after': '60' } });
       }
       // Stored (committed) before the answer; published after it, so a crash in between delivers it at the next start.
-      const wake = deps.wakes.accept({ text, mode, agentId: target?.id }, key);
+      const wake = await deps.wakes.accept({ text, mode, agentId: target?.id }, key);
       if (!wake.duplicate) setImmediate(() => void deps.wakes.deliverPending());
       request.log.info({ mode, agentId: target?.id, wakeId: wake.id, duplicate: wake.duplicate }, 'wake hook');
       return { status: 'accepted', mode, event_id: wake.id, duplicate: wake.duplicate };

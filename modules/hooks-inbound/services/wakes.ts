@@ -2,12 +2,13 @@
  * Accepted wakes, persisted before they are acknowledged (openclaw#42157: inbound payloads lost on a restart after the
  * 200). A wake is a row first; it is published on the event bus afterwards and then marked delivered. Rows still
  * undelivered at a start (the process died in between, or delivery was held) are published then, in arrival order:
- * at-least-once, and the same `wakeId` every time so subscribers can drop a repeat.
+ * at-least-once, and the same `wakeId` every time so subscribers can drop a repeat. Several processes on one home
+ * share the rows: a pass claims the rows it publishes (node, lease) with one conditional update, so each wake is
+ * published by one process; a dead node's claims are released and published by another.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { conflict, statements, type EventAccess } from '@talon/module-sdk';
+import { conflict, type EventAccess, type Store } from '@talon/module-sdk';
 
 export interface WakeInput {
   text: string;
@@ -16,6 +17,7 @@ export interface WakeInput {
 }
 
 interface WakeRow {
+  seq: number;
   id: string;
   idempotency_key: string | null;
   text: string;
@@ -27,79 +29,115 @@ interface WakeRow {
 /** How many undelivered rows one pass publishes before it yields to the event loop. */
 const BATCH = 200;
 
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
 export class WakeInbox {
-  private readonly sql;
   private draining = false;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     private readonly events: EventAccess,
     private readonly log: Logger,
     /** [hooks] hold_delivery: while true, wakes are stored and acknowledged but not published. */
     private readonly held: () => boolean,
-  ) {
-    this.sql = statements(db);
-  }
+    /** This process's node id and how long a claim lasts. */
+    private readonly node: { id: string; leaseMs: number },
+  ) {}
 
   /**
-   * Stores a wake (committed when this returns). With an idempotency key already stored for the same wake, nothing
-   * is stored and the first id comes back; the same key with a different wake is a 409.
+   * Stores a wake (committed when this resolves). With an idempotency key already stored for the same wake, nothing
+   * is stored and the first id comes back; the same key with a different wake is a 409. The insert comes first and
+   * yields to a stored key: of two processes given the same key at once, one stores it and the other sees it.
    */
-  accept(wake: WakeInput, key?: string): { id: string; duplicate: boolean } {
-    if (key !== undefined) {
-      const known = this.sql<[string], WakeRow>('SELECT id, text, mode, agent_id FROM hooks_inbound_wakes WHERE idempotency_key = ?').get(key);
-      if (known) {
-        if (known.text !== wake.text || known.mode !== wake.mode || known.agent_id !== (wake.agentId ?? null)) {
-          throw conflict('Idempotency-Key was already used for a different wake (text, mode or agent differ)');
-        }
-        return { id: known.id, duplicate: true };
-      }
-    }
+  async accept(wake: WakeInput, key?: string): Promise<{ id: string; duplicate: boolean }> {
     const id = randomUUID();
-    this.sql('INSERT INTO hooks_inbound_wakes (id, idempotency_key, text, mode, agent_id, received_at) VALUES (?,?,?,?,?,?)').run(
-      id,
-      key ?? null,
-      wake.text,
-      wake.mode,
-      wake.agentId ?? null,
-      Date.now(),
+    const stored = await this.store.one(
+      'INSERT INTO hooks_inbound_wakes (id, idempotency_key, text, mode, agent_id, received_at) VALUES (?,?,?,?,?,?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id',
+      [id, key ?? null, wake.text, wake.mode, wake.agentId ?? null, Date.now()],
     );
-    return { id, duplicate: false };
+    if (stored) return { id, duplicate: false };
+    const known = await this.store.one<WakeRow>('SELECT id, text, mode, agent_id FROM hooks_inbound_wakes WHERE idempotency_key = ?', [key ?? null]);
+    // Pruned in between (its retention ended): the key is free again.
+    if (!known) return this.accept(wake, key);
+    if (known.text !== wake.text || known.mode !== wake.mode || known.agent_id !== (wake.agentId ?? null)) {
+      throw conflict('Idempotency-Key was already used for a different wake (text, mode or agent differ)');
+    }
+    return { id: known.id, duplicate: true };
   }
 
-  pendingCount(): number {
-    return this.sql<[], { n: number }>('SELECT count(*) AS n FROM hooks_inbound_wakes WHERE delivered_at IS NULL').get()!.n;
+  async pendingCount(): Promise<number> {
+    return (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM hooks_inbound_wakes WHERE delivered_at IS NULL'))!.n;
   }
 
   /**
-   * Publishes every undelivered wake in arrival order and marks them delivered one event-loop turn later, after the
-   * bus has handed them to its idle subscribers (which start on the next turn; the webhooks module journals there).
-   * A pass already running picks up rows stored meanwhile.
+   * Publishes every undelivered wake no process has claimed, in arrival order, and marks them delivered one
+   * event-loop turn later, after the bus has handed them to its idle subscribers (which start on the next turn; the
+   * webhooks module journals there). A pass already running picks up rows stored meanwhile.
    */
   async deliverPending(): Promise<void> {
     if (this.draining || this.held()) return;
     this.draining = true;
+    let rows: WakeRow[] = [];
     try {
       while (!this.held()) {
-        const rows = this.sql<[number], WakeRow>(
-          'SELECT id, text, mode, agent_id, received_at FROM hooks_inbound_wakes WHERE delivered_at IS NULL ORDER BY seq LIMIT ?',
-        ).all(BATCH);
+        rows = await this.claim();
         if (!rows.length) return;
         for (const row of rows) this.publish(row);
         await new Promise((resolve) => setImmediate(resolve));
-        this.markDelivered(rows.map((r) => r.id));
+        await this.markDelivered(rows.map((r) => r.id));
+        rows = [];
       }
     } catch (err) {
       this.log.warn({ err }, 'wake delivery stopped; undelivered wakes go out at the next delivery or start');
+      // Claimed and not marked: handed back, so that the next pass (here or in another process) publishes them.
+      await this.release(
+        this.node.id,
+        rows.map((r) => r.id),
+      ).catch(() => undefined);
     } finally {
       this.draining = false;
     }
   }
 
+  /** Gives a node's claims of undelivered wakes back (the node died; or only `ids`, a pass that failed). Returns how many. */
+  async release(node: string, ids?: readonly string[]): Promise<number> {
+    if (ids && !ids.length) return 0;
+    const only = ids ? ` AND id IN (${marks(ids.length)})` : '';
+    const { changes } = await this.store.run(`UPDATE hooks_inbound_wakes SET node = NULL, lease_until = NULL WHERE node = ? AND delivered_at IS NULL${only}`, [
+      node,
+      ...(ids ?? []),
+    ]);
+    return changes;
+  }
+
+  /** At start: claims of nodes that are not live are released. */
+  async releaseAllBut(live: readonly string[]): Promise<number> {
+    const { changes } = await this.store.run(
+      `UPDATE hooks_inbound_wakes SET node = NULL, lease_until = NULL WHERE node IS NOT NULL AND delivered_at IS NULL${live.length ? ` AND node NOT IN (${marks(live.length)})` : ''}`,
+      [...live],
+    );
+    return changes;
+  }
+
   /** Delivered rows older than the retention go (their idempotency keys with them); undelivered rows always stay. */
-  prune(retentionDays: number): number {
+  async prune(retentionDays: number): Promise<number> {
     const before = Date.now() - retentionDays * 86_400_000;
-    return this.sql('DELETE FROM hooks_inbound_wakes WHERE delivered_at IS NOT NULL AND delivered_at < ?').run(before).changes;
+    return (await this.store.run('DELETE FROM hooks_inbound_wakes WHERE delivered_at IS NOT NULL AND delivered_at < ?', [before])).changes;
+  }
+
+  /**
+   * Claims the oldest unclaimed undelivered rows for this node: one statement, and the outer conditions are checked
+   * again on each row it changes, so a row another process claimed meanwhile is not taken.
+   */
+  private async claim(): Promise<WakeRow[]> {
+    const rows = await this.store.many<WakeRow>(
+      `UPDATE hooks_inbound_wakes SET node = ?, lease_until = ?
+       WHERE delivered_at IS NULL AND node IS NULL
+         AND id IN (SELECT id FROM hooks_inbound_wakes WHERE delivered_at IS NULL AND node IS NULL ORDER BY seq LIMIT ?)
+       RETURNING seq, id, text, mode, agent_id, received_at`,
+      [this.node.id, Date.now() + this.node.leaseMs, BATCH],
+    );
+    return rows.sort((a, b) => a.seq - b.seq);
   }
 
   private publish(row: WakeRow): void {
@@ -116,11 +154,7 @@ export class WakeInbox {
     });
   }
 
-  private markDelivered(ids: string[]): void {
-    const mark = this.sql('UPDATE hooks_inbound_wakes SET delivered_at = ? WHERE id = ?');
-    const now = Date.now();
-    this.db.transaction(() => {
-      for (const id of ids) mark.run(now, id);
-    })();
+  private async markDelivered(ids: string[]): Promise<void> {
+    await this.store.run(`UPDATE hooks_inbound_wakes SET delivered_at = ? WHERE id IN (${marks(ids.length)})`, [Date.now(), ...ids]);
   }
 }

@@ -1,0 +1,4 @@
+-- Several processes on one home: an undelivered wake is claimed (node, lease_until) by the one process that publishes
+-- it; a dead node's claims are released, so another process publishes them (at least once, the same wakeId).
+ALTER TABLE hooks_inbound_wakes ADD COLUMN node TEXT;
+ALTER TABLE hooks_inbound_wakes ADD COLUMN lease_until INTEGER;
