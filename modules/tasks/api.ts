@@ -33,18 +33,18 @@ export interface PostTask {
 }
 
 export interface TaskBoard {
-  /** Posts a pending task and publishes task.posted. Throws HttpError 400 for an empty title. */
-  post(task: PostTask): Task;
-  get(id: string): Task | undefined;
+  /** Posts a pending task and publishes task.posted. Rejects with HttpError 400 for an empty title. */
+  post(task: PostTask): Promise<Task>;
+  get(id: string): Promise<Task | undefined>;
   /**
    * Claims a task for an agent: the given one, or else the oldest pending task assigned to it (UUID or name), or
    * else the oldest unassigned one. Undefined when none is available. Publishes task.claimed.
    */
-  claim(agentId: string, taskId?: string): Task | undefined;
-  /** Completes (or fails) a task the agent claimed. Throws HttpError 404/409 naming the problem. Publishes task.completed. */
-  complete(agentId: string, taskId: string, result: string, status?: 'completed' | 'failed'): Task;
+  claim(agentId: string, taskId?: string): Promise<Task | undefined>;
+  /** Completes (or fails) a task the agent claimed. Rejects with HttpError 404/409 naming the problem. Publishes task.completed. */
+  complete(agentId: string, taskId: string, result: string, status?: 'completed' | 'failed'): Promise<Task>;
   /** Tasks by state (GET /api/tasks/status). */
-  counts(): Record<TaskStatus, number> & { total: number };
+  counts(): Promise<Record<TaskStatus, number> & { total: number }>;
 }
 
 export const taskBoard = serviceRef<TaskBoard>('tasks.board');
@@ -69,31 +69,45 @@ export interface BackgroundTurn {
   defaultMode?: SessionMode;
   /** Stops the turn and rejects with HttpError 504 after this long; 0 or undefined = no limit. */
   timeoutMs?: number;
-  /** Aborting stops the turn (cancelled runs, a stopping module). */
+  /** Aborting cancels the turn: its row is marked cancelled and the turn stops where it runs (this or another process). */
   signal?: AbortSignal;
+  /**
+   * An idempotency key: while a row with this key is kept (a day after it ended), a turn with the same key queues
+   * nothing and waits for that row's outcome instead (a scheduled run taken over from a dead process finds the turn
+   * that process had queued, rather than running it twice).
+   */
+  key?: string;
 }
 
+/** A lane's rows, counted over every process on the database. */
 export interface LaneStatus {
   lane: string;
   /** Turns running now. */
   active: number;
   /** Turns waiting for a slot. */
   queued: number;
-  /** The lane's concurrency cap. */
+  /** The lane's concurrency cap (this process's configuration). */
   capacity: number;
-  /** Turns finished since start. */
+  /** Turns that ended (done, failed or cancelled) since this process started. */
   completed: number;
 }
 
 export interface TaskQueue {
   /**
-   * Runs one turn in a lane slot. Rejects with HttpError: 404 for an unknown agent, 504 on timeout, 409 when the
-   * turn was stopped before it answered, or the agent's own failure.
+   * Queues one turn (a row, committed before anything runs), which the first process with a free slot in the lane
+   * runs; resolves with its result wherever it ran. Nothing queued is lost when a process dies: its running turns go
+   * back to the queue (failed after a few such attempts), and queued ones run even if their caller is gone. Rejects
+   * with HttpError: 404 for an unknown agent, 504 on timeout, 409 when the turn was stopped (`signal`) before it
+   * answered, 503 when the processes running it kept dying, or the agent's own failure.
    */
   runTurn(turn: BackgroundTurn): Promise<TurnResult>;
-  /** Runs any job in a lane slot (a scheduled workflow run, say). */
+  /**
+   * Runs a job of this process (a scheduled workflow run, say) in a lane slot: it is a row like a turn and counts
+   * towards the lane's cap on every process, but only this module copy holds the function, so only it runs the job;
+   * if this process ends first, the row is failed, saying so.
+   */
   run<T>(lane: string, job: () => Promise<T>): Promise<T>;
-  lanes(): LaneStatus[];
+  lanes(): Promise<LaneStatus[]>;
 }
 
 export const taskQueue = serviceRef<TaskQueue>('tasks.queue');

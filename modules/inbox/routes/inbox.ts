@@ -18,7 +18,7 @@ export function inboxRoutes(app: Routes, s: InboxSources): void {
   app.get('/api/inbox/status', { schema: { summary: 'Pending counts by source', tags: ['system'] }, config: { quiet: true } }, async () => {
     const approvals = s.approvals()?.pendingCount() ?? null;
     // Tasks posted and not yet claimed: work waiting for an agent (or for someone to assign it).
-    const tasks = s.tasks()?.counts().pending ?? null;
+    const tasks = (await s.tasks()?.counts())?.pending ?? null;
     const dir = s.dir();
     const drop = files(dir);
     // A source whose module is not running (or that keeps no queue: deliveries are sent at once) counts as null.

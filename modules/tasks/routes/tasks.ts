@@ -25,19 +25,19 @@ const listQuery = {
 } as const;
 
 export function taskRoutes(app: Routes, board: Board, checkAssignee: AssigneeCheck): void {
-  const post = (body: { title: string; description?: string; assigned_to?: string | null; created_by?: string }, createdBy: string) => {
+  const post = async (body: { title: string; description?: string; assigned_to?: string | null; created_by?: string }, createdBy: string) => {
     const assignee = body.assigned_to?.trim() || undefined;
     if (assignee) checkAssignee(assignee);
     return board.post({ title: body.title, description: body.description, assignedTo: assignee, createdBy: body.created_by ?? createdBy });
   };
 
   app.post('/api/comms/task', { schema: { summary: 'Posts a task on the board for an agent (or for any agent)', body: postBody } }, async (request, reply) => {
-    const task = post(request.body, 'api');
+    const task = await post(request.body, 'api');
     return reply.code(201).send({ ok: true, task_id: task.id, status: task.status, task });
   });
 
   app.post('/api/tasks', { schema: { summary: 'Posts a task on the board', body: postBody } }, async (request, reply) => {
-    return reply.code(201).send(post(request.body, 'api'));
+    return reply.code(201).send(await post(request.body, 'api'));
   });
 
   app.get('/api/tasks/status', { schema: { summary: 'Task counts by state' } }, async () => board.counts());
@@ -49,7 +49,7 @@ export function taskRoutes(app: Routes, board: Board, checkAssignee: AssigneeChe
 
   app.get('/api/tasks/:id', { schema: { summary: 'One task', params: idParams } }, async (request) => {
     const id = requireUuid(request.params.id, 'task id');
-    const task = board.get(id);
+    const task = await board.get(id);
     if (!task) throw notFound(`task '${id}' not found`);
     return task;
   });
@@ -58,13 +58,13 @@ export function taskRoutes(app: Routes, board: Board, checkAssignee: AssigneeChe
     '/api/tasks/:id',
     { schema: { summary: 'Cancels a pending or claimed task (it stays listed as cancelled)', params: idParams } },
     async (request) => {
-      const task = board.cancel(requireUuid(request.params.id, 'task id'));
+      const task = await board.cancel(requireUuid(request.params.id, 'task id'));
       return { status: 'cancelled', id: task.id, task };
     },
   );
 
   app.post('/api/tasks/:id/retry', { schema: { summary: 'Puts a failed or cancelled task back to pending', params: idParams } }, async (request) => {
-    const task = board.retry(requireUuid(request.params.id, 'task id'));
+    const task = await board.retry(requireUuid(request.params.id, 'task id'));
     return { status: 'retried', id: task.id, task };
   });
 }

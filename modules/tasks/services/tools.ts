@@ -23,10 +23,15 @@ export function boardTools(board: Board, checkAssignee: AssigneeCheck): ToolDefi
         required: ['title'],
       },
       execute: (input, ctx) =>
-        attempt(() => {
+        attempt(async () => {
           const assignee = typeof input.assigned_to === 'string' && input.assigned_to.trim() ? input.assigned_to.trim() : undefined;
           if (assignee) checkAssignee(assignee);
-          const task = board.post({ title: String(input.title), description: optional(input.description), assignedTo: assignee, createdBy: ctx.agent.id });
+          const task = await board.post({
+            title: String(input.title),
+            description: optional(input.description),
+            assignedTo: assignee,
+            createdBy: ctx.agent.id,
+          });
           return `Task posted: ${JSON.stringify(task)}`;
         }),
     },
@@ -37,8 +42,8 @@ export function boardTools(board: Board, checkAssignee: AssigneeCheck): ToolDefi
       source: 'tasks',
       inputSchema: { type: 'object', properties: { task_id: { type: 'string', description: 'a task to claim; leave out for the next one' } } },
       execute: (input, ctx) =>
-        attempt(() => {
-          const task = board.claim(ctx.agent.id, optional(input.task_id));
+        attempt(async () => {
+          const task = await board.claim(ctx.agent.id, optional(input.task_id));
           if (task) return `Task claimed: ${JSON.stringify(task)}`;
           return input.task_id
             ? `Task '${String(input.task_id)}' cannot be claimed: it is not pending or is assigned to another agent.`
@@ -60,9 +65,9 @@ export function boardTools(board: Board, checkAssignee: AssigneeCheck): ToolDefi
         required: ['task_id', 'result'],
       },
       execute: (input, ctx) =>
-        attempt(() => {
+        attempt(async () => {
           const status = input.status === 'failed' ? 'failed' : 'completed';
-          const task = board.complete(ctx.agent.id, String(input.task_id), String(input.result), status);
+          const task = await board.complete(ctx.agent.id, String(input.task_id), String(input.result), status);
           return `Task ${task.status}: ${task.id}`;
         }),
     },
@@ -72,9 +77,9 @@ export function boardTools(board: Board, checkAssignee: AssigneeCheck): ToolDefi
 const optional = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /** Refusals (HttpError) become error results the model can read; anything else is the loop's to report. */
-async function attempt(fn: () => string): Promise<ToolOutput> {
+async function attempt(fn: () => Promise<string>): Promise<ToolOutput> {
   try {
-    return { content: fn() };
+    return { content: await fn() };
   } catch (err) {
     if (err instanceof HttpError) return { content: err.message, isError: true };
     throw err;

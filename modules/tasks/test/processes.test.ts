@@ -1,0 +1,61 @@
+/** Two kernels on one home (two processes' worth: two connections, two nodes): the queue's lane caps hold across them. */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { taskQueue, type TaskQueue } from '@talon/tasks';
+import { spawn } from './helpers.ts';
+
+const DELAY_MS = 400;
+const home = mkdtempSync(path.join(tmpdir(), 'talon-tasks-procs-'));
+const fake = new FakeProvider();
+const kernels: TestKernel[] = [];
+let agent: string;
+
+before(async () => {
+  process.env.TASKS_FAKE_KEY = 'sk-test';
+  await fake.start();
+  fake.setFallback({ text: 'ok', delayMs: DELAY_MS });
+  const config = [
+    '[default_model]',
+    'provider = "openai"',
+    'model = "fake-model"',
+    `base_url = "${fake.url}/v1"`,
+    'api_key_env = "TASKS_FAKE_KEY"',
+    '[llm]',
+    'max_retries = 0',
+    '[tasks.lanes]',
+    'schedule = 1',
+  ].join('\n');
+  kernels.push(await startTestKernel({ home, only: ['tasks', 'llm-openai'], config, feedPollMs: 50 }));
+  // The agent exists before the second process starts, so both know it whatever their agent caches do.
+  agent = await spawn(kernels[0], 'capped');
+  kernels.push(await startTestKernel({ home, only: ['tasks', 'llm-openai'], feedPollMs: 50 }));
+});
+
+after(async () => {
+  for (const k of kernels) await k.stop();
+  await fake.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test("a lane's cap of 1 holds over both processes: their turns run one after the other, never together", { timeout: 30_000 }, async () => {
+  const queues = kernels.map((k) => k.kernel.services.view<TaskQueue>(taskQueue.id));
+  const started = Date.now();
+  // One process each, started in turns of the event loop of their own: two connections in one thread must not both
+  // be inside a write at once (the second would wait synchronously for the first), as they never are across processes.
+  const first = queues[0].runTurn({ lane: 'schedule', agentId: agent, message: 'turn 0', origin: 'schedule', sessionMode: 'new' });
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = queues[1].runTurn({ lane: 'schedule', agentId: agent, message: 'turn 1', origin: 'schedule', sessionMode: 'new' });
+  const turns = await Promise.all([first, second]);
+  const elapsed = Date.now() - started;
+  assert.deepEqual(
+    turns.map((t) => t.response),
+    ['ok', 'ok'],
+  );
+  assert.ok(elapsed >= 2 * DELAY_MS, `both turns ran at once (${elapsed} ms for two turns of ${DELAY_MS} ms)`);
+  const lanes = await queues[1].lanes();
+  assert.equal(lanes.find((l) => l.lane === 'schedule')?.completed, 2);
+});

@@ -1,0 +1,279 @@
+/**
+ * The durable queue on its own: two Queue copies on two connections to one database file stand for two processes,
+ * each with its own node id; the agent runner is a stub the test resolves. Refreshes and takeovers that the change
+ * feed and the node heartbeat would start are called directly, so every step is deterministic.
+ */
+import { afterEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import pino from 'pino';
+import { HttpError, type Store } from '@talon/module-sdk';
+import { openTestStore, waitFor, type TestStore } from '@talon/module-sdk/testing';
+import type { AgentRegistry, AgentRunner, SessionStore, TurnRequest, TurnResult } from '@talon/agents';
+import type { TasksConfig } from '../config.ts';
+import { Queue } from '../services/queue.ts';
+import { MAX_ATTEMPTS } from '../services/rows.ts';
+
+const MODULE = path.resolve(import.meta.dirname, '..');
+const AGENT = { id: 'a1', name: 'worker', manifest: { extra: {} } };
+
+/** A runner whose turns wait until the test ends them; each call is recorded. */
+class StubRunner {
+  readonly calls: Array<{ request: TurnRequest; end: (response: string) => void }> = [];
+  run(request: TurnRequest): Promise<TurnResult> {
+    return new Promise((resolve) => {
+      const end = (response: string) =>
+        resolve({
+          turnId: 't',
+          agentId: request.agentId,
+          sessionId: 's',
+          response,
+          inputTokens: 1,
+          outputTokens: 1,
+          iterations: 1,
+          costUsd: 0,
+          interrupted: request.signal?.aborted ?? false,
+        });
+      request.signal?.addEventListener('abort', () => end(''), { once: true });
+      this.calls.push({ request, end });
+    });
+  }
+}
+
+interface Process {
+  queue: Queue;
+  store: Store;
+  runner: StubRunner;
+  node: string;
+  live: Set<string>;
+}
+
+const opened: TestStore[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+  shared.clear();
+});
+
+function lanes(caps: Record<string, number>): () => TasksConfig {
+  return () => ({ claim_timeout_secs: 600, max_retries: 3, sweep_interval_secs: 30, lanes: caps }) as TasksConfig;
+}
+
+/**
+ * A process on the database (the first one creates it). All share one connection: two better-sqlite3 connections in
+ * one thread deadlock when one waits (synchronously, busy_timeout) for a write lock the other holds across a
+ * microtask. Across real processes the wait is harmless; what makes the processes distinct here is what the queue's
+ * SQL keys on: the node id and the module copy.
+ */
+const shared = new Map<string, TestStore>();
+function proc(node: string, file?: string, caps: Record<string, number> = { schedule: 1 }): Process & { file: string } {
+  let s = file ? shared.get(file) : undefined;
+  if (!s) {
+    s = openTestStore([MODULE]);
+    opened.push(s);
+    shared.set(s.file, s);
+  }
+  const runner = new StubRunner();
+  const live = new Set<string>();
+  const queue = new Queue({
+    registry: () => ({ get: (id: string) => (id === AGENT.id ? AGENT : undefined) }) as unknown as AgentRegistry,
+    runner: () => runner as unknown as AgentRunner,
+    sessions: () => ({ create: () => 'new-session' }) as unknown as SessionStore,
+    config: lanes(caps),
+    store: s.store,
+    nodes: { id: node, live: async () => [...live] },
+    changes: { note: async () => undefined },
+    log: pino({ level: 'silent' }),
+    startedAt: 0,
+  });
+  return { queue, store: s.store, runner, node, live, file: s.file };
+}
+
+const turn = (extra: Record<string, unknown> = {}) => ({ lane: 'schedule', agentId: AGENT.id, message: 'hi', origin: 'schedule', ...extra });
+
+async function row(p: Process, id?: string) {
+  const rows = await p.store.many<{ id: string; state: string; node: string | null; attempts: number; result: string | null; error: string | null }>(
+    'SELECT id, state, node, attempts, result, error FROM tasks_queue ORDER BY seq',
+  );
+  return id ? rows.find((r) => r.id === id) : rows[rows.length - 1];
+}
+
+test('a turn is a committed row before it runs; the row records the result the caller gets', async () => {
+  const a = proc('node-a');
+  const answer = a.queue.runTurn(turn());
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'the turn to start');
+  const running = await row(a);
+  assert.equal(running?.state, 'running');
+  assert.equal(running?.node, 'node-a');
+  a.runner.calls[0].end('hello');
+  assert.equal((await answer).response, 'hello');
+  const done = await row(a);
+  assert.equal(done?.state, 'done');
+  assert.equal((JSON.parse(done!.result!) as TurnResult).response, 'hello');
+});
+
+test("the lane cap holds across processes: a second process does not start a turn while the first runs the lane's only slot", async () => {
+  const a = proc('node-a');
+  const b = proc('node-b', a.file);
+  const first = a.queue.runTurn(turn());
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'the first turn');
+  const second = b.queue.runTurn(turn({ message: 'second' }));
+  await waitFor(async () => (await row(b))?.state === 'queued', 2000, 'the second row');
+  await b.queue.refresh();
+  assert.equal(b.runner.calls.length, 0, 'b claimed past the cap');
+  a.runner.calls[0].end('one');
+  await first;
+  // The slot is free: whichever process looks first (a as its turn ends, b on its change feed or poll) runs it.
+  await b.queue.refresh();
+  await waitFor(() => a.runner.calls.length + b.runner.calls.length === 2, 2000, 'the second turn to start');
+  (a.runner.calls[1] ?? b.runner.calls[0]).end('two');
+  await waitFor(async () => (await row(b))?.state === 'done', 2000, 'done');
+  await b.queue.refresh();
+  assert.equal((await second).response, 'two');
+});
+
+test('a turn another process ran resolves its caller here when the row turns done', async () => {
+  const a = proc('node-a');
+  const b = proc('node-b', a.file);
+  // A retired copy claims no turns: the turn a queues is b's to run.
+  a.queue.retire();
+  const answer = a.queue.runTurn(turn());
+  await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'the row');
+  await b.queue.refresh();
+  await waitFor(() => b.runner.calls.length === 1, 2000, 'b to run it');
+  b.runner.calls[0].end('from b');
+  await waitFor(async () => (await row(a))?.state === 'done', 2000, 'done');
+  await a.queue.refresh();
+  assert.equal((await answer).response, 'from b');
+  assert.equal(a.runner.calls.length, 0);
+});
+
+test('a failure recorded elsewhere rejects the caller here with its HTTP status', async () => {
+  const a = proc('node-a');
+  const b = proc('node-b', a.file);
+  a.queue.retire();
+  const answer = a.queue.runTurn(turn({ agentId: 'nobody' }));
+  await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'the row');
+  await b.queue.refresh();
+  await waitFor(async () => (await row(a))?.state === 'failed', 2000, 'failed');
+  await a.queue.refresh();
+  await assert.rejects(answer, (err: unknown) => err instanceof HttpError && err.statusCode === 404 && /nobody/.test(err.message));
+});
+
+test("kill -9: a dead node's running turn goes back to the queue (attempts counted) and a live node runs it; the result is recorded", async () => {
+  const a = proc('node-a');
+  const b = proc('node-b', a.file);
+  void a.queue.runTurn(turn()).catch(() => undefined);
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'a to run it');
+  // a dies here: its turn never ends. Two live nodes notice; one UPDATE moves the row.
+  const c = proc('node-c', a.file);
+  await Promise.all([b.queue.takeOver('node-a'), c.queue.takeOver('node-a')]);
+  await waitFor(() => b.runner.calls.length + c.runner.calls.length === 1, 2000, 'one live node to run it again');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(b.runner.calls.length + c.runner.calls.length, 1, 'run twice');
+  const runner = b.runner.calls.length ? b.runner : c.runner;
+  assert.equal((await row(a))?.attempts, 2);
+  runner.calls[0].end('recovered');
+  await waitFor(async () => (await row(a))?.state === 'done', 2000, 'done');
+  assert.match((await row(a))!.result!, /recovered/);
+});
+
+test(`a turn whose node died ${MAX_ATTEMPTS} times is failed, saying so`, async () => {
+  const a = proc('node-a');
+  void a.queue.runTurn(turn()).catch(() => undefined);
+  const others = [a];
+  for (let i = 1; i <= MAX_ATTEMPTS; i++) {
+    const dying = others[others.length - 1];
+    await waitFor(() => dying.runner.calls.length === 1, 2000, `attempt ${i}`);
+    const next = proc(`node-${i}`, a.file);
+    await next.queue.takeOver(dying.node);
+    others.push(next);
+  }
+  const last = await row(a);
+  assert.equal(last?.state, 'failed');
+  assert.equal(last?.attempts, MAX_ATTEMPTS);
+  assert.match(last!.error!, new RegExp(`ended while it ran, ${MAX_ATTEMPTS} times`));
+});
+
+test('at start, rows whose caller is gone are claimed and run, and the rows of nodes not live are taken over', async () => {
+  const a = proc('node-a');
+  a.queue.retire();
+  void a.queue.runTurn(turn({ message: 'orphan' })).catch(() => undefined);
+  await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'the row');
+  // A local job of a: its function died with a.
+  a.queue.run('schedule', () => new Promise<void>(() => undefined)).catch(() => undefined);
+  await waitFor(async () => (await a.store.many('SELECT id FROM tasks_queue')).length === 2, 2000, 'two rows');
+  const b = proc('node-b', a.file);
+  b.live.add('node-b');
+  await b.queue.start();
+  await waitFor(() => b.runner.calls.length === 1, 2000, 'b to run the orphan');
+  assert.equal(b.runner.calls[0].request.message, 'orphan');
+  b.runner.calls[0].end('done anyway');
+  await waitFor(async () => (await b.store.many("SELECT id FROM tasks_queue WHERE state = 'done'")).length === 1, 2000, 'recorded');
+  const local = await b.store.one<{ state: string; error: string }>("SELECT state, error FROM tasks_queue WHERE kind = 'local'");
+  assert.equal(local?.state, 'failed');
+  assert.match(local!.error, /the process that queued it ended/);
+});
+
+test('cancelling (the signal) marks the row cancelled and stops the turn on the process that runs it', async () => {
+  const a = proc('node-a');
+  const b = proc('node-b', a.file);
+  a.queue.retire();
+  const controller = new AbortController();
+  const answer = a.queue.runTurn(turn({ signal: controller.signal }));
+  await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'the row');
+  await b.queue.refresh();
+  await waitFor(() => b.runner.calls.length === 1, 2000, 'b to run it');
+  controller.abort();
+  await assert.rejects(answer, (err: unknown) => err instanceof HttpError && err.statusCode === 409);
+  await waitFor(async () => (await row(a))?.state === 'cancelled', 2000, 'cancelled');
+  await b.queue.refresh();
+  assert.equal(b.runner.calls[0].request.signal?.aborted, true, 'the turn on b was not stopped');
+  // b's end of the turn does not overwrite the cancel.
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await row(a))?.state, 'cancelled');
+});
+
+test('a cancelled queued turn never runs', async () => {
+  const a = proc('node-a');
+  const blocker = a.queue.runTurn(turn());
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'the blocker');
+  const controller = new AbortController();
+  const waiting = a.queue.runTurn(turn({ signal: controller.signal, message: 'never' }));
+  await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'queued');
+  controller.abort();
+  await assert.rejects(waiting, /stopped before the turn started/);
+  a.runner.calls[0].end('x');
+  await blocker;
+  await a.queue.refresh();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(a.runner.calls.length, 1);
+});
+
+test('a key already queued runs nothing more: the second caller gets the first row’s outcome', async () => {
+  const a = proc('node-a');
+  const b = proc('node-b', a.file);
+  const first = a.queue.runTurn(turn({ key: 'job:1:slot' }));
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'the turn');
+  const second = b.queue.runTurn(turn({ key: 'job:1:slot' }));
+  a.runner.calls[0].end('once');
+  await first;
+  await b.queue.refresh();
+  assert.equal((await second).response, 'once');
+  assert.equal(b.runner.calls.length, 0);
+  // Also after the row ended.
+  assert.equal((await b.queue.runTurn(turn({ key: 'job:1:slot' }))).response, 'once');
+  assert.equal((await a.store.many('SELECT id FROM tasks_queue')).length, 1);
+});
+
+test('lane status counts rows: running and queued over every process, and the cap', async () => {
+  const a = proc('node-a', undefined, { schedule: 1, trigger: 8 });
+  const b = proc('node-b', a.file, { schedule: 1, trigger: 8 });
+  void a.queue.runTurn(turn()).catch(() => undefined);
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'running');
+  void b.queue.runTurn(turn()).catch(() => undefined);
+  await waitFor(async () => (await b.queue.lanes()).find((l) => l.lane === 'schedule')?.queued === 1, 2000, 'queued');
+  const status = await b.queue.lanes();
+  assert.deepEqual(status[0], { lane: 'schedule', active: 1, queued: 1, capacity: 1, completed: 0 });
+  a.runner.calls[0].end('x');
+  await waitFor(async () => (await b.queue.lanes())[0].completed === 1, 2000, 'completed');
+});
