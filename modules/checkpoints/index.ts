@@ -5,13 +5,16 @@ import { checkpointsConfigSchema, type CheckpointsConfig } from './config.ts';
 import { CheckpointManager } from './services/manager.ts';
 import { checkpointRoutes } from './routes/checkpoints.ts';
 
+/** The change-feed topic of shadow indexes; key = the repository's git dir. */
+const INDEX_TOPIC = 'index';
+
 export default defineModule<CheckpointsConfig>({
   configSchema: checkpointsConfigSchema,
   register(ctx) {
     const manager = new CheckpointManager({
       // Shadow repositories are the service's own bookkeeping: the module's private data folder.
       root: () => ctx.dataDir,
-      db: ctx.db,
+      store: ctx.store,
       log: ctx.log,
       settings: () => ({
         snapshotTimeoutMs: ctx.config.snapshot_timeout_ms,
@@ -19,7 +22,10 @@ export default defineModule<CheckpointsConfig>({
         retention: { maxCount: ctx.config.max_checkpoints, maxAgeDays: ctx.config.max_age_days },
       }),
       patchPaths: (patch) => ctx.tryUse(patchService)?.paths(patch) ?? [],
+      indexChanged: (gitDir) => ctx.changes.note(INDEX_TOPIC, gitDir),
     });
+    // Another process on this home changed a shadow index (a snapshot or a restore there).
+    ctx.changes.on(INDEX_TOPIC, (gitDir) => manager.forgetIndex(gitDir));
     const hooks = ctx.hooks.tryTap(agentHooks);
     // Last, so the snapshot holds the state right before the tool runs.
     if (hooks) hooks.beforeToolCall.tapPromise('snapshot', (call) => manager.beforeToolCall(call), { stage: STAGE.LAST });

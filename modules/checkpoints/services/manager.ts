@@ -1,7 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { HttpError } from '@talon/module-sdk';
+import { HttpError, type Store } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { ToolCallInfo } from '@talon/agents';
 import { locate } from './shadow.ts';
@@ -25,11 +24,13 @@ export interface CheckpointSettings {
 export interface ManagerDeps {
   /** Where the shadow repositories live; asked on first use, since the module's register() does no I/O. */
   root: () => string;
-  db: Database;
+  store: Store;
   log: Logger;
   settings: () => CheckpointSettings;
   /** The paths an apply_patch text names (the tools module's parser; none when it is not loaded). */
   patchPaths: (patch: string) => string[];
+  /** Tells the other processes on the home that a shadow index changed (ctx.changes); none in a lone test. */
+  indexChanged?: (gitDir: string) => Promise<void>;
 }
 
 /** A restore is a client request, not on a tool's path: a generous fixed bound (retention work has the same). */
@@ -42,14 +43,23 @@ const RETENTION_RECHECK_MS = 3_600_000;
 export class CheckpointManager {
   private readonly touched: TouchedPaths;
   private readonly queues = new SerialQueues();
-  private readonly index = new IndexMirror();
+  private readonly index = new IndexMirror((gitDir) => this.noteIndex(gitDir));
   /** Per repository: commits since its retention was last checked, and when that was. */
   private readonly retained = new Map<string, { commits: number; at: number }>();
   private readonly log: Logger;
 
   constructor(private readonly deps: ManagerDeps) {
-    this.touched = new TouchedPaths(deps.db);
+    this.touched = new TouchedPaths(deps.store);
     this.log = deps.log;
+  }
+
+  /** Another process changed this shadow index: the mirror is reloaded on next use. */
+  forgetIndex(gitDir: string): void {
+    this.index.forget(gitDir);
+  }
+
+  private noteIndex(gitDir: string): void {
+    this.deps.indexChanged?.(gitDir).catch((err: unknown) => this.log.warn({ err, gitDir }, "could not tell the other processes of a shadow index's change"));
   }
 
   /**
@@ -85,11 +95,12 @@ export class CheckpointManager {
    * shadow repository, bounded by snapshot_timeout_ms).
    */
   async snapshot(workDir: string, paths: readonly string[], meta: CheckpointMeta): Promise<string | null> {
-    this.touched.record(workDir, paths);
+    await this.touched.record(workDir, paths);
     const { snapshotTimeoutMs, maxFileBytes } = this.deps.settings();
     const location = locate(this.deps.root(), workDir);
-    const commit = await this.queue(location, snapshotTimeoutMs, (signal) =>
-      takeSnapshot(location, this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }),
+    // The list is read when the job runs, after the jobs queued before it: it holds every path recorded by then.
+    const commit = await this.queue(location, snapshotTimeoutMs, async (signal) =>
+      takeSnapshot(location, await this.touched.list(workDir), meta, { maxFileBytes, log: this.log, signal, index: this.index }),
     );
     if (commit) this.afterCommit(location);
     return commit;
@@ -159,7 +170,9 @@ export class CheckpointManager {
       try {
         return await job(signal);
       } catch (err) {
+        // The failed job may have changed the index before failing: here and in the other processes, reload it.
         this.index.forget(location.gitDir);
+        this.noteIndex(location.gitDir);
         throw err;
       }
     });

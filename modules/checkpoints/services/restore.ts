@@ -38,6 +38,7 @@ export async function restoreCheckpoint(location: ShadowLocation, commit: string
     await git.raw(['--no-literal-pathspecs', 'checkout', full, '--', ':(top)']);
     const tracked = await options.index.load(git, location.gitDir, false);
     paths.forEach((p) => tracked.add(p));
+    options.index.changed(location.gitDir);
   }
   return { status: 'restored', working_dir: location.workDir, commit: full, restored: paths, safety_snapshot: safety };
 }

@@ -36,6 +36,7 @@ export async function takeSnapshot(location: ShadowLocation, paths: readonly str
   drop.forEach((p) => tracked.delete(p));
   const commit = await commitAll(git, checkpointMessage(meta));
   missing.forEach((p) => tracked.delete(p));
+  if (add.length || drop.length || missing.length) options.index.changed(location.gitDir);
   if (commit) options.log.debug({ workDir: location.workDir, commit, tool: meta.tool }, 'checkpoint committed');
   return commit;
 }

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Store } from '@talon/module-sdk';
 
 /**
  * The files each working directory's shadow repository tracks: every path a
@@ -7,22 +7,18 @@ import type { Database, Statement } from 'better-sqlite3';
  * and the next one picks it up.
  */
 export class TouchedPaths {
-  private readonly insert: Statement<[string, string, string]>;
-  private readonly select: Statement<[string], { path: string }>;
+  constructor(private readonly store: Store) {}
 
-  constructor(private readonly db: Database) {
-    this.insert = db.prepare('INSERT OR IGNORE INTO checkpoints_paths (work_dir, path, first_seen) VALUES (?, ?, ?)');
-    this.select = db.prepare('SELECT path FROM checkpoints_paths WHERE work_dir = ? ORDER BY path');
-  }
-
-  record(workDir: string, paths: readonly string[]): void {
+  async record(workDir: string, paths: readonly string[]): Promise<void> {
     const now = new Date().toISOString();
-    this.db.transaction(() => {
-      for (const p of paths) this.insert.run(workDir, p, now);
-    })();
+    await this.store.tx(async (t) => {
+      // The first sighting stays (another process may have recorded the path first).
+      for (const p of paths)
+        await t.run('INSERT INTO checkpoints_paths (work_dir, path, first_seen) VALUES (?, ?, ?) ON CONFLICT (work_dir, path) DO NOTHING', [workDir, p, now]);
+    });
   }
 
-  list(workDir: string): string[] {
-    return this.select.all(workDir).map((row) => row.path);
+  async list(workDir: string): Promise<string[]> {
+    return (await this.store.many<{ path: string }>('SELECT path FROM checkpoints_paths WHERE work_dir = ? ORDER BY path', [workDir])).map((row) => row.path);
   }
 }

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { openTestStore } from '@talon/module-sdk/testing';
 import { pino } from 'pino';
 import { CheckpointManager } from '../services/manager.ts';
 import { keptCount, type RetentionPolicy } from '../services/retention.ts';
@@ -12,18 +12,22 @@ import { locate } from '../services/shadow.ts';
 import { AGENT_ID, SESSION_ID, commitCount, git, tempDir } from './support.ts';
 
 const made: string[] = [];
-after(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const closers: Array<() => void> = [];
+after(() => {
+  closers.forEach((close) => close());
+  made.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+});
 
 function setup(retention: RetentionPolicy) {
   const root = tempDir('talon-ckpt-root-');
   const ws = tempDir('talon-ckpt-ws-');
   made.push(root, ws);
-  const db = new Database(':memory:');
-  db.exec(readFileSync(path.join(import.meta.dirname, '..', 'migrations', '0001_paths.sql'), 'utf8'));
+  const opened = openTestStore([path.join(import.meta.dirname, '..')]);
+  closers.push(opened.close);
   const policy = { ...retention };
   const manager = new CheckpointManager({
     root: () => root,
-    db,
+    store: opened.store,
     log: pino({ level: 'silent' }),
     settings: () => ({ snapshotTimeoutMs: 10_000, maxFileBytes: 51_200, retention: policy }),
     patchPaths: () => [],
