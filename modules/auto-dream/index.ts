@@ -42,10 +42,11 @@ export default defineModule<Config>({
     ctx.hooks.kernel.config.changed.tapPromise('auto-dream', async (change) => {
       if (change.path === '' || change.path.startsWith('auto_dream')) await dreams.syncAll();
     });
-    // A process that died while creating an agent's job leaves it pending: a live one creates it.
-    ctx.nodes.onDead((node) => dreams.takeOver(node));
     return {
       async start() {
+        // A process that died while creating an agent's job leaves it pending: a live one creates it (when it is found
+        // dead, and at start for nodes that died while none ran).
+        ctx.nodes.onDead((node) => dreams.takeOver(node));
         await dreams.sweep();
         await dreams.syncAll();
       },
