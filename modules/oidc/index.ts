@@ -6,7 +6,7 @@ import { oidcConfigSchema, type OidcConfig } from './config.ts';
 import { Flows } from './services/flows.ts';
 import { Introspector } from './services/introspect.ts';
 import { Providers } from './services/providers.ts';
-import { Sessions } from './services/sessions.ts';
+import { Sessions, SESSIONS_TOPIC } from './services/sessions.ts';
 import { authRoutes } from './routes/auth.ts';
 
 export default defineModule<OidcConfig>({
@@ -14,7 +14,14 @@ export default defineModule<OidcConfig>({
   register(ctx) {
     const config = () => ctx.config;
     const providers = new Providers(config, () => ctx.use(safeNet));
-    const sessions = new Sessions(ctx.db, config, () => ctx.use(secretVault));
+    const sessions = new Sessions(
+      ctx.store,
+      config,
+      () => ctx.use(secretVault),
+      (t, hash) => ctx.changes.note(SESSIONS_TOPIC, hash, t),
+    );
+    // Another process signed someone in or out: the cookie works, or stops working, here too.
+    ctx.changes.on(SESSIONS_TOPIC, (hash) => sessions.heard(hash));
     const flows = new Flows(providers, config);
     const introspector = new Introspector(providers, sessions);
     ctx.provide(dashboardSessions, sessions);
@@ -23,6 +30,7 @@ export default defineModule<OidcConfig>({
         ctx.log.warn({ provider: p.id }, 'every account of this identity provider may sign in: set allowed_domains to restrict it');
     }
     return {
+      start: () => sessions.load(),
       routes: (app) => authRoutes(app, { config, providers, flows, sessions, introspector }),
     };
   },

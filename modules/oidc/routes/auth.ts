@@ -56,7 +56,7 @@ export function authRoutes(app: Routes, deps: AuthRouteDeps): void {
 
   const callback = async (request: FastifyRequest, reply: FastifyReply, params: CallbackParams) => {
     const done = await deps.flows.finish(params);
-    const { token, expiresAt } = deps.sessions.create(done.provider, done.profile, done.accessToken);
+    const { token, expiresAt } = await deps.sessions.create(done.provider, done.profile, done.accessToken);
     request.log.info({ provider: done.provider, sub: done.profile.sub }, 'dashboard sign-in');
     const config = deps.config();
     reply.header('set-cookie', sessionCookie(config.cookie_name, token, config.session_ttl_secs, request.protocol === 'https'));
@@ -87,7 +87,7 @@ export function authRoutes(app: Routes, deps: AuthRouteDeps): void {
 
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
     const { token } = deps.sessions.fromHeaders(request.headers);
-    const ended = deps.sessions.end(token);
+    const ended = await deps.sessions.end(token);
     const config = deps.config();
     reply.header('set-cookie', sessionCookie(config.cookie_name, '', 0, request.protocol === 'https'));
     return reply.send({ ok: true, signed_out: ended });

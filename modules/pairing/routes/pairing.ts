@@ -43,7 +43,7 @@ export function pairingRoutes(app: Routes, deps: PairingRouteDeps): void {
   });
 
   app.post('/api/pairing/request', { schema: { summary: 'A single-use pairing code (and a QR code of it) for a new device', tags } }, async (request) => {
-    const code = deps.devices.newCode();
+    const code = await deps.devices.newCode();
     const payload = Buffer.from(
       JSON.stringify({ v: 1, base_url: baseUrl(deps.config(), request), code: code.pairing_code, expires_at: code.expires_at }),
     ).toString('base64url');
@@ -58,14 +58,14 @@ export function pairingRoutes(app: Routes, deps: PairingRouteDeps): void {
     { config: { public: true }, schema: { summary: 'Completes pairing with the code; the device token is shown once', tags, body: completeBody } },
     async (request) => {
       const { pairing_code, token, display_name, platform, push_token } = request.body;
-      const { device, token: deviceToken } = deps.devices.complete({ code: (pairing_code ?? token)!, display_name, platform, push_token });
+      const { device, token: deviceToken } = await deps.devices.complete({ code: (pairing_code ?? token)!, display_name, platform, push_token });
       request.log.info({ device: device.id, platform }, 'device paired');
       return { ...deviceView(device), token: deviceToken };
     },
   );
 
   app.get('/api/pairing/devices', { schema: { summary: 'Paired devices', tags } }, async () => {
-    const devices = deps.devices.list().map(deviceView);
+    const devices = (await deps.devices.list()).map(deviceView);
     return { devices, total: devices.length };
   });
 
@@ -73,7 +73,7 @@ export function pairingRoutes(app: Routes, deps: PairingRouteDeps): void {
     '/api/pairing/devices/:id',
     { schema: { summary: 'Removes a device; its token stops working at once', tags, params: idParams } },
     async (request, reply) => {
-      deps.devices.remove(requireUuid(request.params.id, 'device id'));
+      await deps.devices.remove(requireUuid(request.params.id, 'device id'));
       return reply.code(204).send();
     },
   );
@@ -82,7 +82,7 @@ export function pairingRoutes(app: Routes, deps: PairingRouteDeps): void {
     '/api/pairing/notify',
     { schema: { summary: 'Pushes a notification to every paired device (ntfy or Gotify)', tags, body: notifyBody } },
     async (request) => {
-      const devices = deps.devices.list();
+      const devices = await deps.devices.list();
       const result = await notifyDevices(deps.net(), deps.config(), devices, { title: request.body.title, message: request.body.message });
       return { ok: result.failed === 0, ...result, devices: devices.length };
     },

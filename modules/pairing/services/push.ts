@@ -70,7 +70,7 @@ export async function notifyDevices(
 export async function pushToAll(devices: Devices, config: PairingConfig, net: () => SafeNet, note: { title: string; message: string }): Promise<PushOutcome> {
   if (!config.enabled) return { sent: 0, failed: 0, skipped: 'pairing is not enabled' };
   if (config.push_provider === 'none') return { sent: 0, failed: 0, skipped: 'no push provider' };
-  const list = devices.list();
+  const list = await devices.list();
   if (!list.length) return { sent: 0, failed: 0, skipped: 'no paired device' };
   try {
     const { sent, failed } = await notifyDevices(net(), config, list, note);
