@@ -2,20 +2,23 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { catalogHooks, catalogService, secretVault } from '@talon/catalog';
 import { configKeys, configSchema, type CatalogConfig } from './config.ts';
-import { CatalogStore } from './services/store.ts';
+import { CatalogStore, LAYERS } from './services/store.ts';
 import { DeviceFlows } from './services/device-flow.ts';
 import { modelRoutes } from './routes/models.ts';
 import { providerRoutes } from './routes/providers.ts';
 import { catalogRoutes } from './routes/catalog.ts';
-import { SecretBox } from './services/secrets.ts';
+import { SecretBox, secretKeyFile } from './services/secrets.ts';
 
 export default defineModule<CatalogConfig>({
   configSchema,
   configKeys,
   hooks: [catalogHooks],
   register(ctx) {
+    const box = new SecretBox(secretKeyFile(ctx.home));
     const store = new CatalogStore({
-      db: ctx.db,
+      store: ctx.store,
+      changes: ctx.changes,
+      box,
       log: ctx.log,
       shippedDir: path.join(ctx.dir, 'data'),
       home: ctx.home,
@@ -25,9 +28,15 @@ export default defineModule<CatalogConfig>({
     const flows = new DeviceFlows();
     const config = () => ctx.config;
     ctx.provide(catalogService, store);
-    ctx.provide(secretVault, new SecretBox(path.join(ctx.home, 'secret.key')));
+    ctx.provide(secretVault, box);
+    // Another process of the home changed a layer: read it again (registered before the load, so no note is missed).
+    for (const layer of LAYERS) ctx.changes.on(layer, () => store.reload(layer));
     return {
-      start: () => store.load(),
+      async start() {
+        // A key that is not the database's stops start-up (a ConfigError) before anything is sealed with it.
+        await box.verify(ctx.store);
+        await store.load();
+      },
       routes(app) {
         modelRoutes(app, store);
         providerRoutes(app, { store, flows, config });

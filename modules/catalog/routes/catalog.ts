@@ -52,7 +52,7 @@ export function catalogRoutes(app: Routes, { store, config, home, updateParts }:
           ...parts,
         };
       }
-      const diff = store.applyRegistry(content);
+      const diff = await store.applyRegistry(content);
       request.log.info(`catalog updated to ${content.version} from ${content.source}: +${diff.added} ~${diff.updated} -${diff.removed}`);
       return { status: 'updated' as const, ...diff, version: content.version, ...parts };
     },

@@ -80,15 +80,15 @@ export function modelRoutes(app: Routes, store: CatalogStore): void {
     { schema: { summary: 'Create or change an alias', tags: ['models'], body: aliasBody, response: { 200: aliasResponse, 201: aliasResponse } } },
     async (request, reply) => {
       const { alias, model_id } = request.body;
-      const result = store.setAlias(alias, model_id);
+      const result = await store.setAlias(alias, model_id);
       return reply
         .code(result.created ? 201 : 200)
         .send({ status: result.created ? ('created' as const) : ('updated' as const), alias, model_id: result.model_id });
     },
   );
 
-  const deleteAlias = (alias: string) => {
-    store.deleteAlias(alias);
+  const deleteAlias = async (alias: string) => {
+    await store.deleteAlias(alias);
     return { status: 'removed', alias } as const;
   };
   app.delete(
@@ -106,12 +106,12 @@ export function modelRoutes(app: Routes, store: CatalogStore): void {
     '/api/models/custom',
     { schema: { summary: 'Add a custom model', tags: ['models'], body: customBody, response: { 201: modelResponse } } },
     async (request, reply) => {
-      return reply.code(201).send(store.addCustom(customEntry(request.body)));
+      return reply.code(201).send(await store.addCustom(customEntry(request.body)));
     },
   );
 
-  const deleteCustom = (id: string) => {
-    store.deleteCustom(id);
+  const deleteCustom = async (id: string) => {
+    await store.deleteCustom(id);
     return { status: 'removed', id } as const;
   };
   app.delete(

@@ -100,7 +100,7 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
       }
       if (!result) throw notFound(`poll id '${request.params.poll_id}' not found`);
       if (result.status !== 'authorized') return { status: result.status, provider: DEVICE_FLOW_PROVIDER };
-      store.keys.set(DEVICE_FLOW_PROVIDER, result.token);
+      await store.keys.set(DEVICE_FLOW_PROVIDER, result.token);
       request.log.info(`provider '${DEVICE_FLOW_PROVIDER}' authorized through the device flow`);
       return { status: 'authorized' as const, provider: DEVICE_FLOW_PROVIDER };
     },
@@ -153,7 +153,7 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
       const key = (request.body.api_key ?? request.body.key ?? '').trim();
       if (!key) throw badRequest('api_key is required: a non-empty string');
       if (!p.key_required && !p.env_var) throw badRequest(`provider '${p.name}' does not use an API key`);
-      store.keys.set(p.name, key);
+      await store.keys.set(p.name, key);
       request.log.info(`API key stored for provider '${p.name}'`);
       return { status: 'configured' as const, provider: p.name };
     },
@@ -164,7 +164,7 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     { schema: { summary: 'Remove a stored provider key', tags, params: nameParams, response: { 200: keyResponse('removed') } } },
     async (request) => {
       const p = store.requireProvider(request.params.name);
-      if (!store.keys.delete(p.name)) throw notFound(`provider '${p.name}' has no stored key`);
+      if (!(await store.keys.delete(p.name))) throw notFound(`provider '${p.name}' has no stored key`);
       request.log.info(`API key removed for provider '${p.name}'`);
       return { status: 'removed' as const, provider: p.name };
     },
@@ -202,7 +202,7 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     async (request) => {
       const p = store.requireProvider(request.params.name);
       const { url } = request.body;
-      const base_url = url === null ? store.clearUrl(p) : store.setUrl(p, checkedUrl(url));
+      const base_url = url === null ? await store.clearUrl(p) : await store.setUrl(p, checkedUrl(url));
       return { status: 'updated' as const, provider: p.name, base_url };
     },
   );

@@ -6,15 +6,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { badRequest, notFound, prepared } from '@talon/module-sdk';
+import { badRequest, notFound, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
 import type { CatalogService, ModelEntry, ProviderEntry } from '../api.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import type { ProviderFile } from './schema.ts';
 import { Snapshot, type ListFilter } from './snapshot.ts';
-import { KeyStore } from './keys.ts';
-import { SecretBox } from './secrets.ts';
+import { KEYS_TOPIC, KeyStore } from './keys.ts';
+import type { SecretBox } from './secrets.ts';
 
 /** Other names clients use for catalogue providers. */
 const PROVIDER_ALIASES: Record<string, string> = { google: 'gemini', 'llama.cpp': 'llamacpp', 'llama-cpp': 'llamacpp', 'lm-studio': 'lmstudio' };
@@ -45,11 +44,15 @@ export interface UpdateDiff {
 }
 
 export interface StoreDeps {
-  db: Database;
+  store: Store;
+  /** Notes of the rows behind the cached layers, and the other processes' notes. */
+  changes: ChangeFeed;
+  /** The vault provider keys are sealed with. */
+  box: SecretBox;
   log: Logger;
   /** The catalogue shipped with the module (providers/*.toml, aliases.toml). */
   shippedDir: string;
-  /** Talon home: secret.key, user providers/*.toml and aliases.toml. */
+  /** Talon home: user providers/*.toml and aliases.toml. */
   home: string;
   /** The module's private folder, where the accepted registry update is kept (read on use: it is created then). */
   stateDir: () => string;
@@ -59,6 +62,13 @@ export interface StoreDeps {
 
 /** Where releases before the per-module data folders kept the registry update. */
 const LEGACY_REGISTRY = path.join('data', 'catalog-registry.json');
+
+/**
+ * The layers other processes of the home may change, each a change-feed topic: a note makes the others read that
+ * layer again (the registry layer is a file in the module's data folder, the others are tables).
+ */
+export const LAYERS = [KEYS_TOPIC, 'aliases', 'custom', 'urls', 'registry'] as const;
+export type Layer = (typeof LAYERS)[number];
 
 export class CatalogStore implements CatalogService {
   readonly keys: KeyStore;
@@ -71,10 +81,12 @@ export class CatalogStore implements CatalogService {
   private userAliasFile: Record<string, string> = {};
   private custom: ModelEntry[] = [];
   private userAliases = new Map<string, string | null>();
-  private readonly urls = new Map<string, string>();
+  private urls = new Map<string, string>();
+  /** Loads one after another: a reload that read older rows never lands after one that read newer. */
+  private loading: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: StoreDeps) {
-    this.keys = new KeyStore(deps.db, new SecretBox(path.join(deps.home, 'secret.key')), deps.log);
+    this.keys = new KeyStore(deps.store, deps.changes, deps.box, deps.log);
     this.snap = this.build();
   }
 
@@ -83,8 +95,30 @@ export class CatalogStore implements CatalogService {
   }
 
   /** Reads every layer (start). Bad files are logged and skipped. */
-  load(): void {
-    const { log, shippedDir, home, db } = this.deps;
+  load(): Promise<void> {
+    return this.serially(() => this.loadAll());
+  }
+
+  /** Reads one layer again: another process changed it. */
+  reload(layer: Layer): Promise<void> {
+    return this.serially(async () => {
+      if (layer === KEYS_TOPIC) return this.keys.load();
+      if (layer === 'aliases') this.userAliases = await this.loadAliases();
+      else if (layer === 'custom') this.custom = await this.loadCustom();
+      else if (layer === 'urls') this.urls = await this.loadUrls();
+      else this.registry = this.readRegistryState();
+      this.snap = this.build();
+    });
+  }
+
+  private serially(work: () => Promise<void>): Promise<void> {
+    const next = this.loading.then(work);
+    this.loading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async loadAll(): Promise<void> {
+    const { log, shippedDir, home } = this.deps;
     const shipped = loadProviderDir(path.join(shippedDir, 'providers'));
     const user = loadProviderDir(path.join(home, 'providers'));
     for (const e of [...shipped.errors, ...user.errors]) log.error(`catalog file skipped: ${e}`);
@@ -94,19 +128,36 @@ export class CatalogStore implements CatalogService {
     this.builtinAliases = this.aliasFile(path.join(shippedDir, 'aliases.toml'));
     this.userAliasFile = this.aliasFile(path.join(home, 'aliases.toml'));
     this.registry = this.readRegistryState();
-    this.custom = (db.prepare('SELECT entry FROM catalog_custom_models ORDER BY created_at').all() as Array<{ entry: string }>).map(
-      (r) => JSON.parse(r.entry) as ModelEntry,
-    );
-    this.userAliases = new Map(
-      (db.prepare('SELECT alias, model_id FROM catalog_aliases').all() as Array<{ alias: string; model_id: string | null }>).map((r) => [r.alias, r.model_id]),
-    );
-    this.urls.clear();
-    for (const r of db.prepare('SELECT provider, base_url FROM catalog_provider_urls').all() as Array<{ provider: string; base_url: string }>)
-      this.urls.set(r.provider, r.base_url);
-    this.keys.load();
+    this.custom = await this.loadCustom();
+    this.userAliases = await this.loadAliases();
+    this.urls = await this.loadUrls();
+    await this.keys.load();
     this.snap = this.build();
     for (const w of this.snap.warnings) log.warn(`catalog: ${w}`);
     log.info(`catalog loaded: ${this.snap.providers.size} providers, ${this.snap.models.size} models, ${this.snap.aliases.size} aliases`);
+  }
+
+  private async loadCustom(): Promise<ModelEntry[]> {
+    const rows = await this.deps.store.many<{ entry: string }>('SELECT entry FROM catalog_custom_models ORDER BY created_at');
+    return rows.map((r) => JSON.parse(r.entry) as ModelEntry);
+  }
+
+  private async loadAliases(): Promise<Map<string, string | null>> {
+    const rows = await this.deps.store.many<{ alias: string; model_id: string | null }>('SELECT alias, model_id FROM catalog_aliases');
+    return new Map(rows.map((r) => [r.alias, r.model_id]));
+  }
+
+  private async loadUrls(): Promise<Map<string, string>> {
+    const rows = await this.deps.store.many<{ provider: string; base_url: string }>('SELECT provider, base_url FROM catalog_provider_urls');
+    return new Map(rows.map((r) => [r.provider, r.base_url]));
+  }
+
+  /** Writes a layer's rows and notes the change in the same transaction. */
+  private write(layer: Layer, key: string, work: (t: Queries) => Promise<unknown>): Promise<void> {
+    return this.deps.store.tx(async (t) => {
+      await work(t);
+      await this.deps.changes.note(layer, key, t);
+    });
   }
 
   private aliasFile(file: string): Record<string, string> {
@@ -222,41 +273,47 @@ export class CatalogStore implements CatalogService {
   }
 
   /** created is false when an existing alias was re-pointed. */
-  setAlias(alias: string, modelId: string): { created: boolean; model_id: string } {
+  async setAlias(alias: string, modelId: string): Promise<{ created: boolean; model_id: string }> {
     const target = this.snap.model(modelId);
     if (!target) throw badRequest(`model '${modelId}' not found`);
     if (this.snap.models.has(alias)) throw badRequest(`alias '${alias}' is already a model id`);
     const created = !this.snap.aliases.has(alias);
-    prepared(
-      this.deps.db,
-      'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at',
-    ).run(alias, target.id, new Date().toISOString());
+    await this.write('aliases', alias, (t) =>
+      t.run(
+        'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, ?, ?) ON CONFLICT (alias) DO UPDATE SET model_id = excluded.model_id, updated_at = excluded.updated_at',
+        [alias, target.id, new Date().toISOString()],
+      ),
+    );
     this.userAliases.set(alias, target.id);
     this.snap = this.build();
     return { created, model_id: target.id };
   }
 
-  deleteAlias(alias: string): void {
+  async deleteAlias(alias: string): Promise<void> {
     if (!this.snap.aliases.has(alias)) throw notFound(`alias '${alias}' not found`);
     // A tombstone also hides an alias that comes from the catalogue files.
-    prepared(
-      this.deps.db,
-      'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT(alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at',
-    ).run(alias, new Date().toISOString());
+    await this.write('aliases', alias, (t) =>
+      t.run(
+        'INSERT INTO catalog_aliases (alias, model_id, updated_at) VALUES (?, NULL, ?) ON CONFLICT (alias) DO UPDATE SET model_id = NULL, updated_at = excluded.updated_at',
+        [alias, new Date().toISOString()],
+      ),
+    );
     this.userAliases.set(alias, null);
     this.snap = this.build();
   }
 
-  addCustom(entry: ModelEntry): ModelEntry {
+  async addCustom(entry: ModelEntry): Promise<ModelEntry> {
     if (this.snap.models.has(entry.id)) throw badRequest(`model '${entry.id}' already exists`);
     if (this.snap.aliases.has(entry.id)) throw badRequest(`'${entry.id}' is already an alias of model '${this.snap.aliases.get(entry.id)}'`);
     const provider = this.requireKnownProvider(entry.provider);
     const stored: ModelEntry = { ...entry, provider: provider.name, custom: true };
-    prepared(this.deps.db, 'INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)').run(
-      stored.id,
-      stored.provider,
-      JSON.stringify(stored),
-      new Date().toISOString(),
+    await this.write('custom', stored.id, (t) =>
+      t.run('INSERT INTO catalog_custom_models (id, provider, entry, created_at) VALUES (?, ?, ?, ?)', [
+        stored.id,
+        stored.provider,
+        JSON.stringify(stored),
+        new Date().toISOString(),
+      ]),
     );
     this.custom = [...this.custom, stored];
     this.snap = this.build();
@@ -269,27 +326,29 @@ export class CatalogStore implements CatalogService {
     return p;
   }
 
-  deleteCustom(id: string): void {
+  async deleteCustom(id: string): Promise<void> {
     const m = this.snap.models.get(id);
     if (!m) throw notFound(`model '${id}' not found`);
     if (!m.custom) throw badRequest(`model '${id}' is a catalogue model; only custom models can be deleted`);
-    prepared(this.deps.db, 'DELETE FROM catalog_custom_models WHERE id = ?').run(id);
+    await this.write('custom', id, (t) => t.run('DELETE FROM catalog_custom_models WHERE id = ?', [id]));
     this.custom = this.custom.filter((c) => c.id !== id);
     this.snap = this.build();
   }
 
-  setUrl(provider: ProviderEntry, url: string): string {
-    prepared(
-      this.deps.db,
-      'INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT(provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at',
-    ).run(provider.name, url, new Date().toISOString());
+  async setUrl(provider: ProviderEntry, url: string): Promise<string> {
+    await this.write('urls', provider.name, (t) =>
+      t.run(
+        'INSERT INTO catalog_provider_urls (provider, base_url, updated_at) VALUES (?, ?, ?) ON CONFLICT (provider) DO UPDATE SET base_url = excluded.base_url, updated_at = excluded.updated_at',
+        [provider.name, url, new Date().toISOString()],
+      ),
+    );
     this.urls.set(provider.name, url);
     return this.baseUrl(provider.name)!;
   }
 
   /** Removes a PUT /url override: the configured or catalogue URL applies again. */
-  clearUrl(provider: ProviderEntry): string {
-    prepared(this.deps.db, 'DELETE FROM catalog_provider_urls WHERE provider = ?').run(provider.name);
+  async clearUrl(provider: ProviderEntry): Promise<string> {
+    await this.write('urls', provider.name, (t) => t.run('DELETE FROM catalog_provider_urls WHERE provider = ?', [provider.name]));
     this.urls.delete(provider.name);
     return this.baseUrl(provider.name)!;
   }
@@ -322,8 +381,8 @@ export class CatalogStore implements CatalogService {
     return diff;
   }
 
-  /** Persists the new registry layer (atomic rename), then swaps the snapshot. */
-  applyRegistry(content: RegistryContent): UpdateDiff {
+  /** Persists the new registry layer (atomic rename), then swaps the snapshot; the other processes read the file again. */
+  async applyRegistry(content: RegistryContent): Promise<UpdateDiff> {
     const diff = this.diff(content);
     const state: RegistryState = { ...content, fetched_at: new Date().toISOString() };
     const next = this.build(state);
@@ -333,6 +392,7 @@ export class CatalogStore implements CatalogService {
     this.registry = state;
     this.snap = next;
     for (const w of next.warnings) this.deps.log.warn(`catalog: ${w}`);
+    await this.deps.changes.note('registry', content.version);
     return diff;
   }
 }

@@ -1,13 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import pino from 'pino';
+import type { ChangeFeed } from '@talon/module-sdk';
+import { openTestStore } from '@talon/module-sdk/testing';
 import { loadAliasFile, loadProviderDir } from '../services/files.ts';
 import { Snapshot } from '../services/snapshot.ts';
 import { CatalogStore } from '../services/store.ts';
+import { SecretBox } from '../services/secrets.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');
 const dataDir = path.join(moduleDir, 'data');
@@ -79,25 +81,43 @@ test('a bad file is reported and skipped, the good ones load', () => {
   }
 });
 
-function store(home: string, settings: { provider_urls?: Record<string, string> } = {}): CatalogStore {
-  const db = new Database(':memory:');
-  db.exec(readFileSync(path.join(moduleDir, 'migrations', '0001_catalog.sql'), 'utf8'));
+/** A feed that notes nothing: these tests have one process. */
+const noFeed: ChangeFeed = { note: async () => undefined, on: () => undefined };
+
+/** A catalogue on a fresh store in `home`; closed with the home by `inHome`. */
+async function store(home: string, settings: { provider_urls?: Record<string, string> } = {}): Promise<CatalogStore> {
+  const opened = openTestStore([moduleDir]);
+  closers.push(opened.close);
   const s = new CatalogStore({
-    db,
+    store: opened.store,
+    changes: noFeed,
+    box: new SecretBox(path.join(home, 'secret.key')),
     log: pino({ level: 'silent' }),
     shippedDir: dataDir,
     home,
     stateDir: () => home,
     providerUrls: () => settings.provider_urls ?? {},
   });
-  s.load();
+  await s.load();
   return s;
 }
 
-test('cost is priced per million tokens, by id or alias; unknown models cost 0', () => {
+const closers: Array<() => void> = [];
+
+/** Runs fn with a temporary home, then removes it and closes the stores opened in it. */
+async function inHome(fn: (home: string) => Promise<void>): Promise<void> {
   const home = mkdtempSync(path.join(tmpdir(), 'catalog-home-'));
   try {
-    const s = store(home);
+    await fn(home);
+  } finally {
+    for (const close of closers.splice(0)) close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+test('cost is priced per million tokens, by id or alias; unknown models cost 0', () =>
+  inHome(async (home) => {
+    const s = await store(home);
     const m = s.model('gpt-4o-mini')!;
     assert.equal(m.input_cost_per_1m, 0.15);
     assert.equal(m.output_cost_per_1m, 0.6);
@@ -106,33 +126,25 @@ test('cost is priced per million tokens, by id or alias; unknown models cost 0',
     assert.ok(Math.abs(s.cost('anthropic', 'sonnet', 1000, 1000) - 0.018) < 1e-12);
     assert.equal(s.cost('openai', 'no-such-model', 1000, 1000), 0);
     assert.equal(s.cost('ollama', 'llama4', 5000, 5000), 0);
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('base URL precedence: PUT override, then provider_urls (the configured URL), then the catalogue; ollama drops /v1', () => {
-  const home = mkdtempSync(path.join(tmpdir(), 'catalog-home-'));
-  try {
-    const s = store(home, { provider_urls: { groq: 'http://127.0.0.1:9/groq/', ollama: 'http://127.0.0.1:11500/v1' } });
+test('base URL precedence: PUT override, then provider_urls (the configured URL), then the catalogue; ollama drops /v1', () =>
+  inHome(async (home) => {
+    const s = await store(home, { provider_urls: { groq: 'http://127.0.0.1:9/groq/', ollama: 'http://127.0.0.1:11500/v1' } });
     assert.equal(s.baseUrl('openai'), 'https://api.openai.com/v1');
     assert.equal(s.baseUrl('groq'), 'http://127.0.0.1:9/groq');
     assert.equal(s.baseUrl('ollama'), 'http://127.0.0.1:11500');
     assert.equal(s.configuredUrl('openai'), undefined, "the catalogue's URL is not a configured one");
     assert.equal(s.configuredUrl('groq'), 'http://127.0.0.1:9/groq/');
-    s.setUrl(s.provider('groq')!, 'http://127.0.0.1:10/override');
+    await s.setUrl(s.provider('groq')!, 'http://127.0.0.1:10/override');
     assert.equal(s.baseUrl('groq'), 'http://127.0.0.1:10/override');
     assert.equal(s.configuredUrl('groq'), 'http://127.0.0.1:10/override');
     assert.equal(s.baseUrl('nope'), undefined);
     assert.equal(s.provider('google')?.name, 'gemini');
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('user provider files under <home>/providers replace shipped ones and add new ones; bad ones are skipped', () => {
-  const home = mkdtempSync(path.join(tmpdir(), 'catalog-home-'));
-  try {
+test('user provider files under <home>/providers replace shipped ones and add new ones; bad ones are skipped', () =>
+  inHome(async (home) => {
     mkdirSync(path.join(home, 'providers'));
     writeFileSync(
       path.join(home, 'providers', 'groq.toml'),
@@ -140,7 +152,7 @@ test('user provider files under <home>/providers replace shipped ones and add ne
     );
     writeFileSync(path.join(home, 'providers', 'broken.toml'), 'nonsense = [');
     writeFileSync(path.join(home, 'aliases.toml'), '[aliases]\n"fav" = "my-groq-model"\n');
-    const s = store(home);
+    const s = await store(home);
     assert.equal(s.provider('groq')?.display_name, 'My Groq');
     assert.deepEqual(
       s.models({ provider: 'groq' }).map((m) => m.id),
@@ -150,7 +162,4 @@ test('user provider files under <home>/providers replace shipped ones and add ne
     assert.equal(s.resolveAlias('fav'), 'my-groq-model');
     assert.equal(s.resolveAlias('not-an-alias'), 'not-an-alias');
     assert.ok(s.provider('openai'));
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
+  }));
