@@ -5,7 +5,7 @@ import { peerNetwork } from '@talon/peers';
 import { peersConfigSchema, type PeersConfig } from './config.ts';
 import { loadIdentity, type Identity } from './services/identity.ts';
 import { Network } from './services/network.ts';
-import { Pins } from './services/pins.ts';
+import { Pins, PINS_TOPIC } from './services/pins.ts';
 import { peerRoutes } from './routes/peers.ts';
 
 export default defineModule<PeersConfig>({
@@ -15,7 +15,9 @@ export default defineModule<PeersConfig>({
     if ((c.listen || c.connect.length) && !c.shared_secret) {
       throw new ConfigError('[peers] listen or connect is set without shared_secret: peer traffic is only accepted with a shared secret (16+ characters)');
     }
-    const pins = new Pins(ctx.db);
+    const pins = new Pins(ctx.store, (t, nodeId) => ctx.changes.note(PINS_TOPIC, nodeId, t), ctx.log);
+    // Another process sharing the home pinned a node: its pin is checked here too.
+    ctx.changes.on(PINS_TOPIC, (nodeId) => pins.heard(nodeId));
     // Built in start(): the identity lives in files (no I/O in register).
     const state: { identity?: Identity; network?: Network } = {};
     ctx.provide(peerNetwork, {
@@ -30,6 +32,7 @@ export default defineModule<PeersConfig>({
     });
     return {
       async start() {
+        await pins.load();
         state.identity = loadIdentity(path.join(ctx.dataDir), { nodeId: ctx.config.node_id, nodeName: ctx.config.node_name });
         state.network = new Network({
           identity: state.identity,
@@ -41,7 +44,10 @@ export default defineModule<PeersConfig>({
         });
         await state.network.start();
       },
-      stop: () => state.network?.stop(),
+      async stop() {
+        await state.network?.stop();
+        await pins.flush();
+      },
       routes: (app) => peerRoutes(app, { network: () => state.network, identity: () => state.identity, pins }),
     };
   },
