@@ -34,7 +34,7 @@ export interface KernelOptions {
   onShutdown?: (reason: string) => void;
   /** Built-in modules folder: `modules/` beside `kernel/` unless given (tests point it elsewhere). */
   modulesDir?: string;
-  /** host:port to listen on instead of api_listen (embedding, tests). */
+  /** host:port to listen on instead of api_listen (`--listen`, embedding, tests); else TALON_API_LISTEN, else api_listen. */
   listen?: string;
   /** How long a retiring module copy's tracked work may take to settle after its stop signal (ms; default 5 s). */
   settleMs?: number;
@@ -100,7 +100,14 @@ export class Kernel implements InstanceDeps {
   readonly listenAddress = (): string | undefined => this.address && `${this.address.host.replace(/^(.*:.*)$/, '[$1]')}:${this.address.port}`;
 
   // The KernelApi's questions, answered by the parts that know.
-  readonly apiListen = (): string => this.options.listen ?? this.config.settings().api_listen;
+  readonly apiListen = (): string => this.listenOverride()?.value ?? this.config.settings().api_listen;
+
+  /** Where an address that overrides api_listen comes from: several processes on one home each need their own. */
+  private listenOverride(): { value: string; source: string } | undefined {
+    if (this.options.listen) return { value: this.options.listen, source: '--listen' };
+    const env = process.env.TALON_API_LISTEN?.trim();
+    return env ? { value: env, source: 'TALON_API_LISTEN' } : undefined;
+  }
   readonly reloadCount = (): number => this.supervisor.reloads;
   readonly modules = (): ModuleInfo[] => [...this.supervisor.records.values()].map((r) => this.supervisor.info(r));
   readonly routes = (): RouteInfo[] => this.supervisor.routeTable;
@@ -114,6 +121,8 @@ export class Kernel implements InstanceDeps {
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
     this.config.load();
+    const override = this.listenOverride();
+    if (override) parseListen(override.value, override.source);
     this.logger = createLogger({ level: this.config.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
     this.log = this.logger.log;
     this.plan(discoverManifests(this.moduleRoots(), this.log));
@@ -122,10 +131,11 @@ export class Kernel implements InstanceDeps {
     for (const warning of this.config.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
     await this.supervisor.serve();
-    const { host, port } = parseListen(this.apiListen());
+    const { host, port } = parseListen(this.apiListen(), this.listenOverride()?.source);
     this.address = await this.front.listen(host, port);
     await this.nodes.listening(this.listenAddress()!);
-    this.log.info({ address: this.listenAddress(), modules: this.supervisor.running().map((i) => i.id) }, 'talon is listening');
+    const from = this.listenOverride()?.source ?? 'api_listen';
+    this.log.info({ address: this.listenAddress(), from, node: this.nodes.id, modules: this.supervisor.running().map((i) => i.id) }, 'talon is listening');
     await this.hooks.kernel.kernel.ready.promise();
     if (this.dev) await this.startWatcher();
   }
@@ -149,7 +159,6 @@ export class Kernel implements InstanceDeps {
     this.events.share = (event) => {
       if (!this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id }).catch(shareFailed);
     };
-    this.log.info({ node: this.nodes.id }, 'node registered');
   }
 
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
@@ -373,9 +382,10 @@ export class Kernel implements InstanceDeps {
 /** Whether `[modules]` (and the module's own manifest) want a module running. */
 const byConfig = (m: Manifest, s: KernelSettings): boolean => (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
 
-function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string, source = 'api_listen'): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);
-  if (!m || Number(m[3]) > 65535) throw new ConfigError(`invalid value for 'api_listen': '${listen}' is not host:port (a port up to 65535)`);
+  if (!m || Number(m[3]) > 65535)
+    throw new ConfigError(`invalid value for '${source}': '${listen}' is not host:port, e.g. "127.0.0.1:4546" or "[::1]:4546" (a port up to 65535)`);
   return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Database } from 'better-sqlite3';
 import { isConfigError, type DefinedModule, type KernelSettings, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
 import { applyMigrations, needsNoTransaction, pendingMigrations } from './migrations.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
@@ -55,7 +56,7 @@ export class Supervisor {
     };
     try {
       // A migration that opts out of its transaction (PRAGMA foreign_keys) cannot run inside one.
-      if (needsNoTransaction(pendingMigrations(db, manifest.name, manifest.dir))) return apply();
+      if (withBusyWait(db, () => needsNoTransaction(pendingMigrations(db, manifest.name, manifest.dir)))) return withBusyWait(db, apply);
       return await store.tx(async () => apply());
     } catch (err) {
       await instance?.stop();
@@ -362,4 +363,14 @@ function locate(err: unknown, moduleDir: string): string | undefined {
     if (own) return own;
   }
   return undefined;
+}
+
+/** Raw statements outside the store wait for another process's lock the SQLite way (blocking; at boot and reload only). */
+function withBusyWait<T>(db: Database, work: () => T): T {
+  db.pragma('busy_timeout = 5000');
+  try {
+    return work();
+  } finally {
+    db.pragma('busy_timeout = 0');
+  }
 }

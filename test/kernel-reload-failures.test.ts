@@ -37,7 +37,7 @@ export default defineModule({
         ${v.startThrows ? "throw new Error('start refuses');" : ''}
       },
       routes(app) {
-        app.get('/api/prov', async () => ({ value: ${JSON.stringify(v.value)}, rows: ctx.db.prepare('SELECT * FROM prov_items').all() }));
+        app.get('/api/prov', async () => ({ value: ${JSON.stringify(v.value)}, rows: await ctx.store.many('SELECT * FROM prov_items') }));
         ${v.extraRoute ? `app.get(${JSON.stringify(v.extraRoute)}, async () => ({}));` : ''}
       },
     };

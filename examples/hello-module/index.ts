@@ -7,7 +7,7 @@ export default defineModule<HelloConfig>({
   configSchema: helloConfigSchema,
   register(ctx) {
     // The module's state lives in this closure; the parts returned below reach it typed.
-    const greetings = new Greetings(ctx.db);
+    const greetings = new Greetings(ctx.store);
     let served = 0;
     ctx.hooks.kernel.http.response.tap('count', () => {
       served++;

@@ -2,6 +2,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Params, Queries, Store } from '@talon/module-sdk';
 import { Mutex } from './mutex.ts';
 
+/** How long a statement waits for another process's write lock before it fails with SQLITE_BUSY. */
+const BUSY_WAIT_MS = 5_000;
+
 /** Prepared statements kept per connection; SQL built at run time (IN lists) would otherwise grow the cache forever. */
 const STATEMENT_CACHE = 1000;
 
@@ -25,7 +28,11 @@ export class SqliteStore implements Store {
   constructor(
     private readonly db: Database,
     private readonly options: SqliteStoreOptions = {},
-  ) {}
+  ) {
+    // SQLite's busy handler sleeps in the calling thread: a process waiting for another's write lock would stop
+    // serving. The store waits between attempts instead (whenFree), and the event loop goes on.
+    db.pragma('busy_timeout = 0');
+  }
 
   sqlite(): Database {
     return this.db;
@@ -53,7 +60,12 @@ export class SqliteStore implements Store {
 
   async tx<T>(work: (t: Queries) => Promise<T>): Promise<T> {
     const release = await this.mutex.lock();
-    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      await whenFree(() => this.db.exec('BEGIN IMMEDIATE'));
+    } catch (err) {
+      release();
+      throw err;
+    }
     const handle = new TxHandle(this, {});
     // A transaction still open at the next macrotask awaited something else: roll it back and free the connection,
     // so that a statement it awaits on the store (which would wait for it forever) runs, and its next use of `t` fails.
@@ -80,12 +92,21 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** A statement outside any transaction: at once when none is open, else after it (never inside it). */
+  /**
+   * A statement outside any transaction: at once when none is open, else after it (never inside it). One that finds
+   * another process holding the write lock is tried again a little later.
+   */
   private outside<T>(statement: () => T): Promise<T> {
-    if (!this.mutex.locked) return settle(statement);
-    return this.mutex.lock().then((release) => {
+    if (!this.mutex.locked) {
       try {
-        return statement();
+        return Promise.resolve(statement());
+      } catch (err) {
+        return isBusy(err) ? whenFree(statement) : Promise.reject(err);
+      }
+    }
+    return this.mutex.lock().then(async (release) => {
+      try {
+        return await whenFree(statement);
       } finally {
         release();
       }
@@ -195,6 +216,21 @@ function foreignAwait(opened: Error | undefined): Error {
     'a transaction awaited something other than its own statements (a fetch, a timer, or a statement on the store ' +
       `instead of on its handle \`t\`); it held the connection, so it was rolled back. Opened at ${where}`,
   );
+}
+
+const isBusy = (err: unknown): boolean => typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
+
+/** Runs a statement, again after a growing pause (1 ms up to 50 ms) while another process holds the lock, up to BUSY_WAIT_MS. */
+async function whenFree<T>(attempt: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return attempt();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 /** Runs a synchronous statement as a promise: a throw becomes a rejection. */

@@ -13,7 +13,7 @@ const helloSchema = {
 
 export function helloRoutes(app: Routes, ctx: ModuleContext<HelloConfig>, greetings: Greetings): void {
   app.get('/api/hello/:name', { schema: helloSchema }, async (request) => {
-    const count = greetings.record(request.params.name);
+    const count = await greetings.record(request.params.name);
     return { message: `${ctx.config.greeting}, ${request.params.name}!`, times: count };
   });
 }

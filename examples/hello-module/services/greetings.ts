@@ -1,14 +1,15 @@
-import { prepared, type ModuleContext } from '@talon/module-sdk';
-
-/** The database type from the SDK's context, as docs/modules.md says: a module needs no @types package for it. */
-type Database = ModuleContext['db'];
+import type { Store } from '@talon/module-sdk';
 
 /** Remembers who was greeted (table from migrations/0001_greetings.sql). */
 export class Greetings {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly store: Store) {}
 
-  record(name: string): number {
-    prepared<[string, string]>(this.db, 'INSERT INTO hello_greetings (name, at) VALUES (?, ?)').run(name, new Date().toISOString());
-    return prepared<[string], { n: number }>(this.db, 'SELECT COUNT(*) AS n FROM hello_greetings WHERE name = ?').get(name)!.n;
+  /** Records a greeting and counts this name's greetings, in one transaction so that the count includes it. */
+  record(name: string): Promise<number> {
+    return this.store.tx(async (t) => {
+      await t.run('INSERT INTO hello_greetings (name, at) VALUES (?, ?)', [name, new Date().toISOString()]);
+      const row = await t.one<{ n: number }>('SELECT COUNT(*) AS n FROM hello_greetings WHERE name = ?', [name]);
+      return row!.n;
+    });
   }
 }

@@ -35,10 +35,10 @@ const findSchema = {
 export function slugRoutes(app: Routes, slugs: Slugs): void {
   app.get('/api/slug', { schema: previewSchema }, async (request) => ({ slug: slugs.make(request.query.text) }));
 
-  app.post('/api/slugs', { schema: reserveSchema }, async (request, reply) => reply.code(201).send(slugs.reserve(request.body.title)));
+  app.post('/api/slugs', { schema: reserveSchema }, async (request, reply) => reply.code(201).send(await slugs.reserve(request.body.title)));
 
   app.get('/api/slugs/:slug', { schema: findSchema }, async (request) => {
-    const found = slugs.find(request.params.slug);
+    const found = await slugs.find(request.params.slug);
     if (!found) throw notFound(`no slug '${request.params.slug}' is reserved`);
     return found;
   });

@@ -1,9 +1,6 @@
 import slugify from 'slugify';
-import { badRequest, conflict, prepared, type ModuleContext } from '@talon/module-sdk';
+import { badRequest, conflict, type Store } from '@talon/module-sdk';
 import type { SlugConfig } from '../config.ts';
-
-/** The database type from the SDK's context: the module needs no @types package of its own for it. */
-type Database = ModuleContext['db'];
 
 export interface SlugRecord {
   slug: string;
@@ -24,7 +21,7 @@ function fit(slug: string, length: number, separator: string): string {
 /** Makes slugs with the configured separator and length, and reserves unique ones (table slug_slugs). */
 export class Slugs {
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     /** Read on each call: a changed [slug] section applies to the next slug without a reload. */
     private readonly config: () => SlugConfig,
   ) {}
@@ -38,20 +35,25 @@ export class Slugs {
   }
 
   /** Reserves the title's slug, or the first free `<slug>-2`, `<slug>-3`, ... when it is taken. */
-  reserve(title: string): SlugRecord {
+  async reserve(title: string): Promise<SlugRecord> {
     const base = this.make(title);
     const { separator, max_length } = this.config();
-    const insert = prepared<[string, string, string]>(this.db, 'INSERT OR IGNORE INTO slug_slugs (slug, title, created_at) VALUES (?, ?, ?)');
     const createdAt = new Date().toISOString();
     for (let n = 1; n <= MAX_SUFFIX; n++) {
       const suffix = n === 1 ? '' : `${separator}${n}`;
       const slug = fit(base, max_length - suffix.length, separator) + suffix;
-      if (insert.run(slug, title, createdAt).changes) return { slug, title, created_at: createdAt };
+      // ON CONFLICT DO NOTHING: a taken slug changes no row, atomically, also against another process.
+      const taken = await this.store.run('INSERT INTO slug_slugs (slug, title, created_at) VALUES (?, ?, ?) ON CONFLICT (slug) DO NOTHING', [
+        slug,
+        title,
+        createdAt,
+      ]);
+      if (taken.changes) return { slug, title, created_at: createdAt };
     }
     throw conflict(`every slug from '${base}' to '${base}${separator}${MAX_SUFFIX}' is taken`);
   }
 
-  find(slug: string): SlugRecord | undefined {
-    return prepared<[string], SlugRecord>(this.db, 'SELECT slug, title, created_at FROM slug_slugs WHERE slug = ?').get(slug);
+  find(slug: string): Promise<SlugRecord | undefined> {
+    return this.store.one<SlugRecord>('SELECT slug, title, created_at FROM slug_slugs WHERE slug = ?', [slug]);
   }
 }

@@ -14,7 +14,7 @@ export interface TestKernel {
   stop(): Promise<void>;
 }
 
-export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 'modulesDir' | 'settleMs'> {
+export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 'modulesDir' | 'settleMs' | 'heartbeatMs' | 'feedPollMs'> {
   /** config.toml contents (api_listen and log_level are added unless given); null: no file, a first start. */
   config?: string | null;
   /** Reuse a home (to test persistence across restarts). */
@@ -36,9 +36,9 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     if (!/^\s*log_level\s*=/m.test(config)) config = `log_level = "${process.env.TALON_TEST_LOG ?? 'silent'}"\n${config}`;
     writeFileSync(file, config);
   }
-  const { only, dev, modulesDir, settleMs } = options;
+  const { only, dev, modulesDir, settleMs, heartbeatMs, feedPollMs } = options;
   const listen = options.config === null ? '127.0.0.1:0' : undefined;
-  const kernel = new Kernel({ home, only, dev, modulesDir, listen, settleMs, stdout: Boolean(process.env.TALON_TEST_LOG) });
+  const kernel = new Kernel({ home, only, dev, modulesDir, listen, settleMs, heartbeatMs, feedPollMs, stdout: Boolean(process.env.TALON_TEST_LOG) });
   try {
     await kernel.start();
   } catch (err) {

@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import Database from 'better-sqlite3';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+
+const modulesDir = path.resolve('test/fixtures/modules');
+
+type Heard = { node: string; live: string[]; changes: string[]; remote: unknown[]; local: unknown[]; gone: string[] };
+const heard = async (k: TestKernel): Promise<Heard> => (await (await k.request('/api/noter')).json()) as Heard;
+
+async function twoKernels(home: string): Promise<[TestKernel, TestKernel]> {
+  const options = { home, modulesDir, only: ['noter', 'migrator'], heartbeatMs: 200 };
+  return Promise.all([startTestKernel(options), startTestKernel(options)]);
+}
+
+test('two processes starting together on one home migrate once and both come up whole', async () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'talon-two-'));
+  try {
+    const [a, b] = await twoKernels(home);
+    for (const k of [a, b]) {
+      assert.deepEqual(await (await k.request('/api/migrator')).json(), { items: [{ name: 'seed' }] });
+      assert.equal(k.kernel.modules().find((m) => m.id === 'migrator')?.state, 'running');
+    }
+    const db = new Database(path.join(home, 'talon.db'), { readonly: true });
+    const ledger = db.prepare("SELECT id, dialect FROM kernel_migrations WHERE module = 'migrator' ORDER BY id").all();
+    db.close();
+    assert.deepEqual(ledger, [
+      { id: '0001_items', dialect: 'sqlite' },
+      { id: '0002_seed', dialect: 'sqlite' },
+    ]);
+    await Promise.all([a.stop(), b.stop()]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('changes noted and events published by one process reach the other; acting subscribers hear only their own', async () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'talon-feed-'));
+  try {
+    const [a, b] = await twoKernels(home);
+    await waitFor(async () => (await heard(a)).live.length === 2, 5_000);
+    assert.equal((await a.request('/api/noter/apple', { method: 'POST' })).status, 200);
+    await waitFor(async () => (await heard(b)).changes.includes('apple'), 5_000);
+    await waitFor(async () => (await heard(b)).remote.includes('apple'), 5_000);
+    const [fromA, fromB] = [await heard(a), await heard(b)];
+    assert.deepEqual(fromA.changes, [], 'a process does not hear its own notes');
+    assert.deepEqual(fromA.local, ['apple']);
+    assert.deepEqual(fromB.local, [], 'a local-only subscriber never gets another process’s event');
+    assert.deepEqual(fromA.remote, ['apple'], 'a remote subscriber gets its own process’s events once');
+    await Promise.all([a.stop(), b.stop()]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('a node that stops beating is found dead and handed to every live process, once', async () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'talon-dead-'));
+  try {
+    const [a, b] = await twoKernels(home);
+    const silent = (await heard(b)).node;
+    // b falls silent as a killed process would: its heartbeat stops and it never marks itself stopped.
+    b.kernel.nodes.silence();
+    await waitFor(async () => (await heard(a)).gone.includes(silent), 5_000);
+    assert.deepEqual((await heard(a)).live, [(await heard(a)).node]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(
+      (await heard(a)).gone.filter((n) => n === silent),
+      [silent],
+      'handed over once',
+    );
+    await Promise.all([a.stop(), b.stop()]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('TALON_API_LISTEN overrides api_listen, and a bad value stops start-up naming it', async () => {
+  const free = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  try {
+    process.env.TALON_API_LISTEN = 'nowhere';
+    await assert.rejects(startTestKernel({ modulesDir, only: ['noter'] }), /invalid value for 'TALON_API_LISTEN': 'nowhere' is not host:port/);
+    process.env.TALON_API_LISTEN = `127.0.0.1:${free}`;
+    const k = await startTestKernel({ modulesDir, only: ['noter'], config: 'log_level = "info"\n' });
+    assert.equal(k.kernel.port, free, 'the environment wins over api_listen in config.toml');
+    assert.ok(
+      k.logLines().some((l) => l.includes('"from":"TALON_API_LISTEN"')),
+      'the address and where it came from are logged',
+    );
+    await k.stop();
+  } finally {
+    delete process.env.TALON_API_LISTEN;
+  }
+});
