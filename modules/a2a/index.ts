@@ -4,13 +4,13 @@ import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
 import { authStatus } from '@talon/auth';
 import { secretVault } from '@talon/catalog';
 import { a2aConfigSchema, type A2aConfig } from './config.ts';
-import { SqliteTaskStore } from './services/task-store.ts';
+import { StoreTaskStore } from './services/task-store.ts';
 import { AgentTaskExecutor } from './services/executor.ts';
 import { coreCard, instanceRpcUrl, type CardContext } from './services/card.ts';
 import { RpcEndpoint } from './services/rpc.ts';
 import { a2aServer } from './services/sdk.ts';
 import { guardedFetch } from './services/guarded-fetch.ts';
-import { RemoteAgents } from './services/remote.ts';
+import { REMOTE_AGENTS, RemoteAgents } from './services/remote.ts';
 import { a2aSendTool } from './services/tool.ts';
 import { serverRoutes } from './routes/server.ts';
 import { clientRoutes } from './routes/client.ts';
@@ -33,7 +33,7 @@ export default defineModule<A2aConfig>({
       const c = cardContext();
       return coreCard(c, instanceRpcUrl(c), c.name, c.description, registry().list());
     };
-    const store = new SqliteTaskStore(ctx.db);
+    const store = new StoreTaskStore(ctx.store, ctx.nodes.id);
     const executor = new AgentTaskExecutor(() => ctx.use(agentRunner), ctx.log);
     // Made with the first A2A request. The card is built per request (agents come and go, the listen address is
     // known only once listening).
@@ -53,13 +53,16 @@ export default defineModule<A2aConfig>({
       () => config().request_timeout_secs * 1000,
     );
     const remote = new RemoteAgents({
-      db: ctx.db,
+      store: ctx.store,
+      changes: ctx.changes,
       fetch: fetchImpl,
       vault: () => ctx.use(secretVault),
       allowedHosts: () => config().allowed_hosts,
       maxChars: () => config().max_message_chars,
     });
     ctx.hooks.tap(agentHooks).tools.tap('a2a', (list) => [...list, a2aSendTool(remote)]);
+    // Another process discovered an agent (or changed its token): the list and that agent's client follow.
+    ctx.changes.on(REMOTE_AGENTS, (id) => remote.load(id));
 
     const defaultAgent = () => {
       const wanted = config().default_agent;
@@ -69,14 +72,21 @@ export default defineModule<A2aConfig>({
     };
     const maxChars = () => config().max_message_chars;
     return {
-      start() {
-        const cut = store.failInterrupted();
+      async start() {
+        await remote.load();
+        // Tasks of processes that are gone were cut off: those of a process that died while this one runs when it is
+        // found dead, those of processes gone before this one started now. The live processes' tasks are theirs.
+        ctx.nodes.onDead(async (node) => {
+          const cut = await store.takeOver(node);
+          if (cut) ctx.log.warn({ tasks: cut, node }, 'A2A tasks of a process that died are marked failed');
+        });
+        const cut = await store.sweep(await ctx.nodes.live());
         if (cut) ctx.log.warn({ tasks: cut }, 'A2A tasks cut off by the last stop are marked failed');
-        const prune = () => {
-          store.prune(config().task_retention_hours, config().max_tasks);
-          remote.prune(config().task_retention_hours);
+        const prune = async () => {
+          await store.prune(config().task_retention_hours, config().max_tasks);
+          await remote.prune(config().task_retention_hours);
         };
-        prune();
+        await prune();
         ctx.setInterval(prune, PRUNE_MS);
       },
       stop() {

@@ -28,12 +28,14 @@ const sendBody = {
 
 export function clientRoutes(app: Routes, remote: RemoteAgents, maxChars: () => number): void {
   app.get('/api/a2a/agents', { schema: { summary: 'External A2A agents discovered so far', tags } }, async () => {
+    // Read afresh (not a hot path): an agent another process discovered a moment ago is listed.
+    await remote.load();
     const agents = remote.list();
     return { agents, total: agents.length };
   });
 
   app.get('/api/a2a/agents/:id', { schema: { summary: 'One external A2A agent (id, URL or name) with its card', tags, params: idParams } }, async (request) =>
-    agentView(remote.get(request.params.id)),
+    agentView(await remote.get(request.params.id)),
   );
 
   app.post(

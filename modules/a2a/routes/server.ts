@@ -13,14 +13,14 @@ import { agentRpcUrl, cardJson, coreCard, type CardContext } from '../services/c
 import { message } from '../services/messages.ts';
 import { RpcEndpoint } from '../services/rpc.ts';
 import { taskView } from '../services/shapes.ts';
-import type { SqliteTaskStore } from '../services/task-store.ts';
+import type { StoreTaskStore } from '../services/task-store.ts';
 import { a2aCore } from '../services/sdk.ts';
 
 export interface ServerDeps {
   registry: () => AgentRegistry;
   handler: () => DefaultRequestHandler;
   rpc: RpcEndpoint;
-  store: SqliteTaskStore;
+  store: StoreTaskStore;
   cardContext: () => CardContext;
   instanceCard: () => ReturnType<typeof coreCard>;
   defaultAgent: () => AgentRecord | undefined;

@@ -5,8 +5,7 @@
  * kept so their status can be read again (GET /api/a2a/tasks/{id}).
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { HttpError, badRequest, notFound, prepared } from '@talon/module-sdk';
+import { HttpError, badRequest, notFound, type ChangeFeed, type Store } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/catalog';
 import type { AgentCard, Task } from '@a2a-js/sdk';
 import type { ClientFactory, Client } from '@a2a-js/sdk/client';
@@ -28,7 +27,9 @@ interface AgentRow {
 }
 
 export interface RemoteDeps {
-  db: Database;
+  store: Store;
+  /** Discoveries are noted (topic REMOTE_AGENTS, key: the agent id), and the other processes' are heard. */
+  changes: ChangeFeed;
   fetch: typeof fetch;
   vault: () => SecretVault;
   allowedHosts: () => readonly string[];
@@ -36,6 +37,8 @@ export interface RemoteDeps {
 }
 
 const tokenOwner = (agentId: string) => `a2a:token:${agentId}`;
+
+export const REMOTE_AGENTS = 'remote-agents';
 
 /**
  * The fetch of one agent that asks for a bearer token: the token goes only to the origin the operator discovered the
@@ -89,27 +92,29 @@ function factory(fetchImpl: typeof fetch): ClientFactory {
 export class RemoteAgents {
   private ownFactory?: ClientFactory;
   private readonly clients = new Map<string, Promise<Client>>();
-  /** The discovered agents, kept until the next discovery: the a2a_send tool's description lists them on every model call. */
-  private listed?: ReturnType<typeof agentView>[];
+  /** The discovered agents, read at start and after each discovery: the a2a_send tool's description lists them on every model call. */
+  private listed: ReturnType<typeof agentView>[] = [];
 
   constructor(private readonly deps: RemoteDeps) {}
+
+  /** Reads the discovered agents (start, and when another process discovered one: its client is made again). */
+  async load(changedId?: string): Promise<void> {
+    if (changedId) this.clients.delete(changedId);
+    const rows = await this.deps.store.many<AgentRow>('SELECT * FROM a2a_remote_agents ORDER BY discovered_at');
+    this.listed = rows.map(agentView);
+  }
 
   private get factory(): ClientFactory {
     return (this.ownFactory ??= factory(this.deps.fetch));
   }
 
   list(): readonly ReturnType<typeof agentView>[] {
-    this.listed ??= prepared<[], AgentRow>(this.deps.db, 'SELECT * FROM a2a_remote_agents ORDER BY discovered_at').all().map(agentView);
     return this.listed;
   }
 
-  /** By id, URL or name. */
-  get(ref: string): AgentRow {
-    const row = prepared<[string, string, string], AgentRow>(this.deps.db, 'SELECT * FROM a2a_remote_agents WHERE id = ? OR url = ? OR name = ? LIMIT 1').get(
-      ref,
-      ref,
-      ref,
-    );
+  /** By id, URL or name (read from the store: one another process discovered a moment ago is found). */
+  async get(ref: string): Promise<AgentRow> {
+    const row = await this.deps.store.one<AgentRow>('SELECT * FROM a2a_remote_agents WHERE id = ? OR url = ? OR name = ? LIMIT 1', [ref, ref, ref]);
     if (!row) throw notFound(`External A2A agent '${ref}' not found (discover it first: POST /api/a2a/discover {url})`);
     return row;
   }
@@ -127,7 +132,7 @@ export class RemoteAgents {
     }
     const candidates = base.endsWith('.json') ? [base] : [`${base}/.well-known/agent.json`, `${base}/.well-known/agent-card.json`];
     const url = base.endsWith('.json') ? base.replace(/\/\.well-known\/[^/]+$/, '') : base;
-    const existing = prepared<[string], { id: string; token: string | null }>(this.deps.db, 'SELECT id, token FROM a2a_remote_agents WHERE url = ?').get(url);
+    const existing = await this.deps.store.one<{ id: string; token: string | null }>('SELECT id, token FROM a2a_remote_agents WHERE url = ?', [url]);
     // A service with a key may keep its card behind it too: the card is fetched with the token (given, or kept).
     const bearer = token ?? (existing?.token ? this.deps.vault().open(existing.token, tokenOwner(existing.id)) : undefined);
     let card: Record<string, unknown> | undefined;
@@ -143,23 +148,31 @@ export class RemoteAgents {
     }
     if (!card) throw new HttpError(502, `no A2A agent card found (${problem})`);
     if (typeof card.name !== 'string' || !card.name) throw new HttpError(502, 'the agent card has no name');
-    const id = existing?.id ?? randomUUID();
-    const sealed = token === undefined ? (existing?.token ?? null) : token ? this.deps.vault().seal(token, tokenOwner(id)) : null;
     const now = new Date().toISOString();
-    prepared(
-      this.deps.db,
-      'INSERT INTO a2a_remote_agents (id, url, name, card, token, discovered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET name = excluded.name, card = excluded.card, token = excluded.token, discovered_at = excluded.discovered_at',
-    ).run(id, url, card.name, JSON.stringify(card), sealed, now);
-    this.listed = undefined;
-    this.clients.delete(id);
-    return agentView(this.get(id));
+    const name = card.name;
+    const saved = await this.deps.store.tx(async (t) => {
+      // The row is read again in the transaction: a discovery of the same URL (here or in another process) may have
+      // made it meanwhile, and the token must be sealed for the id the row keeps.
+      const current = await t.one<{ id: string; token: string | null }>('SELECT id, token FROM a2a_remote_agents WHERE url = ?', [url]);
+      const id = current?.id ?? randomUUID();
+      const sealed = token === undefined ? (current?.token ?? null) : token ? this.deps.vault().seal(token, tokenOwner(id)) : null;
+      const row: AgentRow = { id, url, name, card: JSON.stringify(card), token: sealed, discovered_at: now };
+      await t.run(
+        'INSERT INTO a2a_remote_agents (id, url, name, card, token, discovered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (url) DO UPDATE SET name = excluded.name, card = excluded.card, token = excluded.token, discovered_at = excluded.discovered_at',
+        [row.id, row.url, row.name, row.card, row.token, row.discovered_at],
+      );
+      await this.deps.changes.note(REMOTE_AGENTS, id, t);
+      return row;
+    });
+    await this.load(saved.id);
+    return agentView(saved);
   }
 
   /** Sends one text message; a blocking send waits for the reply. Returns the spec task shape. */
   async send(ref: string, text: string, blocking = true) {
     if (!text.trim()) throw badRequest('message has no text');
     if (text.length > this.deps.maxChars()) throw badRequest(`message is longer than ${this.deps.maxChars()} characters`);
-    const agent = this.get(ref);
+    const agent = await this.get(ref);
     const client = await this.client(agent);
     const result = await client
       .sendMessage({
@@ -181,57 +194,57 @@ export class RemoteAgents {
             artifacts: [],
             metadata: undefined,
           };
-    this.save(localId, agent.id, task);
+    await this.save(localId, agent.id, task);
     return this.view(localId);
   }
 
   /** A sent task, refreshed from the other agent while it is not finished. */
   async task(localOrRemoteId: string) {
-    const row = this.row(localOrRemoteId);
+    const row = await this.row(localOrRemoteId);
     const stored = a2aCore().Task.fromJSON(JSON.parse(row.task));
     if (row.remote_id && !isTerminal(stored.status?.state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED)) {
-      const client = await this.client(this.get(row.agent_id));
+      const client = await this.client(await this.get(row.agent_id));
       const fresh = await client.getTask({ tenant: '', id: row.remote_id }).catch((err) => upstream('the other agent could not report the task', err));
-      this.save(row.id, row.agent_id, fresh);
+      await this.save(row.id, row.agent_id, fresh);
     }
     return this.view(row.id);
   }
 
   /** Sent tasks not updated within the retention go. */
-  prune(retentionHours: number): void {
+  async prune(retentionHours: number): Promise<void> {
     const cutoff = new Date(Date.now() - retentionHours * 3_600_000).toISOString();
-    prepared(this.deps.db, 'DELETE FROM a2a_remote_tasks WHERE updated_at < ?').run(cutoff);
+    await this.deps.store.run('DELETE FROM a2a_remote_tasks WHERE updated_at < ?', [cutoff]);
   }
 
-  private view(localId: string) {
-    const row = this.row(localId);
+  private async view(localId: string) {
+    const row = await this.row(localId);
     const task = a2aCore().Task.fromJSON(JSON.parse(row.task));
     return { ...taskView(task), task_id: row.id, remote_task_id: row.remote_id || null, agent_id: row.agent_id };
   }
 
-  private row(id: string) {
-    const row = prepared<[string, string], { id: string; agent_id: string; remote_id: string; task: string }>(
-      this.deps.db,
+  private async row(id: string) {
+    const row = await this.deps.store.one<{ id: string; agent_id: string; remote_id: string; task: string }>(
       "SELECT id, agent_id, remote_id, task FROM a2a_remote_tasks WHERE id = ? OR (remote_id = ? AND remote_id != '') LIMIT 1",
-    ).get(id, id);
+      [id, id],
+    );
     if (!row) throw notFound(`Task '${id}' not found`);
     return row;
   }
 
-  private save(localId: string, agentId: string, task: Task): void {
+  private async save(localId: string, agentId: string, task: Task): Promise<void> {
     const now = new Date().toISOString();
-    prepared(
-      this.deps.db,
+    await this.deps.store.run(
       `INSERT INTO a2a_remote_tasks (id, agent_id, remote_id, state, task, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET state = excluded.state, task = excluded.task, updated_at = excluded.updated_at`,
-    ).run(
-      localId,
-      agentId,
-      task.id,
-      a2aCore().taskStateToJSON(task.status?.state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED),
-      JSON.stringify(a2aCore().Task.toJSON(task)),
-      now,
-      now,
+       ON CONFLICT (id) DO UPDATE SET state = excluded.state, task = excluded.task, updated_at = excluded.updated_at`,
+      [
+        localId,
+        agentId,
+        task.id,
+        a2aCore().taskStateToJSON(task.status?.state ?? a2aCore().TaskState.TASK_STATE_UNSPECIFIED),
+        JSON.stringify(a2aCore().Task.toJSON(task)),
+        now,
+        now,
+      ],
     );
   }
 
