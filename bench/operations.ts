@@ -28,16 +28,16 @@ async function auditFigures(): Promise<Record<string, number>> {
     for (let i = 0; i < N; i++) trail.record({ event_type: 'tool_invoked', agent_id: 'a', details: { tool: 'file_read', i, ms: 3 } });
     const recordUs = ((performance.now() - t) * 1000) / N;
     const f = performance.now();
-    trail.flush();
+    await trail.flush();
     const amortisedUs = ((performance.now() - t) * 1000) / N;
     const flushMs = performance.now() - f;
     // Fill up to a million entries, then walk the whole chain.
     for (let round = 0; round < 9; round++) {
       for (let i = 0; i < N; i++) trail.record({ event_type: 'agent_message', agent_id: 'a', details: { tokens_in: i, tokens_out: 7 } });
-      trail.flush();
+      await trail.flush();
     }
     t = performance.now();
-    const report = trail.verify();
+    const report = await trail.verify();
     const verifyS = (performance.now() - t) / 1000;
     if (report.status !== 'valid') throw new Error('the benchmark chain does not verify');
     return {

@@ -42,16 +42,17 @@ export type BreakKind = 'prev_hash' | 'hash' | 'tip';
 export interface AuditTrail {
   /** Queues an entry; never blocks and never throws (written in the next batch). */
   record(entry: AuditRecord): void;
-  /** Writes the queued entries now. */
-  flush(): void;
+  /** Writes the queued entries now (after any write under way); never rejects: a failed batch is kept and retried. */
+  flush(): Promise<void>;
   /**
    * Holds writing (entries keep queueing) until the returned function is called: a restore uses it so the
-   * chain it carries over into the restored database is the whole chain.
+   * chain it carries over into the restored database is the whole chain. Resolves once what was queued is written.
    */
-  hold(): () => void;
+  hold(): Promise<() => void>;
   /** Newest first; `before` pages back (ids below it); `total` counts every entry the filters match, on any page. */
-  recent(query: { limit: number; event_type?: string; agent_id?: string; before?: number }): { entries: AuditEntry[]; total: number };
-  verify(): VerifyReport;
+  recent(query: { limit: number; event_type?: string; agent_id?: string; before?: number }): Promise<{ entries: AuditEntry[]; total: number }>;
+  /** Walks the whole chain (several processes may be appending meanwhile: the report is of one moment). */
+  verify(): Promise<VerifyReport>;
 }
 
 export const auditTrail = serviceRef<AuditTrail>('audit.trail');

@@ -26,10 +26,17 @@ type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional:
 export default defineModule<Config>({
   configSchema,
   register(ctx) {
-    const trail = new Trail(ctx.db, (err, lost) => ctx.log.error({ err, queued: lost }, 'audit batch not written; retrying'));
+    const trail = new Trail(ctx.store, (err, lost) => ctx.log.error({ err, queued: lost }, 'audit batch not written; retrying'));
+    // A long queue is written at once; one flush is scheduled however many entries arrive before it runs.
+    let flushSoon = false;
     const record: Trail['record'] = (entry) => {
       trail.record(entry);
-      if (trail.pending() >= ctx.config.max_batch) setImmediate(() => trail.flush());
+      if (flushSoon || trail.pending() < ctx.config.max_batch) return;
+      flushSoon = true;
+      setImmediate(() => {
+        flushSoon = false;
+        void trail.flush();
+      });
     };
     ctx.provide(auditTrail, {
       record,
@@ -61,7 +68,7 @@ export default defineModule<Config>({
     kernel.kernel.shutdown.tapPromise('audit', async () => {
       lifecycle.shutdown();
       record({ event_type: 'shutdown', details: { reason: 'graceful stop' } });
-      trail.flush();
+      await trail.flush();
     });
 
     return {

@@ -18,9 +18,6 @@ export function entryHash(e: Hashed): string {
   return hash('sha256', canonical, 'hex');
 }
 
-/** A row as read for verification: [id, timestamp, event_type, agent_id, details, outcome, prev_hash, hash]. */
-export type RawRow = [number, string, string, string | null, string, string, string, string];
-
 interface Break {
   broken_at: number;
   kind: BreakKind;
@@ -29,30 +26,43 @@ interface Break {
 }
 
 /**
- * Walks the whole chain in id order and lists every broken link. After a break the walk goes on from the
- * stored hash, so one tampered row is reported once, not as a cascade.
+ * Walks the chain in id order, a page of rows at a time, and lists every broken link. After a break the walk goes
+ * on from the stored hash, so one tampered row is reported once, not as a cascade.
  */
-export function walkChain(rows: Iterable<RawRow>, tip: { last_id: number; last_hash: string } | undefined): { length: number; breaks: Break[] } {
-  const breaks: Break[] = [];
-  let prev = GENESIS;
-  let length = 0;
-  let lastId = 0;
-  for (const [id, timestamp, event_type, agent_id, details, outcome, prev_hash, hash] of rows) {
-    length++;
-    lastId = id;
-    if (prev_hash !== prev) breaks.push({ broken_at: id, kind: 'prev_hash', expected: prev, found: prev_hash });
-    const computed = entryHash({ id, timestamp, event_type, agent_id, details, outcome, prev_hash });
-    if (computed !== hash) breaks.push({ broken_at: id, kind: 'hash', expected: computed, found: hash });
-    prev = hash;
+export class ChainWalk {
+  readonly breaks: Break[] = [];
+  length = 0;
+  /** The id of the last row walked: the next page starts after it. */
+  lastId = Number.MIN_SAFE_INTEGER;
+  first: AuditEntry | null = null;
+  last: AuditEntry | null = null;
+  private prev = GENESIS;
+
+  add(rows: Iterable<AuditEntry>): void {
+    for (const row of rows) {
+      const { id, prev_hash, hash } = row;
+      this.length++;
+      this.lastId = id;
+      this.first ??= row;
+      this.last = row;
+      if (prev_hash !== this.prev) this.breaks.push({ broken_at: id, kind: 'prev_hash', expected: this.prev, found: prev_hash });
+      const computed = entryHash(row);
+      if (computed !== hash) this.breaks.push({ broken_at: id, kind: 'hash', expected: computed, found: hash });
+      this.prev = hash;
+    }
   }
-  // The tip is written with each batch: rows cut from the end leave it pointing past the last one.
-  if (tip && (tip.last_id !== lastId || tip.last_hash !== prev)) {
-    breaks.push({ broken_at: tip.last_id, kind: 'tip', expected: tip.last_hash, found: length ? prev : GENESIS });
+
+  /** The tip is written with each batch: rows cut from the end leave it pointing past the last one. */
+  end(tip: { last_id: number; last_hash: string } | undefined): VerifyReport {
+    const lastId = this.length ? this.lastId : 0;
+    if (tip && (tip.last_id !== lastId || tip.last_hash !== this.prev)) {
+      this.breaks.push({ broken_at: tip.last_id, kind: 'tip', expected: tip.last_hash, found: this.length ? this.prev : GENESIS });
+    }
+    return report(this.length, this.breaks, { first: this.first, last: this.last });
   }
-  return { length, breaks };
 }
 
-export function report(length: number, breaks: Break[], ends: { first: AuditEntry | null; last: AuditEntry | null }): VerifyReport {
+function report(length: number, breaks: Break[], ends: { first: AuditEntry | null; last: AuditEntry | null }): VerifyReport {
   if (!breaks.length) return { status: 'valid', chain_length: length, first_entry: ends.first, last_entry: ends.last };
   const [first] = breaks;
   return { status: 'broken', chain_length: length, ...first, breaks };

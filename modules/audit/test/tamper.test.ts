@@ -20,9 +20,9 @@ beforeEach(async () => {
   k = await startTestKernel({ only: ['audit', 'error-envelope'] });
   trail = k.kernel.services.view(auditTrail.id) as AuditTrail;
   // Start-up entries first, then ten of ours: a chain of known length to tamper with.
-  trail.flush();
+  await trail.flush();
   for (let i = 0; i < 10; i++) trail.record({ event_type: 'test_event', details: { i } });
-  trail.flush();
+  await trail.flush();
 });
 afterEach(() => k.stop());
 
