@@ -47,10 +47,10 @@ export interface AgentBudgetView extends BudgetView {
 
 export interface UsageService {
   /** Today's usage and the hourly quota, of one agent or (without an id) of the whole service. */
-  summary(agentId?: string): UsageSummary;
-  totals(period: UsagePeriod): UsageTotals;
-  globalBudget(): BudgetView;
-  agentBudget(agentId: string, agentName: string, maxTokensPerHour: number): AgentBudgetView;
+  summary(agentId?: string): Promise<UsageSummary>;
+  totals(period: UsagePeriod): Promise<UsageTotals>;
+  globalBudget(): Promise<BudgetView>;
+  agentBudget(agentId: string, agentName: string, maxTokensPerHour: number): Promise<AgentBudgetView>;
 }
 
 export const usageService = serviceRef<UsageService>('usage.service');

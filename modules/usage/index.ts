@@ -14,7 +14,7 @@ export default defineModule<UsageConfig>({
   register(ctx) {
     // Optional modules are looked up on each use: they may start, stop or reload after usage.
     const agents = () => ctx.tryUse(agentRegistry);
-    const store = new UsageStore(ctx.db, (err, rows) => ctx.log.error({ err, calls: rows.length }, 'usage rows could not be written'));
+    const store = new UsageStore(ctx.store, ctx.changes, (err, rows) => ctx.log.error({ err, calls: rows.length }, 'usage rows could not be written'));
     // Rows still queued are written before this copy goes.
     ctx.onStop(() => store.flush());
     const usage = new Usage({
@@ -29,7 +29,7 @@ export default defineModule<UsageConfig>({
     hooks.beforeCall.tapPromise(
       'budget',
       async (call) => {
-        const refusal = usage.check(call);
+        const refusal = await usage.check(call);
         // Published for the audit trail: background turns and streams refuse without an HTTP 402 of their own.
         if (refusal) ctx.events.publish('budget.exceeded', { agentId: call.meta.agentId, provider: call.provider, model: call.model, ...refusal });
         return refusal;
@@ -38,6 +38,8 @@ export default defineModule<UsageConfig>({
     );
     hooks.afterCall.tapPromise('meter', async (record) => usage.meter(record));
     return {
+      // The budgets are read on every model call: from memory, loaded here (register() does no I/O).
+      start: () => store.load(),
       routes(app) {
         usageRoutes(app, usage);
         budgetRoutes(app, usage, agents);

@@ -22,15 +22,15 @@ const dailySchema = {
 
 export function usageRoutes(app: Routes, usage: Usage): void {
   app.get('/api/usage', { schema: periodSchema }, async (request) => ({
-    ...usage.totals(request.query.period),
-    by_purpose: usage.byPurpose(request.query.period),
+    ...(await usage.totals(request.query.period)),
+    by_purpose: await usage.byPurpose(request.query.period),
   }));
   app.get('/api/usage/summary', { schema: { summary: "Today's usage and the hourly token quota" } }, async () => usage.summary());
   app.get('/api/usage/by-model', { schema: { summary: 'Usage per provider and model, most expensive first' } }, async () => ({
-    models: usage.byModel(),
+    models: await usage.byModel(),
   }));
   app.get('/api/usage/daily', { schema: dailySchema }, async (request) => {
-    const days = usage.daily(readLimit(request.query.days, DAYS));
+    const days = await usage.daily(readLimit(request.query.days, DAYS));
     return { days, total_cost_usd: days.reduce((sum, d) => sum + d.cost_usd, 0) };
   });
 }

@@ -1,5 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
-import { WriteBehind } from '@talon/module-sdk';
+import { WriteBehind, type ChangeFeed, type Queries } from '@talon/module-sdk';
 
 export interface CallRow {
   at: number;
@@ -61,47 +60,66 @@ export interface Limits {
 const SUMS = `COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
   COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS requests`;
 
+const DAY_MS = 86_400_000;
+
+/** The change-feed topic of the budgets (usage_budgets rows, keyed by scope). */
+export const BUDGETS_TOPIC = 'budgets';
+
 /**
- * SQLite access of the usage module (tables from migrations/0001_usage.sql). A call's row is written just after
- * the answer went out (WriteBehind: no commit on the call's way); every read writes what is queued first, so
- * budgets and reports always count every call. Limits are kept in memory between changes.
+ * Storage of the usage module (tables from migrations/0001_usage.sql). A call's row is written just after the
+ * answer went out (WriteBehind: no commit on the call's way); every read writes what is queued first, so budgets
+ * and reports always count every call of this process. The budgets are few and read on every model call: they are
+ * all kept in memory (load() at start) and reloaded when another process changes one.
  */
 export class UsageStore {
   private readonly queue: WriteBehind<CallRow>;
-  private readonly limitCache = new Map<string, Limits | undefined>();
-  private readonly insert: Statement;
-  private readonly sumsSince: Statement;
-  private readonly agentSumsSince: Statement;
-  private readonly activeSince: Statement;
-  private readonly byModelStmt: Statement;
-  private readonly byPurposeStmt: Statement;
-  private readonly dailyStmt: Statement;
-  private readonly agentCostsStmt: Statement;
-  private readonly getLimits: Statement;
-  private readonly putLimits: Statement;
+  private readonly budgets = new Map<string, Limits>();
 
-  constructor(db: Database, onError: (err: unknown, rows: readonly CallRow[]) => void) {
-    this.queue = new WriteBehind(db, (row) => this.insert.run({ ...row, ok: row.ok ? 1 : 0 }), onError);
-    this.insert =
-      db.prepare(`INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
-      VALUES (@at, @agentId, @agentName, @sessionId, @purpose, @provider, @model, @inputTokens, @outputTokens, @costUsd, @latencyMs, @ok, @error)`);
-    this.sumsSince = db.prepare(`SELECT ${SUMS} FROM usage_calls WHERE at >= ?`);
-    this.agentSumsSince = db.prepare(`SELECT ${SUMS} FROM usage_calls WHERE agent_id = ? AND at >= ?`);
-    this.activeSince = db.prepare('SELECT COUNT(DISTINCT agent_id) AS n FROM usage_calls WHERE at >= ? AND agent_id IS NOT NULL');
-    this.byModelStmt = db.prepare(`SELECT model, provider, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
-      COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls GROUP BY provider, model ORDER BY cost_usd DESC, request_count DESC, model`);
-    this.byPurposeStmt = db.prepare(`SELECT purpose, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
-      COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls WHERE at >= ? GROUP BY purpose
-      ORDER BY cost_usd DESC, request_count DESC, purpose`);
-    this.dailyStmt = db.prepare(
-      `SELECT strftime('%Y-%m-%d', at / 1000, 'unixepoch') AS date, ${SUMS} FROM usage_calls WHERE at >= ? GROUP BY date ORDER BY date`,
+  constructor(
+    private readonly store: Queries,
+    private readonly changes: ChangeFeed,
+    onError: (err: unknown, rows: readonly CallRow[]) => void,
+  ) {
+    this.queue = new WriteBehind(
+      store,
+      (t, r) =>
+        t.run(
+          `INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            r.at,
+            r.agentId,
+            r.agentName,
+            r.sessionId,
+            r.purpose,
+            r.provider,
+            r.model,
+            r.inputTokens,
+            r.outputTokens,
+            r.costUsd,
+            r.latencyMs,
+            r.ok ? 1 : 0,
+            r.error,
+          ],
+        ),
+      onError,
     );
-    this.agentCostsStmt = db.prepare(`SELECT agent_id, MAX(agent_name) AS agent_name, COALESCE(SUM(cost_usd), 0) AS total_cost_usd,
-      COALESCE(SUM(CASE WHEN at >= @today THEN cost_usd ELSE 0 END), 0) AS today_cost_usd
-      FROM usage_calls WHERE agent_id IS NOT NULL GROUP BY agent_id`);
-    this.getLimits = db.prepare('SELECT daily_limit_usd, monthly_limit_usd FROM usage_budgets WHERE scope = ?');
-    this.putLimits = db.prepare(`INSERT INTO usage_budgets (scope, daily_limit_usd, monthly_limit_usd, updated_at) VALUES (?, ?, ?, ?)
-      ON CONFLICT (scope) DO UPDATE SET daily_limit_usd = excluded.daily_limit_usd, monthly_limit_usd = excluded.monthly_limit_usd, updated_at = excluded.updated_at`);
+    changes.on(BUDGETS_TOPIC, (scope) => this.reload(scope));
+  }
+
+  /** Reads every budget into memory (the module's start). */
+  async load(): Promise<void> {
+    const rows = await this.store.many<Limits & { scope: string }>('SELECT scope, daily_limit_usd, monthly_limit_usd FROM usage_budgets');
+    this.budgets.clear();
+    for (const { scope, ...limits } of rows) this.budgets.set(scope, limits);
+  }
+
+  /** Another process changed the budget of `scope` ('' for all of them). */
+  private async reload(scope: string): Promise<void> {
+    if (!scope) return this.load();
+    const row = await this.store.one<Limits>('SELECT daily_limit_usd, monthly_limit_usd FROM usage_budgets WHERE scope = ?', [scope]);
+    if (row) this.budgets.set(scope, { daily_limit_usd: row.daily_limit_usd, monthly_limit_usd: row.monthly_limit_usd });
+    else this.budgets.delete(scope);
   }
 
   record(row: CallRow): void {
@@ -109,51 +127,78 @@ export class UsageStore {
   }
 
   /** Writes the queued rows now (reads do it themselves; the module does it when it stops). */
-  flush(): void {
-    this.queue.flush();
+  flush(): Promise<void> {
+    return this.queue.flush();
   }
 
-  sums(since: number, agentId?: string): Sums {
-    this.queue.flush();
-    return (agentId === undefined ? this.sumsSince.get(since) : this.agentSumsSince.get(agentId, since)) as Sums;
+  async sums(since: number, agentId?: string): Promise<Sums> {
+    await this.queue.flush();
+    const row =
+      agentId === undefined
+        ? await this.store.one<Sums>(`SELECT ${SUMS} FROM usage_calls WHERE at >= ?`, [since])
+        : await this.store.one<Sums>(`SELECT ${SUMS} FROM usage_calls WHERE agent_id = ? AND at >= ?`, [agentId, since]);
+    return row ?? { input_tokens: 0, output_tokens: 0, cost_usd: 0, requests: 0 };
   }
 
-  activeAgents(since: number): number {
-    this.queue.flush();
-    return (this.activeSince.get(since) as { n: number }).n;
+  async activeAgents(since: number): Promise<number> {
+    await this.queue.flush();
+    const row = await this.store.one<{ n: number }>('SELECT COUNT(DISTINCT agent_id) AS n FROM usage_calls WHERE at >= ? AND agent_id IS NOT NULL', [since]);
+    return Number(row?.n ?? 0);
   }
 
-  byModel(): ModelRow[] {
-    this.queue.flush();
-    return this.byModelStmt.all() as ModelRow[];
+  async byModel(): Promise<ModelRow[]> {
+    await this.queue.flush();
+    return this.store.many<ModelRow>(`SELECT model, provider, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+      COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls GROUP BY provider, model
+      ORDER BY cost_usd DESC, request_count DESC, model`);
   }
 
-  byPurpose(since: number): PurposeRow[] {
-    this.queue.flush();
-    return this.byPurposeStmt.all(since) as PurposeRow[];
+  async byPurpose(since: number): Promise<PurposeRow[]> {
+    await this.queue.flush();
+    return this.store.many<PurposeRow>(
+      `SELECT purpose, COALESCE(SUM(input_tokens), 0) AS input_tokens, COALESCE(SUM(output_tokens), 0) AS output_tokens,
+      COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count FROM usage_calls WHERE at >= ? GROUP BY purpose
+      ORDER BY cost_usd DESC, request_count DESC, purpose`,
+      [since],
+    );
   }
 
-  daily(since: number): DayRow[] {
-    this.queue.flush();
-    return this.dailyStmt.all(since) as DayRow[];
+  /** Sums per UTC day since `since`: grouped on the day number (integer division of epoch-ms), dated in JS. */
+  async daily(since: number): Promise<DayRow[]> {
+    await this.queue.flush();
+    const rows = await this.store.many<Sums & { day: number }>(
+      `SELECT at / ${DAY_MS} AS day, ${SUMS} FROM usage_calls WHERE at >= ? GROUP BY at / ${DAY_MS} ORDER BY day`,
+      [since],
+    );
+    return rows.map(({ day, ...sums }) => ({ date: new Date(Number(day) * DAY_MS).toISOString().slice(0, 10), ...sums }));
   }
 
-  agentCosts(todayStart: number): AgentCostRow[] {
-    this.queue.flush();
-    return this.agentCostsStmt.all({ today: todayStart }) as AgentCostRow[];
+  async agentCosts(todayStart: number): Promise<AgentCostRow[]> {
+    await this.queue.flush();
+    return this.store.many<AgentCostRow>(
+      `SELECT agent_id, MAX(agent_name) AS agent_name, COALESCE(SUM(cost_usd), 0) AS total_cost_usd,
+      COALESCE(SUM(CASE WHEN at >= ? THEN cost_usd ELSE 0 END), 0) AS today_cost_usd
+      FROM usage_calls WHERE agent_id IS NOT NULL GROUP BY agent_id`,
+      [todayStart],
+    );
   }
 
   /** Stored limits of a scope ('global' or an agent id), undefined when never set. */
   limits(scope: string): Limits | undefined {
-    if (!this.limitCache.has(scope)) {
-      if (this.limitCache.size >= 10_000) this.limitCache.clear();
-      this.limitCache.set(scope, this.getLimits.get(scope) as Limits | undefined);
-    }
-    return this.limitCache.get(scope);
+    return this.budgets.get(scope);
   }
 
-  setLimits(scope: string, limits: Limits): void {
-    this.putLimits.run(scope, limits.daily_limit_usd, limits.monthly_limit_usd, new Date().toISOString());
-    this.limitCache.delete(scope);
+  /** Stores a scope's limits, and tells the other processes so they reload it. */
+  async setLimits(scope: string, limits: Limits): Promise<void> {
+    await this.store.tx(async (t) => {
+      await t.run(
+        `INSERT INTO usage_budgets (scope, daily_limit_usd, monthly_limit_usd, updated_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (scope) DO UPDATE SET daily_limit_usd = excluded.daily_limit_usd, monthly_limit_usd = excluded.monthly_limit_usd,
+        updated_at = excluded.updated_at`,
+        [scope, limits.daily_limit_usd, limits.monthly_limit_usd, new Date().toISOString()],
+      );
+      await this.changes.note(BUDGETS_TOPIC, scope, t);
+    });
+    this.budgets.set(scope, { daily_limit_usd: limits.daily_limit_usd, monthly_limit_usd: limits.monthly_limit_usd });
   }
 }

@@ -56,14 +56,14 @@ export class Usage implements UsageService {
   }
 
   /** The beforeCall verdict: a refusal when the call would break a budget or an hourly token quota. */
-  check(call: CallCheck): Refusal | undefined {
+  async check(call: CallCheck): Promise<Refusal | undefined> {
     const now = this.now();
     const estimate = this.price(call.provider, call.model, call.estimatedInputTokens, 0);
-    const money = (scope: string, limits: Limits, agentId?: string): Refusal | undefined => {
+    const money = async (scope: string, limits: Limits, agentId?: string): Promise<Refusal | undefined> => {
       if (limits.daily_limit_usd <= 0 && limits.monthly_limit_usd <= 0) return undefined;
       const windows = [
-        { name: 'daily', limit: limits.daily_limit_usd, spent: this.deps.store.sums(periodStart('day', now), agentId).cost_usd },
-        { name: 'monthly', limit: limits.monthly_limit_usd, spent: this.deps.store.sums(periodStart('month', now), agentId).cost_usd },
+        { name: 'daily', limit: limits.daily_limit_usd, spent: (await this.deps.store.sums(periodStart('day', now), agentId)).cost_usd },
+        { name: 'monthly', limit: limits.monthly_limit_usd, spent: (await this.deps.store.sums(periodStart('month', now), agentId)).cost_usd },
       ];
       for (const w of windows) {
         if (w.limit > 0 && (w.spent >= w.limit || w.spent + estimate > w.limit)) {
@@ -72,61 +72,61 @@ export class Usage implements UsageService {
       }
       return undefined;
     };
-    const tokens = (scope: string, limit: number, agentId?: string): Refusal | undefined => {
+    const tokens = async (scope: string, limit: number, agentId?: string): Promise<Refusal | undefined> => {
       if (limit <= 0) return undefined;
-      const used = this.hourlyTokens(now, agentId);
+      const used = await this.hourlyTokens(now, agentId);
       if (used + call.estimatedInputTokens <= limit) return undefined;
       return {
         status: QUOTA_STATUS,
         error: `${scope} hourly token quota exceeded: ${used} of ${limit} tokens used this hour (about ${call.estimatedInputTokens} more requested); resets at ${new Date(nextHour(now)).toISOString()}`,
       };
     };
-    const global = money('global', this.globalLimits()) ?? tokens('global', this.deps.config().hourly_token_limit);
+    const global = (await money('global', this.globalLimits())) ?? (await tokens('global', this.deps.config().hourly_token_limit));
     if (global) return global;
     const agentId = call.meta.agentId;
     if (!agentId) return undefined;
     const agent = this.deps.agents()?.get(agentId);
     const scope = `agent '${agent?.name ?? agentId}'`;
-    return money(scope, this.agentLimits(agentId), agentId) ?? tokens(scope, agent?.maxLlmTokensPerHour ?? 0, agentId);
+    return (await money(scope, this.agentLimits(agentId), agentId)) ?? tokens(scope, agent?.maxLlmTokensPerHour ?? 0, agentId);
   }
 
-  summary(agentId?: string): UsageSummary {
+  async summary(agentId?: string): Promise<UsageSummary> {
     const now = this.now();
-    const today = this.deps.store.sums(periodStart('day', now), agentId);
+    const today = await this.deps.store.sums(periodStart('day', now), agentId);
     const limit = agentId === undefined ? this.deps.config().hourly_token_limit : (this.deps.agents()?.get(agentId)?.maxLlmTokensPerHour ?? 0);
     return {
       today: { input_tokens: today.input_tokens, output_tokens: today.output_tokens, cost_usd: usd(today.cost_usd), requests: today.requests },
-      quota: { hourly_token_limit: limit, hourly_tokens_used: this.hourlyTokens(now, agentId), hourly_reset_at: new Date(nextHour(now)).toISOString() },
+      quota: { hourly_token_limit: limit, hourly_tokens_used: await this.hourlyTokens(now, agentId), hourly_reset_at: new Date(nextHour(now)).toISOString() },
     };
   }
 
-  totals(period: UsagePeriod): UsageTotals {
+  async totals(period: UsagePeriod): Promise<UsageTotals> {
     const since = periodStart(period, this.now());
-    const sums = this.deps.store.sums(since);
+    const sums = await this.deps.store.sums(since);
     return {
       period,
       total_input_tokens: sums.input_tokens,
       total_output_tokens: sums.output_tokens,
       total_cost_usd: usd(sums.cost_usd),
       request_count: sums.requests,
-      active_agents: this.deps.store.activeAgents(since),
+      active_agents: await this.deps.store.activeAgents(since),
     };
   }
 
   /** Usage of the period per purpose of the calls, so background calls (memory extraction) show apart from turns. */
-  byPurpose(period: UsagePeriod): PurposeRow[] {
-    return this.deps.store.byPurpose(periodStart(period, this.now())).map((p) => ({ ...p, cost_usd: usd(p.cost_usd) }));
+  async byPurpose(period: UsagePeriod): Promise<PurposeRow[]> {
+    return (await this.deps.store.byPurpose(periodStart(period, this.now()))).map((p) => ({ ...p, cost_usd: usd(p.cost_usd) }));
   }
 
-  byModel(): ModelRow[] {
-    return this.deps.store.byModel().map((m) => ({ ...m, cost_usd: usd(m.cost_usd) }));
+  async byModel(): Promise<ModelRow[]> {
+    return (await this.deps.store.byModel()).map((m) => ({ ...m, cost_usd: usd(m.cost_usd) }));
   }
 
   /** One row per UTC day of the last `days` days (today included), oldest first, zero-filled. */
-  daily(days: number): DayRow[] {
+  async daily(days: number): Promise<DayRow[]> {
     const today = periodStart('day', this.now());
     const since = today - (days - 1) * 86_400_000;
-    const found = new Map(this.deps.store.daily(since).map((r) => [r.date, r]));
+    const found = new Map((await this.deps.store.daily(since)).map((r) => [r.date, r]));
     const out: DayRow[] = [];
     for (let t = since; t <= today; t += 86_400_000) {
       const date = new Date(t).toISOString().slice(0, 10);
@@ -153,28 +153,28 @@ export class Usage implements UsageService {
   }
 
   /** Stores new limits for 'global' or an agent; omitted fields keep their current value. */
-  setLimits(agentId: string | undefined, change: Partial<Limits>): void {
+  async setLimits(agentId: string | undefined, change: Partial<Limits>): Promise<void> {
     const current = agentId === undefined ? this.globalLimits() : this.agentLimits(agentId);
-    this.deps.store.setLimits(agentId ?? GLOBAL, { ...current, ...change });
+    await this.deps.store.setLimits(agentId ?? GLOBAL, { ...current, ...change });
   }
 
-  globalBudget(): BudgetView {
+  globalBudget(): Promise<BudgetView> {
     return this.budgetView(this.globalLimits());
   }
 
-  agentBudget(agentId: string, agentName: string, maxTokensPerHour: number): AgentBudgetView {
+  async agentBudget(agentId: string, agentName: string, maxTokensPerHour: number): Promise<AgentBudgetView> {
     return {
       agent_id: agentId,
       agent_name: agentName,
-      ...this.budgetView(this.agentLimits(agentId), agentId),
+      ...(await this.budgetView(this.agentLimits(agentId), agentId)),
       max_llm_tokens_per_hour: maxTokensPerHour,
-      hourly_tokens_used: this.hourlyTokens(this.now(), agentId),
+      hourly_tokens_used: await this.hourlyTokens(this.now(), agentId),
     };
   }
 
   /** Agents by total spend (most first): every registered agent plus any agent that has usage. */
-  ranking(): Array<{ agent_id: string; agent_name: string; total_cost_usd: number; today_cost_usd: number }> {
-    const rows = new Map<string, AgentCostRow>(this.deps.store.agentCosts(periodStart('day', this.now())).map((r) => [r.agent_id, r]));
+  async ranking(): Promise<Array<{ agent_id: string; agent_name: string; total_cost_usd: number; today_cost_usd: number }>> {
+    const rows = new Map<string, AgentCostRow>((await this.deps.store.agentCosts(periodStart('day', this.now()))).map((r) => [r.agent_id, r]));
     const agents: AgentRecord[] = this.deps.agents()?.list() ?? [];
     for (const a of agents) if (!rows.has(a.id)) rows.set(a.id, { agent_id: a.id, agent_name: a.name, total_cost_usd: 0, today_cost_usd: 0 });
     const names = new Map(agents.map((a) => [a.id, a.name]));
@@ -188,10 +188,10 @@ export class Usage implements UsageService {
       .sort((a, b) => b.total_cost_usd - a.total_cost_usd || b.today_cost_usd - a.today_cost_usd || a.agent_name.localeCompare(b.agent_name));
   }
 
-  private budgetView(limits: Limits, agentId?: string): BudgetView {
+  private async budgetView(limits: Limits, agentId?: string): Promise<BudgetView> {
     const now = this.now();
-    const today = usd(this.deps.store.sums(periodStart('day', now), agentId).cost_usd);
-    const month = usd(this.deps.store.sums(periodStart('month', now), agentId).cost_usd);
+    const today = usd((await this.deps.store.sums(periodStart('day', now), agentId)).cost_usd);
+    const month = usd((await this.deps.store.sums(periodStart('month', now), agentId)).cost_usd);
     return { ...limits, today_spent_usd: today, month_spent_usd: month, status: this.status(limits, today, month) };
   }
 
@@ -204,8 +204,8 @@ export class Usage implements UsageService {
     return share >= this.deps.config().warning_threshold ? 'warning' : 'ok';
   }
 
-  private hourlyTokens(now: number, agentId?: string): number {
-    const sums = this.deps.store.sums(periodStart('hour', now), agentId);
+  private async hourlyTokens(now: number, agentId?: string): Promise<number> {
+    const sums = await this.deps.store.sums(periodStart('hour', now), agentId);
     return sums.input_tokens + sums.output_tokens;
   }
 
