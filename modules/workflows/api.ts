@@ -16,7 +16,7 @@ export interface WorkflowRunResult {
 
 export interface WorkflowRunner {
   /** A workflow by UUID, else by name (case-insensitive; the oldest of that name). */
-  find(ref: string): { id: string; name: string } | undefined;
+  find(ref: string): Promise<{ id: string; name: string } | undefined>;
   /**
    * Runs a workflow to its end (never rejects for a failing step: the result says `failed`). Rejects with HttpError
    * 404 when the workflow does not exist. `origin` is kept on the run ('http', 'schedule', 'trigger').

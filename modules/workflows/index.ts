@@ -6,7 +6,7 @@ import { workflowRunner } from '@talon/workflows';
 import { workflowsConfigSchema, type WorkflowsConfig } from './config.ts';
 import { WorkflowStore } from './services/store.ts';
 import { RunStore } from './services/runs.ts';
-import { Runner } from './services/runner.ts';
+import { CANCEL_TOPIC, Runner } from './services/runner.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { runRoutes } from './routes/runs.ts';
 import { TemplateCatalog } from './services/templates.ts';
@@ -16,10 +16,14 @@ export default defineModule<WorkflowsConfig>({
   configSchema: workflowsConfigSchema,
   register(ctx) {
     const config = () => ctx.config;
-    // Runs of another process run (pid and start time) that are still open were cut off by a crash or a kill.
     const boot = `${process.pid}:${ctx.kernel.startedAt.getTime()}`;
-    const store = new WorkflowStore(ctx.db);
-    const runs = new RunStore(ctx.db, boot);
+    const store = new WorkflowStore(ctx.store);
+    const runs = new RunStore({
+      store: ctx.store,
+      node: ctx.nodes.id,
+      boot,
+      onStepLost: (err, rows) => ctx.log.error({ err, rows }, 'workflow step rows could not be written'),
+    });
     const runner = new Runner({
       store,
       runs,
@@ -28,18 +32,31 @@ export default defineModule<WorkflowsConfig>({
       log: ctx.log,
       queue: () => ctx.use(taskQueue),
       registry: () => ctx.use(agentRegistry),
+      nodes: ctx.nodes,
+      changes: ctx.changes,
     });
     ctx.provide(workflowRunner, runner);
-    const templates = new TemplateCatalog(ctx.db, () => ctx.tryUse(registryService), ctx.log);
+    const templates = new TemplateCatalog(ctx.store, () => ctx.tryUse(registryService), ctx.log);
+    // Runs of a node that died (or stopped) were cut off: one live node marks them Failed. Another node's live runs
+    // are never touched.
+    ctx.nodes.onDead(async (node) => {
+      const failed = await runs.failInterrupted(node);
+      if (failed) ctx.log.warn({ runs: failed, node }, 'workflow runs of a gone process are marked Failed (interrupted)');
+    });
+    // Another node asks to cancel a run this copy executes.
+    ctx.changes.on(CANCEL_TOPIC, (runId) => runner.cancelHere(runId));
     ctx.events.subscribe('hub.synced', async (event) => {
       if (event.data.registry === 'hub') templates.forgetRegistry();
     });
     return {
-      start() {
-        const failed = runs.failInterrupted();
+      async start() {
+        const failed = await runs.failOrphans(new Set(await ctx.nodes.live()));
         if (failed) ctx.log.warn({ runs: failed }, 'workflow runs interrupted by the last stop are marked Failed');
       },
-      stop: () => runner.stopAll(),
+      async stop() {
+        await runner.stopAll();
+        await runs.flush();
+      },
       routes(app) {
         workflowRoutes(app, { store, runner, config, events: ctx.events });
         runRoutes(app, store, runs, runner);

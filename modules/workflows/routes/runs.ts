@@ -21,27 +21,27 @@ const listItem = (r: RunRow) => ({
 });
 
 export function runRoutes(app: Routes, store: WorkflowStore, runs: RunStore, runner: Runner): void {
-  const loadRun = (id: string) => {
-    const run = runs.get(requireUuid(id, 'run id'));
+  const loadRun = async (id: string) => {
+    const run = await runs.get(requireUuid(id, 'run id'));
     if (!run) throw notFound(`run '${id}' not found`);
     return run;
   };
 
   app.get('/api/workflows/:id/runs', { schema: { summary: "A workflow's runs, newest first", params: idParams, querystring: pageQuery } }, async (request) => {
     const id = requireUuid(request.params.id, 'workflow id');
-    if (!store.get(id)) throw notFound(`workflow '${id}' not found`);
+    if (!(await store.get(id))) throw notFound(`workflow '${id}' not found`);
     const page = readPage(request.query, { limit: 100, max: 1000 });
-    return runs.list(id, page.limit, page.offset).map(listItem);
+    return (await runs.list(id, page.limit, page.offset)).map(listItem);
   });
 
   app.get('/api/workflows/runs/:run_id', { schema: { summary: 'A run with its input, output and step results', params: runParams } }, async (request) => {
-    const run = loadRun(request.params.run_id);
-    return { ...listItem(run), input: run.input, output: run.output, created_at: run.created_at, step_results: runs.steps(run.id) };
+    const run = await loadRun(request.params.run_id);
+    return { ...listItem(run), input: run.input, output: run.output, created_at: run.created_at, step_results: await runs.steps(run.id) };
   });
 
   app.post('/api/workflows/runs/:run_id/cancel', { schema: { summary: 'Cancels a running run', params: runParams } }, async (request) => {
-    const run = loadRun(request.params.run_id);
+    const run = await loadRun(request.params.run_id);
     await runner.cancel(run.id);
-    return { run_id: run.id, state: runs.get(run.id)?.state };
+    return { run_id: run.id, state: (await runs.get(run.id))?.state };
   });
 }

@@ -105,7 +105,7 @@ export function templateRoutes(app: Routes, { templates, store, agents, config }
     async (request, reply) => {
       const t = await load(request.params.id);
       const def = instantiate(t, request.body, { ...request.query, maxSteps: config().max_steps }, agents());
-      const wf = store.create(def);
+      const wf = await store.create(def);
       request.log.info({ template: t.id, workflow: wf.id }, 'workflow created from a template');
       return reply.code(201).send({ workflow_id: wf.id, template_id: t.id, status: 'instantiated' });
     },
@@ -115,7 +115,7 @@ export function templateRoutes(app: Routes, { templates, store, agents, config }
     const t = await load(request.params.id);
     if (t.source !== 'user')
       throw conflict(`workflow template '${t.id}' comes from the ${t.source.replace(/^registry:/, '')} registry: only saved templates can be deleted`);
-    templates.delete(t.id);
+    await templates.delete(t.id);
     return { status: 'removed', template_id: t.id };
   });
 
@@ -123,13 +123,13 @@ export function templateRoutes(app: Routes, { templates, store, agents, config }
     '/api/workflows/:id/save-as-template',
     { schema: { summary: 'Saves a workflow as a template (201 created; 200 when it replaced one)', tags, params: idParams, body: saveBody } },
     async (request, reply) => {
-      const wf = loadWorkflow(store, request.params.id);
+      const wf = await loadWorkflow(store, request.params.id);
       const { replace, ...fields } = request.body;
       const template = templateOf(wf, fields);
       const existing = await templates.get(template.id);
       if (existing && !replace)
         throw conflict(`a workflow template '${template.id}' exists (${existing.source}): give another id, or replace: true to put this one in its place`);
-      templates.save(template);
+      await templates.save(template);
       request.log.info({ template: template.id, workflow: wf.id }, 'workflow saved as a template');
       return reply.code(existing ? 200 : 201).send({ status: existing ? 'updated' : 'created', template });
     },

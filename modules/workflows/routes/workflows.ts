@@ -14,8 +14,8 @@ const runBody = {
 } as const;
 
 /** A workflow by its UUID: 400 for a malformed id, 404 for an unknown one. */
-export function loadWorkflow(store: WorkflowStore, id: string): StoredWorkflow {
-  const wf = store.get(requireUuid(id, 'workflow id'));
+export async function loadWorkflow(store: WorkflowStore, id: string): Promise<StoredWorkflow> {
+  const wf = await store.get(requireUuid(id, 'workflow id'));
   if (!wf) throw notFound(`workflow '${id}' not found`);
   return wf;
 }
@@ -40,14 +40,19 @@ export function workflowRoutes(app: Routes, { store, runner, config, events }: W
   const load = (id: string) => loadWorkflow(store, id);
 
   app.get('/api/workflows', { schema: { summary: 'Workflows' } }, async () =>
-    store
-      .list()
-      .map((wf) => ({ id: wf.id, name: wf.name, description: wf.description, steps: wf.steps.length, created_at: wf.created_at, updated_at: wf.updated_at })),
+    (await store.list()).map((wf) => ({
+      id: wf.id,
+      name: wf.name,
+      description: wf.description,
+      steps: wf.steps.length,
+      created_at: wf.created_at,
+      updated_at: wf.updated_at,
+    })),
   );
 
   app.post('/api/workflows', { schema: { summary: 'Creates a workflow', body: createBody } }, async (request, reply) => {
     const body = request.body;
-    const wf = store.create({
+    const wf = await store.create({
       name: body.name,
       description: body.description ?? '',
       steps: normalizeSteps(body.steps, config().max_steps),
@@ -56,16 +61,16 @@ export function workflowRoutes(app: Routes, { store, runner, config, events }: W
     return reply.code(201).send({ workflow_id: wf.id });
   });
 
-  app.get('/api/workflows/:id', { schema: { summary: 'A workflow definition', params: idParams } }, async (request) => view(load(request.params.id)));
+  app.get('/api/workflows/:id', { schema: { summary: 'A workflow definition', params: idParams } }, async (request) => view(await load(request.params.id)));
 
   app.put(
     '/api/workflows/:id',
     { schema: { summary: 'Updates a workflow: the fields sent replace theirs', params: idParams, body: updateBody } },
     async (request) => {
-      const wf = load(request.params.id);
+      const wf = await load(request.params.id);
       const body = request.body;
       if (!Object.keys(body).length) throw badRequest('send at least one of name, description, steps, total_timeout_secs');
-      const updated = store.update(wf.id, {
+      const updated = await store.update(wf.id, {
         name: body.name ?? wf.name,
         description: body.description ?? wf.description,
         steps: body.steps ? normalizeSteps(body.steps, config().max_steps) : wf.steps,
@@ -76,14 +81,14 @@ export function workflowRoutes(app: Routes, { store, runner, config, events }: W
   );
 
   app.delete('/api/workflows/:id', { schema: { summary: 'Deletes a workflow and its runs', params: idParams } }, async (request) => {
-    const wf = load(request.params.id);
-    store.delete(wf.id);
+    const wf = await load(request.params.id);
+    await store.delete(wf.id);
     events.publish('workflow.deleted', { workflowId: wf.id, name: wf.name });
     return { status: 'removed', workflow_id: wf.id };
   });
 
   app.post('/api/workflows/:id/run', { schema: { summary: 'Runs a workflow and answers when it ends', params: idParams, body: runBody } }, async (request) => {
-    const wf = load(request.params.id);
+    const wf = await load(request.params.id);
     const input = request.body.input;
     return runner.execute(wf, typeof input === 'string' ? input : input === undefined || input === null ? '' : JSON.stringify(input), 'http');
   });

@@ -2,7 +2,7 @@
  * Starts and ends runs: the run row, the whole-run timeout, cancellation, the workflow.run_finished event. A run
  * never rejects for a failing step; the result says `failed` with the error.
  */
-import { conflict, notFound, type EventAccess } from '@talon/module-sdk';
+import { conflict, notFound, type ChangeFeed, type EventAccess, type NodeAccess } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { WorkflowRunner, WorkflowRunResult } from '@talon/workflows';
 import type { WorkflowsConfig } from '../config.ts';
@@ -12,6 +12,11 @@ import type { RunStore } from './runs.ts';
 import type { StoredWorkflow, WorkflowStore } from './store.ts';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The change-feed topic that asks the node executing a run to cancel it (the key is the run id). */
+export const CANCEL_TOPIC = 'cancel';
+/** How long a cancel of a run on another node waits for that node to end it. */
+const REMOTE_CANCEL_MS = 10_000;
+const REMOTE_POLL_MS = 100;
 
 export interface RunnerDeps extends ExecutionDeps {
   store: WorkflowStore;
@@ -19,6 +24,8 @@ export interface RunnerDeps extends ExecutionDeps {
   events: Pick<EventAccess, 'publish'>;
   config: () => WorkflowsConfig;
   log: Logger;
+  nodes: Pick<NodeAccess, 'id' | 'live'>;
+  changes: Pick<ChangeFeed, 'note'>;
 }
 
 export class Runner implements WorkflowRunner {
@@ -28,19 +35,19 @@ export class Runner implements WorkflowRunner {
 
   constructor(private readonly deps: RunnerDeps) {}
 
-  find(ref: string): { id: string; name: string } | undefined {
-    const wf = this.deps.store.find(ref);
+  async find(ref: string): Promise<{ id: string; name: string } | undefined> {
+    const wf = await this.deps.store.find(ref);
     return wf && { id: wf.id, name: wf.name };
   }
 
-  run(ref: string, input: string, origin: string): Promise<WorkflowRunResult> {
-    const wf = this.deps.store.find(ref);
+  async run(ref: string, input: string, origin: string): Promise<WorkflowRunResult> {
+    const wf = await this.deps.store.find(ref);
     if (!wf) throw notFound(`workflow '${ref}' not found`);
     return this.execute(wf, input, origin);
   }
 
-  execute(wf: StoredWorkflow, input: string, origin: string): Promise<WorkflowRunResult> {
-    const runId = this.deps.runs.create(wf, input, origin);
+  async execute(wf: StoredWorkflow, input: string, origin: string): Promise<WorkflowRunResult> {
+    const runId = await this.deps.runs.create(wf, input, origin);
     const done = this.perform(wf, runId, input);
     this.inflight.set(runId, done);
     return done.finally(() => this.inflight.delete(runId));
@@ -56,30 +63,53 @@ export class Runner implements WorkflowRunner {
         ? setTimeout(() => controller.abort(new RunStop('Failed', `the run exceeded its total timeout of ${limit / 1000}s`)), limit)
         : undefined;
     try {
-      runs.start(runId);
+      await runs.start(runId);
       const output = await new Execution(this.deps, runId, wf, input, controller.signal).execute();
-      return this.end(wf, runId, 'Completed', output, null);
+      return await this.end(wf, runId, 'Completed', output, null);
     } catch (err) {
       if (!(err instanceof RunStop)) this.deps.log.error({ err, runId }, 'workflow run failed unexpectedly');
       const stop = err instanceof RunStop ? err : new RunStop('Failed', (err as Error).message);
-      return this.end(wf, runId, stop.state, null, stop.message);
+      return await this.end(wf, runId, stop.state, null, stop.message);
     } finally {
       clearTimeout(timer);
       this.active.delete(runId);
     }
   }
 
-  /** Cancels a run this copy executes and waits for it to end: 404 unknown, 409 already ended. */
+  /**
+   * Cancels a run and waits for it to end: here when this copy executes it, else the live node executing it is asked
+   * (through the change feed) and the wait is for the run's row. 404 unknown, 409 already ended.
+   */
   async cancel(runId: string): Promise<void> {
-    const controller = this.active.get(runId);
-    if (controller) {
-      controller.abort(new RunStop('Cancelled', 'cancelled by request'));
-      await this.inflight.get(runId);
-      return;
-    }
-    const run = this.deps.runs.get(runId);
+    if (await this.cancelHere(runId)) return;
+    const run = await this.deps.runs.get(runId);
     if (!run) throw notFound(`run '${runId}' not found`);
+    const open = run.state === 'Pending' || run.state === 'Running';
+    if (open && run.node && run.node !== this.deps.nodes.id && (await this.deps.nodes.live()).includes(run.node)) {
+      await this.deps.changes.note(CANCEL_TOPIC, runId);
+      if (await this.ended(runId, Date.now() + REMOTE_CANCEL_MS)) return;
+      throw conflict(`run '${runId}' runs on another node, which did not end it within ${REMOTE_CANCEL_MS / 1000}s`);
+    }
     throw conflict(`run '${runId}' is ${run.state}; only a pending or running run can be cancelled`);
+  }
+
+  /** Cancels a run if this copy executes it (also at another node's request); false when it does not. */
+  async cancelHere(runId: string): Promise<boolean> {
+    const controller = this.active.get(runId);
+    if (!controller) return false;
+    controller.abort(new RunStop('Cancelled', 'cancelled by request'));
+    await this.inflight.get(runId);
+    return true;
+  }
+
+  /** Waits (bounded) until the run's row is no longer open. */
+  private async ended(runId: string, deadline: number): Promise<boolean> {
+    for (;;) {
+      const run = await this.deps.runs.get(runId);
+      if (!run || (run.state !== 'Pending' && run.state !== 'Running')) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS));
+    }
   }
 
   /** The module is stopping: its runs end as Failed, saying why (never left Running). */
@@ -88,10 +118,16 @@ export class Runner implements WorkflowRunner {
     await Promise.allSettled([...this.inflight.values()]);
   }
 
-  private end(wf: StoredWorkflow, runId: string, state: 'Completed' | 'Failed' | 'Cancelled', output: string | null, error: string | null): WorkflowRunResult {
+  private async end(
+    wf: StoredWorkflow,
+    runId: string,
+    state: 'Completed' | 'Failed' | 'Cancelled',
+    output: string | null,
+    error: string | null,
+  ): Promise<WorkflowRunResult> {
     const { runs, events, config } = this.deps;
-    runs.finish(runId, state, output, error);
-    runs.prune(wf.id, config().runs_kept);
+    await runs.finish(runId, state, output, error);
+    await runs.prune(wf.id, config().runs_kept);
     const status = state.toLowerCase() as WorkflowRunResult['status'];
     events.publish('workflow.run_finished', { workflowId: wf.id, workflowName: wf.name, runId, status, error: error ?? undefined });
     return { run_id: runId, output: output ?? '', status, ...(error === null ? {} : { error }) };

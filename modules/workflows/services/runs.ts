@@ -1,10 +1,10 @@
 /**
- * Workflow runs in SQLite. Every transition is written when it happens (Pending at creation, Running, each step,
- * the end), so after a crash the rows say what was under way; start-up marks those Failed.
+ * Workflow runs in the store. Every transition is written when it happens (Pending at creation, Running, each step,
+ * the end), so after a crash the rows say what was under way. Each run records the node executing it: when a node is
+ * gone (at start, or when its heartbeat stops) its open runs are marked Failed; other live nodes' runs are left alone.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
+import { WriteBehind, type Queries, type Store } from '@talon/module-sdk';
 
 export type RunState = 'Pending' | 'Running' | 'Completed' | 'Failed' | 'Cancelled';
 
@@ -38,51 +38,136 @@ export interface RunRow {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** The node executing it (null: written before runs recorded their node). */
+  node: string | null;
 }
 
-const RUN_COLUMNS = 'id, workflow_id, workflow_name, state, input, output, error, origin, steps_completed, created_at, started_at, completed_at';
+const RUN_COLUMNS = 'id, workflow_id, workflow_name, state, input, output, error, origin, steps_completed, created_at, started_at, completed_at, node';
+const OPEN = "('Pending', 'Running')";
+const INTERRUPTED = "'interrupted: the service stopped while the run was in progress (' || state || ' at the restart)'";
+
+export interface RunStoreDeps {
+  store: Store;
+  /** This process's node id: written on the runs it executes. */
+  node: string;
+  /** The process run (pid and start time), kept in the boot column as before. */
+  boot: string;
+  onStepLost: (err: unknown, rows: number) => void;
+}
 
 export class RunStore {
-  private readonly sql: ReturnType<typeof statements>;
+  private readonly store: Store;
+  /**
+   * Step rows are written just after the step (write-behind, one commit for the step's row and the run's count): the
+   * walkers record steps synchronously, and a run's end, and every read, flushes them first.
+   */
+  private readonly stepRows: WriteBehind<{ runId: string; record: StepRecord }>;
 
-  /** A step's row and the run's count in one commit (a step costs one write, not two). */
-  private readonly recordStep: (runId: string, r: StepRecord) => void;
-
-  constructor(
-    db: Database,
-    private readonly boot: string,
-  ) {
-    this.sql = statements(db);
-    this.recordStep = db.transaction((runId: string, r: StepRecord) => this.writeStep(runId, r));
+  constructor(private readonly deps: RunStoreDeps) {
+    this.store = deps.store;
+    this.stepRows = new WriteBehind(
+      this.store,
+      (t, { runId, record }) => writeStep(t, runId, record),
+      (err, rows) => deps.onStepLost(err, rows.length),
+    );
   }
 
-  create(workflow: { id: string; name: string }, input: string, origin: string): string {
+  async create(workflow: { id: string; name: string }, input: string, origin: string): Promise<string> {
     const id = randomUUID();
-    this.sql("INSERT INTO workflows_runs (id, workflow_id, workflow_name, state, input, origin, boot, created_at) VALUES (?, ?, ?, 'Pending', ?, ?, ?, ?)").run(
-      id,
-      workflow.id,
-      workflow.name,
-      input,
-      origin,
-      this.boot,
-      now(),
+    await this.store.run(
+      "INSERT INTO workflows_runs (id, workflow_id, workflow_name, state, input, origin, boot, node, created_at) VALUES (?, ?, ?, 'Pending', ?, ?, ?, ?, ?)",
+      [id, workflow.id, workflow.name, input, origin, this.deps.boot, this.deps.node, now()],
     );
     return id;
   }
 
-  start(runId: string): void {
-    this.sql("UPDATE workflows_runs SET state = 'Running', started_at = ? WHERE id = ? AND state = 'Pending'").run(now(), runId);
+  async start(runId: string): Promise<void> {
+    await this.store.run("UPDATE workflows_runs SET state = 'Running', started_at = ? WHERE id = ? AND state = 'Pending'", [now(), runId]);
   }
 
-  step(runId: string, r: StepRecord): void {
-    this.recordStep(runId, r);
+  step(runId: string, record: StepRecord): void {
+    this.stepRows.push({ runId, record });
   }
 
-  private writeStep(runId: string, r: StepRecord): void {
-    this.sql(
-      `INSERT INTO workflows_run_steps (run_id, step_index, step_name, iteration, agent_id, agent_name, status, prompt, output, error, attempts,
-       started_at, duration_ms, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
+  /** Ends a run that is still open; false when it had already ended (its steps are written first). */
+  async finish(runId: string, state: 'Completed' | 'Failed' | 'Cancelled', output: string | null, error: string | null): Promise<boolean> {
+    await this.stepRows.flush();
+    const { changes } = await this.store.run(`UPDATE workflows_runs SET state = ?, output = ?, error = ?, completed_at = ? WHERE id = ? AND state IN ${OPEN}`, [
+      state,
+      output,
+      error,
+      now(),
+      runId,
+    ]);
+    return changes > 0;
+  }
+
+  /** The open runs of a node that is gone were interrupted: Failed, with the reason (one UPDATE; one live node wins). */
+  async failInterrupted(node: string): Promise<number> {
+    const { changes } = await this.store.run(
+      `UPDATE workflows_runs SET state = 'Failed', completed_at = ?, error = ${INTERRUPTED} WHERE state IN ${OPEN} AND node = ?`,
+      [now(), node],
+    );
+    return changes;
+  }
+
+  /** At start: open runs of nodes not live (and of processes that recorded no node) are failed; answers how many. */
+  async failOrphans(live: ReadonlySet<string>): Promise<number> {
+    let failed = (
+      await this.store.run(`UPDATE workflows_runs SET state = 'Failed', completed_at = ?, error = ${INTERRUPTED} WHERE state IN ${OPEN} AND node IS NULL`, [
+        now(),
+      ])
+    ).changes;
+    const nodes = await this.store.many<{ node: string }>(`SELECT DISTINCT node FROM workflows_runs WHERE state IN ${OPEN} AND node IS NOT NULL`);
+    for (const { node } of nodes) if (!live.has(node)) failed += await this.failInterrupted(node);
+    return failed;
+  }
+
+  async get(runId: string): Promise<RunRow | undefined> {
+    await this.stepRows.flush();
+    return this.store.one<RunRow>(`SELECT ${RUN_COLUMNS} FROM workflows_runs WHERE id = ?`, [runId]);
+  }
+
+  async steps(runId: string): Promise<StepRecord[]> {
+    await this.stepRows.flush();
+    return this.store.many<StepRecord>(
+      `SELECT step_index, step_name, iteration, agent_id, agent_name, status, prompt, output, error, attempts, started_at, duration_ms,
+       input_tokens, output_tokens FROM workflows_run_steps WHERE run_id = ? ORDER BY step_index, iteration, seq`,
+      [runId],
+    );
+  }
+
+  /** A workflow's runs, newest first. */
+  async list(workflowId: string, limit: number, offset: number): Promise<RunRow[]> {
+    await this.stepRows.flush();
+    return this.store.many<RunRow>(`SELECT ${RUN_COLUMNS} FROM workflows_runs WHERE workflow_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`, [
+      workflowId,
+      limit,
+      offset,
+    ]);
+  }
+
+  /** Keeps the newest `keep` finished runs of a workflow. */
+  async prune(workflowId: string, keep: number): Promise<void> {
+    await this.store.run(
+      `DELETE FROM workflows_runs WHERE workflow_id = ? AND state NOT IN ${OPEN} AND seq <= (
+         SELECT seq FROM workflows_runs WHERE workflow_id = ? AND state NOT IN ${OPEN} ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+      [workflowId, workflowId, keep],
+    );
+  }
+
+  /** The module stops: step rows still waiting are written. */
+  flush(): Promise<void> {
+    return this.stepRows.flush();
+  }
+}
+
+/** A step's row and the run's count, in the write-behind's transaction. */
+async function writeStep(t: Queries, runId: string, r: StepRecord): Promise<void> {
+  await t.run(
+    `INSERT INTO workflows_run_steps (run_id, step_index, step_name, iteration, agent_id, agent_name, status, prompt, output, error, attempts,
+     started_at, duration_ms, input_tokens, output_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
       runId,
       r.step_index,
       r.step_name,
@@ -98,59 +183,9 @@ export class RunStore {
       Math.round(r.duration_ms),
       r.input_tokens,
       r.output_tokens,
-    );
-    if (r.status === 'completed') this.sql('UPDATE workflows_runs SET steps_completed = steps_completed + 1 WHERE id = ?').run(runId);
-  }
-
-  /** Ends a run that is still open; false when it had already ended. */
-  finish(runId: string, state: 'Completed' | 'Failed' | 'Cancelled', output: string | null, error: string | null): boolean {
-    return (
-      this.sql("UPDATE workflows_runs SET state = ?, output = ?, error = ?, completed_at = ? WHERE id = ? AND state IN ('Pending', 'Running')").run(
-        state,
-        output,
-        error,
-        now(),
-        runId,
-      ).changes > 0
-    );
-  }
-
-  /** Runs an earlier process left open were interrupted: they become Failed, with the reason. */
-  failInterrupted(): number {
-    return this.sql(
-      `UPDATE workflows_runs SET state = 'Failed', completed_at = ?,
-       error = 'interrupted: the service stopped while the run was in progress (' || state || ' at the restart)'
-       WHERE state IN ('Pending', 'Running') AND boot <> ?`,
-    ).run(now(), this.boot).changes;
-  }
-
-  get(runId: string): RunRow | undefined {
-    return this.sql<[string], RunRow>(`SELECT ${RUN_COLUMNS} FROM workflows_runs WHERE id = ?`).get(runId);
-  }
-
-  steps(runId: string): StepRecord[] {
-    return this.sql<[string], StepRecord>(
-      `SELECT step_index, step_name, iteration, agent_id, agent_name, status, prompt, output, error, attempts, started_at, duration_ms,
-       input_tokens, output_tokens FROM workflows_run_steps WHERE run_id = ? ORDER BY step_index, iteration, seq`,
-    ).all(runId);
-  }
-
-  /** A workflow's runs, newest first. */
-  list(workflowId: string, limit: number, offset: number): RunRow[] {
-    return this.sql<[string, number, number], RunRow>(`SELECT ${RUN_COLUMNS} FROM workflows_runs WHERE workflow_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
-      workflowId,
-      limit,
-      offset,
-    );
-  }
-
-  /** Keeps the newest `keep` finished runs of a workflow. */
-  prune(workflowId: string, keep: number): void {
-    this.sql(
-      `DELETE FROM workflows_runs WHERE workflow_id = ? AND state NOT IN ('Pending', 'Running') AND seq <= (
-         SELECT seq FROM workflows_runs WHERE workflow_id = ? AND state NOT IN ('Pending', 'Running') ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-    ).run(workflowId, workflowId, keep);
-  }
+    ],
+  );
+  if (r.status === 'completed') await t.run('UPDATE workflows_runs SET steps_completed = steps_completed + 1 WHERE id = ?', [runId]);
 }
 
 const now = () => new Date().toISOString();

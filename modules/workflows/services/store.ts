@@ -1,7 +1,6 @@
-/** Workflow definitions in SQLite. */
+/** Workflow definitions in the store. */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { isUuid, statements } from '@talon/module-sdk';
+import { isUuid, type Store } from '@talon/module-sdk';
 import type { Definition } from './definition.ts';
 
 export interface StoredWorkflow extends Definition {
@@ -18,58 +17,54 @@ interface Row {
 }
 
 export class WorkflowStore {
-  private readonly sql: ReturnType<typeof statements>;
+  constructor(private readonly store: Store) {}
 
-  constructor(db: Database) {
-    this.sql = statements(db);
-  }
-
-  create(def: Definition): StoredWorkflow {
+  async create(def: Definition): Promise<StoredWorkflow> {
     const id = randomUUID();
     const at = new Date().toISOString();
-    this.sql('INSERT INTO workflows_workflows (id, name, description, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    await this.store.run('INSERT INTO workflows_workflows (id, name, description, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
       id,
       def.name,
       def.description,
       JSON.stringify(def),
       at,
       at,
-    );
+    ]);
     return { ...def, id, created_at: at, updated_at: at };
   }
 
-  get(id: string): StoredWorkflow | undefined {
-    const row = this.sql<[string], Row>('SELECT id, definition, created_at, updated_at FROM workflows_workflows WHERE id = ?').get(id);
+  async get(id: string): Promise<StoredWorkflow | undefined> {
+    const row = await this.store.one<Row>('SELECT id, definition, created_at, updated_at FROM workflows_workflows WHERE id = ?', [id]);
     return row && decode(row);
   }
 
   /** By UUID, else by name (case-insensitive; the oldest of that name). */
-  find(ref: string): StoredWorkflow | undefined {
+  async find(ref: string): Promise<StoredWorkflow | undefined> {
     if (isUuid(ref)) return this.get(ref.toLowerCase());
-    const row = this.sql<[string], Row>(
-      'SELECT id, definition, created_at, updated_at FROM workflows_workflows WHERE name = ? COLLATE NOCASE ORDER BY seq LIMIT 1',
-    ).get(ref);
+    // SQLite's NOCASE comparison uses the name index; PostgreSQL compares lowered names.
+    const byName = this.store.pick({ sqlite: 'name = ? COLLATE NOCASE', postgres: 'LOWER(name) = LOWER(?)' });
+    const row = await this.store.one<Row>(`SELECT id, definition, created_at, updated_at FROM workflows_workflows WHERE ${byName} ORDER BY seq LIMIT 1`, [ref]);
     return row && decode(row);
   }
 
-  list(): StoredWorkflow[] {
-    return this.sql<[], Row>('SELECT id, definition, created_at, updated_at FROM workflows_workflows ORDER BY seq').all().map(decode);
+  async list(): Promise<StoredWorkflow[]> {
+    return (await this.store.many<Row>('SELECT id, definition, created_at, updated_at FROM workflows_workflows ORDER BY seq')).map(decode);
   }
 
-  update(id: string, def: Definition): StoredWorkflow | undefined {
+  async update(id: string, def: Definition): Promise<StoredWorkflow | undefined> {
     const at = new Date().toISOString();
-    const changed = this.sql('UPDATE workflows_workflows SET name = ?, description = ?, definition = ?, updated_at = ? WHERE id = ?').run(
+    const { changes } = await this.store.run('UPDATE workflows_workflows SET name = ?, description = ?, definition = ?, updated_at = ? WHERE id = ?', [
       def.name,
       def.description,
       JSON.stringify(def),
       at,
       id,
-    ).changes;
-    return changed ? this.get(id) : undefined;
+    ]);
+    return changes ? this.get(id) : undefined;
   }
 
-  delete(id: string): boolean {
-    return this.sql('DELETE FROM workflows_workflows WHERE id = ?').run(id).changes > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.store.run('DELETE FROM workflows_workflows WHERE id = ?', [id])).changes > 0;
   }
 }
 

@@ -1,11 +1,10 @@
 /**
- * Where workflow templates come from: the ones users saved (SQLite), then the hub registry's `workflows/*.toml` —
+ * Where workflow templates come from: the ones users saved (the store), then the hub registry's `workflows/*.toml` —
  * read only once the registry has been synced (listing templates never starts the first download), parsed once per registry
  * revision and after each sync. A saved template takes the place of a registry template with the same id.
  */
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { statements } from '@talon/module-sdk';
+import type { Store } from '@talon/module-sdk';
 import type { RegistryService, RegistryStatus } from '@talon/hub';
 import { TemplateReader, type WorkflowTemplate } from './template-format.ts';
 
@@ -16,27 +15,24 @@ interface Row {
 }
 
 export class TemplateCatalog {
-  private readonly sql: ReturnType<typeof statements>;
   private readonly reader = new TemplateReader();
   private fromRegistry?: { revision: string; templates: WorkflowTemplate[] };
   private reading?: Promise<WorkflowTemplate[]>;
 
   constructor(
-    db: Database,
+    private readonly store: Store,
     private readonly registry: () => RegistryService | undefined,
     private readonly log: Logger,
-  ) {
-    this.sql = statements(db);
-  }
+  ) {}
 
   async list(): Promise<WorkflowTemplate[]> {
-    const saved = this.saved();
+    const saved = await this.saved();
     const taken = new Set(saved.map((t) => t.id));
     return [...saved, ...(await this.registryTemplates()).filter((t) => !taken.has(t.id))];
   }
 
   async get(id: string): Promise<WorkflowTemplate | undefined> {
-    return this.savedOne(id) ?? (await this.registryTemplates()).find((t) => t.id === id);
+    return (await this.savedOne(id)) ?? (await this.registryTemplates()).find((t) => t.id === id);
   }
 
   /** The registry synced: its templates are read again at the next use (a folder may change below its top level, its revision not). */
@@ -49,26 +45,27 @@ export class TemplateCatalog {
     return this.registry()?.status() ?? null;
   }
 
-  savedOne(id: string): WorkflowTemplate | undefined {
-    const row = this.sql<[string], Row>('SELECT template FROM workflows_templates WHERE id = ?').get(id);
+  async savedOne(id: string): Promise<WorkflowTemplate | undefined> {
+    const row = await this.store.one<Row>('SELECT template FROM workflows_templates WHERE id = ?', [id]);
     return row && decode(row);
   }
 
   /** Writes a user template (inserted, or replacing the one with its id). */
-  save(template: WorkflowTemplate): void {
+  async save(template: WorkflowTemplate): Promise<void> {
     const { source: _source, ...stored } = template;
     const at = new Date().toISOString();
-    this.sql(
+    await this.store.run(
       'INSERT INTO workflows_templates (id, template, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET template = excluded.template, updated_at = excluded.updated_at',
-    ).run(template.id, JSON.stringify(stored), at, at);
+      [template.id, JSON.stringify(stored), at, at],
+    );
   }
 
-  delete(id: string): boolean {
-    return this.sql('DELETE FROM workflows_templates WHERE id = ?').run(id).changes > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.store.run('DELETE FROM workflows_templates WHERE id = ?', [id])).changes > 0;
   }
 
-  private saved(): WorkflowTemplate[] {
-    return this.sql<[], Row>('SELECT template FROM workflows_templates ORDER BY seq').all().map(decode);
+  private async saved(): Promise<WorkflowTemplate[]> {
+    return (await this.store.many<Row>('SELECT template FROM workflows_templates ORDER BY seq')).map(decode);
   }
 
   /** The registry's templates, parsed once per revision; concurrent first reads share one. */

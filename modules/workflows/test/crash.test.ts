@@ -1,6 +1,6 @@
 /**
- * kill -9 during a run: the service process dies mid-step; at the next start the run is Failed (interrupted),
- * never left Running. Real subprocesses (`node --import tsx bin/talon.ts`) on a temporary TALON_HOME.
+ * kill -9 during a run: the service process dies mid-step; once the next process finds the dead node (three missed
+ * heartbeats), the run is Failed (interrupted), never left Running. Real subprocesses (`node --import tsx bin/talon.ts`) on a temporary TALON_HOME.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -85,9 +85,18 @@ test('kill -9 during a workflow run: after the restart the run is Failed (interr
 
   fake.setFallback({ text: 'ok' });
   const second = await startService(port);
-  const runs = (await call<Array<{ id: string; state: string; error: string; completed_at: string | null }>>(second, `/api/workflows/${id}/runs`)).body;
+  // The killed process's node row still looks live until it misses three heartbeats (6 s): then the new process
+  // finds it dead and fails its runs.
+  type Run = { id: string; state: string; error: string; completed_at: string | null };
+  const runs = (await waitFor(
+    async () => {
+      const list = (await call<Run[]>(second, `/api/workflows/${id}/runs`)).body;
+      return list[0]?.state === 'Failed' ? list : undefined;
+    },
+    20_000,
+    'the interrupted run to be Failed',
+  ))!;
   assert.equal(runs.length, 1);
-  assert.equal(runs[0].state, 'Failed');
   assert.match(runs[0].error, /interrupted: the service stopped while the run was in progress/);
   assert.ok(runs[0].completed_at);
   // The service runs workflows again as usual.
