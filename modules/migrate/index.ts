@@ -10,7 +10,7 @@ export default defineModule({
     return {
       routes: (app) =>
         migrateRoutes(app, {
-          db: ctx.db,
+          store: ctx.store,
           skillsDir: path.join(ctx.home, 'skills'),
           agents: () => ctx.tryUse(agentRegistry),
           memory: () => ctx.tryUse(semanticMemory),
