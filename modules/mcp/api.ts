@@ -50,7 +50,7 @@ export interface McpIntegrations {
    * Adds a server from a template (of the catalogue or parsed) with its credentials (environment values, sealed);
    * it connects in the background. HttpError 400 (missing credentials), 409 (name taken).
    */
-  install(template: McpTemplate, credentials: Record<string, string>): McpServerState;
+  install(template: McpTemplate, credentials: Record<string, string>): Promise<McpServerState>;
   /** Removes a server added through the API (stops a stdio server). HttpError 404, 409 (defined in config.toml). */
   uninstall(idOrName: string): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { catalogHooks, secretVault } from '@talon/catalog';
 import { registryService } from '@talon/hub';
 import { invokeGate } from '@talon/tools';
 import { mcpConfigSchema, mcpServerSchema, mcpServersSchema, type McpConfig } from './config.ts';
-import { ServerStore } from './services/store.ts';
+import { SERVERS, ServerStore } from './services/store.ts';
 import { Catalog } from './services/catalog.ts';
 import { RegistryLayer } from './services/catalog-registry.ts';
 import { McpManager } from './services/manager.ts';
@@ -39,7 +39,7 @@ export default defineModule<McpConfig>({
       onTools: () => void (toolDefs = agentToolDefinitions(manager.list(), limits)),
       setTimeout: (fn, ms) => ctx.setTimeout(fn, ms),
     });
-    const store = new ServerStore(ctx.db, () => ctx.use(secretVault));
+    const store = new ServerStore(ctx.store, ctx.changes, () => ctx.use(secretVault));
     const catalog = new Catalog(path.join(ctx.dir, 'catalog'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
     const fromRegistry = new RegistryLayer(catalog, () => ctx.tryUse(registryService), ctx.log);
     const servers = new McpServers({ store, manager, catalog, config, log: ctx.log, refreshRegistry: () => fromRegistry.refresh() });
@@ -69,7 +69,11 @@ export default defineModule<McpConfig>({
       agentHeader: () => config().agent_header,
     };
     return {
-      start() {
+      async start() {
+        // Each process connects to every server: one another process stores, changes or removes is followed here
+        // (heard from before the first read, so no change falls between).
+        ctx.changes.on(SERVERS, () => servers.followStore());
+        await store.load();
         // Servers connect in the background; remote catalogue URLs may be slow, start-up waits for neither.
         manager.reconcile(servers.specs());
         void servers.reload().catch((err: Error) => ctx.log.error({ err: err.message }, 'MCP start-up reload failed'));

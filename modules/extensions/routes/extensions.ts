@@ -87,7 +87,7 @@ export function extensionRoutes(app: Routes, extensions: Extensions): void {
     async (request, reply) => {
       const { name, path, credentials = {} } = request.body;
       if ((name === undefined) === (path === undefined)) throw badRequest('give name (an extension of the catalogue) or path (a template file), one of them');
-      const server = name !== undefined ? extensions.installByName(name, credentials) : extensions.installFromPath(path!, credentials);
+      const server = name !== undefined ? await extensions.installByName(name, credentials) : await extensions.installFromPath(path!, credentials);
       request.log.info({ extension: server.template_id, credentials: Object.keys(credentials) }, 'extension installed');
       return reply
         .code(201)

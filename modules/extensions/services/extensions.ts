@@ -66,14 +66,14 @@ export class Extensions {
       .find((s) => s.template_id === name);
   }
 
-  installByName(name: string, credentials: Record<string, string>): McpServerState {
+  async installByName(name: string, credentials: Record<string, string>): Promise<McpServerState> {
     const template = this.template(name);
     if (this.server(name)) throw conflict(`extension '${name}' is already installed`);
     return this.deps.mcp().install(template, credentials);
   }
 
   /** A template file (or a folder holding one) inside the install roots: kept here, then installed. */
-  installFromPath(given: string, credentials: Record<string, string>): McpServerState {
+  async installFromPath(given: string, credentials: Record<string, string>): Promise<McpServerState> {
     const file = this.localFile(given);
     let template: McpTemplate;
     try {
@@ -82,7 +82,7 @@ export class Extensions {
       throw badRequest(`invalid extension template '${given}': ${(err as Error).message.split('\n')[0]}`);
     }
     if (this.templates().some((t) => t.id === template.id)) throw conflict(`an extension named '${template.id}' already exists`);
-    const state = this.deps.mcp().install(template, credentials);
+    const state = await this.deps.mcp().install(template, credentials);
     mkdirSync(this.deps.templatesDir, { recursive: true });
     const kept = path.join(this.deps.templatesDir, `${template.id}.toml`);
     writeFileSync(kept, readFileSync(file));

@@ -22,7 +22,7 @@ export function serverRoutes(app: Routes, servers: McpServers, manager: McpManag
     '/api/mcp/servers',
     { schema: { summary: 'Add an MCP server (raw spec or catalogue install); it connects in the background', tags, body: serverBody } },
     async (request, reply) => {
-      const conn = servers.create(request.body);
+      const conn = await servers.create(request.body);
       request.log.info({ server: conn.spec.name, template: conn.spec.templateId }, 'MCP server added');
       return reply.code(201).send(serverView(conn));
     },
@@ -35,7 +35,7 @@ export function serverRoutes(app: Routes, servers: McpServers, manager: McpManag
   app.put(
     '/api/mcp/servers/:id',
     { schema: { summary: 'Replace the configuration of an MCP server (stored credentials are kept unless given)', tags, params: idParams, body: serverBody } },
-    async (request) => serverView(servers.replace(request.params.id, request.body)),
+    async (request) => serverView(await servers.replace(request.params.id, request.body)),
   );
 
   app.delete(

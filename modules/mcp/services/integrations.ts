@@ -22,7 +22,7 @@ export function integrations(catalog: Catalog, manager: McpManager, servers: Mcp
     catalog: () => catalog.list(),
     parseTemplate: (toml, source) => toTemplate(parseToml(toml) as Record<string, unknown>, source),
     servers: () => manager.list().map(state),
-    install: (template, credentials) => state(servers.createFrom(template, credentials)),
+    install: async (template, credentials) => state(await servers.createFrom(template, credentials)),
     uninstall: async (idOrName) => void (await servers.remove(idOrName)),
   };
 }

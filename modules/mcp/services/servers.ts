@@ -62,35 +62,40 @@ export class McpServers {
     return { status: 'reloaded', catalog: templates, reconnected: [...reconnected, ...retried] };
   }
 
-  create(body: ServerBody): Connection {
+  async create(body: ServerBody): Promise<Connection> {
     const spec = specFromBody(body, randomUUID(), (id) => this.deps.catalog.get(id));
-    this.deps.manager.checkNameFree(spec.name);
-    this.deps.store.save(spec);
-    this.deps.manager.reconcile(this.specs());
-    return this.deps.manager.get(spec.id);
+    return this.stored(spec);
   }
 
   /** A server from a template that may not be in the catalogue (an extension installed from a file). */
-  createFrom(template: Template, credentials: Record<string, string>): Connection {
+  async createFrom(template: Template, credentials: Record<string, string>): Promise<Connection> {
     const spec = specFromBody({ template_id: template.id, credentials }, randomUUID(), (id) => (id === template.id ? template : undefined));
-    this.deps.manager.checkNameFree(spec.name);
-    this.deps.store.save(spec);
+    return this.stored(spec);
+  }
+
+  async replace(idOrName: string, body: ServerBody): Promise<Connection> {
+    const current = this.writable(idOrName);
+    const spec = specFromBody({ ...body, name: body.name ?? current.spec.name }, current.spec.id, (id) => this.deps.catalog.get(id), current.spec);
+    return this.stored(spec);
+  }
+
+  /** Stores a server (the name checked against the running ones here and, in the transaction, the stored ones) and connects it. */
+  private async stored(spec: ServerSpec): Promise<Connection> {
+    this.deps.manager.checkNameFree(spec.name, spec.id);
+    await this.deps.store.save(spec);
     this.deps.manager.reconcile(this.specs());
     return this.deps.manager.get(spec.id);
   }
 
-  replace(idOrName: string, body: ServerBody): Connection {
-    const current = this.writable(idOrName);
-    const spec = specFromBody({ ...body, name: body.name ?? current.spec.name }, current.spec.id, (id) => this.deps.catalog.get(id), current.spec);
-    this.deps.manager.checkNameFree(spec.name, spec.id);
-    this.deps.store.save(spec);
+  /** Another process added, changed or removed a stored server: read them again and reconnect what changed. */
+  async followStore(): Promise<void> {
+    await this.deps.store.load();
     this.deps.manager.reconcile(this.specs());
-    return this.deps.manager.get(spec.id);
   }
 
   async remove(idOrName: string): Promise<ServerSpec> {
     const { spec } = this.writable(idOrName);
-    this.deps.store.remove(spec.id);
+    await this.deps.store.remove(spec.id);
     await this.deps.manager.remove(spec.id);
     return spec;
   }
