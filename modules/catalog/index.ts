@@ -29,10 +29,10 @@ export default defineModule<CatalogConfig>({
     const config = () => ctx.config;
     ctx.provide(catalogService, store);
     ctx.provide(secretVault, box);
-    // Another process of the home changed a layer: read it again (registered before the load, so no note is missed).
-    for (const layer of LAYERS) ctx.changes.on(layer, () => store.reload(layer));
     return {
       async start() {
+        // Another process of the home changed a layer: read it again (heard from before the load, so no note is missed).
+        for (const layer of LAYERS) ctx.changes.on(layer, () => store.reload(layer));
         // A key that is not the database's stops start-up (a ConfigError) before anything is sealed with it.
         await box.verify(ctx.store);
         await store.load();
