@@ -17,7 +17,7 @@ export default defineModule<Config>({
   configSchema,
   register(ctx) {
     const backups = new Backups({
-      db: ctx.db,
+      store: ctx.store,
       home: ctx.home,
       dataDir: ctx.dataDir,
       moduleDir: ctx.dir,
@@ -30,12 +30,14 @@ export default defineModule<Config>({
       modules: () => ctx.kernel.modules(),
       restart: (name) => ctx.kernel.reloadModule(name),
     });
-    // A restore a crash interrupted after its commit point is finished here, in register(), before any module
-    // starts and reads the folders it moves (the one I/O this module does outside start()).
-    const recovered = backups.recover();
-    if (recovered.finished.length) ctx.log.warn({ restores: recovered.finished }, 'finished a restore that was interrupted');
+    // A restore a crash interrupted after its commit point is finished before any module starts and reads the folders
+    // it moves: on SQLite here, in register(), on the raw connection (the one I/O this module does outside start());
+    // elsewhere in start() through the store.
+    const early = ctx.store.dialect === 'sqlite' ? backups.recoverNow(ctx.store.sqlite()) : undefined;
     return {
       async start() {
+        const recovered = early ?? (await backups.recoverLater());
+        if (recovered.finished.length) ctx.log.warn({ restores: recovered.finished }, 'finished a restore that was interrupted');
         if (recovered.config) await ctx.kernel.config.apply(recovered.config, '');
       },
       routes: (app) => backupRoutes(app, backups),

@@ -5,7 +5,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import Database, { type Database as Db } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { badRequest, conflict, notFound, prepared, type ConfigAccess, type EventAccess, type ModuleInfo } from '@talon/module-sdk';
+import { HttpError, badRequest, conflict, notFound, type ConfigAccess, type EventAccess, type ModuleInfo, type Queries, type Store } from '@talon/module-sdk';
 import type { AuditTrail } from '@talon/audit';
 import { ARCHIVE_NAME, COMPONENTS, DB_ENTRY, FOLDERS, PRESERVED_MODULES, isFolder, type Component } from './components.ts';
 import { writeArchive } from './archive.ts';
@@ -15,7 +15,7 @@ import { carryOver, copyDatabase } from './swap.ts';
 import { applyPending, type Pending } from './folders.ts';
 
 export interface BackupDeps {
-  db: Db;
+  store: Store;
   home: string;
   dataDir: string;
   moduleDir: string;
@@ -31,6 +31,16 @@ export interface BackupDeps {
 }
 
 const stamp = (d: Date) => d.toISOString().replace(/[-:.]/g, '');
+
+/** A row of backup_restore_journal: a restore past its commit point whose folders are not all in place yet. */
+interface JournalRow {
+  id: string;
+  staging: string;
+  components: string;
+}
+
+const JOURNAL_ROWS = 'SELECT id, staging, components FROM backup_restore_journal';
+const JOURNAL_DELETE = 'DELETE FROM backup_restore_journal WHERE id = ?';
 
 export class Backups {
   private busy: string | undefined;
@@ -48,6 +58,15 @@ export class Backups {
     }
   }
 
+  /**
+   * The SQLite file of the service's database. Copying a database is SQLite's backup API; PostgreSQL has its own
+   * tools, so a backup or restore with the database component is refused there.
+   */
+  private databaseFile(): string {
+    if (this.d.store.dialect !== 'sqlite') throw new HttpError(501, 'backup on PostgreSQL: use pg_dump; see the fleet issue');
+    return this.d.store.sqlite().name;
+  }
+
   archivePath(filename: string): string {
     if (!ARCHIVE_NAME.test(filename)) throw badRequest(`invalid backup filename '${filename}': expected a name like talon-backup-20260101T000000000Z.tar.gz`);
     const file = path.join(this.d.backupsDir(), filename);
@@ -57,16 +76,17 @@ export class Backups {
 
   create(components: Component[] = [...COMPONENTS]) {
     return this.exclusive('backup', async () => {
+      const database = components.includes('database') ? this.databaseFile() : undefined;
       const dir = this.d.backupsDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const now = new Date();
       let filename = `talon-backup-${stamp(now)}.tar.gz`;
       for (let n = 2; existsSync(path.join(dir, filename)); n++) filename = `talon-backup-${stamp(now)}-${n}.tar.gz`;
       mkdirSync(this.d.dataDir, { recursive: true });
-      const snapshot = components.includes('database') ? path.join(this.d.dataDir, `snapshot-${randomUUID()}.db`) : undefined;
+      const snapshot = database ? path.join(this.d.dataDir, `snapshot-${randomUUID()}.db`) : undefined;
       try {
         // The online backup API in a worker: a consistent copy while the service keeps serving and writing.
-        if (snapshot) await copyDatabase(this.d.db.name, snapshot, this.d.moduleDir);
+        if (database && snapshot) await copyDatabase(database, snapshot, this.d.moduleDir);
         const file = path.join(dir, filename);
         const { sizeBytes, files, manifest } = await writeArchive({
           file,
@@ -164,26 +184,30 @@ export class Backups {
         throw new BadArchive(`its config.toml is not valid here: ${(err as Error).message}`);
       }
     }
-    if (components.includes('database')) checkDatabase(path.join(staging, 'files', DB_ENTRY));
+    if (components.includes('database')) {
+      this.databaseFile();
+      checkDatabase(path.join(staging, 'files', DB_ENTRY));
+    }
     return { components, config, files: staged.files.size, manifest: staged.manifest };
   }
 
   /** The commit point is the journal row: with the database, inside the swapped database; without, a plain insert. */
   private async commit(id: string, staging: string, components: Component[], config: Record<string, unknown> | undefined) {
     const pending: Pending = { id, staging, components: components.filter((c) => c !== 'database') };
-    const release = this.d.audit()?.hold();
+    const release = await this.d.audit()?.hold();
     try {
       if (components.includes('database')) {
         const stagedDb = path.join(staging, 'files', DB_ENTRY);
-        carryOver(this.d.db, stagedDb, PRESERVED_MODULES, pending);
-        await copyDatabase(stagedDb, this.d.db.name, this.d.moduleDir);
+        const live = this.databaseFile();
+        carryOver(live, stagedDb, PRESERVED_MODULES, pending);
+        await copyDatabase(stagedDb, live, this.d.moduleDir);
       } else {
-        insertJournal(this.d.db, pending);
+        await insertJournal(this.d.store, pending);
       }
     } finally {
       release?.();
     }
-    this.finish(pending);
+    await this.finish(pending);
     const warnings: string[] = [];
     if (config) await this.d.config.apply(config, '');
     const restarted = await this.restartModules(components, warnings);
@@ -191,9 +215,14 @@ export class Backups {
   }
 
   /** Moves the folders in place and closes the journal entry. */
-  private finish(pending: Pending): { config?: Record<string, unknown> } {
+  private async finish(pending: Pending): Promise<void> {
+    this.place(pending);
+    await this.d.store.run(JOURNAL_DELETE, [pending.id]);
+  }
+
+  /** Moves the folders of a restore in place and removes its staging folder. */
+  private place(pending: Pending): { config?: Record<string, unknown> } {
     const placed = applyPending(pending, this.d.home, { file: this.d.config.file, current: () => this.d.config.read() });
-    prepared(this.d.db, 'DELETE FROM backup_restore_journal WHERE id = ?').run(pending.id);
     rmSync(pending.staging, { recursive: true, force: true });
     return placed;
   }
@@ -202,7 +231,7 @@ export class Backups {
   private async restartModules(components: Component[], warnings: string[]): Promise<string[]> {
     const wanted = new Set<string>();
     if (components.includes('database')) {
-      for (const r of prepared(this.d.db, 'SELECT DISTINCT module FROM kernel_migrations').all() as Array<{ module: string }>) wanted.add(r.module);
+      for (const r of await this.d.store.many<{ module: string }>('SELECT DISTINCT module FROM kernel_migrations')) wanted.add(r.module);
     }
     for (const c of components) if (isFolder(c)) wanted.add(FOLDERS[c].owner);
     const running = this.d.modules().filter((m) => m.state === 'running' && wanted.has(m.id) && !PRESERVED_MODULES.includes(m.id));
@@ -215,17 +244,31 @@ export class Backups {
     return restarted;
   }
 
-  /** At start: a restore a crash interrupted after its commit point is finished; staging left before it is removed. */
-  recover(): { finished: string[]; config?: Record<string, unknown> } {
-    const rows = prepared(this.d.db, 'SELECT id, staging, components FROM backup_restore_journal').all() as Array<{
-      id: string;
-      staging: string;
-      components: string;
-    }>;
+  /**
+   * At start, before any module starts: a restore a crash interrupted after its commit point is finished (its folders
+   * moved in place), staging left before it is removed. It must precede every module's start() (they read the folders
+   * it moves), and the kernel registers every module before it starts any: so on SQLite this runs in register(), on
+   * the raw connection (synchronous; inside the kernel's staging transaction). See recoverLater for other engines.
+   */
+  recoverNow(db: Db): { finished: string[]; config?: Record<string, unknown> } {
+    const rows = db.prepare(JOURNAL_ROWS).all() as JournalRow[];
+    const done = this.recoverRows(rows);
+    for (const id of done.finished) db.prepare(JOURNAL_DELETE).run(id);
+    return done;
+  }
+
+  /** The same through the store, in start(): modules that started before this one may have read the folders already. */
+  async recoverLater(): Promise<{ finished: string[]; config?: Record<string, unknown> }> {
+    const done = this.recoverRows(await this.d.store.many<JournalRow>(JOURNAL_ROWS));
+    for (const id of done.finished) await this.d.store.run(JOURNAL_DELETE, [id]);
+    return done;
+  }
+
+  private recoverRows(rows: JournalRow[]): { finished: string[]; config?: Record<string, unknown> } {
     const finished: string[] = [];
     let config: Record<string, unknown> | undefined;
     for (const row of rows) {
-      const placed = this.finish({ id: row.id, staging: row.staging, components: JSON.parse(row.components) as string[] });
+      const placed = this.place({ id: row.id, staging: row.staging, components: JSON.parse(row.components) as string[] });
       config = placed.config ?? config;
       finished.push(row.id);
     }
@@ -240,13 +283,13 @@ export class Backups {
   }
 }
 
-function insertJournal(db: Db, p: Pending): void {
-  prepared(db, 'INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)').run(
+async function insertJournal(store: Queries, p: Pending): Promise<void> {
+  await store.run('INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)', [
     p.id,
     p.staging,
     JSON.stringify(p.components),
     new Date().toISOString(),
-  );
+  ]);
 }
 
 /** The archived database opens, passes SQLite's quick check and is one of ours. */

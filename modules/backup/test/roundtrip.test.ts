@@ -81,6 +81,12 @@ test('round trip: agents, sessions, memory, schedules, workspaces and skills com
   writeFileSync(path.join(k.home, 'skills', 'stray.md'), 'x');
   assert.equal((await call(k, '/api/skills/reload', { method: 'POST' })).status, 200);
   assert.notDeepEqual(await snapshot(id), before);
+  // The kernel's tables of the running processes describe now, not the archived moment: a restore keeps them.
+  const store = k.kernel.store;
+  const feedSeq = async () => (await store.one<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'kernel_changes'"))?.seq ?? 0;
+  await store.run('INSERT INTO kernel_changes (node, module, topic, key, at) VALUES (?, ?, ?, ?, ?)', ['elsewhere', 'test', 'after-backup', '', Date.now()]);
+  const seqBefore = await feedSeq();
+  const nodesBefore = await store.many('SELECT id, state FROM kernel_nodes ORDER BY id');
 
   const restored = await call<{ status: string; components: string[]; modules_restarted: string[]; restored_files: number }>(k, '/api/restore', {
     method: 'POST',
@@ -92,6 +98,10 @@ test('round trip: agents, sessions, memory, schedules, workspaces and skills com
   assert.ok(restored.body.modules_restarted.includes('memory'));
   assert.ok(restored.body.modules_restarted.includes('scheduler'));
   assert.deepEqual(await snapshot(id), before);
+  assert.ok((await feedSeq()) >= seqBefore, 'the change feed sequence is not set back');
+  assert.ok(await store.one("SELECT 1 FROM kernel_changes WHERE topic = 'after-backup'"));
+  assert.deepEqual(await store.many('SELECT id, state FROM kernel_nodes ORDER BY id'), nodesBefore);
+  assert.ok((await k.kernel.nodes.live()).includes(k.kernel.nodes.id));
   // The workspace is back where the agent looks for it.
   assert.equal(readFileSync(path.join(k.home, 'workspaces', id, 'notes.txt'), 'utf8'), 'workspace note');
   // The agent works on with its restored session.
