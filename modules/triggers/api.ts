@@ -79,13 +79,13 @@ export interface TriggerSummary {
 }
 
 export interface OwnedTriggers {
-  /** Validates like the API (HttpError 400/404 naming the problem). */
-  create(request: TriggerRequest): TriggerSummary;
-  get(id: string): TriggerSummary | undefined;
+  /** Validates like the API (rejects with HttpError 400/404 naming the problem). */
+  create(request: TriggerRequest): Promise<TriggerSummary>;
+  get(id: string): Promise<TriggerSummary | undefined>;
   /** False when there is no such trigger. */
-  setEnabled(id: string, enabled: boolean): boolean;
+  setEnabled(id: string, enabled: boolean): Promise<boolean>;
   /** False when there was no such trigger. */
-  remove(id: string): boolean;
+  remove(id: string): Promise<boolean>;
 }
 
 export const ownedTriggers = serviceRef<OwnedTriggers>('triggers.owned');

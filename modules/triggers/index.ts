@@ -4,7 +4,7 @@ import { taskBoard, taskQueue } from '@talon/tasks';
 import { workflowRunner } from '@talon/workflows';
 import { deliveries, ownedTriggers as ownedTriggersRef, triggerHooks } from '@talon/triggers';
 import { triggersConfigSchema, type TriggersConfig } from './config.ts';
-import { TriggerStore } from './services/store.ts';
+import { TOPIC, TriggerStore } from './services/store.ts';
 import { Engine } from './services/engine.ts';
 import { ChainTracker } from './services/chain.ts';
 import { DeliveryLog } from './services/deliveries.ts';
@@ -22,7 +22,7 @@ export default defineModule<TriggersConfig>({
     const config = () => ctx.config;
     const agents = () => ctx.use(agentRegistry);
     const workflows = () => ctx.tryUse(workflowRunner);
-    const store = new TriggerStore(ctx.db);
+    const store = new TriggerStore(ctx.store, ctx.changes);
     const engine = new Engine({
       defaultCooldownSecs: () => ctx.config.cooldown_secs,
       maxPerEvent: () => ctx.config.max_fires_per_event,
@@ -31,7 +31,7 @@ export default defineModule<TriggersConfig>({
       onMatchError: (trigger, err) => ctx.log.error({ err, trigger: trigger.id }, 'trigger pattern failed on an event; the other triggers go on'),
     });
     const log = new DeliveryLog({
-      db: ctx.db,
+      store: ctx.store,
       log: ctx.log,
       agents: () => ctx.tryUse(agentRegistry),
       homeChannel: (d) => ctx.hooks.get(triggerHooks).homeChannel.promise(d),
@@ -52,24 +52,27 @@ export default defineModule<TriggersConfig>({
       config,
       log: ctx.log,
     });
-    // Every event is evaluated; the handler only decides and queues, so it keeps up with the bus.
+    // Every event is evaluated; the handler only decides, records and queues, so it keeps up with the bus. Local
+    // events only (the default): a fire acts, so each event is evaluated by the process where it happened.
     ctx.events.subscribe('*', (event) => firing.handle(event), { queue: 10_000 });
+    const follow = async (id: string) => engine.follow(id, await store.get(id));
     // A killed agent's triggers go; triggers aimed at it, or at a deleted workflow, are disabled.
-    ctx.events.subscribe('agent.terminated', (event) => {
-      for (const id of store.retireAgent(event.data.agentId)) {
-        const t = store.get(id);
-        if (t) engine.put(t);
-        else engine.remove(id);
-      }
+    ctx.events.subscribe('agent.terminated', async (event) => {
+      for (const id of await store.retireAgent(event.data.agentId)) await follow(id);
     });
-    ctx.events.subscribe('workflow.deleted', (event) => {
-      for (const id of store.retireWorkflow(event.data.workflowId)) engine.put(store.get(id)!);
+    ctx.events.subscribe('workflow.deleted', async (event) => {
+      for (const id of await store.retireWorkflow(event.data.workflowId)) await follow(id);
+    });
+    // Another process created, changed, fired or deleted a trigger: this engine takes it as stored.
+    ctx.changes.on(TOPIC, async (id) => {
+      if (id) await follow(id);
+      else engine.load(await store.all(), await store.cooldowns());
     });
     return {
-      start() {
-        engine.load(store.all(), store.cooldowns());
+      async start() {
+        engine.load(await store.all(), await store.cooldowns());
         const prune = () => store.pruneCooldowns(Date.now(), ctx.config.cooldown_secs);
-        prune();
+        await prune();
         ctx.setInterval(prune, PRUNE_MS);
       },
       routes(app) {

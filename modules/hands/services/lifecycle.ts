@@ -49,7 +49,7 @@ export class HandLifecycle {
     if (options.config) this.deps.settings.check(def, options.config);
     const live = this.deps.instances.ofHand(handId).find(isLive);
     if (live) throw conflict(`hand '${handId}' already has an instance (${live.id}, ${live.status}); deactivate it first`);
-    if (options.config) this.deps.settings.update(def, options.config);
+    if (options.config) await this.deps.settings.update(def, options.config);
     const requirements = requirementViews(def);
     const met = requirementsMet(requirements);
     if (!met && !options.force && this.deps.requireRequirements()) {
@@ -83,7 +83,7 @@ export class HandLifecycle {
     } catch (err) {
       await this.undo(created);
       const message = (err as Error).message;
-      const failed = this.deps.instances.save({ ...base, status: `Error: ${message}`, last_error: message });
+      const failed = await this.deps.instances.save({ ...base, status: `Error: ${message}`, last_error: message });
       this.deps.events.publish('hand.failed', { instanceId: failed.id, handId, error: message });
       this.deps.log.warn({ hand: handId, instance: failed.id, err: message }, 'hand activation failed; everything it created was removed');
       const status = statusOf(err);
@@ -91,7 +91,14 @@ export class HandLifecycle {
         extra: { instance_id: failed.id, status: failed.status },
       });
     }
-    const instance = this.deps.instances.save({ ...base, ...created });
+    let instance: HandInstance;
+    try {
+      // Checked again in the write: another process may have activated the hand since the check above.
+      instance = await this.deps.instances.save({ ...base, ...created }, { exclusive: true });
+    } catch (err) {
+      await this.undo(created);
+      throw err;
+    }
     this.deps.events.publish('hand.activated', { instanceId: instance.id, handId, agentIds: Object.values(created.agents) });
     return instance;
   }
@@ -107,7 +114,7 @@ export class HandLifecycle {
       const jobs = this.deps.jobs();
       if (!jobs) throw new HttpError(503, 'the hand declares schedules and the scheduler module is not running');
       for (const s of def.schedules) {
-        const job = jobs.create(
+        const job = await jobs.create(
           { name: `${def.id}: ${s.name}`, agentId: created.agents[s.role], schedule: s.schedule, tz: s.tz, prompt: s.prompt },
           `hand:${instanceId}`,
         );
@@ -118,9 +125,13 @@ export class HandLifecycle {
       const triggers = this.deps.triggers();
       if (!triggers) throw new HttpError(503, 'the hand declares triggers and the triggers module is not running');
       for (const t of def.triggers) {
-        created.triggers.push(
-          triggers.create({ agentId: created.agents[t.role], pattern: t.pattern, promptTemplate: t.prompt_template, maxFires: t.max_fires }).id,
-        );
+        const trigger = await triggers.create({
+          agentId: created.agents[t.role],
+          pattern: t.pattern,
+          promptTemplate: t.prompt_template,
+          maxFires: t.max_fires,
+        });
+        created.triggers.push(trigger.id);
       }
     }
   }
@@ -146,7 +157,7 @@ export class HandLifecycle {
     const instance = this.require(id);
     if (instance.status !== 'Active') throw conflict(`hand instance '${id}' is ${instance.status}; only an Active instance can be paused`);
     await this.setBackground(instance, false);
-    const next = this.deps.instances.save({ ...instance, status: 'Paused' });
+    const next = await this.deps.instances.save({ ...instance, status: 'Paused' });
     this.deps.events.publish('hand.paused', { instanceId: id, handId: instance.hand_id });
     return next;
   }
@@ -155,7 +166,7 @@ export class HandLifecycle {
     const instance = this.require(id);
     if (instance.status !== 'Paused') throw conflict(`hand instance '${id}' is ${instance.status}; only a Paused instance can be resumed`);
     await this.setBackground(instance, true);
-    const next = this.deps.instances.save({ ...instance, status: 'Active' });
+    const next = await this.deps.instances.save({ ...instance, status: 'Active' });
     this.deps.events.publish('hand.resumed', { instanceId: id, handId: instance.hand_id });
     return next;
   }
@@ -168,30 +179,30 @@ export class HandLifecycle {
       if (!on) this.deps.runner().stop(agentId);
       await registry.setState(agentId, on ? 'Running' : 'Stopped');
     }
-    for (const job of instance.jobs) this.deps.jobs()?.setEnabled(job, on);
-    for (const trigger of instance.triggers) this.deps.triggers()?.setEnabled(trigger, on);
+    for (const job of instance.jobs) await this.deps.jobs()?.setEnabled(job, on);
+    for (const trigger of instance.triggers) await this.deps.triggers()?.setEnabled(trigger, on);
   }
 
   async deactivate(id: string): Promise<{ instance: HandInstance; problems: string[] }> {
     const instance = this.require(id);
     for (const agentId of Object.values(instance.agents)) this.deps.runner().stop(agentId);
     // The record goes first: the agents' termination events then find no instance to mark as broken.
-    this.deps.instances.remove(id);
+    await this.deps.instances.remove(id);
     const problems = await this.undo(instance);
     this.deps.events.publish('hand.deactivated', { instanceId: id, handId: instance.hand_id });
     return { instance, problems };
   }
 
   /** An agent of a live instance was killed outside the hand: the instance is broken (it says which agent). */
-  agentGone(agentId: string, name: string): void {
+  async agentGone(agentId: string, name: string): Promise<void> {
     const instance = this.deps.instances.ofAgent(agentId);
     if (!instance || !isLive(instance)) return;
     const message = `agent '${name}' was removed outside the hand`;
-    this.deps.instances.save({ ...instance, status: `Error: ${message}`, last_error: message });
+    await this.deps.instances.save({ ...instance, status: `Error: ${message}`, last_error: message });
   }
 
   /** After a restart: Active and Paused instances stay as they were when their agents are still there. */
-  restore(): { live: number; broken: number } {
+  async restore(): Promise<{ live: number; broken: number }> {
     const registry = this.deps.agents();
     let live = 0;
     let broken = 0;
@@ -203,7 +214,7 @@ export class HandLifecycle {
       }
       broken++;
       const message = missing.length ? `agent of role '${missing[0][0]}' is missing after a restart` : `hand '${instance.hand_id}' is no longer installed`;
-      this.deps.instances.save({ ...instance, status: `Error: ${message}`, last_error: message });
+      await this.deps.instances.save({ ...instance, status: `Error: ${message}`, last_error: message });
     }
     return { live, broken };
   }

@@ -12,7 +12,7 @@ export function deliveryRoutes(app: Routes, log: DeliveryLog): void {
     { schema: { summary: 'Replies of triggered, scheduled and task turns, and failures', params, querystring: query } },
     async (request) => {
       const page = readPage(request.query, { limit: 50, max: 500 });
-      return log.list(request.params.id.toLowerCase(), page.limit, page.offset);
+      return await log.list(request.params.id.toLowerCase(), page.limit, page.offset);
     },
   );
 }

@@ -43,21 +43,21 @@ export interface TriggerRouteDeps {
 
 export function triggerRoutes(app: Routes, deps: TriggerRouteDeps): void {
   const { store, engine } = deps;
-  const load = (id: string): Trigger => {
-    const t = store.get(requireUuid(id, 'trigger id'));
+  const load = async (id: string): Promise<Trigger> => {
+    const t = await store.get(requireUuid(id, 'trigger id'));
     if (!t) throw notFound(`trigger '${id}' not found`);
     return t;
   };
 
   app.get('/api/triggers', { schema: { summary: 'Triggers (optionally of one agent)', querystring: listQuery } }, async (request) => {
     const agentId = request.query.agent_id === undefined ? undefined : requireUuid(request.query.agent_id, 'agent_id');
-    return store.all().filter((t) => !agentId || t.agent_id === agentId);
+    return (await store.all()).filter((t) => !agentId || t.agent_id === agentId);
   });
 
   app.post('/api/triggers', { schema: { summary: 'Creates a trigger', body: createBody } }, async (request, reply) => {
     const agent = deps.agents().get(requireUuid(request.body.agent_id, 'agent_id'));
     if (!agent) throw notFound(`agent '${request.body.agent_id}' not found`);
-    const fields = apply(deps, request.body, {
+    const fields = await apply(deps, request.body, {
       agent_id: agent.id,
       pattern: {},
       prompt_template: '',
@@ -68,7 +68,7 @@ export function triggerRoutes(app: Routes, deps: TriggerRouteDeps): void {
       target_agent_id: null,
       workflow_id: null,
     });
-    const trigger = store.create(fields);
+    const trigger = await store.create(fields);
     engine.put(trigger);
     return reply.code(201).send({ trigger_id: trigger.id, agent_id: trigger.agent_id });
   });
@@ -79,28 +79,28 @@ export function triggerRoutes(app: Routes, deps: TriggerRouteDeps): void {
     '/api/triggers/:id',
     { schema: { summary: 'Changes the fields sent (null clears an override)', params: idParams, body: patchBody } },
     async (request) => {
-      const existing = load(request.params.id);
-      const fields = apply(deps, request.body, existing);
+      const existing = await load(request.params.id);
+      const fields = await apply(deps, request.body, existing);
       const exhausted = fields.max_fires > 0 && existing.fire_count >= fields.max_fires;
       if (request.body.enabled === true && exhausted)
         throw conflict(`trigger has fired ${existing.fire_count} of max_fires ${fields.max_fires} times; raise max_fires to enable it`);
       const patternChanged = JSON.stringify(fields.pattern) !== JSON.stringify(existing.pattern);
-      const trigger = store.update(existing.id, fields, patternChanged);
+      const trigger = await store.update(existing.id, fields, patternChanged);
       engine.put(trigger, patternChanged);
       return trigger;
     },
   );
 
   app.delete('/api/triggers/:id', { schema: { summary: 'Deletes a trigger', params: idParams } }, async (request) => {
-    const t = load(request.params.id);
-    store.delete(t.id);
+    const t = await load(request.params.id);
+    await store.delete(t.id);
     engine.remove(t.id);
     return { status: 'removed', trigger_id: t.id };
   });
 }
 
 /** The fields after a create or PATCH body: omitted keeps, null clears (to the default). 400/404 naming the problem. */
-function apply(deps: TriggerRouteDeps, body: Patch, base: TriggerFields): TriggerFields {
+async function apply(deps: TriggerRouteDeps, body: Patch, base: TriggerFields): Promise<TriggerFields> {
   const next: TriggerFields = { ...base };
   if (body.pattern !== undefined) next.pattern = normalizePattern(body.pattern);
   if (body.prompt_template !== undefined) next.prompt_template = body.prompt_template;
@@ -109,7 +109,7 @@ function apply(deps: TriggerRouteDeps, body: Patch, base: TriggerFields): Trigge
   if (body.cooldown_secs !== undefined) next.cooldown_secs = body.cooldown_secs;
   if (body.session_mode !== undefined) next.session_mode = body.session_mode as TriggerFields['session_mode'];
   if (body.target_agent_id !== undefined) next.target_agent_id = body.target_agent_id === null ? null : agentRef(deps, body.target_agent_id, 'target_agent_id');
-  if (body.workflow_id !== undefined) next.workflow_id = body.workflow_id === null ? null : workflowRef(deps, body.workflow_id);
+  if (body.workflow_id !== undefined) next.workflow_id = body.workflow_id === null ? null : await workflowRef(deps, body.workflow_id);
   return next;
 }
 
@@ -120,10 +120,10 @@ function agentRef(deps: TriggerRouteDeps, id: string, field: string): string {
   return agent.id;
 }
 
-function workflowRef(deps: TriggerRouteDeps, ref: string): string {
+async function workflowRef(deps: TriggerRouteDeps, ref: string): Promise<string> {
   const workflows = deps.workflows();
   if (!workflows) throw badRequest('workflow_id needs the workflows module, which is not running');
-  const wf = workflows.find(ref);
+  const wf = await workflows.find(ref);
   if (!wf) throw notFound(`workflow '${ref}' not found`);
   return wf.id;
 }

@@ -4,14 +4,13 @@
  * way, and for failures too, a row says what happened: nothing is dropped silently.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { statements } from '@talon/module-sdk';
+import type { Store } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
 import type { Deliveries, Delivery, DeliveryRequest, HomeDelivery } from '@talon/triggers';
 
 export interface DeliveryDeps {
-  db: Database;
+  store: Store;
   log: Logger;
   agents: () => AgentRegistry | undefined;
   homeChannel: (delivery: HomeDelivery) => Promise<string | undefined>;
@@ -19,14 +18,11 @@ export interface DeliveryDeps {
 }
 
 const MAX_TEXT = 32_000;
-const COLUMNS = 'id, agent_id, source, source_id, session_id, status, channel, response, error, cause, created_at';
+const COLUMN_LIST = ['id', 'agent_id', 'source', 'source_id', 'session_id', 'status', 'channel', 'response', 'error', 'cause', 'created_at'] as const;
+const COLUMNS = COLUMN_LIST.join(', ');
 
 export class DeliveryLog implements Deliveries {
-  private readonly sql: ReturnType<typeof statements>;
-
-  constructor(private readonly deps: DeliveryDeps) {
-    this.sql = statements(deps.db);
-  }
+  constructor(private readonly deps: DeliveryDeps) {}
 
   async deliver(req: DeliveryRequest): Promise<Delivery> {
     let channel: string | undefined;
@@ -58,27 +54,28 @@ export class DeliveryLog implements Deliveries {
       cause: req.cause ?? null,
       created_at: new Date().toISOString(),
     };
-    this.sql(
-      `INSERT INTO triggers_deliveries (${COLUMNS}) VALUES (${COLUMNS.split(', ')
-        .map(() => '?')
-        .join(', ')})`,
-    ).run(...COLUMNS.split(', ').map((c) => delivery[c as keyof Delivery]));
-    this.prune(req.agentId);
+    // The row and the pruning of the agent's oldest in one commit.
+    await this.deps.store.tx(async (t) => {
+      await t.run(`INSERT INTO triggers_deliveries (${COLUMNS}) VALUES (${COLUMN_LIST.map(() => '?').join(', ')})`, [...COLUMN_LIST.map((c) => delivery[c])]);
+      await t.run(
+        `DELETE FROM triggers_deliveries WHERE agent_id = ? AND seq <= (SELECT seq FROM triggers_deliveries WHERE agent_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+        [req.agentId, req.agentId, this.deps.kept()],
+      );
+    });
     return delivery;
   }
 
   /** An agent's deliveries, newest first. */
-  list(agentId: string, limit: number, offset: number): { agent_id: string; deliveries: Delivery[]; total: number; offset: number; limit: number } {
-    const total = this.sql<[string], { n: number }>('SELECT COUNT(*) AS n FROM triggers_deliveries WHERE agent_id = ?').get(agentId)!.n;
-    const deliveries = this.sql<[string, number, number], Delivery>(
+  async list(
+    agentId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ agent_id: string; deliveries: Delivery[]; total: number; offset: number; limit: number }> {
+    const total = Number((await this.deps.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM triggers_deliveries WHERE agent_id = ?', [agentId]))!.n);
+    const deliveries = await this.deps.store.many<Delivery>(
       `SELECT ${COLUMNS} FROM triggers_deliveries WHERE agent_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?`,
-    ).all(agentId, limit, offset);
+      [agentId, limit, offset],
+    );
     return { agent_id: agentId, deliveries, total, offset, limit };
-  }
-
-  private prune(agentId: string): void {
-    this.sql(
-      `DELETE FROM triggers_deliveries WHERE agent_id = ? AND seq <= (SELECT seq FROM triggers_deliveries WHERE agent_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-    ).run(agentId, agentId, this.deps.kept());
   }
 }

@@ -55,6 +55,16 @@ export class Engine {
     this.index = undefined;
   }
 
+  /**
+   * Another process changed a trigger (undefined: deleted): the engine takes it as stored; a changed pattern drops
+   * the stamps kept here, as the store dropped its own.
+   */
+  follow(id: string, stored: Trigger | undefined): void {
+    if (!stored) return this.remove(id);
+    const known = this.entries.get(id)?.trigger;
+    this.put(stored, known !== undefined && JSON.stringify(known.pattern) !== JSON.stringify(stored.pattern));
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -33,8 +33,8 @@ export interface FireDeps {
 export class Firing {
   constructor(private readonly deps: FireDeps) {}
 
-  /** The bus subscriber: evaluates one event and starts what it fires. */
-  handle(event: AnyEvent): void {
+  /** The bus subscriber: evaluates one event and starts what it fires (recorded in order; the turns are not awaited). */
+  async handle(event: AnyEvent): Promise<void> {
     const { engine, chain, config, log } = this.deps;
     const depth = chain.depthOf(event);
     const matches = engine.match(event);
@@ -42,24 +42,31 @@ export class Firing {
       if (matches.length) log.warn({ event: event.type, depth, triggers: matches.map((m) => m.trigger.id) }, 'trigger chain stopped at max_chain_depth');
       return;
     }
-    for (const match of matches) this.fire(match, event, depth + 1);
-    if (event.type === 'task.posted') this.wake(event as TalonEvent<'task.posted'>, matches, depth + 1);
+    const fired: Match[] = [];
+    for (const match of matches) if (await this.fire(match, event, depth + 1)) fired.push(match);
+    if (event.type === 'task.posted') await this.wake(event as TalonEvent<'task.posted'>, fired, depth + 1);
   }
 
-  private fire(match: Match, event: AnyEvent, depth: number): void {
+  /** Records the fire (the store decides: cooldown and max_fires hold across processes) and queues its turn. */
+  private async fire(match: Match, event: AnyEvent, depth: number): Promise<boolean> {
     // The recipient may just have been killed (its own agent.terminated event): nothing to run.
-    if (!this.deps.agents().get(match.trigger.target_agent_id ?? match.trigger.agent_id)) return;
+    if (!this.deps.agents().get(match.trigger.target_agent_id ?? match.trigger.agent_id)) return false;
     const now = Date.now();
+    const cooldownMs = (match.trigger.cooldown_secs ?? this.deps.config().cooldown_secs) * 1000;
     try {
-      this.deps.engine.fired(match, now, this.deps.store.recordFire(match.trigger.id, match.subject, now));
+      const updated = await this.deps.store.recordFire(match.trigger.id, match.subject, now, cooldownMs);
+      // Another process fired it for this subject within the cooldown, or it reached max_fires, or it went.
+      if (!updated) return false;
+      this.deps.engine.fired(match, now, updated);
     } catch (err) {
       this.deps.log.error({ err, trigger: match.trigger.id }, 'could not record a trigger fire; not firing it');
-      return;
+      return false;
     }
     const t = match.trigger;
     const cause = describeEvent(event);
     const prompt = t.prompt_template.replaceAll('{{event}}', cause);
     void this.run(t.target_agent_id ?? t.agent_id, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt));
+    return true;
   }
 
   private async turnOrWorkflow(t: Trigger, prompt: string): Promise<{ response: string; sessionId?: string }> {
@@ -79,14 +86,14 @@ export class Firing {
   }
 
   /** A task posted for an agent that no trigger of its own fired for: the agent is told, so it can claim it. */
-  private wake(event: TalonEvent<'task.posted'>, matches: Match[], depth: number): void {
+  private async wake(event: TalonEvent<'task.posted'>, matches: Match[], depth: number): Promise<void> {
     const { assignedTo, taskId, title } = event.data;
     if (!this.deps.config().assignee_wake || !assignedTo) return;
     const agent = this.resolve(assignedTo);
     if (!agent || matches.some((m) => (m.trigger.target_agent_id ?? m.trigger.agent_id) === agent.id)) return;
     const tools = this.deps.tools();
     if (tools && !tools.grants(agent.tools, { name: 'task_claim' })) return;
-    const description = this.deps.board()?.get(taskId)?.description;
+    const description = (await this.deps.board()?.get(taskId))?.description;
     const prompt = [
       `[TASK BOARD] A task was posted for you: "${title}" (id ${taskId}).`,
       description ? `Description: ${description}` : '',

@@ -10,10 +10,10 @@ const summary = (t: Trigger): TriggerSummary => ({ id: t.id, agent_id: t.agent_i
 
 export function ownedTriggers(store: TriggerStore, engine: Engine, agents: () => AgentRegistry): OwnedTriggers {
   return {
-    create(request) {
+    async create(request) {
       const agent = agents().get(request.agentId);
       if (!agent) throw notFound(`agent '${request.agentId}' not found`);
-      const trigger = store.create({
+      const trigger = await store.create({
         agent_id: agent.id,
         pattern: normalizePattern(request.pattern),
         prompt_template: request.promptTemplate,
@@ -27,17 +27,17 @@ export function ownedTriggers(store: TriggerStore, engine: Engine, agents: () =>
       engine.put(trigger);
       return summary(trigger);
     },
-    get(id) {
-      const t = store.get(id);
+    async get(id) {
+      const t = await store.get(id);
       return t && summary(t);
     },
-    setEnabled(id, enabled) {
-      const t = store.get(id);
+    async setEnabled(id, enabled) {
+      const t = await store.get(id);
       if (!t) return false;
-      engine.put(store.update(id, { ...t, enabled }, false));
+      engine.put(await store.update(id, { ...t, enabled }, false));
       return true;
     },
-    remove(id) {
+    async remove(id) {
       engine.remove(id);
       return store.delete(id);
     },

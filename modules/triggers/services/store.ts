@@ -1,7 +1,10 @@
-/** Triggers and their cooldown stamps in SQLite (both survive restarts). */
+/**
+ * Triggers and their cooldown stamps in the store (both survive restarts). Every write notes the change (topic
+ * 'triggers', the trigger id), so the other processes' engines reload the trigger; a fire is one transaction whose
+ * cooldown stamp is one conditional upsert, so of several processes only one fires a trigger per subject and cooldown.
+ */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { statements } from '@talon/module-sdk';
+import type { ChangeFeed, Queries, SqlValue, Store } from '@talon/module-sdk';
 import type { SessionMode } from '@talon/tasks';
 import type { Pattern } from './pattern.ts';
 
@@ -32,101 +35,133 @@ type Row = Omit<Trigger, 'pattern' | 'enabled'> & { pattern: string; enabled: nu
 
 const COLUMNS =
   'id, agent_id, pattern, prompt_template, enabled, fire_count, max_fires, created_at, cooldown_secs, session_mode, target_agent_id, workflow_id, last_fired_at, updated_at';
+/** The change-feed topic of the triggers' rows; the key is a trigger id. */
+export const TOPIC = 'triggers';
+
+/** A fire that must not happen after all: the transaction is rolled back. */
+class NotFired extends Error {}
+
 const FIELDS = ['agent_id', 'pattern', 'prompt_template', 'enabled', 'max_fires', 'cooldown_secs', 'session_mode', 'target_agent_id', 'workflow_id'] as const;
 
 export class TriggerStore {
-  private readonly sql: ReturnType<typeof statements>;
+  constructor(
+    private readonly store: Store,
+    private readonly changes: Pick<ChangeFeed, 'note'>,
+  ) {}
 
-  constructor(private readonly db: Database) {
-    this.sql = statements(db);
+  async all(): Promise<Trigger[]> {
+    return (await this.store.many<Row>(`SELECT ${COLUMNS} FROM triggers_triggers ORDER BY seq`)).map(decode);
   }
 
-  all(): Trigger[] {
-    return this.sql<[], Row>(`SELECT ${COLUMNS} FROM triggers_triggers ORDER BY seq`).all().map(decode);
+  get(id: string, q: Queries = this.store): Promise<Trigger | undefined> {
+    return q.one<Row>(`SELECT ${COLUMNS} FROM triggers_triggers WHERE id = ?`, [id]).then((row) => row && decode(row));
   }
 
-  get(id: string): Trigger | undefined {
-    const row = this.sql<[string], Row>(`SELECT ${COLUMNS} FROM triggers_triggers WHERE id = ?`).get(id);
-    return row && decode(row);
-  }
-
-  create(fields: TriggerFields): Trigger {
+  create(fields: TriggerFields): Promise<Trigger> {
     const id = randomUUID();
     const at = new Date().toISOString();
-    this.sql(`INSERT INTO triggers_triggers (id, ${FIELDS.join(', ')}, created_at, updated_at) VALUES (?, ${FIELDS.map(() => '?').join(', ')}, ?, ?)`).run(
-      id,
-      ...encode(fields),
-      at,
-      at,
-    );
-    return this.get(id)!;
+    return this.store.tx(async (t) => {
+      await t.run(`INSERT INTO triggers_triggers (id, ${FIELDS.join(', ')}, created_at, updated_at) VALUES (?, ${FIELDS.map(() => '?').join(', ')}, ?, ?)`, [
+        id,
+        ...encode(fields),
+        at,
+        at,
+      ]);
+      await this.changes.note(TOPIC, id, t);
+      return (await this.get(id, t))!;
+    });
   }
 
   /** Writes the fields; a changed pattern forgets the cooldown stamps of the old one. */
-  update(id: string, fields: TriggerFields, patternChanged: boolean): Trigger {
-    this.db.transaction(() => {
-      this.sql(`UPDATE triggers_triggers SET ${FIELDS.map((f) => `${f} = ?`).join(', ')}, updated_at = ? WHERE id = ?`).run(
+  update(id: string, fields: TriggerFields, patternChanged: boolean): Promise<Trigger> {
+    return this.store.tx(async (t) => {
+      await t.run(`UPDATE triggers_triggers SET ${FIELDS.map((f) => `${f} = ?`).join(', ')}, updated_at = ? WHERE id = ?`, [
         ...encode(fields),
         new Date().toISOString(),
         id,
-      );
-      if (patternChanged) this.sql('DELETE FROM triggers_cooldowns WHERE trigger_id = ?').run(id);
-    })();
-    return this.get(id)!;
+      ]);
+      if (patternChanged) await t.run('DELETE FROM triggers_cooldowns WHERE trigger_id = ?', [id]);
+      await this.changes.note(TOPIC, id, t);
+      return (await this.get(id, t))!;
+    });
   }
 
-  delete(id: string): boolean {
-    return this.sql('DELETE FROM triggers_triggers WHERE id = ?').run(id).changes > 0;
+  delete(id: string): Promise<boolean> {
+    return this.store.tx(async (t) => {
+      const { changes } = await t.run('DELETE FROM triggers_triggers WHERE id = ?', [id]);
+      if (changes) await this.changes.note(TOPIC, id, t);
+      return changes > 0;
+    });
   }
 
   /** Triggers owned by an agent go; triggers aimed at it are disabled. Returns the ids touched. */
-  retireAgent(agentId: string): string[] {
-    const touched = this.sql<[string, string], { id: string }>('SELECT id FROM triggers_triggers WHERE agent_id = ? OR target_agent_id = ?').all(
-      agentId,
-      agentId,
-    );
-    this.sql('DELETE FROM triggers_triggers WHERE agent_id = ?').run(agentId);
-    this.sql('UPDATE triggers_triggers SET enabled = 0, updated_at = ? WHERE target_agent_id = ?').run(new Date().toISOString(), agentId);
-    return touched.map((t) => t.id);
+  retireAgent(agentId: string): Promise<string[]> {
+    return this.store.tx(async (t) => {
+      const touched = await t.many<{ id: string }>('SELECT id FROM triggers_triggers WHERE agent_id = ? OR target_agent_id = ?', [agentId, agentId]);
+      await t.run('DELETE FROM triggers_triggers WHERE agent_id = ?', [agentId]);
+      await t.run('UPDATE triggers_triggers SET enabled = 0, updated_at = ? WHERE target_agent_id = ?', [new Date().toISOString(), agentId]);
+      for (const { id } of touched) await this.changes.note(TOPIC, id, t);
+      return touched.map((r) => r.id);
+    });
   }
 
   /** Triggers that start a deleted workflow are disabled. */
-  retireWorkflow(workflowId: string): string[] {
-    const touched = this.sql<[string], { id: string }>('SELECT id FROM triggers_triggers WHERE workflow_id = ?').all(workflowId);
-    this.sql('UPDATE triggers_triggers SET enabled = 0, updated_at = ? WHERE workflow_id = ?').run(new Date().toISOString(), workflowId);
-    return touched.map((t) => t.id);
+  retireWorkflow(workflowId: string): Promise<string[]> {
+    return this.store.tx(async (t) => {
+      const touched = await t.many<{ id: string }>('SELECT id FROM triggers_triggers WHERE workflow_id = ?', [workflowId]);
+      await t.run('UPDATE triggers_triggers SET enabled = 0, updated_at = ? WHERE workflow_id = ?', [new Date().toISOString(), workflowId]);
+      for (const { id } of touched) await this.changes.note(TOPIC, id, t);
+      return touched.map((r) => r.id);
+    });
   }
 
-  /** One fire: the count, the stamp for the subject, and the self-disable when max_fires is reached. */
-  recordFire(id: string, subject: string, at: number): Trigger | undefined {
-    const iso = new Date(at).toISOString();
-    this.db.transaction(() => {
-      this.sql(
-        `UPDATE triggers_triggers SET fire_count = fire_count + 1, last_fired_at = ?,
-         enabled = CASE WHEN max_fires > 0 AND fire_count + 1 >= max_fires THEN 0 ELSE enabled END WHERE id = ?`,
-      ).run(iso, id);
-      this.sql('INSERT INTO triggers_cooldowns (trigger_id, subject, fired_at) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET fired_at = excluded.fired_at').run(
-        id,
-        subject,
-        at,
-      );
-    })();
-    return this.get(id);
+  /**
+   * One fire, if it may happen: the count (only while enabled and under max_fires; the fire that reaches it disables
+   * the trigger) and the cooldown stamp for the subject, set by one conditional upsert only when the stored stamp is
+   * at least `cooldownMs` old (or in the future: the clock went back). Of two processes firing at once, the second
+   * finds the first's stamp and fires nothing. Answers the trigger as it now is, or undefined when it did not fire.
+   */
+  async recordFire(id: string, subject: string, at: number, cooldownMs: number): Promise<Trigger | undefined> {
+    try {
+      return await this.store.tx(async (t) => {
+        const counted = await t.run(
+          `UPDATE triggers_triggers SET fire_count = fire_count + 1, last_fired_at = ?,
+           enabled = CASE WHEN max_fires > 0 AND fire_count + 1 >= max_fires THEN 0 ELSE enabled END
+           WHERE id = ? AND enabled = 1 AND (max_fires = 0 OR fire_count < max_fires)`,
+          [new Date(at).toISOString(), id],
+        );
+        if (!counted.changes) throw new NotFired();
+        const stamped = await t.one<{ fired_at: number }>(
+          `INSERT INTO triggers_cooldowns (trigger_id, subject, fired_at) VALUES (?, ?, ?)
+           ON CONFLICT (trigger_id, subject) DO UPDATE SET fired_at = excluded.fired_at
+           WHERE triggers_cooldowns.fired_at <= excluded.fired_at - ? OR triggers_cooldowns.fired_at > excluded.fired_at
+           RETURNING fired_at`,
+          [id, subject, at, cooldownMs],
+        );
+        if (!stamped) throw new NotFired();
+        await this.changes.note(TOPIC, id, t);
+        return this.get(id, t);
+      });
+    } catch (err) {
+      if (err instanceof NotFired) return undefined;
+      throw err;
+    }
   }
 
-  cooldowns(): Array<{ trigger_id: string; subject: string; fired_at: number }> {
-    return this.sql<[], { trigger_id: string; subject: string; fired_at: number }>('SELECT trigger_id, subject, fired_at FROM triggers_cooldowns').all();
+  cooldowns(): Promise<Array<{ trigger_id: string; subject: string; fired_at: number }>> {
+    return this.store.many<{ trigger_id: string; subject: string; fired_at: number }>('SELECT trigger_id, subject, fired_at FROM triggers_cooldowns');
   }
 
   /** Stamps older than their trigger's cooldown (or the default) no longer matter. */
-  pruneCooldowns(now: number, defaultSecs: number): void {
-    this.sql(
+  async pruneCooldowns(now: number, defaultSecs: number): Promise<void> {
+    await this.store.run(
       `DELETE FROM triggers_cooldowns WHERE fired_at < ? - 1000 * COALESCE((SELECT cooldown_secs FROM triggers_triggers t WHERE t.id = trigger_id), ?)`,
-    ).run(now, defaultSecs);
+      [now, defaultSecs],
+    );
   }
 }
 
-function encode(f: TriggerFields): unknown[] {
+function encode(f: TriggerFields): SqlValue[] {
   return FIELDS.map((k) => (k === 'pattern' ? JSON.stringify(f.pattern) : k === 'enabled' ? (f.enabled ? 1 : 0) : f[k]));
 }
 

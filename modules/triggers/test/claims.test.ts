@@ -1,0 +1,71 @@
+/**
+ * A fire is decided by the store, so that several processes fire a trigger once per cooldown and never past
+ * max_fires: the cooldown stamp is one conditional upsert, the count one conditional UPDATE, in one transaction.
+ */
+import { afterEach, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { TriggerStore } from '../services/store.ts';
+
+const MODULE = path.resolve(import.meta.dirname, '..');
+let opened: TestStore | undefined;
+afterEach(() => opened?.close());
+
+async function setup(extra: { max_fires?: number } = {}) {
+  opened = openTestStore([MODULE]);
+  const notes: string[] = [];
+  const store = new TriggerStore(opened.store, { note: async (topic, key) => void notes.push(`${topic}:${key}`) });
+  const trigger = await store.create({
+    agent_id: 'a1',
+    pattern: { custom: { event_type: 'ping' } },
+    prompt_template: 'x',
+    enabled: true,
+    max_fires: extra.max_fires ?? 0,
+    cooldown_secs: 60,
+    session_mode: null,
+    target_agent_id: null,
+    workflow_id: null,
+  });
+  return { store, trigger, notes };
+}
+
+test('two fires at once for one subject within the cooldown: one fires, the other finds its stamp', async () => {
+  const { store, trigger } = await setup();
+  const now = Date.now();
+  const results = await Promise.all([store.recordFire(trigger.id, 'subject', now, 60_000), store.recordFire(trigger.id, 'subject', now + 5, 60_000)]);
+  assert.equal(results.filter(Boolean).length, 1);
+  assert.equal((await store.get(trigger.id))?.fire_count, 1);
+  // Another subject is not held; the same one is again once the cooldown has passed.
+  assert.ok(await store.recordFire(trigger.id, 'other', now + 10, 60_000));
+  assert.equal(await store.recordFire(trigger.id, 'subject', now + 59_000, 60_000), undefined);
+  assert.ok(await store.recordFire(trigger.id, 'subject', now + 60_000, 60_000));
+  assert.equal((await store.get(trigger.id))?.fire_count, 3);
+});
+
+test('a stamp in the future (the clock went back) does not hold the trigger', async () => {
+  const { store, trigger } = await setup();
+  const now = Date.now();
+  assert.ok(await store.recordFire(trigger.id, 's', now, 60_000));
+  assert.ok(await store.recordFire(trigger.id, 's', now - 3_600_000, 60_000));
+});
+
+test('max_fires holds across processes: the fire that reaches it disables the trigger, later ones fire nothing', async () => {
+  const { store, trigger } = await setup({ max_fires: 1 });
+  const now = Date.now();
+  const results = await Promise.all([store.recordFire(trigger.id, 'a', now, 0), store.recordFire(trigger.id, 'b', now, 0)]);
+  assert.equal(results.filter(Boolean).length, 1);
+  const stored = await store.get(trigger.id);
+  assert.equal(stored?.fire_count, 1);
+  assert.equal(stored?.enabled, false);
+  // The refused fire left no stamp behind (its transaction was rolled back).
+  assert.equal((await store.cooldowns()).length, 1);
+});
+
+test('every write notes the trigger for the other processes', async () => {
+  const { store, trigger, notes } = await setup();
+  await store.recordFire(trigger.id, 's', Date.now(), 0);
+  await store.update(trigger.id, { ...trigger, enabled: false }, false);
+  await store.delete(trigger.id);
+  assert.deepEqual(notes, Array(4).fill(`triggers:${trigger.id}`));
+});
