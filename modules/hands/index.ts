@@ -10,8 +10,8 @@ import { sandboxService } from '@talon/tools';
 import { ownedTriggers } from '@talon/triggers';
 import { handsConfigSchema, type HandsConfig } from './config.ts';
 import { HandCatalog } from './services/catalog.ts';
-import { InstanceStore } from './services/instances.ts';
-import { HandSettings } from './services/settings.ts';
+import { INSTANCES, InstanceStore } from './services/instances.ts';
+import { HandSettings, SETTINGS } from './services/settings.ts';
 import { HandInstaller } from './services/install.ts';
 import { HandLifecycle } from './services/lifecycle.ts';
 import { handRoutes } from './routes/hands.ts';
@@ -24,13 +24,16 @@ function eventError(event: AnyEvent): string | undefined {
   return undefined;
 }
 
+/** Change-feed topic: the installed hand folders changed (installed, uninstalled, reloaded). */
+const DEFINITIONS = 'definitions';
+
 export default defineModule<HandsConfig>({
   configSchema: handsConfigSchema,
   register(ctx) {
     const customDir = () => ctx.config.dir || path.join(ctx.home, 'hands');
     const catalog = new HandCatalog(path.join(ctx.dir, 'bundled'), customDir);
-    const instances = new InstanceStore(ctx.db);
-    const settings = new HandSettings(ctx.db);
+    const instances = new InstanceStore(ctx.store, ctx.changes, (err, events) => ctx.log.warn({ err, events }, 'hand event counts not written'));
+    const settings = new HandSettings(ctx.store, ctx.changes);
     const installer = new HandInstaller({
       catalog,
       customDir,
@@ -79,12 +82,18 @@ export default defineModule<HandsConfig>({
     );
 
     return {
-      start() {
+      async start() {
+        // What other processes of the home change is read again here (heard from before the first read).
+        ctx.changes.on(INSTANCES, () => instances.load());
+        ctx.changes.on(SETTINGS, () => settings.load());
+        ctx.changes.on(DEFINITIONS, () => void catalog.reload());
         const loaded = catalog.reload();
-        instances.load();
-        const restored = lifecycle.restore();
+        await instances.load();
+        await settings.load();
+        const restored = await lifecycle.restore();
         ctx.log.info({ hands: loaded.total, unreadable: catalog.failures().length, instances: restored }, 'hands loaded');
       },
+      stop: () => instances.flush(),
       routes(app) {
         handRoutes(app, {
           catalog,
@@ -94,6 +103,7 @@ export default defineModule<HandsConfig>({
           sandbox: () => ctx.tryUse(sandboxService),
           depsTimeoutMs: () => ctx.config.deps_timeout_secs * 1000,
           workDir: path.join(ctx.dataDir, 'deps'),
+          definitionsChanged: () => ctx.changes.note(DEFINITIONS),
         });
         instanceRoutes(app, { catalog, instances, lifecycle, kv: () => ctx.tryUse(kvMemory) });
       },

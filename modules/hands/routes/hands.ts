@@ -20,6 +20,8 @@ export interface HandRouteDeps {
   sandbox: () => SandboxService | undefined;
   depsTimeoutMs: () => number;
   workDir: string;
+  /** Tells the other processes of the home that the installed hands changed (they read the folders again). */
+  definitionsChanged: () => Promise<void>;
 }
 
 const tags = ['hands'];
@@ -51,16 +53,17 @@ export function handRoutes(app: Routes, deps: HandRouteDeps): void {
       const { manifest_toml, toml_content, ...rest } = request.body;
       if (manifest_toml !== undefined && toml_content !== undefined) throw badRequest('give toml_content or manifest_toml, not both');
       const { hand, findings } = await deps.installer.install({ ...rest, toml_content: toml_content ?? manifest_toml });
+      await deps.definitionsChanged();
       request.log.info({ hand: hand.id }, 'hand installed');
       return reply.code(201).send({ status: 'installed', hand_id: hand.id, name: hand.name, version: hand.version, hand: handDetail(hand, []), findings });
     },
   );
 
-  app.post('/api/hands/reload', { schema: { summary: 'Read the hand folders again', tags } }, async () => ({
-    status: 'ok',
-    ...catalog.reload(),
-    broken: catalog.failures(),
-  }));
+  app.post('/api/hands/reload', { schema: { summary: 'Read the hand folders again', tags } }, async () => {
+    const outcome = catalog.reload();
+    await deps.definitionsChanged();
+    return { status: 'ok', ...outcome, broken: catalog.failures() };
+  });
 
   app.get('/api/hands/:hand_id', { schema: { summary: 'One hand definition', tags, params: handParams } }, async (request) => {
     const def = load(request.params.hand_id);
@@ -79,8 +82,9 @@ export function handRoutes(app: Routes, deps: HandRouteDeps): void {
           `hand '${def.id}' has ${present.length} instance(s) (${present.map((i) => `${i.id}: ${i.status}`).join(', ')}); DELETE /api/hands/instances/{id} first`,
         );
       rmSync(def.path, { recursive: true, force: true });
-      settings.forget(def.id);
+      await settings.forget(def.id);
       catalog.reload();
+      await deps.definitionsChanged();
       return { status: 'uninstalled', hand_id: def.id };
     },
   );
@@ -114,7 +118,7 @@ export function handRoutes(app: Routes, deps: HandRouteDeps): void {
     { schema: { summary: "Change a hand's settings (the live instance sees them at its next model call)", tags, params: handParams, body: settingsBody } },
     async (request) => {
       const def = load(request.params.hand_id);
-      settings.update(def, request.body);
+      await settings.update(def, request.body);
       const live = instances.ofHand(def.id).find(isLive);
       return { status: 'ok', instance_id: live?.id ?? null, ...settings.view(def) };
     },

@@ -92,9 +92,8 @@ export function instanceRoutes(app: Routes, deps: InstanceRouteDeps): void {
         status: i.status,
         agent_id: v.agent_id,
         uptime_secs: Math.max(0, Math.floor((Date.now() - Date.parse(i.activated_at)) / 1000)),
-        events_processed: i.events_processed,
-        errors: i.errors,
-        last_error: i.last_error,
+        // As stored: the events every process counted, not only this one's.
+        ...((await instances.counters(i.id)) ?? { events_processed: i.events_processed, errors: i.errors, last_error: i.last_error }),
         metrics,
       };
     },

@@ -1,6 +1,9 @@
-/** Hand instances in SQLite, mirrored in memory (lists are read far more often than instances change). */
-import type { Database } from 'better-sqlite3';
-import { prepared } from '@talon/module-sdk';
+/**
+ * Hand instances in the service's store, mirrored in memory (lists, and the instance of an agent at every event and
+ * model call, are read far more often than instances change). A change is noted (topic INSTANCES): the other processes
+ * of the home read the instances again. The counters are the store's: each process adds its own events to them.
+ */
+import { conflict, WriteBehind, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
 import type { HandInstance } from '@talon/hands';
 
 interface Row {
@@ -18,6 +21,12 @@ interface Row {
   updated_at: string;
 }
 
+/** One event of an instance's agent to add to its counters. */
+interface Counted {
+  id: string;
+  error: string | null;
+}
+
 const decode = (r: Row): HandInstance => ({
   ...r,
   agents: JSON.parse(r.agents) as Record<string, string>,
@@ -28,16 +37,45 @@ const decode = (r: Row): HandInstance => ({
 
 export const isLive = (i: HandInstance) => i.status === 'Active' || i.status === 'Paused';
 
+export const INSTANCES = 'instances';
+
+const LIVE = `status IN ('Active', 'Paused')`;
+
 export class InstanceStore {
-  private readonly byId = new Map<string, HandInstance>();
-  private readonly byAgent = new Map<string, string>();
+  private byId = new Map<string, HandInstance>();
+  private byAgent = new Map<string, string>();
+  /** Event counts, added to the stored counters just after the event's work (one transaction for many events). */
+  private readonly counts: WriteBehind<Counted>;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly store: Store,
+    private readonly changes: ChangeFeed,
+    onCountLost: (err: unknown, events: number) => void,
+  ) {
+    this.counts = new WriteBehind<Counted>(
+      store,
+      (t, c) =>
+        t.run('UPDATE hands_instances SET events_processed = events_processed + 1, errors = errors + ?, last_error = COALESCE(?, last_error) WHERE id = ?', [
+          c.error === null ? 0 : 1,
+          c.error,
+          c.id,
+        ]),
+      (err, rows) => onCountLost(err, rows.length),
+    );
+  }
 
-  load(): void {
-    this.byId.clear();
-    this.byAgent.clear();
-    for (const row of prepared<[], Row>(this.db, 'SELECT * FROM hands_instances ORDER BY activated_at, id').all()) this.remember(decode(row));
+  /** Reads every instance (start, and when another process changed one). */
+  async load(): Promise<void> {
+    await this.counts.flush();
+    const rows = await this.store.many<Row>('SELECT * FROM hands_instances ORDER BY activated_at, id');
+    const byId = new Map<string, HandInstance>();
+    const byAgent = new Map<string, string>();
+    for (const instance of rows.map(decode)) {
+      byId.set(instance.id, instance);
+      for (const agentId of Object.values(instance.agents)) byAgent.set(agentId, instance.id);
+    }
+    this.byId = byId;
+    this.byAgent = byAgent;
   }
 
   list(): HandInstance[] {
@@ -57,56 +95,81 @@ export class InstanceStore {
     return id ? this.byId.get(id) : undefined;
   }
 
-  /** Inserts or replaces the whole record. */
-  save(instance: HandInstance): HandInstance {
+  /**
+   * Inserts or replaces the record (the counters, and a last error a save does not replace, stay the store's: this
+   * copy may not have read another process's counts yet). `exclusive`: a live instance is saved only when
+   * its hand has no other live one, checked in the write (another process may have activated the hand a moment ago).
+   */
+  async save(instance: HandInstance, options: { exclusive?: boolean } = {}): Promise<HandInstance> {
     const next = { ...instance, updated_at: new Date().toISOString() };
-    prepared(
-      this.db,
-      `INSERT INTO hands_instances (id, hand_id, status, agents, jobs, triggers, degraded, events_processed, errors, last_error, activated_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET status = excluded.status, agents = excluded.agents, jobs = excluded.jobs, triggers = excluded.triggers,
-         degraded = excluded.degraded, events_processed = excluded.events_processed, errors = excluded.errors, last_error = excluded.last_error,
-         updated_at = excluded.updated_at`,
-    ).run(
-      next.id,
-      next.hand_id,
-      next.status,
-      JSON.stringify(next.agents),
-      JSON.stringify(next.jobs),
-      JSON.stringify(next.triggers),
-      next.degraded ? 1 : 0,
-      next.events_processed,
-      next.errors,
-      next.last_error,
-      next.activated_at,
-      next.updated_at,
-    );
+    await this.store.tx(async (t) => {
+      if (options.exclusive && isLive(next)) await this.checkNoOtherLive(t, next);
+      await t.run(
+        `INSERT INTO hands_instances (id, hand_id, status, agents, jobs, triggers, degraded, events_processed, errors, last_error, activated_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, agents = excluded.agents, jobs = excluded.jobs, triggers = excluded.triggers,
+           degraded = excluded.degraded, last_error = COALESCE(excluded.last_error, hands_instances.last_error), updated_at = excluded.updated_at`,
+        [
+          next.id,
+          next.hand_id,
+          next.status,
+          JSON.stringify(next.agents),
+          JSON.stringify(next.jobs),
+          JSON.stringify(next.triggers),
+          next.degraded ? 1 : 0,
+          next.events_processed,
+          next.errors,
+          next.last_error,
+          next.activated_at,
+          next.updated_at,
+        ],
+      );
+      await this.changes.note(INSTANCES, next.id, t);
+    });
     this.forgetAgents(next.id);
     this.remember(next);
     return next;
+  }
+
+  private async checkNoOtherLive(t: Queries, instance: HandInstance): Promise<void> {
+    const other = await t.one<{ id: string; status: string }>(`SELECT id, status FROM hands_instances WHERE hand_id = ? AND id <> ? AND ${LIVE}`, [
+      instance.hand_id,
+      instance.id,
+    ]);
+    if (other) throw conflict(`hand '${instance.hand_id}' already has an instance (${other.id}, ${other.status}); deactivate it first`);
   }
 
   /** Counts an event of one of the instance's agents (and an error when it was one). */
   count(id: string, error: string | undefined): void {
     const i = this.byId.get(id);
     if (!i) return;
+    const cut = error === undefined ? null : error.slice(0, 500);
     i.events_processed++;
-    if (error) {
+    if (cut !== null) {
       i.errors++;
-      i.last_error = error.slice(0, 500);
+      i.last_error = cut;
     }
-    prepared(this.db, 'UPDATE hands_instances SET events_processed = ?, errors = ?, last_error = ? WHERE id = ?').run(
-      i.events_processed,
-      i.errors,
-      i.last_error,
-      id,
-    );
+    this.counts.push({ id, error: cut });
   }
 
-  remove(id: string): void {
-    prepared(this.db, 'DELETE FROM hands_instances WHERE id = ?').run(id);
+  /** The counters as stored (every process's events), after this process's pending counts. */
+  async counters(id: string): Promise<Pick<HandInstance, 'events_processed' | 'errors' | 'last_error'> | undefined> {
+    await this.counts.flush();
+    return this.store.one('SELECT events_processed, errors, last_error FROM hands_instances WHERE id = ?', [id]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.store.tx(async (t) => {
+      await t.run('DELETE FROM hands_instances WHERE id = ?', [id]);
+      await this.changes.note(INSTANCES, id, t);
+    });
     this.forgetAgents(id);
     this.byId.delete(id);
+  }
+
+  /** Writes the pending counts (the module stops). */
+  flush(): Promise<void> {
+    return this.counts.flush();
   }
 
   private remember(i: HandInstance): void {

@@ -2,13 +2,15 @@
  * A hand's settings: the values a person chose (stored per hand, so they survive a deactivation and apply to the
  * next activation as well as the live instance), typed by the hand's [[settings]] declarations. Undeclared keys are
  * kept and reported. Values of secret-looking keys (…_token, …_api_key) are never read back nor put in a prompt.
+ * Held in memory (they join every model call of a hand's agents); a change is noted (topic SETTINGS) and the other
+ * processes of the home read them again.
  */
-import type { Database } from 'better-sqlite3';
-import { badRequest, isSecretKey, prepared, REDACTED } from '@talon/module-sdk';
+import { badRequest, isSecretKey, REDACTED, type ChangeFeed, type Store } from '@talon/module-sdk';
 import type { HandDefinition, HandSetting } from '@talon/hands';
 import { optionViews } from './requirements.ts';
 
 export type Values = Record<string, string>;
+export const SETTINGS = 'settings';
 const MAX_VALUE = 10_000;
 
 const redact = (values: Values): Values => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, isSecretKey(k) && v ? REDACTED : v]));
@@ -29,11 +31,21 @@ function typed(setting: HandSetting, value: unknown): string {
 }
 
 export class HandSettings {
-  constructor(private readonly db: Database) {}
+  private byHand = new Map<string, Values>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly changes: ChangeFeed,
+  ) {}
+
+  /** Reads every hand's settings (start, and when another process changed some). */
+  async load(): Promise<void> {
+    const rows = await this.store.many<{ hand_id: string; settings: string }>('SELECT hand_id, settings FROM hands_settings');
+    this.byHand = new Map(rows.map((r) => [r.hand_id, JSON.parse(r.settings) as Values]));
+  }
 
   stored(handId: string): Values {
-    const row = prepared<[string], { settings: string }>(this.db, 'SELECT settings FROM hands_settings WHERE hand_id = ?').get(handId);
-    return row ? (JSON.parse(row.settings) as Values) : {};
+    return this.byHand.get(handId) ?? {};
   }
 
   /** Defaults, then the chosen values of declared keys. */
@@ -48,12 +60,16 @@ export class HandSettings {
   }
 
   /** Applies a delta (null resets a key); 400 naming the first bad value. Nothing is written when one is bad. */
-  update(def: HandDefinition, patch: Record<string, unknown>): Values {
+  async update(def: HandDefinition, patch: Record<string, unknown>): Promise<Values> {
     const next = this.check(def, patch);
-    prepared(
-      this.db,
-      'INSERT INTO hands_settings (hand_id, settings, updated_at) VALUES (?, ?, ?) ON CONFLICT(hand_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at',
-    ).run(def.id, JSON.stringify(next), new Date().toISOString());
+    await this.store.tx(async (t) => {
+      await t.run(
+        'INSERT INTO hands_settings (hand_id, settings, updated_at) VALUES (?, ?, ?) ON CONFLICT (hand_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at',
+        [def.id, JSON.stringify(next), new Date().toISOString()],
+      );
+      await this.changes.note(SETTINGS, def.id, t);
+    });
+    this.byHand.set(def.id, next);
     return next;
   }
 
@@ -73,8 +89,12 @@ export class HandSettings {
     return next;
   }
 
-  forget(handId: string): void {
-    prepared(this.db, 'DELETE FROM hands_settings WHERE hand_id = ?').run(handId);
+  async forget(handId: string): Promise<void> {
+    await this.store.tx(async (t) => {
+      await t.run('DELETE FROM hands_settings WHERE hand_id = ?', [handId]);
+      await this.changes.note(SETTINGS, handId, t);
+    });
+    this.byHand.delete(handId);
   }
 
   view(def: HandDefinition) {
