@@ -105,15 +105,15 @@ export interface InstallOptions {
 
 export interface SkillStore {
   list(): SkillSummary[];
-  detail(name: string): SkillDetail | undefined;
+  detail(name: string): Promise<SkillDetail | undefined>;
   /** Resolves the source (skillsHooks.resolveSource) and installs it. Rejects with HttpError (400, 403, 404, 409). */
   install(source: string, options?: InstallOptions): Promise<InstallResult>;
   /** Installs an already staged folder (the hub's installs). Rejects like install. */
   installStaged(staged: StagedSource, options?: InstallOptions): Promise<InstallResult>;
   /** Bundled skills are refused (400); unknown ones are 404. */
-  uninstall(name: string): void;
-  /** Reads every skill again; answers how many are loaded. */
-  reload(): number;
+  uninstall(name: string): Promise<void>;
+  /** Reads every skill again (the other processes of the home too); answers how many are loaded here. */
+  reload(): Promise<number>;
   /** Parses a skill folder without installing it (a registry's listing); throws with the reason it does not parse. */
   describe(dir: string): SkillSummary & { converted_from: string | null };
 }

@@ -7,7 +7,7 @@ import { wasmRuntime } from '@talon/wasm';
 import { manifestSigner } from '@talon/manifest-signing';
 import { skillStore, skillsHooks } from '@talon/skills';
 import { skillsConfigSchema, type SkillsConfig } from './services/config.ts';
-import { SkillHistory } from './services/history.ts';
+import { ORIGINS, SkillHistory } from './services/history.ts';
 import { SkillRegistry } from './services/store.ts';
 import { Installer } from './services/install.ts';
 import { createSkill } from './services/create.ts';
@@ -17,13 +17,17 @@ import { skillService } from './services/service.ts';
 import { watchSkills } from './services/watch.ts';
 import { skillRoutes } from './routes/skills.ts';
 
+/** Change-feed topic: a skill folder was installed, created or removed by the API (key: its path; '': all, a reload). */
+const FOLDERS = 'folders';
+
 export default defineModule<SkillsConfig>({
   configSchema: skillsConfigSchema,
   hooks: [skillsHooks],
   register(ctx) {
     const userDir = () => ctx.config.dir || path.join(ctx.home, 'skills');
     const scanner = () => ctx.use(promptScanner);
-    const history = new SkillHistory(ctx.db);
+    const history = new SkillHistory(ctx.store, ctx.changes, (err, uses) => ctx.log.warn({ err, uses }, 'skill use counts not written'));
+    const folderChanged = (dir: string) => ctx.changes.note(FOLDERS, dir);
     const registry = new SkillRegistry({
       bundledDir: path.join(ctx.dir, 'bundled'),
       userDir,
@@ -44,8 +48,9 @@ export default defineModule<SkillsConfig>({
       userDir,
       home: ctx.home,
       events: ctx.events,
+      folderChanged,
     });
-    const store = skillService(registry, history, installer, ctx.events);
+    const store = skillService({ registry, history, installer, events: ctx.events, folderChanged });
     ctx.provide(skillStore, store);
 
     const sections = new PromptSections(registry, () => ctx.config);
@@ -64,19 +69,25 @@ export default defineModule<SkillsConfig>({
     });
 
     return {
-      start() {
-        const count = registry.loadAll();
+      async start() {
+        // What other processes of the home change is read again here (heard from before the first read): origins
+        // first (a skill installed there is noted with its origin before its folder).
+        ctx.changes.on(ORIGINS, () => history.load());
+        ctx.changes.on(FOLDERS, (dir) => (dir && path.dirname(dir) === userDir() ? registry.refreshFolder(dir) : registry.loadAll()));
+        await history.load();
+        const count = await registry.loadAll();
         ctx.log.info({ skills: count, blocked: registry.blocked().length }, 'skills loaded');
         if (ctx.config.watch) {
           const watcher = watchSkills(userDir(), registry, ctx.log, ctx);
           ctx.onStop(() => watcher.close());
         }
       },
+      stop: () => history.flush(),
       routes: (app) =>
         skillRoutes(app, {
           store,
           registry,
-          create: (body) => createSkill(body, { registry, scanner: scanner(), userDir: userDir(), events: ctx.events }),
+          create: (body) => createSkill(body, { registry, scanner: scanner(), userDir: userDir(), events: ctx.events, folderChanged }),
         }),
     };
   },

@@ -41,7 +41,7 @@ const uninstallBody = {
 export interface SkillRouteDeps {
   store: SkillStore;
   registry: SkillRegistry;
-  create: (body: { name: string; description: string; prompt_context?: string; tags?: string[] }) => { name: string; version: string };
+  create: (body: { name: string; description: string; prompt_context?: string; tags?: string[] }) => Promise<{ name: string; version: string }>;
 }
 
 export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
@@ -65,7 +65,7 @@ export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
   );
 
   app.get('/api/skills/:name', { schema: { summary: 'One skill', tags: ['skills'], params: nameParams } }, async (request) => {
-    const detail = store.detail(request.params.name);
+    const detail = await store.detail(request.params.name);
     if (!detail) throw notFound(`Skill '${request.params.name}' not found`);
     return detail;
   });
@@ -110,7 +110,7 @@ export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
   );
 
   app.post('/api/skills/create', { schema: { summary: 'Create a prompt-only skill', tags: ['skills'], body: createBody } }, async (request) => {
-    const created = deps.create(request.body);
+    const created = await deps.create(request.body);
     return { status: 'created', name: created.name, version: created.version, message: `Skill '${created.name}' created and loaded` };
   });
 
@@ -125,12 +125,12 @@ export function skillRoutes(app: Routes, deps: SkillRouteDeps): void {
   );
 
   app.post('/api/skills/uninstall', { schema: { summary: 'Uninstall a skill', tags: ['skills'], body: uninstallBody } }, async (request) => {
-    store.uninstall(request.body.name);
+    await store.uninstall(request.body.name);
     return { status: 'uninstalled', skill: request.body.name };
   });
 
   app.post('/api/skills/reload', { schema: { summary: 'Read every skill again', tags: ['skills'] } }, async () => ({
     status: 'reloaded',
-    count: store.reload(),
+    count: await store.reload(),
   }));
 }

@@ -19,10 +19,10 @@ export interface CreateRequest {
 
 export const CREATED_VERSION = '0.1.0';
 
-export function createSkill(
+export async function createSkill(
   request: CreateRequest,
-  deps: { registry: SkillRegistry; scanner: PromptScanner; userDir: string; events: EventAccess },
-): { name: string; version: string } {
+  deps: { registry: SkillRegistry; scanner: PromptScanner; userDir: string; events: EventAccess; folderChanged: (dir: string) => Promise<void> },
+): Promise<{ name: string; version: string }> {
   const name = request.name.trim();
   const problem = nameProblem(name);
   if (problem) throw badRequest(problem);
@@ -44,10 +44,11 @@ export function createSkill(
   const meta = { name, description, version: CREATED_VERSION, author: 'dashboard', tags: request.tags ?? [] };
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'SKILL.md'), `---\n${stringify(meta)}---\n${prompt}\n`);
-  const loaded = deps.registry.loadFolder(dir, false, 'Initial creation');
+  const loaded = await deps.registry.loadFolder(dir, false, 'Initial creation');
   if (!loaded.ok) {
     rmSync(dir, { recursive: true, force: true });
     throw badRequest(`invalid skill: ${loaded.blocked.reason}`);
   }
+  await deps.folderChanged(dir);
   return { name, version: CREATED_VERSION };
 }

@@ -28,6 +28,8 @@ export interface InstallDeps {
   userDir: () => string;
   home: string;
   events: EventAccess;
+  /** Tells the other processes of the home that a skill folder changed (they read it again). */
+  folderChanged: (dir: string) => Promise<void>;
 }
 
 export class Installer {
@@ -63,9 +65,10 @@ export class Installer {
       if (this.deps.registry.get(manifest.name)) throw conflict(`a skill named '${manifest.name}' is already installed`);
       const target = path.join(this.deps.userDir(), manifest.name);
       if (existsSync(target)) throw conflict(`the skills folder already has a folder '${manifest.name}'`);
-      this.deps.history.setOrigin(manifest.name, staged.origin);
+      await this.deps.history.setOrigin(manifest.name, staged.origin);
       promote(copy, target);
-      const loaded = this.deps.registry.loadFolder(target, false, `Installed from ${describe(staged.origin)}`);
+      const loaded = await this.deps.registry.loadFolder(target, false, `Installed from ${describe(staged.origin)}`);
+      await this.deps.folderChanged(target);
       if (!loaded.ok) throw badRequest(`installed but not loaded: ${loaded.blocked.reason}`);
       this.deps.events.publish('skill.installed', { name: manifest.name, version: manifest.version, origin: staged.origin.type });
       return {

@@ -8,22 +8,36 @@ import type { SkillHistory } from './history.ts';
 import type { Installer } from './install.ts';
 import { linkedFiles } from './tree.ts';
 
-export function skillService(registry: SkillRegistry, history: SkillHistory, installer: Installer, events: EventAccess): SkillStore {
+export interface ServiceDeps {
+  registry: SkillRegistry;
+  history: SkillHistory;
+  installer: Installer;
+  events: EventAccess;
+  /** Tells the other processes of the home that a skill folder changed; '' for all of them. */
+  folderChanged: (dir: string) => Promise<void>;
+}
+
+export function skillService({ registry, history, installer, events, folderChanged }: ServiceDeps): SkillStore {
   return {
     list: (): SkillSummary[] => registry.all().map((s) => s.summary),
     detail: (name) => detailOf(registry, history, name),
     install: (source, options) => installer.install(source, options),
     installStaged: (staged, options) => installer.installStaged(staged, options),
-    uninstall(name) {
+    async uninstall(name) {
       const skill = registry.get(name);
       if (!skill) throw notFound(`Skill '${name}' not found`);
       if (skill.bundled) throw badRequest(`skill '${name}' is bundled with the service and cannot be uninstalled (disable it with [skills] disabled)`);
       registry.forget(name);
       rmSync(skill.dir, { recursive: true, force: true });
-      history.forgetOrigin(name);
+      await history.forgetOrigin(name);
+      await folderChanged(skill.dir);
       events.publish('skill.uninstalled', { name });
     },
-    reload: () => registry.loadAll(),
+    async reload() {
+      const count = await registry.loadAll();
+      await folderChanged('');
+      return count;
+    },
     describe(dir) {
       const manifest = readManifest(dir);
       return { ...summaryOf(manifest, { type: 'registry' }), converted_from: manifest.conversion.from };
@@ -31,7 +45,7 @@ export function skillService(registry: SkillRegistry, history: SkillHistory, ins
   };
 }
 
-function detailOf(registry: SkillRegistry, history: SkillHistory, name: string): SkillDetail | undefined {
+async function detailOf(registry: SkillRegistry, history: SkillHistory, name: string): Promise<SkillDetail | undefined> {
   const skill = registry.get(name);
   if (!skill) return undefined;
   const m = skill.manifest;
@@ -53,7 +67,7 @@ function detailOf(registry: SkillRegistry, history: SkillHistory, name: string):
     bundled: skill.bundled,
     path: skill.dir,
     linked_files: linkedFiles(skill.dir),
-    evolution: history.evolution(name),
+    evolution: await history.evolution(name),
     findings: skill.findings,
   };
 }

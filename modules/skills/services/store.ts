@@ -12,7 +12,7 @@ import type { SkillOrigin, SkillSummary } from '@talon/skills';
 import { readManifest, type SkillManifest } from './manifest.ts';
 import { manifestProblems } from './validate.ts';
 import { textFiles } from './tree.ts';
-import type { SkillHistory } from './history.ts';
+import type { SkillHistory, VersionRecord } from './history.ts';
 import type { SkillsConfig } from './config.ts';
 
 export interface LoadedSkill {
@@ -96,21 +96,24 @@ export class SkillRegistry {
     return [...this.blockedByPath.values()];
   }
 
-  /** Everything again: bundled first, then installed (an installed skill may not shadow a bundled one). */
-  loadAll(): number {
+  /**
+   * Everything again: bundled first, then installed (an installed skill may not shadow a bundled one). The skills are
+   * in place before their versions are recorded (one transaction for all).
+   */
+  async loadAll(): Promise<number> {
     this.skills.clear();
     this.blockedByPath.clear();
     mkdirSync(this.deps.userDir(), { recursive: true });
-    this.deps.history.batch(() => {
-      for (const dir of subfolders(this.deps.bundledDir)) this.loadFolder(dir, true);
-      for (const dir of subfolders(this.deps.userDir())) this.loadFolder(dir, false);
-    });
+    const versions: VersionRecord[] = [];
+    for (const dir of subfolders(this.deps.bundledDir)) this.place(dir, true, versions);
+    for (const dir of subfolders(this.deps.userDir())) this.place(dir, false, versions);
     this.generation++;
+    await this.deps.history.record(versions);
     return this.skills.size;
   }
 
-  /** One installed folder again (after a change on disk): loaded, replaced, or gone. */
-  refreshFolder(dir: string): LoadOutcome | undefined {
+  /** One installed folder again (after a change on disk, here or in another process): loaded, replaced, or gone. */
+  async refreshFolder(dir: string): Promise<LoadOutcome | undefined> {
     for (const [name, skill] of this.skills) if (skill.dir === dir && !skill.bundled) this.skills.delete(name);
     this.blockedByPath.delete(dir);
     this.generation++;
@@ -122,7 +125,16 @@ export class SkillRegistry {
     this.generation++;
   }
 
-  loadFolder(dir: string, bundled: boolean, changelog?: string): LoadOutcome {
+  /** Loads one folder and records its version. */
+  async loadFolder(dir: string, bundled: boolean, changelog?: string): Promise<LoadOutcome> {
+    const versions: VersionRecord[] = [];
+    const outcome = this.place(dir, bundled, versions, changelog);
+    await this.deps.history.record(versions);
+    return outcome;
+  }
+
+  /** Reads one folder and, when it may load, puts it in place; its version goes to `versions`, to be recorded. */
+  private place(dir: string, bundled: boolean, versions: VersionRecord[], changelog?: string): LoadOutcome {
     const folderName = path.basename(dir);
     if (this.deps.config().disabled.includes(folderName)) return this.block(dir, folderName, 'disabled in [skills] disabled', []);
     let inspected: { manifest: SkillManifest; findings: Finding[] };
@@ -137,7 +149,12 @@ export class SkillRegistry {
     if (clash && clash.dir !== dir) return this.block(dir, manifest.name, `a skill named '${manifest.name}' is already loaded from ${clash.dir}`, []);
     const origin: SkillOrigin = bundled ? { type: 'bundled' } : (this.deps.history.origin(manifest.name) ?? { type: 'local' });
     const hash = contentHash(manifest);
-    this.deps.history.record(manifest.name, manifest.version, hash, changelog ?? (bundled ? 'Bundled with the service' : 'Loaded from the skills folder'));
+    versions.push({
+      name: manifest.name,
+      version: manifest.version,
+      contentHash: hash,
+      changelog: changelog ?? (bundled ? 'Bundled with the service' : 'Loaded from the skills folder'),
+    });
     const skill: LoadedSkill = { name: manifest.name, dir, bundled, manifest, origin, contentHash: hash, findings, summary: summaryOf(manifest, origin) };
     this.skills.set(skill.name, skill);
     this.generation++;

@@ -9,16 +9,17 @@ import type { SkillRegistry } from './store.ts';
 
 const QUIET_MS = 250;
 
-export function watchSkills(dir: string, registry: SkillRegistry, log: Logger, timers: { setTimeout: (fn: () => void, ms: number) => unknown }): FSWatcher {
+export function watchSkills(dir: string, registry: SkillRegistry, log: Logger, timers: { setTimeout: (fn: () => unknown, ms: number) => unknown }): FSWatcher {
   const pending = new Set<string>();
   let scheduled = false;
-  const flush = () => {
+  const flush = async () => {
     scheduled = false;
-    for (const folder of pending) {
-      const outcome = registry.refreshFolder(folder);
+    const folders = [...pending];
+    pending.clear();
+    for (const folder of folders) {
+      const outcome = await registry.refreshFolder(folder);
       log.info({ folder, loaded: outcome?.ok ?? false, removed: outcome === undefined }, 'skills folder changed');
     }
-    pending.clear();
   };
   // Dot folders inside the skills folder (editor swap files, .git) are not skills.
   const hidden = (p: string) =>
