@@ -12,6 +12,10 @@ import { uploadRoutes } from './routes/uploads.ts';
 import { observeRoutes } from './routes/observe.ts';
 import { trajectoryRoutes } from './routes/trajectory.ts';
 import { guardAgentRoutes } from './services/guard.ts';
+import type { AgentServices } from './services/context.ts';
+
+/** How long stop() waits for stopped turns to end (a tool may finish its step first). */
+const STOP_WAIT_MS = 2000;
 
 export default defineModule<AgentsConfig>({
   configSchema: agentsConfigSchema,
@@ -23,12 +27,19 @@ export default defineModule<AgentsConfig>({
     ctx.provide(sessionStore, s.sessionStore);
     ctx.provide(agentTools, s.tools);
     return {
-      start: () => s.registry.load(),
+      async start() {
+        await s.registry.load();
+        // Turns of processes that died while none ran are taken over now, later ones when they die.
+        await s.leases.sweep(await ctx.nodes.live());
+        ctx.nodes.onDead((node) => lostNode(s, node));
+      },
       async stop() {
         // Turns still running belong to this copy: end them so nothing writes after it is gone.
         for (const agent of s.registry.list()) s.runner.stop(agent.id);
+        await s.runner.settled(STOP_WAIT_MS);
         await s.sessions.flush();
         await s.traces.flush();
+        await s.leases.flush();
       },
       http: (app) => guardAgentRoutes(app, s.registry),
       routes(app) {
@@ -49,3 +60,12 @@ export default defineModule<AgentsConfig>({
     };
   },
 });
+
+/** A process died: its turns are taken over (by one live process), and streams relayed to it end saying so. */
+async function lostNode(s: AgentServices, node: string): Promise<void> {
+  try {
+    await s.leases.takeOver(node);
+  } finally {
+    s.relay.ownerLost(node);
+  }
+}

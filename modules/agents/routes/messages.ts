@@ -9,6 +9,7 @@ import type { TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams, sessionParams } from './common.ts';
 import { ownSession } from './sessions.ts';
+import { Relay } from '../services/relay.ts';
 
 const messageBody = {
   type: 'object',
@@ -83,6 +84,7 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
     { schema: { summary: 'Observe the running (or next) turn as Server-Sent Events', params: idParams } },
     async (request, reply) => {
       const agent = agentParam(s, request.params.id);
+      if (await attachElsewhere(s, request, reply, agent.id)) return;
       attach(s, agent.id, request, reply);
     },
   );
@@ -94,6 +96,7 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
     async (request, reply) => {
       const agent = agentParam(s, request.params.id);
       const sessionId = await ownSession(s, agent, request.params.session_id);
+      if (await attachElsewhere(s, request, reply, agent.id, sessionId)) return;
       attach(s, agent.id, request, reply, sessionId);
     },
   );
@@ -103,8 +106,9 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
     { schema: { summary: 'Abort the running turns of the agent and of the subagents they started', params: idParams } },
     async (request) => {
       const agent = agentParam(s, request.params.id);
-      const stopped = s.runner.stop(agent.id);
-      return { status: 'stopped', message: stopped ? 'Run cancelled' : 'No active run' };
+      const here = s.runner.stop(agent.id);
+      const elsewhere = !Relay.relayed(request) && (await stopElsewhere(s, request, agent.id));
+      return { status: 'stopped', message: here || elsewhere ? 'Run cancelled' : 'No active run' };
     },
   );
 
@@ -115,7 +119,11 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
       const agentId = requireUuid(request.params.id, 'agent id');
       const sessionId = requireUuid(request.params.session_id, 'session id');
       // 204 whatever the state; a flag for a session this agent does not have would never be read.
-      if (await s.sessions.exists(agentId, sessionId)) s.runner.interrupt(agentId, sessionId);
+      if (!(await s.sessions.exists(agentId, sessionId))) return reply.code(204).send();
+      // A turn of the session running in another process is interrupted there.
+      const owner = Relay.relayed(request) ? undefined : await s.leases.ofSession(sessionId);
+      const relayed = owner && owner.node !== s.ctx.nodes.id && (await s.relay.forward(request, owner.node))?.ok;
+      if (!relayed) s.runner.interrupt(agentId, sessionId);
       return reply.code(204).send();
     },
   );
@@ -164,6 +172,31 @@ function sendEvent(sse: SseWriter, event: TurnEvent): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Stops the agent's turns in the other processes: those running one of its sessions and those waiting for one.
+ * True when one of them stopped a turn.
+ */
+async function stopElsewhere(s: AgentServices, request: FastifyRequest, agentId: string): Promise<boolean> {
+  const nodes = new Set([...(await s.leases.ofAgent(agentId)).map((o) => o.node), ...(await s.leases.waitingNodes(agentId))]);
+  nodes.delete(s.ctx.nodes.id);
+  const answers = await Promise.all(
+    [...nodes].map(async (node) => {
+      const res = await s.relay.forward(request, node);
+      return res?.ok ? ((await res.json()) as { message?: string }).message === 'Run cancelled' : false;
+    }),
+  );
+  return answers.includes(true);
+}
+
+/** An attach while no turn of the agent (or session) runs here but one runs in another process: relayed there. */
+async function attachElsewhere(s: AgentServices, request: FastifyRequest, reply: FastifyReply, agentId: string, sessionId?: string): Promise<boolean> {
+  if (Relay.relayed(request)) return false;
+  if (s.runner.activeTurns(agentId).some((t) => sessionId === undefined || t.sessionId === sessionId)) return false;
+  const owners = sessionId === undefined ? await s.leases.ofAgent(agentId) : [await s.leases.ofSession(sessionId)];
+  const remote = owners.find((o) => o !== undefined && o.node !== s.ctx.nodes.id);
+  return remote ? s.relay.attach(request, reply, remote.node) : false;
 }
 
 /** Follows the running turn (or waits for the next one), of one session when given, and closes when it ends. */

@@ -11,6 +11,8 @@ import type { LoopDeps } from './loop.ts';
 import { AgentStore } from './registry.ts';
 import { SessionService } from './sessions.ts';
 import { Runner } from './runner.ts';
+import { SessionLeases } from './leases.ts';
+import { Relay } from './relay.ts';
 import { UploadStore } from './uploads.ts';
 import { TraceStore } from './traces.ts';
 import { ToolRunner } from './tool-runner.ts';
@@ -46,8 +48,10 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
       hooks().agentTerminated.call(agent);
       ctx.events.publish('agent.terminated', { agentId: agent.id, name: agent.name });
     },
-    // The killing process ran the hooks and published the event; here only its turns end.
-    onRemovedElsewhere: (agent) => void runner?.stop(agent.id),
+    // The killing process ran the hooks and published the event; here only its turns end (and those of a stopped one).
+    onChangedElsewhere: (before, after) => {
+      if (!after || (after.state === 'Stopped' && before.state !== 'Stopped')) runner?.stop(before.id);
+    },
   });
   const { events } = ctx;
   const invocationWorkspace = () => {
@@ -57,7 +61,8 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   };
   const tools = new ToolRunner({ registry, hooks, events, invocationWorkspace, log: ctx.log });
   const loop: LoopDeps = { registry, sessions, uploads, traces, tools, llm, catalog, hooks, events, config: () => ctx.config, log: ctx.log };
-  runner = new Runner(loop);
+  const leases = new SessionLeases({ store: ctx.store, changes: ctx.changes, node: ctx.nodes.id, traces, log: ctx.log });
+  runner = new Runner(loop, { leases, node: ctx.nodes.id, signal: ctx.signal });
   const sessionStore: SessionStore = {
     messages: (sessionId) => sessions.messages(sessionId),
     create: async (agentId, label) => {
@@ -74,5 +79,6 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
     compact: (agentId) => compactSession(loop, agentId),
   };
   const views = new AgentViews(() => llm.defaultModel());
-  return { ctx, registry, sessions, sessionStore, runner, uploads, traces, views, tools };
+  const relay = new Relay({ nodes: ctx.nodes, log: ctx.log });
+  return { ctx, registry, sessions, sessionStore, runner, uploads, traces, views, tools, leases, relay };
 }

@@ -8,6 +8,8 @@ import type { Runner } from './runner.ts';
 import type { UploadStore } from './uploads.ts';
 import type { TraceStore } from './traces.ts';
 import type { AgentViews } from './views.ts';
+import type { SessionLeases } from './leases.ts';
+import type { Relay } from './relay.ts';
 
 export interface AgentServices {
   ctx: ModuleContext<AgentsConfig>;
@@ -18,4 +20,6 @@ export interface AgentServices {
   uploads: UploadStore;
   traces: TraceStore;
   views: AgentViews;
+  leases: SessionLeases;
+  relay: Relay;
 }

@@ -32,8 +32,8 @@ export interface RegistryDeps {
   onSpawned: (agent: AgentRecord) => void;
   /** An agent killed here (its uploads and traces go with it). */
   onTerminated: (agent: AgentRecord) => Promise<void>;
-  /** An agent another process killed: what runs of it here ends. */
-  onRemovedElsewhere: (agent: AgentRecord) => void;
+  /** An agent another process changed (`after`) or killed (no `after`): a kill or a stop ends its turns here. */
+  onChangedElsewhere: (before: AgentRecord, after: AgentRecord | undefined) => void;
   /** agentHooks.manifest: derived values filled in by other modules (a profile's tools). */
   expandManifest: (manifest: AgentManifest) => AgentManifest;
   /** agentHooks.authorizeSpawn: a refusal, or undefined to go on. */
@@ -83,13 +83,18 @@ export class AgentStore implements AgentRegistry {
     const before = new Map(this.agents);
     this.agents.clear();
     this.toml.clear();
+    const changed: Array<[AgentRecord, AgentRecord]> = [];
     for (const row of rows) {
+      const record = this.fromRow(row);
+      const old = before.get(row.id);
+      if (old) changed.push([old, record]);
       before.delete(row.id);
-      this.agents.set(row.id, this.fromRow(row));
+      this.agents.set(row.id, record);
       this.toml.set(row.id, row.manifest_toml);
     }
     this.snapshot = undefined;
-    for (const gone of before.values()) this.deps.onRemovedElsewhere(gone);
+    for (const [old, record] of changed) this.deps.onChangedElsewhere(old, record);
+    for (const gone of before.values()) this.deps.onChangedElsewhere(gone, undefined);
   }
 
   /** Another process changed, made or killed this agent: its row is read again. */
@@ -99,11 +104,16 @@ export class AgentStore implements AgentRegistry {
       const row = await this.deps.store.one<Row>('SELECT * FROM agents_agents WHERE id = ?', [id]);
       // A write here overtook the read: read again (what was read may be older than what was written).
       if (before !== this.writes && attempt < 3) continue;
-      if (row) return this.put(this.fromRow(row), row.manifest_toml);
-      const agent = this.agents.get(id);
-      if (!agent) return;
+      const old = this.agents.get(id);
+      if (row) {
+        const record = this.fromRow(row);
+        this.put(record, row.manifest_toml);
+        if (old) this.deps.onChangedElsewhere(old, record);
+        return;
+      }
+      if (!old) return;
       this.drop(id);
-      this.deps.onRemovedElsewhere(agent);
+      this.deps.onChangedElsewhere(old, undefined);
       return;
     }
   }
@@ -188,7 +198,7 @@ export class AgentStore implements AgentRegistry {
     if (!this.agents.has(id)) return false;
     this.drop(id);
     if (!changes) {
-      this.deps.onRemovedElsewhere(agent);
+      this.deps.onChangedElsewhere(agent, undefined);
       return false;
     }
     await this.deps.onTerminated(agent);

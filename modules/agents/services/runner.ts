@@ -1,13 +1,16 @@
 /**
  * The agent runner: queues turns per session (different sessions run in
- * parallel), owns interrupt flags and stop, and fans turn events out to
- * the caller and to attach subscribers. The loop itself is in loop.ts.
+ * parallel; the turns of one session one after another, in arrival order,
+ * whichever process they arrived on: see leases.ts), owns interrupt flags and
+ * stop, and fans turn events out to the caller and to attach subscribers. The
+ * loop itself is in loop.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { badRequest, conflict } from '@talon/module-sdk';
 import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import { runLoop, type LoopDeps, type TurnState } from './loop.ts';
 import { UNNAMED_ORIGIN } from './origins.ts';
+import type { LeaseTurn, SessionLeases } from './leases.ts';
 
 export type TurnListener = Parameters<AgentRunner['subscribe']>[1];
 
@@ -18,17 +21,31 @@ interface Turn extends TurnState {
   active: boolean;
 }
 
+export interface RunnerDeps {
+  leases: SessionLeases;
+  /** This process's node id: a session whose previous turn ran elsewhere is read again. */
+  node: string;
+  /** Aborted when the module copy stops: turns still waiting for their session give up. */
+  signal: AbortSignal;
+}
+
 export class Runner implements AgentRunner {
   private readonly turns = new Map<string, Turn>();
-  /** Tail of each session's queue: a turn starts when the previous one settled. */
-  private readonly queues = new Map<string, Promise<void>>();
   /** Interrupt flags set while no turn of the session ran (they apply to its next turn). */
   private readonly pendingInterrupts = new Set<string>();
   private readonly listeners = new Map<string, Set<TurnListener>>();
+  /** Order of arrival within a millisecond. */
+  private arrivals = 0;
 
-  constructor(private readonly deps: LoopDeps) {}
+  constructor(
+    private readonly deps: LoopDeps,
+    private readonly own: RunnerDeps,
+  ) {}
 
   async run(request: TurnRequest, onEvent?: (event: TurnEvent) => void): Promise<TurnResult> {
+    // The place in the session's queue is the moment of arrival, before anything is awaited.
+    const arrivedAt = Date.now();
+    const seq = ++this.arrivals;
     const agent = this.deps.registry.require(request.agentId);
     if (agent.state === 'Stopped') throw conflict(`agent '${agent.name}' is stopped; start it first (POST /api/agents/bulk/start)`);
     const sessionId = request.sessionId ?? agent.sessionId;
@@ -50,25 +67,23 @@ export class Runner implements AgentRunner {
       else parent.controller.signal.addEventListener('abort', abort, { once: true });
     }
     this.turns.set(turn.id, turn);
-
-    const previous = this.queues.get(sessionId) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const tail = previous.then(() => mine);
-    this.queues.set(sessionId, tail);
+    const origin = request.origin ?? UNNAMED_ORIGIN;
+    const lease: LeaseTurn = { id: turn.id, sessionId, agentId: agent.id, origin, arrivedAt, seq };
     try {
-      await previous;
+      // A stopped turn still waits for its place (it then ends at once), as a stop does not reorder the queue.
+      const { previousNode } = await this.own.leases.acquire(lease, this.own.signal);
       turn.active = true;
+      // The previous turn ran in another process: what this one holds of the session may lack its messages.
+      if (previousNode !== undefined && previousNode !== this.own.node) this.deps.sessions.forget(sessionId);
       // A new message clears the session's flag; a flag set while idle still applies to this turn.
       turn.interrupted = this.pendingInterrupts.delete(sessionId);
       const emit = (event: TurnEvent) => this.emit(turn, event, onEvent);
-      return await runLoop(this.deps, { ...request, agentId: agent.id, sessionId, origin: request.origin ?? UNNAMED_ORIGIN }, turn, emit);
+      return await runLoop(this.deps, { ...request, agentId: agent.id, sessionId, origin }, turn, emit);
     } finally {
       this.turns.delete(turn.id);
       request.signal?.removeEventListener('abort', abort);
       parent?.controller.signal.removeEventListener('abort', abort);
-      release();
-      if (this.queues.get(sessionId) === tail) this.queues.delete(sessionId);
+      if (turn.active) this.own.leases.release(lease);
     }
   }
 
@@ -102,6 +117,12 @@ export class Runner implements AgentRunner {
       set.delete(listener);
       if (!set.size && this.listeners.get(agentId) === set) this.listeners.delete(agentId);
     };
+  }
+
+  /** Resolves when no turn of this copy runs any more, or after `ms`. */
+  async settled(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.turns.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   }
 
   isRunning(agentId: string): boolean {

@@ -268,6 +268,8 @@ export class SessionService {
     return this.store.tx(async (t) => {
       await t.run('DELETE FROM agents_messages WHERE session_id = ?', [sessionId]);
       const { changes } = await t.run('DELETE FROM agents_sessions WHERE id = ?', [sessionId]);
+      // The session's lease row, unless a turn of it still runs (it frees the row when it ends).
+      await t.run('DELETE FROM agents_session_leases WHERE session_id = ? AND turn_id IS NULL', [sessionId]);
       await this.changes.note(SESSIONS_TOPIC, sessionId, t);
       return changes > 0;
     });

@@ -1,0 +1,141 @@
+/** Session leases on two connections to one database file (two processes): order, release, takeover. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import type { ChangeFeed } from '@talon/module-sdk';
+import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { SessionLeases, type LeaseTurn } from '../services/leases.ts';
+import { TraceStore } from '../services/traces.ts';
+
+const MODULE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = pino({ level: 'silent' });
+
+/** A change feed between the "processes" of a test: a note reaches every other one at once. */
+function feeds() {
+  const all: Array<Map<string, (key: string) => unknown>> = [];
+  return () => {
+    const mine = new Map<string, (key: string) => unknown>();
+    all.push(mine);
+    const feed: ChangeFeed = {
+      note: async (topic, key = '') => {
+        for (const other of all) if (other !== mine) setImmediate(() => void other.get(topic)?.(key));
+      },
+      on: (topic, handler) => void mine.set(topic, handler),
+    };
+    return feed;
+  };
+}
+
+function processes(count: number) {
+  const first = openTestStore([MODULE]);
+  const stores: TestStore[] = [first];
+  for (let i = 1; i < count; i++) stores.push(openTestStore([], first.file));
+  const feed = feeds();
+  const nodes = stores.map((s, i) => {
+    const traces = new TraceStore(s.store, log);
+    return { store: s.store, traces, leases: new SessionLeases({ store: s.store, changes: feed(), node: `node-${i}`, traces, log }) };
+  });
+  return { nodes, close: () => stores.reverse().forEach((s) => s.close()) };
+}
+
+let seq = 0;
+const turn = (id: string, sessionId = 's1'): LeaseTurn => ({ id, sessionId, agentId: 'a1', origin: 'http', arrivedAt: Date.now(), seq: ++seq });
+const never = new AbortController().signal;
+/** Every wait of these tests is bounded: a turn that should hold the session by now fails the test instead. */
+function within<T>(work: Promise<T>, ms = 3000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+test('turns of one session hold it one after another, in arrival order across processes', async () => {
+  const { nodes, close } = processes(2);
+  const [a, b] = nodes;
+  try {
+    const order: string[] = [];
+    const t1 = turn('t1');
+    await a.leases.acquire(t1, never);
+    // t2 arrives on B, then t3 on A: A's own next turn must not overtake B's.
+    const t2 = b.leases.acquire(turn('t2'), never).then(() => order.push('t2'));
+    await new Promise((r) => setTimeout(r, 30));
+    const t3 = a.leases.acquire(turn('t3'), never).then(() => order.push('t3'));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(order, [], 'both wait while t1 holds the session');
+    a.leases.release(t1);
+    await within(t2);
+    assert.deepEqual(order, ['t2']);
+    b.leases.release({ id: 't2', sessionId: 's1' });
+    await within(t3);
+    assert.deepEqual(order, ['t2', 't3']);
+    a.leases.release({ id: 't3', sessionId: 's1' });
+    await a.leases.flush();
+    assert.equal(await a.leases.ofSession('s1'), undefined);
+  } finally {
+    close();
+  }
+});
+
+test('a turn that gives up waiting leaves the queue (the turn behind it is not held up)', async () => {
+  const { nodes, close } = processes(2);
+  const [a, b] = nodes;
+  try {
+    const t1 = turn('t1');
+    await a.leases.acquire(t1, never);
+    const stopping = new AbortController();
+    const gaveUp = assert.rejects(b.leases.acquire(turn('t2'), stopping.signal), /stopping/);
+    await new Promise((r) => setTimeout(r, 30));
+    const t3 = a.leases.acquire(turn('t3'), never);
+    stopping.abort();
+    await within(gaveUp);
+    a.leases.release(t1);
+    await within(t3);
+    assert.equal((await a.leases.ofSession('s1'))?.turnId, 't3');
+  } finally {
+    close();
+  }
+});
+
+test("a dead process's turns are taken over by exactly one process, recorded as interrupted, and its tickets dropped", async () => {
+  const { nodes, close } = processes(3);
+  const [dead, b, c] = nodes;
+  try {
+    await dead.leases.acquire(turn('lost-1', 's1'), never);
+    await dead.leases.acquire(turn('lost-2', 's2'), never);
+    // A turn of the dead process was waiting for s1 (its ticket; the process is gone, so nothing acts on it).
+    await dead.store.run("INSERT INTO agents_session_waits (turn_id, session_id, node, arrived_at, seq) VALUES ('queued', 's1', 'node-0', ?, 1)", [Date.now()]);
+    const [byB, byC] = await Promise.all([b.leases.takeOver('node-0'), c.leases.takeOver('node-0')]);
+    assert.equal(byB.length + byC.length, 2, 'both turns taken over once');
+    assert.ok(byB.length === 0 || byC.length === 0, 'by one process');
+    const traces = await b.traces.recent('a1', 10);
+    assert.deepEqual(traces.map((t) => [t.turn_id, t.outcome]).sort(), [
+      ['lost-1', 'interrupted'],
+      ['lost-2', 'interrupted'],
+    ]);
+    assert.match(traces[0].error ?? '', /node-0\) was lost/);
+    assert.equal(await b.store.one('SELECT turn_id FROM agents_session_waits'), undefined, 'its ticket went');
+    // The session is free for the live processes.
+    await b.leases.acquire(turn('next', 's1'), never);
+    assert.equal((await c.leases.ofSession('s1'))?.node, 'node-1');
+  } finally {
+    close();
+  }
+});
+
+test('at start, leases and tickets of processes that are not live are taken over', async () => {
+  const { nodes, close } = processes(2);
+  const [ghost, b] = nodes;
+  try {
+    await ghost.leases.acquire(turn('ghost-turn'), never);
+    await b.leases.sweep(['node-1']);
+    assert.equal(await b.leases.ofSession('s1'), undefined);
+    assert.equal((await b.traces.one('ghost-turn'))?.outcome, 'interrupted');
+    // A live owner is left alone.
+    await b.leases.acquire(turn('mine'), never);
+    await b.leases.sweep(['node-1']);
+    assert.equal((await b.leases.ofSession('s1'))?.turnId, 'mine');
+  } finally {
+    close();
+  }
+});
