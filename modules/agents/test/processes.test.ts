@@ -97,6 +97,19 @@ describe('agents: two processes on one home', () => {
     assert.ok(sent.includes('remember me') && sent.includes('noted on a'), sent);
   });
 
+  test('an agent stopped on one process (bulk stop) ends its turn on the other', async () => {
+    const { agent_id } = await spawn(a.k, 'paused');
+    await waitFor(async () => (await status(b, `/api/agents/${agent_id}`)) === 200, 1000);
+    fake.enqueue({ text: 'too late', delayMs: 3000 });
+    const before = fake.requests.length;
+    const pending = b.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'long one' } });
+    await waitFor(() => fake.requests.length > before, 2000);
+    const started = Date.now();
+    assert.equal((await a.k.request('/api/agents/bulk/stop', { method: 'POST', json: { ids: [agent_id] } })).status, 200);
+    assert.equal((await json<{ interrupted?: boolean }>(await pending)).interrupted, true);
+    assert.ok(Date.now() - started < 1000, 'stopped within a second');
+  });
+
   test('an agent killed on one process is gone on the other, and its turn there stops', async () => {
     const { agent_id } = await spawn(a.k, 'doomed');
     await waitFor(async () => (await status(b, `/api/agents/${agent_id}`)) === 200, 1000);
