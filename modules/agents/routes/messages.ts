@@ -122,7 +122,7 @@ export function messageRoutes(app: Routes, s: AgentServices): void {
       if (!(await s.sessions.exists(agentId, sessionId))) return reply.code(204).send();
       // A turn of the session running in another process is interrupted there.
       const owner = Relay.relayed(request) ? undefined : await s.leases.ofSession(sessionId);
-      const relayed = owner && owner.node !== s.ctx.nodes.id && (await s.relay.forward(request, owner.node))?.ok;
+      const relayed = owner && owner.node !== s.ctx.nodes.id && (await s.relay.answer(request, owner.node)) !== undefined;
       if (!relayed) s.runner.interrupt(agentId, sessionId);
       return reply.code(204).send();
     },
@@ -183,8 +183,8 @@ async function stopElsewhere(s: AgentServices, request: FastifyRequest, agentId:
   nodes.delete(s.ctx.nodes.id);
   const answers = await Promise.all(
     [...nodes].map(async (node) => {
-      const res = await s.relay.forward(request, node);
-      return res?.ok ? ((await res.json()) as { message?: string }).message === 'Run cancelled' : false;
+      const answer = await s.relay.answer<{ message?: string }>(request, node);
+      return answer?.message === 'Run cancelled';
     }),
   );
   return answers.includes(true);

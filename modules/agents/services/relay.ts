@@ -54,6 +54,20 @@ export class Relay {
     }
   }
 
+  /** Sends the request on and reads the owner's answer: its JSON body ({} when empty), undefined when it failed. */
+  async answer<T = Record<string, unknown>>(request: FastifyRequest, node: string): Promise<T | undefined> {
+    const res = await this.forward(request, node);
+    if (!res) return undefined;
+    try {
+      const text = await res.text();
+      if (!res.ok) return undefined;
+      return (text ? JSON.parse(text) : {}) as T;
+    } catch (err) {
+      this.deps.log.warn({ err, node, url: request.url }, 'the owner of a turn answered a relayed request with something unreadable');
+      return undefined;
+    }
+  }
+
   /**
    * Streams the owner's attach through. False (nothing sent yet) when the owner could not be reached or refused: the
    * caller then attaches here.
