@@ -46,15 +46,15 @@ export interface JobSummary {
 }
 
 export interface SchedulerJobs {
-  /** Validates like the API (HttpError 400/404/409 naming the problem). */
-  create(request: JobRequest, via: string): JobSummary;
-  get(id: string): JobSummary | undefined;
+  /** Validates like the API (rejects with HttpError 400/404/409 naming the problem). */
+  create(request: JobRequest, via: string): Promise<JobSummary>;
+  get(id: string): Promise<JobSummary | undefined>;
   /** Enables or disables a job; false when there is no such job. */
-  setEnabled(id: string, enabled: boolean): boolean;
+  setEnabled(id: string, enabled: boolean): Promise<boolean>;
   /** False when there was no such job. */
-  remove(id: string): boolean;
+  remove(id: string): Promise<boolean>;
   /** Changes when a job runs (validated like the API); undefined when there is no such job. */
-  reschedule(id: string, changes: { schedule?: string; tz?: string; enabled?: boolean }): JobSummary | undefined;
+  reschedule(id: string, changes: { schedule?: string; tz?: string; enabled?: boolean }): Promise<JobSummary | undefined>;
 }
 
 /** A handler's outcome: the result text (kept as the job's last result), or the error of a failed run. */

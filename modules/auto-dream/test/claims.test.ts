@@ -15,7 +15,7 @@ const AGENT = '11111111-1111-4111-8111-111111111111';
 /** The scheduler's jobs, in memory: what was created, and by whom. */
 class FakeJobs implements SchedulerJobs {
   readonly jobs = new Map<string, JobSummary>();
-  create(request: JobRequest): JobSummary {
+  async create(request: JobRequest): Promise<JobSummary> {
     const job = {
       id: crypto.randomUUID(),
       name: request.name,
@@ -30,16 +30,16 @@ class FakeJobs implements SchedulerJobs {
     this.jobs.set(job.id, job);
     return job;
   }
-  get(id: string): JobSummary | undefined {
+  async get(id: string): Promise<JobSummary | undefined> {
     return this.jobs.get(id);
   }
-  setEnabled(): boolean {
+  async setEnabled(): Promise<boolean> {
     return true;
   }
-  remove(id: string): boolean {
+  async remove(id: string): Promise<boolean> {
     return this.jobs.delete(id);
   }
-  reschedule(id: string, changes: { schedule?: string; enabled?: boolean }): JobSummary | undefined {
+  async reschedule(id: string, changes: { schedule?: string; enabled?: boolean }): Promise<JobSummary | undefined> {
     const job = this.jobs.get(id);
     if (job) Object.assign(job, changes);
     return job;

@@ -1,16 +1,17 @@
 /**
  * Runs a job once: an agent turn (in the queue's 'schedule' lane, origin 'schedule') whose reply goes to the
- * deliveries, a workflow run, or a module's handler (scheduler.jobs). Records the outcome on the job and publishes
- * schedule.fired. Never rejects.
+ * deliveries, a workflow run, or a module's handler (scheduler.jobs). Records the outcome on the job, and ends the
+ * scheduled run's row in the same transaction, and publishes schedule.fired. Never rejects.
  */
 import type { Logger } from 'pino';
-import type { EventAccess } from '@talon/module-sdk';
+import type { EventAccess, Store } from '@talon/module-sdk';
 import type { TaskQueue } from '@talon/tasks';
 import type { WorkflowRunner } from '@talon/workflows';
 import type { Deliveries } from '@talon/triggers';
 import type { HandlerOutcome, HandlerRun } from '@talon/scheduler';
 import type { SchedulerConfig } from '../config.ts';
-import type { JobRow, JobStore } from './jobs.ts';
+import type { JobRow, JobStore, Outcome, Scheduled } from './jobs.ts';
+import type { Claimed, RunRows } from './runs.ts';
 
 export interface RunReport {
   status: 'completed' | 'failed';
@@ -23,7 +24,11 @@ export interface RunReport {
 }
 
 export interface DispatchDeps {
+  store: Store;
   jobs: JobStore;
+  runs: RunRows;
+  /** This node: the run rows it ends are its own. */
+  node: string;
   queue: () => TaskQueue;
   workflows: () => WorkflowRunner | undefined;
   deliveries: () => Deliveries | undefined;
@@ -35,37 +40,33 @@ export interface DispatchDeps {
 }
 
 export class Dispatcher {
-  /** Jobs whose scheduled runs are under way in this process. */
-  private readonly running = new Set<string>();
+  /** Scheduled runs this copy executes now (their leases are renewed while any is). */
+  private active = 0;
 
   constructor(private readonly deps: DispatchDeps) {}
 
-  /**
-   * Runs the claimed slots of a job one after another (not awaited by the scheduler loop). A slot that comes while
-   * this job's previous runs are still going is skipped and says so: a slow job never piles up runs behind it.
-   */
-  fire(job: JobRow, slots: number[]): void {
-    if (this.running.has(job.id)) {
-      this.deps.jobs.recordSkip(job.id, slots[0], 'the previous run was still going');
-      return;
-    }
-    this.running.add(job.id);
+  get busy(): boolean {
+    return this.active > 0;
+  }
+
+  /** Runs a job's claimed (or taken over) runs one after another, in slot order (not awaited by the scheduler loop). */
+  fire(job: JobRow, runs: readonly Claimed[]): void {
     void (async () => {
-      try {
-        for (let i = 0; i < slots.length; i++) await this.run(job, true);
-      } finally {
-        this.running.delete(job.id);
-      }
+      for (const run of runs) await this.run(job, run);
     })();
   }
 
-  /** One run. `scheduled` false: POST …/run, which leaves the schedule and the failure count as they are. */
-  async run(job: JobRow, scheduled: boolean): Promise<RunReport> {
+  /**
+   * One run: a scheduled one (its run row), or without `run` POST …/run, which leaves the schedule and the failure
+   * count as they are.
+   */
+  async run(job: JobRow, run?: Claimed): Promise<RunReport> {
+    if (run) this.active++;
     const report: RunReport = { status: 'completed', schedule_id: job.id, agent_id: job.agent_id, workflow_id: job.workflow_id };
     try {
       if (job.handler) await this.handler(job, report);
       else if (job.workflow_id) await this.workflow(job, report);
-      else await this.turn(job, report);
+      else await this.turn(job, report, run);
     } catch (err) {
       report.status = 'failed';
       report.error = (err as Error).message ?? String(err);
@@ -74,21 +75,34 @@ export class Dispatcher {
     const config = this.deps.config();
     const failures = job.consecutive_failures + 1;
     const backoffMs = Math.min(config.failure_backoff_secs * 2 ** (failures - 1), config.max_backoff_secs) * 1000;
+    const outcome: Outcome = { ok, text: (ok ? report.response : report.error) ?? '', at: Date.now() };
+    const scheduled = run ? { backoffMs, maxFailures: config.max_consecutive_failures, oneShot: job.kind === 'at' || job.one_shot === 1 } : undefined;
     try {
-      this.deps.jobs.recordOutcome(
-        job.id,
-        { ok, text: (ok ? report.response : report.error) ?? '', at: Date.now() },
-        scheduled ? { backoffMs, maxFailures: config.max_consecutive_failures, oneShot: job.kind === 'at' || job.one_shot === 1 } : undefined,
-      );
+      await this.record(job, outcome, run, scheduled);
     } catch (err) {
       this.deps.log.error({ err, job: job.id }, 'could not record a scheduled run');
+    } finally {
+      if (run) this.active--;
     }
     if (!ok) this.deps.log.warn({ job: job.id, name: job.name, error: report.error }, 'scheduled job failed');
     this.deps.events.publish('schedule.fired', { jobId: job.id, name: job.name, agentId: job.agent_id ?? undefined, status: ok ? 'ok' : 'error' });
     return report;
   }
 
-  private async turn(job: JobRow, report: RunReport): Promise<void> {
+  /**
+   * The run row's end and the job's outcome, in one transaction. A run another node took over meanwhile (this one was
+   * thought dead) is that node's to record: nothing is written.
+   */
+  private async record(job: JobRow, outcome: Outcome, run: Claimed | undefined, scheduled: Scheduled | undefined): Promise<void> {
+    const { store, jobs, runs, node } = this.deps;
+    await store.tx(async (t) => {
+      if (run && !(await runs.end(t, run.id, node, outcome.ok ? 'ok' : 'error', outcome.ok ? null : outcome.text, outcome.at))) return;
+      await jobs.recordOutcome(t, job.id, outcome, scheduled);
+      if (run) await runs.prune(t, job.id);
+    });
+  }
+
+  private async turn(job: JobRow, report: RunReport, run: Claimed | undefined): Promise<void> {
     if (!job.agent_id) throw new Error('the job has neither an agent nor a workflow');
     const agentId = job.agent_id;
     const timeout = job.timeout_secs ?? this.deps.config().turn_timeout_secs;
@@ -102,6 +116,8 @@ export class Dispatcher {
         origin: 'schedule',
         sessionMode: job.session_mode,
         timeoutMs: timeout * 1000,
+        // A run taken over from a dead node finds the turn that node queued (the queue runs it once) instead of a second.
+        key: run && `scheduler:${job.id}:${run.slot}`,
       });
     } catch (err) {
       await this.deps.deliveries()?.deliver({ agentId, source: 'schedule', sourceId: job.id, error: (err as Error).message, cause });

@@ -67,7 +67,7 @@ export interface InputDeps {
  * The fields to write for a create (no `existing`) or an update; 400/404/409 naming the problem. `handler` is set
  * only by the scheduler.jobs service: a module's handler the job runs instead of a turn.
  */
-export function normalize(deps: InputDeps, body: JobBody, existing?: JobRow, handler?: string): { fields: JobFields; reset: boolean } {
+export async function normalize(deps: InputDeps, body: JobBody, existing?: JobRow, handler?: string): Promise<{ fields: JobFields; reset: boolean }> {
   if (existing?.handler) refuseRetargeting(body, existing);
   const now = Date.now();
   const text = scheduleText(body) ?? existing?.schedule;
@@ -78,7 +78,7 @@ export function normalize(deps: InputDeps, body: JobBody, existing?: JobRow, han
   const scheduleChanged = !existing || text !== existing.schedule || (tz ?? 'UTC') !== existing.tz;
   const check = scheduleChanged ? { minIntervalSecs: deps.config().min_interval_secs, now } : undefined;
   const schedule = deps.schedules.parse(text, tz, check);
-  const { agentId, workflowId, targetName } = target(deps, body, existing);
+  const { agentId, workflowId, targetName } = await target(deps, body, existing);
   const enabled = body.enabled ?? (existing ? existing.enabled === 1 : true);
   const anchor = scheduleChanged ? now : existing!.anchor;
   const enabling = enabled && (!existing || existing.enabled === 0);
@@ -137,7 +137,7 @@ function required<T>(value: T | undefined, what: string): T {
 }
 
 /** The agent (UUID or name) and the workflow (UUID or name) the job runs, resolved to ids. */
-function target(deps: InputDeps, body: JobBody, existing?: JobRow): { agentId: string | null; workflowId: string | null; targetName: string } {
+async function target(deps: InputDeps, body: JobBody, existing?: JobRow): Promise<{ agentId: string | null; workflowId: string | null; targetName: string }> {
   let agentId = existing?.agent_id ?? null;
   let targetName = '';
   if (body.agent_id !== undefined) {
@@ -153,13 +153,13 @@ function target(deps: InputDeps, body: JobBody, existing?: JobRow): { agentId: s
   else if (workflowRef !== undefined) {
     const workflows = deps.workflows();
     if (!workflows) throw badRequest('workflow jobs need the workflows module, which is not running');
-    const wf = workflows.find(workflowRef);
+    const wf = await workflows.find(workflowRef);
     if (!wf) throw notFound(`workflow '${workflowRef}' not found`);
     workflowId = wf.id;
     targetName = wf.name;
   }
   if (!agentId && !workflowId) throw badRequest('agent_id (or workflow_id) is required');
-  if (!targetName) targetName = (workflowId ? deps.workflows()?.find(workflowId)?.name : deps.agents().get(agentId!)?.name) ?? 'job';
+  if (!targetName) targetName = (workflowId ? (await deps.workflows()?.find(workflowId))?.name : deps.agents().get(agentId!)?.name) ?? 'job';
   return { agentId, workflowId, targetName };
 }
 

@@ -24,9 +24,9 @@ function summary(job: JobRow): JobSummary {
 
 export function ownedJobs(scheduler: Scheduler, jobs: JobStore): SchedulerJobs {
   return {
-    create: (request, via) =>
+    create: async (request, via) =>
       summary(
-        scheduler.create(
+        await scheduler.create(
           {
             name: request.name,
             agent_id: request.agentId,
@@ -40,20 +40,20 @@ export function ownedJobs(scheduler: Scheduler, jobs: JobStore): SchedulerJobs {
           request.handler,
         ),
       ),
-    get: (id) => {
-      const job = jobs.get(id);
+    get: async (id) => {
+      const job = await jobs.get(id);
       return job && summary(job);
     },
-    setEnabled: (id, enabled) => {
-      if (!jobs.get(id)) return false;
-      scheduler.setEnabled(id, enabled);
+    setEnabled: async (id, enabled) => {
+      if (!(await jobs.get(id))) return false;
+      await scheduler.setEnabled(id, enabled);
       return true;
     },
     remove: (id) => jobs.delete(id),
-    reschedule: (id, changes) => {
-      if (!jobs.get(id)) return undefined;
+    reschedule: async (id, changes) => {
+      if (!(await jobs.get(id))) return undefined;
       const { schedule, tz, enabled } = changes;
-      return summary(scheduler.update(id, { ...(schedule === undefined ? {} : { cron: schedule }), ...(tz === undefined ? {} : { tz }), enabled }));
+      return summary(await scheduler.update(id, { ...(schedule === undefined ? {} : { cron: schedule }), ...(tz === undefined ? {} : { tz }), enabled }));
     },
   };
 }

@@ -3,6 +3,7 @@ import { badRequest, notFound, requireUuid } from '@talon/module-sdk';
 import type { Dispatcher, RunReport } from './dispatch.ts';
 import { normalize, type InputDeps, type JobBody } from './input.ts';
 import type { JobRow, JobStore } from './jobs.ts';
+import type { RunRow, RunRows } from './runs.ts';
 import type { Ticker } from './ticker.ts';
 
 export class Scheduler {
@@ -11,47 +12,54 @@ export class Scheduler {
     private readonly input: InputDeps,
     private readonly ticker: Ticker,
     private readonly dispatcher: Dispatcher,
+    private readonly runs: RunRows,
   ) {}
 
-  list(agentId?: string): JobRow[] {
+  list(agentId?: string): Promise<JobRow[]> {
     return this.jobs.list(agentId);
   }
 
   /** 400 for a malformed id, 404 for an unknown job. */
-  require(id: string): JobRow {
-    const job = this.jobs.get(requireUuid(id, 'job id'));
+  async require(id: string): Promise<JobRow> {
+    const job = await this.jobs.get(requireUuid(id, 'job id'));
     if (!job) throw notFound(`job '${id}' not found`);
     return job;
   }
 
-  create(body: JobBody, via: string, handler?: string): JobRow {
-    const { fields } = normalize(this.input, body, undefined, handler);
-    const job = this.jobs.create(fields, via);
+  async create(body: JobBody, via: string, handler?: string): Promise<JobRow> {
+    const { fields } = await normalize(this.input, body, undefined, handler);
+    const job = await this.jobs.create(fields, via);
     this.ticker.poke();
     return job;
   }
 
-  update(id: string, body: JobBody): JobRow {
-    const existing = this.require(id);
+  async update(id: string, body: JobBody): Promise<JobRow> {
+    const existing = await this.require(id);
     if (!Object.keys(body).length) throw badRequest('send at least one field to change');
-    const { fields, reset } = normalize(this.input, body, existing);
-    const job = this.jobs.update(existing.id, fields, reset);
+    const { fields, reset } = await normalize(this.input, body, existing);
+    const job = await this.jobs.update(existing.id, fields, reset);
     this.ticker.poke();
     return job;
   }
 
-  setEnabled(id: string, enabled: boolean): JobRow {
+  setEnabled(id: string, enabled: boolean): Promise<JobRow> {
     return this.update(id, { enabled });
   }
 
-  remove(id: string): JobRow {
-    const job = this.require(id);
-    this.jobs.delete(job.id);
+  async remove(id: string): Promise<JobRow> {
+    const job = await this.require(id);
+    await this.jobs.delete(job.id);
     return job;
   }
 
   /** Runs a job at once and waits for it; its schedule (next run, failure count) stays as it is. */
-  runNow(id: string): Promise<RunReport> {
-    return this.dispatcher.run(this.require(id), false);
+  async runNow(id: string): Promise<RunReport> {
+    return this.dispatcher.run(await this.require(id));
+  }
+
+  /** A job's scheduled runs, newest first (whichever node ran them; lost ones too). */
+  async history(id: string, limit: number, offset: number): Promise<RunRow[]> {
+    const job = await this.require(id);
+    return this.runs.list(job.id, limit, offset);
   }
 }

@@ -1,23 +1,32 @@
 /**
  * The scheduler loop. It sleeps until the earliest next_run (at most tick_ms, so jobs written by another node are
- * seen), claims every due job with one conditional UPDATE, and hands the runs to the dispatcher without waiting for
- * them. A job due while the service was down is late at the first tick after the start: the misfire policy
- * decides how often it runs (once by default, never twice). A failure in one job never stops the loop.
+ * seen), claims every due job with one conditional UPDATE that also inserts the run rows of the slots it runs (one
+ * transaction), and hands the runs to the dispatcher without waiting for them. A job due while the service was down
+ * is late at the first tick after the start: the misfire policy decides how often it runs (once by default, never
+ * twice). A slot that comes while a run of the job is going (on any node) is skipped. A failure in one job never stops
+ * the loop.
  */
 import type { Logger } from 'pino';
+import type { Queries, Store } from '@talon/module-sdk';
 import type { SchedulerConfig } from '../config.ts';
 import type { JobRow, JobStore } from './jobs.ts';
+import type { Claimed, RunRows } from './runs.ts';
 import type { Schedules } from './spec.ts';
 
 /** Due jobs claimed per query; between batches the loop lets other work in. */
 const BATCH = 500;
 
 export interface TickerDeps {
+  store: Store;
   jobs: JobStore;
+  runs: RunRows;
   schedules: Schedules;
   config: () => SchedulerConfig;
-  /** Runs a claimed job once per slot, in order (not awaited by the loop). */
-  fire: (job: JobRow, slots: number[]) => void;
+  /** This node, and how long a claimed run is leased. */
+  node: string;
+  leaseMs: number;
+  /** Runs a claimed job's runs one after another, in slot order (not awaited by the loop). */
+  fire: (job: JobRow, runs: Claimed[]) => void;
   log: Logger;
   setTimer: (fn: () => void, ms: number) => NodeJS.Timeout;
   now?: () => number;
@@ -34,19 +43,22 @@ export class Ticker {
   private timer?: NodeJS.Timeout;
   private running = false;
   private stopped = true;
+  /** Bumped by each arm: an arm overtaken while it read the earliest slot sets no timer. */
+  private arming = 0;
   private readonly now: () => number;
 
   constructor(private readonly deps: TickerDeps) {
     this.now = deps.now ?? Date.now;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.stopped = false;
-    this.arm();
+    await this.arm();
   }
 
   stop(): void {
     this.stopped = true;
+    this.arming++;
     clearTimeout(this.timer);
   }
 
@@ -54,7 +66,7 @@ export class Ticker {
   poke(): void {
     if (this.stopped || this.running) return;
     clearTimeout(this.timer);
-    this.arm();
+    void this.arm().catch((err: unknown) => this.deps.log.error({ err }, 'scheduler could not plan its next look; the next change or start tries again'));
   }
 
   /** One pass: claims and dispatches everything due. Returns how many jobs it claimed. */
@@ -62,19 +74,19 @@ export class Ticker {
     const now = this.now();
     let claimed = 0;
     for (;;) {
-      // Claims of a batch commit together; the runs start after the commit.
-      const runs: Array<[JobRow, number[]]> = [];
-      const due = this.deps.jobs.batch(() => {
-        const rows = this.deps.jobs.due(now, BATCH);
-        for (const job of rows) {
-          const fires = this.claim(job, now);
+      const due = await this.deps.jobs.due(now, BATCH);
+      // Claims of a batch commit together (with their run rows); the runs start after the commit.
+      const runs = await this.deps.store.tx(async (t) => {
+        const won: Array<[JobRow, Claimed[]]> = [];
+        for (const job of due) {
+          const fires = await this.claim(t, job, now);
           if (!fires) continue;
-          claimed++;
-          if (fires.length) runs.push([job, fires]);
+          won.push([job, fires]);
         }
-        return rows;
+        return won;
       });
-      for (const [job, fires] of runs) this.deps.fire(job, fires);
+      claimed += runs.length;
+      for (const [job, fires] of runs) if (fires.length) this.deps.fire(job, fires);
       if (due.length < BATCH) return claimed;
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -96,29 +108,45 @@ export class Ticker {
     return { fires: [due], next };
   }
 
-  /** Claims a due job: the slots to run now (maybe none), or undefined when another claimer won or it cannot be planned. */
-  private claim(job: JobRow, now: number): number[] | undefined {
+  /**
+   * Claims a due job in the batch's transaction: the runs to start now (maybe none: skipped, saying why), or
+   * undefined when another claimer won or it cannot be planned.
+   */
+  private async claim(t: Queries, job: JobRow, now: number): Promise<Claimed[] | undefined> {
+    let plan: Plan;
     try {
-      const plan = this.plan(job, now);
-      if (!this.deps.jobs.claim(job.id, job.next_run!, plan.next)) return undefined;
-      if (!plan.fires.length) this.deps.jobs.recordSkip(job.id, job.next_run!, 'missed while the service was down (misfire_policy skip)');
-      return plan.fires;
+      plan = this.plan(job, now);
     } catch (err) {
       // A schedule that no longer parses (a time zone gone from the system): stop it, saying why, instead of retrying each tick.
       this.deps.log.warn({ err, job: job.id }, 'scheduled job cannot be planned; disabling it');
-      this.deps.jobs.disable(job.id, `cannot compute its next run: ${(err as Error).message}`);
+      await this.deps.jobs.disable(t, job.id, `cannot compute its next run: ${(err as Error).message}`);
       return undefined;
     }
+    if (!(await this.deps.jobs.claim(t, job.id, job.next_run!, plan.next))) return undefined;
+    if (!plan.fires.length) {
+      await this.deps.jobs.recordSkip(t, job.id, job.next_run!, 'missed while the service was down (misfire_policy skip)');
+      return [];
+    }
+    // A slow job never piles up runs behind it, whichever node runs it.
+    if (await this.deps.runs.running(t, job.id)) {
+      await this.deps.jobs.recordSkip(t, job.id, plan.fires[0], 'the previous run was still going');
+      return [];
+    }
+    return this.deps.runs.insert(t, job.id, plan.fires, this.deps.node, now + this.deps.leaseMs, now);
   }
 
-  private arm(): void {
-    const earliest = this.deps.jobs.earliest();
+  private async arm(): Promise<void> {
+    const generation = ++this.arming;
+    const earliest = await this.deps.jobs.earliest();
+    if (generation !== this.arming || this.stopped) return;
+    clearTimeout(this.timer);
     const max = this.deps.config().tick_ms;
     const delay = earliest === null ? max : Math.max(0, Math.min(max, earliest - this.now()));
     this.timer = this.deps.setTimer(() => void this.loop(), delay);
   }
 
   private async loop(): Promise<void> {
+    if (this.running) return;
     this.running = true;
     try {
       await this.tick();
@@ -127,6 +155,11 @@ export class Ticker {
     } finally {
       this.running = false;
     }
-    if (!this.stopped) this.arm();
+    if (this.stopped) return;
+    // The next look is planned even when reading the earliest slot fails: at most tick_ms later.
+    await this.arm().catch((err: unknown) => {
+      this.deps.log.error({ err }, 'scheduler could not read its next slot; looking again after tick_ms');
+      this.timer = this.deps.setTimer(() => void this.loop(), this.deps.config().tick_ms);
+    });
   }
 }

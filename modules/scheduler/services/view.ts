@@ -1,5 +1,6 @@
 /** How jobs look in answers: one record for both views, so a job made through either reads the same in both. */
 import type { JobRow } from './jobs.ts';
+import type { RunRow } from './runs.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -39,5 +40,18 @@ export function jobView(job: JobRow) {
     timeout_secs: job.timeout_secs,
     created_at: job.created_at,
     updated_at: job.updated_at,
+  };
+}
+
+/** A scheduled run (GET /api/schedules/{id}/runs). */
+export function runView(run: RunRow) {
+  return {
+    id: run.id,
+    slot: new Date(run.slot).toISOString(),
+    node: run.node,
+    state: run.state,
+    started_at: new Date(run.started_at).toISOString(),
+    finished_at: iso(run.finished_at),
+    error: run.error,
   };
 }

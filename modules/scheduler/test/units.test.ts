@@ -1,32 +1,41 @@
 /** The scheduler's parts on a real SQLite file: times, claims by two nodes, backoff, a job that cannot be planned. */
-import { after, test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import pino from 'pino';
+import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
 import { schedulerConfigSchema, type SchedulerConfig } from '../config.ts';
-import { JobStore, type JobFields } from '../services/jobs.ts';
+import { JobStore, type JobFields, type JobRow } from '../services/jobs.ts';
+import { RunRows, type Claimed } from '../services/runs.ts';
 import { Schedules } from '../services/spec.ts';
 import { Ticker } from '../services/ticker.ts';
-
-const dir = mkdtempSync(path.join(tmpdir(), 'talon-sched-units-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
 
 const config = Object.fromEntries(Object.entries(schedulerConfigSchema.properties).map(([k, v]) => [k, v.default])) as SchedulerConfig;
 const log = pino({ level: 'silent' });
 
-function openDb(name: string): Database.Database {
-  const db = new Database(path.join(dir, name));
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  return db;
+let opened: TestStore | undefined;
+afterEach(() => opened?.close());
+
+/** The scheduler's tables on a new database file (the module's migrations applied). */
+function open(): TestStore {
+  opened = openTestStore([path.join(import.meta.dirname, '..')]);
+  return opened;
 }
 
-function migrate(db: Database.Database): void {
-  const dir = path.join(import.meta.dirname, '../migrations');
-  for (const file of readdirSync(dir).sort()) db.exec(readFileSync(path.join(dir, file), 'utf8'));
+/** A node's ticker on the store: `fire` gets what it claims. */
+function ticker(s: TestStore, node: string, fire: (job: JobRow, runs: Claimed[]) => void): Ticker {
+  return new Ticker({
+    store: s.store,
+    jobs: new JobStore(s.store),
+    runs: new RunRows(s.store),
+    schedules: new Schedules(),
+    config: () => config,
+    node,
+    leaseMs: 6000,
+    fire,
+    log,
+    setTimer: setTimeout,
+  });
 }
 
 function fields(over: Partial<JobFields>): JobFields {
@@ -69,69 +78,80 @@ test('cron times: time zones with DST, POSIX day-of-week (0 and 7 are Sunday), e
   assert.equal(new Date(s.parse('at 2030-06-01T09:00:00', 'Europe/Paris').at).toISOString(), '2030-06-01T07:00:00.000Z');
 });
 
-test('two nodes on one database: every due job is claimed and fired exactly once', async () => {
-  const first = openDb('nodes.db');
-  migrate(first);
-  const second = openDb('nodes.db');
+test('two nodes on one database: every due job is claimed and fired exactly once, with one run row per slot', async () => {
+  // One connection stands for both nodes: what tells them apart is what the claim keys on (next_run, the node id).
+  const s = open();
+  const jobs = new JobStore(s.store);
   const now = Date.now();
-  const [a, b] = [new JobStore(first), new JobStore(second)];
-  for (let i = 0; i < 300; i++) a.create(fields({ name: `j${i}`, next_run: now - 1000 }), 'test');
+  for (let i = 0; i < 300; i++) await jobs.create(fields({ name: `j${i}`, next_run: now - 1000 }), 'test');
   // Both nodes see the same due jobs before either claims (the race), then both try each claim.
-  const seenA = a.due(now, 1000);
-  const seenB = b.due(now, 1000);
+  const seenA = await jobs.due(now, 1000);
+  const seenB = await jobs.due(now, 1000);
   assert.equal(seenA.length, 300);
   let won = 0;
   for (let i = 0; i < 300; i++) {
     const next = now + 3_600_000;
-    won += Number(a.claim(seenA[i].id, seenA[i].next_run!, next)) + Number(b.claim(seenB[i].id, seenB[i].next_run!, next));
+    won += Number(await jobs.claim(s.store, seenA[i].id, seenA[i].next_run!, next)) + Number(await jobs.claim(s.store, seenB[i].id, seenB[i].next_run!, next));
   }
   assert.equal(won, 300, 'one winner per job');
   // The tickers of both nodes, on fresh due jobs: each fires once between them.
-  for (let i = 0; i < 300; i++) a.create(fields({ name: `k${i}`, next_run: now - 500 }), 'test');
+  for (let i = 0; i < 300; i++) await jobs.create(fields({ name: `k${i}`, next_run: now - 500 }), 'test');
   const fired: string[] = [];
-  const node = (jobs: JobStore) =>
-    new Ticker({ jobs, schedules: new Schedules(), config: () => config, fire: (job) => void fired.push(job.id), log, setTimer: setTimeout });
-  await Promise.all([node(a).tick(), node(b).tick()]);
+  const fire = (job: JobRow) => void fired.push(job.id);
+  await Promise.all([ticker(s, 'node-a', fire).tick(), ticker(s, 'node-b', fire).tick()]);
   assert.equal(fired.length, 300);
   assert.equal(new Set(fired).size, 300);
-  assert.equal(b.due(now, 1000).length, 0, 'every next_run moved on');
-  first.close();
-  second.close();
+  assert.equal((await jobs.due(now, 1000)).length, 0, 'every next_run moved on');
+  const rows = await s.store.many<{ n: number }>("SELECT COUNT(*) AS n FROM scheduler_runs WHERE state = 'running'");
+  assert.equal(rows[0].n, 300, 'a run row per claimed slot');
 });
 
-test('a failure pushes the next run back by the backoff; at the limit the job disables itself', () => {
-  const db = openDb('backoff.db');
-  migrate(db);
-  const jobs = new JobStore(db);
+test('a slot that comes while a run of the job is going on another node is skipped, saying so', async () => {
+  const s = open();
+  const jobs = new JobStore(s.store);
   const now = Date.now();
-  const j = jobs.create(fields({ next_run: now + 1000 }), 'test');
-  jobs.recordOutcome(j.id, { ok: false, text: 'boom', at: now }, { backoffMs: 60_000, maxFailures: 3, oneShot: false });
-  let row = jobs.get(j.id)!;
+  const j = await jobs.create(fields({ schedule: 'every 1m', kind: 'every', anchor: now - 120_000, next_run: now - 60_000 }), 'test');
+  const fired: Claimed[][] = [];
+  await ticker(s, 'node-a', (_job, runs) => void fired.push(runs)).tick();
+  assert.equal(fired.length, 1);
+  // node-a still runs it; node-b's tick reaches the next slot.
+  await s.store.run('UPDATE scheduler_jobs SET next_run = ? WHERE id = ?', [now - 1, j.id]);
+  await ticker(s, 'node-b', (_job, runs) => void fired.push(runs)).tick();
+  assert.equal(fired.length, 1, 'node-b started a second run');
+  const row = (await jobs.get(j.id))!;
+  assert.equal(row.last_status, 'skipped');
+  assert.match(String(row.last_error), /the previous run was still going/);
+});
+
+test('a failure pushes the next run back by the backoff; at the limit the job disables itself', async () => {
+  const s = open();
+  const jobs = new JobStore(s.store);
+  const t = s.store;
+  const now = Date.now();
+  const j = await jobs.create(fields({ next_run: now + 1000 }), 'test');
+  await jobs.recordOutcome(t, j.id, { ok: false, text: 'boom', at: now }, { backoffMs: 60_000, maxFailures: 3, oneShot: false });
+  let row = (await jobs.get(j.id))!;
   assert.equal(row.next_run, now + 60_000, 'not before the backoff');
   assert.deepEqual([row.consecutive_failures, row.last_status, row.last_error, row.enabled], [1, 'error', 'boom', 1]);
-  jobs.recordOutcome(j.id, { ok: true, text: 'fine', at: now }, { backoffMs: 0, maxFailures: 3, oneShot: false });
-  assert.equal(jobs.get(j.id)!.consecutive_failures, 0, 'a success resets the count');
-  for (let i = 0; i < 3; i++) jobs.recordOutcome(j.id, { ok: false, text: `e${i}`, at: now }, { backoffMs: 1, maxFailures: 3, oneShot: false });
-  row = jobs.get(j.id)!;
+  await jobs.recordOutcome(t, j.id, { ok: true, text: 'fine', at: now }, { backoffMs: 0, maxFailures: 3, oneShot: false });
+  assert.equal((await jobs.get(j.id))!.consecutive_failures, 0, 'a success resets the count');
+  for (let i = 0; i < 3; i++) await jobs.recordOutcome(t, j.id, { ok: false, text: `e${i}`, at: now }, { backoffMs: 1, maxFailures: 3, oneShot: false });
+  row = (await jobs.get(j.id))!;
   assert.deepEqual([row.enabled, row.auto_disabled, row.next_run], [0, 1, null]);
   assert.match(String(row.disabled_reason), /disabled after 3 consecutive failures; the last: e2/);
-  db.close();
 });
 
 test('a job whose schedule cannot be planned is disabled with the reason; the other due jobs still fire in that tick', async () => {
-  const db = openDb('broken.db');
-  migrate(db);
-  const jobs = new JobStore(db);
+  const s = open();
+  const jobs = new JobStore(s.store);
   const now = Date.now();
-  const bad = jobs.create(fields({ name: 'bad', tz: 'Gone/Zone', next_run: now - 10 }), 'test');
-  const good = jobs.create(fields({ name: 'good', next_run: now - 5 }), 'test');
+  const bad = await jobs.create(fields({ name: 'bad', tz: 'Gone/Zone', next_run: now - 10 }), 'test');
+  const good = await jobs.create(fields({ name: 'good', next_run: now - 5 }), 'test');
   const fired: string[] = [];
-  const ticker = new Ticker({ jobs, schedules: new Schedules(), config: () => config, fire: (job) => void fired.push(job.name), log, setTimer: setTimeout });
-  await ticker.tick();
+  await ticker(s, 'node-a', (job) => void fired.push(job.name)).tick();
   assert.deepEqual(fired, ['good']);
-  const row = jobs.get(bad.id)!;
+  const row = (await jobs.get(bad.id))!;
   assert.equal(row.enabled, 0);
   assert.match(String(row.disabled_reason), /cannot compute its next run: unknown time zone/);
-  assert.ok(jobs.get(good.id)!.next_run! > now);
-  db.close();
+  assert.ok((await jobs.get(good.id))!.next_run! > now);
 });

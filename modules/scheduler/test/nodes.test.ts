@@ -1,0 +1,70 @@
+/**
+ * Two kernels on one home: the node running a scheduled job goes silent (its heartbeat stops, as if killed); the
+ * other node takes the run over and runs it again (the slot is within misfire_grace_secs), joining the turn the
+ * dead node had queued (the queue's idempotency key) instead of queueing a second one; the run is recorded once.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { call, createJob, kernelConfig, spawn } from './helpers.ts';
+
+const home = mkdtempSync(path.join(tmpdir(), 'talon-sched-nodes-'));
+const fake = new FakeProvider();
+const kernels: TestKernel[] = [];
+let agent: string;
+type Run = { node: string; state: string; slot: string };
+
+before(async () => {
+  await fake.start();
+  const start = () =>
+    startTestKernel({ home, only: ['scheduler', 'llm-openai', 'error-envelope'], config: kernelConfig(fake), heartbeatMs: 100, feedPollMs: 50 });
+  kernels.push(await start());
+  // The agent exists before the second process starts, so both know it whatever their agent caches do.
+  agent = await spawn(kernels[0], 'nightly');
+  kernels.push(await start());
+});
+
+after(async () => {
+  for (const k of kernels) await k.stop().catch(() => undefined);
+  await fake.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('a run whose node died is taken over by the live node, run again once, and recorded once', { timeout: 30_000 }, async () => {
+  fake.setFallback({ text: 'done', delayMs: 1500 });
+  const at = new Date(Date.now() + 800).toISOString();
+  const job = await createJob(kernels[0], { agent_id: agent, cron: `at ${at}`, prompt: 'the nightly run' });
+  const runs = async (k: TestKernel) => (await call<Run[]>(k, `/api/schedules/${job.id}/runs`)).body;
+  const [first] = (await waitFor(
+    async () => {
+      const list = await runs(kernels[0]);
+      return list.length && fake.requests.length ? list : undefined;
+    },
+    5000,
+    'a node to claim the slot and start its turn',
+  ))!;
+  assert.equal(first.state, 'running');
+  const dying = kernels.find((k) => k.kernel.nodes.id === first.node)!;
+  const live = kernels.find((k) => k !== dying)!;
+
+  await dying.kernel.nodes.stop();
+  const [taken] = (await waitFor(
+    async () => {
+      const [run] = await runs(live);
+      return run?.state === 'ok' ? [run] : undefined;
+    },
+    10_000,
+    'the live node to run it again and record it',
+  ))!;
+  assert.equal(taken.node, live.kernel.nodes.id);
+  assert.equal(taken.slot, first.slot);
+  const after = (await call<{ run_count: number; last_status: string; enabled: boolean }>(live, `/api/schedules/${job.id}`)).body;
+  assert.deepEqual([after.run_count, after.last_status, after.enabled], [1, 'ok', false]);
+  // The dead node's turn (still in flight, a zombie here) and the one the live node ran from the queue: no third.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const turns = fake.requests.filter((r) => JSON.stringify(r.body).includes('the nightly run'));
+  assert.equal(turns.length, 2);
+});
