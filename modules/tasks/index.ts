@@ -39,14 +39,15 @@ export default defineModule<TasksConfig>({
     ctx.hooks.tap(agentHooks).tools.tap('task-board', (list) => [...list, ...tools]);
     // A killed agent's claims go back to the board for someone else.
     ctx.events.subscribe('agent.terminated', (event) => board.releaseAgent(event.data.agentId));
-    // Another process queued, ended or cancelled a row; a gone process's rows are taken over (one node wins each).
-    ctx.changes.on(TOPIC, () => queue.refresh());
-    ctx.nodes.onDead((node) => queue.takeOver(node));
     return {
       async start() {
         await board.sweep();
         ctx.setInterval(() => board.sweep(), ctx.config.sweep_interval_secs * 1000);
         await queue.start();
+        // Registered once started (their handlers use the store): another process queued, ended or cancelled a row;
+        // a gone process's rows are taken over (one node wins each).
+        ctx.changes.on(TOPIC, () => queue.refresh());
+        ctx.nodes.onDead((node) => queue.takeOver(node));
         ctx.setInterval(() => queue.poll(), POLL_MS);
         ctx.setInterval(() => queue.prune(), PRUNE_MS);
       },

@@ -63,14 +63,14 @@ export default defineModule<TriggersConfig>({
     ctx.events.subscribe('workflow.deleted', async (event) => {
       for (const id of await store.retireWorkflow(event.data.workflowId)) await follow(id);
     });
-    // Another process created, changed, fired or deleted a trigger: this engine takes it as stored.
-    ctx.changes.on(TOPIC, async (id) => {
-      if (id) await follow(id);
-      else engine.load(await store.all(), await store.cooldowns());
-    });
     return {
       async start() {
         engine.load(await store.all(), await store.cooldowns());
+        // Another process created, changed, fired or deleted a trigger: this engine takes it as stored.
+        ctx.changes.on(TOPIC, async (id) => {
+          if (id) await follow(id);
+          else engine.load(await store.all(), await store.cooldowns());
+        });
         const prune = () => store.pruneCooldowns(Date.now(), ctx.config.cooldown_secs);
         await prune();
         ctx.setInterval(prune, PRUNE_MS);

@@ -37,12 +37,6 @@ export default defineModule<WorkflowsConfig>({
     });
     ctx.provide(workflowRunner, runner);
     const templates = new TemplateCatalog(ctx.store, () => ctx.tryUse(registryService), ctx.log);
-    // Runs of a node that died (or stopped) were cut off: one live node marks them Failed. Another node's live runs
-    // are never touched.
-    ctx.nodes.onDead(async (node) => {
-      const failed = await runs.failInterrupted(node);
-      if (failed) ctx.log.warn({ runs: failed, node }, 'workflow runs of a gone process are marked Failed (interrupted)');
-    });
     // Another node asks to cancel a run this copy executes.
     ctx.changes.on(CANCEL_TOPIC, (runId) => runner.cancelHere(runId));
     ctx.events.subscribe('hub.synced', async (event) => {
@@ -52,6 +46,12 @@ export default defineModule<WorkflowsConfig>({
       async start() {
         const failed = await runs.failOrphans(new Set(await ctx.nodes.live()));
         if (failed) ctx.log.warn({ runs: failed }, 'workflow runs interrupted by the last stop are marked Failed');
+        // Runs of a node that dies (or stops) from now on were cut off: one live node marks them Failed. Another
+        // node's live runs are never touched. Registered once started: the handler uses the store.
+        ctx.nodes.onDead(async (node) => {
+          const n = await runs.failInterrupted(node);
+          if (n) ctx.log.warn({ runs: n, node }, 'workflow runs of a gone process are marked Failed (interrupted)');
+        });
       },
       async stop() {
         await runner.stopAll();
