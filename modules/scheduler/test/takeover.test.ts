@@ -14,8 +14,10 @@ import { decide, Takeover } from '../services/takeover.ts';
 
 const config = Object.fromEntries(Object.entries(schedulerConfigSchema.properties).map(([k, v]) => [k, v.default])) as SchedulerConfig;
 const GRACE = config.misfire_grace_secs * 1000;
-let opened: TestStore | undefined;
-afterEach(() => opened?.close());
+const opened: TestStore[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
 
 function fields(over: Partial<JobFields>): JobFields {
   return {
@@ -40,24 +42,29 @@ function fields(over: Partial<JobFields>): JobFields {
 
 /** A job whose `slots` were claimed by the node 'dead', and two live nodes' takeovers of it. */
 async function setup(over: Partial<JobFields>, slots: number[]) {
-  opened = openTestStore([path.join(import.meta.dirname, '..')]);
-  const store = opened.store;
+  const first = openTestStore([path.join(import.meta.dirname, '..')]);
+  opened.push(first);
+  const store = first.store;
   const jobs = new JobStore(store);
   const runs = new RunRows(store);
   const job = await jobs.create(fields(over), 'test');
   const claimed = await runs.insert(store, job.id, slots, 'dead', 0, 0);
   const fired: Array<{ node: string; runs: Claimed[] }> = [];
-  const taker = (node: string) =>
-    new Takeover({
-      store,
-      jobs,
-      runs,
+  /** A live node: a connection of its own to the database. */
+  const taker = (node: string) => {
+    const own = openTestStore([], first.file);
+    opened.push(own);
+    return new Takeover({
+      store: own.store,
+      jobs: new JobStore(own.store),
+      runs: new RunRows(own.store),
       config: () => config,
       node,
       leaseMs: 6000,
       fire: (_job: JobRow, adopted) => void fired.push({ node, runs: adopted }),
       log: pino({ level: 'silent' }),
     });
+  };
   const rows = () => store.many<RunRow>('SELECT * FROM scheduler_runs ORDER BY slot');
   return { store, jobs, job, claimed, fired, taker, rows };
 }

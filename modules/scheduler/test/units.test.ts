@@ -13,13 +13,16 @@ import { Ticker } from '../services/ticker.ts';
 const config = Object.fromEntries(Object.entries(schedulerConfigSchema.properties).map(([k, v]) => [k, v.default])) as SchedulerConfig;
 const log = pino({ level: 'silent' });
 
-let opened: TestStore | undefined;
-afterEach(() => opened?.close());
+const opened: TestStore[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
 
-/** The scheduler's tables on a new database file (the module's migrations applied). */
-function open(): TestStore {
-  opened = openTestStore([path.join(import.meta.dirname, '..')]);
-  return opened;
+/** The scheduler's tables on a new database file (the module's migrations applied); with `file`, another connection to it. */
+function open(file?: string): TestStore {
+  const s = file ? openTestStore([], file) : openTestStore([path.join(import.meta.dirname, '..')]);
+  opened.push(s);
+  return s;
 }
 
 /** A node's ticker on the store: `fire` gets what it claims. */
@@ -79,26 +82,28 @@ test('cron times: time zones with DST, POSIX day-of-week (0 and 7 are Sunday), e
 });
 
 test('two nodes on one database: every due job is claimed and fired exactly once, with one run row per slot', async () => {
-  // One connection stands for both nodes: what tells them apart is what the claim keys on (next_run, the node id).
   const s = open();
+  const other = open(s.file);
   const jobs = new JobStore(s.store);
+  const jobsB = new JobStore(other.store);
   const now = Date.now();
   for (let i = 0; i < 300; i++) await jobs.create(fields({ name: `j${i}`, next_run: now - 1000 }), 'test');
   // Both nodes see the same due jobs before either claims (the race), then both try each claim.
   const seenA = await jobs.due(now, 1000);
-  const seenB = await jobs.due(now, 1000);
+  const seenB = await jobsB.due(now, 1000);
   assert.equal(seenA.length, 300);
   let won = 0;
   for (let i = 0; i < 300; i++) {
     const next = now + 3_600_000;
-    won += Number(await jobs.claim(s.store, seenA[i].id, seenA[i].next_run!, next)) + Number(await jobs.claim(s.store, seenB[i].id, seenB[i].next_run!, next));
+    won +=
+      Number(await jobs.claim(s.store, seenA[i].id, seenA[i].next_run!, next)) + Number(await jobsB.claim(other.store, seenB[i].id, seenB[i].next_run!, next));
   }
   assert.equal(won, 300, 'one winner per job');
   // The tickers of both nodes, on fresh due jobs: each fires once between them.
   for (let i = 0; i < 300; i++) await jobs.create(fields({ name: `k${i}`, next_run: now - 500 }), 'test');
   const fired: string[] = [];
   const fire = (job: JobRow) => void fired.push(job.id);
-  await Promise.all([ticker(s, 'node-a', fire).tick(), ticker(s, 'node-b', fire).tick()]);
+  await Promise.all([ticker(s, 'node-a', fire).tick(), ticker(other, 'node-b', fire).tick()]);
   assert.equal(fired.length, 300);
   assert.equal(new Set(fired).size, 300);
   assert.equal((await jobs.due(now, 1000)).length, 0, 'every next_run moved on');
@@ -116,7 +121,7 @@ test('a slot that comes while a run of the job is going on another node is skipp
   assert.equal(fired.length, 1);
   // node-a still runs it; node-b's tick reaches the next slot.
   await s.store.run('UPDATE scheduler_jobs SET next_run = ? WHERE id = ?', [now - 1, j.id]);
-  await ticker(s, 'node-b', (_job, runs) => void fired.push(runs)).tick();
+  await ticker(open(s.file), 'node-b', (_job, runs) => void fired.push(runs)).tick();
   assert.equal(fired.length, 1, 'node-b started a second run');
   const row = (await jobs.get(j.id))!;
   assert.equal(row.last_status, 'skipped');

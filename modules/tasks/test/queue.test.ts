@@ -51,27 +51,16 @@ interface Process {
 const opened: TestStore[] = [];
 afterEach(() => {
   for (const s of opened.splice(0)) s.close();
-  shared.clear();
 });
 
 function lanes(caps: Record<string, number>): () => TasksConfig {
   return () => ({ claim_timeout_secs: 600, max_retries: 3, sweep_interval_secs: 30, lanes: caps }) as TasksConfig;
 }
 
-/**
- * A process on the database (the first one creates it). All share one connection: two better-sqlite3 connections in
- * one thread deadlock when one waits (synchronously, busy_timeout) for a write lock the other holds across a
- * microtask. Across real processes the wait is harmless; what makes the processes distinct here is what the queue's
- * SQL keys on: the node id and the module copy.
- */
-const shared = new Map<string, TestStore>();
+/** A process on the database: a connection of its own (the first one creates the database). */
 function proc(node: string, file?: string, caps: Record<string, number> = { schedule: 1 }): Process & { file: string } {
-  let s = file ? shared.get(file) : undefined;
-  if (!s) {
-    s = openTestStore([MODULE]);
-    opened.push(s);
-    shared.set(s.file, s);
-  }
+  const s = file ? openTestStore([], file) : openTestStore([MODULE]);
+  opened.push(s);
   const runner = new StubRunner();
   const live = new Set<string>();
   const queue = new Queue({

@@ -9,13 +9,19 @@ import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
 import { TriggerStore } from '../services/store.ts';
 
 const MODULE = path.resolve(import.meta.dirname, '..');
-let opened: TestStore | undefined;
-afterEach(() => opened?.close());
+const opened: TestStore[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
 
 async function setup(extra: { max_fires?: number } = {}) {
-  opened = openTestStore([MODULE]);
+  const first = openTestStore([MODULE]);
+  // A second process: its own connection to the same database file.
+  const second = openTestStore([], first.file);
+  opened.push(first, second);
   const notes: string[] = [];
-  const store = new TriggerStore(opened.store, { note: async (topic, key) => void notes.push(`${topic}:${key}`) });
+  const store = new TriggerStore(first.store, { note: async (topic, key) => void notes.push(`${topic}:${key}`) });
+  const other = new TriggerStore(second.store, { note: async () => undefined });
   const trigger = await store.create({
     agent_id: 'a1',
     pattern: { custom: { event_type: 'ping' } },
@@ -27,13 +33,13 @@ async function setup(extra: { max_fires?: number } = {}) {
     target_agent_id: null,
     workflow_id: null,
   });
-  return { store, trigger, notes };
+  return { store, other, trigger, notes };
 }
 
 test('two fires at once for one subject within the cooldown: one fires, the other finds its stamp', async () => {
-  const { store, trigger } = await setup();
+  const { store, other, trigger } = await setup();
   const now = Date.now();
-  const results = await Promise.all([store.recordFire(trigger.id, 'subject', now, 60_000), store.recordFire(trigger.id, 'subject', now + 5, 60_000)]);
+  const results = await Promise.all([store.recordFire(trigger.id, 'subject', now, 60_000), other.recordFire(trigger.id, 'subject', now + 5, 60_000)]);
   assert.equal(results.filter(Boolean).length, 1);
   assert.equal((await store.get(trigger.id))?.fire_count, 1);
   // Another subject is not held; the same one is again once the cooldown has passed.
@@ -51,9 +57,9 @@ test('a stamp in the future (the clock went back) does not hold the trigger', as
 });
 
 test('max_fires holds across processes: the fire that reaches it disables the trigger, later ones fire nothing', async () => {
-  const { store, trigger } = await setup({ max_fires: 1 });
+  const { store, other, trigger } = await setup({ max_fires: 1 });
   const now = Date.now();
-  const results = await Promise.all([store.recordFire(trigger.id, 'a', now, 0), store.recordFire(trigger.id, 'b', now, 0)]);
+  const results = await Promise.all([store.recordFire(trigger.id, 'a', now, 0), other.recordFire(trigger.id, 'b', now, 0)]);
   assert.equal(results.filter(Boolean).length, 1);
   const stored = await store.get(trigger.id);
   assert.equal(stored?.fire_count, 1);
