@@ -60,7 +60,7 @@ export class ModuleInstance implements ServiceProvider {
     this.events = deps.events.scope(this.id);
     // Its own strict container: a scope of a shared root would share singleton caches by name.
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), db: asValue(deps.database), kernel: asValue(deps) });
+    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), store: asValue(deps.store), kernel: asValue(deps) });
     // Every service of a declared connection, as a live view; an undeclared one has no registration.
     for (const other of connections(manifest)) {
       for (const id of deps.manifest(other)?.provides ?? []) if (declares(manifest, id)) this.container.register(id, asValue(deps.services.view(id)));
@@ -208,7 +208,6 @@ export class ModuleInstance implements ServiceProvider {
         return deps.moduleConfig(manifest);
       },
       log: this.log,
-      db: deps.database,
       store: deps.store,
       nodes: {
         id: deps.nodes.id,

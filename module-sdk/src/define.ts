@@ -1,4 +1,3 @@
-import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { AwilixContainer } from 'awilix';
 import type { HookAccess, HookRef } from './hooks.ts';
@@ -20,8 +19,6 @@ export interface ModuleContext<C = Record<string, unknown>> {
    */
   readonly config: C;
   readonly log: Logger;
-  /** @deprecated being replaced by `store`: the raw SQLite connection. */
-  readonly db: Database;
   /**
    * The service's database (SQLite in the home, PostgreSQL in a fleet), shared by every module; a module's tables
    * are prefixed with its name ('-' as '_'). See docs/modules.md, Storage.

@@ -23,7 +23,6 @@ export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, Subscri
 export { safeJoin, isInside } from './paths.ts';
 export { lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
-export { prepared, statements } from './sql.ts';
 export { WriteBehind } from './store.ts';
 export type { Store, Queries, Params, SqlValue, Dialect, NodeAccess, ChangeFeed } from './store.ts';
 export { readPage, readLimit, paginate, pageQueryProperties, cappedLimitProperty } from './pagination.ts';
