@@ -12,10 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import type { AnyEvent } from '@talon/module-sdk';
+import type { AnyEvent, Queries } from '@talon/module-sdk';
+import { SqliteStore } from '../kernel/store/sqlite.ts';
 import { FakeProvider } from '@talon/module-sdk/testing';
 import { schedulerConfigSchema, type SchedulerConfig } from '../modules/scheduler/config.ts';
-import { JobStore, type JobFields } from '../modules/scheduler/services/jobs.ts';
+import { JobStore, type JobFields, type JobRow } from '../modules/scheduler/services/jobs.ts';
+import { RunRows, type Claimed } from '../modules/scheduler/services/runs.ts';
 import { Schedules } from '../modules/scheduler/services/spec.ts';
 import { Ticker } from '../modules/scheduler/services/ticker.ts';
 import { Engine } from '../modules/triggers/services/engine.ts';
@@ -28,12 +30,24 @@ const JOBS = 10_000;
 const log = pino({ level: 'silent' });
 const config = Object.fromEntries(Object.entries(schedulerConfigSchema.properties).map(([k, v]) => [k, v.default])) as SchedulerConfig;
 const ms = (n: number) => n.toFixed(2);
+/** The node the bench's tickers claim runs for, and their lease (the kernel's default is irrelevant here: no takeover). */
+const NODE = 'bench-node';
+const LEASE_MS = 15_000;
 
 /** Wall time, and this process's CPU time (the machine is shared: CPU time leaves out waiting for a core). */
 function timed<T>(fn: () => T): [T, number, number] {
   const t = performance.now();
   const cpu = process.cpuUsage();
   const value = fn();
+  const used = process.cpuUsage(cpu);
+  return [value, performance.now() - t, (used.user + used.system) / 1000];
+}
+
+/** As timed, for work that awaits (the store's statements). */
+async function timedAsync<T>(fn: () => Promise<T>): Promise<[T, number, number]> {
+  const t = performance.now();
+  const cpu = process.cpuUsage();
+  const value = await fn();
   const used = process.cpuUsage(cpu);
   return [value, performance.now() - t, (used.user + used.system) / 1000];
 }
@@ -48,6 +62,29 @@ function processCpuMs(pid: number): number {
 function migrateScheduler(db: Database.Database): void {
   const dir = path.join(ROOT, 'modules/scheduler/migrations');
   for (const file of readdirSync(dir).sort()) db.exec(readFileSync(path.join(dir, file), 'utf8'));
+}
+
+/** A better-sqlite3 file with the scheduler's tables, and the store over it (as the kernel opens it). */
+function openScheduler(file: string): { db: Database.Database; store: SqliteStore; jobs: JobStore; runs: RunRows } {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  migrateScheduler(db);
+  const store = new SqliteStore(db);
+  return { db, store, jobs: new JobStore(store), runs: new RunRows(store) };
+}
+
+/**
+ * Inserts a job in the caller's transaction (JobStore.create runs on the store itself and reads the row back, so it
+ * cannot batch: many inserts share one commit here, as they did before the port).
+ */
+async function insertJob(t: Queries, i: number, fields: JobFields): Promise<void> {
+  const at = new Date().toISOString();
+  const columns = Object.keys(fields) as Array<keyof JobFields>;
+  await t.run(
+    `INSERT INTO scheduler_jobs (id, ${columns.join(', ')}, created_via, created_at, updated_at) VALUES (?, ${columns.map(() => '?').join(', ')}, ?, ?, ?)`,
+    [`bench-${i}`, ...columns.map((c) => fields[c]), 'bench', at, at],
+  );
 }
 
 const wallCpu = ([, wall, cpu]: [unknown, number, number]) => `${ms(wall)} wall, ${ms(cpu)} CPU`;
@@ -90,28 +127,35 @@ function nextRunsCold(rows: Array<{ schedule: string; tz: string; anchor: number
 }
 
 async function schedulerFigures(dir: string): Promise<Record<string, string>> {
-  const db = new Database(path.join(dir, 'scheduler.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  migrateScheduler(db);
-  const jobs = new JobStore(db);
+  const { db, store, jobs, runs } = openScheduler(path.join(dir, 'scheduler.db'));
   const future = Date.now() + 3_600_000;
   // A realistic table: 10,000 jobs over 200 expression and zone pairs (many jobs share "0 9 * * *").
-  db.transaction(() => {
-    for (let i = 0; i < JOBS; i++) jobs.create(jobFields(i, future + i, 200), 'bench');
-  })();
-  const fired: number[] = [];
+  await store.tx(async (t) => {
+    for (let i = 0; i < JOBS; i++) await insertJob(t, i, jobFields(i, future + i, 200));
+  });
+  const fired: Claimed[] = [];
   const ticker = (schedules = new Schedules()) =>
-    new Ticker({ jobs, schedules, config: () => config, fire: (_job, slots) => void fired.push(...slots), log, setTimer: (fn, t) => setTimeout(fn, t) });
+    new Ticker({
+      store,
+      jobs,
+      runs,
+      schedules,
+      config: () => config,
+      node: NODE,
+      leaseMs: LEASE_MS,
+      fire: (_job, claimed) => void fired.push(...claimed),
+      log,
+      setTimer: (fn, t) => setTimeout(fn, t),
+    });
 
   // Start-up: the loop's first look at the table (nothing is loaded into memory; next runs are stored).
-  const start = timed(() => {
+  const start = await timedAsync(async () => {
     const t = ticker();
-    t.start();
+    await t.start();
     t.stop();
   });
   // Next-run computation for every job, from scratch; and for 10,000 jobs that all differ (the worst case).
-  const nextMs = nextRunsCold(jobs.list());
+  const nextMs = nextRunsCold(await jobs.list());
   const worstMs = nextRunsCold(Array.from({ length: JOBS }, (_, i) => jobFields(i, 0)));
   // The tick with 10,000 enabled jobs and none due.
   const idle = ticker();
@@ -122,7 +166,7 @@ async function schedulerFigures(dir: string): Promise<Record<string, string>> {
     ticks.push(performance.now() - t);
   }
   // All 10,000 due at once (the first tick after a long downtime): claimed, next runs computed and stored.
-  db.prepare('UPDATE scheduler_jobs SET next_run = ?').run(Date.now() - 7_200_000);
+  await store.run('UPDATE scheduler_jobs SET next_run = ?', [Date.now() - 7_200_000]);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const claimed = await ticker().tick();
@@ -142,27 +186,45 @@ async function schedulerFigures(dir: string): Promise<Record<string, string>> {
 
 /** The loop with real timers and 200 `every 1s` jobs: how late each fire is after its slot. */
 async function firingLateness(dir: string): Promise<Record<string, string>> {
-  const db = new Database(path.join(dir, 'lateness.db'));
-  db.pragma('journal_mode = WAL');
-  migrateScheduler(db);
-  const jobs = new JobStore(db);
+  const { db, store, jobs, runs } = openScheduler(path.join(dir, 'lateness.db'));
   const now = Date.now();
-  for (let i = 0; i < 200; i++) {
-    const anchor = now + Math.floor((i * 1000) / 200);
-    jobs.create({ ...jobFields(i, anchor + 1000), schedule: 'every 1s', kind: 'every', tz: 'UTC', anchor }, 'bench');
-  }
+  await store.tx(async (t) => {
+    for (let i = 0; i < 200; i++) {
+      const anchor = now + Math.floor((i * 1000) / 200);
+      await insertJob(t, i, { ...jobFields(i, anchor + 1000), schedule: 'every 1s', kind: 'every', tz: 'UTC', anchor });
+    }
+  });
   const late: number[] = [];
+  // Each run ends as the dispatcher ends one (run row and outcome in one transaction): a run left 'running' would
+  // make the job's next slot a skip ("the previous run was still going").
+  const ending: Promise<void>[] = [];
+  const end = (job: JobRow, run: Claimed) =>
+    store.tx(async (t) => {
+      if (!(await runs.end(t, run.id, NODE, 'ok', null, Date.now()))) return;
+      await jobs.recordOutcome(t, job.id, { ok: true, text: '', at: Date.now() }, { backoffMs: 1000, maxFailures: 5, oneShot: false });
+      await runs.prune(t, job.id);
+    });
   const ticker = new Ticker({
+    store,
     jobs,
+    runs,
     schedules: new Schedules(),
     config: () => config,
-    fire: (_job, slots) => void late.push(...slots.map((s) => Date.now() - s)),
+    node: NODE,
+    leaseMs: LEASE_MS,
+    fire: (job, claimed) => {
+      for (const run of claimed) {
+        late.push(Date.now() - run.slot);
+        ending.push(end(job, run));
+      }
+    },
     log,
     setTimer: (fn, t) => setTimeout(fn, t),
   });
-  ticker.start();
+  await ticker.start();
   await new Promise((r) => setTimeout(r, 5_000));
   ticker.stop();
+  await Promise.all(ending);
   db.close();
   return {
     'every-1s jobs: fire lateness after the slot, in-process loop (p50 / p99 / max ms, target ≤ 1000)': `${ms(percentile(late, 50))} / ${ms(percentile(late, 99))} / ${ms(Math.max(...late))} (${late.length} fires)`,
