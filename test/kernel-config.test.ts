@@ -177,5 +177,5 @@ test('the CLI exits with code 1 and a plain message when api_listen is taken', a
   blocker.close();
   rmSync(home, { recursive: true, force: true });
   assert.equal(run.status, 1);
-  assert.match(run.stderr, /cannot listen on api_listen .*EADDRINUSE/);
+  assert.match(run.stderr, /cannot listen on 127\.0\.0\.1:\d+ .*EADDRINUSE.*config\.toml, TALON_API_LISTEN or --listen/);
 });
