@@ -75,6 +75,8 @@ export class Ticker {
     let claimed = 0;
     for (;;) {
       const due = await this.deps.jobs.due(now, BATCH);
+      // An idle tick takes no write lock: every process ticks, and they would queue behind each other's empty claims.
+      if (!due.length) return claimed;
       // Claims of a batch commit together (with their run rows); the runs start after the commit.
       const runs = await this.deps.store.tx(async (t) => {
         const won: Array<[JobRow, Claimed[]]> = [];

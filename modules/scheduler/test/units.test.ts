@@ -111,6 +111,22 @@ test('two nodes on one database: every due job is claimed and fired exactly once
   assert.equal(rows[0].n, 300, 'a run row per claimed slot');
 });
 
+test('a tick with nothing due takes no write lock (every process ticks)', async () => {
+  const s = open();
+  const other = open(s.file);
+  await new JobStore(s.store).create(fields({ name: 'later', next_run: Date.now() + 3_600_000 }), 'test');
+  // Another process holds the write lock: an idle tick must not wait for it (a claim would, up to 5 s).
+  const holder = other.store.sqlite();
+  holder.exec('BEGIN IMMEDIATE');
+  try {
+    const started = Date.now();
+    assert.equal(await ticker(s, 'a', () => undefined).tick(), 0);
+    assert.ok(Date.now() - started < 1_000, `the idle tick waited ${Date.now() - started} ms for the lock`);
+  } finally {
+    holder.exec('ROLLBACK');
+  }
+});
+
 test('a slot that comes while a run of the job is going on another node is skipped, saying so', async () => {
   const s = open();
   const jobs = new JobStore(s.store);
