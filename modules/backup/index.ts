@@ -26,6 +26,7 @@ export default defineModule<Config>({
       config: ctx.kernel.config,
       audit: () => ctx.tryUse(auditTrail),
       events: ctx.events,
+      nodes: ctx.nodes,
       log: ctx.log,
       modules: () => ctx.kernel.modules(),
       restart: (name) => ctx.kernel.reloadModule(name),

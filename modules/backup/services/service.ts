@@ -5,7 +5,18 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import Database, { type Database as Db } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { HttpError, badRequest, conflict, notFound, type ConfigAccess, type EventAccess, type ModuleInfo, type Queries, type Store } from '@talon/module-sdk';
+import {
+  HttpError,
+  badRequest,
+  conflict,
+  notFound,
+  type ConfigAccess,
+  type EventAccess,
+  type ModuleInfo,
+  type NodeAccess,
+  type Queries,
+  type Store,
+} from '@talon/module-sdk';
 import type { AuditTrail } from '@talon/audit';
 import { ARCHIVE_NAME, COMPONENTS, DB_ENTRY, FOLDERS, PRESERVED_MODULES, isFolder, type Component } from './components.ts';
 import { writeArchive } from './archive.ts';
@@ -24,6 +35,8 @@ export interface BackupDeps {
   config: ConfigAccess;
   audit: () => AuditTrail | undefined;
   events: EventAccess;
+  /** This process and the live ones: a restore is refused while others run (their caches would go stale). */
+  nodes: Pick<NodeAccess, 'id' | 'live'>;
   log: Logger;
   modules: () => ModuleInfo[];
   /** Restarts a module with its state read afresh (the kernel's reloadModule). */
@@ -142,6 +155,7 @@ export class Backups {
   restore(filename: string, requested?: string[]) {
     const file = this.archivePath(filename);
     return this.exclusive('restore', async () => {
+      await this.refuseIfOthersLive();
       const id = randomUUID();
       const staging = path.join(this.d.dataDir, `restore-${id}`);
       try {
@@ -165,6 +179,17 @@ export class Backups {
         throw err;
       }
     });
+  }
+
+  /**
+   * A restore replaces the database under every process on this home; another live one would keep serving its caches
+   * of the old state and could write over the restored rows. So it runs only in the last process standing.
+   */
+  private async refuseIfOthersLive(): Promise<void> {
+    const others = (await this.d.nodes.live()).filter((id) => id !== this.d.nodes.id).length;
+    if (others === 0) return;
+    const them = others === 1 ? '1 other process is' : `${others} other processes are`;
+    throw conflict(`${them} running on this home; stop them first, then restore`);
   }
 
   /** Everything that can be wrong is found here, before anything of the service changes. */
