@@ -32,9 +32,11 @@ export default defineModule<WebhooksConfig>({
     return {
       async start() {
         // Claims of processes that are gone (also those that died while none ran) are sent again.
-        await store.releaseAllBut(await ctx.nodes.live());
-        // A restart is a good moment to retry: whatever waited for a backoff is sent now.
-        await store.resumeAll();
+        const live = await ctx.nodes.live();
+        await store.releaseAllBut(live);
+        // A restart is a good moment to retry: what waited for a backoff is sent now, except where a live process set
+        // that backoff (it keeps its own schedule).
+        await store.resumeAll(live);
         dispatcher.pump();
         const prune = () => store.prune(new Date(Date.now() - ctx.config.journal_retention_days * 86_400_000));
         await prune();

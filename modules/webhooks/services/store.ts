@@ -17,7 +17,10 @@ export interface HookRow {
   updated_at: string;
 }
 
-/** pending: waits for its time; sending: claimed by `node` until `lease_until`; delivered and failed: ended. */
+/**
+ * pending: waits for its time (a `node` there is the one whose backoff it waits for, not a claim); sending: claimed by
+ * `node` until `lease_until`; delivered and failed: ended.
+ */
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed';
 
 export interface DeliveryRow {
@@ -184,10 +187,18 @@ export class HookStore {
     return changes;
   }
 
-  /** At start: what a previous run left pending is due now. */
-  async resumeAll(): Promise<void> {
+  /**
+   * At start: what a previous run left waiting for a backoff is due now. A backoff set by a node that is still live
+   * (its `node` stays on the pending row) is its own: another process starting does not undo it.
+   */
+  async resumeAll(live: readonly string[]): Promise<void> {
     const now = Date.now();
-    await this.store.run("UPDATE webhooks_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?", [now, now]);
+    const ownedByLive = live.length ? ` AND (node IS NULL OR node NOT IN (${marks(live.length)}))` : '';
+    await this.store.run(`UPDATE webhooks_deliveries SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?${ownedByLive}`, [
+      now,
+      now,
+      ...live,
+    ]);
   }
 
   /** When the next pending delivery of an enabled webhook is due (ms), if any. */
@@ -209,12 +220,15 @@ export class HookStore {
     });
   }
 
-  /** Records a failed attempt of a delivery this node claimed; returns the webhook's consecutive failures. */
+  /**
+   * Records a failed attempt of a delivery this node claimed; returns the webhook's consecutive failures. A retry
+   * keeps `node` (without a lease: it is no claim) to say whose backoff it waits for; see resumeAll.
+   */
   attemptFailed(id: number, node: string, hookId: string, error: string, status: number | null, next: number | undefined): Promise<number> {
     return this.store.tx(async (t) => {
       await t.run(
-        'UPDATE webhooks_deliveries SET status = ?, attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, node = NULL, lease_until = NULL WHERE id = ? AND node = ?',
-        [next === undefined ? 'failed' : 'pending', status, error, next ?? 0, id, node],
+        'UPDATE webhooks_deliveries SET status = ?, attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, node = ?, lease_until = NULL WHERE id = ? AND node = ?',
+        [next === undefined ? 'failed' : 'pending', status, error, next ?? 0, next === undefined ? null : node, id, node],
       );
       const row = await t.one<{ n: number }>(
         'UPDATE webhooks_hooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ? RETURNING consecutive_failures AS n',

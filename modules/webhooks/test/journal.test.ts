@@ -109,3 +109,26 @@ test(
     assert.equal((await states()).c1, 'pending:-');
   }),
 );
+
+test(
+  "at start, backoffs set by nodes that are gone (or by none) end; a live node's backoff stays",
+  withJournal(async (store, { store: db }) => {
+    await enqueue(store, ['live', 'gone', 'none']);
+    const now = Date.now();
+    const later = now + 3_600_000;
+    const id = async (e: string) => (await db.one<{ id: number }>('SELECT id FROM webhooks_deliveries WHERE event_id = ?', [e]))!.id;
+    await store.claim('node-live', now, 1, 6000);
+    await store.claim('node-gone', now, 1, 6000);
+    await store.attemptFailed(await id('live'), 'node-live', 'h1', 'HTTP 500', 500, later);
+    await store.attemptFailed(await id('gone'), 'node-gone', 'h1', 'HTTP 500', 500, later);
+    await db.run('UPDATE webhooks_deliveries SET next_attempt_at = ? WHERE event_id = ?', [later, 'none']);
+    await store.resumeAll(['node-live', 'node-new']);
+    const due = Object.fromEntries(
+      (await db.many<{ event_id: string; next_attempt_at: number }>('SELECT event_id, next_attempt_at FROM webhooks_deliveries')).map((r) => [
+        r.event_id,
+        r.next_attempt_at <= Date.now() ? 'now' : 'later',
+      ]),
+    );
+    assert.deepEqual(due, { live: 'later', gone: 'now', none: 'now' });
+  }),
+);
