@@ -4,7 +4,8 @@ import { taskBoard, taskQueue } from '@talon/tasks';
 import { workflowRunner } from '@talon/workflows';
 import { deliveries, ownedTriggers as ownedTriggersRef, triggerHooks } from '@talon/triggers';
 import { triggersConfigSchema, type TriggersConfig } from './config.ts';
-import { TOPIC, TriggerStore } from './services/store.ts';
+import { TriggerStore } from './services/store.ts';
+import { loadAndFollow } from './services/sync.ts';
 import { Engine } from './services/engine.ts';
 import { ChainTracker } from './services/chain.ts';
 import { DeliveryLog } from './services/deliveries.ts';
@@ -65,12 +66,8 @@ export default defineModule<TriggersConfig>({
     });
     return {
       async start() {
-        engine.load(await store.all(), await store.cooldowns());
         // Another process created, changed, fired or deleted a trigger: this engine takes it as stored.
-        ctx.changes.on(TOPIC, async (id) => {
-          if (id) await follow(id);
-          else engine.load(await store.all(), await store.cooldowns());
-        });
+        await loadAndFollow({ engine, store, changes: ctx.changes, follow });
         const prune = () => store.pruneCooldowns(Date.now(), ctx.config.cooldown_secs);
         await prune();
         ctx.setInterval(prune, PRUNE_MS);
