@@ -52,7 +52,10 @@ export default defineModule<TriggersConfig>({
       deliveries: log,
       config,
       log: ctx.log,
+      node: ctx.nodes.id,
     });
+    // A dead process's fires whose turns never reported are recorded as lost (one process wins each).
+    ctx.nodes.onDead((dead) => log.loseFiresOf(dead));
     // Every event is evaluated; the handler only decides, records and queues, so it keeps up with the bus. Local
     // events only (the default): a fire acts, so each event is evaluated by the process where it happened.
     ctx.events.subscribe('*', (event) => firing.handle(event), { queue: 10_000 });
@@ -68,6 +71,9 @@ export default defineModule<TriggersConfig>({
       async start() {
         // Another process created, changed, fired or deleted a trigger: this engine takes it as stored.
         await loadAndFollow({ engine, store, changes: ctx.changes, follow });
+        // Fires of processes that are gone (also those that ended while none ran) whose turns never reported.
+        const lost = await log.loseFiresAllBut(await ctx.nodes.live());
+        if (lost) ctx.log.warn({ lost }, 'trigger fires whose process ended before their turn reported: recorded as lost deliveries');
         const prune = () => store.pruneCooldowns(Date.now(), ctx.config.cooldown_secs);
         await prune();
         ctx.setInterval(prune, PRUNE_MS);

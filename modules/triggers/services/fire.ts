@@ -4,14 +4,16 @@
  * fired for wakes that assignee. Turns run in the queue ('trigger' and 'task' lanes); the handler never waits for
  * them, so a slow turn never holds up the next event.
  */
+import { randomUUID } from 'node:crypto';
 import { isUuid, type AnyEvent, type TalonEvent } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { AgentRecord, AgentRegistry, AgentTools } from '@talon/agents';
 import type { TaskBoard, TaskQueue } from '@talon/tasks';
 import type { WorkflowRunner } from '@talon/workflows';
-import type { Deliveries, DeliverySource } from '@talon/triggers';
+import type { DeliverySource } from '@talon/triggers';
 import type { TriggersConfig } from '../config.ts';
 import type { ChainTracker } from './chain.ts';
+import type { DeliveryLog } from './deliveries.ts';
 import { describeEvent } from './describe.ts';
 import type { Engine, Match } from './engine.ts';
 import type { Trigger, TriggerStore } from './store.ts';
@@ -25,9 +27,11 @@ export interface FireDeps {
   agents: () => AgentRegistry;
   tools: () => AgentTools | undefined;
   workflows: () => WorkflowRunner | undefined;
-  deliveries: Deliveries;
+  deliveries: Pick<DeliveryLog, 'deliver'>;
   config: () => TriggersConfig;
   log: Logger;
+  /** This process's node id: a fire records it with its pending turn (a lost turn is then told, see DeliveryLog). */
+  node: string;
 }
 
 export class Firing {
@@ -47,14 +51,23 @@ export class Firing {
     if (event.type === 'task.posted') await this.wake(event as TalonEvent<'task.posted'>, fired, depth + 1);
   }
 
-  /** Records the fire (the store decides: cooldown and max_fires hold across processes) and queues its turn. */
+  /**
+   * Records the fire (the store decides: cooldown and max_fires hold across processes) and queues its turn. The queue
+   * commits its row on its own (its contract: the caller waits for the result, so not inside a transaction), so the
+   * fire's commit also writes a pending-fire row, removed with the delivery row: if this process dies in between,
+   * another one (or the next start) records the turn as lost, and the used-up cooldown is not silent.
+   */
   private async fire(match: Match, event: AnyEvent, depth: number): Promise<boolean> {
+    const t = match.trigger;
+    const agentId = t.target_agent_id ?? t.agent_id;
     // The recipient may just have been killed (its own agent.terminated event): nothing to run.
-    if (!this.deps.agents().get(match.trigger.target_agent_id ?? match.trigger.agent_id)) return false;
+    if (!this.deps.agents().get(agentId)) return false;
     const now = Date.now();
-    const cooldownMs = (match.trigger.cooldown_secs ?? this.deps.config().cooldown_secs) * 1000;
+    const cooldownMs = (t.cooldown_secs ?? this.deps.config().cooldown_secs) * 1000;
+    const cause = describeEvent(event);
+    const fireId = randomUUID();
     try {
-      const updated = await this.deps.store.recordFire(match.trigger.id, match.subject, now, cooldownMs);
+      const updated = await this.deps.store.recordFire(t.id, match.subject, now, cooldownMs, { id: fireId, agentId, node: this.deps.node, cause });
       // Another process fired it for this subject within the cooldown, or it reached max_fires, or it went.
       if (!updated) return false;
       this.deps.engine.fired(match, now, updated);
@@ -62,10 +75,8 @@ export class Firing {
       this.deps.log.error({ err, trigger: match.trigger.id }, 'could not record a trigger fire; not firing it');
       return false;
     }
-    const t = match.trigger;
-    const cause = describeEvent(event);
     const prompt = t.prompt_template.replaceAll('{{event}}', cause);
-    void this.run(t.target_agent_id ?? t.agent_id, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt));
+    void this.run(agentId, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt), fireId);
     return true;
   }
 
@@ -115,15 +126,16 @@ export class Firing {
     sourceId: string,
     cause: string,
     turn: () => Promise<{ response: string; sessionId?: string }>,
+    fireId?: string,
   ): Promise<void> {
     const leave = this.deps.chain.enter(agentId, depth);
     try {
       const { response, sessionId } = await turn();
-      await this.deps.deliveries.deliver({ agentId, source, sourceId, sessionId, response, cause });
+      await this.deps.deliveries.deliver({ agentId, source, sourceId, sessionId, response, cause }, fireId);
     } catch (err) {
       const error = (err as Error).message ?? String(err);
       this.deps.log.warn({ agentId, source, sourceId, error }, 'background turn failed');
-      await this.deps.deliveries.deliver({ agentId, source, sourceId, error, cause }).catch(() => undefined);
+      await this.deps.deliveries.deliver({ agentId, source, sourceId, error, cause }, fireId).catch(() => undefined);
     } finally {
       leave();
     }

@@ -8,6 +8,16 @@ import type { ChangeFeed, Queries, SqlValue, Store } from '@talon/module-sdk';
 import type { SessionMode } from '@talon/tasks';
 import type { Pattern } from './pattern.ts';
 
+/** A fire's turn that has not reported yet (triggers_fires): who fired it, so a lost turn can be told. */
+export interface PendingFire {
+  id: string;
+  /** The agent the turn runs on (the trigger's target or owner). */
+  agentId: string;
+  /** The node (process) that runs the turn and records its delivery. */
+  node: string;
+  cause: string;
+}
+
 export interface Trigger {
   id: string;
   agent_id: string;
@@ -120,8 +130,10 @@ export class TriggerStore {
    * the trigger) and the cooldown stamp for the subject, set by one conditional upsert only when the stored stamp is
    * at least `cooldownMs` old (or in the future: the clock went back). Of two processes firing at once, the second
    * finds the first's stamp and fires nothing. Answers the trigger as it now is, or undefined when it did not fire.
+   * `pending` is written in the same commit: a turn lost before its delivery row is written can be told (see
+   * DeliveryLog.loseFires), rather than the fire using up the cooldown with no trace.
    */
-  async recordFire(id: string, subject: string, at: number, cooldownMs: number): Promise<Trigger | undefined> {
+  async recordFire(id: string, subject: string, at: number, cooldownMs: number, pending?: PendingFire): Promise<Trigger | undefined> {
     try {
       return await this.store.tx(async (t) => {
         const counted = await t.run(
@@ -139,6 +151,15 @@ export class TriggerStore {
           [id, subject, at, cooldownMs],
         );
         if (!stamped) throw new NotFired();
+        if (pending)
+          await t.run('INSERT INTO triggers_fires (id, trigger_id, agent_id, node, cause, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+            pending.id,
+            id,
+            pending.agentId,
+            pending.node,
+            pending.cause,
+            new Date(at).toISOString(),
+          ]);
         await this.changes.note(TOPIC, id, t);
         return this.get(id, t);
       });

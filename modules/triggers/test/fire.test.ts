@@ -170,6 +170,9 @@ describe('triggers: firing', () => {
     await waitFor(async () => (await deliveries(env.k, watcher)).some((d) => d.source_id === id && d.status === 'failed'), 5000, 'failed delivery');
     env.publish('custom', { type: 'flaky', data: 2 });
     await waitFor(async () => (await deliveries(env.k, watcher)).some((d) => d.source_id === id && d.status === 'kept'), 5000, 'next fire');
+    // Both turns reported (failed, then kept): neither is left pending, to be recorded as lost at the next start.
+    const pending = await env.k.kernel.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM triggers_fires WHERE trigger_id = ?', [id]);
+    assert.equal(Number(pending?.n), 0);
     await call(env.k, `/api/triggers/${id}`, { method: 'DELETE' });
   });
 
