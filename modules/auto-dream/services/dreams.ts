@@ -29,6 +29,17 @@ interface Row {
   job_id: string | null;
 }
 
+/**
+ * A process that dies between the scheduler's `jobs.create` and recording `job_id` leaves a job nobody names; the
+ * takeover then creates another. The scheduler's contract cannot look jobs up (by name or handler), so the stray is
+ * told when it fires: the agent's row names another job, or none, and no creation is pending (a pending one may be
+ * recording this very job).
+ */
+function isStray(row: Row | undefined, jobId: string): boolean {
+  if (!row || row.job_id === jobId) return false;
+  return !row.job_id?.startsWith(PENDING);
+}
+
 export interface DreamDeps {
   store: Store;
   /** This process's node id, and which nodes live (to take over a dead one's pending claims). */
@@ -133,11 +144,19 @@ export class Dreams {
     }
   }
 
-  /** The scheduler handler: consolidates the job's agent unless a run (a manual one) was recent enough. */
+  /**
+   * The scheduler handler: consolidates the job's agent unless a run (a manual one) was recent enough. A job the
+   * agent's row does not name is a stray and is removed, not run (see isStray).
+   */
   async scheduled(job: HandlerRun): Promise<HandlerOutcome | undefined> {
     if (job.handler !== HANDLER) return undefined;
     const agentId = job.agentId ?? job.input;
-    const last = (await this.row(agentId))?.last_run_at;
+    const row = await this.row(agentId);
+    if (isStray(row, job.jobId)) {
+      await this.d.jobs()?.remove(job.jobId);
+      return { ok: true, result: `removed: agent ${agentId}'s auto-dream job is ${row?.job_id ?? 'none'}, not this one (a duplicate left by a crash)` };
+    }
+    const last = row?.last_run_at;
     const minMs = this.d.config().min_hours * 3_600_000;
     if (last && Date.now() - Date.parse(last) < minMs) return { ok: true, result: `skipped: consolidated at ${last}, less than min_hours ago` };
     const outcome = await this.run(agentId);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { openTestStore } from '@talon/module-sdk/testing';
 import type { AgentRegistry } from '@talon/agents';
 import type { JobRequest, JobSummary, SchedulerJobs } from '@talon/scheduler';
-import { Dreams } from '../services/dreams.ts';
+import { Dreams, HANDLER } from '../services/dreams.ts';
 
 const AGENT = '11111111-1111-4111-8111-111111111111';
 
@@ -97,6 +97,34 @@ test("a dead process's pending creation is taken over: by onDead's handler, and 
     await opened.store.run('UPDATE auto_dream_agents SET job_id = ?', ['pending:node-a']);
     await process('node-b', ['node-b', 'node-a']).sweep();
     assert.equal(await jobId(), 'pending:node-a', 'a live node keeps its claim');
+  } finally {
+    opened.close();
+  }
+});
+
+test('a job made by a process that died before recording it is removed when it fires, not run; the recorded one runs', async () => {
+  const { opened, jobs, process, jobId } = setup();
+  try {
+    // node-dead claimed the creation, made the job, and died before writing its id.
+    await opened.store.run('INSERT INTO auto_dream_agents (agent_id, job_id) VALUES (?, ?)', [AGENT, 'pending:node-dead']);
+    const stray = await jobs.create({ name: 'auto-dream dreamer', agentId: AGENT, schedule: 'every 86400s', prompt: AGENT, handler: HANDLER });
+    const live = process('node-a');
+    await live.takeOver('node-dead');
+    const recorded = await jobId();
+    assert.ok(recorded && recorded !== stray.id);
+    assert.equal(jobs.jobs.size, 2);
+
+    const fire = (id: string) => live.scheduled({ handler: HANDLER, jobId: id, name: 'auto-dream dreamer', agentId: AGENT, input: AGENT });
+    const outcome = await fire(stray.id);
+    assert.ok(outcome?.ok && /^removed: /.test(outcome.result), JSON.stringify(outcome));
+    assert.deepEqual([...jobs.jobs.keys()], [recorded]);
+    // The recorded job runs (here without a memory module, so it says so) and stays.
+    assert.deepEqual(await fire(recorded), { ok: false, error: 'the memory module is not running' });
+    assert.deepEqual([...jobs.jobs.keys()], [recorded]);
+    // While a creation is pending, a job it may be recording is not taken for a stray.
+    await opened.store.run('UPDATE auto_dream_agents SET job_id = ?', ['pending:node-a']);
+    await fire(recorded);
+    assert.equal(jobs.jobs.size, 1);
   } finally {
     opened.close();
   }
