@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BootAbort, Kernel } from '../kernel/kernel.ts';
+import { BootAbort, FENCED, Kernel } from '../kernel/kernel.ts';
 
 /** The CLI: runs the daemon in the foreground. Exit codes: 2 = configuration error, 1 = any other start failure. */
 async function main(): Promise<void> {
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     dev: process.argv.includes('--dev'),
     listen: option('--listen'),
     modulesDir: path.resolve(here, '../modules'),
-    onShutdown: () => process.exit(0),
+    onShutdown: (reason) => process.exit(reason === FENCED ? 1 : 0),
   });
   let signals = 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -38,7 +38,7 @@ export interface KernelOptions {
   listen?: string;
   /** How long a retiring module copy's tracked work may take to settle after its stop signal (ms; default 5 s). */
   settleMs?: number;
-  /** The node heartbeat (ms; default 2 s): a process silent for three beats is dead and its claims are taken over. */
+  /** The node heartbeat (ms; default 3 s): a process silent for three beats is dead and its claims are taken over. */
   heartbeatMs?: number;
   /** How often the other processes' changes and events are read (ms; default 250). */
   feedPollMs?: number;
@@ -145,7 +145,13 @@ export class Kernel implements InstanceDeps {
     const warn = (message: string) => (err: unknown) => this.log.warn({ err }, message);
     this.database = openDatabase(this.home, (error) => this.log.warn({ error }, 'database checkpoint failed'));
     this.store = new SqliteStore(this.database, { checkAwaits: this.dev || Boolean(process.env.NODE_TEST_CONTEXT) });
-    this.nodes = new NodeRegistry(this.store, this.options.heartbeatMs ?? 2_000, warn('node heartbeat failed'));
+    this.nodes = new NodeRegistry(this.store, this.options.heartbeatMs ?? 3_000, warn('node heartbeat failed'), () => {
+      this.log.error(
+        { node: this.nodes.id },
+        'this process was silent longer than three heartbeats and another process took over its work: stopping, so that nothing runs twice',
+      );
+      this.shutdown(FENCED);
+    });
     await this.nodes.start(this.apiListen());
     this.feed = new Feed(
       this.store,
@@ -155,9 +161,8 @@ export class Kernel implements InstanceDeps {
       warn("reading the other processes' changes failed"),
     );
     await this.feed.start();
-    const shareFailed = warn('sharing an event with the other processes failed');
     this.events.share = (event) => {
-      if (!this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id }).catch(shareFailed);
+      if (!this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id });
     };
   }
 
@@ -388,5 +393,8 @@ function parseListen(listen: string, source = 'api_listen'): { host: string; por
     throw new ConfigError(`invalid value for '${source}': '${listen}' is not host:port, e.g. "127.0.0.1:4546" or "[::1]:4546" (a port up to 65535)`);
   return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
+
+/** The shutdown reason of a process found dead by another one (the CLI exits with 1 on it, for supervisors to restart it). */
+export const FENCED = 'declared dead by another process';
 
 export { ConfigError, BootAbort };

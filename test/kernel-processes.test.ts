@@ -58,7 +58,7 @@ test('changes noted and events published by one process reach the other; acting 
   }
 });
 
-test('a node that stops beating is found dead and handed to every live process, once', async () => {
+test('a node that stops beating is found dead and handed to every live process, once; if it wakes it stops', async () => {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-dead-'));
   try {
     const [a, b] = await twoKernels(home);
@@ -73,6 +73,14 @@ test('a node that stops beating is found dead and handed to every live process, 
       [silent],
       'handed over once',
     );
+    // b wakes up (a process paused, not killed): its work was taken over, so it must stop instead of going on.
+    await b.kernel.nodes.beat();
+    await waitFor(async () => (await b.request('/api/health').catch(() => undefined)) === undefined, 5_000, 'the fenced process to stop');
+    // A process that starts now is handed the gone node too, once its modules have started.
+    const c = await startTestKernel({ home, modulesDir, only: ['noter', 'migrator'], heartbeatMs: 200 });
+    await waitFor(async () => (await heard(c)).gone.length > 0, 5_000, 'the new process to hear of the gone node');
+    assert.deepEqual((await heard(c)).gone, [silent]);
+    await c.stop();
     await Promise.all([a.stop(), b.stop()]);
   } finally {
     rmSync(home, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { WriteBehind } from '@talon/module-sdk';
+import { openTestStore, waitFor } from '@talon/module-sdk/testing';
 
 function withStore(fn: (s: ReturnType<typeof openTestStore>['store']) => Promise<void>) {
   return async () => {
@@ -121,3 +122,30 @@ test(
     assert.deepEqual(await store.many('SELECT k FROM t ORDER BY k'), [{ k: 'wrong' }]);
   }),
 );
+
+test('write-behind: rows that meet another process holding the lock are kept and written once it is free', async () => {
+  const opened = openTestStore();
+  const other = openTestStore([], opened.file);
+  try {
+    await opened.store.exec('CREATE TABLE wb (n INTEGER NOT NULL)');
+    const lost: number[] = [];
+    const queue = new WriteBehind<number>(
+      opened.store,
+      (t, n) => t.run('INSERT INTO wb (n) VALUES (?)', [n]),
+      (_err, rows) => void lost.push(...rows),
+    );
+    const holder = other.store.sqlite();
+    holder.exec('BEGIN IMMEDIATE');
+    queue.push(1);
+    queue.push(2);
+    // Longer than the store's 5 s wait: the flush gives up once, and the rows must survive it.
+    await new Promise((resolve) => setTimeout(resolve, 5_600));
+    holder.exec('COMMIT');
+    await waitFor(async () => (await opened.store.one<{ c: number }>('SELECT COUNT(*) AS c FROM wb'))!.c === 2, 8_000, 'the rows to be written');
+    assert.deepEqual(lost, []);
+    assert.deepEqual(await opened.store.many('SELECT n FROM wb ORDER BY n'), [{ n: 1 }, { n: 2 }]);
+  } finally {
+    other.close();
+    opened.close();
+  }
+});

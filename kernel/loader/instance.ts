@@ -43,6 +43,7 @@ export class ModuleInstance implements ServiceProvider {
   private readonly events: ReturnType<EventBus['scope']>;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopFns: Array<() => unknown> = [];
+  private readonly afterStart: Array<() => void> = [];
   /** Aborted when the copy retires (ctx.signal); `work` is what it tracks meanwhile (ctx.track). */
   private readonly retire = new AbortController();
   private readonly work = new Set<Promise<unknown>>();
@@ -81,6 +82,12 @@ export class ModuleInstance implements ServiceProvider {
   async start(): Promise<void> {
     await this.parts.start?.();
     this.started = true;
+    for (const fn of this.afterStart.splice(0)) fn();
+  }
+
+  private onceStarted(fn: () => void): void {
+    if (this.started) fn();
+    else this.afterStart.push(fn);
   }
 
   /** The copy is live: its background work (`run`) begins. */
@@ -214,7 +221,8 @@ export class ModuleInstance implements ServiceProvider {
         leaseMs: deps.nodes.leaseMs,
         live: () => deps.nodes.live(),
         address: (node) => deps.nodes.address(node),
-        onDead: (fn) => void this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work))),
+        // Handed gone nodes only once this copy has started: a takeover needs the module's state loaded.
+        onDead: (fn) => this.onceStarted(() => this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work)))),
       },
       changes: {
         note: (topic, key = '', t) => deps.feed.note(id, topic, key, t),

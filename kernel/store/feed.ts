@@ -14,6 +14,8 @@ const KEEP_MS = 10 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
 
 type ChangeHandler = (key: string) => unknown;
+/** A handler with the chain of its calls: each handler hears its notes in order, and a slow one holds up only itself. */
+type Listener = { handler: ChangeHandler; chain: Promise<unknown> };
 
 /**
  * What other processes on the database did: the change feed (kernel_changes, "the rows behind this cache changed")
@@ -27,7 +29,9 @@ export class Feed {
   private dataVersion = -1;
   private lastPrune = 0;
   private polling = false;
-  private readonly changeHandlers = new Map<string, Set<ChangeHandler>>();
+  private readonly listeners = new Map<string, Set<Listener>>();
+  /** Events waiting to be shared, written together right after the current I/O callback. */
+  private outbox: string[] = [];
 
   constructor(
     private readonly store: Store,
@@ -56,15 +60,30 @@ export class Feed {
 
   on(module: string, topic: string, handler: ChangeHandler): () => void {
     const name = `${module}\u0000${topic}`;
-    let set = this.changeHandlers.get(name);
-    if (!set) this.changeHandlers.set(name, (set = new Set()));
-    set.add(handler);
-    return () => void set.delete(handler);
+    let set = this.listeners.get(name);
+    if (!set) this.listeners.set(name, (set = new Set()));
+    const listener = { handler, chain: Promise.resolve() as Promise<unknown> };
+    set.add(listener);
+    return () => void set.delete(listener);
   }
 
-  /** Shares an event published here with the other processes. */
-  async publish(event: AnyEvent): Promise<void> {
-    await this.store.run('INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)', [this.node, JSON.stringify(event), Date.now()]);
+  /** Shares an event published here with the other processes: the events of one I/O callback go in one transaction. */
+  publish(event: AnyEvent): void {
+    if (!this.outbox.length) setImmediate(() => void this.flushOutbox());
+    this.outbox.push(JSON.stringify(event));
+  }
+
+  private async flushOutbox(): Promise<void> {
+    const events = this.outbox;
+    this.outbox = [];
+    const at = Date.now();
+    try {
+      await this.store.tx(async (t) => {
+        for (const event of events) await t.run('INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)', [this.node, event, at]);
+      });
+    } catch (err) {
+      this.onError(err);
+    }
   }
 
   /** Reads what other processes wrote since the last poll (also called directly by tests and at a beat). */
@@ -99,12 +118,8 @@ export class Feed {
     for (const row of rows) {
       this.lastChange = row.seq;
       if (row.node === this.node) continue;
-      for (const handler of this.changeHandlers.get(`${row.module}\u0000${row.topic}`) ?? []) {
-        try {
-          await handler(row.key);
-        } catch (err) {
-          this.onError(err);
-        }
+      for (const listener of this.listeners.get(`${row.module}\u0000${row.topic}`) ?? []) {
+        listener.chain = listener.chain.then(() => listener.handler(row.key)).catch(this.onError);
       }
     }
   }

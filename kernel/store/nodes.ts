@@ -29,6 +29,8 @@ export class NodeRegistry {
     private readonly store: Store,
     readonly beatMs: number,
     private readonly onError: (err: unknown) => void,
+    /** This node was found dead by another process, which took over its claims: it must stop claiming (see beat). */
+    private readonly onFenced: () => void,
   ) {}
 
   get leaseMs(): number {
@@ -99,7 +101,14 @@ export class NodeRegistry {
   /** Beats, marks silent nodes dead, forgets old rows and hands gone nodes to the handlers. */
   async beat(): Promise<void> {
     const now = Date.now();
-    await this.store.run("UPDATE kernel_nodes SET heartbeat_at = ?, state = 'live' WHERE id = ?", [now, this.id]);
+    // Only a live row beats: a node another process marked dead has had its claims taken over, so going on would run
+    // that work twice. It stops instead (a supervisor starts it again as a new node).
+    const beating = await this.store.run("UPDATE kernel_nodes SET heartbeat_at = ? WHERE id = ? AND state = 'live'", [now, this.id]);
+    if (!beating.changes) {
+      this.silence();
+      this.onFenced();
+      return;
+    }
     await this.store.run("UPDATE kernel_nodes SET state = 'dead' WHERE state = 'live' AND heartbeat_at < ?", [now - this.leaseMs]);
     await this.store.run('DELETE FROM kernel_nodes WHERE state <> ? AND heartbeat_at < ?', ['live', now - FORGET_AFTER_MS]);
     const rows = await this.store.many<{ id: string; state: string }>('SELECT id, state FROM kernel_nodes');

@@ -101,9 +101,11 @@ export class SqliteStore implements Store {
       try {
         return Promise.resolve(statement());
       } catch (err) {
-        return isBusy(err) ? whenFree(statement) : Promise.reject(err);
+        if (!isBusy(err)) return Promise.reject(err);
       }
     }
+    // Waits its turn (and, while another process holds the write lock, retries) holding the connection, so that it
+    // neither runs inside a transaction begun meanwhile nor overtakes statements issued after it.
     return this.mutex.lock().then(async (release) => {
       try {
         return await whenFree(statement);

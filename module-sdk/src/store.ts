@@ -97,9 +97,14 @@ async function flushWaiting(store: Queries): Promise<void> {
       for (const [queue, rows] of taken) await queue.write(rows, t);
     });
   } catch (err) {
-    for (const [queue, rows] of taken) queue.failed(err, rows);
+    // Another process held the database past the store's wait: nothing was written, so the rows go back, first in line.
+    if (isBusy(err)) for (const [queue, rows] of taken) queue.requeue(rows);
+    else for (const [queue, rows] of taken) queue.failed(err, rows);
   }
 }
+
+/** SQLite's "another connection holds the lock" (SQLITE_BUSY and its variants). */
+const isBusy = (err: unknown): boolean => /^SQLITE_BUSY/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
 
 /**
  * Rows written just after the current piece of work has answered: push() queues a row, and right after the current
@@ -142,8 +147,15 @@ export class WriteBehind<T> {
         for (const row of rows) await this.writeRow(t, row);
       });
     } catch (err) {
-      this.failed(err, rows);
+      if (isBusy(err)) this.requeue(rows);
+      else this.failed(err, rows);
     }
+  }
+
+  /** Rows that could not be written for now: back in front of the queue, for the next flush. */
+  requeue(rows: readonly T[]): void {
+    this.queued.unshift(...rows);
+    schedule(this.store, this as unknown as WriteBehind<never>);
   }
 
   failed(err: unknown, rows: readonly T[]): void {
