@@ -14,8 +14,11 @@ const KEEP_MS = 10 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
 
 type ChangeHandler = (key: string) => unknown;
-/** A handler with the chain of its calls: each handler hears its notes in order, and a slow one holds up only itself. */
-type Listener = { handler: ChangeHandler; chain: Promise<unknown> };
+/**
+ * The notes of one module are handled one after another, in the order they were written (a module may note its rows
+ * before the folder that uses them); a slow handler holds up only its own module, never the feed.
+ */
+type Listener = { module: string; handler: ChangeHandler };
 
 /**
  * What other processes on the database did: the change feed (kernel_changes, "the rows behind this cache changed")
@@ -30,6 +33,7 @@ export class Feed {
   private lastPrune = 0;
   private polling = false;
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly chains = new Map<string, Promise<unknown>>();
   /** Events waiting to be shared, written together right after the current I/O callback. */
   private outbox: string[] = [];
 
@@ -62,7 +66,7 @@ export class Feed {
     const name = `${module}\u0000${topic}`;
     let set = this.listeners.get(name);
     if (!set) this.listeners.set(name, (set = new Set()));
-    const listener = { handler, chain: Promise.resolve() as Promise<unknown> };
+    const listener = { module, handler };
     set.add(listener);
     return () => void set.delete(listener);
   }
@@ -118,8 +122,9 @@ export class Feed {
     for (const row of rows) {
       this.lastChange = row.seq;
       if (row.node === this.node) continue;
-      for (const listener of this.listeners.get(`${row.module}\u0000${row.topic}`) ?? []) {
-        listener.chain = listener.chain.then(() => listener.handler(row.key)).catch(this.onError);
+      for (const { module, handler } of this.listeners.get(`${row.module}\u0000${row.topic}`) ?? []) {
+        const chain = (this.chains.get(module) ?? Promise.resolve()).then(() => handler(row.key)).catch(this.onError);
+        this.chains.set(module, chain);
       }
     }
   }
