@@ -179,3 +179,16 @@ test('the CLI exits with code 1 and a plain message when api_listen is taken', a
   assert.equal(run.status, 1);
   assert.match(run.stderr, /cannot listen on 127\.0\.0\.1:\d+ .*EADDRINUSE.*config\.toml, TALON_API_LISTEN or --listen/);
 });
+
+test('the CLI: --listen overrides api_listen and a bad value exits 2 naming --listen', async () => {
+  const home = tempHome();
+  writeFileSync(path.join(home, 'config.toml'), 'api_listen = "127.0.0.1:1"\nlog_level = "silent"\n');
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/talon.ts', '--listen', 'not-an-address'], {
+    env: { ...process.env, TALON_HOME: home },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  rmSync(home, { recursive: true, force: true });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /invalid value for '--listen': 'not-an-address' is not host:port/);
+});

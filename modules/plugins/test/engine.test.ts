@@ -201,8 +201,15 @@ test('prespawn: the next call of an agent finds its one-shot process already sta
     (await json<{ spare_processes: Array<{ hook: string; agent_id: string; pid: number }> }>(await env.k.request('/api/plugins/spare/status'))).spare_processes;
   const first = await seen('one');
   assert.equal(first.agent, agent);
-  await waitFor(async () => (await spares()).length === 1, 5000, 'a spare after the first call');
-  const [ready] = await spares();
+  // A spare is listed as soon as it is made, before its process has a pid: wait for the pid that identifies it.
+  const [ready] = await waitFor(
+    async () => {
+      const listed = await spares();
+      return listed.length === 1 && listed[0].pid ? listed : undefined;
+    },
+    5000,
+    'a started spare after the first call',
+  );
   assert.deepEqual([ready.hook, ready.agent_id], ['ingest', agent]);
   // Long enough for the spare's interpreter to start even on a busy machine, and then wait.
   await new Promise((r) => setTimeout(r, 2000));
