@@ -202,14 +202,14 @@ test('prespawn: the next call of an agent finds its one-shot process already sta
   const first = await seen('one');
   assert.equal(first.agent, agent);
   // A spare is listed as soon as it is made, before its process has a pid: wait for the pid that identifies it.
-  const [ready] = await waitFor(
+  const ready = (await waitFor(
     async () => {
       const listed = await spares();
-      return listed.length === 1 && listed[0].pid ? listed : undefined;
+      return listed.length === 1 && listed[0].pid ? listed[0] : undefined;
     },
     5000,
     'a started spare after the first call',
-  );
+  ))!;
   assert.deepEqual([ready.hook, ready.agent_id], ['ingest', agent]);
   // Long enough for the spare's interpreter to start even on a busy machine, and then wait.
   await new Promise((r) => setTimeout(r, 2000));
