@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { ConfigError, EventBus, isConfigError } from '@talon/module-sdk';
-import type { DefinedModule, KernelSettings, ModuleInfo, RouteInfo } from '@talon/module-sdk';
+import { ConfigError, isConfigError } from '@talon/module-sdk';
+import { EventBus } from './events.ts';
+import type { DefinedModule, KernelApi, KernelSettings, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
 import { closeDatabase, openDatabase } from './db.ts';
@@ -56,6 +57,7 @@ export class Kernel implements InstanceDeps {
   readonly events = new EventBus((data, message) => this.log.warn(data, message));
   /** Modules see it as ConfigAccess (KernelApi). */
   readonly config: ConfigStore;
+  readonly api: KernelApi;
   /** Set by start(): the kernel's logger and the service's database. */
   log!: Logger;
   database!: Database;
@@ -91,6 +93,7 @@ export class Kernel implements InstanceDeps {
       },
     });
     this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
+    this.api = this.frozenApi();
   }
 
   get port(): number | undefined {
@@ -114,6 +117,24 @@ export class Kernel implements InstanceDeps {
   readonly earlyLogLines = (): readonly string[] => this.logger.earlyLines();
   readonly moduleConfig = (m: Manifest): Record<string, unknown> => this.config.moduleConfig(m.name, m.config_section, m.config_keys);
   readonly manifest = (name: string): Manifest | undefined => this.supervisor.records.get(name)?.manifest;
+
+  /** What modules see of the kernel (`ctx.kernel`): frozen, so that no module reaches past it into the kernel. */
+  private frozenApi(): KernelApi {
+    return Object.freeze({
+      version: this.version,
+      startedAt: this.startedAt,
+      dev: this.dev,
+      config: this.config,
+      listenAddress: () => this.listenAddress(),
+      apiListen: () => this.apiListen(),
+      modules: () => this.modules(),
+      routes: () => this.routes(),
+      earlyLogLines: () => this.earlyLogLines(),
+      shutdown: (reason: string) => this.shutdown(reason),
+      reloadCount: () => this.reloadCount(),
+      reloadModule: (name: string) => this.reloadModule(name),
+    });
+  }
 
   readonly shutdown = (reason: string): void => void setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
 

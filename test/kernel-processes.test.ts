@@ -109,3 +109,27 @@ test('TALON_API_LISTEN overrides api_listen, and a bad value stops start-up nami
     delete process.env.TALON_API_LISTEN;
   }
 });
+
+test('a module gets a frozen KernelApi, never the kernel itself (no store, nodes, database or hooks through it)', async () => {
+  const k = await startTestKernel({ modulesDir, only: ['noter'] });
+  try {
+    const seen = (await (await k.request('/api/noter/kernel')).json()) as { frozen: boolean; keys: string[] };
+    assert.equal(seen.frozen, true);
+    assert.deepEqual(seen.keys, [
+      'apiListen',
+      'config',
+      'dev',
+      'earlyLogLines',
+      'listenAddress',
+      'modules',
+      'reloadCount',
+      'reloadModule',
+      'routes',
+      'shutdown',
+      'startedAt',
+      'version',
+    ]);
+  } finally {
+    await k.stop();
+  }
+});

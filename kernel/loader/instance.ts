@@ -4,7 +4,8 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 // awilix's build without loadModules (which loads fast-glob, most of awilix's start-up cost); the kernel registers explicitly.
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
-import type { DefinedModule, EventBus, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef, Store } from '@talon/module-sdk';
+import type { DefinedModule, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef, Store } from '@talon/module-sdk';
+import type { EventBus } from '../events.ts';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';
 import type { NodeRegistry } from '../store/nodes.ts';
@@ -13,8 +14,10 @@ import { connections, declares, howToDeclare, ownerOf, type Manifest } from './m
 
 let nextSeq = 1;
 
-/** What a module copy is made with: the kernel, which is also its `ctx.kernel`. */
-export interface InstanceDeps extends KernelApi {
+/** What a module copy is made with: the kernel's parts; modules see only `api` (their `ctx.kernel`). */
+export interface InstanceDeps {
+  /** The frozen KernelApi object handed to modules: never the kernel itself. */
+  readonly api: KernelApi;
   readonly database: Database;
   readonly store: Store;
   readonly nodes: NodeRegistry;
@@ -61,7 +64,7 @@ export class ModuleInstance implements ServiceProvider {
     this.events = deps.events.scope(this.id);
     // Its own strict container: a scope of a shared root would share singleton caches by name.
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), store: asValue(deps.store), kernel: asValue(deps) });
+    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), store: asValue(deps.store), kernel: asValue(deps.api) });
     // Every service of a declared connection, as a live view; an undeclared one has no registration.
     for (const other of connections(manifest)) {
       for (const id of deps.manifest(other)?.provides ?? []) if (declares(manifest, id)) this.container.register(id, asValue(deps.services.view(id)));
@@ -234,7 +237,7 @@ export class ModuleInstance implements ServiceProvider {
         return dataDir;
       },
       container,
-      kernel: deps,
+      kernel: deps.api,
       events: { publish: this.events.publish, subscribe: this.events.subscribe },
       hooks: {
         kernel: this.taps.facade(deps.hooks.kernel),

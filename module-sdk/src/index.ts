@@ -18,7 +18,6 @@ export {
   isUuid,
   requireUuid,
 } from './errors.ts';
-export { EventBus } from './events.ts';
 export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, SubscribeOptions, SubscriberStats } from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
 export { lazyRequire } from './lazy.ts';

@@ -22,3 +22,5 @@ export { driverConformance } from './driver-conformance.ts';
 export type { DriverConformanceOptions } from './driver-conformance.ts';
 export { openTestStore } from './store.ts';
 export type { TestStore } from './store.ts';
+// The kernel's event bus, for unit tests of a module's subscribers without a kernel.
+export { EventBus } from '../../../kernel/events.ts';
