@@ -47,7 +47,11 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-function spawn(file: string, everyMs: number, onError: (message: string) => void): { worker: Worker; exited: Promise<void> } {
+function spawn(
+  file: string,
+  everyMs: number,
+  onError: (message: string) => void,
+): { worker: Worker; exited: Promise<void> } {
   const lib = createRequire(import.meta.url).resolve('better-sqlite3');
   // execArgv: none of the process's flags (--input-type=module would make the script ESM; a loader has nothing to do here).
   const worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { lib, file, everyMs } });
@@ -60,7 +64,11 @@ function spawn(file: string, everyMs: number, onError: (message: string) => void
   return { worker, exited };
 }
 
-export function startCheckpointer(file: string, onError: (message: string) => void, everyMs = CHECKPOINT_EVERY_MS): Checkpointer {
+export function startCheckpointer(
+  file: string,
+  onError: (message: string) => void,
+  everyMs = CHECKPOINT_EVERY_MS,
+): Checkpointer {
   let running: ReturnType<typeof spawn> | undefined;
   const watch = setInterval(() => {
     if ((statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) < START_AT_WAL_BYTES) return;

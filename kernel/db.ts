@@ -18,7 +18,11 @@ const PRAGMAS = [
 const checkpointers = new WeakMap<Database.Database, Checkpointer>();
 
 /** The one database of the service. Modules share it; each prefixes its tables with its id. */
-export function openDatabase(home: string, onCheckpointError: (message: string) => void, checkpointEveryMs?: number): Database.Database {
+export function openDatabase(
+  home: string,
+  onCheckpointError: (message: string) => void,
+  checkpointEveryMs?: number,
+): Database.Database {
   const file = path.join(home, 'talon.db');
   const db = new Database(file);
   for (const pragma of PRAGMAS) db.pragma(pragma);

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { AnyEvent, EventAccess, EventType, SubscribeOptions, SubscriberStats, TalonEvent, TalonEvents } from '@talon/module-sdk';
+import type {
+  AnyEvent,
+  EventAccess,
+  EventType,
+  SubscribeOptions,
+  SubscriberStats,
+  TalonEvent,
+  TalonEvents,
+} from '@talon/module-sdk';
 
 interface Subscriber {
   owner: string;
@@ -33,7 +41,11 @@ export class EventBus {
   scope(owner: string): EventAccess & { commit(): void; close(): void } {
     const mine = new Set<Subscriber>();
     let committed = false;
-    const subscribe = (types: string | readonly string[], handler: (event: never) => unknown, options: SubscribeOptions = {}) => {
+    const subscribe = (
+      types: string | readonly string[],
+      handler: (event: never) => unknown,
+      options: SubscribeOptions = {},
+    ) => {
       const sub: Subscriber = {
         owner,
         types: types === '*' ? '*' : new Set(typeof types === 'string' ? [types] : types),
@@ -64,7 +76,11 @@ export class EventBus {
       close: () => {
         for (const sub of mine) {
           this.subscribers.delete(sub);
-          if (sub.queue.length) this.warn({ subscriber: owner, undelivered: sub.queue.length }, 'event subscriber stopped with events still queued');
+          if (sub.queue.length)
+            this.warn(
+              { subscriber: owner, undelivered: sub.queue.length },
+              'event subscriber stopped with events still queued',
+            );
         }
         mine.clear();
       },
@@ -88,7 +104,11 @@ export class EventBus {
     for (const sub of this.subscribers) {
       if (!sub.active || (remote && !sub.remote) || (sub.types !== '*' && !sub.types.has(type))) continue;
       if (sub.queue.length >= sub.max) {
-        if (sub.dropped++ % 100 === 0) this.warn({ subscriber: sub.owner, type, dropped: sub.dropped }, 'event subscriber is not keeping up: events dropped');
+        if (sub.dropped++ % 100 === 0)
+          this.warn(
+            { subscriber: sub.owner, type, dropped: sub.dropped },
+            'event subscriber is not keeping up: events dropped',
+          );
         continue;
       }
       sub.queue.push(event);

@@ -10,7 +10,8 @@ type RawHook = Record<TapMethod, (options: { name: string; stage?: number }, fn:
   _resetCompilation(): void;
 };
 
-const isHook = (v: unknown): v is RawHook => Array.isArray((v as RawHook | null)?.taps) && typeof (v as RawHook).tap === 'function';
+const isHook = (v: unknown): v is RawHook =>
+  Array.isArray((v as RawHook | null)?.taps) && typeof (v as RawHook).tap === 'function';
 
 /** The kernel catalogue plus the catalogues modules own (see docs/architecture.md, "Hooks and events"). */
 export class HookBus {
@@ -39,7 +40,8 @@ export class TapLedger {
 
   facade<T extends object>(catalogue: T): TapFacade<T> {
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(catalogue)) out[key] = isHook(value) ? this.tapper(value, key) : this.facade(value as object);
+    for (const [key, value] of Object.entries(catalogue))
+      out[key] = isHook(value) ? this.tapper(value, key) : this.facade(value as object);
     return out as TapFacade<T>;
   }
 
@@ -59,10 +61,14 @@ export class TapLedger {
     const stage = (method: TapMethod) => (label: string, fn: TapFn, options?: TapOptions) => {
       const failed = (err: unknown) => void this.log.error({ err, hook: key, tap: label }, 'hook tap failed; skipped');
       this.hooks.add(hook);
-      this.staged.push(() => hook[method]({ name: `${this.owner}:${label}`, stage: options?.stage }, guarded(method, fn, failed)));
+      this.staged.push(() =>
+        hook[method]({ name: `${this.owner}:${label}`, stage: options?.stage }, guarded(method, fn, failed)),
+      );
     };
     // Synchronous hooks have call(): they get no tapPromise, as in their type.
-    return typeof hook.call === 'function' ? { tap: stage('tap') } : { tap: stage('tap'), tapPromise: stage('tapPromise') };
+    return typeof hook.call === 'function'
+      ? { tap: stage('tap') }
+      : { tap: stage('tap'), tapPromise: stage('tapPromise') };
   }
 }
 

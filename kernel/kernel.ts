@@ -81,7 +81,9 @@ export class Kernel implements InstanceDeps {
     this.dev = Boolean(options.dev);
     this.settleMs = options.settleMs ?? 5_000;
     const fromEnv = process.env.TALON_HOME?.trim();
-    this.home = path.resolve(options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')));
+    this.home = path.resolve(
+      options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')),
+    );
     this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, {
       applied: async (changed) => {
         if (changed.includes('modules')) await this.switchModules();
@@ -89,10 +91,16 @@ export class Kernel implements InstanceDeps {
       },
       // A candidate that switches off a running security module is refused before anything is written or applied.
       check: (s, isSet) => {
-        for (const { manifest: m, instance } of this.supervisor.records.values()) if (instance && !this.wanted(m, s)) this.refuseUnsafeDisable(m, s, isSet);
+        for (const { manifest: m, instance } of this.supervisor.records.values())
+          if (instance && !this.wanted(m, s)) this.refuseUnsafeDisable(m, s, isSet);
       },
     });
-    this.supervisor = new Supervisor({ kernel: this, settings: () => this.config.settings(), front: this.front, prewarm: this.dev });
+    this.supervisor = new Supervisor({
+      kernel: this,
+      settings: () => this.config.settings(),
+      front: this.front,
+      prewarm: this.dev,
+    });
     this.api = this.frozenApi();
   }
 
@@ -100,7 +108,8 @@ export class Kernel implements InstanceDeps {
     return this.address?.port;
   }
 
-  readonly listenAddress = (): string | undefined => this.address && `${this.address.host.replace(/^(.*:.*)$/, '[$1]')}:${this.address.port}`;
+  readonly listenAddress = (): string | undefined =>
+    this.address && `${this.address.host.replace(/^(.*:.*)$/, '[$1]')}:${this.address.port}`;
 
   // The KernelApi's questions, answered by the parts that know.
   readonly apiListen = (): string => this.listenOverride()?.value ?? this.config.settings().api_listen;
@@ -115,7 +124,8 @@ export class Kernel implements InstanceDeps {
   readonly modules = (): ModuleInfo[] => [...this.supervisor.records.values()].map((r) => this.supervisor.info(r));
   readonly routes = (): RouteInfo[] => this.supervisor.routeTable;
   readonly earlyLogLines = (): readonly string[] => this.logger.earlyLines();
-  readonly moduleConfig = (m: Manifest): Record<string, unknown> => this.config.moduleConfig(m.name, m.config_section, m.config_keys);
+  readonly moduleConfig = (m: Manifest): Record<string, unknown> =>
+    this.config.moduleConfig(m.name, m.config_section, m.config_keys);
   readonly manifest = (name: string): Manifest | undefined => this.supervisor.records.get(name)?.manifest;
 
   /** What modules see of the kernel (`ctx.kernel`): frozen, so that no module reaches past it into the kernel. */
@@ -136,7 +146,8 @@ export class Kernel implements InstanceDeps {
     });
   }
 
-  readonly shutdown = (reason: string): void => void setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
+  readonly shutdown = (reason: string): void =>
+    void setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
 
   /** Boots; throws ConfigError for an invalid configuration, BootAbort when start-up must stop (see supervisor.fail). */
   async start(): Promise<void> {
@@ -144,7 +155,11 @@ export class Kernel implements InstanceDeps {
     this.config.load();
     const override = this.listenOverride();
     if (override) parseListen(override.value, override.source);
-    this.logger = createLogger({ level: this.config.settings().log_level, stdout: this.options.stdout, hook: this.hooks.kernel.log.line });
+    this.logger = createLogger({
+      level: this.config.settings().log_level,
+      stdout: this.options.stdout,
+      hook: this.hooks.kernel.log.line,
+    });
     this.log = this.logger.log;
     this.plan(discoverManifests(this.moduleRoots(), this.log));
     await this.openStore();
@@ -156,7 +171,10 @@ export class Kernel implements InstanceDeps {
     this.address = await this.front.listen(host, port);
     await this.nodes.listening(this.listenAddress()!);
     const from = this.listenOverride()?.source ?? 'api_listen';
-    this.log.info({ address: this.listenAddress(), from, node: this.nodes.id, modules: this.supervisor.running().map((i) => i.id) }, 'talon is listening');
+    this.log.info(
+      { address: this.listenAddress(), from, node: this.nodes.id, modules: this.supervisor.running().map((i) => i.id) },
+      'talon is listening',
+    );
     await this.hooks.kernel.kernel.ready.promise();
     if (this.dev) await this.startWatcher();
   }
@@ -190,18 +208,31 @@ export class Kernel implements InstanceDeps {
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
   private plan(manifests: Manifest[]): void {
     const settings = this.config.settings();
-    if (this.options.only) this.only = { names: withDependencies(this.options.only, manifests), disabledAtBoot: new Set(settings.modules.disabled) };
+    if (this.options.only)
+      this.only = {
+        names: withDependencies(this.options.only, manifests),
+        disabledAtBoot: new Set(settings.modules.disabled),
+      };
     const only = this.only?.names;
     for (const name of [...settings.modules.disabled, ...settings.modules.enabled])
-      if (!manifests.some((m) => m.name === name)) this.log.warn(`[modules] names '${name}', which is not a known module`);
-    if (!only) for (const m of manifests) if (!this.wanted(m, settings)) this.refuseUnsafeDisable(m, settings, this.config.isSet);
+      if (!manifests.some((m) => m.name === name))
+        this.log.warn(`[modules] names '${name}', which is not a known module`);
+    if (!only)
+      for (const m of manifests)
+        if (!this.wanted(m, settings)) this.refuseUnsafeDisable(m, settings, this.config.isSet);
     const plan = planModules(manifests, (m) => this.wanted(m, settings));
     for (const m of manifests) {
       const verdict = plan.verdicts.get(m.name)!;
-      const rec = this.record(m, verdict.state === 'load' ? 'stopped' : verdict.state, 'reason' in verdict ? verdict.reason : undefined);
+      const rec = this.record(
+        m,
+        verdict.state === 'load' ? 'stopped' : verdict.state,
+        'reason' in verdict ? verdict.reason : undefined,
+      );
       // A module left out because something it needs was disabled on purpose is no failure (a security module included).
-      if (verdict.state === 'blocked' && verdict.byChoice) this.log.info(`module '${m.name}' not started: ${verdict.reason}`);
-      else if (verdict.state === 'blocked' || verdict.state === 'failed') this.supervisor.fail(rec, new Error(verdict.reason), verdict.state);
+      if (verdict.state === 'blocked' && verdict.byChoice)
+        this.log.info(`module '${m.name}' not started: ${verdict.reason}`);
+      else if (verdict.state === 'blocked' || verdict.state === 'failed')
+        this.supervisor.fail(rec, new Error(verdict.reason), verdict.state);
     }
     // Every module has its place in the order, so that one switched on later starts after what it needs.
     const all = planModules(manifests, () => true).order.map((m) => m.name);
@@ -213,7 +244,9 @@ export class Kernel implements InstanceDeps {
    * `only` (tests, embedding) the modules given; `[modules] disabled` counts for them from what it said at boot on.
    */
   private readonly wanted = (m: Manifest, s: KernelSettings): boolean =>
-    this.only ? this.only.names.has(m.name) && (!s.modules.disabled.includes(m.name) || this.only.disabledAtBoot.has(m.name)) : byConfig(m, s);
+    this.only
+      ? this.only.names.has(m.name) && (!s.modules.disabled.includes(m.name) || this.only.disabledAtBoot.has(m.name))
+      : byConfig(m, s);
 
   private record(manifest: Manifest, state: ModuleRecord['state'], error?: string): ModuleRecord {
     const rec = { manifest, state, error };
@@ -227,17 +260,25 @@ export class Kernel implements InstanceDeps {
     if (!m.critical || s.modules.allow_disable_critical.includes(m.name)) return;
     const configured = m.protects.filter(isSet);
     if (m.protects.length && !configured.length) return;
-    const why = configured.length ? `while ${configured.map((k) => `'${k}'`).join(', ')} is set` : 'its protection is always on';
+    const why = configured.length
+      ? `while ${configured.map((k) => `'${k}'`).join(', ')} is set`
+      : 'its protection is always on';
     throw new ConfigError(
       `${this.config.file}: [modules] disabled lists '${m.name}', a security module, and ${why}; remove it from the list, or add it to [modules] allow_disable_critical to disable it anyway`,
     );
   }
 
   private claimConfig(m: Manifest, enabled: boolean, def?: DefinedModule): void {
-    if (m.config_section) this.config.claim(m.config_section, { module: m.name, enabled, table: true, schema: def?.configSchema });
+    if (m.config_section)
+      this.config.claim(m.config_section, { module: m.name, enabled, table: true, schema: def?.configSchema });
     for (const key of m.config_keys) {
       const schema = def?.configKeys?.[key];
-      this.config.claim(key, { module: m.name, enabled, table: (schema as { type?: string } | undefined)?.type === 'object', schema });
+      this.config.claim(key, {
+        module: m.name,
+        enabled,
+        table: (schema as { type?: string } | undefined)?.type === 'object',
+        schema,
+      });
     }
     if (def?.configAliases) this.config.setAliases(m.name, def.configAliases);
   }
@@ -282,14 +323,24 @@ export class Kernel implements InstanceDeps {
     log?.flush();
   }
 
-  private readonly moduleRoots = () => moduleRoots(this.options.modulesDir, this.config.settings().module_paths, path.dirname(this.config.file));
+  private readonly moduleRoots = () =>
+    moduleRoots(this.options.modulesDir, this.config.settings().module_paths, path.dirname(this.config.file));
 
   private async startWatcher(): Promise<void> {
     const roots = this.moduleRoots().flatMap((r) => (existsSync(r.dir) ? [r.dir] : []));
     const known = () => [...this.supervisor.records.values()].map((r) => r.manifest.dir);
     const files = new Map([[this.config.file, () => void this.onConfigFileChanged()]]);
-    this.watcher = await ModuleWatcher.start(roots, known, this.log, (dir) => void this.onModuleFolderChanged(dir), files);
-    this.log.info({ roots, config: this.config.file }, 'hot reload: watching module folders and the configuration file');
+    this.watcher = await ModuleWatcher.start(
+      roots,
+      known,
+      this.log,
+      (dir) => void this.onModuleFolderChanged(dir),
+      files,
+    );
+    this.log.info(
+      { roots, config: this.config.file },
+      'hot reload: watching module folders and the configuration file',
+    );
   }
 
   /** Dev mode: an edited config.toml is applied like POST /api/config/reload; an invalid one is logged and not applied. */
@@ -327,7 +378,11 @@ export class Kernel implements InstanceDeps {
       // A folder added at run time is judged by the configuration alone, also in a kernel started with `only`.
       const disabled = !byConfig(manifest, this.config.settings());
       this.only?.names.add(manifest.name);
-      const rec = this.record(manifest, disabled ? 'disabled' : 'stopped', disabled ? 'disabled in configuration' : undefined);
+      const rec = this.record(
+        manifest,
+        disabled ? 'disabled' : 'stopped',
+        disabled ? 'disabled in configuration' : undefined,
+      );
       if (disabled || !this.supervisor.dependenciesUp(rec)) return { ok: false, error: rec.error };
       this.supervisor.order.push(manifest.name);
       return this.supervisor.replace(rec, () => this.loadChanged(rec));
@@ -336,7 +391,10 @@ export class Kernel implements InstanceDeps {
 
   /** Stops and forgets a module whose folder disappeared; modules that depend on it are stopped too (blocked). */
   removeModule(name: string): Promise<{ ok: boolean; removed: string[] }> {
-    return this.enqueue(async () => ({ ok: true, removed: await this.supervisor.remove(name, 'its folder was removed', true) }));
+    return this.enqueue(async () => ({
+      ok: true,
+      removed: await this.supervisor.remove(name, 'its folder was removed', true),
+    }));
   }
 
   /** Replaces a module with its changed code, all or nothing (see Supervisor.replace). */
@@ -344,7 +402,8 @@ export class Kernel implements InstanceDeps {
     return this.enqueue(async () => {
       const rec = this.supervisor.records.get(name);
       if (!rec) return { ok: false, error: `no module '${name}'`, ms: 0 };
-      if (rec.state === 'disabled' || rec.state === 'blocked') return { ok: false, error: `module '${name}' is ${rec.state}`, ms: 0 };
+      if (rec.state === 'disabled' || rec.state === 'blocked')
+        return { ok: false, error: `module '${name}' is ${rec.state}`, ms: 0 };
       const previous = rec.instance?.def;
       const result = await this.supervisor.replace(rec, () => this.loadChanged(rec));
       // A failed reload keeps the old copy: its configuration schema comes back with it.
@@ -359,7 +418,8 @@ export class Kernel implements InstanceDeps {
   /** Reads a module's manifest and code again; its configuration is validated with the new schema. */
   private async loadChanged(rec: ModuleRecord): Promise<{ manifest: Manifest; def: DefinedModule }> {
     const manifest = readManifest(rec.manifest.dir, rec.manifest.thirdParty);
-    if (manifest.name !== rec.manifest.name) throw new Error(`module.toml renamed the module to '${manifest.name}'; restart to apply`);
+    if (manifest.name !== rec.manifest.name)
+      throw new Error(`module.toml renamed the module to '${manifest.name}'; restart to apply`);
     this.code.forget(manifest.name);
     const def = await this.code.definition(manifest, true);
     this.claimConfig(manifest, true, def);
@@ -388,7 +448,11 @@ export class Kernel implements InstanceDeps {
           const rec = this.supervisor.records.get(name)!;
           if (!rec.instance) this.claimConfig(rec.manifest, false);
         }
-        if (changed.length) this.log.info({ modules: changed.map((n) => `${n}: ${this.supervisor.records.get(n)!.state}`) }, 'modules switched');
+        if (changed.length)
+          this.log.info(
+            { modules: changed.map((n) => `${n}: ${this.supervisor.records.get(n)!.state}`) },
+            'modules switched',
+          );
       } catch (err) {
         for (const m of claimed) this.claimConfig(m, false);
         const message = `modules were not switched, nothing changed: ${(err as Error).message}`;
@@ -406,12 +470,15 @@ export class Kernel implements InstanceDeps {
 }
 
 /** Whether `[modules]` (and the module's own manifest) want a module running. */
-const byConfig = (m: Manifest, s: KernelSettings): boolean => (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
+const byConfig = (m: Manifest, s: KernelSettings): boolean =>
+  (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
 
 function parseListen(listen: string, source = 'api_listen'): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);
   if (!m || Number(m[3]) > 65535)
-    throw new ConfigError(`invalid value for '${source}': '${listen}' is not host:port, e.g. "127.0.0.1:4546" or "[::1]:4546" (a port up to 65535)`);
+    throw new ConfigError(
+      `invalid value for '${source}': '${listen}' is not host:port, e.g. "127.0.0.1:4546" or "[::1]:4546" (a port up to 65535)`,
+    );
   return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
 

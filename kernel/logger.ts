@@ -4,8 +4,17 @@ import type { SyncHook } from 'tapable';
 import { redactSecrets, REDACTED } from '@talon/module-sdk';
 
 // redactSecrets blanks string values of secret-named keys in plain objects; these paths also catch other values, class instances and headers.
-const REDACT = ['api_key', 'apiKey', 'key', 'token', 'secret', 'password', 'authorization'].flatMap((k) => [k, `*.${k}`]);
-REDACT.push('*.*.api_key', 'headers.authorization', 'req.headers.authorization', 'req.headers.cookie', '*.headers["x-api-key"]');
+const REDACT = ['api_key', 'apiKey', 'key', 'token', 'secret', 'password', 'authorization'].flatMap((k) => [
+  k,
+  `*.${k}`,
+]);
+REDACT.push(
+  '*.*.api_key',
+  'headers.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.headers["x-api-key"]',
+);
 /** The first lines of a run are kept for sinks that start later (the logs module writes them to its file). */
 const EARLY_LINES = 2000;
 

@@ -15,7 +15,8 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS kernel_migrations (
 function ensureLedger(db: Database): void {
   db.exec(LEDGER);
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('kernel_migrations');
-  if (!columns.includes('dialect')) db.exec("ALTER TABLE kernel_migrations ADD COLUMN dialect TEXT NOT NULL DEFAULT 'sqlite'");
+  if (!columns.includes('dialect'))
+    db.exec("ALTER TABLE kernel_migrations ADD COLUMN dialect TEXT NOT NULL DEFAULT 'sqlite'");
 }
 
 /** A first line that opts a migration out of its transaction (PRAGMA foreign_keys is a no-op inside one). */
@@ -29,7 +30,9 @@ export function pendingMigrations(db: Database, moduleId: string, moduleDir: str
   ensureLedger(db);
   const dir = path.join(moduleDir, 'migrations');
   if (!existsSync(dir)) return [];
-  const applied = db.prepare('SELECT id, checksum FROM kernel_migrations WHERE module = ? AND dialect = ?').all(moduleId, DIALECT) as Array<{
+  const applied = db
+    .prepare('SELECT id, checksum FROM kernel_migrations WHERE module = ? AND dialect = ?')
+    .all(moduleId, DIALECT) as Array<{
     id: string;
     checksum: string;
   }>;
@@ -43,16 +46,22 @@ export function pendingMigrations(db: Database, moduleId: string, moduleDir: str
     const checksum = createHash('sha256').update(sql).digest('hex');
     if (!done.has(id)) pending.push({ id, file: where, sql, checksum });
     else if (done.get(id) !== checksum)
-      throw located(new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`), where);
+      throw located(
+        new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`),
+        where,
+      );
   }
   return pending;
 }
 
-export const needsNoTransaction = (migrations: readonly Migration[]): boolean => migrations.some((m) => m.sql.startsWith(NO_TRANSACTION));
+export const needsNoTransaction = (migrations: readonly Migration[]): boolean =>
+  migrations.some((m) => m.sql.startsWith(NO_TRANSACTION));
 
 /** Applies the migrations, each in its own transaction (a savepoint inside an open one), recorded per module. */
 export function applyMigrations(db: Database, moduleId: string, migrations: readonly Migration[]): void {
-  const record = db.prepare('INSERT INTO kernel_migrations (module, id, checksum, applied_at, dialect) VALUES (?, ?, ?, ?, ?)');
+  const record = db.prepare(
+    'INSERT INTO kernel_migrations (module, id, checksum, applied_at, dialect) VALUES (?, ?, ?, ?, ?)',
+  );
   for (const m of migrations) {
     const apply = () => {
       db.exec(m.sql);

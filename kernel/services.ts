@@ -32,7 +32,9 @@ export class ServiceRegistry {
     };
     // A write would land on the view, not on the provider's current copy: refuse it loudly.
     const refuse = (_target: T, prop: string | symbol): never => {
-      throw new TypeError(`service '${id}' is used through its methods; '${String(prop)}' cannot be changed through a view of it`);
+      throw new TypeError(
+        `service '${id}' is used through its methods; '${String(prop)}' cannot be changed through a view of it`,
+      );
     };
     return new Proxy({} as T, {
       get(_target, prop) {

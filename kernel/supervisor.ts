@@ -1,13 +1,26 @@
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { isConfigError, type DefinedModule, type KernelSettings, type ModuleInfo, type ReloadOutcome, type RouteInfo } from '@talon/module-sdk';
+import {
+  isConfigError,
+  type DefinedModule,
+  type KernelSettings,
+  type ModuleInfo,
+  type ReloadOutcome,
+  type RouteInfo,
+} from '@talon/module-sdk';
 import { applyMigrations, needsNoTransaction, pendingMigrations } from './migrations.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
 import type { Manifest } from './loader/manifest.ts';
 import { Draft, nextTurn, RouteBuildError, type Generation } from './http/generation.ts';
 import type { FrontServer } from './http/front.ts';
 
-export type ModuleRecord = { manifest: Manifest; state: ModuleInfo['state']; error?: string; instance?: ModuleInstance; lastReload?: ReloadOutcome };
+export type ModuleRecord = {
+  manifest: Manifest;
+  state: ModuleInfo['state'];
+  error?: string;
+  instance?: ModuleInstance;
+  lastReload?: ReloadOutcome;
+};
 /** A module to stop, and the state it is left in. */
 export type Leaving = { name: string; state: 'disabled' | 'failed'; reason: string };
 
@@ -49,14 +62,16 @@ export class Supervisor {
     const apply = (): { instance: ModuleInstance; migrated: boolean } => {
       const pending = pendingMigrations(db, manifest.name, manifest.dir);
       applyMigrations(db, manifest.name, pending);
-      if (pending.length) log.info({ module: manifest.name, migrations: pending.map((m) => m.id) }, 'migrations applied');
+      if (pending.length)
+        log.info({ module: manifest.name, migrations: pending.map((m) => m.id) }, 'migrations applied');
       instance = new ModuleInstance(manifest, def, this.deps.kernel);
       instance.register();
       return { instance, migrated: pending.length > 0 };
     };
     try {
       // A migration that opts out of its transaction (PRAGMA foreign_keys) cannot run inside one.
-      if (withBusyWait(db, () => needsNoTransaction(pendingMigrations(db, manifest.name, manifest.dir)))) return withBusyWait(db, apply);
+      if (withBusyWait(db, () => needsNoTransaction(pendingMigrations(db, manifest.name, manifest.dir))))
+        return withBusyWait(db, apply);
       return await store.tx(async () => apply());
     } catch (err) {
       await instance?.stop();
@@ -89,7 +104,12 @@ export class Supervisor {
     if (replacing) live.push(replacing);
     live.sort((a, b) => this.order.indexOf(a.id) - this.order.indexOf(b.id));
     const { log, hooks } = this.deps.kernel;
-    return Draft.begin(live, { log, hooks, bodyLimit: this.deps.settings().max_request_body_bytes, newcomer: replacing?.id });
+    return Draft.begin(live, {
+      log,
+      hooks,
+      bodyLimit: this.deps.settings().max_request_body_bytes,
+      newcomer: replacing?.id,
+    });
   }
 
   /** Makes a generation live; the previous one drains, then `after` runs (stopping what it replaced). */
@@ -153,7 +173,10 @@ export class Supervisor {
   }
 
   /** Replaces a module's copy (or starts a new one), all or nothing; after a new migration a failure stops the module. */
-  async replace(rec: ModuleRecord, load: () => Promise<{ manifest: Manifest; def: DefinedModule }>): Promise<ReloadOutcome> {
+  async replace(
+    rec: ModuleRecord,
+    load: () => Promise<{ manifest: Manifest; def: DefinedModule }>,
+  ): Promise<ReloadOutcome> {
     const started = performance.now();
     const old = rec.instance;
     let next: ModuleInstance | undefined;
@@ -162,8 +185,14 @@ export class Supervisor {
       const { manifest, def } = await load();
       // Each step on its own turn of the event loop: requests to other modules go on between them.
       await nextTurn();
-      if (manifest.critical && old && pendingMigrations(this.deps.kernel.database, manifest.name, manifest.dir).length) {
-        throw new Error(`module '${manifest.name}' is a security module and its change brings a new migration: restart the service to apply it`);
+      if (
+        manifest.critical &&
+        old &&
+        pendingMigrations(this.deps.kernel.database, manifest.name, manifest.dir).length
+      ) {
+        throw new Error(
+          `module '${manifest.name}' is a security module and its change brings a new migration: restart the service to apply it`,
+        );
       }
       ({ instance: next, migrated } = await this.stage(manifest, def));
       await next.start();
@@ -175,7 +204,11 @@ export class Supervisor {
       old?.detach();
       next.commit();
       Object.assign(rec, { manifest, instance: next, state: 'running', error: undefined });
-      this.swap(generation, new Set([manifest.name]), async () => old && this.stopped(old, { ...this.info(rec), state: 'stopped' }));
+      this.swap(
+        generation,
+        new Set([manifest.name]),
+        async () => old && this.stopped(old, { ...this.info(rec), state: 'stopped' }),
+      );
       next.begin();
       this.reloads++;
       this.loaded(rec);
@@ -184,7 +217,11 @@ export class Supervisor {
     } catch (err) {
       await next?.stop();
       const outcome = this.outcome(rec, started, !old, err);
-      if (migrated && old) await this.remove(rec.manifest.name, `its new migration was applied but the new version failed: ${outcome.error}`);
+      if (migrated && old)
+        await this.remove(
+          rec.manifest.name,
+          `its new migration was applied but the new version failed: ${outcome.error}`,
+        );
       return outcome;
     }
   }
@@ -193,13 +230,22 @@ export class Supervisor {
   private outcome(rec: ModuleRecord, started: number, first: boolean, err?: unknown): ReloadOutcome {
     const ms = Math.round(performance.now() - started);
     const location = err ? locate(err, rec.manifest.dir) : undefined;
-    rec.lastReload = { at: new Date().toISOString(), ok: !err, ms, ...(err ? { error: (err as Error).message, location } : {}) };
+    rec.lastReload = {
+      at: new Date().toISOString(),
+      ok: !err,
+      ms,
+      ...(err ? { error: (err as Error).message, location } : {}),
+    };
     const { log } = this.deps.kernel;
     const module = rec.manifest.name;
     const kept = rec.instance ? 'the previous version keeps serving' : 'the module is not running';
     const what = first ? 'load' : 'reload';
     if (!err) log.info({ module, ms }, `module '${module}' ${what}ed`);
-    else log.error({ module, err: location ? undefined : err, location }, `module '${module}' ${what} failed; ${kept}: ${rec.lastReload.error}`);
+    else
+      log.error(
+        { module, err: location ? undefined : err, location },
+        `module '${module}' ${what} failed; ${kept}: ${rec.lastReload.error}`,
+      );
     return rec.lastReload;
   }
 
@@ -217,12 +263,16 @@ export class Supervisor {
    * switched on starts with the blocked modules that were waiting for it; one switched off stops with its dependants.
    * Modules that change state without running (not yet able to start, or not running anyway) are marked after it.
    */
-  async match(wanted: (m: Manifest) => boolean, load: (rec: ModuleRecord) => Promise<DefinedModule>): Promise<string[]> {
+  async match(
+    wanted: (m: Manifest) => boolean,
+    load: (rec: ModuleRecord) => Promise<DefinedModule>,
+  ): Promise<string[]> {
     const leaving: Leaving[] = [];
     const marks: Array<[ModuleRecord, Partial<ModuleRecord>]> = [];
     for (const rec of this.inOrder()) {
       if (wanted(rec.manifest) || rec.state === 'disabled') continue;
-      if (rec.instance) leaving.push({ name: rec.manifest.name, state: 'disabled', reason: 'disabled in configuration' });
+      if (rec.instance)
+        leaving.push({ name: rec.manifest.name, state: 'disabled', reason: 'disabled in configuration' });
       else marks.push([rec, { state: 'disabled', error: 'disabled in configuration' }]);
     }
     const gone = new Set(leaving.flatMap((l) => [...this.dependantsOf(l.name)]));
@@ -236,7 +286,10 @@ export class Supervisor {
       const down = rec.manifest.depends.find((dep) => !up(dep));
       if (down === undefined) arriving.push(rec);
       else if (rec.state === 'disabled')
-        marks.push([rec, { state: 'blocked', error: `depends on '${down}', which is ${this.records.get(down)?.state ?? 'missing'}` }]);
+        marks.push([
+          rec,
+          { state: 'blocked', error: `depends on '${down}', which is ${this.records.get(down)?.state ?? 'missing'}` },
+        ]);
     }
     const changed = await this.switch(leaving, arriving, load);
     for (const [rec, mark] of marks) Object.assign(rec, mark);
@@ -249,10 +302,15 @@ export class Supervisor {
    * with the second is built, the leavers' background work retires, then everything switches in one step. A failure
    * stops what was staged and changes nothing. Returns the modules whose state changed.
    */
-  async switch(leaving: Leaving[], arriving: ModuleRecord[] = [], load?: (rec: ModuleRecord) => Promise<DefinedModule>): Promise<string[]> {
+  async switch(
+    leaving: Leaving[],
+    arriving: ModuleRecord[] = [],
+    load?: (rec: ModuleRecord) => Promise<DefinedModule>,
+  ): Promise<string[]> {
     // Each stopping module with the leaver that takes it down (itself, or one it depends on).
     const causes = new Map<string, Leaving>();
-    for (const l of leaving) for (const name of this.dependantsOf(l.name)) if (!causes.has(name) || name === l.name) causes.set(name, l);
+    for (const l of leaving)
+      for (const name of this.dependantsOf(l.name)) if (!causes.has(name) || name === l.name) causes.set(name, l);
     const gone = new Set(causes.keys());
     const stopping = this.running().filter((i) => gone.has(i.id));
     const staged: ModuleRecord[] = [];
@@ -290,7 +348,11 @@ export class Supervisor {
     rec.instance!.detach();
     const own = cause.name === rec.manifest.name;
     const why = cause.state === 'disabled' ? 'which is disabled' : `which was stopped: ${cause.reason}`;
-    Object.assign(rec, { instance: undefined, state: own ? cause.state : 'blocked', error: own ? cause.reason : `depends on '${cause.name}', ${why}` });
+    Object.assign(rec, {
+      instance: undefined,
+      state: own ? cause.state : 'blocked',
+      error: own ? cause.reason : `depends on '${cause.name}', ${why}`,
+    });
     return this.info(rec);
   }
 
@@ -300,7 +362,20 @@ export class Supervisor {
   info({ manifest: m, state, error, lastReload }: ModuleRecord): ModuleInfo {
     const { name: id, version, description, critical, depends, optional_depends: optionalDepends, dir, thirdParty } = m;
     const dependants = [...this.dependantsOf(id, false)].filter((n) => n !== id);
-    return { id, version, description, state, error, critical, depends, optionalDepends, dependants, dir, thirdParty, lastReload };
+    return {
+      id,
+      version,
+      description,
+      state,
+      error,
+      critical,
+      depends,
+      optionalDepends,
+      dependants,
+      dir,
+      thirdParty,
+      lastReload,
+    };
   }
 
   dependenciesUp(rec: ModuleRecord): boolean {
@@ -317,13 +392,19 @@ export class Supervisor {
     rec.error = (err as Error).message;
     const location = locate(err, rec.manifest.dir);
     const module = rec.manifest.name;
-    this.deps.kernel.log.error({ module, err: location || state === 'blocked' ? undefined : err, location }, `module '${module}' not started: ${rec.error}`);
+    this.deps.kernel.log.error(
+      { module, err: location || state === 'blocked' ? undefined : err, location },
+      `module '${module}' not started: ${rec.error}`,
+    );
     if (!this.booting) return;
     // A module that finds its configuration invalid stops start-up like the kernel does (exit code 2).
     if (isConfigError(err)) throw err;
-    if (rec.manifest.critical) throw new BootAbort(`security module '${rec.manifest.name}' failed to start: ${rec.error}`);
+    if (rec.manifest.critical)
+      throw new BootAbort(`security module '${rec.manifest.name}' failed to start: ${rec.error}`);
     if (this.deps.settings().startup.on_boot_failure === 'abort')
-      throw new BootAbort(`module '${rec.manifest.name}' failed to start and [startup] on_boot_failure = "abort": ${rec.error}`);
+      throw new BootAbort(
+        `module '${rec.manifest.name}' failed to start and [startup] on_boot_failure = "abort": ${rec.error}`,
+      );
   }
 
   async drop(rec: ModuleRecord, state: ModuleInfo['state']): Promise<void> {
@@ -346,7 +427,9 @@ export class Supervisor {
   dependantsOf(name: string, running = true): Set<string> {
     const gone = new Set([name]);
     // A Set's iteration also visits what is added meanwhile.
-    for (const n of gone) for (const { manifest: m, instance } of this.records.values()) if ((instance || !running) && m.depends.includes(n)) gone.add(m.name);
+    for (const n of gone)
+      for (const { manifest: m, instance } of this.records.values())
+        if ((instance || !running) && m.depends.includes(n)) gone.add(m.name);
     return gone;
   }
 }

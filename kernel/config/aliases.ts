@@ -1,10 +1,15 @@
 import type { ConfigAlias } from '@talon/module-sdk';
 
 /** A TOML table (a date is an object too, but no table). */
-export const isTable = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+export const isTable = (v: unknown): v is Record<string, unknown> =>
+  !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 
 /** Rewrites other accepted spellings to our keys (ours wins); a dotted `to` (`section.key`) is merged key by key. */
-export function applyAliases(raw: Record<string, unknown>, aliases: readonly ConfigAlias[], warnings: string[]): Record<string, unknown> {
+export function applyAliases(
+  raw: Record<string, unknown>,
+  aliases: readonly ConfigAlias[],
+  warnings: string[],
+): Record<string, unknown> {
   const out = { ...raw };
   for (const { from, to, convert } of aliases) {
     const [head, ...rest] = from.split('.');
@@ -30,7 +35,8 @@ function mergeInto(out: Record<string, unknown>, from: string, to: string, value
   const ours = host[name];
   if (ours === undefined) host[name] = value;
   else if (isTable(ours) && isTable(value)) {
-    for (const k of Object.keys(value).filter((k) => k in ours)) warnings.push(`both '${from}.${k}' and '${to}.${k}' are set; using '${to}.${k}'`);
+    for (const k of Object.keys(value).filter((k) => k in ours))
+      warnings.push(`both '${from}.${k}' and '${to}.${k}' are set; using '${to}.${k}'`);
     host[name] = { ...value, ...ours };
   } else warnings.push(`both '${from}' and '${to}' are set; using '${to}'`);
   out[section] = host;

@@ -46,12 +46,15 @@ export class ConfigStore implements ConfigAccess {
   /** Declares a key a module owns (before its code is loaded the schema is unknown). */
   claim(key: string, claim: Claim): void {
     const other = this.claims.get(key);
-    if (other && other.module !== claim.module) throw new ConfigError(`configuration key '${key}' is claimed by both '${other.module}' and '${claim.module}'`);
-    if (KERNEL_KEYS.includes(key)) throw new ConfigError(`module '${claim.module}' claims '${key}', a key of the kernel`);
+    if (other && other.module !== claim.module)
+      throw new ConfigError(`configuration key '${key}' is claimed by both '${other.module}' and '${claim.module}'`);
+    if (KERNEL_KEYS.includes(key))
+      throw new ConfigError(`module '${claim.module}' claims '${key}', a key of the kernel`);
     this.claims.set(key, claim);
   }
 
-  readonly setAliases = (module: string, aliases: readonly ConfigAlias[]): void => void this.aliases.set(module, aliases);
+  readonly setAliases = (module: string, aliases: readonly ConfigAlias[]): void =>
+    void this.aliases.set(module, aliases);
 
   read(): Data {
     if (!existsSync(this.file)) return {};
@@ -59,7 +62,9 @@ export class ConfigStore implements ConfigAccess {
     try {
       return parse(text);
     } catch (err) {
-      throw new ConfigError(`${this.file}: ${err instanceof TomlError ? explainTomlError(text, err) : (err as Error).message.split('\n')[0]}`);
+      throw new ConfigError(
+        `${this.file}: ${err instanceof TomlError ? explainTomlError(text, err) : (err as Error).message.split('\n')[0]}`,
+      );
     }
   }
 
@@ -100,8 +105,15 @@ export class ConfigStore implements ConfigAccess {
 
   schema(): JsonSchema {
     const properties: Data = { ...kernelSettingsSchema.properties };
-    for (const [key, claim] of this.claims) properties[key] = { ...(claim.schema ?? { description: 'not loaded' }), 'x-module': claim.module };
-    return { $schema: 'http://json-schema.org/draft-07/schema#', title: 'Talon config.toml', type: 'object', properties, additionalProperties: true };
+    for (const [key, claim] of this.claims)
+      properties[key] = { ...(claim.schema ?? { description: 'not loaded' }), 'x-module': claim.module };
+    return {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      title: 'Talon config.toml',
+      type: 'object',
+      properties,
+      additionalProperties: true,
+    };
   }
 
   /** Validates `data` in full, then makes it the running configuration. Returns the changed top-level keys. */
@@ -119,14 +131,19 @@ export class ConfigStore implements ConfigAccess {
   private validate(raw: Data): { aliased: Data; effective: Data; warnings: string[] } {
     const problems: Problems = { errors: [], warnings: [] };
     const aliased = applyAliases(raw, [...KERNEL_ALIASES, ...[...this.aliases.values()].flat()], problems.warnings);
-    const effective = validateSection(kernelSettingsSchema, Object.fromEntries(Object.entries(aliased).filter(([k]) => KERNEL_KEYS.includes(k))), problems);
+    const effective = validateSection(
+      kernelSettingsSchema,
+      Object.fromEntries(Object.entries(aliased).filter(([k]) => KERNEL_KEYS.includes(k))),
+      problems,
+    );
     // A claimed key is validated as a one-key object, so that problems name `key` or `key.sub`.
     for (const [key, value] of Object.entries(aliased)) {
       if (KERNEL_KEYS.includes(key)) continue;
       const claim = this.claims.get(key);
       if (!claim) problems.warnings.push(`unknown configuration key '${key}' (ignored)`);
       if (!claim?.enabled || !claim.schema) effective[key] = value;
-      else if (claim.table && !isTable(value)) problems.errors.push(`invalid value for '${key}': must be a table ([${key}])`);
+      else if (claim.table && !isTable(value))
+        problems.errors.push(`invalid value for '${key}': must be a table ([${key}])`);
       else effective[key] = validateSection(oneKey(key, claim.schema), { [key]: value }, problems)[key];
     }
     // A claimed key the file does not set gets its defaults, without compiling a validator where fillDefaults can.
@@ -134,7 +151,9 @@ export class ConfigStore implements ConfigAccess {
       if (key in effective || !claim.enabled || !claim.schema) continue;
       const schema = oneKey(key, claim.schema);
       const data: Data = claim.table ? { [key]: {} } : {};
-      const filled = fillable(schema) ? fillDefaults(schema, data) : validateSection(schema, data, { errors: [], warnings: [] });
+      const filled = fillable(schema)
+        ? fillDefaults(schema, data)
+        : validateSection(schema, data, { errors: [], warnings: [] });
       if (filled[key] !== undefined) effective[key] = filled[key];
     }
     if (problems.errors.length) throw new ConfigError(`${this.file}: ${problems.errors.join('; ')}`);

@@ -10,9 +10,20 @@ const OWN_ANSWER_HEADERS = { 'content-type': 'application/json; charset=utf-8', 
 type BaseHeaders = SyncWaterfallHook<[Record<string, string>]>;
 
 /** An `{error}` answer outside any route (no generation, or no route yet): the base headers and a request id. */
-export function answerError(to: http.ServerResponse | Socket, base: BaseHeaders, status: number, error: string, requestId: string = randomUUID()): void {
+export function answerError(
+  to: http.ServerResponse | Socket,
+  base: BaseHeaders,
+  status: number,
+  error: string,
+  requestId: string = randomUUID(),
+): void {
   const body = JSON.stringify({ error });
-  const headers = { ...base.call({}), ...OWN_ANSWER_HEADERS, 'content-length': String(Buffer.byteLength(body)), 'x-request-id': requestId };
+  const headers = {
+    ...base.call({}),
+    ...OWN_ANSWER_HEADERS,
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+  };
   if (to instanceof http.ServerResponse) return void to.writeHead(status, headers).end(body);
   // An upgrade, or a request Node could not parse, has no response object: the answer is written raw.
   const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
@@ -40,17 +51,20 @@ export class FrontServer {
 
   constructor(private readonly baseHeaders: BaseHeaders) {
     // No request timeout: SSE streams and long turns must not be cut by the server.
-    this.server = http.createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 0 }, (req, res) => {
-      const g = this.live;
-      if (!g || this.closing) return answerError(res, this.baseHeaders, 503, this.unavailable());
-      g.inflight++;
-      (res as Counted)[COUNTED_IN] = g;
-      // A drain never waits for a stream (SSE). One shared listener, no closure per request; `on`, not `once`: `once` wraps anew.
-      res.on('close', uncount).on(LONG_LIVED, uncount);
-      // HEAD is answered by the GET route: Node made the response knowing the method and leaves the body out.
-      if (req.method === 'HEAD') req.method = 'GET';
-      g.inner.emit('request', req, res);
-    });
+    this.server = http.createServer(
+      { keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 0 },
+      (req, res) => {
+        const g = this.live;
+        if (!g || this.closing) return answerError(res, this.baseHeaders, 503, this.unavailable());
+        g.inflight++;
+        (res as Counted)[COUNTED_IN] = g;
+        // A drain never waits for a stream (SSE). One shared listener, no closure per request; `on`, not `once`: `once` wraps anew.
+        res.on('close', uncount).on(LONG_LIVED, uncount);
+        // HEAD is answered by the GET route: Node made the response knowing the method and leaves the body out.
+        if (req.method === 'HEAD') req.method = 'GET';
+        g.inner.emit('request', req, res);
+      },
+    );
     this.server.on('upgrade', (req, socket: Socket, head) => {
       const g = this.live;
       if (!g || this.closing) return answerError(socket, this.baseHeaders, 503, this.unavailable());
@@ -64,12 +78,14 @@ export class FrontServer {
     });
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-      if (err.code === 'HPE_HEADER_OVERFLOW') return answerError(socket, this.baseHeaders, 431, 'request headers too large');
+      if (err.code === 'HPE_HEADER_OVERFLOW')
+        return answerError(socket, this.baseHeaders, 431, 'request headers too large');
       answerError(socket, this.baseHeaders, 400, 'malformed HTTP request');
     });
   }
 
-  private readonly unavailable = (): string => (this.closing ? 'the service is shutting down' : 'the service is starting');
+  private readonly unavailable = (): string =>
+    this.closing ? 'the service is shutting down' : 'the service is starting';
 
   /** Makes next live at once. The previous one drains (bounded); WebSockets of `closeModules` close (1001) there and in older ones. */
   swap(next: Generation, closeModules: ReadonlySet<string>): { drained: Promise<void> } {
@@ -106,7 +122,8 @@ export class FrontServer {
   private async retire(g: Generation, closeModules: ReadonlySet<string>): Promise<void> {
     await waitFor(() => g.inflight <= 0, 5_000);
     closeWebSockets(g, closeModules);
-    if ([...g.upgraded].every((socket) => isReplaced(g, socket, closeModules))) return void g.app.close().catch(() => undefined);
+    if ([...g.upgraded].every((socket) => isReplaced(g, socket, closeModules)))
+      return void g.app.close().catch(() => undefined);
     this.lingering.add(g);
     const closeWhenEmpty = () => {
       if (g.upgraded.size > 0 || !this.lingering.has(g)) return;
@@ -125,8 +142,10 @@ function isReplaced(g: Generation, socket: Socket, modules: ReadonlySet<string>)
 
 function closeWebSockets(g: Generation, modules: ReadonlySet<string>): void {
   // ws keeps each client's socket in the undocumented `_socket`.
-  const clients = g.app.websocketServer?.clients as Set<{ _socket?: Socket; close(code: number, reason: string): void }> | undefined;
-  for (const ws of clients ?? []) if (ws._socket && isReplaced(g, ws._socket, modules)) ws.close(1001, 'module reloaded');
+  const clients = g.app.websocketServer?.clients as
+    Set<{ _socket?: Socket; close(code: number, reason: string): void }> | undefined;
+  for (const ws of clients ?? [])
+    if (ws._socket && isReplaced(g, ws._socket, modules)) ws.close(1001, 'module reloaded');
 }
 
 async function waitFor(done: () => boolean, ms: number): Promise<void> {

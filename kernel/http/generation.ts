@@ -1,6 +1,12 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { FastifySchemaCompiler, FastifyServerOptions, onRequestHookHandler, RouteOptions } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
@@ -82,7 +88,13 @@ export class Draft {
       exposeHeadRoutes: false,
       // Errors Fastify raises before routing (a malformed URL) still get the {error} envelope and a request id.
       frameworkErrors: (error, request, reply) =>
-        answerError(reply.raw, options.hooks.kernel.http.baseHeaders, 400, `bad request: ${error.message}`, String(request.id)),
+        answerError(
+          reply.raw,
+          options.hooks.kernel.http.baseHeaders,
+          400,
+          `bad request: ${error.message}`,
+          String(request.id),
+        ),
       routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1000 },
       schemaController: { compilersFactory },
     });
@@ -104,8 +116,11 @@ export class Draft {
     const { websocket = false, url } = route;
     const module = this.current;
     // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
-    const schema = (websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema) as RouteInfo['schema'];
-    for (const method of [route.method].flat()) this.routes.push({ method, url, module, schema, websocket, public: Boolean(route.config?.public) });
+    const schema = (
+      websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema
+    ) as RouteInfo['schema'];
+    for (const method of [route.method].flat())
+      this.routes.push({ method, url, module, schema, websocket, public: Boolean(route.config?.public) });
     // Which module's route accepted each WebSocket (a hook on WebSocket routes only: on every route it cost each request).
     if (!websocket) return;
     const own: onRequestHookHandler = (request, _reply, done) => {
@@ -133,7 +148,14 @@ export class Draft {
   async finish(): Promise<Generation> {
     await nextTurn();
     await this.step(this.app.ready());
-    return { app: this.app, inner: this.inner, inflight: 0, upgraded: new Set(), owners: this.owners, routes: this.routes };
+    return {
+      app: this.app,
+      inner: this.inner,
+      inflight: 0,
+      upgraded: new Set(),
+      owners: this.owners,
+      routes: this.routes,
+    };
   }
 
   /** A failed step drops the draft; a conflict Fastify finds (a duplicate route) blames the module that registered last. */
@@ -153,7 +175,11 @@ export class Draft {
     } catch (err) {
       const clash = /Method '(\w+)' already declared for route '([^']+)'/.exec((err as Error).message);
       const owner = clash && this.routes.find((r) => r.method === clash[1] && r.url === clash[2])?.module;
-      throw new RouteBuildError(module, err, owner ? `${clash[1]} ${clash[2]} is already served by module '${owner}'` : undefined);
+      throw new RouteBuildError(
+        module,
+        err,
+        owner ? `${clash[1]} ${clash[2]} is already served by module '${owner}'` : undefined,
+      );
     }
   }
 }
@@ -168,7 +194,14 @@ export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmedia
 function installRequestHooks(app: FastifyInstance, hooks: HookBus): void {
   const { request: requestHook, response: responseHook } = hooks.kernel.http;
   app.addHook('onRequest', (req, _reply, done) => {
-    if (requestHook.taps.length) requestHook.call({ id: String(req.id), method: req.method, url: req.url, route: req.routeOptions.url, ip: req.ip });
+    if (requestHook.taps.length)
+      requestHook.call({
+        id: String(req.id),
+        method: req.method,
+        url: req.url,
+        route: req.routeOptions.url,
+        ip: req.ip,
+      });
     done();
   });
   app.addHook('onResponse', (req, reply, done) => {

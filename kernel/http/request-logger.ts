@@ -32,5 +32,9 @@ for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as cons
   });
 }
 
-export const lazyChildLogger = (logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: object): FastifyBaseLogger =>
+export const lazyChildLogger = (
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+): FastifyBaseLogger =>
   new RequestLogger(logger as unknown as Logger, bindings, options) as unknown as FastifyBaseLogger;

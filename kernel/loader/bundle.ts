@@ -34,7 +34,8 @@ export type Bundlers = Map<string, BuildContext<BuildOptions & { metafile: true;
 
 const CACHE_DIR = path.join(os.tmpdir(), `talon-bundles-${os.userInfo().uid}`);
 const CACHE_VERSION = 5;
-const cacheFile = (entry: string) => path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
+const cacheFile = (entry: string) =>
+  path.join(CACHE_DIR, `${createHash('sha256').update(`${CACHE_VERSION}:${entry}`).digest('hex').slice(0, 24)}.json`);
 
 function stamp(file: string) {
   const { size, mtimeMs } = statSync(file);
@@ -94,12 +95,16 @@ async function build(entry: string, contexts?: Bundlers): Promise<Bundle> {
     const first = err.errors?.[0];
     if (!first) throw err;
     const at = first.location;
-    throw new ModuleBuildError(at ? `${path.resolve(path.dirname(entry), at.file)}:${at.line}:${at.column + 1}` : entry, first.text);
+    throw new ModuleBuildError(
+      at ? `${path.resolve(path.dirname(entry), at.file)}:${at.line}:${at.column + 1}` : entry,
+      first.text,
+    );
   });
   const contracts: Record<string, string> = {};
   for (const [input, { imports }] of Object.entries(result.metafile.inputs)) {
     for (const { path: spec } of imports) {
-      const name = spec.startsWith('@talon/') && spec !== '@talon/module-sdk' ? spec.slice('@talon/'.length) : undefined;
+      const name =
+        spec.startsWith('@talon/') && spec !== '@talon/module-sdk' ? spec.slice('@talon/'.length) : undefined;
       if (name && !contracts[name]) contracts[name] = importSite(path.resolve(path.dirname(entry), input), spec);
     }
   }
@@ -127,7 +132,9 @@ const serviceDir = path.dirname(fileURLToPath(import.meta.url));
 export function evaluateBundle(bundle: Bundle, filename: string, provided: ReadonlyMap<string, unknown>): unknown {
   const mod = new Module(filename) as Module & { _compile(code: string, filename: string): void };
   mod.filename = filename;
-  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(filename));
+  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(
+    path.dirname(filename),
+  );
   const own = createRequire(filename);
   const lookup = { paths: [path.dirname(filename), serviceDir] };
   mod.require = ((id: string) => provided.get(id) ?? own(own.resolve(id, lookup))) as NodeJS.Require;

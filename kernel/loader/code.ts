@@ -15,11 +15,13 @@ export class CodeLoader {
 
   /** Bundles and evaluates a module; `fresh` (a reload) rebuilds incrementally instead of reading the bundle cache. */
   async definition(m: Manifest, fresh = false): Promise<DefinedModule> {
-    if (!satisfies(sdk.SDK_VERSION, m.sdk)) throw new Error(`module '${m.name}' needs @talon/module-sdk ${m.sdk}; this service has ${sdk.SDK_VERSION}`);
+    if (!satisfies(sdk.SDK_VERSION, m.sdk))
+      throw new Error(`module '${m.name}' needs @talon/module-sdk ${m.sdk}; this service has ${sdk.SDK_VERSION}`);
     const entry = path.join(m.dir, m.entry);
     const exports = (await this.evaluate(m, entry, fresh, [])) as { default?: unknown };
     const def = exports.default ?? exports;
-    if (!isDefinedModule(def)) throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
+    if (!isDefinedModule(def))
+      throw new Error(`${entry}: the default export is not a module (use defineModule from @talon/module-sdk)`);
     return def;
   }
 
@@ -50,9 +52,12 @@ export class CodeLoader {
 
   private contract(consumer: Manifest, name: string, chain: string[]): Promise<object> {
     const owner = this.manifest(name);
-    if (!owner) throw new Error(`module '${consumer.name}' imports @talon/${name}, but no module '${name}' is installed`);
+    if (!owner)
+      throw new Error(`module '${consumer.name}' imports @talon/${name}, but no module '${name}' is installed`);
     if (name !== consumer.name && !connections(consumer).has(name)) {
-      throw new Error(`module '${consumer.name}' imports @talon/${name} without declaring it: ${howToDeclare(consumer, name)}`);
+      throw new Error(
+        `module '${consumer.name}' imports @talon/${name} without declaring it: ${howToDeclare(consumer, name)}`,
+      );
     }
     if (chain.includes(name)) throw new Error(`contracts import each other: ${[...chain, name].join(' -> ')}`);
     let pending = this.contracts.get(name);
@@ -69,7 +74,9 @@ export class CodeLoader {
     const exports = (await this.evaluate(owner, file, false, chain)) as Record<string, unknown>;
     for (const [key, value] of Object.entries(exports)) {
       if (!isServiceRef(value) && !isHookRef(value) && (typeof value === 'object' || typeof value === 'function')) {
-        throw new Error(`${file}: export '${key}' is not a type, service ref or hook catalogue; move it into a service`);
+        throw new Error(
+          `${file}: export '${key}' is not a type, service ref or hook catalogue; move it into a service`,
+        );
       }
     }
     return exports;

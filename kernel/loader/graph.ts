@@ -1,7 +1,8 @@
 import { connections, type Manifest } from './manifest.ts';
 
 /** `byChoice`: blocked only because a module it needs was disabled on purpose (not because one is broken). */
-export type Verdict = { state: 'load' } | { state: 'disabled' | 'blocked' | 'failed'; reason: string; byChoice?: boolean };
+export type Verdict =
+  { state: 'load' } | { state: 'disabled' | 'blocked' | 'failed'; reason: string; byChoice?: boolean };
 
 /** `order`: the modules to load, dependencies first. */
 export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
@@ -10,7 +11,8 @@ export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));
   const verdicts = new Map<string, Verdict>();
-  for (const m of manifests) if (!isEnabled(m)) verdicts.set(m.name, { state: 'disabled', reason: 'disabled in configuration' });
+  for (const m of manifests)
+    if (!isEnabled(m)) verdicts.set(m.name, { state: 'disabled', reason: 'disabled in configuration' });
   for (let changed = true; changed;) {
     changed = false;
     for (const m of manifests.filter((m) => !verdicts.has(m.name))) {
@@ -18,7 +20,11 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
       if (dep === undefined) continue;
       const of = verdicts.get(dep);
       const byChoice = of?.state === 'disabled' || (of?.state === 'blocked' && of.byChoice);
-      verdicts.set(m.name, { state: 'blocked', reason: `depends on '${dep}', which is ${of?.state ?? 'missing'}`, byChoice });
+      verdicts.set(m.name, {
+        state: 'blocked',
+        reason: `depends on '${dep}', which is ${of?.state ?? 'missing'}`,
+        byChoice,
+      });
       changed = true;
     }
   }

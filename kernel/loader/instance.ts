@@ -4,7 +4,15 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
 // awilix's build without loadModules (which loads fast-glob, most of awilix's start-up cost); the kernel registers explicitly.
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
-import type { DefinedModule, HookRef, KernelApi, ModuleContext, ModuleParts, ServiceRef, Store } from '@talon/module-sdk';
+import type {
+  DefinedModule,
+  HookRef,
+  KernelApi,
+  ModuleContext,
+  ModuleParts,
+  ServiceRef,
+  Store,
+} from '@talon/module-sdk';
 import type { EventBus } from '../events.ts';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';
@@ -64,10 +72,16 @@ export class ModuleInstance implements ServiceProvider {
     this.events = deps.events.scope(this.id);
     // Its own strict container: a scope of a shared root would share singleton caches by name.
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    this.container.register({ moduleId: asValue(this.id), log: asValue(this.log), store: asValue(deps.store), kernel: asValue(deps.api) });
+    this.container.register({
+      moduleId: asValue(this.id),
+      log: asValue(this.log),
+      store: asValue(deps.store),
+      kernel: asValue(deps.api),
+    });
     // Every service of a declared connection, as a live view; an undeclared one has no registration.
     for (const other of connections(manifest)) {
-      for (const id of deps.manifest(other)?.provides ?? []) if (declares(manifest, id)) this.container.register(id, asValue(deps.services.view(id)));
+      for (const id of deps.manifest(other)?.provides ?? [])
+        if (declares(manifest, id)) this.container.register(id, asValue(deps.services.view(id)));
     }
     this.ctx = this.context();
   }
@@ -79,7 +93,10 @@ export class ModuleInstance implements ServiceProvider {
     for (const ref of this.def.hooks ?? []) this.deps.hooks.own(ref, this.id);
     this.parts = this.def.register?.(this.ctx) ?? {};
     const missing = this.manifest.provides.filter((id) => !this.container.hasRegistration(id));
-    if (missing.length) throw new Error(`module.toml lists provides ${missing.map((m) => `'${m}'`).join(', ')}, but register() did not provide it`);
+    if (missing.length)
+      throw new Error(
+        `module.toml lists provides ${missing.map((m) => `'${m}'`).join(', ')}, but register() did not provide it`,
+      );
   }
 
   async start(): Promise<void> {
@@ -111,7 +128,11 @@ export class ModuleInstance implements ServiceProvider {
     const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, settleMs, true)));
     const settled = await Promise.race([Promise.allSettled(this.work).then(() => false), late]);
     clearTimeout(timer);
-    if (settled) this.log.warn({ pending: this.work.size }, `tracked work did not settle within ${settleMs} ms of the stop signal; going on without it`);
+    if (settled)
+      this.log.warn(
+        { pending: this.work.size },
+        `tracked work did not settle within ${settleMs} ms of the stop signal; going on without it`,
+      );
   }
 
   /** Tracked until it settles; a rejection is logged (work begun and left to run has nobody else to tell). */
@@ -186,12 +207,14 @@ export class ModuleInstance implements ServiceProvider {
     const known = this.deps.manifest(owner);
     const use = `module '${this.id}' uses ${kind} '${id}'`;
     if (!known) return new Error(`${use}, but no module '${owner}' is installed`);
-    if (kind === 'service' && !known.provides.includes(id)) return new Error(`${use}, which module '${owner}' does not provide`);
+    if (kind === 'service' && !known.provides.includes(id))
+      return new Error(`${use}, which module '${owner}' does not provide`);
     return new Error(`${use} of module '${owner}' without declaring it: ${howToDeclare(this.manifest, owner)}`);
   }
 
   private use<T extends object>(ref: ServiceRef<T>, required: boolean): T | undefined {
-    if (!declares(this.manifest, ref.id) || !this.container.hasRegistration(ref.id)) throw this.undeclared('service', ref.id);
+    if (!declares(this.manifest, ref.id) || !this.container.hasRegistration(ref.id))
+      throw this.undeclared('service', ref.id);
     // Its own services resolve from the start; another module's while that module is running.
     if (ownerOf(ref.id) === this.id || this.deps.services.has(ref.id)) return this.container.resolve<T>(ref.id);
     if (!required) return undefined;
@@ -202,7 +225,8 @@ export class ModuleInstance implements ServiceProvider {
     const found = this.deps.hooks.catalogue(ref.id);
     const owner = found?.owner ?? ownerOf(ref.id);
     if (owner !== this.id && !declares(this.manifest, `${owner}.hooks`)) throw this.undeclared('hooks', ref.id);
-    if (!found && required) throw new Error(`module '${this.id}' uses hooks '${ref.id}', but module '${owner}' that owns them is not loaded`);
+    if (!found && required)
+      throw new Error(`module '${this.id}' uses hooks '${ref.id}', but module '${owner}' that owns them is not loaded`);
     return found?.hooks;
   }
 
@@ -225,7 +249,8 @@ export class ModuleInstance implements ServiceProvider {
         live: () => deps.nodes.live(),
         address: (node) => deps.nodes.address(node),
         // Handed gone nodes only once this copy has started: a takeover needs the module's state loaded.
-        onDead: (fn) => this.onceStarted(() => this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work)))),
+        onDead: (fn) =>
+          this.onceStarted(() => this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work)))),
       },
       changes: {
         note: (topic, key = '', t) => deps.feed.note(id, topic, key, t),
@@ -246,8 +271,12 @@ export class ModuleInstance implements ServiceProvider {
         get: (ref) => this.catalogue(ref, true) as never,
       },
       provide: (ref, value, dispose) => {
-        if (!manifest.provides.includes(ref.id)) throw new Error(`module '${id}' provides '${ref.id}', which its module.toml does not list in provides`);
-        container.register(ref.id, asFunction(() => value as object, { dispose: dispose as (v: object) => unknown }).singleton());
+        if (!manifest.provides.includes(ref.id))
+          throw new Error(`module '${id}' provides '${ref.id}', which its module.toml does not list in provides`);
+        container.register(
+          ref.id,
+          asFunction(() => value as object, { dispose: dispose as (v: object) => unknown }).singleton(),
+        );
         // Resolved once now, so the container's dispose() reaches it.
         container.resolve(ref.id);
       },

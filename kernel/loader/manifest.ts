@@ -20,8 +20,18 @@ const manifestSchema = {
     sdk: { type: 'string', default: '*', description: 'semver range of @talon/module-sdk the module is written for' },
     depends: names,
     optional_depends: names,
-    consumes: { type: 'array', items: { type: 'string' }, default: [], description: "other modules' services ('module.service') or whole modules" },
-    provides: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9-]*\\.[A-Za-z0-9_.-]+$' }, default: [], description: "'<name>.<service>'" },
+    consumes: {
+      type: 'array',
+      items: { type: 'string' },
+      default: [],
+      description: "other modules' services ('module.service') or whole modules",
+    },
+    provides: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[a-z][a-z0-9-]*\\.[A-Za-z0-9_.-]+$' },
+      default: [],
+      description: "'<name>.<service>'",
+    },
     config_section: { type: 'string', pattern: KEY },
     config_keys: { ...keys, description: 'top-level config keys the module owns (their schemas are in its code)' },
     critical: { type: 'boolean', default: false, description: 'a security module: never fails open' },
@@ -53,7 +63,8 @@ export function declares(m: Manifest, id: string): boolean {
 }
 
 /** The end of an undeclared-use error: what to add where. */
-export const howToDeclare = (m: Manifest, owner: string) => `add '${owner}' to depends, optional_depends or consumes in ${path.join(m.dir, 'module.toml')}`;
+export const howToDeclare = (m: Manifest, owner: string) =>
+  `add '${owner}' to depends, optional_depends or consumes in ${path.join(m.dir, 'module.toml')}`;
 
 export function readManifest(dir: string, thirdParty: boolean): Manifest {
   const file = path.join(dir, 'module.toml');
@@ -67,23 +78,32 @@ export function readManifest(dir: string, thirdParty: boolean): Manifest {
   const validate = configAjv().compile(manifestSchema);
   if (!validate(data)) {
     const problems = validate.errors!.map(
-      (e) => `${e.instancePath || 'manifest'} ${e.message}${'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
+      (e) =>
+        `${e.instancePath || 'manifest'} ${e.message}${'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
     );
     throw new Error(`${file}: ${problems.join('; ')}`);
   }
   const manifest = { ...(data as Omit<Manifest, 'dir' | 'thirdParty'>), dir, thirdParty };
   const foreign = manifest.provides.find((id) => !id.startsWith(`${manifest.name}.`));
-  if (foreign) throw new Error(`${file}: provides '${foreign}', but a module's services are named '${manifest.name}.<service>'`);
+  if (foreign)
+    throw new Error(`${file}: provides '${foreign}', but a module's services are named '${manifest.name}.<service>'`);
   return manifest;
 }
 
 export type ModuleRoot = { dir: string; thirdParty: boolean };
 
 /** `modules/` beside `kernel/` (unless given), then every `module_paths` entry, relative to the config file's folder. */
-export function moduleRoots(modulesDir: string | undefined, modulePaths: readonly string[], configDir: string): ModuleRoot[] {
+export function moduleRoots(
+  modulesDir: string | undefined,
+  modulePaths: readonly string[],
+  configDir: string,
+): ModuleRoot[] {
   return [
     { dir: modulesDir ?? fileURLToPath(new URL('../../modules', import.meta.url)), thirdParty: false },
-    ...modulePaths.map((p) => ({ dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')), thirdParty: true })),
+    ...modulePaths.map((p) => ({
+      dir: path.resolve(configDir, p.replace(/^~(?=$|\/)/, process.env.HOME ?? '~')),
+      thirdParty: true,
+    })),
   ];
 }
 
@@ -91,12 +111,18 @@ export function moduleRoots(modulesDir: string | undefined, modulePaths: readonl
 function moduleDirs(dir: string): string[] {
   if (existsSync(path.join(dir, 'module.toml'))) return [dir];
   const names = existsSync(dir) ? readdirSync(dir).sort() : [];
-  const children = names.filter((name) => name !== 'node_modules' && !name.startsWith('.')).map((name) => path.join(dir, name));
+  const children = names
+    .filter((name) => name !== 'node_modules' && !name.startsWith('.'))
+    .map((name) => path.join(dir, name));
   return children.filter((child) => statSync(child).isDirectory()).flatMap(moduleDirs);
 }
 
 /** Every readable module.toml under the roots, read before any module code; a broken one or a name `known` or taken is logged and skipped. */
-export function discoverManifests(roots: readonly ModuleRoot[], log: Logger, known: (name: string) => Manifest | undefined = () => undefined): Manifest[] {
+export function discoverManifests(
+  roots: readonly ModuleRoot[],
+  log: Logger,
+  known: (name: string) => Manifest | undefined = () => undefined,
+): Manifest[] {
   const found = new Map<string, Manifest>();
   for (const root of roots) {
     for (const dir of moduleDirs(root.dir)) {

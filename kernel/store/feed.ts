@@ -47,8 +47,10 @@ export class Feed {
 
   async start(): Promise<void> {
     for (const table of TABLES) await this.store.exec(table);
-    this.lastChange = (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_changes'))?.seq ?? 0;
-    this.lastEvent = (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_events'))?.seq ?? 0;
+    this.lastChange =
+      (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_changes'))?.seq ?? 0;
+    this.lastEvent =
+      (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_events'))?.seq ?? 0;
     this.timer = setInterval(() => void this.poll().catch(this.onError), this.pollMs);
     this.timer.unref();
   }
@@ -59,7 +61,13 @@ export class Feed {
   }
 
   async note(module: string, topic: string, key: string, t: Queries = this.store): Promise<void> {
-    await t.run('INSERT INTO kernel_changes (node, module, topic, key, at) VALUES (?, ?, ?, ?, ?)', [this.node, module, topic, key, Date.now()]);
+    await t.run('INSERT INTO kernel_changes (node, module, topic, key, at) VALUES (?, ?, ?, ?, ?)', [
+      this.node,
+      module,
+      topic,
+      key,
+      Date.now(),
+    ]);
   }
 
   on(module: string, topic: string, handler: ChangeHandler): () => void {
@@ -83,7 +91,8 @@ export class Feed {
     const at = Date.now();
     try {
       await this.store.tx(async (t) => {
-        for (const event of events) await t.run('INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)', [this.node, event, at]);
+        for (const event of events)
+          await t.run('INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)', [this.node, event, at]);
       });
     } catch (err) {
       this.onError(err);
@@ -130,9 +139,10 @@ export class Feed {
   }
 
   private async readEvents(): Promise<void> {
-    const rows = await this.store.many<{ seq: number; node: string; event: string }>('SELECT seq, node, event FROM kernel_events WHERE seq > ? ORDER BY seq', [
-      this.lastEvent,
-    ]);
+    const rows = await this.store.many<{ seq: number; node: string; event: string }>(
+      'SELECT seq, node, event FROM kernel_events WHERE seq > ? ORDER BY seq',
+      [this.lastEvent],
+    );
     for (const row of rows) {
       this.lastEvent = row.seq;
       if (row.node !== this.node) this.deliver(JSON.parse(row.event) as AnyEvent);

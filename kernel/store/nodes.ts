@@ -45,15 +45,10 @@ export class NodeRegistry {
   async start(listen: string): Promise<void> {
     await this.store.exec(TABLE);
     const now = Date.now();
-    await this.store.run('INSERT INTO kernel_nodes (id, pid, host, listen, boot_at, heartbeat_at, state) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-      this.id,
-      process.pid,
-      hostname(),
-      listen,
-      now,
-      now,
-      'live',
-    ]);
+    await this.store.run(
+      'INSERT INTO kernel_nodes (id, pid, host, listen, boot_at, heartbeat_at, state) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [this.id, process.pid, hostname(), listen, now, now, 'live'],
+    );
     await this.beat();
     this.timer = setInterval(() => void this.beat().catch(this.onError), this.beatMs);
     this.timer.unref();
@@ -74,19 +69,25 @@ export class NodeRegistry {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.store.run("UPDATE kernel_nodes SET state = 'stopped', heartbeat_at = ? WHERE id = ?", [Date.now(), this.id]);
+    await this.store.run("UPDATE kernel_nodes SET state = 'stopped', heartbeat_at = ? WHERE id = ?", [
+      Date.now(),
+      this.id,
+    ]);
   }
 
   async live(): Promise<string[]> {
-    const rows = await this.store.many<{ id: string }>("SELECT id FROM kernel_nodes WHERE state = 'live' AND heartbeat_at >= ?", [Date.now() - this.leaseMs]);
+    const rows = await this.store.many<{ id: string }>(
+      "SELECT id FROM kernel_nodes WHERE state = 'live' AND heartbeat_at >= ?",
+      [Date.now() - this.leaseMs],
+    );
     return rows.map((r) => r.id);
   }
 
   async address(nodeId: string): Promise<string | undefined> {
-    const row = await this.store.one<{ listen: string | null }>("SELECT listen FROM kernel_nodes WHERE id = ? AND state = 'live' AND heartbeat_at >= ?", [
-      nodeId,
-      Date.now() - this.leaseMs,
-    ]);
+    const row = await this.store.one<{ listen: string | null }>(
+      "SELECT listen FROM kernel_nodes WHERE id = ? AND state = 'live' AND heartbeat_at >= ?",
+      [nodeId, Date.now() - this.leaseMs],
+    );
     return row?.listen ?? undefined;
   }
 
@@ -103,14 +104,22 @@ export class NodeRegistry {
     const now = Date.now();
     // Only a live row beats: a node another process marked dead has had its claims taken over, so going on would run
     // that work twice. It stops instead (a supervisor starts it again as a new node).
-    const beating = await this.store.run("UPDATE kernel_nodes SET heartbeat_at = ? WHERE id = ? AND state = 'live'", [now, this.id]);
+    const beating = await this.store.run("UPDATE kernel_nodes SET heartbeat_at = ? WHERE id = ? AND state = 'live'", [
+      now,
+      this.id,
+    ]);
     if (!beating.changes) {
       this.silence();
       this.onFenced();
       return;
     }
-    await this.store.run("UPDATE kernel_nodes SET state = 'dead' WHERE state = 'live' AND heartbeat_at < ?", [now - this.leaseMs]);
-    await this.store.run('DELETE FROM kernel_nodes WHERE state <> ? AND heartbeat_at < ?', ['live', now - FORGET_AFTER_MS]);
+    await this.store.run("UPDATE kernel_nodes SET state = 'dead' WHERE state = 'live' AND heartbeat_at < ?", [
+      now - this.leaseMs,
+    ]);
+    await this.store.run('DELETE FROM kernel_nodes WHERE state <> ? AND heartbeat_at < ?', [
+      'live',
+      now - FORGET_AFTER_MS,
+    ]);
     const rows = await this.store.many<{ id: string; state: string }>('SELECT id, state FROM kernel_nodes');
     this.liveIds = rows.filter((r) => r.state === 'live').map((r) => r.id);
     this.gone = rows.filter((r) => r.state !== 'live').map((r) => r.id);

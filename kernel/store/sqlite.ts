@@ -220,7 +220,8 @@ function foreignAwait(opened: Error | undefined): Error {
   );
 }
 
-const isBusy = (err: unknown): boolean => typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
+const isBusy = (err: unknown): boolean =>
+  typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
 
 /** Runs a statement, again after a growing pause (1 ms up to 50 ms) while another process holds the lock, up to BUSY_WAIT_MS. */
 async function whenFree<T>(attempt: () => T): Promise<T> {
