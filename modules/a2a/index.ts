@@ -3,19 +3,21 @@ import type { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
 import { authStatus } from '@talon/auth';
 import { secretVault } from '@talon/catalog';
+import { netFetch } from '@talon/net';
 import { a2aConfigSchema, type A2aConfig } from './config.ts';
 import { StoreTaskStore } from './services/task-store.ts';
 import { AgentTaskExecutor } from './services/executor.ts';
 import { coreCard, instanceRpcUrl, type CardContext } from './services/card.ts';
 import { RpcEndpoint } from './services/rpc.ts';
 import { a2aServer } from './services/sdk.ts';
-import { guardedFetch } from './services/guarded-fetch.ts';
 import { REMOTE_AGENTS, RemoteAgents } from './services/remote.ts';
 import { a2aSendTool } from './services/tool.ts';
 import { serverRoutes } from './routes/server.ts';
 import { clientRoutes } from './routes/client.ts';
 
 const PRUNE_MS = 3_600_000;
+/** Most bytes of one answer of an external agent (a reply, or a whole event stream); messages are far smaller. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 export default defineModule<A2aConfig>({
   configSchema: a2aConfigSchema,
@@ -48,16 +50,20 @@ export default defineModule<A2aConfig>({
       })(instanceCard(), store, executor, new DefaultExecutionEventBusManager()));
     };
     const rpc = new RpcEndpoint(handler);
-    const fetchImpl = guardedFetch(
-      () => config().allowed_hosts,
-      () => config().request_timeout_secs * 1000,
-    );
+    // Discovery and every SDK call go through net: SSRF rules, the connection pinned to the checked address, no
+    // redirects, loopback and private hosts only as origins named in [a2a] allowed_hosts. Looked up per request, so
+    // a reload of net (or of the config) is picked up.
+    const fetchImpl: typeof fetch = (input, init) =>
+      ctx.use(netFetch).webFetch(input, init, {
+        timeoutMs: config().request_timeout_secs * 1000,
+        maxBytes: MAX_ANSWER_BYTES,
+        allowOrigins: config().allowed_hosts,
+      });
     const remote = new RemoteAgents({
       store: ctx.store,
       changes: ctx.changes,
       fetch: fetchImpl,
       vault: () => ctx.use(secretVault),
-      allowedHosts: () => config().allowed_hosts,
       maxChars: () => config().max_message_chars,
     });
     ctx.hooks.tap(agentHooks).tools.tap('a2a', (list) => [...list, a2aSendTool(remote)]);

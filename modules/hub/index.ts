@@ -2,7 +2,7 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { artifactService, registryService as registryRef } from '@talon/hub';
 import { skillStore, skillsHooks } from '@talon/skills';
-import { safeNet } from '@talon/tools';
+import { netFetch } from '@talon/net';
 import { hubConfigSchema, type HubConfig } from './services/config.ts';
 import { artifacts } from './services/artifacts.ts';
 import { Registry } from './services/registry.ts';
@@ -14,7 +14,7 @@ export default defineModule<HubConfig>({
   configSchema: hubConfigSchema,
   register(ctx) {
     const arts = artifacts({
-      net: () => ctx.tryUse(safeNet),
+      net: () => ctx.tryUse(netFetch),
       allowHosts: () => ctx.config.allow_hosts,
       timeoutMs: () => ctx.config.sync_timeout_secs * 1000,
     });

@@ -1,7 +1,7 @@
 import { defineModule } from '@talon/module-sdk';
 import { secretVault } from '@talon/catalog';
 import { dashboardSessions } from '@talon/oidc';
-import { safeNet } from '@talon/tools';
+import { netFetch } from '@talon/net';
 import { oidcConfigSchema, type OidcConfig } from './config.ts';
 import { Flows } from './services/flows.ts';
 import { Introspector } from './services/introspect.ts';
@@ -13,7 +13,7 @@ export default defineModule<OidcConfig>({
   configSchema: oidcConfigSchema,
   register(ctx) {
     const config = () => ctx.config;
-    const providers = new Providers(config, () => ctx.use(safeNet));
+    const providers = new Providers(config, () => ctx.use(netFetch));
     const sessions = new Sessions(
       ctx.store,
       config,

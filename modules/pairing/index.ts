@@ -1,6 +1,6 @@
 import { defineModule } from '@talon/module-sdk';
 import { pairedDevices } from '@talon/pairing';
-import { safeNet } from '@talon/tools';
+import { netFetch } from '@talon/net';
 import { pairingConfigSchema, type PairingConfig } from './config.ts';
 import { Devices, DEVICES_TOPIC } from './services/devices.ts';
 import { pushToAll } from './services/push.ts';
@@ -19,12 +19,12 @@ export default defineModule<PairingConfig>({
     ctx.changes.on(DEVICES_TOPIC, () => devices.load());
     ctx.provide(pairedDevices, {
       authenticate: (headers) => devices.authenticate(headers),
-      notify: (note) => pushToAll(devices, ctx.config, () => ctx.use(safeNet), note),
+      notify: (note) => pushToAll(devices, ctx.config, () => ctx.use(netFetch), note),
     });
     return {
       start: () => devices.load(),
       stop: () => devices.flush(),
-      routes: (app) => pairingRoutes(app, { devices, config: () => ctx.config, net: () => ctx.use(safeNet) }),
+      routes: (app) => pairingRoutes(app, { devices, config: () => ctx.config, net: () => ctx.use(netFetch) }),
     };
   },
 });

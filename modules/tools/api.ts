@@ -62,35 +62,3 @@ export interface SandboxService {
 }
 
 export const sandboxService = serviceRef<SandboxService>('tools.sandbox');
-
-/** Outbound HTTP with SSRF protection (security system ssrf_protection), for modules that download (registries). */
-export interface SafeFetchRequest {
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  /** Request body, sent as given (set content-type in headers). */
-  body?: string;
-  timeoutMs: number;
-  maxBytes: number;
-  maxRedirects?: number;
-  /** Hosts (globs, IPs, CIDRs) exempt from the private-address rule, e.g. a registry the operator configured. */
-  allowHosts?: readonly string[];
-  signal?: AbortSignal;
-}
-
-export interface SafeFetchResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-  truncated: boolean;
-  finalUrl: string;
-}
-
-export interface SafeNet {
-  /** Every hop resolved, checked and pinned; refusals reject with an Error whose name is 'FetchRefused'. */
-  fetch(request: SafeFetchRequest): Promise<SafeFetchResponse>;
-  /** Resolves the URL's host and applies the same rules without connecting (for clients such as git); rejects like fetch. */
-  check(url: string, allowHosts?: readonly string[]): Promise<void>;
-}
-
-export const safeNet = serviceRef<SafeNet>('tools.net');

@@ -1,6 +1,6 @@
 import { defineModule } from '@talon/module-sdk';
 import { secretVault } from '@talon/catalog';
-import { safeNet } from '@talon/tools';
+import { netFetch } from '@talon/net';
 import { webhooksConfigSchema, type WebhooksConfig } from './config.ts';
 import { Dispatcher } from './services/dispatcher.ts';
 import { Hooks } from './services/hooks.ts';
@@ -15,7 +15,7 @@ export default defineModule<WebhooksConfig>({
   configSchema: webhooksConfigSchema,
   register(ctx) {
     const store = new HookStore(ctx.store, (t) => ctx.changes.note(HOOKS_TOPIC, '', t));
-    const net = () => ctx.use(safeNet);
+    const net = () => ctx.use(netFetch);
     const vault = () => ctx.use(secretVault);
     const config = () => ctx.config;
     const node = { id: ctx.nodes.id, leaseMs: ctx.nodes.leaseMs };

@@ -11,7 +11,6 @@ import type { AgentCard, Task } from '@a2a-js/sdk';
 import type { ClientFactory, Client } from '@a2a-js/sdk/client';
 import { message, status } from './messages.ts';
 import { isTerminal, taskView } from './shapes.ts';
-import { OutboundRefused, checkUrl } from './guarded-fetch.ts';
 import { a2aClient, a2aCore } from './sdk.ts';
 
 const MAX_CARD_BYTES = 256 * 1024;
@@ -32,7 +31,6 @@ export interface RemoteDeps {
   changes: ChangeFeed;
   fetch: typeof fetch;
   vault: () => SecretVault;
-  allowedHosts: () => readonly string[];
   maxChars: () => number;
 }
 
@@ -55,12 +53,31 @@ export function withBearer(fetchImpl: typeof fetch, origin: string, token: strin
   };
 }
 
+/** A refusal of the net module's rules (SSRF, scheme, size): its errors carry this name. */
+const refused = (err: unknown) => (err as Error | undefined)?.name === 'FetchRefused';
+
 /** Failures of the other side are 502 for our client, refusals of our SSRF rules 403. */
 function upstream(what: string, err: unknown): never {
   if (err instanceof HttpError) throw err;
-  if (err instanceof OutboundRefused) throw new HttpError(403, err.message);
+  if (refused(err)) {
+    const hint = /SSRF/.test((err as Error).message) ? ' (add the host to [a2a] allowed_hosts to allow it)' : '';
+    throw new HttpError(403, `${(err as Error).message}${hint}`);
+  }
   const cause = (err as Error & { cause?: Error }).cause;
   throw new HttpError(502, `${what}: ${(err as Error).message}${cause ? ` (${cause.message})` : ''}`);
+}
+
+/** An agent's address as given: http(s) without credentials, or 400 (what it may reach is net's to decide). */
+function targetUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badRequest(`'${raw}' is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`only http and https URLs are reached, not '${url.protocol}'`);
+  if (url.username || url.password) throw badRequest('URLs with credentials are not reached');
+  return url;
 }
 
 export function agentView(row: AgentRow) {
@@ -126,7 +143,7 @@ export class RemoteAgents {
   async discover(raw: string, token?: string) {
     let base: string;
     try {
-      base = checkUrl(raw.trim(), this.deps.allowedHosts()).toString().replace(/\/+$/, '');
+      base = targetUrl(raw.trim()).toString().replace(/\/+$/, '');
     } catch (err) {
       return upstream('discovery', err);
     }
@@ -142,7 +159,7 @@ export class RemoteAgents {
         card = await this.fetchCard(candidate, bearer || undefined);
         break;
       } catch (err) {
-        if (err instanceof OutboundRefused) upstream('discovery', err);
+        if (refused(err)) upstream('discovery', err);
         problem = `${candidate}: ${(err as Error).message}`;
       }
     }

@@ -9,20 +9,20 @@ import { gunzipSync } from 'node:zlib';
 import type * as TarStream from 'tar-stream';
 import { HttpError, badRequest, forbidden, isInside, lazyRequire, notFound } from '@talon/module-sdk';
 import type { ArtifactService, ExtractLimits } from '@talon/hub';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 
 /** tar-stream is loaded with the first archive, not at start-up. */
 const tarStream = lazyRequire<typeof TarStream>(import.meta.url, 'tar-stream');
 
 export interface ArtifactDeps {
-  net: () => SafeNet | undefined;
+  net: () => NetFetch | undefined;
   allowHosts: () => readonly string[];
   timeoutMs: () => number;
 }
 
-function net(deps: ArtifactDeps): SafeNet {
+function net(deps: ArtifactDeps): NetFetch {
   const n = deps.net();
-  if (!n) throw new HttpError(503, 'downloads need the tools module (its SSRF-checked client) and it is not running');
+  if (!n) throw new HttpError(503, 'downloads need the net module (its SSRF-checked client) and it is not running');
   return n;
 }
 
@@ -35,7 +35,7 @@ export function artifacts(deps: ArtifactDeps): ArtifactService {
       if (!options.trusted) {
         if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw badRequest(`git URL '${url}' must use https or http`);
         await net(deps)
-          .check(url, deps.allowHosts())
+          .check(url, { allowHosts: deps.allowHosts() })
           .catch((err: unknown) => {
             throw refusal(err);
           });

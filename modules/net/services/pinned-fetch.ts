@@ -1,6 +1,6 @@
 /**
- * HTTP(S) client for web_fetch: every hop's host is resolved once, each
- * resolved address goes through the SSRF decision, and the connection is
+ * The HTTP(S) client behind net.fetch: every hop's host is resolved once,
+ * each resolved address goes through the SSRF decision, and the connection is
  * pinned to the checked address (a custom lookup), so DNS rebinding between
  * the check and the connect cannot reach another address. Redirects are
  * followed by hand and every hop is checked again.
@@ -10,7 +10,9 @@ import https from 'node:https';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { checkAddress, hostAllowListed, type SsrfAllowList } from './ssrf.ts';
+import { checkAddress, hostAllowListed, originAllowListed, type SsrfAllowList } from './ssrf.ts';
+
+export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
 export interface PinnedFetchOptions {
   url: string;
@@ -20,12 +22,14 @@ export interface PinnedFetchOptions {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
+  /** A redirect past maxRedirects: refused (false) or handed back unfollowed (true, a fetch with redirect 'manual'). */
+  returnLastRedirect?: boolean;
   allow: SsrfAllowList;
   /** Capability check per hop: returns the refusal, or undefined to go on. */
-  permitHost(host: string, port: number): string | undefined;
+  permitHost?(host: string, port: number): string | undefined;
   signal?: AbortSignal;
   /** DNS resolution (tests may replace it). */
-  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
+  resolve?: Resolve;
 }
 
 export interface PinnedFetchResult {
@@ -37,25 +41,40 @@ export interface PinnedFetchResult {
   finalUrl: string;
 }
 
-/** Refusals (SSRF, capability, scheme): the message is meant for the model. */
+/** Refusals (SSRF, capability, scheme, size): the message is meant for a person or a model. */
 export class FetchRefused extends Error {
   override name = 'FetchRefused';
 }
 
-const defaultResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
+export const defaultResolve: Resolve = (host) => dnsLookup(host, { all: true, verbatim: true });
 
-export async function pinnedFetch(options: PinnedFetchOptions): Promise<PinnedFetchResult> {
-  const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
-  const signal = AbortSignal.any(signals);
+/** The request and its timeout (and the caller's stop) as one signal; it also ends a body still streaming. */
+export function requestSignal(options: { timeoutMs: number; signal?: AbortSignal }): AbortSignal {
+  return AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])]);
+}
+
+/** Follows the hops to the final response, whose body is still to be read. */
+export async function openPinned(options: PinnedFetchOptions, signal: AbortSignal): Promise<{ res: http.IncomingMessage; url: URL }> {
   try {
     return await follow(options, signal);
   } catch (err) {
-    // A stop or the timeout may surface as a socket error mid-body: report the cause instead.
+    // A stop or the timeout may surface as a socket error: report the cause instead.
     throw signal.aborted ? signal.reason : err;
   }
 }
 
-async function follow(options: PinnedFetchOptions, signal: AbortSignal): Promise<PinnedFetchResult> {
+export async function pinnedFetch(options: PinnedFetchOptions): Promise<PinnedFetchResult> {
+  const signal = requestSignal(options);
+  const { res, url } = await openPinned(options, signal);
+  try {
+    const { data, truncated } = await readCapped(res, options.maxBytes);
+    return { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: data, truncated, finalUrl: url.toString() };
+  } catch (err) {
+    throw signal.aborted ? signal.reason : err;
+  }
+}
+
+async function follow(options: PinnedFetchOptions, signal: AbortSignal): Promise<{ res: http.IncomingMessage; url: URL }> {
   let url = new URL(options.url);
   let method = (options.method ?? 'GET').toUpperCase();
   let body = options.body;
@@ -63,18 +82,18 @@ async function follow(options: PinnedFetchOptions, signal: AbortSignal): Promise
     const { address, family } = await admit(url, options);
     const res = await send(url, method, options.headers ?? {}, body, address, family, signal);
     const location = res.headers.location;
-    if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
+    if (!res.statusCode || res.statusCode < 300 || res.statusCode >= 400 || !location) return { res, url };
+    if (hop >= options.maxRedirects) {
+      if (options.returnLastRedirect) return { res, url };
       res.resume();
-      if (hop >= options.maxRedirects) throw new FetchRefused(`too many redirects (more than ${options.maxRedirects})`);
-      url = new URL(location, url);
-      if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
-        method = 'GET';
-        body = undefined;
-      }
-      continue;
+      throw new FetchRefused(`too many redirects (more than ${options.maxRedirects})`);
     }
-    const { data, truncated } = await readCapped(res, options.maxBytes);
-    return { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: data, truncated, finalUrl: url.toString() };
+    res.resume();
+    url = new URL(location, url);
+    if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
+      method = 'GET';
+      body = undefined;
+    }
   }
 }
 
@@ -83,11 +102,11 @@ async function admit(url: URL, options: PinnedFetchOptions): Promise<{ address: 
   if (url.username || url.password) throw new FetchRefused('URLs with embedded credentials are not fetched');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  const refusal = options.permitHost(host, port);
+  const refusal = options.permitHost?.(host, port);
   if (refusal) throw new FetchRefused(refusal);
   const addresses = ipaddr.isValid(host) ? [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }] : await resolveAll(host, options);
   if (!addresses.length) throw new FetchRefused(`could not resolve host '${host}'`);
-  if (!hostAllowListed(host, options.allow)) {
+  if (!hostAllowListed(host, options.allow) && !originAllowListed(host, port, options.allow)) {
     // Every address must pass: a name with one private address is refused outright.
     for (const a of addresses) {
       const verdict = checkAddress(a.address, options.allow);
@@ -124,7 +143,7 @@ function send(
       url,
       {
         method,
-        headers: { 'user-agent': 'Talon-web_fetch/0.1', accept: '*/*', ...headers },
+        headers: { 'user-agent': 'Talon', accept: '*/*', ...headers },
         lookup: pinned,
         signal,
       },
@@ -142,15 +161,16 @@ function readCapped(res: http.IncomingMessage, max: number): Promise<{ data: Buf
     let size = 0;
     let truncated = false;
     res.on('data', (c: Buffer) => {
-      if (size >= max) {
+      if (truncated) return;
+      chunks.push(c.length > max - size ? c.subarray(0, max - size) : c);
+      size += c.length;
+      // A byte past the cap was dropped (in this chunk or a later one): stop reading, the rest is not wanted.
+      if (size > max) {
         truncated = true;
-        res.destroy();
+        // Settled first: destroying emits 'aborted', which must not turn the capped body into a failure.
         resolve({ data: Buffer.concat(chunks), truncated });
-        return;
+        res.destroy();
       }
-      const part = c.length > max - size ? c.subarray(0, max - size) : c;
-      chunks.push(part);
-      size += part.length;
     });
     res.on('end', () => resolve({ data: Buffer.concat(chunks), truncated }));
     res.on('error', (e) => (truncated ? undefined : reject(e)));

@@ -1,11 +1,11 @@
 /**
- * The SSRF decision: may web_fetch connect to this resolved address? Only
- * global unicast addresses pass, unless the operator allow-listed the host
- * or a range in [tools.web]. Pure: tested with a table of addresses, never
- * by connecting to them.
+ * The SSRF decision: may a module connect to this resolved address? Only
+ * global unicast addresses pass, unless the caller's operator allow-listed
+ * the host, its origin or a range. Pure: tested with a table of addresses,
+ * never by connecting to them.
  */
 import ipaddr from 'ipaddr.js';
-import { globMatch } from './globs.ts';
+import picomatch from 'picomatch';
 
 export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
 
@@ -13,6 +13,13 @@ export interface SsrfAllowList {
   /** Host globs ("*.internal.example"), literal IPs or CIDRs. */
   allow_hosts: readonly string[];
   allow_cidrs: readonly string[];
+  /** Exact 'host' or 'host:port' entries: only a URL naming that origin is exempt. */
+  allow_origins?: readonly string[];
+}
+
+/** '*' matches anything, including '.' (host globs such as "*.corp.example"). */
+function globMatch(pattern: string, value: string): boolean {
+  return pattern === '*' || picomatch.isMatch(value, pattern, { bash: true, dot: true, nocase: false });
 }
 
 const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']);
@@ -68,6 +75,18 @@ function inCidrs(addr: ipaddr.IPv4 | ipaddr.IPv6, entries: readonly string[]): b
 export function hostAllowListed(hostname: string, list: SsrfAllowList): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   return list.allow_hosts.some((p) => !p.includes('/') && !ipaddr.isValid(p) && globMatch(p.toLowerCase(), host));
+}
+
+/** Whether the URL's host (and port) is one of allow_origins; hosts compare without brackets and case. */
+export function originAllowListed(hostname: string, port: number, list: SsrfAllowList): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return (list.allow_origins ?? []).some((entry) => {
+    const e = entry.toLowerCase();
+    // '[::1]:8080' names host ::1 and port 8080; '[::1]' or '::1' the host alone.
+    const bracketed = /^\[(.*)\](?::(\d+))?$/.exec(e);
+    if (bracketed) return bracketed[1] === host && (bracketed[2] === undefined || Number(bracketed[2]) === port);
+    return e === host || e === `${host}:${port}`;
+  });
 }
 
 export function checkAddress(address: string, list: SsrfAllowList = { allow_hosts: [], allow_cidrs: [] }): AddressVerdict {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkAddress, hostAllowListed } from '../services/ssrf.ts';
+import { checkAddress, hostAllowListed, originAllowListed } from '../services/ssrf.ts';
 
 const none = { allow_hosts: [], allow_cidrs: [] };
 
@@ -61,5 +61,19 @@ describe('SSRF address decision', () => {
     assert.equal(hostAllowListed('corp.example.evil.com', list), false);
     assert.equal(hostAllowListed('10.1.1.1', list), false);
     assert.equal(checkAddress('10.1.1.1', list).allowed, true, 'a CIDR in allow_hosts works as a range');
+  });
+
+  it('allow_origins name a host, or a host and port, exactly (the [a2a] allowed_hosts form)', () => {
+    const list = { allow_hosts: [], allow_cidrs: [], allow_origins: ['127.0.0.1', 'Agents.LAN:8080', '[::1]:9', '[fd00::5]'] };
+    assert.equal(originAllowListed('127.0.0.1', 80, list), true);
+    assert.equal(originAllowListed('127.0.0.1', 4545, list), true, 'a host alone allows every port');
+    assert.equal(originAllowListed('agents.lan', 8080, list), true, 'case does not matter');
+    assert.equal(originAllowListed('agents.lan', 80, list), false, 'another port of a host:port entry');
+    assert.equal(originAllowListed('[::1]', 9, list), true);
+    assert.equal(originAllowListed('::1', 10, list), false);
+    assert.equal(originAllowListed('fd00::5', 443, list), true);
+    assert.equal(originAllowListed('127.0.0.2', 80, list), false);
+    assert.equal(originAllowListed('x.agents.lan', 8080, list), false, 'no globs');
+    assert.equal(originAllowListed('127.0.0.1', 80, { allow_hosts: [], allow_cidrs: [] }), false);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { HttpError, notFound, lazyRequire } from '@talon/module-sdk';
 import type * as Client from 'openid-client';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 import type { OidcConfig, ProviderConfig } from '../config.ts';
 import { safeFetch } from './safe-fetch.ts';
 
@@ -19,7 +19,7 @@ export class Providers {
 
   constructor(
     private readonly config: () => OidcConfig,
-    private readonly net: () => SafeNet,
+    private readonly net: () => NetFetch,
   ) {}
 
   list(): ProviderConfig[] {

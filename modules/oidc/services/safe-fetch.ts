@@ -1,11 +1,11 @@
-/** openid-client's HTTP through the tools module's SSRF-checked, address-pinned client. */
+/** openid-client's HTTP through the net module's SSRF-checked, address-pinned client. */
 import type { CustomFetch } from 'openid-client';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 
 const MAX_BYTES = 1024 * 1024;
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-export function safeFetch(net: () => SafeNet, allowHosts: () => readonly string[]): CustomFetch {
+export function safeFetch(net: () => NetFetch, allowHosts: () => readonly string[]): CustomFetch {
   return async (url, options) => {
     const body = options.body === undefined || options.body === null ? undefined : String(options.body);
     const res = await net().fetch({

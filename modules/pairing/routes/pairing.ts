@@ -1,5 +1,5 @@
 import { notFound, requireUuid, type FastifyRequest, type Routes } from '@talon/module-sdk';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 import type { PairingConfig } from '../config.ts';
 import { deviceView, type Devices } from '../services/devices.ts';
 import { notifyDevices } from '../services/push.ts';
@@ -30,7 +30,7 @@ const notifyBody = {
 export interface PairingRouteDeps {
   devices: Devices;
   config: () => PairingConfig;
-  net: () => SafeNet;
+  net: () => NetFetch;
 }
 
 function baseUrl(config: PairingConfig, request: FastifyRequest): string {

@@ -1,6 +1,6 @@
 /** POST /api/pairing/notify: one push per target through ntfy or Gotify, over the SSRF-checked client. */
 import { badRequest } from '@talon/module-sdk';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 import type { PairingConfig } from '../config.ts';
 import type { PushOutcome } from '@talon/pairing';
 import type { DeviceRow, Devices } from './devices.ts';
@@ -34,7 +34,7 @@ function targets(config: PairingConfig, devices: DeviceRow[], title: string, mes
 }
 
 export async function notifyDevices(
-  net: SafeNet,
+  net: NetFetch,
   config: PairingConfig,
   devices: DeviceRow[],
   note: { title: string; message: string },
@@ -67,7 +67,7 @@ export async function notifyDevices(
 }
 
 /** For other modules (approval notices): skips quietly when pairing or push is off, never throws. */
-export async function pushToAll(devices: Devices, config: PairingConfig, net: () => SafeNet, note: { title: string; message: string }): Promise<PushOutcome> {
+export async function pushToAll(devices: Devices, config: PairingConfig, net: () => NetFetch, note: { title: string; message: string }): Promise<PushOutcome> {
   if (!config.enabled) return { sent: 0, failed: 0, skipped: 'pairing is not enabled' };
   if (config.push_provider === 'none') return { sent: 0, failed: 0, skipped: 'no push provider' };
   const list = await devices.list();

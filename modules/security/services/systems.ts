@@ -13,7 +13,7 @@ export const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
   gcra_rate_limiter: 'rate-limit',
   secret_zeroization: 'catalog',
   path_traversal_prevention: 'agents',
-  ssrf_protection: 'tools',
+  ssrf_protection: 'net',
   capability_inheritance_validation: 'agents',
   peer_hmac_auth: 'peers',
   prompt_injection_scanning: 'prompt-guard',

@@ -1,9 +1,10 @@
 /**
  * What the built-in tools need from the outside, resolved at call time so a
- * hot reload of the agents or memory module is picked up. Tests pass fakes.
+ * hot reload of the agents, memory or net module is picked up. Tests pass fakes.
  */
 import type { AgentRegistry, AgentRunner, ToolDefinition } from '@talon/agents';
 import type { KvMemory } from '@talon/memory';
+import type { NetFetch } from '@talon/net';
 import type { ToolsConfig } from '../config.ts';
 import type { Sandbox } from './sandbox.ts';
 
@@ -13,6 +14,8 @@ export interface ToolDeps {
   runner(): AgentRunner;
   /** undefined when the memory module is not loaded. */
   memory(): KvMemory | undefined;
+  /** The SSRF-checked client web_fetch goes through. */
+  net(): NetFetch;
   /** The subprocess sandbox of this module copy (its isolation probe runs once). */
   sandbox: Sandbox;
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import type { AgentManifest, AgentRecord, AgentRegistry, AgentRunner, ToolContext, TurnRequest, TurnResult } from '@talon/agents';
 import type { KvEntry, KvMemory } from '@talon/memory';
+import type { NetFetch } from '@talon/net';
 import { type ToolsConfig, DEFAULT_SAFE_BINS } from '../config.ts';
 import type { ToolDeps } from '../services/deps.ts';
 import { createSandbox } from '../services/sandbox.ts';
@@ -188,10 +189,14 @@ export class FakeRunner implements AgentRunner {
   }
 }
 
-export function fakeDeps(over: { config?: ToolsConfig; memory?: KvMemory; registry?: AgentRegistry; runner?: AgentRunner } = {}): ToolDeps {
+export function fakeDeps(over: { config?: ToolsConfig; memory?: KvMemory; registry?: AgentRegistry; runner?: AgentRunner; net?: NetFetch } = {}): ToolDeps {
   const cfg = over.config ?? config();
   const registry = over.registry ?? new FakeRegistry();
   const runner = over.runner ?? new FakeRunner();
   const sandbox = createSandbox(() => cfg.exec_policy.isolation);
-  return { config: () => cfg, registry: () => registry, runner: () => runner, memory: () => over.memory, sandbox };
+  const net = () => {
+    if (!over.net) throw new Error('this test gave the tools no net service');
+    return over.net;
+  };
+  return { config: () => cfg, registry: () => registry, runner: () => runner, memory: () => over.memory, net, sandbox };
 }

@@ -1,7 +1,7 @@
 import type { ToolFactory } from '../services/deps.ts';
 import { anyGlob } from '../services/globs.ts';
 import { htmlToText } from '../services/html-text.ts';
-import { FetchRefused, pinnedFetch, type PinnedFetchResult } from '../services/pinned-fetch.ts';
+import type { NetResponse } from '@talon/net';
 import { fail, failFrom, ok, optionalString, requiredString } from '../services/result.ts';
 
 /** capabilities.network globs match the host or host:port. */
@@ -44,25 +44,26 @@ export const webFetchTool: ToolFactory = (deps) => ({
   },
   async execute(input, ctx) {
     const web = deps.config().web;
-    let result: PinnedFetchResult;
+    let result: NetResponse;
     let method: string;
     try {
       const url = requiredString(input, 'url', 'web_fetch');
       method = (optionalString(input, 'method') ?? 'GET').toUpperCase();
-      result = await pinnedFetch({
+      result = await deps.net().fetch({
         url,
         method,
-        headers: headerMap(input.headers),
+        headers: { 'user-agent': 'Talon-web_fetch/0.1', ...headerMap(input.headers) },
         body: optionalString(input, 'body'),
         timeoutMs: web.timeout_secs * 1000,
         maxBytes: web.max_bytes,
         maxRedirects: web.max_redirects,
-        allow: web,
+        allowHosts: web.allow_hosts,
+        allowCidrs: web.allow_cidrs,
         permitHost: (host, port) => networkRefusal(ctx.agent.manifest.capabilities.network ?? [], host, port),
         signal: ctx.signal,
       });
     } catch (err) {
-      if (err instanceof FetchRefused) return fail(`Blocked: ${err.message}`);
+      if ((err as Error).name === 'FetchRefused') return fail(`Blocked: ${(err as Error).message}`);
       if (err instanceof TypeError && /Invalid URL/i.test(err.message)) return fail(`Invalid URL: ${String(input.url)}`);
       if (ctx.signal.aborted) return fail('Fetch aborted: the turn was stopped');
       if ((err as Error).name === 'TimeoutError') return fail(`Fetch timed out after ${web.timeout_secs} seconds`);

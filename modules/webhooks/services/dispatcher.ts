@@ -8,14 +8,14 @@
  */
 import type { Logger } from 'pino';
 import type { SecretVault } from '@talon/catalog';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 import type { WebhooksConfig } from '../config.ts';
 import { sendSigned } from './sender.ts';
 import type { DeliveryRow, HookStore } from './store.ts';
 
 export interface DispatcherDeps {
   store: HookStore;
-  net: () => SafeNet;
+  net: () => NetFetch;
   vault: () => SecretVault;
   config: () => WebhooksConfig;
   log: Logger;

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, HttpError, notFound, type AnyEvent } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/catalog';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 import type { WebhooksConfig } from '../config.ts';
 import { secretOwner } from './dispatcher.ts';
 import { eventName, nameOf, subscribed, type EventName } from './events.ts';
@@ -19,7 +19,7 @@ export interface HookInput {
 
 export interface HooksDeps {
   store: HookStore;
-  net: () => SafeNet;
+  net: () => NetFetch;
   vault: () => SecretVault;
   config: () => WebhooksConfig;
   /** Called after new journal rows were written. */
@@ -136,7 +136,7 @@ export class Hooks {
 
   private async checkUrl(url: string): Promise<void> {
     try {
-      await this.deps.net().check(url, this.deps.config().allow_hosts);
+      await this.deps.net().check(url, { allowHosts: this.deps.config().allow_hosts });
     } catch (err) {
       throw badRequest(`url refused: ${(err as Error).message}`);
     }

@@ -1,10 +1,10 @@
 /**
- * One signed POST to a webhook target through the tools module's SSRF-checked, address-pinned client:
+ * One signed POST to a webhook target through the net module's SSRF-checked, address-pinned client:
  * `X-Webhook-Signature: sha256=<hex HMAC-SHA256(secret, body)>` and `X-Webhook-Timestamp` (ms since the epoch).
  * Redirects are not followed (a redirect is a failed attempt).
  */
 import { createHmac } from 'node:crypto';
-import type { SafeNet } from '@talon/tools';
+import type { NetFetch } from '@talon/net';
 
 export interface SendResult {
   ok: boolean;
@@ -15,7 +15,7 @@ export interface SendResult {
 export const signature = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 export async function sendSigned(
-  net: SafeNet,
+  net: NetFetch,
   target: { url: string; secret?: string; event: string; id: string },
   body: string,
   options: { timeoutMs: number; allowHosts: readonly string[]; signal?: AbortSignal },
