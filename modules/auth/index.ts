@@ -1,10 +1,8 @@
 import { defineModule } from '@talon/module-sdk';
-import { authStatus } from '@talon/auth';
+import { authHooks, authStatus } from '@talon/auth';
 import { authConfigKeys, authConfigSchema, type AuthConfig } from './config.ts';
-import { dashboardSessions } from '@talon/oidc';
-import { pairedDevices } from '@talon/pairing';
 import { sameKey, upgradeAuthorization, verdict } from './services/check.ts';
-import { otherCredential } from './services/principals.ts';
+import { otherCredential, principalOf } from './services/principals.ts';
 import { checkKeylessListen, foreignHost, keylessRefusal } from './services/network.ts';
 import { isPublicRoute, openedByOwner } from './services/public-routes.ts';
 
@@ -14,6 +12,7 @@ const isPreflight = (method: string, headers: Record<string, unknown>) => method
 export default defineModule<AuthConfig>({
   configSchema: authConfigSchema,
   configKeys: authConfigKeys,
+  hooks: [authHooks],
   register(ctx) {
     checkKeylessListen(ctx.kernel.apiListen(), ctx.config.api_key, ctx.config.allow_keyless_network);
     const key = () => ctx.config.api_key;
@@ -23,8 +22,8 @@ export default defineModule<AuthConfig>({
       isApiKey: (candidate) => key() !== '' && sameKey(candidate, key()),
       verify: (authorization) => (key() ? verdict(authorization, key()) : undefined),
     });
-    // Both optional: the session cookie and device tokens count only while their modules run.
-    const peers = () => ({ sessions: ctx.tryUse(dashboardSessions), devices: ctx.tryUse(pairedDevices) });
+    // Sign-in modules (oidc, pairing) tap this to admit their credentials; with no tap only the api_key admits.
+    const { authenticate } = ctx.hooks.get(authHooks);
     return {
       http(app) {
         // A callback hook: no promise per request on the hot path (every request passes here).
@@ -42,7 +41,8 @@ export default defineModule<AuthConfig>({
           if (openedByOwner(route.config?.publicWhen)) return done();
           const problem = apiKey ? verdict(upgradeAuthorization(request.headers), apiKey) : keyless ? undefined : keylessRefusal(request.ip, request.headers);
           if (!problem) return done();
-          const other = apiKey ? otherCredential(request, peers()) : 'none';
+          const principal = apiKey ? principalOf(() => authenticate.call(request), request.log) : undefined;
+          const other = otherCredential(request, principal);
           if (other === 'pass') return done();
           if (other !== 'none') {
             request.log.info({ reason: other.forbidden, ip: request.ip }, 'request refused: not permitted for this credential');

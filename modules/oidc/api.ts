@@ -1,7 +1,7 @@
 /**
- * Contract of the oidc module (`@talon/oidc`): the dashboard session as a credential. The auth module can accept a
- * request that carries a valid session cookie through this service (see docs/auth.md); the session ends at its
- * expiry or at POST /auth/logout.
+ * Contract of the oidc module (`@talon/oidc`): the dashboard session as a credential. The module taps the auth
+ * module's `authenticate` hook so a request with a valid session cookie is admitted (see docs/auth.md); this service
+ * lets others (the dashboard page) read the session. It ends at its expiry or at POST /auth/logout.
  */
 import { serviceRef } from '@talon/module-sdk';
 

@@ -1,4 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
+import { authHooks } from '@talon/auth';
 import { secretVault } from '@talon/catalog';
 import { dashboardSessions } from '@talon/oidc';
 import { netFetch } from '@talon/net';
@@ -25,6 +26,11 @@ export default defineModule<OidcConfig>({
     const flows = new Flows(providers, config);
     const introspector = new Introspector(providers, sessions);
     ctx.provide(dashboardSessions, sessions);
+    // The session cookie admits a request while auth runs; auth owns what an administrator's cookie may change.
+    ctx.hooks.tryTap(authHooks)?.authenticate.tap('session-cookie', (request) => {
+      const session = sessions.authenticate(request.headers);
+      return session && { subject: session.subject, role: session.role, cookie: true };
+    });
     for (const p of ctx.config.providers) {
       if (!p.allowed_domains.length)
         ctx.log.warn({ provider: p.id }, 'every account of this identity provider may sign in: set allowed_domains to restrict it');

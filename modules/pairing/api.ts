@@ -1,7 +1,7 @@
 /**
- * Contract of the pairing module (`@talon/pairing`): paired devices as a credential. The auth module can accept a
- * device's bearer token through this service (see docs/auth.md): the token is compared by hash and stops working
- * the moment the device is removed.
+ * Contract of the pairing module (`@talon/pairing`): paired devices as a credential. The module taps the auth
+ * module's `authenticate` hook so a device's bearer token is admitted (see docs/auth.md): the token is compared by
+ * hash and stops working the moment the device is removed.
  */
 import { serviceRef } from '@talon/module-sdk';
 

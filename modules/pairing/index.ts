@@ -1,4 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
+import { authHooks } from '@talon/auth';
 import { pairedDevices } from '@talon/pairing';
 import { netFetch } from '@talon/net';
 import { pairingConfigSchema, type PairingConfig } from './config.ts';
@@ -20,6 +21,11 @@ export default defineModule<PairingConfig>({
     ctx.provide(pairedDevices, {
       authenticate: (headers) => devices.authenticate(headers),
       notify: (note) => pushToAll(devices, ctx.config, () => ctx.use(netFetch), note),
+    });
+    // A device token admits a request while auth runs, as a user: auth keeps administration from it.
+    ctx.hooks.tryTap(authHooks)?.authenticate.tap('device-token', (request) => {
+      const device = devices.authenticate(request.headers);
+      return device && { subject: device.subject, role: device.role };
     });
     return {
       start: () => devices.load(),

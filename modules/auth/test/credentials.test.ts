@@ -30,19 +30,20 @@ test("a paired device's token is accepted as a user: everyday routes pass, admin
 });
 
 test('a session cookie passes reads; a change made with it must carry the service as its Origin', () => {
-  const sessions = { authenticate: (h: Record<string, unknown>) => (h.cookie === 'talon_session=s' ? ({ subject: 'oidc:x:1' } as never) : undefined) };
+  // What oidc's authenticate tap answers for a valid session cookie.
+  const session = { subject: 'oidc:x:1', role: 'admin', cookie: true } as const;
   const req = (method: string, headers: Record<string, string>) => ({
     method,
     url: '/api/agents',
     headers: { host: 'talon.test', cookie: 'talon_session=s', ...headers },
   });
-  assert.equal(otherCredential(req('GET', {}), { sessions }), 'pass');
-  assert.equal(otherCredential(req('POST', { origin: 'https://talon.test' }), { sessions }), 'pass');
-  assert.deepEqual(otherCredential(req('POST', { origin: 'https://evil.example' }), { sessions }), {
+  assert.equal(otherCredential(req('GET', {}), session), 'pass');
+  assert.equal(otherCredential(req('POST', { origin: 'https://talon.test' }), session), 'pass');
+  assert.deepEqual(otherCredential(req('POST', { origin: 'https://evil.example' }), session), {
     forbidden: 'a change made with the session cookie must come from this service (Origin header)',
   });
-  assert.notEqual(otherCredential(req('DELETE', {}), { sessions }), 'pass');
-  assert.equal(otherCredential({ method: 'GET', url: '/api/agents', headers: {} }, { sessions }), 'none');
+  assert.notEqual(otherCredential(req('DELETE', {}), session), 'pass');
+  assert.equal(otherCredential({ method: 'GET', url: '/api/agents', headers: {} }, undefined), 'none');
 });
 
 test('authStatus tells whether a value is the api_key, and verifies a header', () => {
@@ -54,23 +55,19 @@ test('authStatus tells whether a value is the api_key, and verifies a header', (
 });
 
 test('a paired device may not open a terminal, list or delete backups, or run quick init (operations, issue 15)', () => {
-  const devices = {
-    authenticate: (h: Record<string, unknown>) => (h.authorization === 'Bearer dev' ? ({ device_id: 'd' } as never) : undefined),
-    notify: async () => [],
-  } as never;
+  // What pairing's authenticate tap answers for a device token.
+  const device = { subject: 'device:d', role: 'user' } as const;
   for (const url of ['/api/terminal/ws', '/api/terminal/health', '/api/backups', '/api/backups/x.tar.gz', '/api/backup', '/api/init']) {
-    const verdict = otherCredential({ method: 'GET', url, headers: { authorization: 'Bearer dev' } }, { devices });
+    const verdict = otherCredential({ method: 'GET', url, headers: { authorization: 'Bearer dev' } }, device);
     assert.ok(typeof verdict === 'object' && /administrators only/.test(verdict.forbidden), url);
   }
-  assert.equal(otherCredential({ method: 'GET', url: '/api/agents', headers: { authorization: 'Bearer dev' } }, { devices }), 'pass');
+  assert.equal(otherCredential({ method: 'GET', url: '/api/agents', headers: { authorization: 'Bearer dev' } }, device), 'pass');
 });
 
 test('a paired device may not change what code the host runs or where data leaves it, but may use what is installed', () => {
-  const devices = {
-    authenticate: (h: Record<string, unknown>) => (h.authorization === 'Bearer dev' ? ({ device_id: 'd' } as never) : undefined),
-    notify: async () => [],
-  } as never;
-  const verdict = (method: string, url: string) => otherCredential({ method, url, headers: { authorization: 'Bearer dev' } }, { devices });
+  // What pairing's authenticate tap answers for a device token.
+  const device = { subject: 'device:d', role: 'user' } as const;
+  const verdict = (method: string, url: string) => otherCredential({ method, url, headers: { authorization: 'Bearer dev' } }, device);
   const refused = [
     ['POST', '/api/mcp/servers'],
     ['PUT', '/api/mcp/servers/notes'],
