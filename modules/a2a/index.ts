@@ -2,7 +2,7 @@ import { defineModule } from '@talon/module-sdk';
 import type { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
 import { authStatus } from '@talon/auth';
-import { secretVault } from '@talon/catalog';
+import { secretVault } from '@talon/secrets';
 import { netFetch } from '@talon/net';
 import { a2aConfigSchema, type A2aConfig } from './config.ts';
 import { StoreTaskStore } from './services/task-store.ts';

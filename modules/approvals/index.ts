@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { defineModule, STAGE } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
-import { secretVault } from '@talon/catalog';
+import { secretVault } from '@talon/secrets';
 import { pairedDevices } from '@talon/pairing';
 import { approvalService } from '@talon/approvals';
 import { approvalConfigSchema, type ApprovalConfig } from './config.ts';

@@ -1,6 +1,7 @@
 /**
- * Contract of the catalog module (`@talon/catalog`): providers, models, aliases and provider
- * credentials. The llm module resolves model references through it; usage prices calls with it.
+ * Contract of the catalog module (`@talon/catalog`): providers, models, aliases and prices. Provider keys are stored
+ * by the secrets module (`@talon/secrets`); apiKey() answers from there, else the provider's env var. The llm module
+ * resolves model references through it; usage prices calls with it.
  */
 import { AsyncSeriesHook, defineHooks, serviceRef } from '@talon/module-sdk';
 
@@ -55,19 +56,6 @@ export interface CatalogService {
 }
 
 export const catalogService = serviceRef<CatalogService>('catalog.service');
-
-/**
- * The service's vault: AES-256-GCM sealing with the key in $TALON_HOME/secret.key (the one provider keys use), for
- * secrets other modules keep at rest (TOTP secrets, webhook signing secrets). `owner` binds a sealed value to its row:
- * use '<module>:<what>:<id>' so it can never be confused with a provider name.
- */
-export interface SecretVault {
-  seal(plain: string, owner: string): string;
-  /** Throws when the value was not sealed for this owner with this key. */
-  open(sealed: string, owner: string): string;
-}
-
-export const secretVault = serviceRef<SecretVault>('catalog.vault');
 
 /** What an update did to one catalogue another module keeps (the MCP catalogue...). */
 export interface CatalogPartOutcome {

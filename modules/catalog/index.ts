@@ -1,24 +1,23 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
-import { catalogHooks, catalogService, secretVault } from '@talon/catalog';
+import { catalogHooks, catalogService } from '@talon/catalog';
+import { providerKeys } from '@talon/secrets';
 import { configKeys, configSchema, type CatalogConfig } from './config.ts';
 import { CatalogStore, LAYERS } from './services/store.ts';
 import { DeviceFlows } from './services/device-flow.ts';
 import { modelRoutes } from './routes/models.ts';
 import { providerRoutes } from './routes/providers.ts';
 import { catalogRoutes } from './routes/catalog.ts';
-import { SecretBox, secretKeyFile } from './services/secrets.ts';
 
 export default defineModule<CatalogConfig>({
   configSchema,
   configKeys,
   hooks: [catalogHooks],
   register(ctx) {
-    const box = new SecretBox(secretKeyFile(ctx.home));
     const store = new CatalogStore({
       store: ctx.store,
       changes: ctx.changes,
-      box,
+      keys: () => ctx.use(providerKeys),
       log: ctx.log,
       shippedDir: path.join(ctx.dir, 'data'),
       home: ctx.home,
@@ -28,13 +27,10 @@ export default defineModule<CatalogConfig>({
     const flows = new DeviceFlows();
     const config = () => ctx.config;
     ctx.provide(catalogService, store);
-    ctx.provide(secretVault, box);
     return {
       async start() {
         // Another process of the home changed a layer: read it again (heard from before the load, so no note is missed).
         for (const layer of LAYERS) ctx.changes.on(layer, () => store.reload(layer));
-        // A key that is not the database's stops start-up (a ConfigError) before anything is sealed with it.
-        await box.verify(ctx.store);
         await store.load();
       },
       routes(app) {

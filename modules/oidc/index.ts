@@ -1,6 +1,6 @@
 import { defineModule } from '@talon/module-sdk';
 import { authHooks } from '@talon/auth';
-import { secretVault } from '@talon/catalog';
+import { secretVault } from '@talon/secrets';
 import { dashboardSessions } from '@talon/oidc';
 import { netFetch } from '@talon/net';
 import { oidcConfigSchema, type OidcConfig } from './config.ts';

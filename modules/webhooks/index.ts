@@ -1,5 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
-import { secretVault } from '@talon/catalog';
+import { secretVault } from '@talon/secrets';
 import { netFetch } from '@talon/net';
 import { webhooksConfigSchema, type WebhooksConfig } from './config.ts';
 import { Dispatcher } from './services/dispatcher.ts';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HttpError, badRequest, notFound, type ChangeFeed, type Store } from '@talon/module-sdk';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 import type { AgentCard, Task } from '@a2a-js/sdk';
 import type { ClientFactory, Client } from '@a2a-js/sdk/client';
 import { message, status } from './messages.ts';

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { badRequest, tooManyRequests, type Store } from '@talon/module-sdk';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 
 /** 6 digits, 30 s steps, SHA-1: what every authenticator app does by default. One step of clock skew either way. */
 const SKEW_SECONDS = 30;

@@ -1,6 +1,6 @@
 /**
  * The catalogue: shipped data, the last registry update, user files, custom
- * models, aliases, URL overrides and stored keys, merged into a Snapshot.
+ * models, aliases and URL overrides, merged into a Snapshot; stored keys are the secrets module's.
  * Implements the CatalogService contract; the routes call its other methods.
  */
 import { createHash } from 'node:crypto';
@@ -12,8 +12,7 @@ import type { CatalogService, ModelEntry, ProviderEntry } from '../api.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import type { ProviderFile } from './schema.ts';
 import { Snapshot, type ListFilter } from './snapshot.ts';
-import { KEYS_TOPIC, KeyStore } from './keys.ts';
-import type { SecretBox } from './secrets.ts';
+import type { ProviderKeys } from '@talon/secrets';
 
 /** Other names clients use for catalogue providers. */
 const PROVIDER_ALIASES: Record<string, string> = { google: 'gemini', 'llama.cpp': 'llamacpp', 'llama-cpp': 'llamacpp', 'lm-studio': 'lmstudio' };
@@ -47,8 +46,8 @@ export interface StoreDeps {
   store: Store;
   /** Notes of the rows behind the cached layers, and the other processes' notes. */
   changes: ChangeFeed;
-  /** The vault provider keys are sealed with. */
-  box: SecretBox;
+  /** The stored provider keys (the secrets module's; they follow the other processes there). */
+  keys: () => ProviderKeys;
   log: Logger;
   /** The catalogue shipped with the module (providers/*.toml, aliases.toml). */
   shippedDir: string;
@@ -67,11 +66,10 @@ const LEGACY_REGISTRY = path.join('data', 'catalog-registry.json');
  * The layers other processes of the home may change, each a change-feed topic: a note makes the others read that
  * layer again (the registry layer is a file in the module's data folder, the others are tables).
  */
-export const LAYERS = [KEYS_TOPIC, 'aliases', 'custom', 'urls', 'registry'] as const;
+export const LAYERS = ['aliases', 'custom', 'urls', 'registry'] as const;
 export type Layer = (typeof LAYERS)[number];
 
 export class CatalogStore implements CatalogService {
-  readonly keys: KeyStore;
   private snap: Snapshot;
   private builtin: ProviderFile[] = [];
   private builtinAliases: Record<string, string> = {};
@@ -86,8 +84,12 @@ export class CatalogStore implements CatalogService {
   private loading: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: StoreDeps) {
-    this.keys = new KeyStore(deps.store, deps.changes, deps.box, deps.log);
     this.snap = this.build();
+  }
+
+  /** The stored provider keys, for the key routes. */
+  get keys(): ProviderKeys {
+    return this.deps.keys();
   }
 
   private get registryFile(): string {
@@ -102,7 +104,6 @@ export class CatalogStore implements CatalogService {
   /** Reads one layer again: another process changed it. */
   reload(layer: Layer): Promise<void> {
     return this.serially(async () => {
-      if (layer === KEYS_TOPIC) return this.keys.load();
       if (layer === 'aliases') this.userAliases = await this.loadAliases();
       else if (layer === 'custom') this.custom = await this.loadCustom();
       else if (layer === 'urls') this.urls = await this.loadUrls();
@@ -131,7 +132,6 @@ export class CatalogStore implements CatalogService {
     this.custom = await this.loadCustom();
     this.userAliases = await this.loadAliases();
     this.urls = await this.loadUrls();
-    await this.keys.load();
     this.snap = this.build();
     for (const w of this.snap.warnings) log.warn(`catalog: ${w}`);
     log.info(`catalog loaded: ${this.snap.providers.size} providers, ${this.snap.models.size} models, ${this.snap.aliases.size} aliases`);

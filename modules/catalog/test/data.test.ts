@@ -6,13 +6,15 @@ import path from 'node:path';
 import pino from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
 import { openTestStore } from '@talon/module-sdk/testing';
+import type { ProviderKeys } from '@talon/secrets';
 import { loadAliasFile, loadProviderDir } from '../services/files.ts';
 import { Snapshot } from '../services/snapshot.ts';
 import { CatalogStore } from '../services/store.ts';
-import { SecretBox } from '../services/secrets.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');
 const dataDir = path.join(moduleDir, 'data');
+/** The catalog's migrations hand its old key rows to the secrets module's tables, so those come first. */
+const secretsDir = path.resolve(moduleDir, '..', 'secrets');
 
 test('every shipped provider file loads and validates', () => {
   const loaded = loadProviderDir(path.join(dataDir, 'providers'));
@@ -81,17 +83,20 @@ test('a bad file is reported and skipped, the good ones load', () => {
   }
 });
 
+/** No stored provider keys: these tests are about the catalogue's own layers. */
+const noKeys: ProviderKeys = { get: () => undefined, set: async () => undefined, delete: async () => false };
+
 /** A feed that notes nothing: these tests have one process. */
 const noFeed: ChangeFeed = { note: async () => undefined, on: () => undefined };
 
 /** A catalogue on a fresh store in `home`; closed with the home by `inHome`. */
 async function store(home: string, settings: { provider_urls?: Record<string, string> } = {}): Promise<CatalogStore> {
-  const opened = openTestStore([moduleDir]);
+  const opened = openTestStore([secretsDir, moduleDir]);
   closers.push(opened.close);
   const s = new CatalogStore({
     store: opened.store,
     changes: noFeed,
-    box: new SecretBox(path.join(home, 'secret.key')),
+    keys: () => noKeys,
     log: pino({ level: 'silent' }),
     shippedDir: dataDir,
     home,

@@ -97,14 +97,10 @@ test('provider key: set → configured → apiKey() → sealed on disk → test 
   assert.equal(service(k).apiKey('openai'), SECRET, 'effective at once');
   assert.equal((await call('/api/providers/openai')).body.auth_status, 'configured');
 
-  // at rest: the key file is 32 bytes, mode 0600; the database holds no plaintext
+  // at rest: the key file is 32 bytes, mode 0600 (the secrets module's tests show the database holds no plaintext)
   const keyFile = path.join(home, 'secret.key');
   assert.equal(statSync(keyFile).size, 32);
   assert.equal(statSync(keyFile).mode & 0o777, 0o600);
-  const row = k.kernel.database.prepare("SELECT ciphertext FROM catalog_provider_keys WHERE provider = 'openai'").get() as { ciphertext: string };
-  assert.ok(row.ciphertext.startsWith('v1:'));
-  assert.ok(!row.ciphertext.includes(SECRET));
-  assert.ok(!Buffer.from(row.ciphertext.slice(3), 'base64').toString('latin1').includes(SECRET));
 
   // the connectivity test uses it, against a local fake
   await call('/api/providers/openai/url', { method: 'PUT', json: { url: `${upstream.url}/v1` } });

@@ -4,7 +4,7 @@
  * SERVERS): the other processes of the home read the rows again and reconnect what changed.
  */
 import { conflict, type ChangeFeed, type Store } from '@talon/module-sdk';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 import type { ServerSpec, TransportSpec } from './spec.ts';
 
 interface Row {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
 import { openTestStore, startTestKernel, waitFor } from '@talon/module-sdk/testing';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 import { ServerStore } from '../services/store.ts';
 import type { ServerSpec } from '../services/spec.ts';
 import { addFixture, waitConnected } from './helpers.ts';

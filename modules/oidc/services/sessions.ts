@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queries, Store } from '@talon/module-sdk';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 import type { DashboardSessions, SessionPrincipal } from '@talon/oidc';
 import type { OidcConfig } from '../config.ts';
 

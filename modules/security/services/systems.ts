@@ -11,7 +11,7 @@ export const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
   subprocess_sandbox: 'tools',
   manifest_signing: 'manifest-signing',
   gcra_rate_limiter: 'rate-limit',
-  secret_zeroization: 'catalog',
+  secret_zeroization: 'secrets',
   path_traversal_prevention: 'agents',
   ssrf_protection: 'net',
   capability_inheritance_validation: 'agents',

@@ -7,7 +7,7 @@
  * so delivery is at least once (receivers de-duplicate by X-Webhook-Id).
  */
 import type { Logger } from 'pino';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 import type { NetFetch } from '@talon/net';
 import type { WebhooksConfig } from '../config.ts';
 import { sendSigned } from './sender.ts';

@@ -1,7 +1,7 @@
 /** Creating, changing and listing webhooks (both kinds), and turning bus events into journal rows. */
 import { randomUUID } from 'node:crypto';
 import { badRequest, HttpError, notFound, type AnyEvent } from '@talon/module-sdk';
-import type { SecretVault } from '@talon/catalog';
+import type { SecretVault } from '@talon/secrets';
 import type { NetFetch } from '@talon/net';
 import type { WebhooksConfig } from '../config.ts';
 import { secretOwner } from './dispatcher.ts';

@@ -9,13 +9,17 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type Store } from '@talon/module-sdk';
+import type { SecretVault } from '../api.ts';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 const VERSION = 'v1';
 
-/** The check value: a known text sealed under its own owner (no provider or row is named like it). */
+/**
+ * The check value: a known text sealed under its own owner (no provider or row is named like it). The owner keeps the
+ * name it had when the vault lived in the catalog: a home made then has its check value sealed under it.
+ */
 const CHECK_OWNER = 'catalog:key-check';
 const CHECK_PLAIN = 'talon secret key check';
 
@@ -52,7 +56,7 @@ function createKeyFile(file: string): void {
   }
 }
 
-export class SecretBox {
+export class SecretBox implements SecretVault {
   private key?: Buffer;
 
   constructor(readonly file: string) {}
@@ -99,8 +103,8 @@ export class SecretBox {
    */
   async verify(store: Store): Promise<void> {
     const sealed = this.seal(CHECK_PLAIN, CHECK_OWNER);
-    await store.run('INSERT INTO catalog_key_check (id, sealed, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING', [sealed, new Date().toISOString()]);
-    const row = await store.one<{ sealed: string }>('SELECT sealed FROM catalog_key_check WHERE id = 1');
+    await store.run('INSERT INTO secrets_key_check (id, sealed, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING', [sealed, new Date().toISOString()]);
+    const row = await store.one<{ sealed: string }>('SELECT sealed FROM secrets_key_check WHERE id = 1');
     if (!row || !this.opens(row.sealed))
       throw new ConfigError(
         `the secret key ${this.file} does not open the values sealed in this database: it is not the key they were sealed with ` +

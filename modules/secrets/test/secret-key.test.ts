@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
-import { SecretBox, secretKeyFile } from '../services/secrets.ts';
-import { service } from './helpers.ts';
+import { openTestStore, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { providerKeys, type ProviderKeys } from '@talon/secrets';
+import { SecretBox, secretKeyFile } from '../services/box.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -23,13 +23,13 @@ function tempDir(prefix: string): string {
 }
 
 test('processes starting together on one home all get the one key a single process created', async () => {
-  const dir = tempDir('catalog-key-race-');
+  const dir = tempDir('secrets-key-race-');
   try {
     const file = path.join(dir, 'secret.key');
     // Each child waits for the same instant, then seals: the first to need the key creates it, the rest read it.
     const at = Date.now() + 1500;
     const script = [
-      `import { SecretBox } from ${JSON.stringify(pathToFileURL(path.join(moduleDir, 'services', 'secrets.ts')).href)};`,
+      `import { SecretBox } from ${JSON.stringify(pathToFileURL(path.join(moduleDir, 'services', 'box.ts')).href)};`,
       `while (Date.now() < ${at});`,
       `const box = new SecretBox(${JSON.stringify(file)});`,
       `process.stdout.write(box.seal('same key?', 'test'));`,
@@ -49,7 +49,7 @@ test('processes starting together on one home all get the one key a single proce
 });
 
 test('an existing key file is read, never replaced', () => {
-  const dir = tempDir('catalog-key-kept-');
+  const dir = tempDir('secrets-key-kept-');
   try {
     const file = path.join(dir, 'secret.key');
     const key = randomBytes(32);
@@ -71,7 +71,7 @@ test('TALON_SECRET_KEY_FILE names the key file; else it is the home’s secret.k
 });
 
 test('the check value: written once by the first key, opened by the same key, refused to another', async () => {
-  const dir = tempDir('catalog-key-check-');
+  const dir = tempDir('secrets-key-check-');
   const opened = openTestStore([moduleDir]);
   try {
     const first = new SecretBox(path.join(dir, 'a.key'));
@@ -82,7 +82,7 @@ test('the check value: written once by the first key, opened by the same key, re
       outcomes.map((o) => o.status),
       ['fulfilled', 'rejected'],
     );
-    assert.deepEqual(await opened.store.many('SELECT id FROM catalog_key_check'), [{ id: 1 }]);
+    assert.deepEqual(await opened.store.many('SELECT id FROM secrets_key_check'), [{ id: 1 }]);
     await first.verify(opened.store);
     await new SecretBox(path.join(dir, 'a.key')).verify(opened.store);
     const refused = (outcomes[1] as PromiseRejectedResult).reason as Error;
@@ -97,17 +97,21 @@ test('the check value: written once by the first key, opened by the same key, re
   }
 });
 
-const catalogOnly = { only: ['catalog'] };
+const secretsOnly = { only: ['secrets'] };
+
+function keys(k: TestKernel): ProviderKeys {
+  return k.kernel.services.view<ProviderKeys>(providerKeys.id);
+}
 
 test('start-up stops when the key is not the one the database was sealed with', async () => {
-  const home = tempDir('catalog-key-home-');
+  const home = tempDir('secrets-key-home-');
   try {
-    const k = await startTestKernel({ ...catalogOnly, home });
-    assert.equal((await k.request('/api/providers/openai/key', { method: 'POST', json: { api_key: 'sk-kept' } })).status, 200);
+    const k = await startTestKernel({ ...secretsOnly, home });
+    await keys(k).set('openai', 'sk-kept');
     await k.stop();
     const keyFile = path.join(home, 'secret.key');
     writeFileSync(keyFile, randomBytes(32));
-    await assert.rejects(startTestKernel({ ...catalogOnly, home }), (err: Error) => {
+    await assert.rejects(startTestKernel({ ...secretsOnly, home }), (err: Error) => {
       assert.equal(err.name, 'ConfigError', 'a configuration error: start-up stops (exit code 2)');
       assert.match(err.message, new RegExp(`${keyFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not open the values sealed in this database`));
       return true;
@@ -118,42 +122,23 @@ test('start-up stops when the key is not the one the database was sealed with', 
 });
 
 test('TALON_SECRET_KEY_FILE: the key lives there, none is made in the home, and stored keys open with it after a restart', async () => {
-  const home = tempDir('catalog-key-env-');
-  const keys = tempDir('catalog-key-dir-');
-  const keyFile = path.join(keys, 'fleet.key');
+  const home = tempDir('secrets-key-env-');
+  const dir = tempDir('secrets-key-dir-');
+  const keyFile = path.join(dir, 'fleet.key');
   process.env.TALON_SECRET_KEY_FILE = keyFile;
   let k: TestKernel | undefined;
   try {
-    k = await startTestKernel({ ...catalogOnly, home });
-    assert.equal((await k.request('/api/providers/openai/key', { method: 'POST', json: { api_key: 'sk-fleet' } })).status, 200);
+    k = await startTestKernel({ ...secretsOnly, home });
+    await keys(k).set('openai', 'sk-fleet');
     assert.equal(statSync(keyFile).size, 32);
     assert.equal(existsSync(path.join(home, 'secret.key')), false);
     await k.stop();
-    k = await startTestKernel({ ...catalogOnly, home });
-    assert.equal(service(k).apiKey('openai'), 'sk-fleet');
+    k = await startTestKernel({ ...secretsOnly, home });
+    assert.equal(keys(k).get('openai'), 'sk-fleet');
   } finally {
     delete process.env.TALON_SECRET_KEY_FILE;
     await k?.stop();
     rmSync(home, { recursive: true, force: true });
-    rmSync(keys, { recursive: true, force: true });
-  }
-});
-
-test('two processes on one home: a key, an alias or a URL changed in one is effective in the other', async () => {
-  const home = tempDir('catalog-two-');
-  const options = { ...catalogOnly, home, feedPollMs: 50 };
-  const [a, b] = await Promise.all([startTestKernel(options), startTestKernel(options)]);
-  try {
-    assert.equal((await a.request('/api/providers/openai/key', { method: 'POST', json: { api_key: 'sk-shared' } })).status, 200);
-    await waitFor(() => service(b).apiKey('openai') === 'sk-shared', 5_000, 'the key reaches the other process');
-    assert.equal((await a.request('/api/models/aliases', { method: 'POST', json: { alias: 'house', model_id: 'gpt-4o-mini' } })).status, 201);
-    await waitFor(() => service(b).resolveAlias('house') === 'gpt-4o-mini', 5_000, 'the alias reaches the other process');
-    assert.equal((await b.request('/api/providers/groq/url', { method: 'PUT', json: { url: 'http://127.0.0.1:9/groq' } })).status, 200);
-    await waitFor(() => service(a).baseUrl('groq') === 'http://127.0.0.1:9/groq', 5_000, 'the URL reaches the other process');
-    assert.equal((await b.request('/api/providers/openai/key', { method: 'DELETE' })).status, 200);
-    await waitFor(() => service(a).apiKey('openai') === undefined, 5_000, 'the removal reaches the other process');
-  } finally {
-    await Promise.all([a.stop(), b.stop()]);
-    rmSync(home, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 });
