@@ -6,7 +6,8 @@ import path from 'node:path';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { NodeRegistry } from '../kernel/store/nodes.ts';
 
 const modulesDir = path.resolve('test/fixtures/modules');
 
@@ -131,5 +132,29 @@ test('a module gets a frozen KernelApi, never the kernel itself (no store, nodes
     ]);
   } finally {
     await k.stop();
+  }
+});
+
+test('a process still starting is not found dead for a slow boot; once it listens, three missed beats are', async () => {
+  const { store, close } = openTestStore();
+  const noop = () => undefined;
+  const starting = new NodeRegistry(store, 50, noop, noop);
+  const watcher = new NodeRegistry(store, 50, noop, noop);
+  try {
+    await starting.start('127.0.0.1:1');
+    await watcher.start('127.0.0.1:2');
+    await watcher.listening('127.0.0.1:2');
+    // Loading modules holds the starting process's event loop: no beat for many leases.
+    starting.silence();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await watcher.beat();
+    assert.ok((await watcher.live()).includes(starting.id), 'a slow boot is not a death');
+    await starting.listening('127.0.0.1:1');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await watcher.beat();
+    assert.ok(!(await watcher.live()).includes(starting.id), 'a started process that stops beating is dead');
+  } finally {
+    await watcher.stop();
+    close();
   }
 });

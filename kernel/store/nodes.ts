@@ -7,6 +7,12 @@ const TABLE = `CREATE TABLE IF NOT EXISTS kernel_nodes (
   heartbeat_at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('live', 'stopped', 'dead'))
 )`;
 
+/**
+ * A starting process beats this far ahead: loading and migrating modules can hold its event loop past three beats, and
+ * a process found dead while it starts would stop. Once it listens it beats with the present time.
+ */
+const BOOT_GRACE_MS = 60_000;
+
 /** Rows of gone nodes are kept this long (their claims are taken over long before). */
 const FORGET_AFTER_MS = 24 * 3600_000;
 
@@ -24,6 +30,7 @@ export class NodeRegistry {
   private liveIds: string[] = [];
   private gone: string[] = [];
   private readonly handlers = new Set<DeadHandler>();
+  private booting = true;
 
   constructor(
     private readonly store: Store,
@@ -47,16 +54,21 @@ export class NodeRegistry {
     const now = Date.now();
     await this.store.run(
       'INSERT INTO kernel_nodes (id, pid, host, listen, boot_at, heartbeat_at, state) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [this.id, process.pid, hostname(), listen, now, now, 'live'],
+      [this.id, process.pid, hostname(), listen, now, now + BOOT_GRACE_MS, 'live'],
     );
     await this.beat();
     this.timer = setInterval(() => void this.beat().catch(this.onError), this.beatMs);
     this.timer.unref();
   }
 
-  /** Records the address once listening. */
+  /** Records the address once listening: the process has started, and beats with the present time from now on. */
   async listening(address: string): Promise<void> {
-    await this.store.run('UPDATE kernel_nodes SET listen = ? WHERE id = ?', [address, this.id]);
+    this.booting = false;
+    await this.store.run("UPDATE kernel_nodes SET listen = ?, heartbeat_at = ? WHERE id = ? AND state = 'live'", [
+      address,
+      Date.now(),
+      this.id,
+    ]);
   }
 
   /** Stops beating without saying so, as a killed process would (tests of the handover). */
@@ -105,7 +117,7 @@ export class NodeRegistry {
     // Only a live row beats: a node another process marked dead has had its claims taken over, so going on would run
     // that work twice. It stops instead (a supervisor starts it again as a new node).
     const beating = await this.store.run("UPDATE kernel_nodes SET heartbeat_at = ? WHERE id = ? AND state = 'live'", [
-      now,
+      this.booting ? now + BOOT_GRACE_MS : now,
       this.id,
     ]);
     if (!beating.changes) {

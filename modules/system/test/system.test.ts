@@ -48,7 +48,7 @@ test('GET /api/status: running, version, uptime, agent count (0 without the agen
   assert.equal(body.default_model, 'claude-x');
   assert.equal(body.api_listen, `127.0.0.1:${k.kernel.port}`);
   assert.equal(body.auth, 'bearer_token');
-  assert.deepEqual((body.modules as string[]).sort(), ['auth', 'catalog', 'error-envelope', 'llm', 'system']);
+  assert.deepEqual((body.modules as string[]).sort(), ['auth', 'catalog', 'error-envelope', 'llm', 'secrets', 'system']);
 });
 
 test('GET /api/version and /api/versions', async () => {
@@ -66,7 +66,7 @@ test('GET /api/modules: every known module with its state and whether it is crit
   const body = await json('/api/modules');
   const modules = body.modules as Array<{ id: string; state: string; version: string; critical: boolean; last_reload?: unknown }>;
   assert.equal(body.total, modules.length);
-  assert.equal(body.running, 5);
+  assert.equal(body.running, 6);
   const byId = new Map(modules.map((m) => [m.id, m]));
   assert.equal(byId.get('system')?.state, 'running');
   assert.equal(byId.get('metrics')?.state, 'disabled');
