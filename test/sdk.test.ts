@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from '@talon/module-sdk';
-import { safeJoin, readPage, readLimit, cappedLimitProperty, paginate, HttpError, requireUuid, lazyRequire } from '@talon/module-sdk';
+import { safeJoin, readPage, readLimit, cappedLimitProperty, paginate, HttpError, requireUuid, lazy, lazyRequire } from '@talon/module-sdk';
 import Fastify from 'fastify';
 import type { Routes } from '@talon/module-sdk';
 import { TapLedger } from '../kernel/hooks.ts';
@@ -196,4 +196,16 @@ test('lazyRequire loads on the first call, from the module first, then from the 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('lazy: the value is made on the first call only, and kept (also when it is undefined)', () => {
+  let made = 0;
+  const value = lazy(() => {
+    made++;
+    return made === 1 ? undefined : 'again';
+  });
+  assert.equal(made, 0, 'nothing is made before the first call');
+  assert.equal(value(), undefined);
+  assert.equal(value(), undefined);
+  assert.equal(made, 1);
 });

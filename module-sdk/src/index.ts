@@ -20,7 +20,7 @@ export {
 } from './errors.ts';
 export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, SubscribeOptions, SubscriberStats } from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
-export { lazyRequire } from './lazy.ts';
+export { lazy, lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { WriteBehind } from './store.ts';
 export type { Store, Queries, Params, SqlValue, Dialect, NodeAccess, ChangeFeed } from './store.ts';

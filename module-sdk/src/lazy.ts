@@ -14,8 +14,23 @@ const serviceRequire = createRequire(import.meta.url);
  *   yaml().parse(text);
  */
 export function lazyRequire<T>(from: string, specifier: string): () => T {
-  let loaded: T | undefined;
-  return () => (loaded ??= load(from, specifier) as T);
+  return lazy(() => load(from, specifier) as T);
+}
+
+/**
+ * A value made on its first use and kept (a compiled validator, a dynamic import's promise), instead of a module-level
+ * `let` assigned with `??=`: the state lives in the returned function.
+ */
+export function lazy<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
 }
 
 function load(from: string, specifier: string): unknown {

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import { lazy } from '@talon/module-sdk';
 import type { CatalogConfig } from '../config.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import { excerpt, probe, ProbeError } from './http-probe.ts';
@@ -15,8 +16,7 @@ import { registryBundleSchema, type RegistryBundle } from './schema.ts';
 import type { RegistryContent } from './store.ts';
 
 /** Compiled with the first registry update, not at start-up (an Ajv instance of its own compiles the meta-schema too). */
-let bundleValidator: ValidateFunction<RegistryBundle> | undefined;
-const validateBundle = () => (bundleValidator ??= new Ajv({ allErrors: true, strict: false }).compile<RegistryBundle>(registryBundleSchema));
+const validateBundle = lazy(() => new Ajv({ allErrors: true, strict: false }).compile<RegistryBundle>(registryBundleSchema));
 
 export class RegistryError extends Error {
   constructor(

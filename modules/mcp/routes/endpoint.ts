@@ -10,7 +10,7 @@
  * served exactly as POST /api/mcp would serve it (the auth module checks the
  * bearer there), so the key is never read by this module.
  */
-import type { FastifyReply, FastifyRequest, Routes } from '@talon/module-sdk';
+import { lazy, type FastifyReply, type FastifyRequest, type Routes } from '@talon/module-sdk';
 import type { AgentRecord } from '@talon/agents';
 import type { McpServerDeps } from '../services/mcp-server.ts';
 
@@ -18,8 +18,7 @@ import type { McpServerDeps } from '../services/mcp-server.ts';
  * The official SDK (and zod under it) is a large share of the service's start-up time and memory: its side of the
  * endpoint is loaded with the first MCP request (the bundler keeps a dynamically imported file lazy).
  */
-let sdkSide: Promise<typeof import('../services/mcp-server.ts')> | undefined;
-const loadSdkSide = () => (sdkSide ??= import('../services/mcp-server.ts'));
+const loadSdkSide = lazy(() => import('../services/mcp-server.ts'));
 
 export interface EndpointDeps extends McpServerDeps {
   keyRequired: () => boolean;

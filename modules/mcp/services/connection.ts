@@ -10,12 +10,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchema } from '@talon/module-sdk';
+import { lazy, type JsonSchema } from '@talon/module-sdk';
 import { expandArgs, type ServerSpec } from './spec.ts';
 import { killTree, processTree } from './process-tree.ts';
 
 /** The SDK's client side (and zod under it) costs start-up time and memory: loaded with the first connection. */
-let clientSdk: Promise<ClientSdk> | undefined;
+const clientSdk = lazy(() => importClientSdk());
 type ClientSdk = Awaited<ReturnType<typeof importClientSdk>>;
 async function importClientSdk() {
   const [{ Client }, { StdioClientTransport }, { SSEClientTransport }, { StreamableHTTPClientTransport }, { ToolListChangedNotificationSchema }] =
@@ -86,7 +86,7 @@ export class Connection {
     await this.dispose();
     this.status = 'connecting';
     this.stderrTail.length = 0;
-    const sdk = await (clientSdk ??= importClientSdk());
+    const sdk = await clientSdk();
     if (this.stopped) return;
     const transport = this.makeTransport(sdk);
     const client = new sdk.Client({ name: 'talon', version: this.deps.clientVersion }, { capabilities: {} });

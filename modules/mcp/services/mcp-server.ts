@@ -11,7 +11,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { HttpError } from '@talon/module-sdk';
+import { HttpError, lazy } from '@talon/module-sdk';
 import type { AgentRecord, AgentRegistry, AgentRunner, AgentTools, ToolDefinition } from '@talon/agents';
 import type { InvokeGate } from '@talon/tools';
 import { sanitise } from './naming.ts';
@@ -126,7 +126,7 @@ function buildServer(deps: McpServerDeps, scope: AgentRecord | undefined, valida
   return server;
 }
 
-let validator: AjvJsonSchemaValidator | undefined;
+const validator = lazy(() => new AjvJsonSchemaValidator());
 
 /** Answers one JSON-RPC request (or batch) over the stateless Streamable HTTP transport, with JSON. */
 export async function answer(
@@ -135,7 +135,7 @@ export async function answer(
   request: Request,
   parsedBody: unknown,
 ): Promise<{ status: number; headers: Headers; text: string }> {
-  const server = buildServer(deps, scope, (validator ??= new AjvJsonSchemaValidator()));
+  const server = buildServer(deps, scope, validator());
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
