@@ -55,15 +55,20 @@ async function start(name: 'a' | 'b', port: number): Promise<Service> {
     cwd: root,
     env: { ...process.env, TALON_HOME: home, TALON_API_LISTEN: `127.0.0.1:${port}`, [KEY_ENV]: 'sk-test' },
     detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   const stderr: string[] = [];
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  // The log (warnings and errors, log_level = "warn"): kept with stderr to say why a process never answered.
+  child.stdout!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   child.on('exit', () => children.delete(child));
   const service = { name, port, child, stderr };
   services[name] = service;
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).status === 200, 90_000, `process ${name} to answer`);
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).status === 200, 90_000, `process ${name} to answer`).catch((err: Error) => {
+    // Why it never answered, in the test's own output (CI keeps nothing else of the process).
+    throw new Error(`${err.message}; exit code ${child.exitCode}; stderr: ${stderr.join('').slice(-3000)}`);
+  });
   return service;
 }
 
