@@ -8,10 +8,11 @@ const TABLE = `CREATE TABLE IF NOT EXISTS kernel_nodes (
 )`;
 
 /**
- * A starting process beats this far ahead: loading and migrating modules can hold its event loop past three beats, and
- * a process found dead while it starts would stop. Once it listens it beats with the present time.
+ * A starting process beats this far ahead (five minutes): loading and migrating modules can hold its event loop past
+ * three beats (a fresh clone compiles every module first), and a process found dead while it starts would stop. Once
+ * it listens it beats with the present time.
  */
-const BOOT_GRACE_MS = 60_000;
+const BOOT_GRACE_MS = 300_000;
 
 /** Rows of gone nodes are kept this long (their claims are taken over long before). */
 const FORGET_AFTER_MS = 24 * 3600_000;
