@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { Params, Queries, Store } from '@talon/module-sdk';
+import { isBusy, type Params, type Queries, type Store } from '@talon/module-sdk';
 import { Mutex } from './mutex.ts';
 
 /** How long a statement waits for another process's write lock before it fails with SQLITE_BUSY. */
@@ -219,9 +219,6 @@ function foreignAwait(opened: Error | undefined): Error {
       `instead of on its handle \`t\`); it held the connection, so it was rolled back. Opened at ${where}`,
   );
 }
-
-const isBusy = (err: unknown): boolean =>
-  typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
 
 /** Runs a statement, again after a growing pause (1 ms up to 50 ms) while another process holds the lock, up to BUSY_WAIT_MS. */
 async function whenFree<T>(attempt: () => T): Promise<T> {

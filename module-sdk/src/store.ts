@@ -103,8 +103,8 @@ async function flushWaiting(store: Queries): Promise<void> {
   }
 }
 
-/** SQLite's "another connection holds the lock" (SQLITE_BUSY and its variants). */
-const isBusy = (err: unknown): boolean => /^SQLITE_BUSY/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
+/** Whether a statement failed because another connection holds the lock (SQLite's SQLITE_BUSY and its variants). */
+export const isBusy = (err: unknown): boolean => /^SQLITE_BUSY/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
 
 /**
  * Rows written just after the current piece of work has answered: push() queues a row, and right after the current
