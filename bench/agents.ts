@@ -16,7 +16,7 @@ import http from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, type RecordedRequest } from '@talon/module-sdk/testing';
+import { FakeProvider, type RecordedRequest } from '@talon/testing';
 import { cpuMs, freePort, killTree, percentile, rssMb, spawnDetached, waitHttp } from './util.ts';
 
 const manifest = (name: string) => `name = "${name}"\n[model]\nprovider = "openai"\nmodel = "fake-model"\n`;

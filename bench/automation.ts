@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import type { AnyEvent, Queries } from '@talon/module-sdk';
 import { SqliteStore } from '../kernel/store/sqlite.ts';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { FakeProvider } from '@talon/testing';
 import { schedulerConfigSchema, type SchedulerConfig } from '../modules/scheduler/config.ts';
 import { JobStore, type JobFields, type JobRow } from '../modules/scheduler/services/jobs.ts';
 import { RunRows, type Claimed } from '../modules/scheduler/services/runs.ts';

@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
-import { FakeProvider, startTestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel } from '@talon/testing';
 import { percentile } from './util.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, type Task } from '@a2a-js/sdk';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { FakeProvider } from '@talon/testing';
 import { freePort, killTree, percentile, spawnDetached, waitHttp } from './util.ts';
 
 const FIXTURE = path.resolve('modules/mcp/test/fixtures/stdio-server.mjs');

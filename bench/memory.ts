@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import { FakeProvider, fakeEmbedding } from '@talon/module-sdk/testing';
+import { FakeProvider, fakeEmbedding } from '@talon/testing';
 import { applyMigrations, pendingMigrations } from '../kernel/migrations.ts';
 import { SqliteStore } from '../kernel/store/sqlite.ts';
 import { defaultMemoryConfig } from '../modules/memory/config.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { auditTrail, type AuditTrail } from '../modules/audit/api.ts';
 import { freePort, killTree, percentile, spawnDetached, waitHttp } from './util.ts';
 

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import type { AgentRecord, ModelCallContext } from '@talon/agents';
 import type { PromptScanner } from '@talon/prompt-guard';
 import type { WasmRuntime } from '@talon/wasm';

@@ -12,7 +12,7 @@ import http from 'node:http';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { FakeProvider } from '@talon/testing';
 import { freePort, killTree, percentile, rssMb, spawnDetached, startScriptNodeArgs, waitHttp, waitForFile } from './util.ts';
 
 const AGENTS = 4;

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import type { AgentRegistry } from '@talon/agents';
 import { median, percentile } from './util.ts';
 

@@ -8,8 +8,8 @@
  */
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { startTestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 import { agentRunner, sessionStore, type AgentRunner, type SessionStore } from '../modules/agents/api.ts';
 
 export interface V1BenchFigures {

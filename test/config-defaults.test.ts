@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonSchema } from '@talon/module-sdk';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { fillable, fillDefaults, validateSection } from '../kernel/config/validate.ts';
 
 const viaAjv = (schema: JsonSchema) => validateSection(schema, {}, { errors: [], warnings: [] });

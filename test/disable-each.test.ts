@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 interface Manifest {
   name: string;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AnyEvent } from '@talon/module-sdk';
 import { EventBus } from '../kernel/events.ts';
-import { startTestKernel, waitFor } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor } from '@talon/testing';
 import { manifest, tempModules } from './support/temp-modules.ts';
 
 const quietBus = () => {

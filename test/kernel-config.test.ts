@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { ConfigStore } from '../kernel/config/store.ts';
 import { HookBus } from '../kernel/hooks.ts';
 import { ConfigError, redactSecrets } from '@talon/module-sdk';

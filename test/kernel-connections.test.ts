@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { manifest, tempModules } from './support/temp-modules.ts';
 
 const fixtures = path.resolve('test/fixtures/modules');

@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { BootAbort, ConfigError } from '../kernel/kernel.ts';
 import { manifest, tempModules } from './support/temp-modules.ts';
 

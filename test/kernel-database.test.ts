@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { closeDatabase, openDatabase, PAGE_CACHE_KIB } from '../kernel/db.ts';
 import { START_AT_WAL_BYTES, startCheckpointer } from '../kernel/checkpointer.ts';
 

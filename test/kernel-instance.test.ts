@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { manifest, tempModules } from './support/temp-modules.ts';
 
 type Probe = { ticks: number; stopped: string[]; dataDir?: string };

@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { applyMigrations, pendingMigrations } from '../kernel/migrations.ts';
 
 const runMigrations = (db: Database.Database, module: string, dir: string) => applyMigrations(db, module, pendingMigrations(db, module, dir));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { NodeRegistry } from '../kernel/store/nodes.ts';
 
 const modulesDir = path.resolve('test/fixtures/modules');

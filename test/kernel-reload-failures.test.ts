@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 // A provider module and a consumer of its service; each test rewrites the provider and reloads it.
 const root = mkdtempSync(path.join(tmpdir(), 'talon-reload-fail-'));

@@ -5,7 +5,7 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { manifest, tempModules } from './support/temp-modules.ts';
 
 type Event = { copy: number; what: string; at: number };

@@ -93,14 +93,27 @@ function connectionsOf(moduleDir: string): Connections {
   return found;
 }
 
+/** A file under the module's test/ folder: the one place the testing kit (@talon/testing) may be imported. */
+const isTestFile = (i: Import) => i.moduleDir !== undefined && isInside(i.file, path.join(i.moduleDir, 'test'));
+
 test('every @talon/<name> a module imports is declared in its module.toml', () => {
   const problems = imports.flatMap((i) => {
     if (!i.specifier.startsWith('@talon/') || !i.moduleDir) return [];
     const name = i.specifier.slice('@talon/'.length);
     if (name === 'module-sdk' || name.startsWith('module-sdk/')) return [];
+    if (name === 'testing') return isTestFile(i) ? [] : [`${where(i)}: module code imports the testing kit (it runs a kernel); only test/ may`];
     const m = connectionsOf(i.moduleDir);
     if (m.declared.has(name)) return [];
     return [`${where(i)}: imports '${i.specifier}', but module '${m.name}' does not list '${name}' in depends, optional_depends or consumes`];
   });
   assertNone(problems, 'undeclared contract imports');
+});
+
+test('the SDK imports nothing of the kernel or the testing kit: the one arrow back up is the testing kit', () => {
+  const problems = tsFiles(path.join(repo, 'module-sdk', 'src')).flatMap((file) =>
+    importsOf(file)
+      .filter((i) => /(^|\/)(kernel|testing-kit)\//.test(path.resolve(path.dirname(file), i.specifier)) || i.specifier === '@talon/testing')
+      .map((i) => `${where(i)}: '${i.specifier}'`),
+  );
+  assertNone(problems, 'SDK imports of the kernel');
 });

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 const cases: Array<{ module: string; config: string; message: string }> = [
   {

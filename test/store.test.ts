@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WriteBehind } from '@talon/module-sdk';
-import { openTestStore, waitFor } from '@talon/module-sdk/testing';
+import { openTestStore, waitFor } from '@talon/testing';
 
 function withStore(fn: (s: ReturnType<typeof openTestStore>['store']) => Promise<void>) {
   return async () => {

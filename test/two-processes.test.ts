@@ -15,7 +15,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { FakeProvider, waitFor } from '@talon/module-sdk/testing';
+import { FakeProvider, waitFor } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '..');
 const home = mkdtempSync(path.join(tmpdir(), 'talon-two-processes-'));

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { setConfig, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { setConfig, startTestKernel, type TestKernel } from '@talon/testing';
 import type { AgentTools } from '@talon/agents';
 
 // Loaded the way a user loads a third-party module: module_paths names the folder that holds it.

@@ -9,7 +9,7 @@ import express from 'express';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Role, type AgentCard } from '@a2a-js/sdk';
-import { setConfig } from '@talon/module-sdk/testing';
+import { setConfig } from '@talon/testing';
 import { json, spawnAgent, startEnv, stopEnv, type Env, type TaskView } from './helpers.ts';
 import { withBearer } from '../services/remote.ts';
 

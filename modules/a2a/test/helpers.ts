@@ -1,5 +1,5 @@
 /** Shared test setup: a kernel with agents, auth and a2a, its default model on the scripted fake provider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import type { Task } from '@a2a-js/sdk';
 import { StoreTaskStore } from '../services/task-store.ts';
 import { a2aCore } from '../services/sdk.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { rmSync } from 'node:fs';
-import { setConfig, waitFor } from '@talon/module-sdk/testing';
+import { setConfig, waitFor } from '@talon/testing';
 import { json, spawnAgent, startEnv, stopEnv, type Env, type TaskView } from './helpers.ts';
 
 const userMessage = (text: string): Message => ({

@@ -1,5 +1,5 @@
 /** A kernel whose default model is the scripted fake provider, with helpers to spawn agents and read JSON answers. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 const KEY_ENV = 'TALON_FAKE_PROVIDER_KEY';
 

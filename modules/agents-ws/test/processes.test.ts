@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 const ONLY = ['agents-ws', 'agents', 'llm', 'llm-openai', 'error-envelope'];
 /** Far beyond the test's waits: an agents_updated it sees was pushed by an event, not by the timer. */

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 
 export const HELLO_WORLD = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hello-world.toml'), 'utf8');
 /** Test-only modules (echo-tools, hooks-probe), loaded through module_paths. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, type TestStore } from '@talon/testing';
 import { SessionLeases, type LeaseTurn } from '../services/leases.ts';
 import { TraceStore } from '../services/traces.ts';
 

@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, type RecordedRequest } from '@talon/module-sdk/testing';
+import { FakeProvider, type RecordedRequest } from '@talon/testing';
 import { json, parseSse, sleep, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
 import { OWNER_LOST } from '../services/relay.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { FakeProvider } from '@talon/testing';
 import { json, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 describe('agents: persistence across a restart', () => {

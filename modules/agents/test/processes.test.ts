@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { FakeProvider } from '@talon/testing';
 import { json, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
 
 type Detail = { name: string; system_prompt: string; session_id: string };

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { FIXTURE_MODULES, startEnv, stopEnv, type Env } from './helpers.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { ChangeFeed, Queries } from '@talon/module-sdk';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { SessionService } from '../services/sessions.ts';
 
 const MODULE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');

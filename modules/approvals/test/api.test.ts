@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setConfig, waitFor } from '@talon/module-sdk/testing';
+import { setConfig, waitFor } from '@talon/testing';
 import { code, json, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 const post = (env: Env, url: string, body?: unknown) => env.k.request(url, { method: 'POST', ...(body === undefined ? {} : { json: body }) });

@@ -1,5 +1,5 @@
 /** A kernel with agents, the built-in tools and approvals, its default model on a scripted provider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 import { generate } from 'otplib';
 
 export interface Env {

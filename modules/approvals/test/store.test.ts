@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { ApprovalStore, type StoredApproval } from '../services/store.ts';
 
 function request(id: string, node: string | null, held = true): StoredApproval {

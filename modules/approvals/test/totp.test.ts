@@ -1,7 +1,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, type TestStore } from '@talon/testing';
 import type { SecretVault } from '@talon/secrets';
 import { LOCKOUT_SECONDS, MAX_FAILURES, Totp } from '../services/totp.ts';
 import { code } from './helpers.ts';

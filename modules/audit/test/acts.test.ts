@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const MANIFEST = (name: string) => `name = "${name}"\n[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n`;

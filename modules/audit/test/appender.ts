@@ -3,7 +3,7 @@
  * appends `rounds` batches of three entries, each batch its own flush and a millisecond apart, and reports how many batches failed and how many entries it could not write.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { Trail } from '../services/trail.ts';
 
 const [file, rounds, tag] = process.argv.slice(2);

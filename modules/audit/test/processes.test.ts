@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { Trail } from '../services/trail.ts';
 
 const AUDIT_DIR = path.join(import.meta.dirname, '..');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import WebSocket from 'ws';
-import { setConfig, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { setConfig, startTestKernel, type TestKernel } from '@talon/testing';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const only = ['auth', 'system', 'dashboard', 'error-envelope', 'config-api', 'cors', 'auth-probe'];

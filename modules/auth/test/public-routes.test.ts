@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const KEY = 'sweep-key-0123456789abcdef';

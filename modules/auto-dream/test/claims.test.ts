@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import type { AgentRegistry } from '@talon/agents';
 import type { JobRequest, JobSummary, SchedulerJobs } from '@talon/scheduler';
 import { Dreams, HANDLER } from '../services/dreams.ts';

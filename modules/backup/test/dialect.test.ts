@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { HttpError, type Queries, type Store } from '@talon/module-sdk';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { Backups, type BackupDeps } from '../services/service.ts';
 
 /** A store that says it is PostgreSQL: its statements run on `on` (a SQLite test store), or fail the test. */

@@ -1,5 +1,5 @@
 /** A kernel with agents, memory, audit and backup, its default model on a FakeProvider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export const KEY = 'backup-test-key-0123456789';
 export const auth = { authorization: `Bearer ${KEY}` };

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { FakeProvider, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, type TestKernel } from '@talon/testing';
 import { auth, call, start } from './env.ts';
 
 let fake: FakeProvider;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, type TestKernel } from '@talon/testing';
 import { call, start } from './env.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-backup-procs-'));

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { FakeProvider, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, type TestKernel } from '@talon/testing';
 import { KEY, call, start } from './env.ts';
 
 let fake: FakeProvider;

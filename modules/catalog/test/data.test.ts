@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import type { ProviderKeys } from '@talon/secrets';
 import { loadAliasFile, loadProviderDir } from '../services/files.ts';
 import { Snapshot } from '../services/snapshot.ts';

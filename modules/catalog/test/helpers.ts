@@ -1,7 +1,7 @@
 /** Test helpers: local fake HTTP servers (127.0.0.1 only) and the catalog service of a test kernel. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestKernel } from '@talon/module-sdk/testing';
+import type { TestKernel } from '@talon/testing';
 import { catalogService, type CatalogService } from '@talon/catalog';
 
 export interface SeenRequest {

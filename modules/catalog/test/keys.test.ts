@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startTestKernel, waitFor } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor } from '@talon/testing';
 import { service } from './helpers.ts';
 
 const catalogOnly = { only: ['catalog'] };

@@ -1,6 +1,6 @@
 import { after, before, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 import { fakeServer, json, service, type FakeServer } from './helpers.ts';
 
 const TOKEN = 'gho_fakeDeviceFlowToken0123456789';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 import { git, hashName } from './support.ts';
 
 let fake: FakeProvider;

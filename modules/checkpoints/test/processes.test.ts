@@ -7,7 +7,7 @@ import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { CheckpointManager } from '../services/manager.ts';
 import { locate } from '../services/shadow.ts';
 import { AGENT_ID, SESSION_ID, git, tempDir } from './support.ts';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { pino } from 'pino';
 import { CheckpointManager } from '../services/manager.ts';
 import { keptCount, type RetentionPolicy } from '../services/retention.ts';

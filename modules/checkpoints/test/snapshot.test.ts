@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setConfig } from '@talon/module-sdk/testing';
+import { setConfig } from '@talon/testing';
 import { AGENT_ID, SESSION_ID, commitCount, git, hashName, headFiles, startHookKernel, tempDir, type HookKernel } from './support.ts';
 
 let hk: HookKernel;

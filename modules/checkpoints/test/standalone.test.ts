@@ -1,7 +1,7 @@
 /** Without the agents module (an optional dependency) checkpoints still runs: no snapshots, but listing and restore answer. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 let k: TestKernel;
 before(async () => {

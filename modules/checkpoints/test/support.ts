@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 import { agentHooks, type AgentRecord, type ToolCallInfo } from '@talon/agents';
 
 export interface LogLine {

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 let k: TestKernel;
 const skillsDir = mkdtempSync(path.join(tmpdir(), 'commands-skills-'));

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 // The owners of the keys the tests edit: api_key (auth), rate_limit_per_second (rate-limit), cors_origins (cors), [logs].
 const only = ['config-api', 'error-envelope', 'auth', 'rate-limit', 'cors', 'logs'];

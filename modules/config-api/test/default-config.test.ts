@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 test('first start writes a commented default config generated from the schemas of the kernel and the running modules', async () => {
   const k = await startTestKernel({ config: null, only: ['config-api', 'auth', 'rate-limit', 'logs'] });

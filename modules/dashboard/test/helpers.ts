@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const KEY = 'serve-test-key-0123456789';
 let k: TestKernel;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const ECHO = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'mcp-echo.mjs');
 const template = (id: string, extra = '') => `id = "${id}"

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 type Goal = Record<string, unknown> & { id: string };
 

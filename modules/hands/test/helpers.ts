@@ -1,7 +1,7 @@
 /** A kernel with hands, agents, the scheduler, triggers, memory, tools and the hub; an OpenAI-format fake provider. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { activate, install, json, startEnv, stopEnv, teamHand, type Env } from './helpers.ts';
 
 let env: Env;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
 import type { HandInstance } from '@talon/hands';
-import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { InstanceStore } from '../services/instances.ts';
 import { activate, install, json } from './helpers.ts';
 

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const home = mkdtempSync(path.join(tmpdir(), 'talon-wake-crash-'));

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import type { AnyEvent } from '@talon/module-sdk';
 
 const TOKEN = 'hook-token-0123456789abcdefghijklmnop';

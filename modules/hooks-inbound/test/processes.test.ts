@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { openTestStore, startTestKernel, waitFor } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, waitFor } from '@talon/testing';
 import type { AnyEvent, EventAccess } from '@talon/module-sdk';
 import { WakeInbox } from '../services/wakes.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { simpleGit } from 'simple-git';
-import { gitHttpServer, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { gitHttpServer, startTestKernel, type TestKernel } from '@talon/testing';
 
 const md = (name: string, description: string, tags: string, body: string, extra = '') =>
   `---\nname: ${name}\ndescription: ${description}\nversion: 1.2.0\nauthor: hub-tests\ntags: [${tags}]\n${extra}---\n${body}\n`;

@@ -1,6 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { collect, driverConformance, LLM_TEST_KEY_ENV, userMessage, weatherTool } from '@talon/module-sdk/testing';
+import { collect, driverConformance, LLM_TEST_KEY_ENV, userMessage, weatherTool } from '@talon/testing';
 
 const ref = { provider: 'gemini', model: 'gemini-test', apiKeyEnv: LLM_TEST_KEY_ENV };
 

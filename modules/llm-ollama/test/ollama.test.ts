@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ollama } from 'ollama';
-import { collect, driverConformance, userMessage, weatherTool } from '@talon/module-sdk/testing';
+import { collect, driverConformance, userMessage, weatherTool } from '@talon/testing';
 
 const ref = { provider: 'ollama', model: 'llama-test' };
 

@@ -2,7 +2,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
-import { collect, driverConformance, LLM_TEST_KEY_ENV, userMessage, weatherTool } from '@talon/module-sdk/testing';
+import { collect, driverConformance, LLM_TEST_KEY_ENV, userMessage, weatherTool } from '@talon/testing';
 
 // Through [default_model], the way most installations reach an OpenAI-compatible provider.
 driverConformance(

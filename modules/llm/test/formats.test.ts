@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { collect, startTestKernel, userMessage, type TestKernel } from '@talon/module-sdk/testing';
+import { collect, startTestKernel, userMessage, type TestKernel } from '@talon/testing';
 import { llmService, type LlmError, type LlmService } from '@talon/llm';
 
 /** A wire format is a name a driver module registers: neither the llm module nor the catalog lists them. */

@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { collect, FakeProvider, LLM_TEST_KEY_ENV, setConfig, startLlmHarness, userMessage as user, waitFor, type LlmHarness } from '@talon/module-sdk/testing';
+import { collect, FakeProvider, LLM_TEST_KEY_ENV, setConfig, startLlmHarness, userMessage as user, waitFor, type LlmHarness } from '@talon/testing';
 import { llmService, type LlmError, type LlmRefusedError, type LlmService, type StreamEvent } from '@talon/llm';
 
 const ref = { provider: 'default', model: 'default' };

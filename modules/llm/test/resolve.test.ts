@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LLM_TEST_KEY_ENV as TEST_KEY_ENV, startLlmHarness, type LlmHarness } from '@talon/module-sdk/testing';
+import { LLM_TEST_KEY_ENV as TEST_KEY_ENV, startLlmHarness, type LlmHarness } from '@talon/testing';
 import type { ProviderEntry } from '@talon/catalog';
 import { llmService, type LlmService } from '@talon/llm';
 import { resolveTarget, type ResolveDeps } from '../services/resolve.ts';

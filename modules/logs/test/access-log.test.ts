@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 import { accessLog } from '../services/access-log.ts';
 
 const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'logs-probe');

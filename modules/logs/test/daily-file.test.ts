@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'logs-probe');
 const day = (offsetDays = 0) => new Date(Date.now() + offsetDays * 24 * 3600 * 1000).toISOString().slice(0, 10);

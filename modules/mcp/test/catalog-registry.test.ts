@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { FIXTURES, json, startEnv, STDIO_SERVER, stopEnv, waitConnected, type Env } from './helpers.ts';
 
 type Entry = { id: string; name: string; source: string; installed: boolean };

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { addFixture, EVERYTHING, json, server, spawnAgent, startEnv, STDIO_SERVER, stopEnv, waitConnected, type Env, type ServerView } from './helpers.ts';
 import { isAlive } from '../services/process-tree.ts';
 

@@ -1,7 +1,7 @@
 /** Shared test setup: a kernel with agents, tools, auth and mcp, its default model on the scripted fake provider. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export const STDIO_SERVER = path.join(FIXTURES, 'stdio-server.mjs');

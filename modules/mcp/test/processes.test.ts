@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore, startTestKernel, waitFor } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, waitFor } from '@talon/testing';
 import type { SecretVault } from '@talon/secrets';
 import { ServerStore } from '../services/store.ts';
 import type { ServerSpec } from '../services/spec.ts';

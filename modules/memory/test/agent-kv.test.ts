@@ -1,7 +1,7 @@
 /** GET/POST /api/agents/{id}/memory/{export,import}: an agent's KV memory, served by the memory module. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 import { AGENT_A, json } from './helpers.ts';
 
 type Exported = { agent_id: string; entries: Array<{ key: string; value: unknown }>; count: number };

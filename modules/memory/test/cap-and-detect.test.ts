@@ -1,7 +1,7 @@
 /** The per-agent cap with eviction of the least important entries, and embedding_provider = "auto". */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { FakeProvider } from '@talon/testing';
 import { detectEmbeddingProvider } from '../services/embedder.ts';
 import { AGENT_A, AGENT_B, json, memoryOnDisk, startMemoryKernel } from './helpers.ts';
 

@@ -7,8 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 import { json } from './helpers.ts';
 
 type Sent = { messages: Array<{ role: string; content: unknown }>; tools?: Array<{ function: { name: string } }> };

@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TestKernel } from '@talon/module-sdk/testing';
+import type { TestKernel } from '@talon/testing';
 import { startMemoryKernel, json, AGENT_A, AGENT_B } from './helpers.ts';
 
 interface Item {

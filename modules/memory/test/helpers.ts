@@ -1,4 +1,4 @@
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 /** A kernel with the memory module and the error envelope; `config` is config.toml text. */
 export function startMemoryKernel(config = ''): Promise<TestKernel> {
@@ -15,7 +15,7 @@ export const AGENT_B = '22222222-2222-4222-8222-222222222222';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { defaultMemoryConfig, type MemoryConfig } from '../config.ts';
 import { Memory, type MemoryDeps } from '../services/memory.ts';
 

@@ -4,7 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { AGENT_A, json, memoryOnDisk, startMemoryKernel } from './helpers.ts';
 
 let fake: FakeProvider;

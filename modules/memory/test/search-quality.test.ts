@@ -5,8 +5,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import type { TestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 import { startMemoryKernel, json, AGENT_A, AGENT_B } from './helpers.ts';
 
 const CORPUS = [

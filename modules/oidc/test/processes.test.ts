@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { startIdp, throughProvider, type Idp } from './idp.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-oidc-two-'));

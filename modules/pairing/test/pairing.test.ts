@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 import type { PairedDevices } from '@talon/pairing';
 
 const API_KEY = 'admin-key-for-pairing-tests-1';

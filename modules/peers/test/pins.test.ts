@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import pino from 'pino';
-import { openTestStore, waitFor } from '@talon/module-sdk/testing';
+import { openTestStore, waitFor } from '@talon/testing';
 import { Pins } from '../services/pins.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');

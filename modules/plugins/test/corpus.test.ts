@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { setConfig } from '@talon/module-sdk/testing';
+import { setConfig } from '@talon/testing';
 import { json, spawnAgent, startEnv, stopEnv, turn } from './helpers.ts';
 
 const corpus = process.env.TALON_PLUGIN_CORPUS;

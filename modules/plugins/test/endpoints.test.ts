@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { extract } from 'tar-stream';
-import { gitHttpServer } from '@talon/module-sdk/testing';
+import { gitHttpServer } from '@talon/testing';
 import { json, pluginToml, startEnv, stopEnv, writePlugin, type Env } from './helpers.ts';
 
 const hook = `#!/usr/bin/env bash\ncat >/dev/null\necho '{"type":"ingest_result","memories":[{"content":"hi"}]}'\n`;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyEvent } from '@talon/module-sdk';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { json, pluginToml, spawnAgent, startEnv, stopEnv, turn, type Env } from './helpers.ts';
 
 const out = path.join(mkdtempSync(path.join(tmpdir(), 'plugins-out-')), 'calls.jsonl');

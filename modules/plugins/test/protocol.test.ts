@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { json, pluginToml, spawnAgent, startEnv, stopEnv, turn, type Env } from './helpers.ts';
 
 // Each echo plugin answers with what it received, so the test sees the request as the hook saw it.

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { setConfig, waitFor } from '@talon/module-sdk/testing';
+import { setConfig, waitFor } from '@talon/testing';
 import { json, spawnAgent, startEnv, stopEnv, turn, type Env } from './helpers.ts';
 
 const RUNTIMES = ['python', 'native', 'v', 'node', 'deno', 'go', 'ruby', 'bash', 'bun', 'php', 'lua'] as const;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 test('a broken rules file stops start-up naming prompt-guard (a security module never runs without its rules)', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'talon-guard-rules-'));

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore } from '@talon/module-sdk/testing';
+import { openTestStore } from '@talon/testing';
 import { PromptCache } from '../services/cache.ts';
 import { Versions } from '../services/versions.ts';
 import { Experiments } from '../services/experiments.ts';

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { call, createJob, job, spawn, startEnv, stopEnv, type Env, type Job } from './helpers.ts';
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { FakeProvider, waitFor } from '@talon/module-sdk/testing';
+import { FakeProvider, waitFor } from '@talon/testing';
 import { call, createJob, job, spawn, startEnv, startKernel, stopEnv, type Env } from './helpers.ts';
 
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 /** A kernel with agents, the queue, the scheduler (and optional extras) and an OpenAI-format fake provider. */
 import path from 'node:path';
 import type { AnyEvent } from '@talon/module-sdk';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;

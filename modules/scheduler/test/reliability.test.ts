@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { call, createJob, job, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 let env: Env;

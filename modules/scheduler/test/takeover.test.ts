@@ -6,7 +6,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import pino from 'pino';
-import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, type TestStore } from '@talon/testing';
 import { schedulerConfigSchema, type MisfirePolicy, type SchedulerConfig } from '../config.ts';
 import { JobStore, type JobFields, type JobRow } from '../services/jobs.ts';
 import { RunRows, type Claimed, type RunRow } from '../services/runs.ts';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { providerKeys, secretVault, type ProviderKeys, type SecretVault } from '@talon/secrets';
 
 const SECRET = 'sk-test-SECRETS-5ecret-value-0123456789';

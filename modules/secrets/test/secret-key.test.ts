@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { openTestStore, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, type TestKernel } from '@talon/testing';
 import { providerKeys, type ProviderKeys } from '@talon/secrets';
 import { SecretBox, secretKeyFile } from '../services/box.ts';
 

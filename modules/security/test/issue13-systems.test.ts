@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 const FOUR = ['prompt_injection_scanning', 'manifest_signing', 'wasm_dual_metering', 'taint_tracking'];
 const MODULES = ['security', 'prompt-guard', 'manifest-signing', 'wasm', 'taint', 'agents'];

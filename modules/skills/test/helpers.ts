@@ -1,7 +1,7 @@
 /** Test setup for the skills module: a kernel with agents, tools, prompt-guard and skills; skill folders written on disk. */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export interface Env {
   k: TestKernel;

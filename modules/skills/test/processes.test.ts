@@ -9,7 +9,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { SkillHistory } from '../services/history.ts';
 import { json, skillMd, writeSkill } from './helpers.ts';
 

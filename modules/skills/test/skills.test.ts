@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { agentToml, json, skillMd, sourceRoot, startSkills, stopSkills, writeSkill, type Env } from './helpers.ts';
 
 let env: Env;

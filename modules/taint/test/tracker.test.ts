@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { AgentRecord, ToolCallInfo } from '@talon/agents';
-import { EventBus } from '@talon/module-sdk/testing';
+import { EventBus } from '@talon/testing';
 import { TaintTracker } from '../services/tracker.ts';
 import type { TaintConfig } from '../services/config.ts';
 

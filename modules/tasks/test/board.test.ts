@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AnyEvent } from '@talon/module-sdk';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { call, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type Task = Record<string, unknown> & { id: string; status: string };

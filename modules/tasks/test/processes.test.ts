@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 import { taskQueue, type TaskQueue } from '@talon/tasks';
 import { spawn } from './helpers.ts';
 

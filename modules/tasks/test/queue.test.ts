@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import pino from 'pino';
 import { HttpError, type Store } from '@talon/module-sdk';
-import { openTestStore, waitFor, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, waitFor, type TestStore } from '@talon/testing';
 import type { AgentRegistry, AgentRunner, SessionStore, TurnRequest, TurnResult } from '@talon/agents';
 import type { TasksConfig } from '../config.ts';
 import { Queue } from '../services/queue.ts';

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const KEY = 'terminal-test-key-0123456789';
 let k: TestKernel;

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 
 const manifest = (name: string) =>
   `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\nsystem_prompt = "You are ${name}."\n\n[capabilities]\ntools = ["agent_send"]\n`;

@@ -1,7 +1,7 @@
 /** The reference system's top-level [exec_policy] table is read (merged into [tools.exec_policy], which wins per key). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel } from '@talon/testing';
 
 test("the reference's top-level [exec_policy] applies: mode, allowed_commands, allowed_env_vars; [tools.exec_policy] wins per key", async () => {
   process.env.TALON_EXEC_POLICY_TEST = 'passed-through';

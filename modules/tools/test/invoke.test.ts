@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 
 const manifest = (name: string, tools: string) =>
   `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\n\n[capabilities]\ntools = ${tools}\nmemory_read = ["*"]\nmemory_write = ["self.*"]\n`;

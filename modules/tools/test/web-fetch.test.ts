@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webFetchTool } from '../tools/web-fetch.ts';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 import { netFetch, type NetFetch } from '@talon/net';
 import { agentRecord, config, fakeDeps as toolDeps, toolCtx } from './helpers.ts';
 

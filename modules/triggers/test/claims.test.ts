@@ -5,7 +5,7 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, type TestStore } from '@talon/testing';
 import { TriggerStore } from '../services/store.ts';
 
 const MODULE = path.resolve(import.meta.dirname, '..');

@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { call, createTrigger, deliveries, deliveriesAtLeast, prompts, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /** A kernel with agents, the queue, triggers (and optional extras) and an OpenAI-format fake provider. */
 import path from 'node:path';
 import type { AnyEvent, EventType, TalonEvents } from '@talon/module-sdk';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;

@@ -7,7 +7,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import pino from 'pino';
-import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, type TestStore } from '@talon/testing';
 import { DeliveryLog } from '../services/deliveries.ts';
 import { TriggerStore } from '../services/store.ts';
 

@@ -1,6 +1,6 @@
 /** Boots a kernel with agents backed by the fake provider, for the usage, openai-compat and agents-ws tests. */
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
-import { FakeProvider } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
+import { FakeProvider } from '@talon/testing';
 
 export const KEY_ENV = 'TALON_USAGE_TEST_KEY';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 async function budget(k: TestKernel, agentId?: string): Promise<{ daily_limit_usd: number; monthly_limit_usd: number }> {
   const res = await k.request(agentId ? `/api/budget/agents/${agentId}` : '/api/budget');

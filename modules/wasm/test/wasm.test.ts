@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, type TestKernel } from '@talon/testing';
 import type { WasmCall, WasmResult, WasmRuntime } from '@talon/wasm';
 
 const TEXT_STATS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../skills/bundled/text-stats/text_stats.wat');

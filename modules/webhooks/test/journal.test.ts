@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore, type TestStore } from '@talon/module-sdk/testing';
+import { openTestStore, type TestStore } from '@talon/testing';
 import { HookStore } from '../services/store.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { Receiver } from './receiver.ts';
 
 const CONFIG = '[webhooks]\nallow_hosts = ["127.0.0.1"]\nretry_base_ms = 20\nconcurrency = 8\n';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, waitFor } from '@talon/module-sdk/testing';
+import { FakeProvider, waitFor } from '@talon/testing';
 import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, spawn } from './helpers.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');

@@ -1,6 +1,6 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/module-sdk/testing';
+import { waitFor } from '@talon/testing';
 import { call, createWorkflow, prompts, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type RunResult = { run_id: string; output: string; status: string; error?: string };

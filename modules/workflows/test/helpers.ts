@@ -1,5 +1,5 @@
 /** A kernel with agents, the queue, workflows and an OpenAI-format fake provider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/module-sdk/testing';
+import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, spawn } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-wf-nodes-'));

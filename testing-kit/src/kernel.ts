@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Kernel, type KernelOptions } from '../../../kernel/kernel.ts';
+import { Kernel, type KernelOptions } from '../../kernel/kernel.ts';
 
 export interface TestKernel {
   kernel: Kernel;

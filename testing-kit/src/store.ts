@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Store } from '../store.ts';
-import { SqliteStore } from '../../../kernel/store/sqlite.ts';
+import type { Store } from '@talon/module-sdk';
+import { SqliteStore } from '../../kernel/store/sqlite.ts';
 
 export interface TestStore {
   store: Store;

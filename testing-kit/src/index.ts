@@ -23,4 +23,4 @@ export type { DriverConformanceOptions } from './driver-conformance.ts';
 export { openTestStore } from './store.ts';
 export type { TestStore } from './store.ts';
 // The kernel's event bus, for unit tests of a module's subscribers without a kernel.
-export { EventBus } from '../../../kernel/events.ts';
+export { EventBus } from '../../kernel/events.ts';
