@@ -360,7 +360,7 @@ export class Supervisor {
   private readonly inOrder = (): ModuleRecord[] => this.order.flatMap((n) => this.records.get(n) ?? []);
 
   info({ manifest: m, state, error, lastReload }: ModuleRecord): ModuleInfo {
-    const { name: id, version, description, critical, depends, optional_depends: optionalDepends, dir, thirdParty } = m;
+    const { name: id, version, description, critical, depends, optional_depends: optionalDepends, contributes, dir, thirdParty } = m;
     const dependants = [...this.dependantsOf(id, false)].filter((n) => n !== id);
     return {
       id,
@@ -372,6 +372,7 @@ export class Supervisor {
       depends,
       optionalDepends,
       dependants,
+      contributes,
       dir,
       thirdParty,
       lastReload,

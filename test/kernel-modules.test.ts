@@ -1,8 +1,11 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/testing';
 import { planModules } from '../kernel/loader/graph.ts';
+import { readManifest } from '../kernel/loader/manifest.ts';
 
 const fixtures = path.resolve('test/fixtures/modules');
 
@@ -28,6 +31,7 @@ const readManifestDefaults = {
   enabled: true,
   entry: 'index.ts',
   contract: 'api.ts',
+  contributes: {},
   thirdParty: false,
 };
 
@@ -121,4 +125,16 @@ test("consumes orders like an optional dependency (by the service's module)", ()
     plan.order.map((x) => x.name),
     ['agents', 'metrics'],
   );
+});
+
+test("a module's [contributes.<owner>] tables reach the owner as data, through modules()", () => {
+  assert.deepEqual(JSON.parse(JSON.stringify(state('zeta')?.contributes)), { beta: { greetings: ['hello'] } });
+  assert.deepEqual(state('alpha')?.contributes, {});
+});
+
+test('a contributes entry that is not a table stops the module with its key named', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'talon-contributes-'));
+  writeFileSync(path.join(dir, 'module.toml'), 'name = "x"\nversion = "1.0.0"\n[contributes]\nbeta = 3\n');
+  assert.throws(() => readManifest(dir, true), /contributes\/beta/);
+  rmSync(dir, { recursive: true, force: true });
 });

@@ -37,6 +37,14 @@ const manifestSchema = {
     critical: { type: 'boolean', default: false, description: 'a security module: never fails open' },
     protects: { ...keys, description: "config keys whose value means this critical module's protection is configured" },
     enabled: { type: 'boolean', default: true, description: 'enabled by default' },
+    contributes: {
+      type: 'object',
+      propertyNames: { pattern: NAME },
+      additionalProperties: { type: 'object' },
+      default: {},
+      description:
+        "declarations for another module's extension point, by its name ([contributes.<owner>]); the owner reads and checks them",
+    },
     entry: { type: 'string', default: 'index.ts' },
     contract: { type: 'string', default: 'api.ts', description: 'the public contract others import as @talon/<name>' },
   },

@@ -39,6 +39,12 @@ export interface ModuleInfo {
   optionalDepends: string[];
   /** Every known module that needs this one (hard dependencies, directly or not): what goes with it when it stops. */
   dependants: string[];
+  /**
+   * What the module declares for other modules' extension points: `[contributes.<owner>]` of its module.toml, by
+   * owner. The owner reads the tables of its name from the running modules and checks them (see docs/modules.md,
+   * Extension points).
+   */
+  contributes: Record<string, Record<string, unknown>>;
   dir: string;
   thirdParty: boolean;
   lastReload?: ReloadOutcome;
