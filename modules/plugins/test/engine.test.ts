@@ -56,9 +56,12 @@ process.stdin.on('data', (c) => {
   }
 });`;
 
-// One request per process, like any one-shot hook; says how long it waited for its request and for whom.
+// One request per process, like any one-shot hook; says how long it waited for its request and for whom. Its token
+// is written down when it starts: a pid does not identify a process run in a PID namespace, its own token does.
+const starts = path.join(path.dirname(out), 'spare-starts.txt');
 const spare = `const started = Date.now();
 const token = Math.random().toString(36).slice(2);
+require('node:fs').appendFileSync(process.env.STARTS_FILE, token + '\\n');
 let s = ''; process.stdin.on('data', (c) => (s += c)); process.stdin.on('end', () => {
   const content = 'spare process=' + token + ' waited=' + (Date.now() - started) + ' agent=' + process.env.TALON_AGENT_ID;
   console.log(JSON.stringify({ type: 'ingest_result', memories: [{ content }] }));
@@ -79,7 +82,10 @@ before(async () => {
       sealed: { 'plugin.toml': pluginToml('sealed', { ingest: 'hooks/probe.js' }, '', probeEnv), 'hooks/probe.js': probe },
       open: { 'plugin.toml': pluginToml('open', { ingest: 'hooks/probe.js' }, 'allow_network = true', probeEnv), 'hooks/probe.js': probe },
       warm: { 'plugin.toml': pluginToml('warm', { ingest: 'hooks/warm.js' }, 'persistent_subprocess = true'), 'hooks/warm.js': warm },
-      spare: { 'plugin.toml': pluginToml('spare', { ingest: 'hooks/spare.js' }, 'prespawn = true'), 'hooks/spare.js': spare },
+      spare: {
+        'plugin.toml': pluginToml('spare', { ingest: 'hooks/spare.js' }, 'prespawn = true\nallow_filesystem = true', `[env]\nSTARTS_FILE = "${starts}"\n`),
+        'hooks/spare.js': spare,
+      },
       strict: {
         'plugin.toml': pluginToml('strict', { ingest: 'hooks/fail.sh' }, 'on_hook_failure = "abort"'),
         'hooks/fail.sh': '#!/bin/sh\ncat >/dev/null\necho oops >&2\nexit 1\n',
@@ -211,12 +217,14 @@ test('prespawn: the next call of an agent finds its one-shot process already sta
     'a started spare after the first call',
   ))!;
   assert.deepEqual([ready.hook, ready.agent_id], ['ingest', agent]);
-  // Long enough for the spare's interpreter to start even on a busy machine, and then wait.
-  await new Promise((r) => setTimeout(r, 2000));
+  const started = () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean) : []);
+  const spareToken = (await waitFor(() => started().find((t) => t !== first.process), 5000, "the spare's interpreter to start"))!;
   const second = await seen('two');
-  assert.ok(second.waited >= 1000, `the spare, started before the call, answered (it waited ${second.waited} ms)`);
+  assert.equal(second.process, spareToken, 'the spare, started before the call, answered it');
+  assert.ok(second.waited > 0, `it was waiting for the call (${second.waited} ms)`);
   assert.notEqual(second.process, first.process, 'one request per process');
-  assert.ok(!(await spares()).some((s) => s.pid === ready.pid), 'the spare was used up');
+  await waitFor(() => started().length === 3, 5000, 'a fresh spare after the second call');
+  assert.equal(new Set(started()).size, 3, 'the spare was used up: the next one is a new process');
   assert.equal(second.agent, agent);
   await waitFor(async () => (await spares()).length === 1, 5000, 'a spare after the second call');
   const [next] = await spares();
