@@ -1,43 +1,96 @@
-import type { ModuleInfo } from '@talon/module-sdk';
+import { Ajv } from 'ajv';
+import { lazy, type ModuleInfo } from '@talon/module-sdk';
 import type { SystemState } from '@talon/security';
 
-/** The spec's 16 security systems and the module that implements each. */
-export const SYSTEMS: Readonly<Record<string, string>> = Object.freeze({
-  merkle_audit_trail: 'audit',
-  taint_tracking: 'taint',
-  wasm_dual_metering: 'wasm',
-  security_headers: 'security-headers',
-  health_redaction: 'system',
-  subprocess_sandbox: 'tools',
-  manifest_signing: 'manifest-signing',
-  gcra_rate_limiter: 'rate-limit',
-  secret_zeroization: 'secrets',
-  path_traversal_prevention: 'agents',
-  ssrf_protection: 'net',
-  capability_inheritance_validation: 'agents',
-  peer_hmac_auth: 'peers',
-  prompt_injection_scanning: 'prompt-guard',
-  loop_guard: 'agents',
-  session_repair: 'agents',
-});
+/** The spec's 16 security systems: always listed, inactive while no running module declares one. */
+export const SPEC_SYSTEMS: readonly string[] = Object.freeze([
+  'merkle_audit_trail',
+  'taint_tracking',
+  'wasm_dual_metering',
+  'security_headers',
+  'health_redaction',
+  'subprocess_sandbox',
+  'manifest_signing',
+  'gcra_rate_limiter',
+  'secret_zeroization',
+  'path_traversal_prevention',
+  'ssrf_protection',
+  'capability_inheritance_validation',
+  'peer_hmac_auth',
+  'prompt_injection_scanning',
+  'loop_guard',
+  'session_repair',
+]);
+
+/** `[contributes.security]` in a module.toml: the systems the module implements. */
+const contributionSchema = {
+  type: 'object',
+  properties: {
+    systems: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9_]*$' }, uniqueItems: true },
+  },
+  required: ['systems'],
+  additionalProperties: false,
+} as const;
+const ajv = lazy(() => new Ajv({ allErrors: true }));
+const validateContribution = lazy(() => ajv().compile<{ systems: string[] }>(contributionSchema));
+
+export interface SecurityOverview {
+  security_systems: Record<string, SystemState>;
+  total_systems: number;
+  active_systems: number;
+  all_active: boolean;
+  implemented_by: Record<string, string>;
+}
 
 /**
- * A system is active while the module implementing it runs and that module does not report it off (`report` runs
- * the taps of securityHooks.systemStates; a tap can only switch a system off, never on).
+ * The security systems as the modules declare them. The modules come to security, security names none of them: each
+ * declares the systems it implements in its own module.toml, and the overview is read from the module list per
+ * request, so a module disabled, failed, reloaded or switched off by its policy shows at once.
  */
-export function securityOverview(modules: readonly ModuleInfo[], report: (states: Record<string, SystemState>) => Record<string, SystemState>) {
-  const running = new Set(modules.filter((m) => m.state === 'running').map((m) => m.id));
-  const byModule: Record<string, SystemState> = {};
-  for (const [name, module] of Object.entries(SYSTEMS)) byModule[name] = running.has(module) ? 'active' : 'inactive';
-  const reported = report({ ...byModule });
-  const systems: Record<string, SystemState> = {};
-  for (const name of Object.keys(SYSTEMS)) systems[name] = byModule[name] === 'active' && reported[name] !== 'inactive' ? 'active' : 'inactive';
-  const states = Object.values(systems);
-  return {
-    security_systems: systems,
-    total_systems: states.length,
-    active_systems: states.filter((s) => s === 'active').length,
-    all_active: states.every((s) => s === 'active'),
-    implemented_by: SYSTEMS,
-  };
+export class SecuritySystems {
+  /** Per declaration table (a reload brings a new one): checked, and a bad one reported, once. */
+  private readonly checked = new WeakMap<object, readonly string[]>();
+
+  constructor(private readonly invalid: (module: string, problem: string) => void) {}
+
+  /** The systems a module declares; a table that does not fit the schema counts as none. */
+  declaredBy(m: ModuleInfo): readonly string[] {
+    const table = m.contributes.security;
+    if (!table) return [];
+    let systems = this.checked.get(table);
+    if (!systems) {
+      const validate = validateContribution();
+      systems = validate(table) ? table.systems : [];
+      if (validate.errors) this.invalid(m.id, ajv().errorsText(validate.errors, { dataVar: '[contributes.security]' }));
+      this.checked.set(table, systems);
+    }
+    return systems;
+  }
+
+  /**
+   * The spec's systems and any other a running module declares. A system is active while a running module declares it
+   * and no tap of securityHooks.systemStates (`report`) says it is off — a tap can switch a system off, never on.
+   * `implemented_by` names a declaring module, a running one first, else a stopped one: the module to enable.
+   */
+  overview(modules: readonly ModuleInfo[], report: (states: Record<string, SystemState>) => Record<string, SystemState>): SecurityOverview {
+    const declared: Record<string, SystemState> = Object.fromEntries(SPEC_SYSTEMS.map((s) => [s, 'inactive']));
+    const implementedBy: Record<string, string> = {};
+    const running = (m: ModuleInfo) => m.state === 'running';
+    for (const m of [...modules.filter(running), ...modules.filter((m) => !running(m))])
+      for (const system of this.declaredBy(m)) {
+        if (running(m)) declared[system] = 'active';
+        if (system in declared) implementedBy[system] ??= m.id;
+      }
+    const reported = report({ ...declared });
+    const systems: Record<string, SystemState> = {};
+    for (const [name, state] of Object.entries(declared)) systems[name] = state === 'active' && reported[name] !== 'inactive' ? 'active' : 'inactive';
+    const states = Object.values(systems);
+    return {
+      security_systems: systems,
+      total_systems: states.length,
+      active_systems: states.filter((s) => s === 'active').length,
+      all_active: states.every((s) => s === 'active'),
+      implemented_by: implementedBy,
+    };
+  }
 }

@@ -1,7 +1,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'smol-toml';
 import { startTestKernel, type TestKernel } from '@talon/testing';
-import { SYSTEMS } from '../services/systems.ts';
+import { SPEC_SYSTEMS } from '../services/systems.ts';
 
 const SPEC_NAMES = [
   'merkle_audit_trail',
@@ -38,8 +41,48 @@ async function securityOf(k: TestKernel): Promise<Overview> {
   return (await res.json()) as Overview;
 }
 
-test('the table names the 16 systems of the spec', () => {
-  assert.deepEqual(Object.keys(SYSTEMS).sort(), [...SPEC_NAMES].sort());
+const modulesDir = path.resolve(import.meta.dirname, '../..');
+const fixtures = path.join(import.meta.dirname, 'fixtures');
+
+test('security lists the 16 systems of the spec, and each is declared by one built-in module', () => {
+  assert.deepEqual([...SPEC_SYSTEMS].sort(), [...SPEC_NAMES].sort());
+  const declared = readdirSync(modulesDir).flatMap((name) => {
+    let text: string;
+    try {
+      text = readFileSync(path.join(modulesDir, name, 'module.toml'), 'utf8');
+    } catch {
+      return [];
+    }
+    const contributes = parse(text).contributes as { security?: { systems: string[] } } | undefined;
+    return contributes?.security?.systems ?? [];
+  });
+  assert.deepEqual(declared.sort(), [...SPEC_NAMES].sort());
+});
+
+test('a module security does not know declares a system in its module.toml: the overview lists it; a bad table is skipped', async () => {
+  const config = `module_paths = [${JSON.stringify(fixtures)}]\n`;
+  const [on, off] = await Promise.all([
+    startTestKernel({ only: ['security', 'guard-probe', 'bad-probe'], config: `log_level = "warn"\n${config}` }),
+    startTestKernel({ only: ['security'], config }),
+  ]);
+  kernels.push(on, off);
+  const a = (await securityOf(on)) as Overview & { implemented_by: Record<string, string> };
+  assert.equal(a.security_systems.probe_guard, 'active');
+  assert.equal(a.security_systems.loop_guard, 'active', 'a spec system is active while any running module declares it');
+  assert.equal(a.implemented_by.probe_guard, 'guard-probe');
+  assert.equal(a.total_systems, 17);
+  assert.equal(a.active_systems, 2);
+  assert.ok(!Object.keys(a.security_systems).some((s) => /not/i.test(s)), 'the malformed declaration adds nothing');
+  assert.ok(
+    on.logLines().some((l) => l.includes("'bad-probe' declares its security systems wrongly")),
+    'the malformed declaration is logged',
+  );
+  // guard-probe is disabled (not started): its own system is gone, and the spec's system it declared is inactive.
+  assert.equal(off.kernel.modules().find((m) => m.id === 'guard-probe')?.state, 'disabled');
+  const b = await securityOf(off);
+  assert.equal(b.security_systems.probe_guard, undefined);
+  assert.equal(b.security_systems.loop_guard, 'inactive');
+  assert.equal(b.total_systems, 16);
 });
 
 test('a system is active only while the module implementing it runs', async () => {
