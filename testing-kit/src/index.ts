@@ -1,5 +1,7 @@
 export { startTestKernel } from './kernel.ts';
 export type { TestKernel, TestKernelOptions } from './kernel.ts';
+export { startAgentTestKernel, AGENT_TEST_KEY_ENV } from './agent-kernel.ts';
+export type { AgentTestKernel, AgentTestKernelOptions } from './agent-kernel.ts';
 export { setConfig } from './config.ts';
 export { FakeProvider, fakeEmbedding } from './fake-provider.ts';
 export type { ScriptedReply, ScriptedToolCall, RecordedRequest } from './fake-provider.ts';

@@ -1,13 +1,14 @@
 /** A kernel with agents, the queue, workflows and an OpenAI-format fake provider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export const FAKE_KEY_ENV = 'WORKFLOWS_FAKE_KEY';
 
+/** The default model for a kernel run as a child process (crash.test.ts), where the testing kit's kernel is not used. */
 export function modelConfig(fake: FakeProvider): string {
   return [
     '[default_model]',
@@ -21,16 +22,12 @@ export function modelConfig(fake: FakeProvider): string {
 }
 
 export async function startEnv(config = ''): Promise<Env> {
-  process.env[FAKE_KEY_ENV] = 'sk-test';
-  const fake = new FakeProvider();
-  await fake.start();
-  const k = await startTestKernel({ only: ['workflows', 'llm-openai', 'error-envelope'], config: `${modelConfig(fake)}\n${config}` });
-  return { fake, k };
+  const k = await startAgentTestKernel({ only: ['workflows', 'error-envelope'], config });
+  return { fake: k.fake, k };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export const manifest = (name: string) => `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\n`;

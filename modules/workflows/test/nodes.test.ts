@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, spawn } from './helpers.ts';
+import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { call, createWorkflow, spawn } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-wf-nodes-'));
 const fake = new FakeProvider();
@@ -16,7 +16,6 @@ const kernels: TestKernel[] = [];
 type Run = { id: string; state: string; error: string | null };
 
 before(async () => {
-  process.env[FAKE_KEY_ENV] = 'sk-test';
   await fake.start();
 });
 
@@ -26,14 +25,15 @@ after(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const start = async (config?: string) => {
-  const k = await startTestKernel({ home, only: ['workflows', 'llm-openai', 'error-envelope'], config, heartbeatMs: 100, feedPollMs: 50 });
+// Every process of the home uses the one provider.
+const start = async () => {
+  const k = await startAgentTestKernel({ fake, home, only: ['workflows', 'error-envelope'], heartbeatMs: 100, feedPollMs: 50 });
   kernels.push(k);
   return k;
 };
 
 test('a cancel sent to one process reaches the run where it executes, on another', { timeout: 30_000 }, async () => {
-  const a = await start(modelConfig(fake));
+  const a = await start();
   const agent = await spawn(a, 'cancelled');
   const id = await createWorkflow(a, { name: 'cancel me', steps: [{ agent_id: agent }] });
   fake.setFallback({ text: 'late', delayMs: 3000 });
@@ -53,7 +53,7 @@ test(
   'a second process leaves the first one’s running run alone; when the first node is gone, its run is Failed (interrupted)',
   { timeout: 30_000 },
   async () => {
-    const a = await start(modelConfig(fake));
+    const a = await start();
     const agent = await spawn(a, 'slow');
     const id = await createWorkflow(a, { name: 'long', steps: [{ agent_id: agent }] });
     fake.setFallback({ text: 'late', delayMs: 3000 });

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, prompts, spawn } from './helpers.ts';
+import { startAgentTestKernel, waitFor, type AgentTestKernel, type FakeProvider } from '@talon/testing';
+import { call, createWorkflow, prompts, spawn } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type Template = Json & { id: string; source: string; parameters: Json[]; steps: Json[] };
@@ -14,7 +14,7 @@ const fixtureRegistry = path.join(import.meta.dirname, 'fixtures', 'registry');
 
 describe('workflow templates: the hub registry and saved ones', () => {
   let fake: FakeProvider;
-  let k: TestKernel;
+  let k: AgentTestKernel;
   let base: string;
   let registryDir: string;
   const list = async (query = '') => (await call<Listing>(k, `/api/workflow-templates${query}`)).body;
@@ -22,21 +22,18 @@ describe('workflow templates: the hub registry and saved ones', () => {
     call<Json & { error?: string }>(k, `/api/workflow-templates/${id}/instantiate${query}`, { method: 'POST', json: params });
 
   before(async () => {
-    process.env[FAKE_KEY_ENV] = 'sk-test';
     base = mkdtempSync(path.join(tmpdir(), 'workflow-templates-'));
     registryDir = path.join(base, 'registry');
     cpSync(fixtureRegistry, registryDir, { recursive: true });
-    fake = new FakeProvider();
-    await fake.start();
-    k = await startTestKernel({
-      only: ['workflows', 'hub', 'llm-openai', 'error-envelope', 'system'],
-      config: `${modelConfig(fake)}\n[hub]\nregistry_url = "${registryDir}"\nsync_interval_secs = 0\n`,
+    k = await startAgentTestKernel({
+      only: ['workflows', 'hub', 'error-envelope', 'system'],
+      config: `[hub]\nregistry_url = "${registryDir}"\nsync_interval_secs = 0\n`,
     });
+    fake = k.fake;
     await spawn(k, 'alpha');
   });
   after(async () => {
     await k?.stop();
-    await fake?.stop();
     rmSync(base, { recursive: true, force: true });
   });
 
