@@ -1,38 +1,25 @@
 /** A kernel with agents, the queue, the scheduler (and optional extras) and an OpenAI-format fake provider. */
 import path from 'node:path';
 import type { AnyEvent } from '@talon/module-sdk';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
   events: AnyEvent[];
 }
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
-export function kernelConfig(fake: FakeProvider, extra = ''): string {
-  process.env.SCHEDULER_FAKE_KEY = 'sk-test';
-  return [
-    `module_paths = [${JSON.stringify(FIXTURES)}]`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "SCHEDULER_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    extra,
-  ].join('\n');
-}
-
+/** A kernel on a provider that may outlive it (a restart on one home keeps one provider). */
 export async function startKernel(
-  fake: FakeProvider,
+  fake: FakeProvider | undefined,
   options: { config?: string; modules?: string[]; home?: string } = {},
-): Promise<{ k: TestKernel; events: AnyEvent[] }> {
-  const k = await startTestKernel({
-    only: ['scheduler', 'llm-openai', 'error-envelope', ...(options.modules ?? [])],
-    config: kernelConfig(fake, options.config),
+): Promise<{ k: AgentTestKernel; events: AnyEvent[] }> {
+  const k = await startAgentTestKernel({
+    fake,
+    only: ['scheduler', 'error-envelope', ...(options.modules ?? [])],
+    config: `module_paths = [${JSON.stringify(FIXTURES)}]\n${options.config ?? ''}`,
     home: options.home,
   });
   const scope = k.kernel.events.scope('test');
@@ -43,15 +30,12 @@ export async function startKernel(
 }
 
 export async function startEnv(config = '', modules: string[] = []): Promise<Env> {
-  const fake = new FakeProvider();
-  await fake.start();
-  const { k, events } = await startKernel(fake, { config, modules });
-  return { fake, k, events };
+  const { k, events } = await startKernel(undefined, { config, modules });
+  return { fake: k.fake, k, events };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function spawn(k: TestKernel, name: string): Promise<string> {

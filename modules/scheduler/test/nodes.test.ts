@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import { call, createJob, kernelConfig, spawn } from './helpers.ts';
+import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { call, createJob, spawn } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-sched-nodes-'));
 const fake = new FakeProvider();
@@ -19,8 +19,7 @@ type Run = { node: string; state: string; slot: string };
 
 before(async () => {
   await fake.start();
-  const start = () =>
-    startTestKernel({ home, only: ['scheduler', 'llm-openai', 'error-envelope'], config: kernelConfig(fake), heartbeatMs: 100, feedPollMs: 50 });
+  const start = () => startAgentTestKernel({ fake, home, only: ['scheduler', 'error-envelope'], heartbeatMs: 100, feedPollMs: 50 });
   kernels.push(await start());
   // The agent exists before the second process starts, so both know it whatever their agent caches do.
   agent = await spawn(kernels[0], 'nightly');

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/testing';
+import { AGENT_TEST_KEY_ENV, waitFor } from '@talon/testing';
 import { call, createJob, job, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 let env: Env;
@@ -17,7 +17,7 @@ after(() => stopEnv(env));
 
 async function spawnBroken(name: string): Promise<string> {
   // Its provider address refuses connections: every turn of this agent fails.
-  const manifest = `name = "${name}"\n[model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "SCHEDULER_FAKE_KEY"\n`;
+  const manifest = `name = "${name}"\n[model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "${AGENT_TEST_KEY_ENV}"\n`;
   const res = await call<{ agent_id: string }>(env.k, '/api/agents', { method: 'POST', json: { manifest_toml: manifest } });
   assert.equal(res.status, 201);
   return res.body.agent_id;

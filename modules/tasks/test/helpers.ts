@@ -1,32 +1,18 @@
 /** A kernel with agents, an OpenAI-format fake provider and the tasks module. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export async function startEnv(config = ''): Promise<Env> {
-  process.env.TASKS_FAKE_KEY = 'sk-test';
-  const fake = new FakeProvider();
-  await fake.start();
-  const toml = [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "TASKS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    config,
-  ].join('\n');
-  const k = await startTestKernel({ only: ['tasks', 'llm-openai', 'error-envelope'], config: toml });
-  return { fake, k };
+  const k = await startAgentTestKernel({ only: ['tasks', 'error-envelope'], config });
+  return { fake: k.fake, k };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function spawn(k: TestKernel, name: string): Promise<string> {

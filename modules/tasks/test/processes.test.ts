@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { FakeProvider, startAgentTestKernel, type TestKernel } from '@talon/testing';
 import { taskQueue, type TaskQueue } from '@talon/tasks';
 import { spawn } from './helpers.ts';
 
@@ -15,24 +15,13 @@ const kernels: TestKernel[] = [];
 let agent: string;
 
 before(async () => {
-  process.env.TASKS_FAKE_KEY = 'sk-test';
   await fake.start();
   fake.setFallback({ text: 'ok', delayMs: DELAY_MS });
-  const config = [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "TASKS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    '[tasks.lanes]',
-    'schedule = 1',
-  ].join('\n');
-  kernels.push(await startTestKernel({ home, only: ['tasks', 'llm-openai'], config, feedPollMs: 50 }));
+  const start = () => startAgentTestKernel({ fake, home, only: ['tasks'], config: '[tasks.lanes]\nschedule = 1\n', feedPollMs: 50 });
+  kernels.push(await start());
   // The agent exists before the second process starts, so both know it whatever their agent caches do.
   agent = await spawn(kernels[0], 'capped');
-  kernels.push(await startTestKernel({ home, only: ['tasks', 'llm-openai'], feedPollMs: 50 }));
+  kernels.push(await start());
 });
 
 after(async () => {

@@ -1,11 +1,11 @@
 /** A kernel with agents, the queue, triggers (and optional extras) and an OpenAI-format fake provider. */
 import path from 'node:path';
 import type { AnyEvent, EventType, TalonEvents } from '@talon/module-sdk';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
   /** Publishes an event on the kernel's bus, as a module would. */
   publish<K extends EventType>(type: K, data: TalonEvents[K]): void;
   events: AnyEvent[];
@@ -14,31 +14,16 @@ export interface Env {
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
 export async function startEnv(config = '', modules: string[] = []): Promise<Env> {
-  process.env.TRIGGERS_FAKE_KEY = 'sk-test';
-  const fake = new FakeProvider();
-  await fake.start();
-  const toml = [
-    `module_paths = [${JSON.stringify(FIXTURES)}]`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "TRIGGERS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    config,
-  ].join('\n');
-  const k = await startTestKernel({ only: ['triggers', 'llm-openai', 'error-envelope', ...modules], config: toml });
+  const k = await startAgentTestKernel({ only: ['triggers', 'error-envelope', ...modules], config: `module_paths = [${JSON.stringify(FIXTURES)}]\n${config}` });
   const scope = k.kernel.events.scope('test');
   const events: AnyEvent[] = [];
   scope.subscribe('*', (e: AnyEvent) => void events.push(e));
   scope.commit();
-  return { fake, k, events, publish: (type, data) => void scope.publish(type, data) };
+  return { fake: k.fake, k, events, publish: (type, data) => void scope.publish(type, data) };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function spawn(k: TestKernel, name: string, extra = ''): Promise<string> {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EventType, TalonEvents } from '@talon/module-sdk';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { call, createTrigger, spawn } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-triggers-procs-'));
@@ -24,19 +24,9 @@ const publish = <K extends EventType>(k: TestKernel, type: K, data: TalonEvents[
 const fireCount = async (k: TestKernel, id: string) => (await call<{ fire_count: number }>(k, `/api/triggers/${id}`)).body.fire_count;
 
 before(async () => {
-  process.env.TRIGGERS_FAKE_KEY = 'sk-test';
   await fake.start();
   fake.setFallback({ text: 'noted' });
-  const config = [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "TRIGGERS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-  ].join('\n');
-  const start = () => startTestKernel({ home, only: ['triggers', 'llm-openai', 'error-envelope'], config, feedPollMs: 50 });
+  const start = () => startAgentTestKernel({ fake, home, only: ['triggers', 'error-envelope'], feedPollMs: 50 });
   kernels.push(await start());
   // The agent exists before the second process starts, so both know it whatever their agent caches do.
   watcher = await spawn(kernels[0], 'watcher');
