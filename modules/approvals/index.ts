@@ -4,6 +4,7 @@ import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agent
 import { secretVault } from '@talon/secrets';
 import { pairedDevices } from '@talon/pairing';
 import { approvalService } from '@talon/approvals';
+import { inboxHooks } from '@talon/inbox';
 import { approvalConfigSchema, type ApprovalConfig } from './config.ts';
 import { Approvals, REQUESTS_TOPIC } from './services/approvals.ts';
 import { devicePush } from './services/notify.ts';
@@ -52,6 +53,7 @@ export default defineModule<ApprovalConfig>({
     // A dead process's held calls: this one (or another live one, one claim wins) resumes them after their decision.
     ctx.nodes.onDead((dead) => approvals.adopt({ dead }));
     ctx.provide(approvalService, approvals);
+    ctx.hooks.tryTap(inboxHooks)?.sources.tap('approvals', (list) => [...list, { name: 'approvals', pending: () => approvals.pendingCount() }]);
     // A guard: it runs before other authorizeToolCall taps so nothing else sees a call that is held.
     ctx.hooks.tap(agentHooks).authorizeToolCall.tapPromise('approval', gateToolCall(gateDeps, approved), { stage: STAGE.GUARD });
     return {

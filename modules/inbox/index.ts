@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { defineModule, type FromSchema } from '@talon/module-sdk';
-import { approvalService } from '@talon/approvals';
-import { taskBoard } from '@talon/tasks';
+import { inboxHooks } from '@talon/inbox';
 import { inboxRoutes } from './routes/inbox.ts';
 
 const configSchema = {
@@ -13,13 +12,13 @@ type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional:
 
 export default defineModule<Config>({
   configSchema,
+  hooks: [inboxHooks],
   register(ctx) {
     return {
       routes: (app) =>
         inboxRoutes(app, {
           dir: () => ctx.config.dir || path.join(ctx.home, 'inbox'),
-          approvals: () => ctx.tryUse(approvalService),
-          tasks: () => ctx.tryUse(taskBoard),
+          sources: () => ctx.hooks.get(inboxHooks).sources.call([]),
         }),
     };
   },

@@ -1,5 +1,6 @@
 import { defineModule, isUuid, notFound } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, sessionStore } from '@talon/agents';
+import { inboxHooks } from '@talon/inbox';
 import { taskBoard, taskQueue } from '@talon/tasks';
 import { tasksConfigSchema, type TasksConfig } from './config.ts';
 import { Board } from './services/board.ts';
@@ -35,6 +36,8 @@ export default defineModule<TasksConfig>({
     };
     ctx.provide(taskBoard, board);
     ctx.provide(taskQueue, queue);
+    // Tasks posted and not yet claimed: work waiting for an agent (or for someone to assign it).
+    ctx.hooks.tryTap(inboxHooks)?.sources.tap('tasks', (list) => [...list, { name: 'tasks', pending: async () => (await board.counts()).pending }]);
     const tools = boardTools(board, checkAssignee);
     ctx.hooks.tap(agentHooks).tools.tap('task-board', (list) => [...list, ...tools]);
     // A killed agent's claims go back to the board for someone else.
