@@ -5,6 +5,7 @@
 // running at the same time, never sees a half-written folder. The gzip and brotli forms of the assets are made here,
 // once, into dist/compressed/ (the service reads them at start instead of compressing at every start).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -13,7 +14,8 @@ const appDir = fileURLToPath(new URL('../modules/dashboard/app/', import.meta.ur
 const dist = path.resolve(appDir, '../dist');
 const staging = `${dist}.tmp-${process.pid}`;
 
-const { build } = await import('vite');
+// Vite is the dashboard module's package (modules/dashboard/package.json): found from its folder, not from scripts/.
+const { build } = await import(pathToFileURL(createRequire(appDir).resolve('vite')).href);
 const { default: config } = await import(pathToFileURL(path.join(appDir, 'vite.config.mjs')).href);
 const started = Date.now();
 try {

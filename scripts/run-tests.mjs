@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under test/, modules/ and examples/ with Node's test runner (tsx for TypeScript).
 // `npm test -- <path or substring>...` runs only the matching files.
-// A folder with its own package.json (examples/slug-module) is a separate package: it installs its own
-// dependencies and runs its own tests from its folder (.ci/run does), so it is skipped here.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// A folder with its own package.json that is not one of the root's workspaces (examples/slug-module) is a separate
+// package: it installs its own dependencies and runs its own tests from its folder (.ci/run does), so it is skipped
+// here. A module with packages of its own (modules/<name>/package.json) is a workspace: its tests run here.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 const roots = ['test', 'modules', 'examples'];
+// The root's workspaces are folders or `<folder>/*` globs (npm takes the folders among them with a package.json).
+const workspaces = JSON.parse(readFileSync('package.json', 'utf8')).workspaces ?? [];
+const isWorkspace = (p) => workspaces.some((w) => (w.endsWith('/*') ? path.dirname(p) === path.normalize(w.slice(0, -2)) : p === path.normalize(w)));
 const filters = process.argv.slice(2);
 const files = [];
 const walk = (dir) => {
@@ -16,7 +20,7 @@ const walk = (dir) => {
     const p = path.join(dir, name);
     if (!statSync(p).isDirectory()) {
       if (name.endsWith('.test.ts')) files.push(p);
-    } else if (!existsSync(path.join(p, 'package.json'))) walk(p);
+    } else if (!existsSync(path.join(p, 'package.json')) || isWorkspace(p)) walk(p);
   }
 };
 for (const r of roots) {

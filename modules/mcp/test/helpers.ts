@@ -1,14 +1,13 @@
 /** Shared test setup: a kernel with agents, tools, auth and mcp, its default model on the scripted fake provider. */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export const STDIO_SERVER = path.join(FIXTURES, 'stdio-server.mjs');
-export const EVERYTHING = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
-);
+// A devDependency of this module: resolved from its folder (npm may install it there or at the root).
+export const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 export interface Env {
   fake: FakeProvider;
