@@ -1,33 +1,18 @@
 /** Shared test setup: a kernel with agents, auth and a2a, its default model on the scripted fake provider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export async function startEnv(config = '', modules: string[] = [], home: { home?: string; keepHome?: boolean } = {}): Promise<Env> {
-  process.env.FAKE_KEY = 'sk-test-fake-key';
-  const fake = new FakeProvider();
-  await fake.start();
-  // The caller's lines come first, so top-level keys (api_key) stay top-level.
-  const toml = [
-    config,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-  ].join('\n');
-  const k = await startTestKernel({ only: ['agents', 'llm-openai', 'auth', 'error-envelope', 'a2a', ...modules], config: toml, ...home });
-  return { fake, k };
+  const k = await startAgentTestKernel({ only: ['agents', 'auth', 'error-envelope', 'a2a', ...modules], config, ...home });
+  return { fake: k.fake, k };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { FakeProvider, openTestStore, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import type { Task } from '@a2a-js/sdk';
 import { StoreTaskStore } from '../services/task-store.ts';
 import { a2aCore } from '../services/sdk.ts';
@@ -55,15 +55,13 @@ test('a dead node’s running tasks fail once, by one process; a start fails tho
 
 test('a second process leaves the first one’s running task alone; when the first stops, the second fails it', async () => {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-a2a-two-'));
-  process.env.FAKE_KEY = 'sk-test-fake-key';
   const fake = new FakeProvider();
   await fake.start();
-  const toml = ['[default_model]', 'provider = "openai"', 'model = "fake-model"', `base_url = "${fake.url}/v1"`, 'api_key_env = "FAKE_KEY"'].join('\n');
-  const options = { only: ['agents', 'llm-openai', 'auth', 'error-envelope', 'a2a'], config: toml, home, heartbeatMs: 200, feedPollMs: 50 };
+  const options = { fake, only: ['agents', 'auth', 'error-envelope', 'a2a'], home, heartbeatMs: 200, feedPollMs: 50 };
   let a: TestKernel | undefined;
   let b: TestKernel | undefined;
   try {
-    a = await startTestKernel(options);
+    a = await startAgentTestKernel(options);
     const agentId = await spawnAgent(a, 'runner');
     fake.enqueue({ text: 'never sent', delayMs: 4000 });
     const sent = await a.request('/a2a/tasks/send', { method: 'POST', json: { agent_id: agentId, message: 'slow', blocking: false } });
@@ -71,7 +69,7 @@ test('a second process leaves the first one’s running task alone; when the fir
     const status = (k: TestKernel) => k.request(`/a2a/tasks/${running.task_id}`).then((res) => json<TaskView>(res));
     await waitFor(async () => (await status(a!)).status === 'working', 3000, 'the task to run');
 
-    b = await startTestKernel(options);
+    b = await startAgentTestKernel(options);
     assert.equal((await status(b)).status, 'working', 'the starting process did not fail a live process’s task');
 
     await a.stop();

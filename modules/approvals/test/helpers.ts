@@ -1,36 +1,21 @@
 /** A kernel with agents, the built-in tools and approvals, its default model on a scripted provider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 import { generate } from 'otplib';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export const MODULES = ['agents', 'llm-openai', 'tools', 'approvals', 'catalog', 'error-envelope'];
 
 export async function startEnv(approvalConfig: string, more: string[] = []): Promise<Env> {
-  process.env.APPROVALS_FAKE_KEY = 'sk-test-fake-key';
-  const fake = new FakeProvider();
-  await fake.start();
-  const config = [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "APPROVALS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    '[approval]',
-    approvalConfig,
-  ].join('\n');
-  const k = await startTestKernel({ only: [...MODULES, ...more], config });
-  return { fake, k };
+  const k = await startAgentTestKernel({ only: [...MODULES, ...more], config: `[approval]\n${approvalConfig}` });
+  return { fake: k.fake, k };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {

@@ -8,23 +8,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { json, MODULES, spawn } from './helpers.ts';
 
-const config = (fake: FakeProvider) =>
-  [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "APPROVALS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    '[approval]',
-    'require_approval = ["file_w*"]',
-  ].join('\n');
-
-const options = (fake: FakeProvider, home: string) => ({ only: MODULES, config: config(fake), home, heartbeatMs: 200, feedPollMs: 50 });
+// Every process of the home uses the one provider.
+const start = (fake: FakeProvider, home: string) =>
+  startAgentTestKernel({ fake, only: MODULES, config: '[approval]\nrequire_approval = ["file_w*"]\n', home, heartbeatMs: 200, feedPollMs: 50 });
 const post = (k: TestKernel, url: string, body?: unknown) => k.request(url, { method: 'POST', ...(body === undefined ? {} : { json: body }) });
 const pendingOn = async (k: TestKernel) => (await json<{ pending: number }>(await k.request('/api/approvals/count'))).pending;
 /** Requests the provider got that carry this text (a resumption turn is one request: its reply is text). */
@@ -46,11 +35,10 @@ describe('approvals: two processes on one home', () => {
   let b: TestKernel;
   let agentId: string;
   before(async () => {
-    process.env.APPROVALS_FAKE_KEY = 'sk-test-fake-key';
     await fake.start();
-    a = await startTestKernel(options(fake, home));
+    a = await start(fake, home);
     agentId = await spawn(a, 'writer');
-    b = await startTestKernel(options(fake, home));
+    b = await start(fake, home);
   });
   after(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -110,9 +98,8 @@ describe('approvals: held calls of processes that are gone', () => {
   test('a dead owner: a live process resumes its decided call; an owner unknown at start: the starting process does', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'talon-approvals-dead-'));
     const fake = new FakeProvider();
-    process.env.APPROVALS_FAKE_KEY = 'sk-test-fake-key';
     await fake.start();
-    let k = await startTestKernel(options(fake, home));
+    let k = await start(fake, home);
     try {
       const agentId = await spawn(k, 'orphan');
       const ownedBy = (id: string, node: string) => k.kernel.store.run('UPDATE approvals_requests SET node = ? WHERE id = ?', [node, id]);
@@ -134,7 +121,7 @@ describe('approvals: held calls of processes that are gone', () => {
       assert.equal(requestsWith(fake, `[approval ${second}]`), 0, "a running process leaves another owner's call");
       await k.stop();
       fake.enqueue({ text: 'ok' });
-      k = await startTestKernel(options(fake, home));
+      k = await start(fake, home);
       await waitFor(() => requestsWith(fake, `[approval ${second}] A human rejected`) === 1, 5000, 'resumed at start');
     } finally {
       await k.stop();

@@ -2,11 +2,11 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
   home: string;
 }
 
@@ -21,31 +21,15 @@ export interface EnvOptions {
 }
 
 export async function startEnv(options: EnvOptions = {}): Promise<Env> {
-  process.env.PLUGINS_FAKE_KEY = 'sk-test';
   const home = mkdtempSync(path.join(tmpdir(), 'plugins-test-'));
   for (const [name, files] of Object.entries(options.plugins ?? {})) writePlugin(path.join(home, 'plugins'), name, files);
-  const fake = new FakeProvider();
-  await fake.start();
-  const config = [
-    `context_engine = { plugin_stack = ${JSON.stringify(options.stack ?? [])} }`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "PLUGINS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    '[skills]',
-    'watch = false',
-    options.extra ?? '',
-  ].join('\n');
-  const k = await startTestKernel({ only: options.modules ?? MODULES, config, home });
-  return { fake, k, home };
+  const config = [`context_engine = { plugin_stack = ${JSON.stringify(options.stack ?? [])} }`, '[skills]', 'watch = false', options.extra ?? ''].join('\n');
+  const k = await startAgentTestKernel({ only: options.modules ?? MODULES, config, home });
+  return { fake: k.fake, k, home };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
   if (env) rmSync(env.home, { recursive: true, force: true });
 }
 

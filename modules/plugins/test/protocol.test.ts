@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { waitFor } from '@talon/testing';
+import { AGENT_TEST_KEY_ENV, waitFor } from '@talon/testing';
 import { json, pluginToml, spawnAgent, startEnv, stopEnv, turn, type Env } from './helpers.ts';
 
 // Each echo plugin answers with what it received, so the test sees the request as the hook saw it.
@@ -82,7 +82,7 @@ test('hooks run with a cleared environment plus the declared variables and a pri
   const line = /\[node-env\] node env (\S+) tmp=(\S+) home=(\S+) token=(\w+)/.exec(t.system);
   assert.ok(line, t.system);
   const names = line[1].split(',');
-  assert.ok(!names.includes('PLUGINS_TEST_UNDECLARED_SECRET') && !names.includes('PLUGINS_FAKE_KEY'), line[1]);
+  assert.ok(!names.includes('PLUGINS_TEST_UNDECLARED_SECRET') && !names.includes(AGENT_TEST_KEY_ENV), line[1]);
   assert.ok(names.includes('PLUGIN_TOKEN') && names.includes('TALON_AGENT_ID') && names.includes('PATH'));
   assert.equal(line[4], 'set');
   assert.equal(line[2], line[3], 'HOME is the private folder');

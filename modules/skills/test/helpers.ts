@@ -1,34 +1,21 @@
 /** Test setup for the skills module: a kernel with agents, tools, prompt-guard and skills; skill folders written on disk. */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
-  k: TestKernel;
+  k: AgentTestKernel;
   fake: FakeProvider;
 }
 
 export async function startSkills(options: { config?: string; modules?: string[] } = {}): Promise<Env> {
-  process.env.SKILLS_FAKE_KEY = 'sk-test-fake-key';
-  const fake = new FakeProvider();
-  await fake.start();
-  const config = [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "SKILLS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    options.config ?? '',
-  ].join('\n');
-  const k = await startTestKernel({ only: ['skills', 'agents', 'tools', 'prompt-guard', 'llm-openai', 'error-envelope', ...(options.modules ?? [])], config });
-  return { k, fake };
+  const only = ['skills', 'agents', 'tools', 'prompt-guard', 'error-envelope', ...(options.modules ?? [])];
+  const k = await startAgentTestKernel({ only, config: options.config });
+  return { k, fake: k.fake };
 }
 
 export async function stopSkills(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 /** Writes a skill folder (files by relative path) under root and returns its path. */
