@@ -35,9 +35,7 @@ export default defineModule<RateConfig>({
       http(app) {
         // A callback hook: no promise per request on the hot path (every request passes here).
         app.addHook('onRequest', (request, reply, done) => {
-          // routeOptions is built anew at each read: once.
-          const route = request.routeOptions;
-          const cost = route.config?.rateCost ?? defaultCost(request.method, route.url ?? request.url.split('?')[0]);
+          const cost = request.routeOptions.config?.rateCost ?? defaultCost(request.method);
           // Read live: a changed rate applies to the next request.
           const result = gcra.take(request.ip, cost, Date.now(), { ratePerSecond: ctx.config.rate_limit_per_second, burstSeconds: BURST_SECONDS });
           if (result.allowed) return done();

@@ -65,7 +65,8 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     },
   );
 
-  app.post('/api/agents', { schema: { summary: 'Spawn an agent from a TOML manifest', body: spawnBody } }, async (request, reply) => {
+  // Dear: a spawn builds an agent and its workspace.
+  app.post('/api/agents', { schema: { summary: 'Spawn an agent from a TOML manifest', body: spawnBody }, config: { rateCost: 50 } }, async (request, reply) => {
     const { manifest_toml, signed_manifest } = request.body;
     const agent = await s.registry.spawn({ manifestToml: manifest_toml, ...(signed_manifest !== undefined && { signedManifest: signed_manifest }) });
     request.log.info({ agent_id: agent.id, name: agent.name }, 'agent spawned');

@@ -40,7 +40,8 @@ export function peerRoutes(app: Routes, deps: PeerRouteDeps): void {
 
   app.post(
     '/api/peers/:id/message',
-    { schema: { summary: 'Sends an agent on a peer a message and returns its reply', tags, params: idParams, body: messageBody } },
+    // A turn on the peer, priced like a message to a local agent.
+    { schema: { summary: 'Sends an agent on a peer a message and returns its reply', tags, params: idParams, body: messageBody }, config: { rateCost: 30 } },
     async (request) => {
       const network = deps.network();
       if (!network) throw notFound(`peer '${request.params.id}' not found: peers are not configured`);

@@ -1,14 +1,6 @@
 /**
- * Default cost of a request when its route sets no `rateCost`, after the
- * reference limiter's table (librefang rate_limiter.rs): reads are cheap,
- * anything that starts an LLM turn or a run is dear.
+ * The cost of a request whose route sets no `rateCost`, or that found no route: reads are cheap, writes dearer. A
+ * route that starts dear work (an LLM turn, a run, a spawn) names its own price where it is declared, so the limiter
+ * knows no path of any module.
  */
-export function defaultCost(method: string, path: string): number {
-  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return 1;
-  if (method === 'POST') {
-    if (/\/run(\/|$)/.test(path)) return 100;
-    if (path === '/api/agents') return 50;
-    if (path.includes('/message')) return 30;
-  }
-  return 5;
-}
+export const defaultCost = (method: string): number => (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 1 : 5);

@@ -74,6 +74,23 @@ test("a route's config.rateCost overrides the default cost", async () => {
   assert.equal(refused.headers.get('retry-after'), '10');
 });
 
+test('the price of dear work is set on its route (a spawn 50, a schedule run 100); a path alone prices nothing', async () => {
+  // 1 unit/s: a 60-unit burst. 0.5 unit/s: a 30-unit burst, which a run (dearer than the burst) spends whole.
+  const [agents, runs] = await Promise.all([
+    startTestKernel({ only: ['rate-limit', 'agents', 'error-envelope'], config: 'rate_limit_per_second = 1\n' }),
+    startTestKernel({ only: ['rate-limit', 'scheduler', 'error-envelope'], config: 'rate_limit_per_second = 0.5\n' }),
+  ]);
+  kernels.push(agents, runs);
+  const spawn = () => agents.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "dear"\n' } });
+  assert.notEqual((await spawn()).status, 429); // 50 units
+  // A path the limiter once priced by its shape (a run segment: 100), with no route behind it: a plain write, 5.
+  assert.equal((await agents.request('/api/nothing-here/run', { method: 'POST' })).status, 404);
+  assert.equal((await spawn()).status, 429, 'a second spawn does not fit in the 5 units left');
+
+  assert.notEqual((await runs.request('/api/schedules/nope/run', { method: 'POST' })).status, 429);
+  assert.equal((await runs.request('/api/schedules', { method: 'POST', json: {} })).status, 429, 'the run spent the whole burst');
+});
+
 test("the reference's [rate_limit] api_requests_per_minute sets the rate", async () => {
   // 6 requests a minute = 0.1 unit/s: a 6-unit burst (the default rate would allow 600).
   const k = await startTestKernel({ only: ['rate-limit', 'system'], config: '[rate_limit]\napi_requests_per_minute = 6\n' });

@@ -33,7 +33,8 @@ export function scheduleRoutes(app: Routes, scheduler: Scheduler): void {
 
   app.post(
     '/api/schedules/:id/run',
-    { schema: { summary: 'Runs a schedule now (its schedule stays as it is) and answers the outcome', params: idParams } },
+    // Dear: a run starts an agent turn or a workflow.
+    { schema: { summary: 'Runs a schedule now (its schedule stays as it is) and answers the outcome', params: idParams }, config: { rateCost: 100 } },
     async (request) => scheduler.runNow(request.params.id),
   );
 

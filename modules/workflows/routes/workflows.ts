@@ -87,9 +87,14 @@ export function workflowRoutes(app: Routes, { store, runner, config, events }: W
     return { status: 'removed', workflow_id: wf.id };
   });
 
-  app.post('/api/workflows/:id/run', { schema: { summary: 'Runs a workflow and answers when it ends', params: idParams, body: runBody } }, async (request) => {
-    const wf = await load(request.params.id);
-    const input = request.body.input;
-    return runner.execute(wf, typeof input === 'string' ? input : input === undefined || input === null ? '' : JSON.stringify(input), 'http');
-  });
+  app.post(
+    '/api/workflows/:id/run',
+    // Dear: a run is a chain of agent turns.
+    { schema: { summary: 'Runs a workflow and answers when it ends', params: idParams, body: runBody }, config: { rateCost: 100 } },
+    async (request) => {
+      const wf = await load(request.params.id);
+      const input = request.body.input;
+      return runner.execute(wf, typeof input === 'string' ? input : input === undefined || input === null ? '' : JSON.stringify(input), 'http');
+    },
+  );
 }
