@@ -53,7 +53,7 @@ function spawn(
   onError: (message: string) => void,
 ): { worker: Worker; exited: Promise<void> } {
   const lib = createRequire(import.meta.url).resolve('better-sqlite3');
-  // execArgv: none of the process's flags (--input-type=module would make the script ESM; a loader has nothing to do here).
+  // execArgv: none of the process's flags (--input-type=module would make the script ESM; a loader has no use here).
   const worker = new Worker(WORKER, { eval: true, execArgv: [], workerData: { lib, file, everyMs } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('message', (m: { error: string }) => onError(m.error));

@@ -4,7 +4,8 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 
 // wal_autocheckpoint: the backstop of the checkpointer thread (checkpointer.ts); reached only if that thread stops.
 // cache_size (negative: KiB): better-sqlite3 builds SQLite with a 16 MB page cache, which fills as the database grows
-// and was most of a soak's steady RSS growth; 4 MiB holds the hot pages, the OS file cache the rest (docs/decisions-operations.md).
+// and was most of a soak's steady RSS growth; 4 MiB holds the hot pages, the OS file cache the rest
+// (docs/decisions-operations.md).
 export const PAGE_CACHE_KIB = 4096;
 const PRAGMAS = [
   'journal_mode = WAL',

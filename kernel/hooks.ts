@@ -1,5 +1,15 @@
 import type { Logger } from 'pino';
-import { createKernelHooks, type HookRef, type KernelHooks, type TapFacade, type TapOptions } from '@talon/module-sdk';
+import { AsyncSeriesHook, SyncHook, SyncWaterfallHook } from 'tapable';
+import type {
+  ConfigChange,
+  HookRef,
+  HttpRequestEvent,
+  HttpResponseEvent,
+  KernelHooks,
+  ModuleInfo,
+} from '@talon/module-sdk';
+import type { TapFacade, TapOptions } from '@talon/module-sdk';
+import type { Same } from './same-type.ts';
 
 type TapFn = (...args: unknown[]) => unknown;
 type TapMethod = 'tap' | 'tapPromise';
@@ -13,6 +23,34 @@ type RawHook = Record<TapMethod, (options: { name: string; stage?: number }, fn:
 const isHook = (v: unknown): v is RawHook =>
   Array.isArray((v as RawHook | null)?.taps) && typeof (v as RawHook).tap === 'function';
 
+/** The kernel's own catalogue; what each hook is for is written at its type, KernelHooks in the SDK. */
+export function createKernelHooks() {
+  return Object.freeze({
+    kernel: Object.freeze({
+      ready: new AsyncSeriesHook<[]>([]),
+      shutdown: new AsyncSeriesHook<[]>([]),
+    }),
+    module: Object.freeze({
+      loaded: new SyncHook<[ModuleInfo]>(['module']),
+      unloaded: new SyncHook<[ModuleInfo]>(['module']),
+    }),
+    config: Object.freeze({
+      changed: new AsyncSeriesHook<[ConfigChange]>(['change']),
+    }),
+    http: Object.freeze({
+      request: new SyncHook<[HttpRequestEvent]>(['request']),
+      response: new SyncHook<[HttpResponseEvent]>(['response']),
+      baseHeaders: new SyncWaterfallHook<[Record<string, string>]>(['headers']),
+    }),
+    log: Object.freeze({
+      line: new SyncHook<[string]>(['line']),
+    }),
+  });
+}
+
+// A hook added, removed or retyped here must be so in the SDK's KernelHooks too, which modules tap by.
+true satisfies Same<ReturnType<typeof createKernelHooks>, KernelHooks>;
+
 /** The kernel catalogue plus the catalogues modules own (see docs/architecture.md, "Hooks and events"). */
 export class HookBus {
   readonly kernel: KernelHooks = createKernelHooks();
@@ -25,10 +63,12 @@ export class HookBus {
     if (!known) this.catalogues.set(ref.id, { owner, hooks: ref.create() });
   }
 
-  readonly catalogue = (id: string): { owner: string; hooks: object } | undefined => this.catalogues.get(id);
+  catalogue(id: string): { owner: string; hooks: object } | undefined {
+    return this.catalogues.get(id);
+  }
 }
 
-/** The taps of one module copy, named `<owner>:<label>`: staged until commit(), and removeAll() takes exactly these away. */
+/** The taps of one module copy, named `<owner>:<label>`: staged until commit(); removeAll() takes exactly these. */
 export class TapLedger {
   private readonly staged: Array<() => void> = [];
   private readonly hooks = new Set<RawHook>();
@@ -45,7 +85,10 @@ export class TapLedger {
     return out as TapFacade<T>;
   }
 
-  readonly commit = (): void => this.staged.splice(0).forEach((apply) => apply());
+  /** Applies the staged taps: the module copy is live. */
+  commit(): void {
+    for (const apply of this.staged.splice(0)) apply();
+  }
 
   /** tapable has no untap: each hook keeps the others' taps and recompiles. */
   removeAll(): void {
@@ -72,7 +115,10 @@ export class TapLedger {
   }
 }
 
-/** A throwing or rejecting tap is reported and counts as no answer: a bail hook asks the next tap, a waterfall keeps its value. */
+/**
+ * A throwing or rejecting tap is reported and counts as no answer: a bail hook asks the next tap, a waterfall keeps
+ * its value.
+ */
 function guarded(method: TapMethod, fn: TapFn, failed: (err: unknown) => undefined): TapFn {
   if (method === 'tapPromise') return (...args) => new Promise((resolve) => resolve(fn(...args))).catch(failed);
   return (...args) => {

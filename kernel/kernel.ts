@@ -35,7 +35,7 @@ export interface KernelOptions {
   onShutdown?: (reason: string) => void;
   /** Built-in modules folder: `modules/` beside `kernel/` unless given (tests point it elsewhere). */
   modulesDir?: string;
-  /** host:port to listen on instead of api_listen (`--listen`, embedding, tests); else TALON_API_LISTEN, else api_listen. */
+  /** host:port instead of api_listen (`--listen`, embedding, tests); else TALON_API_LISTEN, else api_listen. */
   listen?: string;
   /** How long a retiring module copy's tracked work may take to settle after its stop signal (ms; default 5 s). */
   settleMs?: number;
@@ -80,10 +80,7 @@ export class Kernel implements InstanceDeps {
   constructor(private readonly options: KernelOptions = {}) {
     this.dev = Boolean(options.dev);
     this.settleMs = options.settleMs ?? 5_000;
-    const fromEnv = process.env.TALON_HOME?.trim();
-    this.home = path.resolve(
-      options.home ?? (fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : path.join(os.homedir(), '.talon')),
-    );
+    this.home = path.resolve(options.home ?? homeFromEnv() ?? path.join(os.homedir(), '.talon'));
     this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, {
       applied: async (changed) => {
         if (changed.includes('modules')) await this.switchModules();
@@ -108,11 +105,12 @@ export class Kernel implements InstanceDeps {
     return this.address?.port;
   }
 
-  readonly listenAddress = (): string | undefined =>
-    this.address && `${this.address.host.replace(/^(.*:.*)$/, '[$1]')}:${this.address.port}`;
-
-  // The KernelApi's questions, answered by the parts that know.
-  readonly apiListen = (): string => this.listenOverride()?.value ?? this.config.settings().api_listen;
+  /** The address the service listens on, as host:port (an IPv6 host in brackets); none before it listens. */
+  listenAddress(): string | undefined {
+    if (!this.address) return undefined;
+    const { host, port } = this.address;
+    return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  }
 
   /** Where an address that overrides api_listen comes from: several processes on one home each need their own. */
   private listenOverride(): { value: string; source: string } | undefined {
@@ -120,6 +118,9 @@ export class Kernel implements InstanceDeps {
     const env = process.env.TALON_API_LISTEN?.trim();
     return env ? { value: env, source: 'TALON_API_LISTEN' } : undefined;
   }
+
+  // The KernelApi's questions, answered by the parts that know.
+  readonly apiListen = (): string => this.listenOverride()?.value ?? this.config.settings().api_listen;
   readonly reloadCount = (): number => this.supervisor.reloads;
   readonly modules = (): ModuleInfo[] => [...this.supervisor.records.values()].map((r) => this.supervisor.info(r));
   readonly routes = (): RouteInfo[] => this.supervisor.routeTable;
@@ -146,10 +147,15 @@ export class Kernel implements InstanceDeps {
     });
   }
 
-  readonly shutdown = (reason: string): void =>
-    void setImmediate(() => void this.stop(reason).then(() => this.options.onShutdown?.(reason)));
+  /** A stop asked for from inside (a module, the fence): it begins after the asking code has returned. */
+  shutdown(reason: string): void {
+    setImmediate(async () => {
+      await this.stop(reason);
+      this.options.onShutdown?.(reason);
+    });
+  }
 
-  /** Boots; throws ConfigError for an invalid configuration, BootAbort when start-up must stop (see supervisor.fail). */
+  /** Boots; throws ConfigError for an invalid configuration, BootAbort when start-up must stop (Supervisor.fail). */
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
     this.config.load();
@@ -187,7 +193,8 @@ export class Kernel implements InstanceDeps {
     this.nodes = new NodeRegistry(this.store, this.options.heartbeatMs ?? 3_000, warn('node heartbeat failed'), () => {
       this.log.error(
         { node: this.nodes.id },
-        'this process was silent longer than three heartbeats and another process took over its work: stopping, so that nothing runs twice',
+        'this process was silent longer than three heartbeats and another process took over its work: ' +
+          'stopping, so that nothing runs twice',
       );
       this.shutdown(FENCED);
     });
@@ -228,7 +235,7 @@ export class Kernel implements InstanceDeps {
         verdict.state === 'load' ? 'stopped' : verdict.state,
         'reason' in verdict ? verdict.reason : undefined,
       );
-      // A module left out because something it needs was disabled on purpose is no failure (a security module included).
+      // Left out because something it needs was disabled on purpose: no failure (a security module included).
       if (verdict.state === 'blocked' && verdict.byChoice)
         this.log.info(`module '${m.name}' not started: ${verdict.reason}`);
       else if (verdict.state === 'blocked' || verdict.state === 'failed')
@@ -264,7 +271,8 @@ export class Kernel implements InstanceDeps {
       ? `while ${configured.map((k) => `'${k}'`).join(', ')} is set`
       : 'its protection is always on';
     throw new ConfigError(
-      `${this.config.file}: [modules] disabled lists '${m.name}', a security module, and ${why}; remove it from the list, or add it to [modules] allow_disable_critical to disable it anyway`,
+      `${this.config.file}: [modules] disabled lists '${m.name}', a security module, and ${why}; ` +
+        'remove it from the list, or add it to [modules] allow_disable_critical to disable it anyway',
     );
   }
 
@@ -298,7 +306,11 @@ export class Kernel implements InstanceDeps {
     return new Map(await Promise.all(toStart.map((r) => load(r.manifest))));
   }
 
-  readonly stop = (reason = 'stop'): Promise<void> => (this.stopping ??= this.doStop(reason));
+  /** Stops once: a second call waits for the first stop. */
+  stop(reason = 'stop'): Promise<void> {
+    this.stopping ??= this.doStop(reason);
+    return this.stopping;
+  }
 
   private async doStop(reason: string): Promise<void> {
     // A start that failed on its configuration has no logger, database or server yet.
@@ -343,7 +355,7 @@ export class Kernel implements InstanceDeps {
     );
   }
 
-  /** Dev mode: an edited config.toml is applied like POST /api/config/reload; an invalid one is logged and not applied. */
+  /** Dev mode: an edited config.toml is applied like POST /api/config/reload; an invalid one is only logged. */
   private async onConfigFileChanged(): Promise<void> {
     try {
       const data = this.config.read();
@@ -469,6 +481,12 @@ export class Kernel implements InstanceDeps {
   }
 }
 
+/** $TALON_HOME, with a leading ~ meaning the user's home folder; undefined when unset. */
+function homeFromEnv(): string | undefined {
+  const fromEnv = process.env.TALON_HOME?.trim();
+  return fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : undefined;
+}
+
 /** Whether `[modules]` (and the module's own manifest) want a module running. */
 const byConfig = (m: Manifest, s: KernelSettings): boolean =>
   (m.enabled || s.modules.enabled.includes(m.name)) && !s.modules.disabled.includes(m.name);
@@ -477,12 +495,13 @@ function parseListen(listen: string, source = 'api_listen'): { host: string; por
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(listen);
   if (!m || Number(m[3]) > 65535)
     throw new ConfigError(
-      `invalid value for '${source}': '${listen}' is not host:port, e.g. "127.0.0.1:4546" or "[::1]:4546" (a port up to 65535)`,
+      `invalid value for '${source}': '${listen}' is not host:port, ` +
+        'e.g. "127.0.0.1:4546" or "[::1]:4546" (a port up to 65535)',
     );
   return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
 
-/** The shutdown reason of a process found dead by another one (the CLI exits with 1 on it, for supervisors to restart it). */
+/** The shutdown reason of a process found dead by another one (the CLI exits with 1, for supervisors to restart it). */
 export const FENCED = 'declared dead by another process';
 
 export { ConfigError, BootAbort };

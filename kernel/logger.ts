@@ -3,7 +3,8 @@ import pino, { type DestinationStream } from 'pino';
 import type { SyncHook } from 'tapable';
 import { redactSecrets, REDACTED } from '@talon/module-sdk';
 
-// redactSecrets blanks string values of secret-named keys in plain objects; these paths also catch other values, class instances and headers.
+// redactSecrets blanks string values of secret-named keys in plain objects; these paths also catch other values,
+// class instances and headers.
 const REDACT = ['api_key', 'apiKey', 'key', 'token', 'secret', 'password', 'authorization'].flatMap((k) => [
   k,
   `*.${k}`,

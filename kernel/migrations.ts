@@ -4,10 +4,14 @@ import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { located } from './loader/bundle.ts';
 
-/** Which engine's file was applied: `migrations/NNNN_name.sql` on SQLite, `migrations/postgres/NNNN_name.sql` on PostgreSQL. */
+/** Which engine's file was applied: `migrations/NNNN_name.sql` (SQLite) or `migrations/postgres/NNNN_name.sql`. */
 const DIALECT = 'sqlite';
 const LEDGER = `CREATE TABLE IF NOT EXISTS kernel_migrations (
-  module TEXT NOT NULL, id TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL, dialect TEXT NOT NULL DEFAULT 'sqlite',
+  module TEXT NOT NULL,
+  id TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  applied_at TEXT NOT NULL,
+  dialect TEXT NOT NULL DEFAULT 'sqlite',
   PRIMARY KEY (module, id)
 )`;
 

@@ -7,12 +7,16 @@ import type { Logger } from 'pino';
 const SOURCE = /\.(ts|mts|js|mjs|json|sql|toml)$/;
 const inNodeModules = (file: string) => file.includes(`${path.sep}node_modules${path.sep}`);
 
-/** Watches the module roots (dev mode); reports a touched module folder once per burst of writes (editor, formatter). */
+/**
+ * Watches the module roots (dev mode); reports a touched module folder once per burst of writes (editor, formatter).
+ */
 export class ModuleWatcher {
   private watcher!: FSWatcher;
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
-  /** `files`: single files watched besides the module folders (the configuration file), with what a change of each runs. */
+  /**
+   * `files`: single files watched besides the module folders (the configuration file), with what a change of each runs.
+   */
   private constructor(
     private readonly roots: string[],
     private readonly knownDirs: () => string[],
@@ -35,7 +39,7 @@ export class ModuleWatcher {
       ignored: (file, stats) => inNodeModules(file) || (!!stats?.isFile() && !SOURCE.test(file)),
     });
     w.watcher.on('all', (_event, file) => w.changed(file));
-    // chokidar drops a second change of a file within 50 ms (a save, then the formatter's); its raw events are all kept.
+    // chokidar drops a second change of a file within 50 ms (a save, then the formatter's); its raw events keep it.
     w.watcher.on('raw', (_event, name, details) => {
       const watched = (details as { watchedPath: string }).watchedPath;
       const file = name && (path.basename(watched) === name ? watched : path.join(watched, name));

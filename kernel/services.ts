@@ -6,7 +6,10 @@ export interface ServiceProvider {
   service(id: string): object;
 }
 
-/** Which copy serves each service id; consumers hold live views, so a provider's hot reload never leaves them the old object. */
+/**
+ * Which copy serves each service id. Consumers hold live views, so a provider's hot reload never leaves them with the
+ * old object.
+ */
 export class ServiceRegistry {
   private readonly live = new Map<string, ServiceProvider>();
 

@@ -37,7 +37,9 @@ export interface SupervisorDeps {
   prewarm: boolean;
 }
 
-/** The module lifecycle, written once: stage (migrations, register), start, build the generation, commit in one step. */
+/**
+ * The module lifecycle, written once: stage (migrations, register), start, build the generation, commit in one step.
+ */
 export class Supervisor {
   readonly records = new Map<string, ModuleRecord>();
   order: string[] = [];
@@ -89,7 +91,9 @@ export class Supervisor {
     return draft.finish();
   }
 
-  /** Dev mode: the module just reloaded will likely change again; draft everything else in the background, a turn later. */
+  /**
+   * Dev mode: the module just reloaded will likely change again; draft everything else in the background, a turn later.
+   */
   private prewarm(module: ModuleInstance): void {
     if (!this.deps.prewarm || module.parts.http) return;
     const draft = nextTurn()
@@ -172,7 +176,9 @@ export class Supervisor {
     }
   }
 
-  /** Replaces a module's copy (or starts a new one), all or nothing; after a new migration a failure stops the module. */
+  /**
+   * Replaces a module's copy (or starts a new one), all or nothing; after a new migration a failure stops the module.
+   */
   async replace(
     rec: ModuleRecord,
     load: () => Promise<{ manifest: Manifest; def: DefinedModule }>,
@@ -191,7 +197,8 @@ export class Supervisor {
         pendingMigrations(this.deps.kernel.database, manifest.name, manifest.dir).length
       ) {
         throw new Error(
-          `module '${manifest.name}' is a security module and its change brings a new migration: restart the service to apply it`,
+          `module '${manifest.name}' is a security module and its change brings a new migration: ` +
+            'restart the service to apply it',
         );
       }
       ({ instance: next, migrated } = await this.stage(manifest, def));
@@ -249,7 +256,10 @@ export class Supervisor {
     return rec.lastReload;
   }
 
-  /** Stops a module and every running module that hard-depends on it (those become blocked); `forget`: its folder is gone. */
+  /**
+   * Stops a module and every running module that hard-depends on it (those become blocked). `forget`: its folder is
+   * gone, the module is forgotten.
+   */
   async remove(name: string, reason: string, forget = false): Promise<string[]> {
     const gone = await this.switch([{ name, state: 'failed', reason }]);
     this.deps.kernel.log.warn({ stopped: gone }, `module '${name}' stopped: ${reason}`);
@@ -360,21 +370,20 @@ export class Supervisor {
   private readonly inOrder = (): ModuleRecord[] => this.order.flatMap((n) => this.records.get(n) ?? []);
 
   info({ manifest: m, state, error, lastReload }: ModuleRecord): ModuleInfo {
-    const { name: id, version, description, critical, depends, optional_depends: optionalDepends, contributes, dir, thirdParty } = m;
-    const dependants = [...this.dependantsOf(id, false)].filter((n) => n !== id);
+    const dependants = [...this.dependantsOf(m.name, false)].filter((n) => n !== m.name);
     return {
-      id,
-      version,
-      description,
+      id: m.name,
+      version: m.version,
+      description: m.description,
       state,
       error,
-      critical,
-      depends,
-      optionalDepends,
+      critical: m.critical,
+      depends: m.depends,
+      optionalDepends: m.optional_depends,
       dependants,
-      contributes,
-      dir,
-      thirdParty,
+      contributes: m.contributes,
+      dir: m.dir,
+      thirdParty: m.thirdParty,
       lastReload,
     };
   }
@@ -449,7 +458,9 @@ function locate(err: unknown, moduleDir: string): string | undefined {
   return undefined;
 }
 
-/** Raw statements outside the store wait for another process's lock the SQLite way (blocking; at boot and reload only). */
+/**
+ * Raw statements outside the store wait for another process's lock the SQLite way (blocking; at boot and reload only).
+ */
 function withBusyWait<T>(db: Database, work: () => T): T {
   db.pragma('busy_timeout = 5000');
   try {

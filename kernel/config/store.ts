@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
-import { ConfigError, kernelSettingsSchema, redactSecrets } from '@talon/module-sdk';
+import { ConfigError, redactSecrets } from '@talon/module-sdk';
+import { kernelSettingsSchema } from './settings.ts';
 import type { ConfigAccess, ConfigAlias, JsonSchema, KernelHooks, KernelSettings } from '@talon/module-sdk';
 import { applyAliases, isTable } from './aliases.ts';
 import { explainTomlError } from './toml-error.ts';
@@ -14,15 +15,22 @@ const KERNEL_KEYS = Object.keys(kernelSettingsSchema.properties);
 /** Kernel keys whose change only takes effect after a restart. */
 const RESTART_KEYS = new Set(['api_listen', 'module_paths', 'startup', 'max_request_body_bytes']);
 
-/** What the kernel does around a change: `check` refuses a candidate (ConfigError), `applied` acts on an adopted one. */
+/** What the kernel does around a change. */
 export interface ConfigReactions {
+  /** Refuses a candidate configuration by throwing ConfigError. */
   check(settings: KernelSettings, isSet: (key: string) => boolean): void;
-  /** `changed`: the top-level keys the change changed. A throw takes the change back: the previous data is adopted again. */
+  /**
+   * Acts on an adopted change; `changed`: the top-level keys it changed. A throw takes the change back: the previous
+   * data is adopted again.
+   */
   applied(changed: readonly string[]): Promise<void>;
 }
 const KERNEL_ALIASES: ConfigAlias[] = [{ from: 'listen_addr', to: 'api_listen' }];
 
-/** The configuration, also as modules see it (ConfigAccess): a change is validated in full before it is adopted, never half-applied. */
+/**
+ * The configuration, also as modules see it (ConfigAccess): a change is validated in full before it is adopted, never
+ * half-applied.
+ */
 export class ConfigStore implements ConfigAccess {
   private data: Data = {};
   private aliased: Data = {};
@@ -38,10 +46,15 @@ export class ConfigStore implements ConfigAccess {
     private readonly reactions: ConfigReactions,
   ) {}
 
-  /** Reads the file (a missing one is empty) and adopts it. Throws ConfigError naming the line, or the key and the problem. */
-  readonly load = (): void => void this.adopt(this.read());
-  /** Re-validates with the current schemas and adopts the result. */
-  readonly revalidate = (): string[] => this.adopt(this.data).warnings;
+  /** Reads the file (a missing one is empty) and adopts it. A ConfigError names the line, or the key and problem. */
+  load(): void {
+    this.adopt(this.read());
+  }
+
+  /** Re-validates with the current schemas and adopts the result; returns the warnings. */
+  revalidate(): string[] {
+    return this.adopt(this.data).warnings;
+  }
 
   /** Declares a key a module owns (before its code is loaded the schema is unknown). */
   claim(key: string, claim: Claim): void {
@@ -53,8 +66,9 @@ export class ConfigStore implements ConfigAccess {
     this.claims.set(key, claim);
   }
 
-  readonly setAliases = (module: string, aliases: readonly ConfigAlias[]): void =>
-    void this.aliases.set(module, aliases);
+  setAliases(module: string, aliases: readonly ConfigAlias[]): void {
+    this.aliases.set(module, aliases);
+  }
 
   read(): Data {
     if (!existsSync(this.file)) return {};
@@ -62,13 +76,15 @@ export class ConfigStore implements ConfigAccess {
     try {
       return parse(text);
     } catch (err) {
-      throw new ConfigError(
-        `${this.file}: ${err instanceof TomlError ? explainTomlError(text, err) : (err as Error).message.split('\n')[0]}`,
-      );
+      const why = err instanceof TomlError ? explainTomlError(text, err) : (err as Error).message.split('\n')[0];
+      throw new ConfigError(`${this.file}: ${why}`);
     }
   }
 
-  readonly check = (raw: Data): string[] => this.validate(raw).warnings;
+  /** Validates a candidate without adopting it; returns the warnings, throws ConfigError. */
+  check(raw: Data): string[] {
+    return this.validate(raw).warnings;
+  }
 
   async apply(raw: Data, path: string): Promise<{ changed: string[]; restartRequired: boolean }> {
     const previous = this.at(path);
@@ -88,12 +104,11 @@ export class ConfigStore implements ConfigAccess {
 
   /** A module's configuration: its section's keys plus the top-level keys it claims (one object per adoption). */
   moduleConfig(module: string, section: string | undefined, keys: readonly string[]): Data {
-    let view = this.views.get(module);
-    if (!view) {
-      view = { ...((section && (this.current[section] as Data)) || {}) };
-      for (const key of keys) if (key in this.current) view[key] = this.current[key];
-      this.views.set(module, view);
-    }
+    const known = this.views.get(module);
+    if (known) return known;
+    const view: Data = section ? { ...(this.current[section] as Data | undefined) } : {};
+    for (const key of keys) if (key in this.current) view[key] = this.current[key];
+    this.views.set(module, view);
     return view;
   }
 
@@ -163,7 +178,10 @@ export class ConfigStore implements ConfigAccess {
 
   /** The redacted value at a dotted path ('' names none). */
   private at(path: string): unknown {
-    return path ? path.split('.').reduce<unknown>((o, k) => (o as Data | undefined)?.[k], this.redacted()) : undefined;
+    if (!path) return undefined;
+    let value: unknown = this.redacted();
+    for (const key of path.split('.')) value = (value as Data | undefined)?.[key];
+    return value;
   }
 
   /** A key that is ours at the top level but written inside a table (TOML puts keys after [x] into x). */

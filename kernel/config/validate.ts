@@ -10,7 +10,9 @@ export const configAjv = lazyAjv({
   validateSchema: false,
   verbose: true,
 });
-/** By the schema's text: a hot reload brings a new schema object, mostly with the same text (compiling costs ~20 ms). */
+/**
+ * By the schema's text: a hot reload brings a new schema object, mostly with the same text (compiling costs ~20 ms).
+ */
 const compiled = new Map<string, ValidateFunction>();
 
 /** Where validation reports: an unknown key is a warning, anything else an error naming the key. */

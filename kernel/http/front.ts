@@ -58,7 +58,8 @@ export class FrontServer {
         if (!g || this.closing) return answerError(res, this.baseHeaders, 503, this.unavailable());
         g.inflight++;
         (res as Counted)[COUNTED_IN] = g;
-        // A drain never waits for a stream (SSE). One shared listener, no closure per request; `on`, not `once`: `once` wraps anew.
+        // A drain never waits for a stream (SSE). One shared listener, no closure per request; `on`, not `once`
+        // (`once` wraps the listener anew each time).
         res.on('close', uncount).on(LONG_LIVED, uncount);
         // HEAD is answered by the GET route: Node made the response knowing the method and leaves the body out.
         if (req.method === 'HEAD') req.method = 'GET';
@@ -87,7 +88,10 @@ export class FrontServer {
   private readonly unavailable = (): string =>
     this.closing ? 'the service is shutting down' : 'the service is starting';
 
-  /** Makes next live at once. The previous one drains (bounded); WebSockets of `closeModules` close (1001) there and in older ones. */
+  /**
+   * Makes next live at once. The previous one drains (bounded); WebSockets of `closeModules` close (1001) there and in
+   * older ones.
+   */
   swap(next: Generation, closeModules: ReadonlySet<string>): { drained: Promise<void> } {
     const previous = this.live;
     this.live = next;

@@ -11,7 +11,7 @@ import type { FastifySchemaCompiler, FastifyServerOptions, onRequestHookHandler,
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { HTTP_STAGES, isUuid, type HttpResponseEvent, type RouteInfo, type RootHttp, type Routes } from '@talon/module-sdk';
+import { isUuid, type HttpResponseEvent, type RouteInfo, type RootHttp, type Routes } from '@talon/module-sdk';
 import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
@@ -106,18 +106,10 @@ export class Draft {
     await draft.app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
     draft.app.addHook('onRoute', (route) => draft.onRoute(route));
     installRequestHooks(draft.app, options.hooks);
-    for (const m of byStage(modules)) draft.blaming(m.id, () => draft.root(m));
+    for (const m of modules) draft.blaming(m.id, () => m.parts.http?.(draft.app as unknown as RootHttp));
     const last = (m: ModuleInstance) => (m.id === options.newcomer ? 1 : 0);
     for (const m of [...modules].sort((a, b) => last(a) - last(b))) await draft.add(m);
     return draft;
-  }
-
-  /** A module's root part; a stage that is not one of HTTP_STAGES fails the module (it would run nowhere). */
-  private root(m: ModuleInstance): void {
-    const stage = m.parts.httpStage;
-    if (stage !== undefined && !HTTP_STAGES.includes(stage))
-      throw new Error(`unknown httpStage '${String(stage)}': one of ${HTTP_STAGES.join(', ')}`);
-    m.parts.http?.(this.app as unknown as RootHttp);
   }
 
   private onRoute(route: RouteOptions & { websocket?: boolean }): void {
@@ -129,7 +121,8 @@ export class Draft {
     ) as RouteInfo['schema'];
     for (const method of [route.method].flat())
       this.routes.push({ method, url, module, schema, websocket, public: Boolean(route.config?.public) });
-    // Which module's route accepted each WebSocket (a hook on WebSocket routes only: on every route it cost each request).
+    // Which module's route accepted each WebSocket: a hook on WebSocket routes only (on every route it cost each
+    // request its time).
     if (!websocket) return;
     const own: onRequestHookHandler = (request, _reply, done) => {
       if (request.raw.headers.upgrade) this.owners.set(request.raw.socket, module);
@@ -166,7 +159,9 @@ export class Draft {
     };
   }
 
-  /** A failed step drops the draft; a conflict Fastify finds (a duplicate route) blames the module that registered last. */
+  /**
+   * A failed step drops the draft; a conflict Fastify finds (a duplicate route) blames the module that registered last.
+   */
   private async step(work: PromiseLike<unknown>): Promise<void> {
     try {
       await work;
@@ -192,21 +187,13 @@ export class Draft {
   }
 }
 
-/**
- * Modules in the order their root parts run: by the stage each names, then in module order (a stable sort). Hooks of
- * the root run in the order they were added, so this order is the pipeline's.
- */
-function byStage(modules: readonly ModuleInstance[]): ModuleInstance[] {
-  const rank = (m: ModuleInstance) => HTTP_STAGES.indexOf(m.parts.httpStage ?? 'handle');
-  return [...modules].sort((a, b) => rank(a) - rank(b));
-}
-
 /** Resolves on a later turn of the event loop, after the requests that arrived meanwhile were taken up. */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * The kernel's http.request and http.response hooks. Each event is one object literal: `{ ...event, more }` makes V8 build
- * a slow dictionary object, which cost about 4 µs of every request (and its garbage) when the response event was made so.
+ * The kernel's http.request and http.response hooks. Each event is one object literal: `{ ...event, more }` makes V8
+ * build a slow dictionary object, which cost about 4 µs of every request (and its garbage) when the response event was
+ * made so.
  */
 function installRequestHooks(app: FastifyInstance, hooks: HookBus): void {
   const { request: requestHook, response: responseHook } = hooks.kernel.http;

@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 
-// A pino child per request (Fastify's, carrying the request id) costs more than a whole health check and most requests never
-// log: this stand-in (one small object, its methods on the prototype) makes the real child on the first enabled call.
+// A pino child per request (Fastify's, carrying the request id) costs more than a whole health check and most requests
+// never log: this stand-in (one small object, its methods on the prototype) makes the real child on the first enabled
+// call.
 class RequestLogger {
   private real?: Logger;
   constructor(

@@ -3,7 +3,10 @@ import { lazyAjv } from '../ajv.ts';
 
 const common = { strict: false, allErrors: false, useDefaults: true, validateSchema: false } as const;
 
-/** Route validators with Ajv instances of their own (Ajv keeps every schema it compiled), compiled at first use; no body is `{}`. */
+/**
+ * Route validators with Ajv instances of their own (Ajv keeps every schema it compiled), compiled at first use; no body
+ * is `{}`.
+ */
 export function validatorCompiler(): FastifySchemaCompiler<object> {
   // Query strings and path params arrive as text: coerce them. Bodies are JSON: never coerce.
   const coercing = lazyAjv({ ...common, coerceTypes: 'array' });

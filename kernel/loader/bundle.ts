@@ -24,8 +24,9 @@ export class ModuleBuildError extends Error {
 }
 
 /**
- * `inputs`: the module's own source files as they were built (the disk cache checks them); `contracts`: the `@talon/<name>`
- * it imports, each with where (file:line:column of the first import, to point an error at the module's own line).
+ * `inputs`: the module's own source files as they were built (the disk cache checks them); `contracts`: the
+ * `@talon/<name>` it imports, each with where (file:line:column of the first import, to point an error at the module's
+ * own line).
  */
 export type Bundle = { code: string; inputs: Array<ReturnType<typeof stamp>>; contracts: Record<string, string> };
 
@@ -42,7 +43,10 @@ function stamp(file: string) {
   return { file, size, mtimeMs };
 }
 
-/** One CommonJS script of a module file; a reload (`incremental`) skips the disk cache (same-size rewrites within mtime). */
+/**
+ * One CommonJS script of a module file; a reload (`incremental`) skips the disk cache, which cannot tell same-size
+ * rewrites within one mtime tick apart.
+ */
 export async function bundleModule(entry: string, incremental?: Bundlers): Promise<Bundle> {
   if (!incremental) {
     try {

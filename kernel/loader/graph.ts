@@ -7,7 +7,10 @@ export type Verdict =
 /** `order`: the modules to load, dependencies first. */
 export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
 
-/** Orders modules after what they link to; a missing hard dependency blocks, a hard cycle fails, optional links only order. */
+/**
+ * Orders modules after what they link to. A missing hard dependency blocks, a hard cycle fails; an optional link only
+ * decides the order.
+ */
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));
   const verdicts = new Map<string, Verdict>();

@@ -2,7 +2,12 @@ import type { AnyEvent, Queries, Store } from '@talon/module-sdk';
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS kernel_changes (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, node TEXT NOT NULL, module TEXT NOT NULL, topic TEXT NOT NULL, key TEXT NOT NULL, at INTEGER NOT NULL
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    node TEXT NOT NULL,
+    module TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at INTEGER NOT NULL
   )`,
   `CREATE TABLE IF NOT EXISTS kernel_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, node TEXT NOT NULL, event TEXT NOT NULL, at INTEGER NOT NULL

@@ -220,7 +220,10 @@ function foreignAwait(opened: Error | undefined): Error {
   );
 }
 
-/** Runs a statement, again after a growing pause (1 ms up to 50 ms) while another process holds the lock, up to BUSY_WAIT_MS. */
+/**
+ * Runs a statement; while another process holds the lock, again after a growing pause (1 ms up to 50 ms), for up to
+ * BUSY_WAIT_MS in all.
+ */
 async function whenFree<T>(attempt: () => T): Promise<T> {
   const deadline = Date.now() + BUSY_WAIT_MS;
   for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {

@@ -1,4 +1,4 @@
-import { AsyncSeriesHook, SyncHook, SyncWaterfallHook } from 'tapable';
+import type { AsyncSeriesHook, SyncHook, SyncWaterfallHook } from 'tapable';
 
 // Modules build their catalogues with these classes, so the whole service shares one copy of tapable.
 export {
@@ -73,7 +73,7 @@ export interface HttpResponseEvent extends HttpRequestEvent {
 }
 
 /**
- * The kernel's own hook catalogue. Modules add theirs with defineHooks.
+ * The kernel's own hook catalogue, as modules see it (the kernel creates it). Modules add theirs with defineHooks.
  * - kernel.ready: once, after the service listens (not on hot reloads).
  * - kernel.shutdown: once, when a graceful stop begins (before modules stop).
  * - module.loaded / module.unloaded: a module started (at boot or swapped in by a reload) / stopped.
@@ -82,30 +82,17 @@ export interface HttpResponseEvent extends HttpRequestEvent {
  * - http.baseHeaders: headers every answer carries, also those the front server gives itself (400, 431, 503).
  * - log.line: every structured log line as JSON text (the logs module writes the file and the stream from it).
  */
-export function createKernelHooks() {
-  return Object.freeze({
-    kernel: Object.freeze({
-      ready: new AsyncSeriesHook<[]>([]),
-      shutdown: new AsyncSeriesHook<[]>([]),
-    }),
-    module: Object.freeze({
-      loaded: new SyncHook<[ModuleInfo]>(['module']),
-      unloaded: new SyncHook<[ModuleInfo]>(['module']),
-    }),
-    config: Object.freeze({
-      changed: new AsyncSeriesHook<[ConfigChange]>(['change']),
-    }),
-    http: Object.freeze({
-      request: new SyncHook<[HttpRequestEvent]>(['request']),
-      response: new SyncHook<[HttpResponseEvent]>(['response']),
-      baseHeaders: new SyncWaterfallHook<[Record<string, string>]>(['headers']),
-    }),
-    log: Object.freeze({
-      line: new SyncHook<[string]>(['line']),
-    }),
-  });
+export interface KernelHooks {
+  readonly kernel: { readonly ready: AsyncSeriesHook<[]>; readonly shutdown: AsyncSeriesHook<[]> };
+  readonly module: { readonly loaded: SyncHook<[ModuleInfo]>; readonly unloaded: SyncHook<[ModuleInfo]> };
+  readonly config: { readonly changed: AsyncSeriesHook<[ConfigChange]> };
+  readonly http: {
+    readonly request: SyncHook<[HttpRequestEvent]>;
+    readonly response: SyncHook<[HttpResponseEvent]>;
+    readonly baseHeaders: SyncWaterfallHook<[Record<string, string>]>;
+  };
+  readonly log: { readonly line: SyncHook<[string]> };
 }
-export type KernelHooks = ReturnType<typeof createKernelHooks>;
 
 /** An extension point catalogue owned by a module (e.g. the agents module's tool-call hooks). */
 export interface HookRef<T> {

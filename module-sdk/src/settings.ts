@@ -1,72 +1,15 @@
-import type { FromSchema } from 'json-schema-to-ts';
-
 /**
- * The kernel's own part of config.toml: where to listen, logging, which modules run. Every other
- * key belongs to the module that claims it (module.toml `config_keys` / `config_section`).
+ * The kernel's own part of config.toml, checked and with its defaults filled in. The kernel holds the schema, with what
+ * each key means (kernel/config/settings.ts; docs/configuration.md). Every other key belongs to the module that claims it (module.toml `config_keys` / `config_section`).
  */
-export const kernelSettingsSchema = {
-  type: 'object',
-  properties: {
-    api_listen: {
-      type: 'string',
-      pattern: '^(\\[[0-9a-fA-F:]+\\]|[^:\\s]+):[0-9]{1,5}$',
-      'x-error': 'must be host:port, e.g. "127.0.0.1:4545", "0.0.0.0:8080" or "[::1]:4545" (a port up to 65535)',
-      default: '127.0.0.1:4545',
-      description: 'host:port the HTTP API listens on',
-    },
-    log_level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'log level' },
-    max_request_body_bytes: { type: 'integer', minimum: 1024, default: 8388608, description: 'request bodies above this answer 413' },
-    module_paths: {
-      type: 'array',
-      items: { type: 'string' },
-      default: [],
-      description: 'folders with third-party modules (a folder with module.toml, or a folder of such folders)',
-    },
-    modules: {
-      type: 'object',
-      description: 'which modules run',
-      properties: {
-        disabled: {
-          type: 'array',
-          items: { type: 'string' },
-          default: [],
-          description: 'module names to leave out (a change applies at once, with the modules that depend on them)',
-        },
-        enabled: {
-          type: 'array',
-          items: { type: 'string' },
-          default: [],
-          description: 'modules whose module.toml says enabled = false, to run anyway',
-        },
-        allow_disable_critical: {
-          type: 'array',
-          items: { type: 'string' },
-          default: [],
-          description: 'security modules you really mean to disable although their protection is configured',
-        },
-      },
-      additionalProperties: false,
-      default: {},
-    },
-    startup: {
-      type: 'object',
-      description: 'start-up policy',
-      properties: {
-        on_boot_failure: {
-          type: 'string',
-          enum: ['continue', 'abort'],
-          default: 'continue',
-          description: 'when a module fails to start: run without it, or stop (security modules always stop start-up)',
-        },
-      },
-      additionalProperties: false,
-      default: {},
-    },
-  },
-  additionalProperties: false,
-} as const;
-
-export type KernelSettings = FromSchema<typeof kernelSettingsSchema, { keepDefaultedPropertiesOptional: false }>;
+export interface KernelSettings {
+  api_listen: string;
+  log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  max_request_body_bytes: number;
+  module_paths: string[];
+  modules: { disabled: string[]; enabled: string[]; allow_disable_critical: string[] };
+  startup: { on_boot_failure: 'continue' | 'abort' };
+}
 
 /** JSON Schema as modules write it for their config and routes (`as const` objects fit). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
