@@ -11,7 +11,7 @@ import type { FastifySchemaCompiler, FastifyServerOptions, onRequestHookHandler,
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { isUuid, type HttpResponseEvent, type RouteInfo, type RootHttp, type Routes } from '@talon/module-sdk';
+import { HTTP_STAGES, isUuid, type HttpResponseEvent, type RouteInfo, type RootHttp, type Routes } from '@talon/module-sdk';
 import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';
@@ -106,10 +106,18 @@ export class Draft {
     await draft.app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
     draft.app.addHook('onRoute', (route) => draft.onRoute(route));
     installRequestHooks(draft.app, options.hooks);
-    for (const m of modules) draft.blaming(m.id, () => m.parts.http?.(draft.app as unknown as RootHttp));
+    for (const m of byStage(modules)) draft.blaming(m.id, () => draft.root(m));
     const last = (m: ModuleInstance) => (m.id === options.newcomer ? 1 : 0);
     for (const m of [...modules].sort((a, b) => last(a) - last(b))) await draft.add(m);
     return draft;
+  }
+
+  /** A module's root part; a stage that is not one of HTTP_STAGES fails the module (it would run nowhere). */
+  private root(m: ModuleInstance): void {
+    const stage = m.parts.httpStage;
+    if (stage !== undefined && !HTTP_STAGES.includes(stage))
+      throw new Error(`unknown httpStage '${String(stage)}': one of ${HTTP_STAGES.join(', ')}`);
+    m.parts.http?.(this.app as unknown as RootHttp);
   }
 
   private onRoute(route: RouteOptions & { websocket?: boolean }): void {
@@ -185,6 +193,15 @@ export class Draft {
       );
     }
   }
+}
+
+/**
+ * Modules in the order their root parts run: by the stage each names, then in module order (a stable sort). Hooks of
+ * the root run in the order they were added, so this order is the pipeline's.
+ */
+function byStage(modules: readonly ModuleInstance[]): ModuleInstance[] {
+  const rank = (m: ModuleInstance) => HTTP_STAGES.indexOf(m.parts.httpStage ?? 'handle');
+  return [...modules].sort((a, b) => rank(a) - rank(b));
 }
 
 /** Resolves on a later turn of the event loop, after the requests that arrived meanwhile were taken up. */

@@ -4,7 +4,7 @@ import type { HookAccess, HookRef } from './hooks.ts';
 import type { EventAccess } from './events.ts';
 import type { KernelApi } from './kernel-api.ts';
 import type { JsonSchema } from './settings.ts';
-import type { Routes, RootHttp } from './http.ts';
+import type { Routes, RootHttp, HttpStage } from './http.ts';
 import type { ServiceRef } from './refs.ts';
 import type { ChangeFeed, NodeAccess, Store } from './store.ts';
 
@@ -85,6 +85,8 @@ export interface ModuleParts {
   stop?(): Promise<void> | void;
   /** Root-level HTTP behaviour (hooks for every route, error handlers). Replayed on each HTTP generation; no I/O. */
   http?(app: RootHttp): void;
+  /** Where `http()` runs among the root parts of all modules (HTTP_STAGES); default `handle`. */
+  httpStage?: HttpStage;
   /** The module's routes, on an encapsulated child. Replayed on each HTTP generation; no I/O. */
   routes?(app: Routes): void;
 }

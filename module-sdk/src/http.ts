@@ -31,13 +31,27 @@ export type Routes = FastifyInstance<RawServerDefault, IncomingMessage, ServerRe
 /** The root instance of a generation, for cross-cutting hooks that apply to every route. */
 export type RootHttp = Routes;
 
+/**
+ * The stages of the root HTTP pipeline, in the order a request passes them. A module's `http()` part names its stage
+ * (`httpStage`, default `handle`), and runs there whatever the modules' load order; the parts of one stage run in
+ * module order.
+ * - `identify`: name the request (its id on every answer), before anything can answer it;
+ * - `headers`: headers every answer carries, whichever part sends it;
+ * - `limit`: charge the client before it is known who it is, so failed credentials cost too;
+ * - `authenticate`: admit the caller or refuse it;
+ * - `origin`: cross-origin rules for browsers (preflights are answered here);
+ * - `handle`: the rest — body parsers, error handlers, route guards.
+ */
+export const HTTP_STAGES = ['identify', 'headers', 'limit', 'authenticate', 'origin', 'handle'] as const;
+export type HttpStage = (typeof HTTP_STAGES)[number];
+
 export type { FastifyRequest, FastifyReply };
 
 /** Per-route options the kernel and cross-cutting modules read from `config`. */
 export interface TalonRouteConfig {
   /** Reachable without the bearer token even when api_key is set. */
   public?: boolean;
-  /** Cost units charged by the rate limiter (default 1). */
+  /** Cost units charged by the rate limiter (without it: a read 1, a write 5). */
   rateCost?: number;
   /** Polled endpoints (health, metrics): the access log writes their lines at debug level. */
   quiet?: boolean;

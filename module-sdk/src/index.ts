@@ -30,7 +30,8 @@ export { openSse, LONG_LIVED } from './sse.ts';
 export type { SseWriter } from './sse.ts';
 export type { KernelSettings, JsonSchema } from './settings.ts';
 export type { KernelApi, ConfigAccess, RouteInfo } from './kernel-api.ts';
-export type { Routes, RootHttp, TalonRouteConfig, FastifyRequest, FastifyReply } from './http.ts';
+export { HTTP_STAGES } from './http.ts';
+export type { Routes, RootHttp, HttpStage, TalonRouteConfig, FastifyRequest, FastifyReply } from './http.ts';
 export type { FromSchema } from 'json-schema-to-ts';
 
 /** The SDK's version; module.toml `sdk` ranges are checked against it. */

@@ -25,6 +25,7 @@ export default defineModule<AuthConfig>({
     // Sign-in modules (oidc, pairing) tap this to admit their credentials; with no tap only the api_key admits.
     const { authenticate } = ctx.hooks.get(authHooks);
     return {
+      httpStage: 'authenticate',
       http(app) {
         // A callback hook: no promise per request on the hot path (every request passes here).
         app.addHook('onRequest', (request, reply, done) => {

@@ -15,6 +15,7 @@ export default defineModule<CorsConfig>({
     // Without the auth module (allowed only while no api_key is set) the API counts as open.
     const auth = ctx.tryUse(authStatus);
     return {
+      httpStage: 'origin',
       http(app) {
         // Runs on every request, so requests without an Origin (curl, SDKs, server-to-server) cost one header
         // lookup. Settings are read live. A request from a refused origin is refused outright: browsers attach

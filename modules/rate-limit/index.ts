@@ -32,6 +32,8 @@ export default defineModule<RateConfig>({
           if (removed) ctx.log.debug({ removed }, 'rate limiter: forgot clients whose budget is full again');
         }, SWEEP_MS);
       },
+      // Before authentication: a refused credential is charged like any request, so guessing the key is limited too.
+      httpStage: 'limit',
       http(app) {
         // A callback hook: no promise per request on the hot path (every request passes here).
         app.addHook('onRequest', (request, reply, done) => {

@@ -7,6 +7,7 @@ import { defineModule } from '@talon/module-sdk';
  */
 export default defineModule({
   register: () => ({
+    httpStage: 'identify',
     http(app) {
       app.addHook('onRequest', (request, reply, done) => {
         reply.header('x-request-id', request.id);
