@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Builds the dashboard (modules/dashboard/app) into modules/dashboard/dist with Vite: run by `npm ci` (prepare),
-// by the dashboard module at start when dist/ is missing, and by hand. The output is never committed (.gitignore).
+// Builds the dashboard (the shell, modules/dashboard/app, and the views of every built-in module) into
+// modules/dashboard/dist with Vite: run by `npm ci` (prepare), by the dashboard module at start when dist/ is missing,
+// and by hand. The output is never committed (.gitignore). `--module <folder>` (repeated) adds a third-party module's
+// views and `--out <folder>` builds elsewhere: the dashboard module does both, into its data folder, when a running
+// third-party module declares views the build lacks (modules/dashboard/services/coverage.ts).
 // It builds into a fresh folder and renames it into place, so a service serving the old build, or a second build
 // running at the same time, never sees a half-written folder. The gzip and brotli forms of the assets are made here,
 // once, into dist/compressed/ (the service reads them at start instead of compressing at every start).
@@ -8,15 +11,19 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
+const { values: args } = parseArgs({ options: { module: { type: 'string', multiple: true, default: [] }, out: { type: 'string' } } });
 const appDir = fileURLToPath(new URL('../modules/dashboard/app/', import.meta.url));
-const dist = path.resolve(appDir, '../dist');
+const dist = args.out ? path.resolve(args.out) : path.resolve(appDir, '../dist');
 const staging = `${dist}.tmp-${process.pid}`;
 
 // Vite is the dashboard module's package (modules/dashboard/package.json): found from its folder, not from scripts/.
 const { build } = await import(pathToFileURL(createRequire(appDir).resolve('vite')).href);
-const { default: config } = await import(pathToFileURL(path.join(appDir, 'vite.config.mjs')).href);
+const { dashboardConfig } = await import(pathToFileURL(path.join(appDir, 'vite.config.mjs')).href);
+const config = dashboardConfig({ extraModuleDirs: args.module.map((m) => path.resolve(m)) });
+mkdirSync(path.dirname(dist), { recursive: true });
 const started = Date.now();
 try {
   await build({ ...config, configFile: false, logLevel: 'warn', build: { ...config.build, outDir: staging } });

@@ -20,6 +20,14 @@ export interface Bundle {
   /** Files under assets/, by name. */
   assets: Map<string, Asset>;
   builtAt: Date;
+  /** The views the build holds (views.json, written by app/vite.config.mjs). */
+  manifest: BuildManifest;
+}
+
+export interface BuildManifest {
+  views: { module: string; id: string }[];
+  /** A fingerprint of each module's dashboard/ folder when it was built (view-declarations.mjs, dashboardStamp). */
+  stamps: Record<string, string>;
 }
 
 const TYPES: Record<string, string> = {
@@ -64,7 +72,10 @@ export function loadBundle(dist: string): Bundle | undefined {
   const assets = new Map<string, Asset>();
   const compressed = path.join(dist, 'compressed');
   if (existsSync(dir)) for (const name of readdirSync(dir)) assets.set(name, asset(path.join(dir, name), compressed));
-  return { index: asset(indexFile), assets, builtAt: statSync(indexFile).mtime };
+  // A build from before views came from the modules has no views.json: it holds none of theirs.
+  const manifestFile = path.join(dist, 'views.json');
+  const manifest = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as BuildManifest) : { views: [], stamps: {} };
+  return { index: asset(indexFile), assets, builtAt: statSync(indexFile).mtime, manifest };
 }
 
 /** The best encoding the client accepts among those the asset has. */

@@ -12,9 +12,11 @@ export interface BuildResult {
   output: string;
 }
 
-export function runBuild(repoRoot: string, signal: AbortSignal): Promise<BuildResult> {
+/** `into`: a build with third-party modules' views (their folders), into another folder (services/coverage.ts). */
+export function runBuild(repoRoot: string, signal: AbortSignal, into?: { out: string; modules: string[] }): Promise<BuildResult> {
+  const args = into ? ['--out', into.out, ...into.modules.flatMap((m) => ['--module', m])] : [];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'build-dashboard.mjs')], {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'scripts', 'build-dashboard.mjs'), ...args], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
       signal,

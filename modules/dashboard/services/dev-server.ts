@@ -8,11 +8,15 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ViteDevServer, UserConfig } from 'vite';
 
-export async function startDevServer(appDir: string): Promise<ViteDevServer> {
+/** `extraModuleDirs`: the running third-party modules that declare views (the built-in ones are always in). */
+export async function startDevServer(appDir: string, extraModuleDirs: string[]): Promise<ViteDevServer> {
   const { createServer } = await import('vite');
-  const { default: config } = (await import(pathToFileURL(path.join(appDir, 'vite.config.mjs')).href)) as { default: UserConfig };
-  // Vite serves files by path (/@fs/...): only the app and the installed packages, not the rest of the checkout.
-  const allow = [appDir, path.resolve(appDir, '..', '..', '..', 'node_modules')];
+  const { dashboardConfig } = (await import(pathToFileURL(path.join(appDir, 'vite.config.mjs')).href)) as {
+    dashboardConfig: (options: { extraModuleDirs: string[] }) => UserConfig;
+  };
+  const config = dashboardConfig({ extraModuleDirs });
+  // Vite serves files by path (/@fs/...): only the app, the modules' views and the installed packages.
+  const allow = [...(config.server?.fs?.allow ?? []), path.resolve(appDir, '..', '..', '..', 'node_modules'), path.resolve(appDir, '..', 'node_modules')];
   return createServer({ ...config, configFile: false, appType: 'custom', server: { middlewareMode: true, fs: { strict: true, allow } }, logLevel: 'warn' });
 }
 

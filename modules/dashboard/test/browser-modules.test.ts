@@ -1,6 +1,7 @@
 /**
  * The Modules view switches modules on and off while the service runs (issue 23, item 4): switching one off first
- * says which running modules go with it, the navigation follows, a security module is refused with the reason.
+ * says which running modules go with it, the navigation follows (a module's views go with it), a security module is
+ * refused with the reason.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { axeViolations, browserTest, openPage, startEnv, type Env } from './help
 
 let env: Env | undefined;
 before(async () => {
-  if (!browserTest.skip) env = await startEnv('', ['tasks', 'scheduler', 'triggers']);
+  if (!browserTest.skip) env = await startEnv('', ['tasks', 'scheduler', 'triggers', 'goals']);
 });
 after(() => env?.stop());
 
@@ -51,4 +52,19 @@ test('a security module cannot be switched off: the reason is shown and it keeps
   assert.equal((await states())['error-envelope'], 'running');
   await page.reload();
   assert.equal(await page.getByRole('switch', { name: 'error-envelope on' }).isChecked(), true);
+});
+
+test("a module switched off takes its view out of the navigation and its route; the view's module brings it back", browserTest, async () => {
+  const { page, problems } = await openPage(env!, '/#/goals');
+  await page.getByRole('heading', { level: 1, name: 'Goals' }).waitFor();
+  assert.equal((await env!.k.request('/api/modules/goals/disable', { method: 'PUT' })).status, 200);
+  await page.reload();
+  // The route opens the first view instead: the goals view is neither listed nor loaded.
+  await page.waitForFunction(() => document.title === 'Chat · Talon');
+  assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Goals' }).count(), 0);
+  assert.equal(await page.getByRole('heading', { level: 1, name: 'Goals' }).count(), 0);
+  assert.equal((await env!.k.request('/api/modules/goals/enable', { method: 'PUT' })).status, 200);
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Goals' }).waitFor();
+  assert.deepEqual(problems, []);
 });

@@ -1,30 +1,32 @@
 /**
- * The shell: sign-in when the service asks for a key, then the navigation (built from the view registry and the
- * running modules) and the current view. A 401 from any call returns here to sign-in.
+ * The shell: sign-in when the service asks for a key, then the navigation (the running modules' views, lib/views.tsx)
+ * and the current view. A 401 from any call returns here to sign-in.
  */
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { api, apiKey, ApiError, authMode, onUnauthorized, prefetch, runningModules } from './lib/api.tsx';
 import { href, parseHash, useRoute } from './lib/hash.tsx';
-import { VIEWS, type ViewDef, type ViewProps } from './views/index.tsx';
+import { firstReadsOf, openingView, pageViews, viewsOf, type ListedView, type ViewDef, type ViewProps } from './lib/views.tsx';
 import { SignIn } from './signin.tsx';
 import { ErrorText } from './components/error.tsx';
 import { ThemeToggle } from './theme.tsx';
 import { ModulesContext, RefreshModulesContext } from './lib/modules.tsx';
 
 /**
- * Each view's chunk is fetched once; the current route's starts at once, beside the sign-in probe. A view whose
- * chunk is already there renders at once (no extra turn to wait for a promise).
+ * Each view's chunk is fetched once (by its loader, the same for every listing); the current route's starts at
+ * once, beside the sign-in probe. A view whose chunk is already there renders at once (no turn to wait for a promise).
  */
-const loading = new Map<ViewDef, ReturnType<ViewDef['load']>>();
-const loaded = new Map<ViewDef, ComponentType<ViewProps>>();
-function loadView(def: ViewDef): ReturnType<ViewDef['load']> {
-  let p = loading.get(def);
-  if (!p) loading.set(def, (p = def.load().then((m) => (loaded.set(def, m.default), m))));
+type Load = ViewDef['load'];
+const loading = new Map<Load, ReturnType<Load>>();
+const loaded = new Map<Load, ComponentType<ViewProps>>();
+function loadView(load: Load): ReturnType<Load> {
+  let p = loading.get(load);
+  if (!p) loading.set(load, (p = load().then((m) => (loaded.set(load, m.default), m))));
   return p;
 }
 
-type Phase = { kind: 'probing' } | { kind: 'signin'; refused: boolean } | { kind: 'in'; modules: Set<string> } | { kind: 'down'; error: unknown };
+type Phase =
+  { kind: 'probing' } | { kind: 'signin'; refused: boolean } | { kind: 'in'; modules: Set<string>; views: ViewDef[] } | { kind: 'down'; error: unknown };
 
 interface ModuleList {
   modules: { id: string; state: string }[];
@@ -35,8 +37,8 @@ export function App() {
 
   async function probe(refusedIfDenied: boolean) {
     try {
-      const { modules } = await api<ModuleList>('/api/modules');
-      setPhase({ kind: 'in', modules: new Set(modules.filter((m) => m.state === 'running').map((m) => m.id)) });
+      const [{ modules }, { views }] = await Promise.all([api<ModuleList>('/api/modules'), api<{ views: ListedView[] }>('/api/dashboard/views')]);
+      setPhase({ kind: 'in', modules: new Set(modules.filter((m) => m.state === 'running').map((m) => m.id)), views: viewsOf(views) });
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) {
         apiKey.clear();
@@ -55,21 +57,23 @@ export function App() {
   // A layout effect: the probe and the first reads go out as the app mounts, not a frame later.
   useLayoutEffect(() => {
     const route = parseHash(location.hash);
-    const first = VIEWS.find((v) => v.id === route.view) ?? VIEWS[0];
-    if (first) void loadView(first).catch(() => undefined);
+    const listed = pageViews();
+    const first = openingView(route.view, listed);
+    if (first) void loadView(first.load).catch(() => undefined);
     // Without a key to send yet, the reads would only be refused.
-    if (first?.firstReads && !(authMode() === 'api_key' && !apiKey.get())) for (const path of first.firstReads(route.params)) prefetch(path);
+    if (first && !(authMode() === 'api_key' && !apiKey.get())) for (const path of firstReadsOf(first, route.params)) prefetch(path);
+    // The probe's two reads may both be refused: the first says whether a key was refused, the second keeps that.
     onUnauthorized(() => {
       const hadKey = apiKey.get() !== null;
       apiKey.clear();
-      setPhase({ kind: 'signin', refused: hadKey });
+      setPhase((p) => (p.kind === 'signin' ? p : { kind: 'signin', refused: hadKey }));
     });
     // The page says whether the API wants a key (or this browser has a session): with no key yet, ask for it
     // without a refused request first. When the API is open to this browser, the page names the running modules and
     // no probe is needed (a 401 later still returns to sign-in).
     const known = runningModules();
     if (authMode() === 'api_key' && !apiKey.get()) setPhase({ kind: 'signin', refused: false });
-    else if (authMode() !== 'api_key' && known) setPhase({ kind: 'in', modules: known });
+    else if (authMode() !== 'api_key' && known && listed) setPhase({ kind: 'in', modules: known, views: viewsOf(listed) });
     else void probe(false);
   }, []);
 
@@ -99,10 +103,7 @@ export function App() {
       return (
         <ModulesContext.Provider value={phase.modules}>
           <RefreshModulesContext.Provider value={() => void probe(false)}>
-            <Shell
-              views={VIEWS.filter((v) => v.requires.every((m) => phase.modules.has(m)))}
-              onSignOut={apiKey.get() || authMode() === 'session' ? () => void signOut() : undefined}
-            />
+            <Shell views={phase.views} onSignOut={apiKey.get() || authMode() === 'session' ? () => void signOut() : undefined} />
           </RefreshModulesContext.Provider>
         </ModulesContext.Provider>
       );
@@ -161,11 +162,11 @@ function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void 
 }
 
 function LazyView({ def, params }: { def: ViewDef; params: string[] }) {
-  const [Comp, setComp] = useState<ComponentType<ViewProps> | null>(() => loaded.get(def) ?? null);
+  const [Comp, setComp] = useState<ComponentType<ViewProps> | null>(() => loaded.get(def.load) ?? null);
   const [error, setError] = useState<unknown>(undefined);
   useLayoutEffect(() => {
     if (Comp) return;
-    loadView(def).then(
+    loadView(def.load).then(
       (m) => setComp(() => m.default),
       (err) => setError(err),
     );

@@ -5,7 +5,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, seg } from './api.tsx';
 import { useApi } from './use-api.tsx';
-import { FIRST_AGENT } from '../views/index.tsx';
+
+/**
+ * What the chat reads first without an agent in the URL: the first agent only. The chat declares the same path in its
+ * first_reads (modules/agents/module.toml), so the read started beside the sign-in probe is the one taken here.
+ */
+const FIRST_AGENT = '/api/agents?limit=1&offset=0';
 
 interface AgentSummary {
   id: string;

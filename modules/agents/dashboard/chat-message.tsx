@@ -1,0 +1,45 @@
+/** One message of the chat: text as sanitised Markdown, tool calls as collapsible steps with input and result. */
+import { fmtJson, Markdown } from '@talon/dashboard-kit';
+import type { ChatMessage, Step } from './chat-state.tsx';
+
+function ToolStep({ step }: { step: Step }) {
+  const state = !step.done ? 'running…' : step.isError ? 'failed' : 'done';
+  return (
+    <details class={`step${step.isError ? ' step-error' : ''}`}>
+      <summary>
+        Tool <code>{step.tool}</code> — {state}
+      </summary>
+      {step.input !== undefined && (
+        <>
+          <h4>Input</h4>
+          <pre>{fmtJson(step.input)}</pre>
+        </>
+      )}
+      {step.result !== undefined && (
+        <>
+          <h4>Result</h4>
+          <pre>{step.result}</pre>
+        </>
+      )}
+    </details>
+  );
+}
+
+export function Message({ msg }: { msg: ChatMessage }) {
+  return (
+    <li class={`message ${msg.role}`} aria-busy={msg.streaming ? 'true' : undefined}>
+      <span class="who">{msg.role === 'user' ? 'You' : 'Agent'}</span>
+      {msg.attachments?.length ? <p class="attached">Attached: {msg.attachments.join(', ')}</p> : null}
+      {msg.steps.map((s) => (
+        <ToolStep step={s} />
+      ))}
+      {msg.role === 'assistant' ? <Markdown text={msg.text} /> : <p class="user-text">{msg.text}</p>}
+      {msg.streaming && !msg.text && !msg.steps.length && <p class="muted">Thinking…</p>}
+      {msg.error && (
+        <p class="error" role="alert">
+          {msg.error}
+        </p>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,203 @@
+/**
+ * Chat with an agent. The reply streams over POST /api/agents/{id}/message/stream (SSE read from fetch, so the key
+ * stays in a header). After each turn the session is read back, which adds the tool results the stream does not
+ * carry and the turn's cost from its trace. Owner notices are shown apart from the conversation.
+ */
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import {
+  AgentPicker,
+  api,
+  ErrorText,
+  fmtInt,
+  fmtUsd,
+  loadMarkdown,
+  navigate,
+  readSse,
+  request,
+  seg,
+  useAgentOrFirst,
+  type ViewProps,
+} from '@talon/dashboard-kit';
+import { applyEvent, fromSession, type ChatMessage, type StoredSession, type TurnUsage } from './chat-state.tsx';
+import { Message } from './chat-message.tsx';
+import { Composer, type Upload } from './composer.tsx';
+import { Sessions } from './sessions.tsx';
+import { ModelSwitch } from './model-switch.tsx';
+
+const MARK = 'talon:chat-interactive';
+/** A long conversation shows its latest messages, and earlier ones this many at a time on request. */
+const WINDOW = 100;
+
+/**
+ * The agent in the URL, read by id; without one, the first agent (one summary, not the list: there may be thousands).
+ * The agent chooser reads the rest a page at a time.
+ */
+export default function ChatView({ params }: ViewProps) {
+  const read = useAgentOrFirst(params[0]);
+  const { agent } = read;
+  const agentId = params[0] ?? agent?.id;
+  // With the agent in the URL the conversation loads beside the agent's details, not after them.
+  if (!read.data && !read.error && !params[0]) return <p class="loading">Loading…</p>;
+  if (read.none)
+    return (
+      <section>
+        <h1>Chat</h1>
+        <p>
+          There is no agent yet. <a href="#/agents">Spawn one</a> first.
+        </p>
+      </section>
+    );
+  return (
+    <section class="chat">
+      <h1 class="sr-only">Chat</h1>
+      <div class="chat-head">
+        <AgentPicker id="agent-pick" label="Agent" chosen={agent} onChoose={(a) => navigate('chat', a.id)} />
+        {agent && <ModelSwitch key={agent.id} agentId={agent.id} current={agent.model_name} onChanged={() => void read.reload()} />}
+      </div>
+      <ErrorText error={read.error} />
+      {agentId && !read.error && <Conversation key={agentId} agentId={agentId} />}
+    </section>
+  );
+}
+
+function Conversation({ agentId }: { agentId: string }) {
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [shown, setShown] = useState(WINDOW);
+  const [sessionId, setSessionId] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [notices, setNotices] = useState<string[]>([]);
+  const [usage, setUsage] = useState<TurnUsage>();
+  const [error, setError] = useState<unknown>();
+  const [turns, setTurns] = useState(0);
+  const [loaded, setLoaded] = useState(false);
+  const list = useRef<HTMLOListElement>(null);
+
+  /** Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack. */
+  async function load(turn?: { attachments: string[]; reply: ChatMessage }) {
+    try {
+      const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
+      setSessionId(session.session_id);
+      setMessages(turn ? withTurn(fromSession(session), turn) : fromSession(session));
+      setLoaded(true);
+      setError(undefined);
+    } catch (err) {
+      setError(err);
+    }
+  }
+  useLayoutEffect(() => void load(), [agentId]);
+  useEffect(() => list.current?.lastElementChild?.scrollIntoView({ block: 'end' }), [messages]);
+  // The first time the conversation is on screen and takes input: the mark is set once the frame that shows it has
+  // been painted (a task after the next animation frame); bench/dashboard.ts reads it. Then the Markdown renderer
+  // loads (the messages are plain text until it is there).
+  useLayoutEffect(() => {
+    if (!loaded) return;
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (!performance.getEntriesByName(MARK).length) performance.mark(MARK);
+        void loadMarkdown().catch(() => undefined);
+      }),
+    );
+  }, [loaded]);
+
+  async function send(text: string, attachments: Upload[]) {
+    setBusy(true);
+    setError(undefined);
+    setUsage(undefined);
+    const user: ChatMessage = { role: 'user', text, steps: [], attachments: attachments.map((a) => a.filename) };
+    let reply: ChatMessage = { role: 'assistant', text: '', steps: [], streaming: true };
+    setMessages((m) => [...m, user, reply]);
+    const update = (next: ChatMessage) => {
+      reply = next;
+      setMessages((m) => [...m.slice(0, -1), next]);
+    };
+    let finished: TurnUsage | undefined;
+    try {
+      const res = await request(`/api/agents/${seg(agentId)}/message/stream`, {
+        json: { message: text, session_id: sessionId, attachments: attachments.map((a) => ({ file_id: a.file_id })) },
+      });
+      await readSse(res, ({ event, data }) => {
+        const parsed = JSON.parse(data) as Record<string, unknown>;
+        if (event === 'owner_notice') setNotices((n) => [...n, String(parsed.text)]);
+        else if (event === 'done') finished = { ...(parsed.usage as TurnUsage), iterations: Number(parsed.iterations) };
+        else update(applyEvent(reply, event, parsed));
+      });
+      update({ ...reply, streaming: false });
+      if (finished) setUsage(await withCost(agentId, finished));
+      await load({ attachments: user.attachments ?? [], reply });
+      setTurns((n) => n + 1);
+    } catch (err) {
+      update({ ...reply, streaming: false });
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const post = (path: string) => void api(path, { method: 'POST' }).catch(setError);
+  return (
+    // data-loaded: the conversation is on screen and the box takes a message (bench/dashboard.ts waits for it).
+    <div class="chat-body" data-loaded={loaded ? 'true' : undefined}>
+      <Sessions agentId={agentId} currentId={sessionId} turns={turns} onChanged={() => void load()} />
+      <div class="conversation">
+        {messages.length > shown && (
+          <button type="button" class="small" onClick={() => setShown(shown + WINDOW)}>
+            Show earlier messages ({messages.length - shown} more)
+          </button>
+        )}
+        <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
+          {messages.slice(-shown).map((m) => (
+            <Message msg={m} />
+          ))}
+        </ol>
+        {usage && (
+          <p class="turn-usage" data-testid="turn-usage">
+            Last turn: {fmtInt(usage.input_tokens)} in / {fmtInt(usage.output_tokens)} out tokens, {usage.iterations} model call(s)
+            {usage.cost_usd !== undefined && <>, {fmtUsd(usage.cost_usd)}</>}
+          </p>
+        )}
+        <ErrorText error={error} />
+        <Composer
+          agentId={agentId}
+          busy={busy}
+          onSend={(t, a) => void send(t, a)}
+          onStop={() => post(`/api/agents/${seg(agentId)}/stop`)}
+          onInterrupt={() => sessionId && post(`/api/agents/${seg(agentId)}/sessions/${seg(sessionId)}/interrupt`)}
+        />
+      </div>
+      {notices.length > 0 && (
+        <aside class="notices" aria-label="Owner notices">
+          <h2>Owner notices</h2>
+          <ul>
+            {notices.map((n) => (
+              <li>{n}</li>
+            ))}
+          </ul>
+          <button type="button" onClick={() => setNotices([])}>
+            Clear
+          </button>
+        </aside>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The stored session keeps the text a person typed, not the names of the files sent with it, and a stopped turn may
+ * have stored no answer: both are taken from what the page saw of the turn.
+ */
+function withTurn(stored: ChatMessage[], turn: { attachments: string[]; reply: ChatMessage }): ChatMessage[] {
+  const lastUser = stored.findLastIndex((m) => m.role === 'user');
+  if (lastUser >= 0 && turn.attachments.length) stored[lastUser] = { ...stored[lastUser], attachments: turn.attachments };
+  if (stored[stored.length - 1]?.role !== 'assistant' && (turn.reply.text || turn.reply.error)) stored.push({ ...turn.reply, streaming: false });
+  return stored;
+}
+
+/** The stream's done event has tokens but no cost: the turn's trace has it. */
+async function withCost(agentId: string, usage: TurnUsage): Promise<TurnUsage> {
+  try {
+    const { traces } = await api<{ traces: { cost_usd: number }[] }>(`/api/agents/${seg(agentId)}/traces?limit=1`);
+    return { ...usage, cost_usd: traces[0]?.cost_usd };
+  } catch {
+    return usage;
+  }
+}
