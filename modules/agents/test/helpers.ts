@@ -2,8 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestKernel, type TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export const HELLO_WORLD = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'hello-world.toml'), 'utf8');
 /** Test-only modules (echo-tools, hooks-probe), loaded through module_paths. */
@@ -11,7 +10,7 @@ export const FIXTURE_MODULES = path.join(path.dirname(fileURLToPath(import.meta.
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export async function startEnv(
@@ -21,6 +20,7 @@ export async function startEnv(
     keepHome?: boolean;
     modules?: string[];
     echo?: boolean;
+    /** A provider shared by several kernels (restarts, processes on one home); left running by stopEnv. */
     fake?: FakeProvider;
     /** The default model's wire format (OpenAI unless given). Anthropic keeps a message's content blocks apart on the wire. */
     provider?: 'openai' | 'anthropic';
@@ -29,30 +29,22 @@ export async function startEnv(
     feedPollMs?: number;
   } = {},
 ): Promise<Env> {
-  process.env.FAKE_KEY = 'sk-test-fake-key';
-  const fake = options.fake ?? new FakeProvider();
-  if (!options.fake) await fake.start();
-  const anthropic = options.provider === 'anthropic';
-  const config = [
-    `module_paths = [${JSON.stringify(FIXTURE_MODULES)}]`,
-    '[default_model]',
-    anthropic ? 'provider = "anthropic"' : 'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}${anthropic ? '' : '/v1'}"`,
-    'api_key_env = "FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    options.config ?? '',
-  ].join('\n');
-  const only = ['agents', anthropic ? 'llm-anthropic' : 'llm-openai', 'error-envelope', ...(options.echo ? ['echo-tools'] : []), ...(options.modules ?? [])];
-  const { heartbeatMs, feedPollMs } = options;
-  const k = await startTestKernel({ only, config, home: options.home, keepHome: options.keepHome, heartbeatMs, feedPollMs });
-  return { fake, k };
+  const { fake, provider, home, keepHome, heartbeatMs, feedPollMs } = options;
+  const k = await startAgentTestKernel({
+    fake,
+    provider,
+    only: ['agents', 'error-envelope', ...(options.echo ? ['echo-tools'] : []), ...(options.modules ?? [])],
+    config: `module_paths = [${JSON.stringify(FIXTURE_MODULES)}]\n${options.config ?? ''}`,
+    home,
+    keepHome,
+    heartbeatMs,
+    feedPollMs,
+  });
+  return { fake: k.fake, k };
 }
 
-export async function stopEnv(env: Env | undefined, stopFake = true): Promise<void> {
+export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  if (stopFake) await env?.fake.stop();
 }
 
 /** POST /api/agents/{id}/upload with one file part, as a client sends it. */
@@ -127,13 +119,5 @@ export function parseSse(text: string): Array<{ event: string; data: Record<stri
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until fn returns truthy (or fails after timeoutMs). */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('waitFor timed out');
-    await sleep(20);
-  }
-}
+// The kit's bounded wait, for the tests that import their helpers from here.
+export { waitFor } from '@talon/testing';

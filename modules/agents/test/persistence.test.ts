@@ -11,7 +11,7 @@ describe('agents: persistence across a restart', () => {
   const fake = new FakeProvider();
   let env: Env | undefined;
   after(async () => {
-    await stopEnv(env, false);
+    await stopEnv(env);
     await fake.stop();
     rmSync(home, { recursive: true, force: true });
   });

@@ -21,8 +21,8 @@ describe('agents: two processes on one home', () => {
     b = await startEnv({ fake, echo: true, home: a.k.home, heartbeatMs: 100, feedPollMs: 50 });
   });
   after(async () => {
-    await stopEnv(b, false);
-    await stopEnv(a, false);
+    await stopEnv(b);
+    await stopEnv(a);
     await fake.stop();
     if (a) rmSync(a.k.home, { recursive: true, force: true });
   });

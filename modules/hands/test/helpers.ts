@@ -1,46 +1,27 @@
 /** A kernel with hands, agents, the scheduler, triggers, memory, tools and the hub; an OpenAI-format fake provider. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export const MODULES = ['hands', 'agents', 'scheduler', 'triggers', 'tasks', 'memory', 'tools', 'hub', 'prompt-guard', 'llm-openai', 'error-envelope'];
 
-export function config(fake: FakeProvider, extra = ''): string {
-  process.env.HANDS_FAKE_KEY = 'sk-test';
-  return [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "HANDS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    '[skills]',
-    'watch = false',
-    extra,
-  ].join('\n');
-}
-
 export async function startEnv(options: { extra?: string; home?: string; modules?: string[] } = {}): Promise<Env> {
-  const fake = new FakeProvider();
-  await fake.start();
-  const k = await startTestKernel({
+  const k = await startAgentTestKernel({
     only: options.modules ?? MODULES,
-    config: config(fake, options.extra),
+    config: `[skills]\nwatch = false\n${options.extra ?? ''}`,
     home: options.home,
     keepHome: Boolean(options.home),
   });
-  return { fake, k };
+  return { fake: k.fake, k };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export const STDIO_SERVER = path.join(FIXTURES, 'stdio-server.mjs');
@@ -11,31 +11,16 @@ export const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextp
 
 export interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 export async function startEnv(config = '', modules: string[] = [], home: { home?: string; keepHome?: boolean } = {}): Promise<Env> {
-  process.env.FAKE_KEY = 'sk-test-fake-key';
-  const fake = new FakeProvider();
-  await fake.start();
-  // The caller's lines come first, so top-level keys (api_key) stay top-level.
-  const toml = [
-    config,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-  ].join('\n');
-  const k = await startTestKernel({ only: ['agents', 'llm-openai', 'tools', 'auth', 'error-envelope', 'mcp', ...modules], config: toml, ...home });
-  return { fake, k };
+  const k = await startAgentTestKernel({ only: ['agents', 'tools', 'auth', 'error-envelope', 'mcp', ...modules], config, ...home });
+  return { fake: k.fake, k };
 }
 
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
-  await env?.fake.stop();
 }
 
 export async function json<T = Record<string, unknown>>(res: Response): Promise<T> {
