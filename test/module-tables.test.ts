@@ -106,3 +106,43 @@ test("every table, index, trigger and view a module's migrations create is prefi
   const problems = all.filter((c) => !c.name.toLowerCase().startsWith(c.prefix)).map((c) => `${c.file}: ${c.kind} '${c.name}' is not named ${c.prefix}...`);
   assert.deepEqual(problems, [], `${problems.length} names without their module's prefix:\n${problems.join('\n')}`);
 });
+
+/** Every file under a folder (fixtures included), as paths. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? (e.name === 'node_modules' ? [] : filesUnder(p)) : /\.(ts|mjs|js|sql)$/.test(e.name) ? [p] : [];
+  });
+}
+
+/** The name as SQL uses a table (a manifest field or a config key may share it: mcp_servers). */
+const sqlNaming = (table: string) => new RegExp(String.raw`\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+["\`[]?${table}\b`, 'i');
+
+test('a table is found where SQL uses it, not where a word shares its name', () => {
+  const uses = ['SELECT * FROM mcp_servers', 'delete from "mcp_servers" where id = ?', 'INSERT INTO mcp_servers VALUES (1)', 'UPDATE mcp_servers SET x = 1'];
+  assert.deepEqual(
+    uses.map((u) => sqlNaming('mcp_servers').test(u)),
+    [true, true, true, true],
+  );
+  assert.equal(sqlNaming('mcp_servers').test('mcp_servers = ["memory"]'), false);
+});
+
+test("a module's tests name no other module's table: they read and change its data through its API", () => {
+  const builtIn = path.join(repo, 'modules');
+  const owners = created().filter((c) => path.relative(builtIn, c.file).split(path.sep).length === 3); // modules/<name>/migrations/<file>
+  assert.ok(owners.length > 0, 'no table found: the walk is broken');
+  const problems = readdirSync(builtIn).flatMap((name) => {
+    const prefix = `${name.replace(/-/g, '_')}_`;
+    // A migration that hands tables over to another module names them, and so may the tests of that hand-over.
+    const migrations = filesUnder(path.join(builtIn, name, 'migrations'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const foreign = owners.filter((c) => c.prefix !== prefix && !new RegExp(`\\b${c.name}\\b`, 'i').test(migrations));
+    return filesUnder(path.join(builtIn, name, 'test')).flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      return foreign.filter((c) => sqlNaming(c.name).test(text)).map((c) => `${path.relative(repo, file)} names ${c.name} (${c.file})`);
+    });
+  });
+  assert.deepEqual([...new Set(problems)], [], `tests reaching into another module's tables:\n${problems.join('\n')}`);
+});

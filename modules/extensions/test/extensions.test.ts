@@ -4,7 +4,6 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const ECHO = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'mcp-echo.mjs');
@@ -84,11 +83,8 @@ test('install with credentials connects (ready); they are stored sealed and neve
     JSON.stringify(await json(await k.request('/api/extensions'))) +
     JSON.stringify(await ext('echo')) +
     JSON.stringify(await json(await k.request('/api/mcp/servers')));
+  // No answer gives it back; that mcp stores it sealed is mcp's to test (its table, modules/mcp/test/client.test.ts).
   assert.doesNotMatch(all, /right-token/);
-  const db = new Database(path.join(k.home, 'talon.db'), { readonly: true });
-  const stored = JSON.stringify(db.prepare('SELECT * FROM mcp_servers').all());
-  db.close();
-  assert.doesNotMatch(stored, /right-token/, 'the credential is sealed at rest');
 
   const un = await k.request('/api/extensions/uninstall', { method: 'POST', json: { name: 'echo' } });
   assert.deepEqual(await json(un), { status: 'uninstalled', name: 'echo' });

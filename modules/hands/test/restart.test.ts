@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { activate, install, json, startEnv, stopEnv, teamHand } from './helpers.ts';
+import { activate, install, json, MODULES, startEnv, stopEnv, teamHand } from './helpers.ts';
 
 interface Instance {
   instance_id: string;
@@ -26,10 +25,10 @@ test('instances survive a restart: Active and Paused come back as they were; one
     await env.k.request(`/api/hands/instances/${sleepy.instance_id}/pause`, { method: 'POST' });
     await stopEnv(env);
 
-    // While the service is down an agent of one instance disappears from the database.
-    const db = new Database(path.join(home, 'talon.db'));
-    db.prepare('DELETE FROM agents_agents WHERE id = ?').run(fragile.agent_ids.worker);
-    db.close();
+    // While the service is down an agent of one instance disappears: killed by a process without hands, which hears nothing of it.
+    env = await startEnv({ home, modules: MODULES.filter((m) => m !== 'hands') });
+    assert.equal((await env.k.request(`/api/agents/${fragile.agent_ids.worker}`, { method: 'DELETE' })).status, 200);
+    await stopEnv(env);
 
     env = await startEnv({ home });
     const list = await json<{ instances: Instance[] }>(await env.k.request('/api/hands/active'));
