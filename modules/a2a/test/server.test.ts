@@ -136,7 +136,8 @@ describe('A2A server', () => {
       }),
     );
     assert.notEqual(pending.status, 'completed');
-    await new Promise((r) => setTimeout(r, 100));
+    const state = async () => (await json<TaskView>(await env.k.request(`/a2a/tasks/${pending.task_id}`))).status;
+    await waitFor(async () => (await state()) === 'working', 3000, 'the task to run');
     const cancel = await env.k.request(`/a2a/tasks/${pending.task_id}/cancel`, { method: 'POST' });
     assert.equal(cancel.status, 200);
     assert.deepEqual(

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { json, sleep, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
+import { json, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
+import { slowProbe, type SlowProbe } from './fixtures/echo-tool-module/index.ts';
 
 type Reply = { response: string; interrupted?: boolean; iterations: number; session_id: string };
 type Session = { messages: Array<{ role: string; content: string; tool_calls?: unknown[]; tool_results?: Array<{ content: string }> }> };
@@ -16,18 +17,8 @@ describe('agents: interrupt and stop', () => {
     env.k.request(`/api/agents/${id}/message`, { method: 'POST', json: { message, ...(sessionId && { session_id: sessionId }) } });
   const interrupt = (id: string, sid: string) => env.k.request(`/api/agents/${id}/sessions/${sid}/interrupt`, { method: 'POST' });
   const sessionOf = async (id: string) => (await json<{ session_id: string }>(await env.k.request(`/api/agents/${id}`))).session_id;
-  /** Resolves once the model asked for `tool` in a turn of the agent (the tool starts right after). */
-  const toolRequested = (id: string, tool: string) => {
-    const runner = env.k.kernel.services.view('agents.runner') as { subscribe(id: string, fn: (e: { type: string; tool?: string }) => void): () => void };
-    return new Promise<void>((resolve) => {
-      const off = runner.subscribe(id, (e) => {
-        if (e.type === 'tool_use' && e.tool === tool) {
-          off();
-          resolve();
-        }
-      });
-    });
-  };
+  /** Resolves once the `slow` tool runs. */
+  const slowRuns = () => waitFor(() => env.k.kernel.services.view<SlowProbe>(slowProbe.id).running > 0);
   const results = async (id: string) => {
     const s = await json<Session>(await env.k.request(`/api/agents/${id}/session`));
     return s.messages.flatMap((m) => (m.tool_results ?? []).map((r) => r.content));
@@ -64,10 +55,8 @@ describe('agents: interrupt and stop', () => {
       ],
     });
     const before = env.fake.requests.length;
-    const slowStarts = toolRequested(agent_id, 'slow');
     const pending = send(agent_id, 'go');
-    await slowStarts;
-    await sleep(100);
+    await slowRuns();
     assert.equal((await interrupt(agent_id, sid)).status, 204);
     const reply = await json<Reply>(await pending);
     assert.equal(reply.interrupted, true);
@@ -92,10 +81,8 @@ describe('agents: interrupt and stop', () => {
         { name: 'echo', input: { text: 'c' } },
       ],
     });
-    const slowStarts = toolRequested(agent_id, 'slow');
     const pending = send(agent_id, 'go');
-    await slowStarts;
-    await sleep(100);
+    await slowRuns();
     await interrupt(agent_id, sid);
     const reply = await json<Reply>(await pending);
     assert.equal(reply.interrupted, true);

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { json, parseSse, sleep, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
+import { json, parseSse, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
 
 type SessionView = {
   session_id: string;
@@ -23,6 +23,8 @@ describe('agents: sessions', () => {
 
   const send = (id: string, message: string, sessionId?: string) =>
     env.k.request(`/api/agents/${id}/message`, { method: 'POST', json: { message, ...(sessionId && { session_id: sessionId }) } });
+  /** Streams following the agent's turns (attach subscribes once its answer has begun). */
+  const listeners = (id: string) => (env.k.kernel.services.view('agents.runner') as { listenerCount(id: string): number }).listenerCount(id);
 
   test('session shape; create, list, switch, by-label, label, search', async () => {
     const { agent_id } = await spawn(env.k, 'sess');
@@ -90,7 +92,7 @@ describe('agents: sessions', () => {
     env.fake.enqueue({ text: 'first', delayMs: 300 }, { text: 'second', delayMs: 300 });
     const before = env.fake.requests.length;
     t0 = Date.now();
-    const [r1, r2] = await Promise.all([send(agent_id, 'q1'), (async () => (await sleep(30), send(agent_id, 'q2')))()]);
+    const [r1, r2] = await Promise.all([send(agent_id, 'q1'), (async () => (await waitFor(() => env.fake.requests.length > before), send(agent_id, 'q2')))()]);
     assert.ok(Date.now() - t0 >= 600, 'queued, not concurrent');
     assert.equal((await json(r1)).response, 'first');
     assert.equal((await json(r2)).response, 'second');
@@ -160,7 +162,7 @@ describe('agents: sessions', () => {
     assert.equal(r1.status, 200);
     assert.match(r1.headers.get('content-type')!, /text\/event-stream/);
     const bodies = Promise.all([r1.text(), r2.text()]);
-    await sleep(100);
+    await waitFor(() => listeners(agent_id) === 2);
     env.fake.enqueue({ text: 'observed reply' });
     const reply = await json(await send(agent_id, 'hello'));
     assert.equal(reply.response, 'observed reply');
@@ -192,7 +194,7 @@ describe('agents: sessions', () => {
     const res = await env.k.request(`/api/agents/${agent_id}/sessions/${other}/stream`);
     assert.equal(res.status, 200);
     const body = res.text();
-    await sleep(100);
+    await waitFor(() => listeners(agent_id) === 1);
     env.fake.enqueue({ text: 'in the current session' }, { text: 'in the other session' });
     await send(agent_id, 'first');
     await send(agent_id, 'second', other);

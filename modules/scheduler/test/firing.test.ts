@@ -66,8 +66,14 @@ describe('scheduler: jobs fire on their own', () => {
     const before = env.fake.requests.length;
     const j = await createJob(env.k, { agent_id: slow, cron: 'every 1s', prompt: 'slow tick' });
     await waitFor(() => env.fake.requests.length > before, 5000, 'the first run');
-    await sleep(2300);
-    const status = (await call<Record<string, unknown>>(env.k, `/api/cron/jobs/${j.id}/status`)).body;
+    const status = (await waitFor(
+      async () => {
+        const s = (await call<Record<string, unknown>>(env.k, `/api/cron/jobs/${j.id}/status`)).body;
+        return s.last_status === 'skipped' ? s : undefined;
+      },
+      3000,
+      'a slot skipped while the first run goes on',
+    ))!;
     assert.equal(env.fake.requests.length - before, 1, 'one run at a time');
     assert.equal(status.last_status, 'skipped');
     assert.match(String(status.last_error), /previous run was still going/);
@@ -81,7 +87,8 @@ describe('scheduler: jobs fire on their own', () => {
     const j = await createJob(env.k, { agent_id: agent, cron: `at ${at}`, prompt: 'one time' });
     const done = await waitFor(async () => ((await job(env.k, j.id)).run_count === 1 ? job(env.k, j.id) : undefined), 5000, 'the run');
     assert.deepEqual([done!.enabled, done!.next_run, done!.last_status], [false, null, 'ok']);
-    await sleep(1200);
+    // Nothing is left to happen: a while past the slot, it has still run once.
+    await sleep(500);
     assert.equal((await job(env.k, j.id)).run_count, 1);
   });
 });
@@ -106,7 +113,11 @@ describe('scheduler: a job due while the service was down', () => {
     db.close();
     ({ k } = await startKernel(fake, { home }));
     try {
-      await sleep(1500);
+      // The first tick after the start plans the next slot and claims the missed runs in one write; each run ends in
+      // another. Caught up: the next slot is planned and no run is left (read in one statement, one snapshot).
+      const caughtUp = `SELECT (SELECT next_run FROM scheduler_jobs WHERE id = ?) = ?
+        AND NOT EXISTS (SELECT 1 FROM scheduler_runs WHERE job_id = ? AND state = 'running') AS done`;
+      await waitFor(async () => (await k.kernel.store.one<{ done: number }>(caughtUp, [j.id, slot + HOUR, j.id]))?.done === 1, 5000, 'the catch-up');
       const after = (await call<Record<string, unknown>>(k, `/api/schedules/${j.id}`)).body;
       assert.equal(after.next_run, new Date(slot + HOUR).toISOString(), 'the next slot after now');
       return { runs: after.run_count as number, job: after };
