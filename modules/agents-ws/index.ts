@@ -1,7 +1,6 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentRegistry, agentRunner, sessionStore } from '@talon/agents';
-import { catalogService } from '@talon/catalog';
-import { usageService } from '@talon/usage';
+import { agentRegistry, agentRunner } from '@talon/agents';
+import { commandRegistry } from '@talon/commands';
 import { agentsWsConfigSchema, type AgentsWsConfig } from './config.ts';
 import type { ChatConnection } from './services/connection.ts';
 import { wsRoutes } from './routes/ws.ts';
@@ -29,9 +28,7 @@ export default defineModule<AgentsWsConfig>({
     const deps = {
       registry: () => ctx.use(agentRegistry),
       runner: () => ctx.use(agentRunner),
-      sessions: () => ctx.use(sessionStore),
-      usage: () => ctx.tryUse(usageService),
-      catalog: () => ctx.tryUse(catalogService),
+      commands: () => ctx.use(commandRegistry),
       get intervalMs() {
         return ctx.config.agents_updated_interval_ms;
       },

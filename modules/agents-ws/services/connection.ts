@@ -1,10 +1,14 @@
 import type { WebSocket } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AgentRecord } from '@talon/agents';
-import { runCommand, type CommandDeps, type CommandState } from './commands.ts';
+import type { AgentRecord, AgentRegistry, AgentRunner } from '@talon/agents';
+import type { CommandRegistry } from '@talon/commands';
 import { parseFrame } from './protocol.ts';
 
-export interface ConnectionDeps extends CommandDeps {
+export interface ConnectionDeps {
+  registry(): AgentRegistry;
+  runner(): AgentRunner;
+  /** Slash commands: the one registry every chat surface dispatches through. */
+  commands(): CommandRegistry;
   intervalMs: number;
   log: FastifyBaseLogger;
 }
@@ -17,7 +21,8 @@ function summary(a: AgentRecord) {
 /** One chat socket: frames in, turn events out, a periodic agents_updated; everything released on close. */
 export class ChatConnection {
   private turn?: AbortController;
-  private readonly state: CommandState = { thinking: false };
+  /** What commands keep for this conversation (see CommandCall.state). */
+  private readonly commandState: Record<string, unknown> = {};
   private readonly timer: NodeJS.Timeout;
   private closed = false;
 
@@ -59,7 +64,7 @@ export class ChatConnection {
   }
 
   private async receive(text: string): Promise<void> {
-    const frame = parseFrame(text);
+    const frame = parseFrame(text, (content) => this.deps.commands().parse(content));
     switch (frame.kind) {
       case 'ping':
         return this.send({ type: 'pong' });
@@ -67,7 +72,8 @@ export class ChatConnection {
         return this.send({ type: 'error', content: frame.error });
       case 'command':
         try {
-          const result = await runCommand(frame.name, frame.args, this.agentId, this.state, this.deps);
+          const call = { agentId: this.agentId, args: frame.args, state: this.commandState };
+          const result = await this.deps.commands().run(frame.name, call);
           return this.send({ type: 'command_result', command: frame.name, ...result });
         } catch (err) {
           return this.send({ type: 'error', content: (err as Error).message });

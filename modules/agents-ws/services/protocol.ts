@@ -2,10 +2,14 @@
 export type Incoming =
   { kind: 'message'; content: string } | { kind: 'command'; name: string; args: string } | { kind: 'ping' } | { kind: 'invalid'; error: string };
 
-export const COMMANDS = ['new', 'compact', 'model', 'stop', 'usage', 'think', 'models', 'providers'] as const;
-export type CommandName = (typeof COMMANDS)[number];
+/** The commands registry's reading of a chat message: a command, or undefined for a message. */
+export type ParseCommand = (text: string) => { name: string; args: string } | undefined;
 
-export function parseFrame(text: string): Incoming {
+export function parseFrame(text: string, parseCommand: ParseCommand): Incoming {
+  const message = (content: string): Incoming => {
+    const command = parseCommand(content);
+    return command ? { kind: 'command', ...command } : { kind: 'message', content };
+  };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -28,10 +32,4 @@ export function parseFrame(text: string): Incoming {
     default:
       return { kind: 'invalid', error: `unknown message type ${JSON.stringify(frame.type ?? null)}: send {type: "message", content} or {type: "ping"}` };
   }
-}
-
-/** A message starting with a slash is a chat command. */
-function message(content: string): Incoming {
-  const m = /^\/(\S+)\s*([\s\S]*)$/.exec(content.trim());
-  return m ? { kind: 'command', name: m[1].toLowerCase(), args: m[2].trim() } : { kind: 'message', content };
 }
