@@ -32,6 +32,7 @@ export default defineModule<SchedulerConfig>({
       jobs,
       runs,
       node,
+      leaseMs,
       queue: () => ctx.use(taskQueue),
       workflows,
       deliveries: () => ctx.tryUse(deliveries),

@@ -14,6 +14,13 @@ export interface WorkflowRunResult {
   error?: string;
 }
 
+/** A run start() began: its row is committed (Pending) by the time this is answered. */
+export interface StartedRun {
+  run_id: string;
+  /** Resolves as run() does, when the run ends (on whichever process executes it). */
+  done: Promise<WorkflowRunResult>;
+}
+
 export interface WorkflowRunner {
   /** A workflow by UUID, else by name (case-insensitive; the oldest of that name). */
   find(ref: string): Promise<{ id: string; name: string } | undefined>;
@@ -22,6 +29,14 @@ export interface WorkflowRunner {
    * 404 when the workflow does not exist. `origin` is kept on the run ('http', 'schedule', 'trigger').
    */
   run(ref: string, input: string, origin: string): Promise<WorkflowRunResult>;
+  /**
+   * Starts a run and answers once its row is committed, without waiting for its end: from then on the run is this
+   * module's (a caller that dies does not take it along; the process executing it dying fails it as interrupted).
+   * `key` is an idempotency key: while a run with that key is kept, start answers that run (its `done` resolves when
+   * it ends, wherever it ran) instead of starting another, so a caller that took over a dead process's work finds
+   * the run that process had started. Rejects with HttpError 404 when the workflow does not exist.
+   */
+  start(ref: string, input: string, origin: string, key?: string): Promise<StartedRun>;
 }
 
 export const workflowRunner = serviceRef<WorkflowRunner>('workflows.runner');

@@ -40,7 +40,13 @@ export function scheduleRoutes(app: Routes, scheduler: Scheduler): void {
 
   app.get(
     '/api/schedules/:id/runs',
-    { schema: { summary: "A job's scheduled runs, newest first: slot, node, state (running, ok, error, lost)", params: idParams, querystring: pageQuery } },
+    {
+      schema: {
+        summary: "A job's runs, scheduled and manual, newest first: slot (null: manual), manual, node, state (running, ok, error, lost)",
+        params: idParams,
+        querystring: pageQuery,
+      },
+    },
     async (request) => {
       const page = readPage(request.query, { limit: 100, max: 100 });
       return (await scheduler.history(request.params.id, page.limit, page.offset)).map(runView);

@@ -1,7 +1,11 @@
 /**
  * Runs a job once: an agent turn (in the queue's 'schedule' lane, origin 'schedule') whose reply goes to the
  * deliveries, a workflow run, or a module's handler (scheduler.jobs). Records the outcome on the job, and ends the
- * scheduled run's row in the same transaction, and publishes schedule.fired. Never rejects.
+ * run's row (scheduled or manual) in the same transaction, and publishes schedule.fired. Never rejects.
+ *
+ * A workflow run takes no 'schedule' lane slot: once started (its row committed, keyed by the slot) it is the workflows
+ * module's, and its steps queue in the 'workflow' lane; a schedule slot held while they wait there would stop every
+ * other job from firing behind a few long workflows.
  */
 import type { Logger } from 'pino';
 import type { EventAccess, Store } from '@talon/module-sdk';
@@ -11,7 +15,7 @@ import type { Deliveries } from '@talon/triggers';
 import type { HandlerOutcome, HandlerRun } from '@talon/scheduler';
 import type { SchedulerConfig } from '../config.ts';
 import type { JobRow, JobStore, Outcome, Scheduled } from './jobs.ts';
-import type { Claimed, RunRows } from './runs.ts';
+import type { Claimed, Held, RunRows } from './runs.ts';
 
 export interface RunReport {
   status: 'completed' | 'failed';
@@ -27,8 +31,9 @@ export interface DispatchDeps {
   store: Store;
   jobs: JobStore;
   runs: RunRows;
-  /** This node: the run rows it ends are its own. */
+  /** This node: the run rows it ends are its own; and how long a manual run's row is leased. */
   node: string;
+  leaseMs: number;
   queue: () => TaskQueue;
   workflows: () => WorkflowRunner | undefined;
   deliveries: () => Deliveries | undefined;
@@ -56,16 +61,19 @@ export class Dispatcher {
     })();
   }
 
-  /**
-   * One run: a scheduled one (its run row), or without `run` POST …/run, which leaves the schedule and the failure
-   * count as they are.
-   */
-  async run(job: JobRow, run?: Claimed): Promise<RunReport> {
-    if (run) this.active++;
+  /** POST …/run: a run now, on a row without a slot (manual), which leaves the schedule and the failure count alone. */
+  async runNow(job: JobRow): Promise<RunReport> {
+    const at = Date.now();
+    return this.run(job, await this.deps.runs.insertManual(job.id, this.deps.node, at + this.deps.leaseMs, at));
+  }
+
+  /** One run on its row: a scheduled one (claimed or taken over) or a manual one. */
+  private async run(job: JobRow, run: Held): Promise<RunReport> {
+    this.active++;
     const report: RunReport = { status: 'completed', schedule_id: job.id, agent_id: job.agent_id, workflow_id: job.workflow_id };
     try {
       if (job.handler) await this.handler(job, report);
-      else if (job.workflow_id) await this.workflow(job, report);
+      else if (job.workflow_id) await this.workflow(job, report, run);
       else await this.turn(job, report, run);
     } catch (err) {
       report.status = 'failed';
@@ -76,13 +84,14 @@ export class Dispatcher {
     const failures = job.consecutive_failures + 1;
     const backoffMs = Math.min(config.failure_backoff_secs * 2 ** (failures - 1), config.max_backoff_secs) * 1000;
     const outcome: Outcome = { ok, text: (ok ? report.response : report.error) ?? '', at: Date.now() };
-    const scheduled = run ? { backoffMs, maxFailures: config.max_consecutive_failures, oneShot: job.kind === 'at' || job.one_shot === 1 } : undefined;
+    const scheduled =
+      run.slot === null ? undefined : { backoffMs, maxFailures: config.max_consecutive_failures, oneShot: job.kind === 'at' || job.one_shot === 1 };
     try {
       await this.record(job, outcome, run, scheduled);
     } catch (err) {
       this.deps.log.error({ err, job: job.id }, 'could not record a scheduled run');
     } finally {
-      if (run) this.active--;
+      this.active--;
     }
     if (!ok) this.deps.log.warn({ job: job.id, name: job.name, error: report.error }, 'scheduled job failed');
     this.deps.events.publish('schedule.fired', { jobId: job.id, name: job.name, agentId: job.agent_id ?? undefined, status: ok ? 'ok' : 'error' });
@@ -93,16 +102,16 @@ export class Dispatcher {
    * The run row's end and the job's outcome, in one transaction. A run another node took over meanwhile (this one was
    * thought dead) is that node's to record: nothing is written.
    */
-  private async record(job: JobRow, outcome: Outcome, run: Claimed | undefined, scheduled: Scheduled | undefined): Promise<void> {
+  private async record(job: JobRow, outcome: Outcome, run: Held, scheduled: Scheduled | undefined): Promise<void> {
     const { store, jobs, runs, node } = this.deps;
     await store.tx(async (t) => {
-      if (run && !(await runs.end(t, run.id, node, outcome.ok ? 'ok' : 'error', outcome.ok ? null : outcome.text, outcome.at))) return;
+      if (!(await runs.end(t, run.id, node, outcome.ok ? 'ok' : 'error', outcome.ok ? null : outcome.text, outcome.at))) return;
       await jobs.recordOutcome(t, job.id, outcome, scheduled);
-      if (run) await runs.prune(t, job.id);
+      await runs.prune(t, job.id);
     });
   }
 
-  private async turn(job: JobRow, report: RunReport, run: Claimed | undefined): Promise<void> {
+  private async turn(job: JobRow, report: RunReport, run: Held): Promise<void> {
     if (!job.agent_id) throw new Error('the job has neither an agent nor a workflow');
     const agentId = job.agent_id;
     const timeout = job.timeout_secs ?? this.deps.config().turn_timeout_secs;
@@ -117,7 +126,7 @@ export class Dispatcher {
         sessionMode: job.session_mode,
         timeoutMs: timeout * 1000,
         // A run taken over from a dead node finds the turn that node queued (the queue runs it once) instead of a second.
-        key: run && `scheduler:${job.id}:${run.slot}`,
+        key: slotKey(job, run),
       });
     } catch (err) {
       await this.deps.deliveries()?.deliver({ agentId, source: 'schedule', sourceId: job.id, error: (err as Error).message, cause });
@@ -135,12 +144,19 @@ export class Dispatcher {
     report.response = outcome.result;
   }
 
-  private async workflow(job: JobRow, report: RunReport): Promise<void> {
+  private async workflow(job: JobRow, report: RunReport, run: Held): Promise<void> {
     const workflows = this.deps.workflows();
     if (!workflows) throw new Error('the workflows module is not running');
-    const result = await this.deps.queue().run('schedule', () => workflows.run(job.workflow_id!, job.prompt, 'schedule'));
-    report.run_id = result.run_id;
+    // A run taken over from a dead node finds the workflow run that node started (and its outcome) instead of a second.
+    const started = await workflows.start(job.workflow_id!, job.prompt, 'schedule', slotKey(job, run));
+    report.run_id = started.run_id;
+    const result = await started.done;
     report.response = result.output;
     if (result.status !== 'completed') throw new Error(`workflow run ${result.run_id} ${result.status}: ${result.error ?? ''}`);
   }
+}
+
+/** The idempotency key of a scheduled run's work, the same on whichever node runs it; a manual run has none. */
+function slotKey(job: JobRow, run: Held): string | undefined {
+  return run.slot === null ? undefined : `scheduler:${job.id}:${run.slot}`;
 }

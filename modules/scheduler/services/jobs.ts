@@ -190,11 +190,11 @@ export class JobStore {
   }
 
   /**
-   * A run lost with its node (taken over and not run again, by the misfire policy): the status says so, and an `at`
-   * job, whose only slot it was, is disabled saying why, rather than left enabled with nothing to run.
+   * A run lost with its node (taken over and not run again: by the misfire policy, or a manual one): the status says
+   * so, and an `at` job, whose only slot it was, is disabled saying why, rather than left enabled with nothing to run.
    */
-  async recordLost(t: Queries, id: string, slot: number, why: string, lastSlot: boolean): Promise<void> {
-    const error = `the run for ${new Date(slot).toISOString()} was lost: ${why}`;
+  async recordLost(t: Queries, id: string, slot: number | null, why: string, lastSlot: boolean): Promise<void> {
+    const error = `${slot === null ? 'a manual run' : `the run for ${new Date(slot).toISOString()}`} was lost: ${why}`;
     await t.run("UPDATE scheduler_jobs SET last_status = 'lost', last_error = ? WHERE id = ?", [error, id]);
     if (lastSlot) await t.run('UPDATE scheduler_jobs SET enabled = 0, next_run = NULL, disabled_reason = ? WHERE id = ?', [`one-shot job: ${error}`, id]);
   }

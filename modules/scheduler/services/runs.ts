@@ -1,7 +1,8 @@
 /**
- * The run rows (scheduler_runs): inserted by the claim, in its transaction, one per slot it runs; ended by the node
- * that ran them, in one transaction with the job's outcome; taken over, one conditional UPDATE each, when their node
- * is gone. "The previous run is still going" is a running row of the job, whichever node runs it.
+ * The run rows (scheduler_runs): inserted by the claim, in its transaction, one per slot it runs, or by a manual run
+ * (no slot); ended by the node that ran them, in one transaction with the job's outcome; taken over, one conditional
+ * UPDATE each, when their node is gone. "The previous run is still going" is a running scheduled row of the job,
+ * whichever node runs it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Queries, Store } from '@talon/module-sdk';
@@ -11,7 +12,8 @@ export type RunState = 'running' | 'ok' | 'error' | 'lost';
 export interface RunRow {
   id: string;
   job_id: string;
-  slot: number;
+  /** The scheduled time the run is for; null: a manual run (POST …/run). */
+  slot: number | null;
   node: string;
   lease_until: number;
   state: RunState;
@@ -20,11 +22,14 @@ export interface RunRow {
   error: string | null;
 }
 
-/** A run this node is to execute. */
+/** A scheduled run this node is to execute (claimed, or taken over). */
 export interface Claimed {
   id: string;
   slot: number;
 }
+
+/** A run this node executes: a scheduled one, or a manual one (no slot). */
+export type Held = Claimed | { id: string; slot: null };
 
 const COLUMNS = 'id, job_id, slot, node, lease_until, state, started_at, finished_at, error';
 /** Ended runs kept per job (the newest). */
@@ -33,9 +38,9 @@ const KEPT = 100;
 export class RunRows {
   constructor(private readonly store: Store) {}
 
-  /** Whether a run of the job is under way on any node. */
+  /** Whether a scheduled run of the job is under way on any node (a manual run never makes a slot skip). */
   async running(t: Queries, jobId: string): Promise<boolean> {
-    return (await t.one("SELECT 1 AS x FROM scheduler_runs WHERE job_id = ? AND state = 'running' LIMIT 1", [jobId])) !== undefined;
+    return (await t.one("SELECT 1 AS x FROM scheduler_runs WHERE job_id = ? AND state = 'running' AND slot IS NOT NULL LIMIT 1", [jobId])) !== undefined;
   }
 
   /** Inserts the claimed slots' runs for this node; a slot that already has a run (a re-anchored schedule) is left out. */
@@ -50,6 +55,19 @@ export class RunRows {
       if (row) claimed.push({ id: row.id, slot });
     }
     return claimed;
+  }
+
+  /** A manual run's row (POST …/run), held by this node while it runs, so the history shows it like a scheduled one. */
+  async insertManual(jobId: string, node: string, leaseUntil: number, at: number): Promise<Held> {
+    const id = randomUUID();
+    await this.store.run("INSERT INTO scheduler_runs (id, job_id, slot, node, lease_until, state, started_at) VALUES (?, ?, NULL, ?, ?, 'running', ?)", [
+      id,
+      jobId,
+      node,
+      leaseUntil,
+      at,
+    ]);
+    return { id, slot: null };
   }
 
   /** Ends a run this node holds; false when it no longer does (taken over meanwhile): then it records nothing. */

@@ -54,10 +54,10 @@ export class Scheduler {
 
   /** Runs a job at once and waits for it; its schedule (next run, failure count) stays as it is. */
   async runNow(id: string): Promise<RunReport> {
-    return this.dispatcher.run(await this.require(id));
+    return this.dispatcher.runNow(await this.require(id));
   }
 
-  /** A job's scheduled runs, newest first (whichever node ran them; lost ones too). */
+  /** A job's runs, scheduled and manual, newest first (whichever node ran them; lost ones too). */
   async history(id: string, limit: number, offset: number): Promise<RunRow[]> {
     const job = await this.require(id);
     return this.runs.list(job.id, limit, offset);

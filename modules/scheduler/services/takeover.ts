@@ -2,7 +2,8 @@
  * Runs of a node that died (or stopped) while they were going: any live node takes each over with one conditional
  * UPDATE (`… WHERE node = <dead> AND state = 'running'`), so exactly one node acts on it, and then runs it again or
  * marks it lost as the job's misfire policy says of a late slot: 'all' runs each again, 'fire_once' the latest one,
- * 'skip' none; a slot still within misfire_grace_secs is on time and runs again whatever the policy. A lost run is
+ * 'skip' none; a slot still within misfire_grace_secs is on time and runs again whatever the policy. A manual run is
+ * never run again (its caller's request died with the node, unanswered: it asks again if it wants). A lost run is
  * recorded on its row and in the job's status; an `at` job whose only slot was lost is disabled, saying so.
  */
 import type { Logger } from 'pino';
@@ -24,8 +25,11 @@ export interface TakeoverDeps {
   now?: () => number;
 }
 
-/** Which of a gone node's runs of one job run again, and which are lost. */
-export function decide(policy: MisfirePolicy, held: readonly RunRow[], now: number, graceMs: number): { rerun: RunRow[]; lost: RunRow[] } {
+/** A run for a slot of the schedule (not a manual one). */
+export type SlotRun = RunRow & { slot: number };
+
+/** Which of a gone node's scheduled runs of one job run again, and which are lost. */
+export function decide(policy: MisfirePolicy, held: readonly SlotRun[], now: number, graceMs: number): { rerun: SlotRun[]; lost: SlotRun[] } {
   if (policy === 'all') return { rerun: [...held], lost: [] };
   const onTime = held.filter((r) => now - r.slot < graceMs);
   const rerun = onTime.length ? onTime : policy === 'fire_once' ? held.slice(-1) : [];
@@ -58,14 +62,19 @@ export class Takeover {
     const config = this.deps.config();
     const policy = job.misfire_policy ?? config.misfire_policy;
     const now = this.now();
-    const { rerun, lost } = job.enabled ? decide(policy, held, now, config.misfire_grace_secs * 1000) : { rerun: [], lost: held };
+    const slots = held.filter((r): r is SlotRun => r.slot !== null);
+    const { rerun, lost } = job.enabled ? decide(policy, slots, now, config.misfire_grace_secs * 1000) : { rerun: [], lost: slots };
     const why = job.enabled
       ? `its node (${node}) died while it ran, and misfire_policy ${policy} does not run a late slot again`
       : `its node (${node}) died while it ran, and the job is disabled`;
+    const losses = [
+      ...held.filter((r) => r.slot === null).map((run) => ({ run, why: `its node (${node}) died during this manual run, which is not run again` })),
+      ...lost.map((run) => ({ run, why })),
+    ];
     let lostHere = 0;
-    for (const run of lost) {
+    for (const { run, why } of losses) {
       // The last slot of an `at` job: nothing else will run it.
-      const lastSlot = job.kind === 'at' && run === held[held.length - 1];
+      const lastSlot = job.kind === 'at' && run === slots[slots.length - 1];
       const won = await this.deps.store.tx(async (t) => {
         if (!(await this.deps.runs.lose(t, run.id, node, why, now))) return false;
         await this.deps.jobs.recordLost(t, job.id, run.slot, why, lastSlot);

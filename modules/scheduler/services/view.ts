@@ -43,11 +43,12 @@ export function jobView(job: JobRow) {
   };
 }
 
-/** A scheduled run (GET /api/schedules/{id}/runs). */
+/** A run (GET /api/schedules/{id}/runs): a scheduled one names its slot; a manual one (POST …/run) has none. */
 export function runView(run: RunRow) {
   return {
     id: run.id,
-    slot: new Date(run.slot).toISOString(),
+    slot: iso(run.slot),
+    manual: run.slot === null,
     node: run.node,
     state: run.state,
     started_at: new Date(run.started_at).toISOString(),

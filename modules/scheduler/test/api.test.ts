@@ -201,6 +201,17 @@ describe('scheduler: /api/schedules and /api/cron/jobs', () => {
     assert.equal(failed.body.status, 'failed');
     assert.match(String(failed.body.error), /500|provider|LLM/i);
     assert.equal((await job(env.k, j.id)).consecutive_failures, 0, 'manual runs do not count towards auto-disable');
+    // Both are in the run history, as manual runs (no slot), newest first, with the node that ran them.
+    const history = (await call<Json[]>(env.k, `/api/schedules/${j.id}/runs`)).body;
+    assert.deepEqual(
+      history.map((r) => [r.manual, r.slot, r.state, r.node]),
+      [
+        [true, null, 'error', env.k.kernel.nodes.id],
+        [true, null, 'ok', env.k.kernel.nodes.id],
+      ],
+    );
+    assert.match(String(history[0].error), /500|provider|LLM/i);
+    assert.ok(history[1].finished_at);
   });
 
   test('killing an agent disables its jobs, saying why; PUT agent_id and enable bring them back', async () => {

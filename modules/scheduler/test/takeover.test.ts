@@ -10,7 +10,7 @@ import { openTestStore, type TestStore } from '@talon/testing';
 import { schedulerConfigSchema, type MisfirePolicy, type SchedulerConfig } from '../config.ts';
 import { JobStore, type JobFields, type JobRow } from '../services/jobs.ts';
 import { RunRows, type Claimed, type RunRow } from '../services/runs.ts';
-import { decide, Takeover } from '../services/takeover.ts';
+import { decide, Takeover, type SlotRun } from '../services/takeover.ts';
 
 const config = Object.fromEntries(Object.entries(schedulerConfigSchema.properties).map(([k, v]) => [k, v.default])) as SchedulerConfig;
 const GRACE = config.misfire_grace_secs * 1000;
@@ -71,10 +71,10 @@ async function setup(over: Partial<JobFields>, slots: number[]) {
 
 test('the misfire policy decides what runs again: all, the latest (fire_once), none (skip); on-time slots always', () => {
   const now = 10 * GRACE;
-  const row = (slot: number) => ({ slot }) as RunRow;
+  const row = (slot: number) => ({ slot }) as SlotRun;
   const late = [row(now - 5 * GRACE), row(now - 3 * GRACE)];
-  const slots = (r: RunRow[]) => r.map((x) => x.slot);
-  const by = (policy: MisfirePolicy, held: RunRow[]) => {
+  const slots = (r: SlotRun[]) => r.map((x) => x.slot);
+  const by = (policy: MisfirePolicy, held: SlotRun[]) => {
     const d = decide(policy, held, now, GRACE);
     return [slots(d.rerun), slots(d.lost)];
   };
@@ -107,6 +107,20 @@ test("misfire_policy skip: a dead node's late run is lost, recorded on the run a
   assert.equal(after.last_status, 'lost');
   assert.match(String(after.last_error), new RegExp(`the run for ${new Date(slot).toISOString()} was lost`));
   assert.equal(after.enabled, 1, 'a cron job keeps its next slots');
+});
+
+test("a dead node's manual run is lost, saying so, never run again; the job's schedule is left alone", async () => {
+  const { taker, fired, rows, jobs, job, store } = await setup({ next_run: Date.now() + 3_600_000 }, []);
+  await new RunRows(store).insertManual(job.id, 'dead', 0, Date.now());
+  await taker('node-b').takeOver('dead');
+  assert.equal(fired.length, 0);
+  const [run] = await rows();
+  assert.deepEqual([run.slot, run.state], [null, 'lost']);
+  assert.match(String(run.error), /its node \(dead\) died during this manual run, which is not run again/);
+  const after = (await jobs.get(job.id))!;
+  assert.equal(after.last_status, 'lost');
+  assert.match(String(after.last_error), /^a manual run was lost/);
+  assert.deepEqual([after.enabled, after.next_run], [1, job.next_run]);
 });
 
 test('a one-shot (at) job whose only run was lost is disabled, saying so: the slot is never silently dropped', async () => {

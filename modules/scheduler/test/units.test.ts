@@ -144,6 +144,20 @@ test('a slot that comes while a run of the job is going on another node is skipp
   assert.match(String(row.last_error), /the previous run was still going/);
 });
 
+test('a manual run going never makes a slot skip (only a scheduled run is "the previous run")', async () => {
+  const s = open();
+  const jobs = new JobStore(s.store);
+  const now = Date.now();
+  const j = await jobs.create(fields({ next_run: now - 1000 }), 'test');
+  await new RunRows(s.store).insertManual(j.id, 'node-b', now + 6000, now);
+  const fired: Claimed[][] = [];
+  await ticker(s, 'node-a', (_job, runs) => void fired.push(runs)).tick();
+  assert.deepEqual(
+    fired.map((runs) => runs.map((r) => r.slot)),
+    [[now - 1000]],
+  );
+});
+
 test('a failure pushes the next run back by the backoff; at the limit the job disables itself', async () => {
   const s = open();
   const jobs = new JobStore(s.store);

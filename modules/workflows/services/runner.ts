@@ -4,7 +4,7 @@
  */
 import { conflict, notFound, type ChangeFeed, type EventAccess, type NodeAccess } from '@talon/module-sdk';
 import type { Logger } from 'pino';
-import type { WorkflowRunner, WorkflowRunResult } from '@talon/workflows';
+import type { StartedRun, WorkflowRunner, WorkflowRunResult } from '@talon/workflows';
 import type { WorkflowsConfig } from '../config.ts';
 import { Execution } from './execution.ts';
 import { RunStop, type ExecutionDeps } from './step-runner.ts';
@@ -41,16 +41,38 @@ export class Runner implements WorkflowRunner {
   }
 
   async run(ref: string, input: string, origin: string): Promise<WorkflowRunResult> {
-    const wf = await this.deps.store.find(ref);
-    if (!wf) throw notFound(`workflow '${ref}' not found`);
-    return this.execute(wf, input, origin);
+    return (await this.start(ref, input, origin)).done;
   }
 
+  async start(ref: string, input: string, origin: string, key?: string): Promise<StartedRun> {
+    const wf = await this.deps.store.find(ref);
+    if (!wf) throw notFound(`workflow '${ref}' not found`);
+    return this.begin(wf, input, origin, key);
+  }
+
+  /** Runs a workflow to its end (POST /api/workflows/{id}/run). */
   async execute(wf: StoredWorkflow, input: string, origin: string): Promise<WorkflowRunResult> {
-    const runId = await this.deps.runs.create(wf, input, origin);
-    const done = this.perform(wf, runId, input);
+    return (await this.begin(wf, input, origin)).done;
+  }
+
+  /** Commits the run's row, then executes it here; a key already kept answers that run instead. */
+  private async begin(wf: StoredWorkflow, input: string, origin: string, key?: string): Promise<StartedRun> {
+    const { id: runId, created } = await this.deps.runs.create(wf, input, origin, key);
+    if (!created) return { run_id: runId, done: this.inflight.get(runId) ?? this.outcome(runId) };
+    const done = this.perform(wf, runId, input).finally(() => this.inflight.delete(runId));
     this.inflight.set(runId, done);
-    return done.finally(() => this.inflight.delete(runId));
+    return { run_id: runId, done };
+  }
+
+  /**
+   * The result of a run begun elsewhere (another process, or a copy of this module before a reload), from its row once
+   * it has ended: the process executing it ends it, or it is failed as interrupted when that process is found gone.
+   */
+  private async outcome(runId: string): Promise<WorkflowRunResult> {
+    await this.ended(runId, Infinity);
+    const run = await this.deps.runs.get(runId);
+    if (!run) throw notFound(`run '${runId}' was deleted before it ended`);
+    return result(runId, run.state as EndState, run.output, run.error);
   }
 
   private async perform(wf: StoredWorkflow, runId: string, input: string): Promise<WorkflowRunResult> {
@@ -102,7 +124,7 @@ export class Runner implements WorkflowRunner {
     return true;
   }
 
-  /** Waits (bounded) until the run's row is no longer open. */
+  /** Waits until the run's row is no longer open (or until the deadline: false). */
   private async ended(runId: string, deadline: number): Promise<boolean> {
     for (;;) {
       const run = await this.deps.runs.get(runId);
@@ -118,18 +140,19 @@ export class Runner implements WorkflowRunner {
     await Promise.allSettled([...this.inflight.values()]);
   }
 
-  private async end(
-    wf: StoredWorkflow,
-    runId: string,
-    state: 'Completed' | 'Failed' | 'Cancelled',
-    output: string | null,
-    error: string | null,
-  ): Promise<WorkflowRunResult> {
+  private async end(wf: StoredWorkflow, runId: string, state: EndState, output: string | null, error: string | null): Promise<WorkflowRunResult> {
     const { runs, events, config } = this.deps;
     await runs.finish(runId, state, output, error);
     await runs.prune(wf.id, config().runs_kept);
-    const status = state.toLowerCase() as WorkflowRunResult['status'];
-    events.publish('workflow.run_finished', { workflowId: wf.id, workflowName: wf.name, runId, status, error: error ?? undefined });
-    return { run_id: runId, output: output ?? '', status, ...(error === null ? {} : { error }) };
+    const ended = result(runId, state, output, error);
+    events.publish('workflow.run_finished', { workflowId: wf.id, workflowName: wf.name, runId, status: ended.status, error: error ?? undefined });
+    return ended;
   }
+}
+
+type EndState = 'Completed' | 'Failed' | 'Cancelled';
+
+function result(runId: string, state: EndState, output: string | null, error: string | null): WorkflowRunResult {
+  const status = state.toLowerCase() as WorkflowRunResult['status'];
+  return { run_id: runId, output: output ?? '', status, ...(error === null ? {} : { error }) };
 }

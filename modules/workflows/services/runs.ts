@@ -72,13 +72,18 @@ export class RunStore {
     );
   }
 
-  async create(workflow: { id: string; name: string }, input: string, origin: string): Promise<string> {
-    const id = randomUUID();
-    await this.store.run(
-      "INSERT INTO workflows_runs (id, workflow_id, workflow_name, state, input, origin, boot, node, created_at) VALUES (?, ?, ?, 'Pending', ?, ?, ?, ?, ?)",
-      [id, workflow.id, workflow.name, input, origin, this.deps.boot, this.deps.node, now()],
-    );
-    return id;
+  /** Inserts a Pending run; with a key already kept, inserts nothing and answers that run's id (created false). */
+  async create(workflow: { id: string; name: string }, input: string, origin: string, key?: string): Promise<{ id: string; created: boolean }> {
+    return this.store.tx(async (t) => {
+      const inserted = await t.one<{ id: string }>(
+        `INSERT INTO workflows_runs (id, workflow_id, workflow_name, state, input, origin, boot, node, created_at, key)
+         VALUES (?, ?, ?, 'Pending', ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
+        [randomUUID(), workflow.id, workflow.name, input, origin, this.deps.boot, this.deps.node, now(), key ?? null],
+      );
+      if (inserted) return { id: inserted.id, created: true };
+      const existing = await t.one<{ id: string }>('SELECT id FROM workflows_runs WHERE key = ?', [key ?? null]);
+      return { id: existing!.id, created: false };
+    });
   }
 
   async start(runId: string): Promise<void> {
