@@ -1,30 +1,14 @@
-import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { defineModule } from '@talon/module-sdk';
 import { auditTrail, type AuditRecord } from '@talon/audit';
 import { Trail } from './services/trail.ts';
 import { fromEvent } from './services/events.ts';
 import { fromResponse } from './services/http.ts';
 import { ModuleLifecycle, ModuleWatch, fromConfigChange } from './services/kernel.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { auditConfigSchema, type AuditConfig } from './config.ts';
 
-const configSchema = {
-  type: 'object',
-  properties: {
-    flush_interval_ms: {
-      type: 'integer',
-      minimum: 10,
-      maximum: 5000,
-      default: 200,
-      description: 'queued entries are written at least this often; a crash loses at most this window (a clean stop loses nothing)',
-    },
-    max_batch: { type: 'integer', minimum: 1, maximum: 100000, default: 2000, description: 'a queue this long is written at once' },
-    module_poll_ms: { type: 'integer', minimum: 500, maximum: 60000, default: 2000, description: 'how often module failures are looked for' },
-  },
-  additionalProperties: false,
-} as const;
-type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
-
-export default defineModule<Config>({
-  configSchema,
+export default defineModule<AuditConfig>({
+  configSchema: auditConfigSchema,
   register(ctx) {
     const trail = new Trail(ctx.store, (err, lost) => ctx.log.error({ err, queued: lost }, 'audit batch not written; retrying'));
     // A long queue is written at once; one flush is scheduled however many entries arrive before it runs.

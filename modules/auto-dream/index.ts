@@ -1,28 +1,15 @@
-import { defineModule, type FromSchema } from '@talon/module-sdk';
-import { agentRegistry } from '@talon/agents';
+import { defineModule } from '@talon/module-sdk';
+import { agentEvents, agentRegistry } from '@talon/agents';
+import { dreamEvents } from '@talon/auto-dream';
 import { semanticMemory } from '@talon/memory';
 import { schedulerHooks, schedulerJobs } from '@talon/scheduler';
 import { Dreams } from './services/dreams.ts';
 import { dreamRoutes } from './routes/auto-dream.ts';
+import { autoDreamConfigSchema, type AutoDreamConfig } from './config.ts';
 
-const configSchema = {
-  type: 'object',
-  properties: {
-    enabled: { type: 'boolean', default: false, description: "consolidate agents' memory on a schedule (per-agent switches override)" },
-    min_hours: { type: 'number', minimum: 1, default: 24, description: "hours between two consolidations of an agent (its scheduler job's interval)" },
-  },
-  additionalProperties: false,
-} as const;
-type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
-
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'memory.consolidated': { agentId: string; status: string; result: unknown };
-  }
-}
-
-export default defineModule<Config>({
-  configSchema,
+export default defineModule<AutoDreamConfig>({
+  configSchema: autoDreamConfigSchema,
+  events: [dreamEvents],
   register(ctx) {
     const agents = () => ctx.tryUse(agentRegistry);
     const dreams = new Dreams({
@@ -33,12 +20,12 @@ export default defineModule<Config>({
       jobs: () => ctx.tryUse(schedulerJobs),
       config: () => ctx.config,
       warn: (err, agentId) => ctx.log.warn({ err, agentId }, "could not set up the agent's auto-dream job"),
-      publish: (agentId, status, detail) => ctx.events.publish('memory.consolidated', { agentId, status, result: detail.result }),
+      publish: (agentId, status, detail) => ctx.events.of(dreamEvents).publish('memory.consolidated', { agentId, status, result: detail.result }),
     });
     // The scheduler runs the jobs; this tap is what a run does (it goes with this copy of the module).
     ctx.hooks.tryTap(schedulerHooks)?.handler.tapPromise('auto-dream', (job) => dreams.scheduled(job));
     // Local only (the default): the process that spawned the agent makes its job.
-    ctx.events.subscribe('agent.spawned', (event) => dreams.sync(event.data.agentId));
+    ctx.events.of(agentEvents).subscribe('agent.spawned', (event) => dreams.sync(event.data.agentId));
     ctx.hooks.kernel.config.changed.tapPromise('auto-dream', async (change) => {
       if (change.path === '' || change.path.startsWith('auto_dream')) await dreams.syncAll();
     });

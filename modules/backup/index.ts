@@ -1,20 +1,14 @@
 import path from 'node:path';
-import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { defineModule } from '@talon/module-sdk';
 import { auditTrail } from '@talon/audit';
+import { backupEvents } from '@talon/backup';
 import { Backups } from './services/service.ts';
 import { backupRoutes } from './routes/backup.ts';
+import { backupConfigSchema, type BackupConfig } from './config.ts';
 
-const configSchema = {
-  type: 'object',
-  properties: {
-    dir: { type: 'string', default: '', description: 'folder of the archives; empty: $TALON_HOME/backups' },
-  },
-  additionalProperties: false,
-} as const;
-type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
-
-export default defineModule<Config>({
-  configSchema,
+export default defineModule<BackupConfig>({
+  configSchema: backupConfigSchema,
+  events: [backupEvents],
   register(ctx) {
     const backups = new Backups({
       store: ctx.store,
@@ -25,7 +19,7 @@ export default defineModule<Config>({
       backupsDir: () => ctx.config.dir || path.join(ctx.home, 'backups'),
       config: ctx.kernel.config,
       audit: () => ctx.tryUse(auditTrail),
-      events: ctx.events,
+      events: ctx.events.of(backupEvents),
       nodes: ctx.nodes,
       log: ctx.log,
       modules: () => ctx.kernel.modules(),

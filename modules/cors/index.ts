@@ -1,12 +1,8 @@
-import { defineModule, HttpError, type FromSchema } from '@talon/module-sdk';
+import { defineModule, HttpError } from '@talon/module-sdk';
 import { authStatus } from '@talon/auth';
 import { decideOrigin } from './services/origins.ts';
 import { applyCors } from './services/headers.ts';
-
-const corsConfigKeys = {
-  cors_origins: { type: 'array', items: { type: 'string' }, default: [], description: 'extra browser origins allowed to call the API (with an api_key)' },
-} as const;
-type CorsConfig = FromSchema<{ type: 'object'; properties: typeof corsConfigKeys; additionalProperties: false }, { keepDefaultedPropertiesOptional: false }>;
+import { corsConfigKeys, type CorsConfig } from './config.ts';
 
 export default defineModule<CorsConfig>({
   configKeys: corsConfigKeys,

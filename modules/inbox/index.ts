@@ -1,17 +1,11 @@
 import path from 'node:path';
-import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { defineModule } from '@talon/module-sdk';
 import { inboxHooks } from '@talon/inbox';
 import { inboxRoutes } from './routes/inbox.ts';
+import { inboxConfigSchema, type InboxConfig } from './config.ts';
 
-const configSchema = {
-  type: 'object',
-  properties: { dir: { type: 'string', default: '', description: 'the drop folder; empty: $TALON_HOME/inbox' } },
-  additionalProperties: false,
-} as const;
-type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
-
-export default defineModule<Config>({
-  configSchema,
+export default defineModule<InboxConfig>({
+  configSchema: inboxConfigSchema,
   hooks: [inboxHooks],
   register(ctx) {
     return {

@@ -1,7 +1,7 @@
 import { defineModule } from '@talon/module-sdk';
 import { catalogService } from '@talon/catalog';
 import { llmDriverKit, llmHooks, llmService } from '@talon/llm';
-import { llmConfigKeys, llmConfigSchema, type LlmConfig } from './services/config.ts';
+import { llmConfigKeys, llmConfigSchema, type LlmConfig } from './config.ts';
 import { resolveTarget } from './services/resolve.ts';
 import { createLlmService } from './services/llm-service.ts';
 import { driverKit } from './services/driver-kit.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
 import { promptScanner, type PromptScanner } from '@talon/prompt-guard';
-import { guardConfigSchema, type GuardConfig } from './services/config.ts';
+import { guardConfigSchema, type GuardConfig } from './config.ts';
 import { loadRules } from './services/rules.ts';
 import { Scanner } from './services/scanner.ts';
 import { UntrustedContent } from './services/untrusted.ts';

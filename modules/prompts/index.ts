@@ -1,23 +1,14 @@
-import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry } from '@talon/agents';
 import { Versions } from './services/versions.ts';
 import { AGENT_TOPIC, PromptCache } from './services/cache.ts';
 import { Experiments } from './services/experiments.ts';
 import { injectPrompts } from './services/inject.ts';
 import { promptRoutes } from './routes/prompts.ts';
+import { promptsConfigSchema, type PromptsConfig } from './config.ts';
 
-const configSchema = {
-  type: 'object',
-  properties: {
-    enabled: { type: 'boolean', default: false, description: 'prompt versions and A/B experiments (routes and prompt injection)' },
-    max_versions_per_agent: { type: 'integer', minimum: 1, maximum: 10000, default: 50, description: 'versions kept per agent' },
-  },
-  additionalProperties: false,
-} as const;
-type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
-
-export default defineModule<Config>({
-  configSchema,
+export default defineModule<PromptsConfig>({
+  configSchema: promptsConfigSchema,
   register(ctx) {
     const cache = new PromptCache(ctx.store, ctx.changes);
     // Another process activated a version or moved an experiment of this agent.

@@ -1,22 +1,11 @@
-import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { defineModule } from '@talon/module-sdk';
 import { Gcra } from './services/gcra.ts';
 import { defaultCost } from './services/cost.ts';
+import { rateConfigKeys, type RateConfig } from './config.ts';
 
 /** The burst is one minute of rate: a client may spend a minute's budget at once. */
 const BURST_SECONDS = 60;
 const SWEEP_MS = 60_000;
-
-const rateConfigKeys = {
-  rate_limit_per_second: {
-    type: 'number',
-    exclusiveMinimum: 0,
-    maximum: 1_000_000,
-    'x-error': 'cost units per second per client IP: more than 0, at most 1000000',
-    default: 10,
-    description: 'GCRA rate: cost units per second per client IP (health costs 1, a message 30)',
-  },
-} as const;
-type RateConfig = FromSchema<{ type: 'object'; properties: typeof rateConfigKeys; additionalProperties: false }, { keepDefaultedPropertiesOptional: false }>;
 
 export default defineModule<RateConfig>({
   configKeys: rateConfigKeys,

@@ -1,20 +1,14 @@
 import path from 'node:path';
-import { defineModule, type FromSchema } from '@talon/module-sdk';
+import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
 import { registryService } from '@talon/hub';
 import { allTemplates } from './services/templates.ts';
 import { PROFILES } from './services/profiles.ts';
 import { templateRoutes } from './routes/templates.ts';
+import { templatesConfigSchema, type TemplatesConfig } from './config.ts';
 
-const configSchema = {
-  type: 'object',
-  properties: { dir: { type: 'string', default: '', description: 'folder of your own agent templates; empty: $TALON_HOME/templates' } },
-  additionalProperties: false,
-} as const;
-type Config = FromSchema<typeof configSchema, { keepDefaultedPropertiesOptional: false }>;
-
-export default defineModule<Config>({
-  configSchema,
+export default defineModule<TemplatesConfig>({
+  configSchema: templatesConfigSchema,
   register(ctx) {
     const templates = () => allTemplates(ctx.config.dir || path.join(ctx.home, 'templates'), path.join(ctx.dir, 'bundled'), ctx.tryUse(registryService));
     // profile = "<name>" in a manifest that lists no tools grants the profile's tools.

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { wasmRuntime } from '@talon/wasm';
-import { wasmConfigSchema, type WasmConfig } from './services/config.ts';
+import { wasmConfigSchema, type WasmConfig } from './config.ts';
 import { Compiler } from './services/compile.ts';
 import { WorkerPool } from './services/pool.ts';
 import { wasmRuntimeService } from './services/runtime.ts';

@@ -1,7 +1,7 @@
 /** Everything the routes need, built once per module copy in register(). */
 import type { ModuleContext } from '@talon/module-sdk';
 import type { SessionStore } from '@talon/agents';
-import type { AgentsConfig } from './config.ts';
+import type { AgentsConfig } from '../config.ts';
 import type { AgentStore } from './registry.ts';
 import type { SessionService } from './sessions.ts';
 import type { Runner } from './runner.ts';

@@ -14,7 +14,7 @@ import type {
   llmHooks,
 } from '../api.ts';
 import { AttemptSignal, abortError, backoffDelay, raceAbort, sleep } from './backoff.ts';
-import type { LlmConfig } from './config.ts';
+import type { LlmConfig } from '../config.ts';
 import { isAbortError, isLlmError, llmError, refusal, toLlmError } from './errors.ts';
 
 type Hooks = ReturnType<(typeof llmHooks)['create']>;

@@ -1,6 +1,6 @@
 import type { CatalogService } from '@talon/catalog';
 import type { ModelRef, ProviderTarget } from '../api.ts';
-import type { LlmConfig } from './config.ts';
+import type { LlmConfig } from '../config.ts';
 import { llmError } from './errors.ts';
 
 export interface ResolveDeps {

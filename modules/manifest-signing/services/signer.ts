@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EnvelopeKind, ManifestSigner, SignedEnvelope, VerifyOutcome } from '@talon/manifest-signing';
 import { publicKeyFromHex, type NodeIdentity } from './identity.ts';
-import type { SigningConfig } from './config.ts';
+import type { SigningConfig } from '../config.ts';
 import { listTree } from './tree-hash.ts';
 
 const KINDS = new Set<EnvelopeKind>(['agent_manifest', 'skill', 'plugin']);

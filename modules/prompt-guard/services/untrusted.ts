@@ -5,7 +5,7 @@
  */
 import type { ModelCallContext, ToolCallInfo, ToolOutput } from '@talon/agents';
 import type { PromptScanner, ScanReport } from '@talon/prompt-guard';
-import type { GuardConfig } from './config.ts';
+import type { GuardConfig } from '../config.ts';
 
 const REMEMBERED_TURNS = 500;
 

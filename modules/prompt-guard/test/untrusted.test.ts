@@ -6,7 +6,7 @@ import type { AgentRecord, ModelCallContext, ToolCallInfo } from '@talon/agents'
 import { loadRules } from '../services/rules.ts';
 import { Scanner } from '../services/scanner.ts';
 import { UntrustedContent } from '../services/untrusted.ts';
-import type { GuardConfig } from '../services/config.ts';
+import type { GuardConfig } from '../config.ts';
 
 const scanner = new Scanner(loadRules(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'rules', 'injection-rules.json')));
 const config: GuardConfig = {

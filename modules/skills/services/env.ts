@@ -2,7 +2,7 @@
  * The environment a skill program gets: nothing by default; the names its env_passthrough asks for, minus the
  * operator's deny patterns (secrets, loader hijacks) unless the operator allowed that name for that skill.
  */
-import type { SkillsConfig } from './config.ts';
+import type { SkillsConfig } from '../config.ts';
 
 function globRe(pattern: string): RegExp {
   return new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');

@@ -5,7 +5,7 @@
  */
 import type { AgentRecord } from '@talon/agents';
 import type { LoadedSkill, SkillRegistry } from './store.ts';
-import type { SkillsConfig } from './config.ts';
+import type { SkillsConfig } from '../config.ts';
 
 const CACHE_LIMIT = 1000;
 const HEADER =

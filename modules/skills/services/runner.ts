@@ -8,7 +8,7 @@ import type { ToolContext, ToolOutput } from '@talon/agents';
 import type { SandboxService } from '@talon/tools';
 import type { WasmRuntime } from '@talon/wasm';
 import type { LoadedSkill } from './store.ts';
-import type { SkillsConfig } from './config.ts';
+import type { SkillsConfig } from '../config.ts';
 import { entryInside } from './validate.ts';
 import { passthroughFor } from './env.ts';
 

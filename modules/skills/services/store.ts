@@ -13,7 +13,7 @@ import { readManifest, type SkillManifest } from './manifest.ts';
 import { manifestProblems } from './validate.ts';
 import { textFiles } from './tree.ts';
 import type { SkillHistory, VersionRecord } from './history.ts';
-import type { SkillsConfig } from './config.ts';
+import type { SkillsConfig } from '../config.ts';
 
 export interface LoadedSkill {
   name: string;

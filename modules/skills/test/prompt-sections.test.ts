@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AgentRecord } from '@talon/agents';
 import { PromptSections } from '../services/prompt.ts';
 import type { LoadedSkill, SkillRegistry } from '../services/store.ts';
-import type { SkillsConfig } from '../services/config.ts';
+import type { SkillsConfig } from '../config.ts';
 
 /** The part of the registry a prompt section reads: one skill whose text the test changes, and the generation. */
 function registryWith(text: { value: string }) {

@@ -2,7 +2,7 @@
 import type { WasmRuntime } from '@talon/wasm';
 import type { Compiler } from './compile.ts';
 import type { WorkerPool } from './pool.ts';
-import type { WasmConfig } from './config.ts';
+import type { WasmConfig } from '../config.ts';
 
 const PAGE = 65536;
 
