@@ -1,6 +1,7 @@
 /**
  * One layout for every module (issue 25, item 6), so that a newcomer finds a module's parts where the last one had
- * them: its config schema in `config.ts` at the module root.
+ * them: its config schema in `config.ts` at the module root, and the data it ships (catalogues, rules, templates) in
+ * `bundled/`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,4 +65,28 @@ defineModule<A>({
 defineModule({ configSchema, register() {} });`;
   assert.deepEqual(schemaIdentifiers(index), ['aSchema', 'b', 'inline', 'configSchema']);
   assert.deepEqual([...importedFrom(index, './config.ts')], ['aSchema', 'A', 'b']);
+});
+
+/** Files that are content, not code: what a module ships as data. */
+const DATA_FILE = /\.(toml|json|ya?ml|md|txt|csv)$/;
+/** Folders with a fixed role, whatever they hold. */
+const ROLE_FOLDERS = new Set(['bundled', 'test', 'migrations', 'dashboard', 'node_modules', 'dist', 'app', 'routes', 'services']);
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((f) => f.isFile())
+    .map((f) => f.name);
+}
+
+test('a folder of shipped data is named bundled/', () => {
+  const wrong: string[] = [];
+  for (const name of modules) {
+    const dir = path.join('modules', name);
+    for (const sub of readdirSync(dir, { withFileTypes: true })) {
+      if (!sub.isDirectory() || ROLE_FOLDERS.has(sub.name)) continue;
+      const files = filesUnder(path.join(dir, sub.name));
+      if (files.length > 0 && files.every((f) => DATA_FILE.test(f))) wrong.push(`${dir}/${sub.name}/: only data files; name it bundled/`);
+    }
+  }
+  assert.deepEqual(wrong, []);
 });

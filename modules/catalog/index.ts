@@ -19,7 +19,7 @@ export default defineModule<CatalogConfig>({
       changes: ctx.changes,
       keys: () => ctx.use(providerKeys),
       log: ctx.log,
-      shippedDir: path.join(ctx.dir, 'data'),
+      shippedDir: path.join(ctx.dir, 'bundled'),
       home: ctx.home,
       stateDir: () => ctx.dataDir,
       providerUrls: () => ctx.config.provider_urls,

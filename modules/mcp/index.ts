@@ -41,7 +41,7 @@ export default defineModule<McpConfig>({
       setTimeout: (fn, ms) => ctx.setTimeout(fn, ms),
     });
     const store = new ServerStore(ctx.store, ctx.changes, () => ctx.use(secretVault));
-    const catalog = new Catalog(path.join(ctx.dir, 'catalog'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
+    const catalog = new Catalog(path.join(ctx.dir, 'bundled'), (where, err) => ctx.log.warn({ where, err: err.message }, 'MCP catalogue template skipped'));
     const fromRegistry = new RegistryLayer(catalog, () => ctx.tryUse(registryService), ctx.log);
     const servers = new McpServers({ store, manager, catalog, config, log: ctx.log, refreshRegistry: () => fromRegistry.refresh() });
     ctx.provide(mcpIntegrations, integrations(catalog, manager, servers));

@@ -9,7 +9,7 @@ import { serviceRef } from '@talon/module-sdk';
 export type Severity = 'critical' | 'warning' | 'info';
 
 export interface Finding {
-  /** The rule's id (rules/injection-rules.json). */
+  /** The rule's id (bundled/injection-rules.json). */
   rule: string;
   category: string;
   severity: Severity;

@@ -7,7 +7,7 @@ export const guardConfigSchema = {
       type: 'string',
       default: '',
       description:
-        'a rules file (JSON, the format of modules/prompt-guard/rules/injection-rules.json) used instead of the bundled one; empty: the bundled rules',
+        'a rules file (JSON, the format of modules/prompt-guard/bundled/injection-rules.json) used instead of the bundled one; empty: the bundled rules',
     },
     scan_tool_results: { type: 'boolean', default: true, description: 'scan what untrusted tools return and mark injection-like content for the model' },
     untrusted_tools: {

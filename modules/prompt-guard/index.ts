@@ -13,7 +13,7 @@ export default defineModule<GuardConfig>({
   register(ctx) {
     // The rules are read here: a broken rules file fails the module, and a security module that fails stops start-up
     // (it never fails open). Every part of this copy is handed a loaded scanner.
-    const file = ctx.config.rules_file || path.join(ctx.dir, 'rules', 'injection-rules.json');
+    const file = ctx.config.rules_file || path.join(ctx.dir, 'bundled', 'injection-rules.json');
     const scanner = new Scanner(loadRules(file));
     ctx.log.debug({ rules: scanner.rules().length, file }, 'prompt-injection rules loaded');
     const service: PromptScanner = {

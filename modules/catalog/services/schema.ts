@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the catalogue data: provider files (TOML in data/providers,
+ * JSON Schemas of the catalogue data: provider files (TOML in bundled/providers,
  * <home>/providers, registry folders) and alias files. Shared by the loader and
  * the custom-model route, so a model means the same thing everywhere.
  */

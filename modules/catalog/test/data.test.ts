@@ -12,7 +12,7 @@ import { Snapshot } from '../services/snapshot.ts';
 import { CatalogStore } from '../services/store.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');
-const dataDir = path.join(moduleDir, 'data');
+const dataDir = path.join(moduleDir, 'bundled');
 /** The catalog's migrations hand its old key rows to the secrets module's tables, so those come first. */
 const secretsDir = path.resolve(moduleDir, '..', 'secrets');
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/testing';
 import { fakeServer, json, service, type FakeServer } from './helpers.ts';
 
-const shipped = path.resolve(import.meta.dirname, '..', 'data', 'providers');
+const shipped = path.resolve(import.meta.dirname, '..', 'bundled', 'providers');
 const root = mkdtempSync(path.join(tmpdir(), 'catalog-update-'));
 const registry = path.join(root, 'registry');
 const home = path.join(root, 'home');

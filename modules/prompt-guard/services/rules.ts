@@ -1,5 +1,5 @@
 /**
- * The rule file → compiled rules. Rules are data (rules/injection-rules.json) so they can be read, tested and
+ * The rule file → compiled rules. Rules are data (bundled/injection-rules.json) so they can be read, tested and
  * extended without code; a rule that does not compile stops the module (a security module never fails open).
  */
 import { readFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadRules } from '../services/rules.ts';
 import { Scanner } from '../services/scanner.ts';
 
-const RULES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'rules', 'injection-rules.json');
+const RULES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundled', 'injection-rules.json');
 const scanner = new Scanner(loadRules(RULES));
 const rulesOf = (text: string) => scanner.scan(text).findings.map((f) => f.rule);
 

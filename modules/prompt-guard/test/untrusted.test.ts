@@ -8,7 +8,7 @@ import { Scanner } from '../services/scanner.ts';
 import { UntrustedContent } from '../services/untrusted.ts';
 import type { GuardConfig } from '../config.ts';
 
-const scanner = new Scanner(loadRules(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'rules', 'injection-rules.json')));
+const scanner = new Scanner(loadRules(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'bundled', 'injection-rules.json')));
 const config: GuardConfig = {
   rules_file: '',
   scan_tool_results: true,
