@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
-import type { AnyEvent, Queries } from '@talon/module-sdk';
+import type { Queries } from '@talon/module-sdk';
 import { SqliteStore } from '../kernel/store/sqlite.ts';
 import { FakeProvider } from '@talon/testing';
 import { schedulerConfigSchema, type SchedulerConfig } from '../modules/scheduler/config.ts';
@@ -21,6 +21,7 @@ import { RunRows, type Claimed } from '../modules/scheduler/services/runs.ts';
 import { Schedules } from '../modules/scheduler/services/spec.ts';
 import { Ticker } from '../modules/scheduler/services/ticker.ts';
 import { Engine } from '../modules/triggers/services/engine.ts';
+import type { KnownEvent } from '../modules/triggers/services/known.ts';
 import { normalizePattern } from '../modules/triggers/services/pattern.ts';
 import type { Trigger } from '../modules/triggers/services/store.ts';
 import { freePort, killTree, percentile, spawnDetached, waitHttp } from './util.ts';
@@ -259,7 +260,7 @@ function triggerFigures(): Record<string, string> {
     updated_at: '',
   }));
   engine.load(triggers, []);
-  const events: AnyEvent[] = [
+  const events: KnownEvent[] = [
     { id: '1', type: 'agent.spawned', data: { agentId: 'a', name: 'helper-7' }, at: '', source: 'bench' },
     { id: '2', type: 'task.posted', data: { taskId: 't', title: 'Write the summary of the quarter', assignedTo: 'someone' }, at: '', source: 'bench' },
     { id: '3', type: 'custom', data: { type: 'deploy', data: { env: 'prod', build: 1234 } }, at: '', source: 'bench' },
@@ -267,7 +268,7 @@ function triggerFigures(): Record<string, string> {
   const samples: number[] = [];
   let matched = 0;
   for (let i = 0; i < 6000; i++) {
-    const event = { ...events[i % events.length], id: String(i) } as AnyEvent;
+    const event = { ...events[i % events.length], id: String(i) } as KnownEvent;
     const t = performance.now();
     matched += engine.match(event).length;
     samples.push(performance.now() - t);

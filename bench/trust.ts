@@ -7,8 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import type { AgentRegistry } from '@talon/agents';
+import { eventChannel, FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { agentEvents, type AgentRegistry } from '@talon/agents';
 import { median, percentile } from './util.ts';
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -27,9 +27,8 @@ async function approvals(fake: FakeProvider) {
       manifestToml: 'name = "b"\n[model]\nprovider = "default"\nmodel = "default"\n[capabilities]\ntools = ["file_write"]\n',
     });
     const ran = new Map<string, number>();
-    const scope = k.kernel.events.scope('bench');
+    const scope = eventChannel(k.kernel.events, agentEvents);
     scope.subscribe('tool.invoked', (e) => void ran.set(e.data.turnId ?? '', performance.now()));
-    scope.commit();
     const samples: number[] = [];
     for (let i = 0; i < 30; i++) {
       fake.enqueue({ toolCalls: [{ name: 'file_write', input: { path: `f${i}.txt`, content: 'x' } }] }, { text: 'waiting' });

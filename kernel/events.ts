@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  AnyEvent,
-  EventAccess,
-  EventType,
-  SubscribeOptions,
-  SubscriberStats,
-  TalonEvent,
-  TalonEvents,
-} from '@talon/module-sdk';
+import type { SubscribeOptions, SubscriberStats, TalonEvent } from '@talon/module-sdk';
 
 interface Subscriber {
   owner: string;
   types: Set<string> | '*';
-  handler: (event: AnyEvent) => unknown;
+  handler: (event: TalonEvent) => unknown;
   max: number;
   remote: boolean;
-  queue: AnyEvent[];
+  queue: TalonEvent[];
   draining: boolean;
   active: boolean;
   delivered: number;
@@ -25,6 +17,19 @@ interface Subscriber {
 
 type Warn = (data: Record<string, unknown>, message: string) => void;
 
+/** A module copy's view of the bus, by event name; the loader adds the checks of who may publish and subscribe what. */
+export interface BusScope {
+  publish(type: string, data: unknown): TalonEvent;
+  /** '*' for every event. */
+  subscribe(
+    types: '*' | readonly string[],
+    handler: (event: TalonEvent) => unknown,
+    options?: SubscribeOptions,
+  ): () => void;
+  commit(): void;
+  close(): void;
+}
+
 /**
  * The bus. Each subscriber has its own bounded queue and drains it on its own, so delivery is
  * isolated: a throwing handler is logged and the next event follows; a hanging one only holds up
@@ -32,24 +37,29 @@ type Warn = (data: Record<string, unknown>, message: string) => void;
  */
 export class EventBus {
   private readonly subscribers = new Set<Subscriber>();
+  /** Event name → the module that owns it (its catalogue's owner), as the modules declared them. */
+  private readonly owners = new Map<string, string>();
   /** Shares each event published here with the other processes (set once the database feed runs). */
-  share?: (event: AnyEvent) => void;
+  share?: (event: TalonEvent) => void;
 
   constructor(private readonly warn: Warn) {}
 
+  /** Claims event names for their module on its load; a name another module claimed first is refused. */
+  own(owner: string, types: readonly string[]): void {
+    const taken = types.find((t) => (this.owners.get(t) ?? owner) !== owner);
+    if (taken) throw new Error(`event '${taken}' is owned by module '${this.owners.get(taken)}'`);
+    for (const t of types) this.owners.set(t, owner);
+  }
+
   /** A module copy's view: what it subscribes is staged until commit() and ends with close(). */
-  scope(owner: string): EventAccess & { commit(): void; close(): void } {
+  scope(owner: string): BusScope {
     const mine = new Set<Subscriber>();
     let committed = false;
-    const subscribe = (
-      types: string | readonly string[],
-      handler: (event: never) => unknown,
-      options: SubscribeOptions = {},
-    ) => {
+    const subscribe: BusScope['subscribe'] = (types, handler, options = {}) => {
       const sub: Subscriber = {
         owner,
-        types: types === '*' ? '*' : new Set(typeof types === 'string' ? [types] : types),
-        handler: handler as Subscriber['handler'],
+        types: types === '*' ? '*' : new Set(types),
+        handler,
         max: options.queue ?? 1000,
         remote: options.remote ?? false,
         queue: [],
@@ -68,7 +78,7 @@ export class EventBus {
     };
     return {
       publish: (type, data) => this.publish(owner, type, data),
-      subscribe: subscribe as EventAccess['subscribe'],
+      subscribe,
       commit: () => {
         committed = true;
         for (const sub of mine) sub.active = true;
@@ -87,19 +97,19 @@ export class EventBus {
     };
   }
 
-  publish<K extends EventType>(source: string, type: K, data: TalonEvents[K]): TalonEvent<K> {
-    const event = { id: randomUUID(), type, data, at: new Date().toISOString(), source } as TalonEvent<K>;
-    this.deliver(event as AnyEvent, false);
-    this.share?.(event as AnyEvent);
+  publish<K extends string, D>(source: string, type: K, data: D): TalonEvent<K, D> {
+    const event: TalonEvent<K, D> = { id: randomUUID(), type, data, at: new Date().toISOString(), source };
+    this.deliver(event, false);
+    this.share?.(event);
     return event;
   }
 
   /** An event another process published (`node` set): to the subscribers that asked for remote events. */
-  receive(event: AnyEvent): void {
+  receive(event: TalonEvent): void {
     this.deliver(event, true);
   }
 
-  private deliver(event: AnyEvent, remote: boolean): void {
+  private deliver(event: TalonEvent, remote: boolean): void {
     const type = event.type;
     for (const sub of this.subscribers) {
       if (!sub.active || (remote && !sub.remote) || (sub.types !== '*' && !sub.types.has(type))) continue;

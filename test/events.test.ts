@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AnyEvent } from '@talon/module-sdk';
+import type { CustomEvent, TalonEvent } from '@talon/module-sdk';
 import { EventBus } from '../kernel/events.ts';
 import { startTestKernel, waitFor } from '@talon/testing';
 import { manifest, tempModules } from './support/temp-modules.ts';
@@ -14,8 +14,8 @@ test('events reach the subscribers of their type and of *, in order, after the p
   const { bus } = quietBus();
   const a = bus.scope('a');
   const seen: string[] = [];
-  a.subscribe('task.posted', (e) => void seen.push(`task:${e.data.taskId}`));
-  a.subscribe('*', (e: AnyEvent) => void seen.push(`any:${e.type}`));
+  a.subscribe(['task.posted'], (e) => void seen.push(`task:${(e.data as { taskId: string }).taskId}`));
+  a.subscribe('*', (e: TalonEvent) => void seen.push(`any:${e.type}`));
   a.commit();
   const published = bus.publish('tasks', 'task.posted', { taskId: 't1', title: 'one' });
   bus.publish('agents', 'agent.spawned', { agentId: 'x', name: 'n' });
@@ -30,11 +30,12 @@ test('a throwing subscriber is logged and counted; the others and the next event
   const { bus, warnings } = quietBus();
   const s = bus.scope('m');
   const got: string[] = [];
-  s.subscribe('custom', (e) => {
-    if ((e.data.data as number) === 1) throw new Error('bad handler');
-    got.push(`first:${e.data.data}`);
+  const n = (e: TalonEvent) => (e.data as CustomEvent).data as number;
+  s.subscribe(['custom'], (e) => {
+    if (n(e) === 1) throw new Error('bad handler');
+    got.push(`first:${n(e)}`);
   });
-  s.subscribe('custom', (e) => void got.push(`second:${e.data.data}`));
+  s.subscribe(['custom'], (e) => void got.push(`second:${n(e)}`));
   s.commit();
   for (const n of [1, 2]) bus.publish('x', 'custom', { type: 'n', data: n });
   await waitFor(() => got.length === 3, 2_000, 'delivery');
@@ -49,8 +50,8 @@ test('a hanging subscriber holds up only its own bounded queue: overflow is coun
   let release!: () => void;
   const stuck = new Promise<void>((r) => (release = r));
   let fast = 0;
-  s.subscribe('custom', () => stuck, { queue: 5 });
-  s.subscribe('custom', () => void fast++);
+  s.subscribe(['custom'], () => stuck, { queue: 5 });
+  s.subscribe(['custom'], () => void fast++);
   s.commit();
   for (let i = 0; i < 20; i++) bus.publish('x', 'custom', { type: 'n', data: i });
   await waitFor(() => fast === 20, 2_000, 'the fast subscriber');
@@ -65,7 +66,7 @@ test('subscriptions are staged until the module copy commits and end when it sto
   const { bus } = quietBus();
   const s = bus.scope('m');
   let n = 0;
-  s.subscribe('custom', () => void n++);
+  s.subscribe(['custom'], () => void n++);
   bus.publish('x', 'custom', { type: 'a', data: 1 });
   s.commit();
   bus.publish('x', 'custom', { type: 'a', data: 2 });

@@ -137,7 +137,7 @@ test('a contract that exports logic is refused, naming the export', async () => 
   const k = await boot(['leaky', 'leaky-user']);
   try {
     assert.equal(state(k, 'leaky-user').state, 'failed');
-    assert.match(state(k, 'leaky-user').error!, /leaky[\\/]api\.ts: export 'helper' is not a type, service ref or hook catalogue/);
+    assert.match(state(k, 'leaky-user').error!, /leaky[\\/]api\.ts: export 'helper' is not a type, service ref, hook or event catalogue/);
   } finally {
     await k.stop();
   }

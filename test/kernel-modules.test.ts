@@ -26,6 +26,7 @@ const readManifestDefaults = {
   sdk: '*',
   provides: [],
   config_keys: [],
+  all_events: false,
   critical: false,
   protects: [],
   enabled: true,

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import satisfies from 'semver/functions/satisfies.js';
 import * as sdk from '@talon/module-sdk';
-import { isDefinedModule, isHookRef, isServiceRef, type DefinedModule } from '@talon/module-sdk';
+import { isDefinedModule, isEventCatalogue, isHookRef, isServiceRef, type DefinedModule } from '@talon/module-sdk';
 import { connections, howToDeclare, type Manifest } from './manifest.ts';
 import { bundleModule, evaluateBundle, located, type Bundlers } from './bundle.ts';
 
-/** Loads module code and the contracts (`@talon/<name>`) it imports: types, service refs and hook catalogues only. */
+/** Loads module code and the contracts (`@talon/<name>`) it imports: types, service refs, hook and event catalogues only. */
 export class CodeLoader {
   /** Contract exports by owner, evaluated once (shared while in flight: modules load in parallel). */
   private readonly contracts = new Map<string, Promise<object>>();
@@ -73,9 +73,10 @@ export class CodeLoader {
     const file = path.join(owner.dir, owner.contract);
     const exports = (await this.evaluate(owner, file, false, chain)) as Record<string, unknown>;
     for (const [key, value] of Object.entries(exports)) {
-      if (!isServiceRef(value) && !isHookRef(value) && (typeof value === 'object' || typeof value === 'function')) {
+      const declaration = isServiceRef(value) || isHookRef(value) || isEventCatalogue(value);
+      if (!declaration && (typeof value === 'object' || typeof value === 'function')) {
         throw new Error(
-          `${file}: export '${key}' is not a type, service ref or hook catalogue; move it into a service`,
+          `${file}: export '${key}' is not a type, service ref, hook or event catalogue; move it into a service`,
         );
       }
     }

@@ -13,12 +13,13 @@ import type {
   ServiceRef,
   Store,
 } from '@talon/module-sdk';
-import type { EventBus } from '../events.ts';
+import type { BusScope, EventBus } from '../events.ts';
 import { TapLedger, type HookBus } from '../hooks.ts';
 import type { ServiceProvider, ServiceRegistry } from '../services.ts';
 import type { NodeRegistry } from '../store/nodes.ts';
 import type { Feed } from '../store/feed.ts';
 import { connections, declares, howToDeclare, ownerOf, type Manifest } from './manifest.ts';
+import { moduleEvents } from './module-events.ts';
 
 let nextSeq = 1;
 
@@ -51,7 +52,7 @@ export class ModuleInstance implements ServiceProvider {
   readonly container: AwilixContainer;
   parts: ModuleParts = {};
   private readonly taps: TapLedger;
-  private readonly events: ReturnType<EventBus['scope']>;
+  private readonly events: BusScope;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stopFns: Array<() => unknown> = [];
   private readonly afterStart: Array<() => void> = [];
@@ -91,6 +92,13 @@ export class ModuleInstance implements ServiceProvider {
   /** Runs the module's register(); nothing it offers is visible until commit(). */
   register(): void {
     for (const ref of this.def.hooks ?? []) this.deps.hooks.own(ref, this.id);
+    for (const { owner, types } of this.def.events ?? []) {
+      if (owner !== this.id)
+        throw new Error(
+          `module '${this.id}' lists events of module '${owner}' in defineModule({ events }): only its own`,
+        );
+      this.deps.events.own(owner, types);
+    }
     this.parts = this.def.register?.(this.ctx) ?? {};
     const missing = this.manifest.provides.filter((id) => !this.container.hasRegistration(id));
     if (missing.length)
@@ -263,7 +271,7 @@ export class ModuleInstance implements ServiceProvider {
       },
       container,
       kernel: deps.api,
-      events: { publish: this.events.publish, subscribe: this.events.subscribe },
+      events: moduleEvents(this.events, manifest, this.def.events ?? []),
       hooks: {
         kernel: this.taps.facade(deps.hooks.kernel),
         tap: (ref) => facade(this.catalogue(ref, true)),

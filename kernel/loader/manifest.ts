@@ -34,6 +34,11 @@ const manifestSchema = {
     },
     config_section: { type: 'string', pattern: KEY },
     config_keys: { ...keys, description: 'top-level config keys the module owns (their schemas are in its code)' },
+    all_events: {
+      type: 'boolean',
+      default: false,
+      description: "subscribes to every module's events ('*'): an observer that records or forwards them",
+    },
     critical: { type: 'boolean', default: false, description: 'a security module: never fails open' },
     protects: { ...keys, description: "config keys whose value means this critical module's protection is configured" },
     enabled: { type: 'boolean', default: true, description: 'enabled by default' },

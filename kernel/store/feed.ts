@@ -1,4 +1,4 @@
-import type { AnyEvent, Queries, Store } from '@talon/module-sdk';
+import type { Queries, Store, TalonEvent } from '@talon/module-sdk';
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS kernel_changes (
@@ -46,7 +46,7 @@ export class Feed {
     private readonly store: Store,
     private readonly node: string,
     private readonly pollMs: number,
-    private readonly deliver: (event: AnyEvent) => void,
+    private readonly deliver: (event: TalonEvent) => void,
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -85,7 +85,7 @@ export class Feed {
   }
 
   /** Shares an event published here with the other processes: the events of one I/O callback go in one transaction. */
-  publish(event: AnyEvent): void {
+  publish(event: TalonEvent): void {
     if (!this.outbox.length) setImmediate(() => void this.flushOutbox());
     this.outbox.push(JSON.stringify(event));
   }
@@ -150,7 +150,7 @@ export class Feed {
     );
     for (const row of rows) {
       this.lastEvent = row.seq;
-      if (row.node !== this.node) this.deliver(JSON.parse(row.event) as AnyEvent);
+      if (row.node !== this.node) this.deliver(JSON.parse(row.event) as TalonEvent);
     }
   }
 

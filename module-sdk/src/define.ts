@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AwilixContainer } from 'awilix';
 import type { HookAccess, HookRef } from './hooks.ts';
-import type { EventAccess } from './events.ts';
+import type { EventAccess, EventCatalogue } from './events.ts';
 import type { KernelApi } from './kernel-api.ts';
 import type { JsonSchema } from './settings.ts';
 import type { Routes, RootHttp, HttpStage } from './http.ts';
@@ -38,7 +38,10 @@ export interface ModuleContext<C = Record<string, unknown>> {
    */
   readonly container: AwilixContainer;
   readonly hooks: HookAccess;
-  /** The typed event bus: publish, and subscribe with isolated, bounded delivery (ends when this copy stops). */
+  /**
+   * The event bus: a catalogue's events through `of(catalogue)` (publish your own, subscribe to declared modules'),
+   * `custom` events, and '*' for declared observers; isolated, bounded delivery that ends when this copy stops.
+   */
   readonly events: EventAccess;
   readonly kernel: KernelApi;
   /** Offers a service to other modules; the ref must be listed in module.toml `provides`. */
@@ -111,6 +114,8 @@ export interface ModuleDefinition<C = Record<string, unknown>> {
   configAliases?: readonly ConfigAlias[];
   /** Extension point catalogues this module owns. */
   hooks?: readonly HookRef<object>[];
+  /** Event catalogues this module owns: only it may publish their events (see defineEvents). */
+  events?: readonly EventCatalogue[];
   /**
    * Synchronous, no I/O: build the module's services, provide them, tap hooks, and return the
    * running parts. On a hot reload nothing of this is visible until the new copy has started and

@@ -18,7 +18,22 @@ export {
   isUuid,
   requireUuid,
 } from './errors.ts';
-export type { TalonEvents, TalonEvent, AnyEvent, EventType, EventAccess, SubscribeOptions, SubscriberStats } from './events.ts';
+export { defineEvents, isEventCatalogue, payload } from './events.ts';
+export type {
+  CustomEvent,
+  EventAccess,
+  EventCatalogue,
+  EventChannel,
+  EventMap,
+  EventOf,
+  EventPattern,
+  Matching,
+  Payload,
+  PayloadsOf,
+  SubscribeOptions,
+  SubscriberStats,
+  TalonEvent,
+} from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
 export { lazy, lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';

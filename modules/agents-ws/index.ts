@@ -1,5 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentRegistry, agentRunner } from '@talon/agents';
+import { agentEvents, agentRegistry, agentRunner } from '@talon/agents';
 import { commandRegistry } from '@talon/commands';
 import { agentsWsConfigSchema, type AgentsWsConfig } from './config.ts';
 import type { ChatConnection } from './services/connection.ts';
@@ -18,7 +18,7 @@ export default defineModule<AgentsWsConfig>({
     ctx.hooks.kernel.kernel.shutdown.tapPromise('close-sockets', async () => closeAll());
     ctx.onStop(closeAll);
     // An observer: other processes' spawns and kills count too (their records reach the registry before the event).
-    ctx.events.subscribe(
+    ctx.events.of(agentEvents).subscribe(
       ['agent.spawned', 'agent.terminated'],
       () => {
         for (const s of sockets) s.agentsUpdated();

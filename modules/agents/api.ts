@@ -12,7 +12,9 @@ import {
   SyncBailHook,
   SyncHook,
   SyncWaterfallHook,
+  defineEvents,
   defineHooks,
+  payload,
   serviceRef,
   type JsonSchema,
 } from '@talon/module-sdk';
@@ -361,3 +363,24 @@ export const agentHooks = defineHooks('agents.hooks', () => ({
   agentTerminated: new SyncHook<[AgentRecord]>(['agent']),
   messageReceived: new SyncHook<[TurnInfo]>(['turn']),
 }));
+
+// ------------------------------------------------------------------ events
+
+export const agentEvents = defineEvents('agents', {
+  'agent.spawned': payload<{ agentId: string; name: string; parentId?: string }>(),
+  'agent.terminated': payload<{ agentId: string; name: string }>(),
+  'agent.crashed': payload<{ agentId: string; name: string; error: string }>(),
+  'message.received': payload<{ agentId: string; sessionId: string; turnId: string; message: string; origin?: string }>(),
+  'turn.completed': payload<{
+    agentId: string;
+    sessionId: string;
+    turnId: string;
+    response: string;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+    origin?: string;
+  }>(),
+  /** `direct`: POST /api/tools/{name}/invoke, not a call inside a turn. */
+  'tool.invoked': payload<{ agentId?: string; sessionId?: string; turnId?: string; tool: string; isError: boolean; ms: number; direct?: boolean }>(),
+});

@@ -1,5 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentHooks, agentRegistry, agentRunner, agentTools, sessionStore } from '@talon/agents';
+import { agentEvents, agentHooks, agentRegistry, agentRunner, agentTools, sessionStore } from '@talon/agents';
 import { agentsConfigSchema, type AgentsConfig } from './config.ts';
 import { buildAgents } from './services/build.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -20,6 +20,7 @@ const STOP_WAIT_MS = 2000;
 export default defineModule<AgentsConfig>({
   configSchema: agentsConfigSchema,
   hooks: [agentHooks],
+  events: [agentEvents],
   register(ctx) {
     const s = buildAgents(ctx);
     ctx.provide(agentRegistry, s.registry);

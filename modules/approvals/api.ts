@@ -3,7 +3,7 @@
  * (a chat channel's /approve command, the dashboard) decide through this service so every path checks the same
  * second factor and leaves the same decision trail.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 /** pending → approved | rejected | expired (timed out; see the [approval] timeout_fallback). */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
@@ -48,3 +48,8 @@ export interface ApprovalService {
 }
 
 export const approvalService = serviceRef<ApprovalService>('approvals.service');
+
+export const approvalEvents = defineEvents('approvals', {
+  'approval.requested': payload<{ approvalId: string; agentId?: string; tool?: string; description?: string }>(),
+  'approval.resolved': payload<{ approvalId: string; status: string; decidedBy?: string }>(),
+});

@@ -3,7 +3,7 @@ import { defineModule, STAGE } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, agentRunner, agentTools } from '@talon/agents';
 import { secretVault } from '@talon/secrets';
 import { pairedDevices } from '@talon/pairing';
-import { approvalService } from '@talon/approvals';
+import { approvalEvents, approvalService } from '@talon/approvals';
 import { inboxHooks } from '@talon/inbox';
 import { approvalConfigSchema, type ApprovalConfig } from './config.ts';
 import { Approvals, REQUESTS_TOPIC } from './services/approvals.ts';
@@ -19,7 +19,9 @@ const SWEEP_MS = 1000;
 
 export default defineModule<ApprovalConfig>({
   configSchema: approvalConfigSchema,
+  events: [approvalEvents],
   register(ctx) {
+    const events = ctx.events.of(approvalEvents);
     const store = new ApprovalStore(ctx.store);
     const totp = new Totp(
       ctx.store,
@@ -38,7 +40,7 @@ export default defineModule<ApprovalConfig>({
       store,
       totp,
       config: () => ctx.config,
-      events: ctx.events,
+      events,
       notify: devicePush(
         () => ctx.tryUse(pairedDevices),
         () => ctx.config.notify_devices,
@@ -64,7 +66,7 @@ export default defineModule<ApprovalConfig>({
         ctx.setInterval(() => approvals.sweep(), SWEEP_MS);
       },
       routes(app) {
-        approvalRoutes(app, { approvals, store, agents: () => ctx.use(agentRegistry), events: ctx.events });
+        approvalRoutes(app, { approvals, store, agents: () => ctx.use(agentRegistry), events });
         totpRoutes(app, totp, () => ctx.config.second_factor === 'totp');
       },
     };

@@ -1,11 +1,9 @@
 /** Contract of the backup module: the events it publishes (the audit trail records them). */
-export {};
+import { defineEvents, payload } from '@talon/module-sdk';
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'backup.created': { filename: string; components: string[]; sizeBytes: number };
-    'backup.deleted': { filename: string };
-    'backup.restored': { filename: string; components: string[]; files: number; modulesRestarted: string[] };
-    'backup.restore_failed': { filename: string; error: string };
-  }
-}
+export const backupEvents = defineEvents('backup', {
+  'backup.created': payload<{ filename: string; components: string[]; sizeBytes: number }>(),
+  'backup.deleted': payload<{ filename: string }>(),
+  'backup.restored': payload<{ filename: string; components: string[]; files: number; modulesRestarted: string[] }>(),
+  'backup.restore_failed': payload<{ filename: string; error: string }>(),
+});

@@ -1,5 +1,6 @@
-import { defineModule, type AnyEvent } from '@talon/module-sdk';
-import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
+import { defineModule } from '@talon/module-sdk';
+import { agentEvents, agentHooks, agentRegistry, agentRunner } from '@talon/agents';
+import { taskEvents } from '@talon/tasks';
 import { peerNetwork } from '@talon/peers';
 import { commsConfigSchema, type CommsConfig } from './config.ts';
 import { CommsLog } from './services/log.ts';
@@ -10,7 +11,8 @@ export default defineModule<CommsConfig>({
   configSchema: commsConfigSchema,
   register(ctx) {
     const log = new CommsLog(() => ctx.config.history);
-    ctx.events.subscribe(['agent.spawned', 'agent.terminated', 'task.posted', 'task.claimed', 'task.completed'], (event) => log.fromBus(event as AnyEvent));
+    ctx.events.of(agentEvents).subscribe(['agent.spawned', 'agent.terminated'], (event) => log.fromBus(event));
+    ctx.events.of(taskEvents).subscribe('task.*', (event) => log.fromBus(event));
     ctx.hooks.tap(agentHooks).afterToolCall.tapPromise('comms', async (call) => logToolCall(log, ctx.use(agentRegistry), call));
     return {
       routes: (app) =>

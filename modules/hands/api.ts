@@ -2,7 +2,7 @@
  * Contract of the hands module: hand definitions (HAND.toml) and their instances, read-only, for modules that show
  * or react to them; and the events a hand's lifecycle publishes.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 export type SettingType = 'select' | 'toggle' | 'text';
 
@@ -137,12 +137,10 @@ export interface HandsCatalog {
 
 export const handsCatalog = serviceRef<HandsCatalog>('hands.catalog');
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'hand.activated': { instanceId: string; handId: string; agentIds: string[] };
-    'hand.paused': { instanceId: string; handId: string };
-    'hand.resumed': { instanceId: string; handId: string };
-    'hand.deactivated': { instanceId: string; handId: string };
-    'hand.failed': { instanceId: string; handId: string; error: string };
-  }
-}
+export const handEvents = defineEvents('hands', {
+  'hand.activated': payload<{ instanceId: string; handId: string; agentIds: string[] }>(),
+  'hand.paused': payload<{ instanceId: string; handId: string }>(),
+  'hand.resumed': payload<{ instanceId: string; handId: string }>(),
+  'hand.deactivated': payload<{ instanceId: string; handId: string }>(),
+  'hand.failed': payload<{ instanceId: string; handId: string; error: string }>(),
+});

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { defineModule, type AnyEvent } from '@talon/module-sdk';
-import { agentHooks, agentRegistry, agentRunner } from '@talon/agents';
-import { handsCatalog } from '@talon/hands';
+import { defineModule, type EventOf, type TalonEvent } from '@talon/module-sdk';
+import { agentEvents, agentHooks, agentRegistry, agentRunner } from '@talon/agents';
+import { handEvents, handsCatalog } from '@talon/hands';
 import { registryService } from '@talon/hub';
 import { kvMemory } from '@talon/memory';
 import { promptScanner } from '@talon/prompt-guard';
-import { schedulerJobs } from '@talon/scheduler';
+import { scheduleEvents, schedulerJobs } from '@talon/scheduler';
 import { sandboxService } from '@talon/tools';
 import { ownedTriggers } from '@talon/triggers';
 import { handsConfigSchema, type HandsConfig } from './config.ts';
@@ -17,10 +17,14 @@ import { HandLifecycle } from './services/lifecycle.ts';
 import { handRoutes } from './routes/hands.ts';
 import { instanceRoutes } from './routes/instances.ts';
 
-/** The error an event reports for an agent, if it is one. */
-function eventError(event: AnyEvent): string | undefined {
-  if (event.type === 'agent.crashed') return event.data.error;
-  if (event.type === 'schedule.fired' && event.data.status !== 'ok') return `schedule '${event.data.name}' failed`;
+/**
+ * The error an event reports for an agent, if it is one. An event's name says whose it is (only its owner publishes
+ * it), so the name gives the payload's type.
+ */
+function eventError(event: TalonEvent): string | undefined {
+  const e = event as EventOf<typeof agentEvents, 'agent.crashed'> | EventOf<typeof scheduleEvents, 'schedule.fired'>;
+  if (e.type === 'agent.crashed') return e.data.error;
+  if (e.type === 'schedule.fired' && e.data.status !== 'ok') return `schedule '${e.data.name}' failed`;
   return undefined;
 }
 
@@ -29,6 +33,7 @@ const DEFINITIONS = 'definitions';
 
 export default defineModule<HandsConfig>({
   configSchema: handsConfigSchema,
+  events: [handEvents],
   register(ctx) {
     const customDir = () => ctx.config.dir || path.join(ctx.home, 'hands');
     const catalog = new HandCatalog(path.join(ctx.dir, 'bundled'), customDir);
@@ -53,7 +58,7 @@ export default defineModule<HandsConfig>({
       triggers: () => ctx.tryUse(ownedTriggers),
       requireRequirements: () => ctx.config.require_requirements,
       maxSkillChars: () => ctx.config.max_skill_chars,
-      events: ctx.events,
+      events: ctx.events.of(handEvents),
       log: ctx.log,
     });
     ctx.provide(handsCatalog, {
@@ -70,7 +75,7 @@ export default defineModule<HandsConfig>({
       const block = def ? settings.promptBlock(def) : '';
       return block ? { ...call, system: `${call.system}\n\n${block}` } : call;
     });
-    ctx.events.subscribe('agent.terminated', (event) => lifecycle.agentGone(event.data.agentId, event.data.name));
+    ctx.events.of(agentEvents).subscribe('agent.terminated', (event) => lifecycle.agentGone(event.data.agentId, event.data.name));
     ctx.events.subscribe(
       '*',
       (event) => {

@@ -2,7 +2,7 @@
  * Contract of the hub module: registries and the safe handling of what comes from them, for any module that
  * installs content (skills here; hands, plugins and MCP templates use the same kinds of folders).
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 /** One item of a registry: a folder of the layout (skills/<name>/, agents/<name>/, hands/<id>/) or a file (mcp/<id>.toml). */
 export interface RegistryEntry {
@@ -51,12 +51,10 @@ export interface RegistryService {
 
 export const registryService = serviceRef<RegistryService>('hub.registries');
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    /** A registry synced successfully; `changed` when its revision differs from the one before. */
-    'hub.synced': { registry: 'hub' | 'hub-cn'; revision: string | null; changed: boolean };
-  }
-}
+export const hubEvents = defineEvents('hub', {
+  /** A registry synced successfully; `changed` when its revision differs from the one before. */
+  'hub.synced': payload<{ registry: 'hub' | 'hub-cn'; revision: string | null; changed: boolean }>(),
+});
 
 export interface ExtractLimits {
   maxEntries: number;

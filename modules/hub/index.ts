@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
-import { artifactService, registryService as registryRef } from '@talon/hub';
+import { artifactService, hubEvents, registryService as registryRef } from '@talon/hub';
 import { skillStore, skillsHooks } from '@talon/skills';
 import { netFetch } from '@talon/net';
 import { hubConfigSchema, type HubConfig } from './config.ts';
@@ -12,6 +12,7 @@ import { hubRoutes } from './routes/hub.ts';
 
 export default defineModule<HubConfig>({
   configSchema: hubConfigSchema,
+  events: [hubEvents],
   register(ctx) {
     const arts = artifacts({
       net: () => ctx.tryUse(netFetch),
@@ -19,6 +20,7 @@ export default defineModule<HubConfig>({
       timeoutMs: () => ctx.config.sync_timeout_secs * 1000,
     });
     const skills = () => ctx.use(skillStore);
+    const events = ctx.events.of(hubEvents);
     const make = (name: Which, url: () => string) =>
       new Registry({
         name,
@@ -28,7 +30,7 @@ export default defineModule<HubConfig>({
         maxArchiveBytes: () => ctx.config.max_archive_bytes,
         artifacts: arts,
         skills,
-        onSynced: (status, changed) => ctx.events.publish('hub.synced', { registry: name, revision: status.revision, changed }),
+        onSynced: (status, changed) => events.publish('hub.synced', { registry: name, revision: status.revision, changed }),
       });
     const hub = make('hub', () => ctx.config.registry_url);
     const mirror = make('hub-cn', () => ctx.config.mirror_url || ctx.config.registry_url);

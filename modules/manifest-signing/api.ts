@@ -3,7 +3,7 @@
  * signed envelopes for agent manifests and skills. An envelope signs a domain-separated statement
  * ("talon-envelope:v1:<kind>:<content_hash>"), so a signature made for one use can never pass for another.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 export type EnvelopeKind = 'agent_manifest' | 'skill' | 'plugin';
 
@@ -42,3 +42,7 @@ export interface ManifestSigner {
 }
 
 export const manifestSigner = serviceRef<ManifestSigner>('manifest-signing.signer');
+
+export const manifestEvents = defineEvents('manifest-signing', {
+  'manifest.rejected': payload<{ name: string; reason: string }>(),
+});

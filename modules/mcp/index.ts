@@ -4,7 +4,7 @@ import { agentHooks, agentRegistry, agentRunner, agentTools, type ToolDefinition
 import { authStatus } from '@talon/auth';
 import { catalogHooks } from '@talon/catalog';
 import { secretVault } from '@talon/secrets';
-import { registryService } from '@talon/hub';
+import { hubEvents, registryService } from '@talon/hub';
 import { invokeGate } from '@talon/tools';
 import { mcpConfigSchema, mcpServerSchema, mcpServersSchema, type McpConfig } from './config.ts';
 import { SERVERS, ServerStore } from './services/store.ts';
@@ -54,7 +54,7 @@ export default defineModule<McpConfig>({
       const outcome = await fromRegistry.update();
       if (outcome) report.parts.mcp = outcome;
     });
-    ctx.events.subscribe('hub.synced', async (event) => {
+    ctx.events.of(hubEvents).subscribe('hub.synced', async (event) => {
       if (event.data.registry === 'hub') await fromRegistry.refresh();
     });
 

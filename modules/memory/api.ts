@@ -2,7 +2,7 @@
  * Contract of the memory module. The agents module (export/import, tools)
  * and the built-in memory tools call these services.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef, type PayloadsOf } from '@talon/module-sdk';
 
 export interface KvEntry {
   key: string;
@@ -54,3 +54,9 @@ export interface SemanticMemory {
 }
 
 export const semanticMemory = serviceRef<SemanticMemory>('memory.semantic');
+
+export const memoryEvents = defineEvents('memory', {
+  'memory.updated': payload<{ agentId: string; operation: 'set' | 'delete' | 'remember' | 'forget' | string; key?: string; memoryId?: string }>(),
+});
+/** What a write changed, as memory.updated tells it. */
+export type MemoryChange = PayloadsOf<typeof memoryEvents>['memory.updated'];

@@ -1,7 +1,7 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry } from '@talon/agents';
 import { llmService } from '@talon/llm';
-import { kvMemory, semanticMemory } from '@talon/memory';
+import { kvMemory, memoryEvents, semanticMemory } from '@talon/memory';
 import { memoryConfigSchema, type MemoryConfig } from './config.ts';
 import { Memory } from './services/memory.ts';
 import { detectEmbeddingProvider } from './services/embedder.ts';
@@ -17,8 +17,10 @@ const EMBED_RETRY_MS = 15_000;
 
 export default defineModule<MemoryConfig>({
   configSchema: memoryConfigSchema,
+  events: [memoryEvents],
   register(ctx) {
     const config = () => ctx.config;
+    const events = ctx.events.of(memoryEvents);
     // Optional modules are looked up on each use: they may start, stop or reload after memory.
     const llm = () => ctx.tryUse(llmService);
     const agents = () => ctx.tryUse(agentRegistry);
@@ -28,7 +30,7 @@ export default defineModule<MemoryConfig>({
       config,
       llm,
       schedule: (fn) => void ctx.setTimeout(fn, 0),
-      changed: (change) => void ctx.events.publish('memory.updated', change),
+      changed: (change) => void events.publish('memory.updated', change),
       feed: ctx.changes,
     });
     ctx.provide(kvMemory, memory.kv);

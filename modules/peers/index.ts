@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ConfigError, defineModule } from '@talon/module-sdk';
-import { agentRegistry, agentRunner } from '@talon/agents';
+import { agentEvents, agentRegistry, agentRunner } from '@talon/agents';
 import { peerNetwork } from '@talon/peers';
 import { peersConfigSchema, type PeersConfig } from './config.ts';
 import { loadIdentity, type Identity } from './services/identity.ts';
@@ -27,7 +27,7 @@ export default defineModule<PeersConfig>({
         return state.network.sendAgentMessage(nodeId, agent, message, sender);
       },
     });
-    ctx.events.subscribe(['agent.spawned', 'agent.terminated'], (event) => {
+    ctx.events.of(agentEvents).subscribe(['agent.spawned', 'agent.terminated'], (event) => {
       state.network?.broadcast(event.type === 'agent.spawned' ? 'agent_spawned' : 'agent_terminated', { agent: (event.data as { name: string }).name });
     });
     return {

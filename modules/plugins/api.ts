@@ -2,7 +2,7 @@
  * Contract of the plugins module: the context engine's plugins as other modules may see them (the dashboard, a
  * hand's allow-list), and the events a failing hook publishes.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 export type HookName = 'ingest' | 'after_turn' | 'bootstrap' | 'assemble' | 'compact' | 'transform_tool_result' | 'prepare_subagent' | 'merge_subagent';
 
@@ -26,8 +26,6 @@ export interface ContextEngine {
 
 export const contextEngine = serviceRef<ContextEngine>('plugins.engine');
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'plugin.hook_failed': { plugin: string; hook: string; agentId?: string; error: string; policy: string };
-  }
-}
+export const pluginEvents = defineEvents('plugins', {
+  'plugin.hook_failed': payload<{ plugin: string; hook: string; agentId?: string; error: string; policy: string }>(),
+});

@@ -4,7 +4,7 @@ import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, sessionStore } from '@talon/agents';
 import { artifactService, registryService } from '@talon/hub';
 import { manifestSigner } from '@talon/manifest-signing';
-import { contextEngine, type HookName } from '@talon/plugins';
+import { contextEngine, pluginEvents, type HookName } from '@talon/plugins';
 import { promptScanner } from '@talon/prompt-guard';
 import { sandboxService } from '@talon/tools';
 import { contextEngineSchema, pluginsConfigSchema, type ContextEngineConfig, type PluginsConfig } from './config.ts';
@@ -25,6 +25,7 @@ const SWEEP_MS = 10_000;
 
 export default defineModule<Config>({
   configSchema: pluginsConfigSchema,
+  events: [pluginEvents],
   configKeys: { context_engine: contextEngineSchema },
   register(ctx) {
     const config = () => ctx.config;
@@ -56,7 +57,7 @@ export default defineModule<Config>({
       config,
       sessions: () => ctx.tryUse(sessionStore),
       scanner: () => ctx.tryUse(promptScanner),
-      events: ctx.events,
+      events: ctx.events.of(pluginEvents),
       log: ctx.log,
     });
     ctx.provide(contextEngine, {

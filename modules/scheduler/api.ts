@@ -2,7 +2,7 @@
  * Contract of the scheduler module: jobs other modules create and own (a hand's schedules). A job made here is the
  * same job /api/schedules and /api/cron/jobs show; `via` records who made it.
  */
-import { AsyncSeriesBailHook, defineHooks, serviceRef } from '@talon/module-sdk';
+import { AsyncSeriesBailHook, defineEvents, defineHooks, payload, serviceRef } from '@talon/module-sdk';
 
 /** What a module asks for: the fields of POST /api/schedules it needs. */
 export interface JobRequest {
@@ -70,3 +70,7 @@ export const schedulerHooks = defineHooks('scheduler.hooks', () => ({
 }));
 
 export const schedulerJobs = serviceRef<SchedulerJobs>('scheduler.jobs');
+
+export const scheduleEvents = defineEvents('scheduler', {
+  'schedule.fired': payload<{ jobId: string; name: string; agentId?: string; status: string }>(),
+});

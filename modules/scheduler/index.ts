@@ -1,9 +1,9 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentRegistry } from '@talon/agents';
+import { agentEvents, agentRegistry } from '@talon/agents';
 import { taskQueue } from '@talon/tasks';
-import { workflowRunner } from '@talon/workflows';
+import { workflowEvents, workflowRunner } from '@talon/workflows';
 import { deliveries } from '@talon/triggers';
-import { schedulerHooks, schedulerJobs } from '@talon/scheduler';
+import { scheduleEvents, schedulerHooks, schedulerJobs } from '@talon/scheduler';
 import { schedulerConfigSchema, type SchedulerConfig } from './config.ts';
 import { Schedules } from './services/spec.ts';
 import { JobStore } from './services/jobs.ts';
@@ -19,6 +19,7 @@ import { ownedJobs } from './services/owned.ts';
 export default defineModule<SchedulerConfig>({
   configSchema: schedulerConfigSchema,
   hooks: [schedulerHooks],
+  events: [scheduleEvents],
   register(ctx) {
     const config = () => ctx.config;
     const jobs = new JobStore(ctx.store);
@@ -36,7 +37,7 @@ export default defineModule<SchedulerConfig>({
       queue: () => ctx.use(taskQueue),
       workflows,
       deliveries: () => ctx.tryUse(deliveries),
-      events: ctx.events,
+      events: ctx.events.of(scheduleEvents),
       runHandler: (job) => ctx.hooks.get(schedulerHooks).handler.promise(job),
       config,
       log: ctx.log,
@@ -48,12 +49,12 @@ export default defineModule<SchedulerConfig>({
     ctx.provide(schedulerJobs, ownedJobs(scheduler, jobs));
 
     // A killed agent's jobs stop (disabled with the reason, reassignable; or deleted: on_agent_killed).
-    ctx.events.subscribe('agent.terminated', async (event) => {
+    ctx.events.of(agentEvents).subscribe('agent.terminated', async (event) => {
       const { agentId, name } = event.data;
       const n = await jobs.retire('agent_id', agentId, `agent '${name}' (${agentId}) was killed`, ctx.config.on_agent_killed === 'delete');
       if (n) ctx.log.info({ agentId, jobs: n, action: ctx.config.on_agent_killed }, 'jobs of a killed agent stopped');
     });
-    ctx.events.subscribe('workflow.deleted', async (event) => {
+    ctx.events.of(workflowEvents).subscribe('workflow.deleted', async (event) => {
       await jobs.retire('workflow_id', event.data.workflowId, `workflow '${event.data.name}' was deleted`, false);
     });
     return {

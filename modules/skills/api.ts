@@ -3,7 +3,7 @@
  * scan → verify → promote → hot-load) that every source goes through. Sources other than a staged folder are
  * resolved by taps of skillsHooks.resolveSource (the hub module resolves paths, git URLs and registry names).
  */
-import { AsyncSeriesBailHook, defineHooks, serviceRef, type JsonSchema } from '@talon/module-sdk';
+import { AsyncSeriesBailHook, defineEvents, defineHooks, payload, serviceRef, type JsonSchema } from '@talon/module-sdk';
 import type { Finding } from '@talon/prompt-guard';
 
 export type SkillRuntime = 'PromptOnly' | 'Python' | 'Node' | 'Shell' | 'Wasm';
@@ -125,11 +125,9 @@ export const skillsHooks = defineHooks('skills.hooks', () => ({
   resolveSource: new AsyncSeriesBailHook<[SourceRequest], StagedSource | SourceRefusal | undefined>(['request']),
 }));
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'skill.installed': { name: string; version: string; origin: string };
-    'skill.uninstalled': { name: string };
-    /** A skill refused by the scan or the signature check (install, create or load). */
-    'skill.blocked': { name: string; stage: 'create' | 'install' | 'load' | 'verify'; reason: string };
-  }
-}
+export const skillEvents = defineEvents('skills', {
+  'skill.installed': payload<{ name: string; version: string; origin: string }>(),
+  'skill.uninstalled': payload<{ name: string }>(),
+  /** A skill refused by the scan or the signature check (install, create or load). */
+  'skill.blocked': payload<{ name: string; stage: 'create' | 'install' | 'load' | 'verify'; reason: string }>(),
+});

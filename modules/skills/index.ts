@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
-import { agentHooks } from '@talon/agents';
+import { agentEvents, agentHooks } from '@talon/agents';
 import { promptScanner } from '@talon/prompt-guard';
 import { sandboxService } from '@talon/tools';
 import { wasmRuntime } from '@talon/wasm';
 import { manifestSigner } from '@talon/manifest-signing';
-import { skillStore, skillsHooks } from '@talon/skills';
+import { skillEvents, skillStore, skillsHooks } from '@talon/skills';
 import { skillsConfigSchema, type SkillsConfig } from './config.ts';
 import { ORIGINS, SkillHistory } from './services/history.ts';
 import { SkillRegistry } from './services/store.ts';
@@ -23,7 +23,9 @@ const FOLDERS = 'folders';
 export default defineModule<SkillsConfig>({
   configSchema: skillsConfigSchema,
   hooks: [skillsHooks],
+  events: [skillEvents],
   register(ctx) {
+    const events = ctx.events.of(skillEvents);
     const userDir = () => ctx.config.dir || path.join(ctx.home, 'skills');
     const scanner = () => ctx.use(promptScanner);
     const history = new SkillHistory(ctx.store, ctx.changes, (err, uses) => ctx.log.warn({ err, uses }, 'skill use counts not written'));
@@ -35,7 +37,7 @@ export default defineModule<SkillsConfig>({
       scanner,
       history,
       log: ctx.log,
-      onBlocked: (b) => ctx.events.publish('skill.blocked', { name: b.name, stage: 'load', reason: b.reason }),
+      onBlocked: (b) => events.publish('skill.blocked', { name: b.name, stage: 'load', reason: b.reason }),
     });
     const installer = new Installer({
       registry,
@@ -47,14 +49,14 @@ export default defineModule<SkillsConfig>({
       stagingRoot: () => path.join(ctx.dataDir, 'staging'),
       userDir,
       home: ctx.home,
-      events: ctx.events,
+      events,
       folderChanged,
     });
-    const store = skillService({ registry, history, installer, events: ctx.events, folderChanged });
+    const store = skillService({ registry, history, installer, events, folderChanged });
     ctx.provide(skillStore, store);
 
     const sections = new PromptSections(registry, () => ctx.config);
-    ctx.events.subscribe('agent.terminated', (event) => sections.forget(event.data.agentId));
+    ctx.events.of(agentEvents).subscribe('agent.terminated', (event) => sections.forget(event.data.agentId));
     const tools = new SkillTools(
       registry,
       history,
@@ -87,7 +89,7 @@ export default defineModule<SkillsConfig>({
         skillRoutes(app, {
           store,
           registry,
-          create: (body) => createSkill(body, { registry, scanner: scanner(), userDir: userDir(), events: ctx.events, folderChanged }),
+          create: (body) => createSkill(body, { registry, scanner: scanner(), userDir: userDir(), events, folderChanged }),
         }),
     };
   },

@@ -1,13 +1,15 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks } from '@talon/agents';
 import { securityHooks } from '@talon/security';
+import { taintEvents } from '@talon/taint';
 import { SINKS, taintConfigSchema, type TaintConfig } from './config.ts';
 import { TaintTracker } from './services/tracker.ts';
 
 export default defineModule<TaintConfig>({
   configSchema: taintConfigSchema,
+  events: [taintEvents],
   register(ctx) {
-    const tracker = new TaintTracker(() => ctx.config, ctx.events, ctx.log);
+    const tracker = new TaintTracker(() => ctx.config, ctx.events.of(taintEvents), ctx.log);
     const hooks = ctx.hooks.tap(agentHooks);
     hooks.messageReceived.tap('taint-origin', (turn) => tracker.beginTurn(turn));
     hooks.authorizeToolCall.tap('taint-sinks', (call) => tracker.authorize(call));

@@ -2,7 +2,7 @@
  * Contract of the tasks module: the task board (tasks agents claim work from) and the queue (the lanes that run
  * background agent turns for schedules, triggers, workflows and task wake-ups, with their concurrency caps).
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 import type { TurnResult } from '@talon/agents';
 
 // ------------------------------------------------------------------ board
@@ -111,3 +111,9 @@ export interface TaskQueue {
 }
 
 export const taskQueue = serviceRef<TaskQueue>('tasks.queue');
+
+export const taskEvents = defineEvents('tasks', {
+  'task.posted': payload<{ taskId: string; title: string; assignedTo?: string; createdBy?: string }>(),
+  'task.claimed': payload<{ taskId: string; title: string; agentId: string }>(),
+  'task.completed': payload<{ taskId: string; title: string; agentId?: string; status: 'completed' | 'failed' | 'cancelled'; result?: string }>(),
+});

@@ -1,7 +1,7 @@
 import { defineModule, isUuid, notFound } from '@talon/module-sdk';
-import { agentHooks, agentRegistry, agentRunner, sessionStore } from '@talon/agents';
+import { agentEvents, agentHooks, agentRegistry, agentRunner, sessionStore } from '@talon/agents';
 import { inboxHooks } from '@talon/inbox';
-import { taskBoard, taskQueue } from '@talon/tasks';
+import { taskBoard, taskEvents, taskQueue } from '@talon/tasks';
 import { tasksConfigSchema, type TasksConfig } from './config.ts';
 import { Board } from './services/board.ts';
 import { Queue, TOPIC } from './services/queue.ts';
@@ -15,10 +15,11 @@ const PRUNE_MS = 10 * 60_000;
 
 export default defineModule<TasksConfig>({
   configSchema: tasksConfigSchema,
+  events: [taskEvents],
   register(ctx) {
     const config = () => ctx.config;
     const registry = () => ctx.use(agentRegistry);
-    const board = new Board({ store: ctx.store, events: ctx.events, config, agents: () => ctx.tryUse(agentRegistry) });
+    const board = new Board({ store: ctx.store, events: ctx.events.of(taskEvents), config, agents: () => ctx.tryUse(agentRegistry) });
     const queue = new Queue({
       registry,
       runner: () => ctx.use(agentRunner),
@@ -41,7 +42,7 @@ export default defineModule<TasksConfig>({
     const tools = boardTools(board, checkAssignee);
     ctx.hooks.tap(agentHooks).tools.tap('task-board', (list) => [...list, ...tools]);
     // A killed agent's claims go back to the board for someone else.
-    ctx.events.subscribe('agent.terminated', (event) => board.releaseAgent(event.data.agentId));
+    ctx.events.of(agentEvents).subscribe('agent.terminated', (event) => board.releaseAgent(event.data.agentId));
     return {
       async start() {
         await board.sweep();

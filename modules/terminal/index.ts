@@ -1,17 +1,12 @@
 import { defineModule } from '@talon/module-sdk';
+import { terminalEvents } from '@talon/terminal';
 import { loadPty, type Pty } from './services/pty.ts';
 import { terminalRoutes } from './routes/terminal.ts';
 import { terminalConfigSchema, type TerminalConfig } from './config.ts';
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'terminal.session_started': Record<string, unknown>;
-    'terminal.session_ended': Record<string, unknown>;
-  }
-}
-
 export default defineModule<TerminalConfig>({
   configSchema: terminalConfigSchema,
+  events: [terminalEvents],
   register(ctx) {
     let loaded: ReturnType<typeof loadPty> | undefined;
     const pty = () => (loaded ??= loadPty(ctx.dir));
@@ -28,7 +23,7 @@ export default defineModule<TerminalConfig>({
           pty,
           cwd: ctx.home,
           sessions,
-          publish: (what, data) => ctx.events.publish(`terminal.session_${what}`, data),
+          publish: (what, data) => ctx.events.of(terminalEvents).publish(`terminal.session_${what}`, data),
         }),
     };
   },

@@ -1,7 +1,7 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentRegistry, agentTools } from '@talon/agents';
+import { agentEvents, agentRegistry, agentTools } from '@talon/agents';
 import { taskBoard, taskQueue } from '@talon/tasks';
-import { workflowRunner } from '@talon/workflows';
+import { workflowEvents, workflowRunner } from '@talon/workflows';
 import { deliveries, ownedTriggers as ownedTriggersRef, triggerHooks } from '@talon/triggers';
 import { triggersConfigSchema, type TriggersConfig } from './config.ts';
 import { TriggerStore } from './services/store.ts';
@@ -10,6 +10,7 @@ import { Engine } from './services/engine.ts';
 import { ChainTracker } from './services/chain.ts';
 import { DeliveryLog } from './services/deliveries.ts';
 import { Firing } from './services/fire.ts';
+import { known } from './services/known.ts';
 import { triggerRoutes } from './routes/triggers.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { ownedTriggers } from './services/owned.ts';
@@ -58,13 +59,13 @@ export default defineModule<TriggersConfig>({
     ctx.nodes.onDead((dead) => log.loseFiresOf(dead));
     // Every event is evaluated; the handler only decides, records and queues, so it keeps up with the bus. Local
     // events only (the default): a fire acts, so each event is evaluated by the process where it happened.
-    ctx.events.subscribe('*', (event) => firing.handle(event), { queue: 10_000 });
+    ctx.events.subscribe('*', (event) => firing.handle(known(event)), { queue: 10_000 });
     const follow = async (id: string) => engine.follow(id, await store.get(id));
     // A killed agent's triggers go; triggers aimed at it, or at a deleted workflow, are disabled.
-    ctx.events.subscribe('agent.terminated', async (event) => {
+    ctx.events.of(agentEvents).subscribe('agent.terminated', async (event) => {
       for (const id of await store.retireAgent(event.data.agentId)) await follow(id);
     });
-    ctx.events.subscribe('workflow.deleted', async (event) => {
+    ctx.events.of(workflowEvents).subscribe('workflow.deleted', async (event) => {
       for (const id of await store.retireWorkflow(event.data.workflowId)) await follow(id);
     });
     return {

@@ -2,14 +2,12 @@
  * Contract of the usage module: metering of every upstream LLM call, budgets
  * and hourly token quotas. Import types and the ref from here.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    /** A model call refused before the provider saw it: a budget (status 402) or an hourly token quota (429). */
-    'budget.exceeded': { agentId?: string; provider: string; model: string; status: number; error: string };
-  }
-}
+export const usageEvents = defineEvents('usage', {
+  /** A model call refused before the provider saw it: a budget (status 402) or an hourly token quota (429). */
+  'budget.exceeded': payload<{ agentId?: string; provider: string; model: string; status: number; error: string }>(),
+});
 
 export type UsagePeriod = 'hour' | 'day' | 'week' | 'month';
 

@@ -2,7 +2,7 @@ import { defineModule, STAGE } from '@talon/module-sdk';
 import { llmHooks } from '@talon/llm';
 import { catalogService } from '@talon/catalog';
 import { agentRegistry } from '@talon/agents';
-import { usageService } from '@talon/usage';
+import { usageEvents, usageService } from '@talon/usage';
 import { usageConfigSchema, type UsageConfig } from './config.ts';
 import { UsageStore } from './services/store.ts';
 import { Usage } from './services/usage.ts';
@@ -11,6 +11,7 @@ import { budgetRoutes } from './routes/budget.ts';
 
 export default defineModule<UsageConfig>({
   configSchema: usageConfigSchema,
+  events: [usageEvents],
   register(ctx) {
     // Optional modules are looked up on each use: they may start, stop or reload after usage.
     const agents = () => ctx.tryUse(agentRegistry);
@@ -25,13 +26,14 @@ export default defineModule<UsageConfig>({
     });
     ctx.provide(usageService, usage);
     const hooks = ctx.hooks.tap(llmHooks);
+    const events = ctx.events.of(usageEvents);
     // Refuse before the provider is contacted; GUARD stage so other observers never see a refused call.
     hooks.beforeCall.tapPromise(
       'budget',
       async (call) => {
         const refusal = await usage.check(call);
         // Published for the audit trail: background turns and streams refuse without an HTTP 402 of their own.
-        if (refusal) ctx.events.publish('budget.exceeded', { agentId: call.meta.agentId, provider: call.provider, model: call.model, ...refusal });
+        if (refusal) events.publish('budget.exceeded', { agentId: call.meta.agentId, provider: call.provider, model: call.model, ...refusal });
         return refusal;
       },
       { stage: STAGE.GUARD },

@@ -1,7 +1,7 @@
 /**
  * Contract of the workflows module: schedules and triggers start workflow runs through the runner.
  */
-import { serviceRef } from '@talon/module-sdk';
+import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 export type RunStatus = 'completed' | 'failed' | 'cancelled';
 
@@ -41,9 +41,8 @@ export interface WorkflowRunner {
 
 export const workflowRunner = serviceRef<WorkflowRunner>('workflows.runner');
 
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    /** A workflow was deleted: schedules and triggers that start it stop doing so. */
-    'workflow.deleted': { workflowId: string; name: string };
-  }
-}
+export const workflowEvents = defineEvents('workflows', {
+  'workflow.run_finished': payload<{ workflowId: string; workflowName: string; runId: string; status: string; error?: string }>(),
+  /** A workflow was deleted: schedules and triggers that start it stop doing so. */
+  'workflow.deleted': payload<{ workflowId: string; name: string }>(),
+});

@@ -1,8 +1,8 @@
 import { defineModule } from '@talon/module-sdk';
 import { agentRegistry } from '@talon/agents';
-import { registryService } from '@talon/hub';
+import { hubEvents, registryService } from '@talon/hub';
 import { taskQueue } from '@talon/tasks';
-import { workflowRunner } from '@talon/workflows';
+import { workflowEvents, workflowRunner } from '@talon/workflows';
 import { workflowsConfigSchema, type WorkflowsConfig } from './config.ts';
 import { WorkflowStore } from './services/store.ts';
 import { RunStore } from './services/runs.ts';
@@ -14,8 +14,10 @@ import { templateRoutes } from './routes/templates.ts';
 
 export default defineModule<WorkflowsConfig>({
   configSchema: workflowsConfigSchema,
+  events: [workflowEvents],
   register(ctx) {
     const config = () => ctx.config;
+    const events = ctx.events.of(workflowEvents);
     const boot = `${process.pid}:${ctx.kernel.startedAt.getTime()}`;
     const store = new WorkflowStore(ctx.store);
     const runs = new RunStore({
@@ -28,7 +30,7 @@ export default defineModule<WorkflowsConfig>({
       store,
       runs,
       config,
-      events: ctx.events,
+      events,
       log: ctx.log,
       queue: () => ctx.use(taskQueue),
       registry: () => ctx.use(agentRegistry),
@@ -39,7 +41,7 @@ export default defineModule<WorkflowsConfig>({
     const templates = new TemplateCatalog(ctx.store, () => ctx.tryUse(registryService), ctx.log);
     // Another node asks to cancel a run this copy executes.
     ctx.changes.on(CANCEL_TOPIC, (runId) => runner.cancelHere(runId));
-    ctx.events.subscribe('hub.synced', async (event) => {
+    ctx.events.of(hubEvents).subscribe('hub.synced', async (event) => {
       if (event.data.registry === 'hub') templates.forgetRegistry();
     });
     return {
@@ -58,7 +60,7 @@ export default defineModule<WorkflowsConfig>({
         await runs.flush();
       },
       routes(app) {
-        workflowRoutes(app, { store, runner, config, events: ctx.events });
+        workflowRoutes(app, { store, runner, config, events });
         runRoutes(app, store, runs, runner);
         templateRoutes(app, { templates, store, agents: () => ctx.use(agentRegistry), config });
       },

@@ -24,5 +24,6 @@ export { driverConformance } from './driver-conformance.ts';
 export type { DriverConformanceOptions } from './driver-conformance.ts';
 export { openTestStore } from './store.ts';
 export type { TestStore } from './store.ts';
+export { eventChannel } from './events.ts';
 // The kernel's event bus, for unit tests of a module's subscribers without a kernel.
 export { EventBus } from '../../kernel/events.ts';

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ModuleContext } from '@talon/module-sdk';
-import { agentHooks, type SessionStore } from '@talon/agents';
+import { agentEvents, agentHooks, type SessionStore } from '@talon/agents';
 import { catalogService } from '@talon/catalog';
 import { llmService } from '@talon/llm';
 import type { AgentsConfig } from '../config.ts';
@@ -21,6 +21,7 @@ import { compactSession } from './compact.ts';
 
 export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & { tools: ToolRunner } {
   const hooks = () => ctx.hooks.get(agentHooks);
+  const events = ctx.events.of(agentEvents);
   const catalog = () => ctx.tryUse(catalogService);
   const llm = ctx.use(llmService);
   const sessions = new SessionService(ctx.store, ctx.changes, ctx.log);
@@ -37,7 +38,7 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
     catalog,
     onSpawned: (agent) => {
       hooks().agentSpawned.call(agent);
-      ctx.events.publish('agent.spawned', { agentId: agent.id, name: agent.name, parentId: agent.parentId });
+      events.publish('agent.spawned', { agentId: agent.id, name: agent.name, parentId: agent.parentId });
     },
     expandManifest: (manifest) => hooks().manifest.call(manifest),
     authorizeSpawn: (request) => hooks().authorizeSpawn.call(request),
@@ -46,14 +47,13 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
       await uploads.deleteAgent(agent.id);
       await traces.deleteAgent(agent.id);
       hooks().agentTerminated.call(agent);
-      ctx.events.publish('agent.terminated', { agentId: agent.id, name: agent.name });
+      events.publish('agent.terminated', { agentId: agent.id, name: agent.name });
     },
     // The killing process ran the hooks and published the event; here only its turns end (and those of a stopped one).
     onChangedElsewhere: (before, after) => {
       if (!after || (after.state === 'Stopped' && before.state !== 'Stopped')) runner?.stop(before.id);
     },
   });
-  const { events } = ctx;
   const invocationWorkspace = () => {
     const dir = path.join(ctx.home, 'workspaces', 'direct-invocation');
     mkdirSync(dir, { recursive: true });

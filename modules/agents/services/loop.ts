@@ -5,8 +5,8 @@
  * boundary) or a stop (aborts the provider request).
  */
 import type { Logger } from 'pino';
-import { HttpError, type EventAccess } from '@talon/module-sdk';
-import type { AgentRecord, ToolDefinition, ToolOutput, TurnEvent, TurnInfo, TurnRequest, TurnResult } from '@talon/agents';
+import { HttpError, type EventChannel } from '@talon/module-sdk';
+import type { agentEvents, AgentRecord, ToolDefinition, ToolOutput, TurnEvent, TurnInfo, TurnRequest, TurnResult } from '@talon/agents';
 import type { CatalogService } from '@talon/catalog';
 import type { CompletionResult, ContentBlock, LlmService } from '@talon/llm';
 import type { AgentsConfig } from '../config.ts';
@@ -33,7 +33,7 @@ export interface LoopDeps {
   llm: LlmService;
   catalog: () => CatalogService | undefined;
   hooks: () => AgentHooks;
-  events: EventAccess;
+  events: EventChannel<typeof agentEvents>;
   config: () => AgentsConfig;
   log: Logger;
 }

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { badRequest, forbidden, notFound, type EventAccess } from '@talon/module-sdk';
-import type { AgentRecord, AgentTools, ToolCallInfo, ToolDefinition, ToolInvocation, ToolInvocationResult, ToolOutput } from '@talon/agents';
+import { badRequest, forbidden, notFound, type EventChannel } from '@talon/module-sdk';
+import type { agentEvents, AgentRecord, AgentTools, ToolCallInfo, ToolDefinition, ToolInvocation, ToolInvocationResult, ToolOutput } from '@talon/agents';
 import type { AgentHooks } from './hooks.ts';
 import type { AgentStore } from './registry.ts';
 import { InputValidator } from './input-validation.ts';
@@ -30,7 +30,7 @@ export interface ToolCall {
 export interface ToolRunnerDeps {
   registry: AgentStore;
   hooks: () => AgentHooks;
-  events: EventAccess;
+  events: EventChannel<typeof agentEvents>;
   /** The folder tools run in when a direct invocation names no agent (created on first use). */
   invocationWorkspace: () => string;
   log: Logger;

@@ -1,5 +1,6 @@
-import { notFound, openSse, readPage, requireUuid, type EventAccess, type Routes } from '@talon/module-sdk';
+import { notFound, openSse, readPage, requireUuid, type EventChannel, type Routes } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
+import type { approvalEvents } from '@talon/approvals';
 import { view, type Approvals } from '../services/approvals.ts';
 import type { ApprovalStore } from '../services/store.ts';
 import { approveBody, auditQuery, batchBody, createBody, idParams, listQuery, rejectBody } from './schemas.ts';
@@ -8,7 +9,7 @@ export interface ApprovalRouteDeps {
   approvals: Approvals;
   store: ApprovalStore;
   agents: () => AgentRegistry;
-  events: EventAccess;
+  events: EventChannel<typeof approvalEvents>;
 }
 
 const tags = ['approvals'];

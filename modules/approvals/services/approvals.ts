@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { conflict, HttpError, notFound, tooManyRequests, type EventAccess, type Queries } from '@talon/module-sdk';
-import type { ApprovalDecision, ApprovalRecord, ApprovalService, ApprovalStatus } from '@talon/approvals';
+import { conflict, HttpError, notFound, tooManyRequests, type EventChannel, type Queries } from '@talon/module-sdk';
+import type { ApprovalDecision, approvalEvents, ApprovalRecord, ApprovalService, ApprovalStatus } from '@talon/approvals';
 import type { ApprovalConfig } from '../config.ts';
 import { riskOf } from './policy.ts';
 import type { NoticeOutcome, Notify } from './notify.ts';
@@ -49,7 +49,7 @@ export interface ApprovalsDeps {
   store: ApprovalStore;
   totp: Totp;
   config: () => ApprovalConfig;
-  events: EventAccess;
+  events: EventChannel<typeof approvalEvents>;
   notify: Notify;
   onOutcome: Outcome;
   log: Logger;

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setConfig, waitFor } from '@talon/testing';
+import { approvalEvents } from '@talon/approvals';
+import { eventChannel, setConfig, waitFor } from '@talon/testing';
 import { code, json, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 const post = (env: Env, url: string, body?: unknown) => env.k.request(url, { method: 'POST', ...(body === undefined ? {} : { json: body }) });
@@ -158,9 +159,8 @@ describe('approvals: endpoints', () => {
     for (const [key, value] of Object.entries({ timeout_secs: 1, timeout_fallback: 'escalate', escalate_extra_secs: 1, max_escalations: 1 }))
       await setConfig(env.k, `approval.${key}`, value);
     const announced: string[] = [];
-    const scope = env.k.kernel.events.scope('escalation-test');
+    const scope = eventChannel(env.k.kernel.events, approvalEvents);
     scope.subscribe('approval.requested', (e) => void announced.push(e.data.description ?? ''));
-    scope.commit();
     try {
       const { id } = await create();
       await waitFor(async () => (await json(await env.k.request(`/api/approvals/${id}`))).status === 'expired', 6000, 'expiry after the escalation');

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { agentEvents } from '@talon/agents';
+import { eventChannel, FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { json, MODULES, spawn } from './helpers.ts';
 
 // Every process of the home uses the one provider.
@@ -74,9 +75,8 @@ describe('approvals: two processes on one home', () => {
     // Where the tool runs: each process's own (local) tool events.
     const ran = { a: 0, b: 0 };
     const scopes = (['a', 'b'] as const).map((name) => {
-      const scope = (name === 'a' ? a : b).kernel.events.scope(`where-${name}`);
+      const scope = eventChannel((name === 'a' ? a : b).kernel.events, agentEvents);
       scope.subscribe('tool.invoked', (e) => void (e.data.tool === 'file_write' && ran[name]++));
-      scope.commit();
       return scope;
     });
     fake.enqueue({ text: 'The file is written.' });

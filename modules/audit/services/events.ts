@@ -3,7 +3,10 @@
  * documented event_type and details, any other type its name in snake_case with its data as details
  * (so a module's new events are audited without a change here).
  */
-import type { AnyEvent } from '@talon/module-sdk';
+import type { CustomEvent, EventOf, TalonEvent } from '@talon/module-sdk';
+import type { agentEvents } from '@talon/agents';
+import type { approvalEvents } from '@talon/approvals';
+import type { usageEvents } from '@talon/usage';
 import type { AuditRecord } from '@talon/audit';
 
 /** Bus events that say nothing an audit reader needs (the turn's completion is recorded instead). */
@@ -30,8 +33,15 @@ function trimmed(data: unknown): Record<string, unknown> {
   return out;
 }
 
-export function fromEvent(event: AnyEvent): AuditRecord | undefined {
-  if (SKIPPED.has(event.type)) return undefined;
+/**
+ * The events the trail records with their own event_type. An event's name says whose it is (the loader lets only its
+ * owner publish it), so the name gives the payload's type.
+ */
+type Documented = EventOf<typeof agentEvents> | EventOf<typeof usageEvents> | EventOf<typeof approvalEvents> | TalonEvent<'custom', CustomEvent>;
+
+export function fromEvent(bus: TalonEvent): AuditRecord | undefined {
+  if (SKIPPED.has(bus.type)) return undefined;
+  const event = bus as Documented;
   switch (event.type) {
     case 'agent.spawned': {
       const d = event.data;
@@ -77,9 +87,9 @@ export function fromEvent(event: AnyEvent): AuditRecord | undefined {
     case 'custom':
       return { event_type: snake(event.data.type), details: trimmed(event.data.data) };
     default: {
-      const data = trimmed(event.data);
+      const data = trimmed(bus.data);
       const agent = typeof data.agentId === 'string' ? data.agentId : null;
-      return { event_type: snake(event.type), agent_id: agent, details: { ...data, source: event.source } };
+      return { event_type: snake(bus.type), agent_id: agent, details: { ...data, source: bus.source } };
     }
   }
 }

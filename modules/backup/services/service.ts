@@ -11,13 +11,14 @@ import {
   conflict,
   notFound,
   type ConfigAccess,
-  type EventAccess,
+  type EventChannel,
   type ModuleInfo,
   type NodeAccess,
   type Queries,
   type Store,
 } from '@talon/module-sdk';
 import type { AuditTrail } from '@talon/audit';
+import type { backupEvents } from '@talon/backup';
 import { ARCHIVE_NAME, COMPONENTS, DB_ENTRY, FOLDERS, PRESERVED_MODULES, isFolder, type Component } from './components.ts';
 import { writeArchive } from './archive.ts';
 import { BadArchive, extractArchive } from './extract.ts';
@@ -34,7 +35,7 @@ export interface BackupDeps {
   backupsDir: () => string;
   config: ConfigAccess;
   audit: () => AuditTrail | undefined;
-  events: EventAccess;
+  events: EventChannel<typeof backupEvents>;
   /** This process and the live ones: a restore is refused while others run (their caches would go stale). */
   nodes: Pick<NodeAccess, 'id' | 'live'>;
   log: Logger;

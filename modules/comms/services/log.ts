@@ -3,7 +3,9 @@
  * for the SSE stream.
  */
 import { randomUUID } from 'node:crypto';
-import type { AnyEvent } from '@talon/module-sdk';
+import type { EventOf } from '@talon/module-sdk';
+import type { agentEvents } from '@talon/agents';
+import type { taskEvents } from '@talon/tasks';
 
 export type CommsKind = 'agent_message' | 'agent_spawned' | 'agent_terminated' | 'task_posted' | 'task_claimed' | 'task_completed';
 
@@ -64,7 +66,7 @@ export class CommsLog {
   }
 
   /** Bus events that belong in the comms log. */
-  fromBus(event: AnyEvent): void {
+  fromBus(event: EventOf<typeof agentEvents, 'agent.spawned' | 'agent.terminated'> | EventOf<typeof taskEvents>): void {
     const at = event.at;
     switch (event.type) {
       case 'agent.spawned':

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { HttpError, conflict, notFound, type EventAccess } from '@talon/module-sdk';
+import { HttpError, conflict, notFound, type EventChannel } from '@talon/module-sdk';
 import type { AgentRegistry, AgentRunner } from '@talon/agents';
-import type { HandDefinition, HandInstance } from '@talon/hands';
+import type { HandDefinition, handEvents, HandInstance } from '@talon/hands';
 import type { SchedulerJobs } from '@talon/scheduler';
 import type { OwnedTriggers } from '@talon/triggers';
 import type { HandCatalog } from './catalog.ts';
@@ -26,7 +26,7 @@ export interface LifecycleDeps {
   triggers: () => OwnedTriggers | undefined;
   requireRequirements: () => boolean;
   maxSkillChars: () => number;
-  events: EventAccess;
+  events: EventChannel<typeof handEvents>;
   log: Logger;
 }
 

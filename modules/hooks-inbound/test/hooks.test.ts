@@ -1,16 +1,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, setConfig, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import type { AnyEvent } from '@talon/module-sdk';
+import { setConfig, startAgentTestKernel, startTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
+import type { TalonEvent } from '@talon/module-sdk';
 
 const TOKEN = 'hook-token-0123456789abcdefghijklmnop';
 const API_KEY = 'admin-key-9876543210zyxwvu';
 const json = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
 
 describe('inbound hooks', () => {
-  let k: TestKernel;
-  const fake = new FakeProvider();
-  const events: AnyEvent[] = [];
+  let k: AgentTestKernel;
+  const events: TalonEvent[] = [];
   const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
   const hook = (path: string, body: unknown, token = TOKEN, headers: Record<string, string> = {}) =>
     k.request(`/api/hooks/${path}`, { method: 'POST', headers: { ...bearer(token), ...headers }, json: body });
@@ -18,23 +17,9 @@ describe('inbound hooks', () => {
   const wakesOf = (id: string) => events.filter((e) => e.type === 'custom' && (e.data as Wake).data.wakeId === id);
 
   before(async () => {
-    process.env.HOOKS_FAKE_KEY = 'sk-fake';
-    await fake.start();
-    k = await startTestKernel({
-      only: ['hooks-inbound', 'agents', 'llm-openai', 'auth', 'error-envelope'],
-      config: [
-        `api_key = "${API_KEY}"`,
-        '[default_model]',
-        'provider = "openai"',
-        'model = "fake-model"',
-        `base_url = "${fake.url}/v1"`,
-        'api_key_env = "HOOKS_FAKE_KEY"',
-        '[hooks]',
-        'enabled = true',
-        `token = "${TOKEN}"`,
-        'rate_limit_per_minute = 30',
-        'max_body_bytes = 1024',
-      ].join('\n'),
+    k = await startAgentTestKernel({
+      only: ['hooks-inbound', 'agents', 'auth', 'error-envelope'],
+      config: [`api_key = "${API_KEY}"`, '[hooks]', 'enabled = true', `token = "${TOKEN}"`, 'rate_limit_per_minute = 30', 'max_body_bytes = 1024'].join('\n'),
     });
     const scope = k.kernel.events.scope('test');
     scope.subscribe('*', (e) => void events.push(e));
@@ -48,7 +33,6 @@ describe('inbound hooks', () => {
   });
   after(async () => {
     await k.stop();
-    await fake.stop();
   });
 
   test('wake is stored, answered, then published as an event triggers can react to', async () => {
@@ -131,7 +115,7 @@ describe('inbound hooks', () => {
   });
 
   test('agent runs a blocking turn and returns the reply', async () => {
-    fake.enqueue({ text: 'pong from the agent', usage: { input: 11, output: 4 } });
+    k.fake.enqueue({ text: 'pong from the agent', usage: { input: 11, output: 4 } });
     const res = await hook('agent', { message: 'ping', agent: 'hooked' });
     assert.equal(res.status, 200);
     const body = await json<{ status: string; agent_id: string; response: string; usage: { input_tokens: number; output_tokens: number } }>(res);

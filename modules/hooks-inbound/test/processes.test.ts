@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { openTestStore, startTestKernel, waitFor } from '@talon/testing';
-import type { AnyEvent, EventAccess } from '@talon/module-sdk';
+import type { TalonEvent, EventAccess } from '@talon/module-sdk';
 import { WakeInbox } from '../services/wakes.ts';
 
 const moduleDir = path.resolve(import.meta.dirname, '..');
@@ -78,7 +78,7 @@ test("a dead process's claimed wakes are published by a live one; at start, thos
   const heard: string[] = [];
   const listen = (kernel: typeof k.kernel) => {
     const scope = kernel.events.scope('test');
-    scope.subscribe('custom', (e: AnyEvent) => {
+    scope.subscribe(['custom'], (e: TalonEvent) => {
       const data = (e.data as { data?: { wakeId?: string } }).data;
       if (data?.wakeId) heard.push(data.wakeId);
     });

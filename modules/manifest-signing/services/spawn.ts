@@ -4,16 +4,11 @@
  * Every refusal is published as manifest.rejected (the audit trail records it).
  */
 import type { SpawnRequest } from '@talon/agents';
-import type { EventAccess } from '@talon/module-sdk';
+import type { EventChannel } from '@talon/module-sdk';
+import type { manifestEvents } from '@talon/manifest-signing';
 import type { ManifestSigner } from '@talon/manifest-signing';
 import type { SigningConfig } from '../config.ts';
 import { sha256 } from './signer.ts';
-
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'manifest.rejected': { name: string; reason: string };
-  }
-}
 
 /** The content hash of an agent manifest: SHA-256 of its TOML text without surrounding whitespace. */
 export const manifestHash = (toml: string) => sha256(toml.trim());
@@ -22,7 +17,7 @@ export function checkSpawn(
   request: SpawnRequest,
   signer: ManifestSigner,
   config: SigningConfig,
-  events: EventAccess,
+  events: Pick<EventChannel<typeof manifestEvents>, 'publish'>,
 ): { status: number; error: string } | undefined {
   const refuse = (status: number, reason: string) => {
     events.publish('manifest.rejected', { name: request.manifest.name, reason });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, notFound, payloadTooLarge, type Queries, type SqlValue, type Store, type TalonEvents } from '@talon/module-sdk';
+import { badRequest, notFound, payloadTooLarge, type Queries, type SqlValue, type Store } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
+import type { MemoryChange } from '../api.ts';
 import { jsonHas, jsonList } from './sql.ts';
 
 /** A row of memory_entries. */
@@ -136,7 +137,7 @@ export class EntryStore {
     /** Called after content changes, so the embedding queue can (re)embed. */
     private readonly onChange: () => void = () => undefined,
     /** Told after an agent's entry is added or deleted (memory.updated on the bus). */
-    private readonly changed: (change: TalonEvents['memory.updated']) => void = () => undefined,
+    private readonly changed: (change: MemoryChange) => void = () => undefined,
   ) {}
 
   private checkContent(content: string): string {

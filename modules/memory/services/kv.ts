@@ -1,5 +1,5 @@
-import { badRequest, payloadTooLarge, type Queries, type Store, type TalonEvents } from '@talon/module-sdk';
-import type { KvEntry, KvMemory } from '../api.ts';
+import { badRequest, payloadTooLarge, type Queries, type Store } from '@talon/module-sdk';
+import type { KvEntry, KvMemory, MemoryChange } from '../api.ts';
 import type { MemoryConfig } from '../config.ts';
 
 export const KEY_PATTERN = /^[A-Za-z0-9_.:-]+$/;
@@ -19,7 +19,7 @@ export class KvStore implements KvMemory {
     private readonly config: () => MemoryConfig,
     private readonly now: () => number = Date.now,
     /** Told after each write (memory.updated on the bus). */
-    private readonly changed: (change: TalonEvents['memory.updated']) => void = () => undefined,
+    private readonly changed: (change: MemoryChange) => void = () => undefined,
   ) {}
 
   /** Throws 400 naming the key when it is empty, too long or has other characters than [A-Za-z0-9_.:-]. */

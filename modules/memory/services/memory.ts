@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { ChangeFeed, Store, TalonEvents } from '@talon/module-sdk';
-import type { RecallHit, SemanticMemory } from '../api.ts';
+import type { ChangeFeed, Store } from '@talon/module-sdk';
+import type { MemoryChange, RecallHit, SemanticMemory } from '../api.ts';
 import type { LlmService } from '@talon/llm';
 import { checkLevel, EntryStore } from './entries.ts';
 import { KvStore } from './kv.ts';
@@ -22,7 +22,7 @@ export interface MemoryDeps {
   /** Runs background work soon (ctx.setTimeout in the module, which tracks its promise; setImmediate elsewhere). */
   schedule?: (fn: () => Promise<void>) => void;
   /** Told after each write of an agent's key or entry (the module publishes memory.updated). */
-  changed?: (change: TalonEvents['memory.updated']) => void;
+  changed?: (change: MemoryChange) => void;
   /** Notes to and from the other processes on the database (ctx.changes); a unit test with one process needs none. */
   feed?: ChangeFeed;
 }

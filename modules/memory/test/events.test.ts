@@ -1,16 +1,16 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AnyEvent } from '@talon/module-sdk';
+import type { TalonEvent } from '@talon/module-sdk';
 import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 let k: TestKernel;
-const events: AnyEvent[] = [];
+const events: TalonEvent[] = [];
 const agentId = '11111111-1111-4111-8111-111111111111';
 
 before(async () => {
   k = await startTestKernel({ only: ['memory', 'error-envelope'] });
   const scope = k.kernel.events.scope('test');
-  scope.subscribe('memory.updated', (e) => void events.push(e));
+  scope.subscribe(['memory.updated'], (e) => void events.push(e));
   scope.commit();
 });
 after(() => k.stop());

@@ -13,9 +13,9 @@
  * that has not started yet is refused).
  */
 import type { Logger } from 'pino';
-import type { EventAccess } from '@talon/module-sdk';
+import type { EventChannel } from '@talon/module-sdk';
 import type { AgentRecord, ModelCallContext, SessionStore, ToolCallInfo, ToolOutput, TurnInfo, TurnRecord } from '@talon/agents';
-import type { HookName } from '@talon/plugins';
+import type { HookName, pluginEvents } from '@talon/plugins';
 import type { PromptScanner } from '@talon/prompt-guard';
 import type { ContextEngineConfig, PluginsConfig } from '../config.ts';
 import type { FailurePolicy } from './manifest.ts';
@@ -30,7 +30,7 @@ export interface EngineDeps {
   config: () => PluginsConfig;
   sessions: () => SessionStore | undefined;
   scanner: () => PromptScanner | undefined;
-  events: EventAccess;
+  events: EventChannel<typeof pluginEvents>;
   log: Logger;
 }
 

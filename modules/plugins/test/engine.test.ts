@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AnyEvent } from '@talon/module-sdk';
+import type { TalonEvent } from '@talon/module-sdk';
 import { waitFor } from '@talon/testing';
 import { json, pluginToml, spawnAgent, startEnv, stopEnv, turn, type Env } from './helpers.ts';
 
@@ -247,9 +247,9 @@ test('prespawn: the next call of an agent finds its one-shot process already sta
 
 test('on_hook_failure = abort refuses the turn (503 naming the plugin); the failure is published', async () => {
   const agent = await spawnAgent(env.k, 'strictly', 'allowed_plugins = ["strict"]');
-  const seen: AnyEvent[] = [];
+  const seen: TalonEvent[] = [];
   const scope = env.k.kernel.events.scope('plugins-test');
-  scope.subscribe('plugin.hook_failed', (e: AnyEvent) => void seen.push(e));
+  scope.subscribe(['plugin.hook_failed'], (e: TalonEvent) => void seen.push(e));
   scope.commit();
   const before = env.fake.requests.length;
   const res = await env.k.request(`/api/agents/${agent}/message`, { method: 'POST', json: { message: 'hi' } });

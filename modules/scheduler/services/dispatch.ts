@@ -8,11 +8,11 @@
  * other job from firing behind a few long workflows.
  */
 import type { Logger } from 'pino';
-import type { EventAccess, Store } from '@talon/module-sdk';
+import type { EventChannel, Store } from '@talon/module-sdk';
 import type { TaskQueue } from '@talon/tasks';
 import type { WorkflowRunner } from '@talon/workflows';
 import type { Deliveries } from '@talon/triggers';
-import type { HandlerOutcome, HandlerRun } from '@talon/scheduler';
+import type { HandlerOutcome, HandlerRun, scheduleEvents } from '@talon/scheduler';
 import type { SchedulerConfig } from '../config.ts';
 import type { JobRow, JobStore, Outcome, Scheduled } from './jobs.ts';
 import type { Claimed, Held, RunRows } from './runs.ts';
@@ -37,7 +37,7 @@ export interface DispatchDeps {
   queue: () => TaskQueue;
   workflows: () => WorkflowRunner | undefined;
   deliveries: () => Deliveries | undefined;
-  events: Pick<EventAccess, 'publish'>;
+  events: Pick<EventChannel<typeof scheduleEvents>, 'publish'>;
   /** Asks the module handlers (schedulerHooks.handler). */
   runHandler: (job: HandlerRun) => Promise<HandlerOutcome | undefined>;
   config: () => SchedulerConfig;

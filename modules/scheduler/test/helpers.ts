@@ -1,12 +1,17 @@
 /** A kernel with agents, the queue, the scheduler (and optional extras) and an OpenAI-format fake provider. */
 import path from 'node:path';
-import type { AnyEvent } from '@talon/module-sdk';
+import type { EventOf, TalonEvent } from '@talon/module-sdk';
+import type { agentEvents } from '@talon/agents';
+import type { scheduleEvents } from '@talon/scheduler';
+
+/** What the tests read of the recorded events (a name says whose payload it is). */
+type Recorded = EventOf<typeof scheduleEvents> | EventOf<typeof agentEvents>;
 import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
   k: AgentTestKernel;
-  events: AnyEvent[];
+  events: Recorded[];
 }
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -15,7 +20,7 @@ const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export async function startKernel(
   fake: FakeProvider | undefined,
   options: { config?: string; modules?: string[]; home?: string } = {},
-): Promise<{ k: AgentTestKernel; events: AnyEvent[] }> {
+): Promise<{ k: AgentTestKernel; events: Recorded[] }> {
   const k = await startAgentTestKernel({
     fake,
     only: ['scheduler', 'error-envelope', ...(options.modules ?? [])],
@@ -23,8 +28,8 @@ export async function startKernel(
     home: options.home,
   });
   const scope = k.kernel.events.scope('test');
-  const events: AnyEvent[] = [];
-  scope.subscribe('*', (e: AnyEvent) => void events.push(e));
+  const events: Recorded[] = [];
+  scope.subscribe('*', (e: TalonEvent) => void events.push(e as Recorded));
   scope.commit();
   return { k, events };
 }

@@ -5,7 +5,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { HttpError, badRequest, conflict, type EventAccess } from '@talon/module-sdk';
+import { HttpError, badRequest, conflict, type EventChannel } from '@talon/module-sdk';
+import type { skillEvents } from '@talon/skills';
 import type { PromptScanner } from '@talon/prompt-guard';
 import { MAX_DESCRIPTION, MAX_PROMPT, nameProblem } from './validate.ts';
 import type { SkillRegistry } from './store.ts';
@@ -21,7 +22,13 @@ export const CREATED_VERSION = '0.1.0';
 
 export async function createSkill(
   request: CreateRequest,
-  deps: { registry: SkillRegistry; scanner: PromptScanner; userDir: string; events: EventAccess; folderChanged: (dir: string) => Promise<void> },
+  deps: {
+    registry: SkillRegistry;
+    scanner: PromptScanner;
+    userDir: string;
+    events: EventChannel<typeof skillEvents>;
+    folderChanged: (dir: string) => Promise<void>;
+  },
 ): Promise<{ name: string; version: string }> {
   const name = request.name.trim();
   const problem = nameProblem(name);

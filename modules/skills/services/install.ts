@@ -7,9 +7,9 @@ import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, realpathSync,
 import os from 'node:os';
 import path from 'node:path';
 import { HttpError, badRequest, conflict, forbidden, isInside, notFound } from '@talon/module-sdk';
-import type { EventAccess } from '@talon/module-sdk';
+import type { EventChannel } from '@talon/module-sdk';
 import type { ManifestSigner } from '@talon/manifest-signing';
-import type { InstallOptions, InstallResult, SkillOrigin, SourceRefusal, SourceRequest, StagedSource } from '@talon/skills';
+import type { InstallOptions, InstallResult, SkillOrigin, SourceRefusal, SourceRequest, StagedSource, skillEvents } from '@talon/skills';
 import { ManifestError } from './manifest.ts';
 import { checkedCopy, TreeError } from './tree.ts';
 import { inspectFolder, SkillRefused, type SkillRegistry } from './store.ts';
@@ -27,7 +27,7 @@ export interface InstallDeps {
   stagingRoot: () => string;
   userDir: () => string;
   home: string;
-  events: EventAccess;
+  events: EventChannel<typeof skillEvents>;
   /** Tells the other processes of the home that a skill folder changed (they read it again). */
   folderChanged: (dir: string) => Promise<void>;
 }

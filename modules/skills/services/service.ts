@@ -1,7 +1,7 @@
 /** The skills.store service: list, detail, install, uninstall, reload over the registry and the installer. */
 import { rmSync } from 'node:fs';
-import { badRequest, notFound, type EventAccess } from '@talon/module-sdk';
-import type { SkillDetail, SkillStore, SkillSummary } from '@talon/skills';
+import { badRequest, notFound, type EventChannel } from '@talon/module-sdk';
+import type { SkillDetail, skillEvents, SkillStore, SkillSummary } from '@talon/skills';
 import { SOURCE_NAMES, summaryOf, type SkillRegistry } from './store.ts';
 import { readManifest } from './manifest.ts';
 import type { SkillHistory } from './history.ts';
@@ -12,7 +12,7 @@ export interface ServiceDeps {
   registry: SkillRegistry;
   history: SkillHistory;
   installer: Installer;
-  events: EventAccess;
+  events: EventChannel<typeof skillEvents>;
   /** Tells the other processes of the home that a skill folder changed; '' for all of them. */
   folderChanged: (dir: string) => Promise<void>;
 }

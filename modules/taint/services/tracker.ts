@@ -7,7 +7,8 @@
  */
 import type { Logger } from 'pino';
 import type { ToolCallInfo, ToolOutput, TurnInfo } from '@talon/agents';
-import type { EventAccess } from '@talon/module-sdk';
+import type { EventChannel } from '@talon/module-sdk';
+import type { taintEvents } from '@talon/taint';
 import type { SinkAction, TaintConfig } from '../config.ts';
 import { credentialValues, hostsIn, injectionHits, ownSecrets, piiHits, secretHits, type Hit } from './detect.ts';
 
@@ -19,12 +20,6 @@ interface TurnTaint {
   namedHosts: Set<string>;
   /** Credential values seen in this turn's tool results. */
   seen: string[];
-}
-
-declare module '@talon/module-sdk' {
-  interface TalonEvents {
-    'taint.violation': { agentId: string; tool: string; sink: string; rules: string[]; action: string; labels: string[] };
-  }
 }
 
 const MAX_TURNS = 1000;
@@ -39,7 +34,7 @@ export class TaintTracker {
 
   constructor(
     private readonly config: () => TaintConfig,
-    private readonly events: EventAccess,
+    private readonly events: EventChannel<typeof taintEvents>,
     private readonly log: Logger,
   ) {}
 

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { AgentRecord, ToolCallInfo } from '@talon/agents';
-import { EventBus } from '@talon/testing';
+import { taintEvents } from '@talon/taint';
+import { EventBus, eventChannel } from '@talon/testing';
 import { TaintTracker } from '../services/tracker.ts';
 import type { TaintConfig } from '../config.ts';
 
@@ -24,7 +25,7 @@ const call = (turnId: string, tool: string, input: Record<string, unknown>): Too
   workspace: '/tmp',
 });
 const tracker = (sinks?: Partial<TaintConfig['sinks']>) =>
-  new TaintTracker(() => config(sinks), new EventBus(() => undefined).scope('taint'), pino({ level: 'silent' }));
+  new TaintTracker(() => config(sinks), eventChannel(new EventBus(() => undefined), taintEvents), pino({ level: 'silent' }));
 /** A turn as the agents module announces it: only the local user's origins come with fromLocalUser. */
 const turn = (t: TaintTracker, id: string, message = 'do it', origin = 'http') =>
   t.beginTurn({ agent, sessionId: 's', turnId: id, message, origin, fromLocalUser: origin === 'http' });
@@ -106,7 +107,7 @@ test('origins: every turn not from the local user is labelled (another agent as 
   assert.deepEqual(t.labels('o-http'), []);
   const strict = new TaintTracker(
     () => ({ ...config(), untrusted_origins: ['http'] }),
-    new EventBus(() => undefined).scope('taint'),
+    eventChannel(new EventBus(() => undefined), taintEvents),
     pino({ level: 'silent' }),
   );
   turn(strict, 'o-strict', 'hello');

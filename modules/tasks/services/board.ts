@@ -3,9 +3,9 @@
  * UPDATE, so two claimers (or two nodes on one database) never both get a task.
  */
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound, type EventAccess, type SqlValue, type Store } from '@talon/module-sdk';
+import { badRequest, conflict, notFound, type EventChannel, type SqlValue, type Store } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
-import type { PostTask, Task, TaskBoard, TaskStatus } from '../api.ts';
+import type { PostTask, Task, TaskBoard, taskEvents, TaskStatus } from '../api.ts';
 import type { TasksConfig } from '../config.ts';
 
 interface Row {
@@ -29,7 +29,7 @@ const MAX_TEXT = 64_000;
 
 export interface BoardDeps {
   store: Store;
-  events: Pick<EventAccess, 'publish'>;
+  events: Pick<EventChannel<typeof taskEvents>, 'publish'>;
   config: () => TasksConfig;
   agents: () => AgentRegistry | undefined;
   now?: () => number;

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AnyEvent } from '@talon/module-sdk';
-import { waitFor } from '@talon/testing';
+import type { EventOf } from '@talon/module-sdk';
+import { taskEvents } from '@talon/tasks';
+import { eventChannel, waitFor } from '@talon/testing';
 import { call, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type Task = Record<string, unknown> & { id: string; status: string };
@@ -9,12 +10,10 @@ type Task = Record<string, unknown> & { id: string; status: string };
 describe('tasks: the board over HTTP', () => {
   let env: Env;
   let worker: string;
-  const events: AnyEvent[] = [];
+  const events: EventOf<typeof taskEvents>[] = [];
   before(async () => {
     env = await startEnv();
-    const scope = env.k.kernel.events.scope('test');
-    scope.subscribe('*', (e: AnyEvent) => void events.push(e));
-    scope.commit();
+    eventChannel(env.k.kernel.events, taskEvents).subscribe('task.*', (e) => void events.push(e));
     worker = await spawn(env.k, 'worker');
   });
   after(() => stopEnv(env));

@@ -4,7 +4,7 @@
  * since events are delivered later — events about that agent count as depth d, and the triggers they fire run at
  * d + 1. The engine stops a chain at max_chain_depth.
  */
-import type { AnyEvent } from '@talon/module-sdk';
+import type { KnownEvent } from './known.ts';
 
 /** How long after a fired turn its events still count as part of the chain. */
 const LINGER_MS = 30_000;
@@ -25,7 +25,7 @@ export class ChainTracker {
   }
 
   /** The chain depth of an event: 0 when no fired turn caused it. */
-  depthOf(event: AnyEvent, now = Date.now()): number {
+  depthOf(event: KnownEvent, now = Date.now()): number {
     let depth = 0;
     for (const agentId of actors(event)) {
       const list = this.turns.get(agentId);
@@ -40,7 +40,7 @@ export class ChainTracker {
 }
 
 /** The agents an event is about or was caused by. */
-function actors(event: AnyEvent): string[] {
+function actors(event: KnownEvent): string[] {
   const d = event.data as { agentId?: string; parentId?: string; createdBy?: string };
   return [d.agentId, d.parentId, d.createdBy].filter((x): x is string => typeof x === 'string');
 }

@@ -1,14 +1,19 @@
 /** The one-line description of an event that replaces `{{event}}` in a trigger's prompt_template. */
-import type { AnyEvent } from '@talon/module-sdk';
+import type { KnownEvent } from './known.ts';
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}...` : text);
 const json = (value: unknown) => cut(JSON.stringify(value) ?? String(value), 300);
 
-export function describeEvent(e: AnyEvent): string {
+export function describeEvent(e: KnownEvent): string {
   return oneLine(text(e));
 }
 
-function text(e: AnyEvent): string {
+function text(e: KnownEvent): string {
+  // The scheduler's event, read as data: triggers cannot declare the scheduler, which links to triggers itself.
+  if ((e.type as string) === 'schedule.fired') {
+    const d = e.data as { name?: unknown; status?: unknown };
+    return `Scheduled job '${String(d.name)}' ran: ${String(d.status)}`;
+  }
   switch (e.type) {
     case 'agent.spawned':
       return `Agent '${e.data.name}' (id: ${e.data.agentId}) was spawned${e.data.parentId ? ` by agent ${e.data.parentId}` : ''}`;
@@ -32,8 +37,6 @@ function text(e: AnyEvent): string {
       return `Task ${e.data.status}: ${e.data.taskId} "${e.data.title}"${e.data.agentId ? ` by agent ${e.data.agentId}` : ''}${e.data.result ? ` result=${cut(e.data.result, 300)}` : ''}`;
     case 'workflow.run_finished':
       return `Workflow '${e.data.workflowName}' run ${e.data.runId} ${e.data.status}${e.data.error ? `: ${cut(e.data.error, 300)}` : ''}`;
-    case 'schedule.fired':
-      return `Scheduled job '${e.data.name}' ran: ${e.data.status}`;
     case 'approval.requested':
       return `Approval requested: ${e.data.approvalId}${e.data.tool ? ` for tool ${e.data.tool}` : ''}${e.data.description ? ` (${cut(e.data.description, 200)})` : ''}`;
     case 'approval.resolved':

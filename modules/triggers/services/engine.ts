@@ -3,7 +3,7 @@
  * checked only against its candidates. match() decides (enabled, max_fires, pattern, cooldown per subject, the
  * per-event budget) without side effects; the caller records each fire.
  */
-import type { AnyEvent } from '@talon/module-sdk';
+import type { KnownEvent } from './known.ts';
 import { describeEvent } from './describe.ts';
 import { compile, type Matcher, type MatchContext, type Owner } from './pattern.ts';
 import type { Trigger } from './store.ts';
@@ -24,7 +24,7 @@ export interface EngineOptions {
   maxPerEvent: () => number;
   /** The name of an agent (for assignee_match 'self'). */
   agentName: (id: string) => string | undefined;
-  onBudgetExceeded?: (event: AnyEvent, skipped: number) => void;
+  onBudgetExceeded?: (event: KnownEvent, skipped: number) => void;
   onMatchError?: (trigger: Trigger, err: unknown) => void;
 }
 
@@ -70,7 +70,7 @@ export class Engine {
   }
 
   /** The triggers this event fires now. */
-  match(event: AnyEvent, now = Date.now()): Match[] {
+  match(event: KnownEvent, now = Date.now()): Match[] {
     const index = this.index ?? this.build();
     const candidates = [...(index.get(event.type) ?? []), ...(index.get('*') ?? [])];
     let description: string | undefined;
@@ -95,7 +95,7 @@ export class Engine {
   }
 
   /** What the trigger matches the event on; a matcher that throws counts as no match (reported), never stopping the others. */
-  private subject(trigger: Trigger, matcher: Matcher, event: AnyEvent, description: () => string): string | undefined {
+  private subject(trigger: Trigger, matcher: Matcher, event: KnownEvent, description: () => string): string | undefined {
     try {
       const ctx: MatchContext = { owner: this.owner(trigger), description };
       return matcher.match(event, ctx);

@@ -5,10 +5,11 @@
  * them, so a slow turn never holds up the next event.
  */
 import { randomUUID } from 'node:crypto';
-import { isUuid, type AnyEvent, type TalonEvent } from '@talon/module-sdk';
+import { isUuid, type EventOf } from '@talon/module-sdk';
+import type { KnownEvent } from './known.ts';
 import type { Logger } from 'pino';
 import type { AgentRecord, AgentRegistry, AgentTools } from '@talon/agents';
-import type { TaskBoard, TaskQueue } from '@talon/tasks';
+import type { TaskBoard, taskEvents, TaskQueue } from '@talon/tasks';
 import type { WorkflowRunner } from '@talon/workflows';
 import type { DeliverySource } from '@talon/triggers';
 import type { TriggersConfig } from '../config.ts';
@@ -38,7 +39,7 @@ export class Firing {
   constructor(private readonly deps: FireDeps) {}
 
   /** The bus subscriber: evaluates one event and starts what it fires (recorded in order; the turns are not awaited). */
-  async handle(event: AnyEvent): Promise<void> {
+  async handle(event: KnownEvent): Promise<void> {
     const { engine, chain, config, log } = this.deps;
     const depth = chain.depthOf(event);
     const matches = engine.match(event);
@@ -48,7 +49,7 @@ export class Firing {
     }
     const fired: Match[] = [];
     for (const match of matches) if (await this.fire(match, event, depth + 1)) fired.push(match);
-    if (event.type === 'task.posted') await this.wake(event as TalonEvent<'task.posted'>, fired, depth + 1);
+    if (event.type === 'task.posted') await this.wake(event, fired, depth + 1);
   }
 
   /**
@@ -57,7 +58,7 @@ export class Firing {
    * fire's commit also writes a pending-fire row, removed with the delivery row: if this process dies in between,
    * another one (or the next start) records the turn as lost, and the used-up cooldown is not silent.
    */
-  private async fire(match: Match, event: AnyEvent, depth: number): Promise<boolean> {
+  private async fire(match: Match, event: KnownEvent, depth: number): Promise<boolean> {
     const t = match.trigger;
     const agentId = t.target_agent_id ?? t.agent_id;
     // The recipient may just have been killed (its own agent.terminated event): nothing to run.
@@ -97,7 +98,7 @@ export class Firing {
   }
 
   /** A task posted for an agent that no trigger of its own fired for: the agent is told, so it can claim it. */
-  private async wake(event: TalonEvent<'task.posted'>, matches: Match[], depth: number): Promise<void> {
+  private async wake(event: EventOf<typeof taskEvents, 'task.posted'>, matches: Match[], depth: number): Promise<void> {
     const { assignedTo, taskId, title } = event.data;
     if (!this.deps.config().assignee_wake || !assignedTo) return;
     const agent = this.resolve(assignedTo);

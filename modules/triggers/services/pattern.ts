@@ -5,7 +5,8 @@
  * Globs (name_pattern, key_pattern, type): `*` is any run of characters, `?` one character, case-insensitive;
  * anything else is literal, and a glob without wildcards must match the whole text.
  */
-import { badRequest, type AnyEvent, type EventType } from '@talon/module-sdk';
+import { badRequest } from '@talon/module-sdk';
+import type { KnownEvent } from './known.ts';
 
 export type Pattern = Record<string, Record<string, string>>;
 
@@ -23,8 +24,8 @@ export interface MatchContext {
 
 /** A compiled pattern: the event types it can match ('*' for any) and the matcher (the subject, or undefined). */
 export interface Matcher {
-  types: readonly (EventType | '*')[];
-  match(event: AnyEvent, ctx: MatchContext): string | undefined;
+  types: readonly (KnownEvent['type'] | '*')[];
+  match(event: KnownEvent, ctx: MatchContext): string | undefined;
 }
 
 interface Kind {
@@ -32,7 +33,7 @@ interface Kind {
   compile(fields: Record<string, string>): Matcher;
 }
 
-const LIFECYCLE: EventType[] = ['agent.spawned', 'agent.terminated', 'agent.crashed'];
+const LIFECYCLE: KnownEvent['type'][] = ['agent.spawned', 'agent.terminated', 'agent.crashed'];
 
 const KINDS: Record<string, Kind> = {
   all: { fields: {}, compile: () => ({ types: ['*'], match: (e) => principal(e) }) },
@@ -161,12 +162,12 @@ function assigneeMatches(rule: string, assignee: string | undefined, owner: Owne
   return a === r;
 }
 
-function agentOf(e: AnyEvent): string | undefined {
+function agentOf(e: KnownEvent): string | undefined {
   return e.type === 'agent.spawned' || e.type === 'agent.terminated' || e.type === 'agent.crashed' ? e.data.agentId : undefined;
 }
 
 /** What an event is about, for cooldowns of catch-all patterns. */
-function principal(e: AnyEvent): string {
+function principal(e: KnownEvent): string {
   const d = e.data as { agentId?: string; taskId?: string; jobId?: string; runId?: string; key?: string; type?: string };
   return `${e.type}:${d.taskId ?? d.runId ?? d.jobId ?? d.key ?? d.agentId ?? d.type ?? ''}`;
 }

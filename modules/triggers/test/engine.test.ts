@@ -1,9 +1,9 @@
 /** The engine on its own: one trigger that throws while matching never keeps the others from firing. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AnyEvent } from '@talon/module-sdk';
 import { Engine } from '../services/engine.ts';
 import type { Trigger } from '../services/store.ts';
+import type { KnownEvent } from '../services/known.ts';
 
 const trigger = (id: string, agent: string): Trigger => ({
   id,
@@ -34,7 +34,7 @@ test('a trigger that throws while matching is reported and skipped; the others s
     onMatchError: (t, err) => void errors.push(`${t.id}: ${(err as Error).message}`),
   });
   engine.load([trigger('t-broken', 'broken'), trigger('t-good', 'good')], []);
-  const event = { id: 'e', type: 'task.posted', data: { taskId: 'task', title: 't', assignedTo: 'good-agent' }, at: '', source: 'test' } as AnyEvent;
+  const event = { id: 'e', type: 'task.posted', data: { taskId: 'task', title: 't', assignedTo: 'good-agent' }, at: '', source: 'test' } as KnownEvent;
   assert.deepEqual(
     engine.match(event).map((m) => m.trigger.id),
     ['t-good'],

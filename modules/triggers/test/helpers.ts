@@ -1,14 +1,14 @@
 /** A kernel with agents, the queue, triggers (and optional extras) and an OpenAI-format fake provider. */
 import path from 'node:path';
-import type { AnyEvent, EventType, TalonEvents } from '@talon/module-sdk';
+import type { KnownEvent } from '../services/known.ts';
 import { startAgentTestKernel, waitFor, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
   k: AgentTestKernel;
   /** Publishes an event on the kernel's bus, as a module would. */
-  publish<K extends EventType>(type: K, data: TalonEvents[K]): void;
-  events: AnyEvent[];
+  publish<K extends KnownEvent['type']>(type: K, data: Extract<KnownEvent, { type: K }>['data']): void;
+  events: KnownEvent[];
 }
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -16,8 +16,8 @@ const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 export async function startEnv(config = '', modules: string[] = []): Promise<Env> {
   const k = await startAgentTestKernel({ only: ['triggers', 'error-envelope', ...modules], config: `module_paths = [${JSON.stringify(FIXTURES)}]\n${config}` });
   const scope = k.kernel.events.scope('test');
-  const events: AnyEvent[] = [];
-  scope.subscribe('*', (e: AnyEvent) => void events.push(e));
+  const events: KnownEvent[] = [];
+  scope.subscribe('*', (e) => void events.push(e as KnownEvent));
   scope.commit();
   return { fake: k.fake, k, events, publish: (type, data) => void scope.publish(type, data) };
 }

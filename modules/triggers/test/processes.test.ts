@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { EventType, TalonEvents } from '@talon/module-sdk';
+import type { KnownEvent } from '../services/known.ts';
 import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { call, createTrigger, spawn } from './helpers.ts';
 
@@ -16,7 +16,7 @@ const fake = new FakeProvider();
 const kernels: TestKernel[] = [];
 let watcher: string;
 
-const publish = <K extends EventType>(k: TestKernel, type: K, data: TalonEvents[K]) => {
+const publish = <K extends KnownEvent['type']>(k: TestKernel, type: K, data: Extract<KnownEvent, { type: K }>['data']) => {
   const scope = k.kernel.events.scope('test');
   scope.publish(type, data);
   scope.commit();

@@ -2,7 +2,8 @@
  * Which service events a webhook can subscribe to, by name (snake_case, as the spec's event_type), and the
  * bus event each one stands for. Dotted spellings (agent.spawned) are accepted as input.
  */
-import type { AnyEvent } from '@talon/module-sdk';
+import type { EventOf, TalonEvent } from '@talon/module-sdk';
+import type { workflowEvents } from '@talon/workflows';
 
 export const EVENT_NAMES = [
   'agent_spawned',
@@ -41,12 +42,15 @@ export function eventName(input: string): EventName | undefined {
 }
 
 /** The webhook event name of a bus event. */
-export function nameOf(event: AnyEvent): EventName {
+export function nameOf(event: TalonEvent): EventName {
   switch (event.type) {
     case 'turn.completed':
       return 'message_completed';
-    case 'workflow.run_finished':
-      return /^(completed|succeeded|success)$/i.test(event.data.status) ? 'workflow_completed' : 'workflow_failed';
+    case 'workflow.run_finished': {
+      // Only the workflows module publishes this name, so the payload is its run's.
+      const { status } = (event as EventOf<typeof workflowEvents, 'workflow.run_finished'>).data;
+      return /^(completed|succeeded|success)$/i.test(status) ? 'workflow_completed' : 'workflow_failed';
+    }
     default:
       return event.type.replace(/\./g, '_') as EventName;
   }

@@ -1,6 +1,6 @@
 /** Creating, changing and listing webhooks (both kinds), and turning bus events into journal rows. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, HttpError, notFound, type AnyEvent } from '@talon/module-sdk';
+import { badRequest, HttpError, notFound, type TalonEvent } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/secrets';
 import type { NetFetch } from '@talon/net';
 import type { WebhooksConfig } from '../config.ts';
@@ -125,7 +125,7 @@ export class Hooks {
   }
 
   /** Journals one row per enabled webhook subscribed to the event (the envelope is fixed now, signed when sent). */
-  async onEvent(event: AnyEvent): Promise<void> {
+  async onEvent(event: TalonEvent): Promise<void> {
     const name = nameOf(event);
     const targets = (await this.deps.store.enabled()).filter((s) => subscribed(s.events, name)).map((s) => s.hook);
     if (!targets.length) return;

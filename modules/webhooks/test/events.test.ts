@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AnyEvent, EventType, TalonEvents } from '@talon/module-sdk';
+import type { TalonEvent } from '@talon/module-sdk';
 import { eventName, nameOf } from '../services/events.ts';
 
-const event = <K extends EventType>(type: K, data: TalonEvents[K]) => ({ id: 'e', type, data, at: new Date().toISOString(), source: 'test' }) as AnyEvent;
+const event = (type: string, data: unknown): TalonEvent => ({ id: 'e', type, data, at: new Date().toISOString(), source: 'test' });
 
 test('bus events get the webhook names the docs list', () => {
   assert.equal(

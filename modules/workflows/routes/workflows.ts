@@ -1,5 +1,6 @@
 /** /api/workflows: create, list, get, PUT (merge), DELETE, and the synchronous run. */
-import { badRequest, notFound, requireUuid, type EventAccess, type Routes } from '@talon/module-sdk';
+import { badRequest, notFound, requireUuid, type EventChannel, type Routes } from '@talon/module-sdk';
+import type { workflowEvents } from '@talon/workflows';
 import type { WorkflowsConfig } from '../config.ts';
 import { createBody, normalizeSteps, updateBody, viewSteps } from '../services/definition.ts';
 import type { Runner } from '../services/runner.ts';
@@ -24,7 +25,7 @@ export interface WorkflowRouteDeps {
   store: WorkflowStore;
   runner: Runner;
   config: () => WorkflowsConfig;
-  events: Pick<EventAccess, 'publish'>;
+  events: Pick<EventChannel<typeof workflowEvents>, 'publish'>;
 }
 
 export function workflowRoutes(app: Routes, { store, runner, config, events }: WorkflowRouteDeps): void {

@@ -2,9 +2,9 @@
  * Starts and ends runs: the run row, the whole-run timeout, cancellation, the workflow.run_finished event. A run
  * never rejects for a failing step; the result says `failed` with the error.
  */
-import { conflict, notFound, type ChangeFeed, type EventAccess, type NodeAccess } from '@talon/module-sdk';
+import { conflict, notFound, type ChangeFeed, type EventChannel, type NodeAccess } from '@talon/module-sdk';
 import type { Logger } from 'pino';
-import type { StartedRun, WorkflowRunner, WorkflowRunResult } from '@talon/workflows';
+import type { StartedRun, workflowEvents, WorkflowRunner, WorkflowRunResult } from '@talon/workflows';
 import type { WorkflowsConfig } from '../config.ts';
 import { Execution } from './execution.ts';
 import { RunStop, type ExecutionDeps } from './step-runner.ts';
@@ -21,7 +21,7 @@ const REMOTE_POLL_MS = 100;
 export interface RunnerDeps extends ExecutionDeps {
   store: WorkflowStore;
   runs: RunStore;
-  events: Pick<EventAccess, 'publish'>;
+  events: Pick<EventChannel<typeof workflowEvents>, 'publish'>;
   config: () => WorkflowsConfig;
   log: Logger;
   nodes: Pick<NodeAccess, 'id' | 'live'>;
