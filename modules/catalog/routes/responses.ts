@@ -67,13 +67,14 @@ export const providerResponse = {
     name: str,
     display_name: str,
     auth_status: { type: 'string', enum: ['configured', 'no_key_needed', 'missing'] },
+    key_source: { type: 'string', enum: ['stored', 'environment', 'none'], description: 'where the key sent comes from: a stored key wins over the environment' },
     env_var: { type: 'string', description: 'absent for providers that need no key' },
     base_url: str,
     model_count: int,
     api_format: { type: 'string', description: 'wire format name (a driver module registers it)' },
     key_required: bool,
   },
-  required: ['name', 'display_name', 'auth_status', 'base_url', 'model_count', 'api_format', 'key_required'],
+  required: ['name', 'display_name', 'auth_status', 'key_source', 'base_url', 'model_count', 'api_format', 'key_required'],
   additionalProperties: false,
 } as const;
 

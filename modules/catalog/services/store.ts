@@ -18,9 +18,12 @@ import type { ProviderKeys } from '@talon/secrets';
 const PROVIDER_ALIASES: Record<string, string> = { google: 'gemini', 'llama.cpp': 'llamacpp', 'llama-cpp': 'llamacpp', 'lm-studio': 'lmstudio' };
 
 export type AuthStatus = 'configured' | 'no_key_needed' | 'missing';
+/** Where the key the service would send comes from: a stored key wins over the environment variable. */
+export type KeySource = 'stored' | 'environment' | 'none';
 
 export interface ProviderView extends ProviderEntry {
   auth_status: AuthStatus;
+  key_source: KeySource;
   model_count: number;
 }
 
@@ -219,11 +222,16 @@ export class CatalogStore implements CatalogService {
   }
 
   apiKey(provider: string): string | undefined {
+    return this.keyWithSource(provider)?.key;
+  }
+
+  private keyWithSource(provider: string): { key: string; source: Exclude<KeySource, 'none'> } | undefined {
     const name = this.provider(provider)?.name ?? provider;
     const stored = this.keys.get(name);
-    if (stored) return stored;
+    if (stored) return { key: stored, source: 'stored' };
     const envVar = this.snap.providers.get(name)?.env_var;
-    return (envVar && process.env[envVar]) || undefined;
+    const fromEnv = envVar && process.env[envVar];
+    return fromEnv ? { key: fromEnv, source: 'environment' } : undefined;
   }
 
   configuredUrl(provider: string): string | undefined {
@@ -268,8 +276,9 @@ export class CatalogStore implements CatalogService {
   }
 
   view(p: ProviderEntry): ProviderView {
-    const auth_status: AuthStatus = this.hasKey(p) ? 'configured' : p.key_required ? 'missing' : 'no_key_needed';
-    return { ...p, base_url: this.baseUrl(p.name) ?? p.base_url, auth_status, model_count: this.snap.byProvider.get(p.name)?.length ?? 0 };
+    const key_source = this.keyWithSource(p.name)?.source ?? 'none';
+    const auth_status: AuthStatus = key_source !== 'none' ? 'configured' : p.key_required ? 'missing' : 'no_key_needed';
+    return { ...p, base_url: this.baseUrl(p.name) ?? p.base_url, auth_status, key_source, model_count: this.snap.byProvider.get(p.name)?.length ?? 0 };
   }
 
   /** created is false when an existing alias was re-pointed. */

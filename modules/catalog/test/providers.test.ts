@@ -69,14 +69,25 @@ test('GET /api/providers: every provider with auth status, never a key value', a
   const by = (n: string) => list.find((p) => p.name === n)!;
   assert.deepEqual(
     Object.keys(by('openai')).sort(),
-    ['api_format', 'auth_status', 'base_url', 'display_name', 'env_var', 'key_required', 'model_count', 'name'].sort(),
+    ['api_format', 'auth_status', 'base_url', 'display_name', 'env_var', 'key_required', 'key_source', 'model_count', 'name'].sort(),
   );
   assert.equal(by('openai').auth_status, 'missing');
+  assert.equal(by('openai').key_source, 'none');
   assert.equal(by('mistral').auth_status, 'configured', 'env var present');
+  assert.equal(by('mistral').key_source, 'environment');
   assert.equal(by('ollama').auth_status, 'no_key_needed');
+  assert.equal(by('ollama').key_source, 'none');
   assert.equal('env_var' in by('ollama'), false);
   assert.equal(by('vllm').base_url, `${dead}/v1`, 'provider_urls apply');
   assert.ok((by('openai').model_count as number) > 5);
+});
+
+test('key_source: a stored key wins over the environment variable, and removing it falls back to the variable', async () => {
+  assert.equal((await call('/api/providers/mistral')).body.key_source, 'environment');
+  assert.equal((await call('/api/providers/mistral/key', { method: 'POST', json: { api_key: SECRET } })).status, 200);
+  assert.equal((await call('/api/providers/mistral')).body.key_source, 'stored');
+  assert.equal((await call('/api/providers/mistral/key', { method: 'DELETE' })).status, 200);
+  assert.equal((await call('/api/providers/mistral')).body.key_source, 'environment');
 });
 
 test('GET /api/providers/{name}: details, models, 404 for unknown', async () => {
@@ -96,6 +107,7 @@ test('provider key: set → configured → apiKey() → sealed on disk → test 
   assert.deepEqual(set.body, { status: 'configured', provider: 'openai' });
   assert.equal(service(k).apiKey('openai'), SECRET, 'effective at once');
   assert.equal((await call('/api/providers/openai')).body.auth_status, 'configured');
+  assert.equal((await call('/api/providers/openai')).body.key_source, 'stored');
 
   // at rest: the key file is 32 bytes, mode 0600 (the secrets module's tests show the database holds no plaintext)
   const keyFile = path.join(home, 'secret.key');
