@@ -4,6 +4,11 @@ import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams } from './common.ts';
 
 const pageQuery = { type: 'object', properties: { ...pageQueryProperties } } as const;
+const turnsQuery = {
+  type: 'object',
+  properties: { ...pageQueryProperties, outcome: { type: 'string', enum: ['ok', 'error', 'stopped', 'interrupted'], default: 'error' } },
+  additionalProperties: false,
+} as const;
 
 export function observeRoutes(app: Routes, s: AgentServices): void {
   app.get(
@@ -19,6 +24,17 @@ export function observeRoutes(app: Routes, s: AgentServices): void {
         offset: page.offset,
         limit: page.limit,
       };
+    },
+  );
+
+  // Across agents: what went wrong lately, without reading each agent's traces (the dashboard's home).
+  app.get(
+    '/api/turns',
+    { schema: { summary: "Recent turns of every agent with one outcome (default 'error'), newest first", querystring: turnsQuery } },
+    async (request) => {
+      const page = readPage(request.query, { limit: 20, max: 200 });
+      const turns = await s.traces.recentByOutcome(request.query.outcome, page.limit, page.offset);
+      return { turns, offset: page.offset, limit: page.limit };
     },
   );
 

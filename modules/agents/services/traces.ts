@@ -100,6 +100,14 @@ export class TraceStore {
     return rows.map(({ id, steps, ...rest }) => ({ turn_id: id, ...rest, steps: JSON.parse(steps) as TurnStep[] }));
   }
 
+  /** The latest turns of every agent with this outcome, newest first (the dashboard's home lists the failed ones). */
+  async recentByOutcome(outcome: string, limit: number, offset = 0): Promise<TurnTrace[]> {
+    await this.flush();
+    const order = this.store.pick({ sqlite: 'started_at DESC, rowid DESC', postgres: 'started_at DESC, id DESC' });
+    const rows = await this.store.many<Row>(`SELECT * FROM agents_turns WHERE outcome = ? ORDER BY ${order} LIMIT ? OFFSET ?`, [outcome, limit, offset]);
+    return rows.map(({ id, steps, ...rest }) => ({ turn_id: id, ...rest, steps: JSON.parse(steps) as TurnStep[] }));
+  }
+
   async one(turnId: string): Promise<TurnTrace | undefined> {
     await this.flush();
     const row = await this.store.one<Row>('SELECT * FROM agents_turns WHERE id = ?', [turnId]);

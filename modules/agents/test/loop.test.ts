@@ -195,4 +195,20 @@ describe('agents: the loop (tools, owner notices, loop guard, errors)', () => {
     assert.equal(events.at(-1)!.event, 'error');
     assert.match(String(events.at(-1)!.data.error), /LLM provider error/);
   });
+  test('GET /api/turns: the failed turns of every agent, newest first; ?outcome= for others; a bad outcome is a 400', async () => {
+    const { agent_id } = await spawn(env.k, 'failing-twice');
+    env.fake.enqueue({ status: 500 });
+    assert.equal((await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'one' } })).status, 502);
+    const failed = await json<{ turns: Array<{ agent_id: string; outcome: string; error: string }>; limit: number }>(await env.k.request('/api/turns?limit=3'));
+    assert.equal(failed.limit, 3);
+    assert.ok(failed.turns.length >= 2, 'this agent and the agents of the tests before');
+    assert.ok(failed.turns.every((t) => t.outcome === 'error'));
+    assert.equal(failed.turns[0].agent_id, agent_id, 'newest first');
+    assert.match(failed.turns[0].error, /LLM provider error/);
+    const ok = await json<{ turns: Array<{ outcome: string }> }>(await env.k.request('/api/turns?outcome=ok'));
+    assert.ok(ok.turns.length > 0 && ok.turns.every((t) => t.outcome === 'ok'));
+    const bad = await env.k.request('/api/turns?outcome=broken');
+    assert.equal(bad.status, 400);
+    assert.match((await json(bad)).error as string, /outcome/);
+  });
 });
