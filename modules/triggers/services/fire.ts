@@ -77,11 +77,11 @@ export class Firing {
       return false;
     }
     const prompt = t.prompt_template.replaceAll('{{event}}', cause);
-    void this.run(agentId, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt), fireId);
+    void this.run(agentId, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt, fireId), fireId);
     return true;
   }
 
-  private async turnOrWorkflow(t: Trigger, prompt: string): Promise<{ response: string; sessionId?: string }> {
+  private async turnOrWorkflow(t: Trigger, prompt: string, fireId: string): Promise<{ response: string; sessionId?: string }> {
     const agentId = t.target_agent_id ?? t.agent_id;
     if (!t.workflow_id) {
       const timeout = this.deps.config().fire_timeout_secs;
@@ -92,7 +92,10 @@ export class Firing {
     }
     const workflows = this.deps.workflows();
     if (!workflows) throw new Error('the workflows module is not running');
-    const run = await this.deps.queue().run('trigger', () => workflows.run(t.workflow_id!, prompt, 'trigger'));
+    // The run is the workflows module's once started: waiting for it outside the 'trigger' lane keeps long workflows
+    // (whose steps wait for 'workflow' slots) from holding every trigger slot. The fire's id keys it: started once.
+    const started = await workflows.start(t.workflow_id, prompt, 'trigger', `trigger:${fireId}`);
+    const run = await started.done;
     if (run.status !== 'completed') throw new Error(`workflow run ${run.run_id} ${run.status}: ${run.error ?? ''}`);
     return { response: run.output };
   }
