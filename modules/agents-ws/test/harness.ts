@@ -1,10 +1,9 @@
 /** A kernel whose default model is the scripted fake provider, with helpers to spawn agents and read JSON answers. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
-
-const KEY_ENV = 'TALON_FAKE_PROVIDER_KEY';
+import { parse } from 'smol-toml';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider } from '@talon/testing';
 
 export interface Harness {
-  kernel: TestKernel;
+  kernel: AgentTestKernel;
   fake: FakeProvider;
   /** Spawns an agent on gpt-4o-mini (priced by the catalogue) with no tools; returns its id. */
   spawn(name: string, extra?: string): Promise<string>;
@@ -13,13 +12,7 @@ export interface Harness {
 }
 
 export async function startHarness(only: string[], config = ''): Promise<Harness> {
-  process.env[KEY_ENV] = 'sk-test';
-  const fake = new FakeProvider();
-  await fake.start();
-  const kernel = await startTestKernel({
-    only,
-    config: `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${fake.url}/v1"\napi_key_env = "${KEY_ENV}"\n${config}\n[llm]\nmax_retries = 0\n`,
-  });
+  const kernel = await startAgentTestKernel({ only, model: 'gpt-4o-mini', config });
   const json = async <T>(path: string, init?: RequestInit & { json?: unknown }) => {
     const res = await kernel.request(path, init);
     const text = await res.text();
@@ -27,17 +20,9 @@ export async function startHarness(only: string[], config = ''): Promise<Harness
   };
   return {
     kernel,
-    fake,
+    fake: kernel.fake,
     json,
-    async spawn(name, extra = '') {
-      const manifest = `name = "${name}"\n\n[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n\n[capabilities]\ntools = []\n${extra}`;
-      const res = await json<{ agent_id?: string; error?: string }>('/api/agents', { method: 'POST', json: { manifest_toml: manifest } });
-      if (res.status !== 201 || !res.body.agent_id) throw new Error(`spawn failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.agent_id;
-    },
-    async stop() {
-      await kernel.stop();
-      await fake.stop();
-    },
+    spawn: (name, extra = '') => kernel.spawnAgent(name, parse(`[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n\n[capabilities]\ntools = []\n${extra}`)),
+    stop: () => kernel.stop(),
   };
 }

@@ -1,27 +1,18 @@
-/** Boots a kernel with agents backed by the fake provider, for the usage, openai-compat and agents-ws tests. */
-import { startTestKernel, type TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
-
-export const KEY_ENV = 'TALON_USAGE_TEST_KEY';
+/** Boots a kernel with agents backed by the fake provider, for the usage tests. */
+import { parse } from 'smol-toml';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider } from '@talon/testing';
 
 export interface Harness {
-  kernel: TestKernel;
+  kernel: AgentTestKernel;
   fake: FakeProvider;
-  /** Spawns an agent and returns its id. */
+  /** Spawns an agent on gpt-4o-mini (priced by the catalogue) with no tools; returns its id. */
   spawn(name: string, extra?: string): Promise<string>;
   json<T = Record<string, unknown>>(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
 }
 
 export async function startHarness(only: string[], config = '', home?: string): Promise<Harness> {
-  process.env[KEY_ENV] = 'sk-test';
-  const fake = new FakeProvider();
-  await fake.start();
-  const kernel = await startTestKernel({
-    only,
-    home,
-    config: `[default_model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\nbase_url = "${fake.url}/v1"\napi_key_env = "${KEY_ENV}"\n${config}\n[llm]\nretry_base_ms = 5\nretry_max_ms = 20\nmax_retries = 0\n`,
-  });
+  const kernel = await startAgentTestKernel({ only, home, model: 'gpt-4o-mini', config });
   const json = async <T>(path: string, init?: RequestInit & { json?: unknown }) => {
     const res = await kernel.request(path, init);
     const text = await res.text();
@@ -29,18 +20,9 @@ export async function startHarness(only: string[], config = '', home?: string): 
   };
   return {
     kernel,
-    fake,
+    fake: kernel.fake,
     json,
-    async spawn(name, extra = '') {
-      const manifest = `name = "${name}"\n\n[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n\n[capabilities]\ntools = []\n${extra}`;
-      const res = await json<{ agent_id?: string; id?: string; error?: string }>('/api/agents', { method: 'POST', json: { manifest_toml: manifest } });
-      const id = res.body.agent_id ?? res.body.id;
-      if (res.status !== 201 || !id) throw new Error(`spawn failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return id;
-    },
-    async stop() {
-      await kernel.stop();
-      await fake.stop();
-    },
+    spawn: (name, extra = '') => kernel.spawnAgent(name, parse(`[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n\n[capabilities]\ntools = []\n${extra}`)),
+    stop: () => kernel.stop(),
   };
 }
