@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const MANIFEST = (name: string) => `name = "${name}"\n[model]\nprovider = "openai"\nmodel = "gpt-4o-mini"\n`;
 
-let fake: FakeProvider;
-let k: TestKernel;
+let k: AgentTestKernel;
 
 interface Entry {
   id: number;
@@ -25,30 +24,19 @@ interface Entry {
 }
 
 before(async () => {
-  process.env.AUDIT_ACTS_KEY = 'sk-test-fake-key';
-  fake = new FakeProvider();
-  await fake.start();
   const config = [
     `module_paths = [${JSON.stringify(FIXTURES)}]`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "gpt-4o-mini"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "AUDIT_ACTS_KEY"',
-    '[llm]',
-    'max_retries = 0',
     '[audit]',
     'module_poll_ms = 500',
     '[tools.invoke]',
     'enabled = true',
     'allowlist = ["file_list"]',
   ].join('\n');
-  const only = ['audit', 'agents', 'tools', 'llm-openai', 'catalog', 'usage', 'config-api', 'approvals', 'skills', 'hands', 'mcp', 'error-envelope'];
-  k = await startTestKernel({ only: [...only, 'audit-probe', 'audit-boom'], config, keepHome: true });
+  const only = ['audit', 'agents', 'tools', 'catalog', 'usage', 'config-api', 'approvals', 'skills', 'hands', 'mcp', 'error-envelope'];
+  k = await startAgentTestKernel({ only: [...only, 'audit-probe', 'audit-boom'], model: 'gpt-4o-mini', config, keepHome: true });
 });
 after(async () => {
   await k?.stop();
-  await fake?.stop();
   if (k) rmSync(k.home, { recursive: true, force: true });
 });
 
@@ -94,7 +82,7 @@ test('modules: a start-up failure, a reload and an unload', async () => {
 
 test('a model call refused by the budget: budget_exceeded, whether or not an HTTP answer says 402', async () => {
   const agent = (await call<{ agent_id: string }>('/api/agents', { method: 'POST', json: { manifest_toml: MANIFEST('spender') } })).body.agent_id;
-  fake.enqueue({ text: 'spent', usage: { input: 1_000_000, output: 0 } });
+  k.fake.enqueue({ text: 'spent', usage: { input: 1_000_000, output: 0 } });
   assert.equal((await call(`/api/agents/${agent}/message`, { method: 'POST', json: { message: 'spend' } })).status, 200);
   assert.equal((await call('/api/budget', { method: 'PUT', json: { daily_limit_usd: 0.1 } })).status, 200);
   assert.equal((await call(`/api/agents/${agent}/message`, { method: 'POST', json: { message: 'more' } })).status, 402);

@@ -1,13 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, setConfig, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, setConfig, type AgentTestKernel } from '@talon/testing';
 
 const KEY = 's3cret-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
 const MANIFEST = `name = "auditee"\n[model]\nprovider = "default"\nmodel = "default"\n[capabilities]\ntools = ["file_write", "file_list"]\n`;
 
-let fake: FakeProvider;
-let k: TestKernel;
+let k: AgentTestKernel;
 
 interface Entry {
   id: number;
@@ -21,24 +20,10 @@ interface Entry {
 }
 
 before(async () => {
-  process.env.AUDIT_FAKE_KEY = 'sk-test-fake-key';
-  fake = new FakeProvider();
-  await fake.start();
-  const config = [
-    `api_key = "${KEY}"`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "AUDIT_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-  ].join('\n');
-  k = await startTestKernel({ only: ['audit', 'auth', 'agents', 'tools', 'llm-openai', 'error-envelope', 'config-api'], config });
+  k = await startAgentTestKernel({ only: ['audit', 'auth', 'agents', 'tools', 'error-envelope', 'config-api'], config: `api_key = "${KEY}"` });
 });
 after(async () => {
   await k?.stop();
-  await fake?.stop();
 });
 
 const get = async <T>(path: string): Promise<T> => {
@@ -53,7 +38,7 @@ test('a spawn, a turn with tool calls inside it, and a kill are each an entry', 
   const spawned = await k.request('/api/agents', { method: 'POST', headers: auth, json: { manifest_toml: MANIFEST } });
   assert.equal(spawned.status, 201);
   const { agent_id: id } = (await spawned.json()) as { agent_id: string };
-  fake.enqueue(
+  k.fake.enqueue(
     {
       toolCalls: [
         { name: 'file_write', input: { path: 'a.txt', content: 'x' } },

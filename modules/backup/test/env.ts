@@ -1,29 +1,20 @@
 /** A kernel with agents, memory, audit and backup, its default model on a FakeProvider. */
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export const KEY = 'backup-test-key-0123456789';
 export const auth = { authorization: `Bearer ${KEY}` };
 
-export function configFor(fake: FakeProvider, extra = ''): string {
-  return [
-    `api_key = "${KEY}"`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "BACKUP_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    extra,
-  ].join('\n');
-}
+export const MODULES = ['backup', 'audit', 'auth', 'agents', 'memory', 'error-envelope'];
 
-export const MODULES = ['backup', 'audit', 'auth', 'agents', 'memory', 'llm-openai', 'error-envelope'];
-
-export async function start(fake: FakeProvider, options: { home?: string; extra?: string; modules?: string[] } = {}): Promise<TestKernel> {
-  process.env.BACKUP_FAKE_KEY = 'sk-test-fake-key';
-  const only = [...MODULES, ...(options.modules ?? [])];
-  return startTestKernel({ only, config: configFor(fake, options.extra), home: options.home, keepHome: Boolean(options.home) });
+/** `fake`: a provider shared by kernels on one home (a restart, two processes); their stop() leaves it running. */
+export async function start(options: { home?: string; extra?: string; modules?: string[]; fake?: FakeProvider } = {}): Promise<AgentTestKernel> {
+  return startAgentTestKernel({
+    only: [...MODULES, ...(options.modules ?? [])],
+    config: `api_key = "${KEY}"\n${options.extra ?? ''}`,
+    fake: options.fake,
+    home: options.home,
+    keepHome: Boolean(options.home),
+  });
 }
 
 export async function call<T = unknown>(k: TestKernel, path: string, init: { method?: string; json?: unknown } = {}): Promise<{ status: number; body: T }> {

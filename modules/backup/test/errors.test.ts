@@ -13,7 +13,7 @@ let good: string;
 before(async () => {
   fake = new FakeProvider();
   await fake.start();
-  k = await start(fake);
+  k = await start({ fake });
   good = (await call<{ filename: string }>(k, '/api/backup', { method: 'POST', json: { components: ['database', 'config'] } })).body.filename;
 });
 after(async () => {
@@ -103,7 +103,7 @@ test('a restore interrupted after its commit point is finished at the next start
     .prepare('INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)')
     .run('crashed', staging, JSON.stringify(['skills']), new Date().toISOString());
   await k.kernel.stop();
-  k = await start(fake, { home });
+  k = await start({ fake, home });
   assert.equal(readFileSync(path.join(home, 'skills', 'from-backup', 'SKILL.md'), 'utf8'), 'restored');
   assert.ok(!existsSync(path.join(home, 'skills', 'current')));
   assert.ok(!existsSync(staging));

@@ -17,8 +17,8 @@ let b: TestKernel | undefined;
 
 before(async () => {
   await fake.start();
-  a = await start(fake, { home });
-  b = await start(fake, { home });
+  a = await start({ fake, home });
+  b = await start({ fake, home });
 });
 after(async () => {
   await b?.stop();

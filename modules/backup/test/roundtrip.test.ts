@@ -2,20 +2,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { FakeProvider, type TestKernel } from '@talon/testing';
+import type { AgentTestKernel } from '@talon/testing';
 import { KEY, call, start } from './env.ts';
 
-let fake: FakeProvider;
-let k: TestKernel;
+let k: AgentTestKernel;
 
 before(async () => {
-  fake = new FakeProvider();
-  await fake.start();
-  k = await start(fake, { modules: ['scheduler', 'skills'] });
+  k = await start({ modules: ['scheduler', 'skills'] });
 });
 after(async () => {
   await k?.stop();
-  await fake?.stop();
 });
 
 const manifest = (name: string) => `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\n`;
@@ -55,7 +51,7 @@ test('round trip: agents, sessions, memory, schedules, workspaces and skills com
   const spawned = await call<{ agent_id: string }>(k, '/api/agents', { method: 'POST', json: { manifest_toml: manifest('keeper') } });
   assert.equal(spawned.status, 201);
   const id = spawned.body.agent_id;
-  fake.enqueue({ text: 'remembered' });
+  k.fake.enqueue({ text: 'remembered' });
   assert.equal((await call(k, `/api/agents/${id}/message`, { method: 'POST', json: { message: 'hello there' } })).status, 200);
   assert.equal((await call(k, `/api/memory/agents/${id}/kv/colour`, { method: 'PUT', json: { value: 'teal' } })).status, 200);
   assert.equal((await call(k, '/api/memory', { method: 'POST', json: { content: 'the user likes tea', agent_id: id } })).status, 201);
@@ -105,7 +101,7 @@ test('round trip: agents, sessions, memory, schedules, workspaces and skills com
   // The workspace is back where the agent looks for it.
   assert.equal(readFileSync(path.join(k.home, 'workspaces', id, 'notes.txt'), 'utf8'), 'workspace note');
   // The agent works on with its restored session.
-  fake.enqueue({ text: 'still here' });
+  k.fake.enqueue({ text: 'still here' });
   assert.equal((await call(k, `/api/agents/${id}/message`, { method: 'POST', json: { message: 'again' } })).status, 200);
 
   // The audit trail is not rolled back by a restore: it holds the backup and the restore, and verifies.

@@ -7,35 +7,20 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startTestKernel, type TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel } from '@talon/testing';
 import { git, hashName } from './support.ts';
 
-let fake: FakeProvider;
-let k: TestKernel;
+let k: AgentTestKernel;
 
 before(async () => {
-  process.env.CHECKPOINTS_FAKE_KEY = 'sk-test-fake-key';
-  fake = new FakeProvider();
-  await fake.start();
-  const config = [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "CHECKPOINTS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-  ].join('\n');
-  k = await startTestKernel({ only: ['checkpoints', 'agents', 'tools', 'llm-openai', 'error-envelope'], config });
+  k = await startAgentTestKernel({ only: ['checkpoints', 'agents', 'tools', 'error-envelope'] });
 });
 after(async () => {
   await k?.stop();
-  await fake?.stop();
 });
 
 async function turn(agentId: string, toolCalls: Array<{ name: string; input: Record<string, unknown> }>): Promise<void> {
-  fake.enqueue({ toolCalls }, { text: 'done' });
+  k.fake.enqueue({ toolCalls }, { text: 'done' });
   const res = await k.request(`/api/agents/${agentId}/message`, { method: 'POST', json: { message: 'write it' } });
   assert.equal(res.status, 200, await res.clone().text());
 }

@@ -1,39 +1,32 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 import type { AgentRegistry } from '@talon/agents';
 
 const json = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
 const manifest = (name: string) => `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\n`;
 
 describe('comms', () => {
-  let k: TestKernel;
-  const fake = new FakeProvider();
+  let k: AgentTestKernel;
   let boss: string;
   let worker: string;
   before(async () => {
-    process.env.COMMS_FAKE_KEY = 'sk-fake';
-    await fake.start();
-    k = await startTestKernel({
-      only: ['comms', 'agents', 'tools', 'llm-openai', 'error-envelope'],
-      config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "COMMS_FAKE_KEY"\n[comms]\nkeep_alive_secs = 1\nmax_streams = 1\n`,
-    });
+    k = await startAgentTestKernel({ only: ['comms', 'agents', 'tools', 'error-envelope'], config: '[comms]\nkeep_alive_secs = 1\nmax_streams = 1\n' });
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
     boss = (await registry.spawn({ manifestToml: manifest('boss') })).id;
     worker = (await registry.spawn({ manifestToml: manifest('worker'), parentId: boss })).id;
   });
   after(async () => {
     await k.stop();
-    await fake.stop();
   });
 
   test('send delivers to an agent and answers with its reply; the message is logged and becomes an edge', async () => {
-    fake.enqueue({ text: 'on it', usage: { input: 7, output: 2 } });
+    k.fake.enqueue({ text: 'on it', usage: { input: 7, output: 2 } });
     const res = await k.request('/api/comms/send', { method: 'POST', json: { to: `agent:${worker}`, content: 'please summarise', from: 'agent:boss' } });
     assert.equal(res.status, 200);
     const reply = await json(res);
     assert.deepEqual(reply, { ok: true, to: `agent:${worker}`, agent_id: worker, response: 'on it', input_tokens: 7, output_tokens: 2 });
-    assert.match(JSON.stringify(fake.requests.at(-1)!.body), /\[message from agent boss\]\\nplease summarise/);
+    assert.match(JSON.stringify(k.fake.requests.at(-1)!.body), /\[message from agent boss\]\\nplease summarise/);
     const events = await json<{ items: Array<{ kind: string; source_name: string; target_id: string; detail: string }> }>(
       await k.request('/api/comms/events?limit=5'),
     );
@@ -63,7 +56,7 @@ describe('comms', () => {
   test('an agent_send of one agent to another is a routed message and a message edge', async () => {
     const registry = k.kernel.services.view<AgentRegistry>('agents.registry');
     const caller = (await registry.spawn({ manifestToml: `${manifest('caller')}[capabilities]\ntools = ["agent_send"]\n` })).id;
-    fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'worker', message: 'count the files' } }] }, { text: '12 files' }, { text: 'done' });
+    k.fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'worker', message: 'count the files' } }] }, { text: '12 files' }, { text: 'done' });
     const res = await k.request(`/api/agents/${caller}/message`, { method: 'POST', json: { message: 'ask the worker' } });
     assert.equal(res.status, 200);
     const events = await json<{ items: Array<{ kind: string; source_id: string; target_id: string; detail: string }> }>(
@@ -89,7 +82,7 @@ describe('comms', () => {
       2000,
       'events',
     );
-    fake.enqueue({ text: 'hi boss' });
+    k.fake.enqueue({ text: 'hi boss' });
     assert.equal((await json(await k.request('/api/comms/send', { method: 'POST', json: { to: 'agent:boss', content: 'hello' } }))).response, 'hi boss');
   });
 
@@ -107,7 +100,7 @@ describe('comms', () => {
         text += new TextDecoder().decode(value);
       }
     };
-    fake.enqueue({ text: 'streamed' });
+    k.fake.enqueue({ text: 'streamed' });
     await k.request('/api/comms/send', { method: 'POST', json: { to: `agent:${worker}`, content: 'live one' } });
     await read((t) => t.includes('live one'));
     assert.match(text, /^data: \{.*"kind":"agent_message".*"detail":"live one"/m);
