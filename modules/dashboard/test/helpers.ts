@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { FakeProvider, startTestKernel, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [
@@ -51,39 +51,23 @@ export const MODULES = [
 ];
 
 export interface Env {
-  k: TestKernel;
+  k: AgentTestKernel;
   fake: FakeProvider;
   browser: Browser;
   stop(): Promise<void>;
 }
 
-/** `config` goes first in config.toml; as a function it is given the FakeProvider's URL. */
+/** More config.toml; as a function it is given the FakeProvider's URL. */
 export async function startEnv(config: string | ((fakeUrl: string) => string) = '', extraModules: string[] = []): Promise<Env> {
-  process.env.DASHBOARD_FAKE_KEY = 'sk-test-fake-key';
-  const fake = new FakeProvider();
-  await fake.start();
-  const k = await startTestKernel({
-    only: [...MODULES, ...extraModules],
-    config: [
-      typeof config === 'function' ? config(fake.url) : config,
-      '[default_model]',
-      'provider = "openai"',
-      'model = "fake-model"',
-      `base_url = "${fake.url}/v1"`,
-      'api_key_env = "DASHBOARD_FAKE_KEY"',
-      '[llm]',
-      'max_retries = 0',
-    ].join('\n'),
-  });
+  const k = await startAgentTestKernel({ only: [...MODULES, ...extraModules], config });
   const browser = await launch();
   return {
     k,
-    fake,
+    fake: k.fake,
     browser,
     async stop() {
       await browser.close();
       await k.stop();
-      await fake.stop();
     },
   };
 }
