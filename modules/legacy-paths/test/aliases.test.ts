@@ -1,35 +1,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 
 const KEY = 'legacy-test-key-0123456789';
 const auth = { authorization: `Bearer ${KEY}` };
-let fake: FakeProvider;
-let k: TestKernel;
+let k: AgentTestKernel;
 let agent: string;
 
 before(async () => {
-  process.env.LEGACY_FAKE_KEY = 'sk-test';
-  fake = new FakeProvider();
-  await fake.start();
-  const config = [
-    `api_key = "${KEY}"`,
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "LEGACY_FAKE_KEY"',
-  ].join('\n');
-  k = await startTestKernel({
-    only: ['legacy-paths', 'auth', 'agents', 'llm-openai', 'memory', 'usage', 'triggers', 'skills', 'mcp', 'a2a', 'config-api', 'error-envelope'],
-    config,
+  k = await startAgentTestKernel({
+    only: ['legacy-paths', 'auth', 'agents', 'memory', 'usage', 'triggers', 'skills', 'mcp', 'a2a', 'config-api', 'error-envelope'],
+    config: `api_key = "${KEY}"`,
   });
   const res = await call('/api/agents', 'POST', { manifest_toml: 'name = "legacy"\n[model]\nprovider = "default"\nmodel = "default"\n' });
   agent = (res.body as { agent_id: string }).agent_id;
 });
 after(async () => {
   await k?.stop();
-  await fake?.stop();
 });
 
 async function call(path: string, method = 'GET', json?: unknown, headers: Record<string, string> = auth): Promise<{ status: number; body: unknown }> {
@@ -101,7 +88,7 @@ test('GET /api/mcp/tools lists the tools of the MCP servers', async () => {
 });
 
 test('POST /a2a/tasks is tasks/send', async () => {
-  fake.enqueue({ text: 'a2a reply' });
+  k.fake.enqueue({ text: 'a2a reply' });
   const res = await call('/a2a/tasks', 'POST', { agent_id: agent, message: { role: 'user', parts: [{ type: 'text', text: 'hi' }] } });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.match(JSON.stringify(res.body), /a2a reply/);

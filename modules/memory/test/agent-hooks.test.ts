@@ -8,8 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import type { TapFacade } from '@talon/module-sdk';
-import { startTestKernel, type TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel } from '@talon/testing';
 import { agentHooks, type AgentRecord, type ModelCallContext, type ToolContext, type TurnRecord } from '@talon/agents';
 import { llmHooks, llmService, type CallRecord, type LlmService } from '@talon/llm';
 import { semanticMemory } from '@talon/memory';
@@ -56,8 +55,7 @@ const agent: AgentRecord = {
   maxLlmTokensPerHour: 0,
 };
 
-let fake: FakeProvider;
-let k: TestKernel;
+let k: AgentTestKernel;
 let memory: Memory;
 let llm: LlmService;
 let raw: Hooks;
@@ -66,13 +64,7 @@ const calls: CallRecord[] = [];
 let config: MemoryConfig;
 
 before(async () => {
-  fake = new FakeProvider();
-  await fake.start();
-  process.env.TALON_MEMORY_TEST_KEY = 'sk-test';
-  k = await startTestKernel({
-    only: ['memory', 'llm', 'llm-openai', 'error-envelope'],
-    config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "TALON_MEMORY_TEST_KEY"\n[llm]\nretry_base_ms = 5\nretry_max_ms = 20\n`,
-  });
+  k = await startAgentTestKernel({ only: ['memory', 'llm', 'error-envelope'] });
   memory = k.kernel.services.view<Memory>(semanticMemory.id);
   llm = k.kernel.services.view<LlmService>(llmService.id);
   (k.kernel.hooks.catalogue(llmHooks.id)!.hooks as ReturnType<(typeof llmHooks)['create']>).afterCall.tapPromise('test', async (r) => {
@@ -95,7 +87,6 @@ before(async () => {
 
 after(async () => {
   await k.stop();
-  await fake.stop();
 });
 
 const modelCall = (userMessage: string, system = 'You are helpful.'): ModelCallContext => ({ agent, sessionId: agent.sessionId, userMessage, system });
@@ -180,11 +171,11 @@ async function llmExtraction(): Promise<void> {
     ],
     relations: [{ subject: 'User', relation: 'works at', object: 'Acme', confidence: 0.9 }],
   };
-  fake.enqueue({ text: `Here you go:\n${JSON.stringify(extraction)}` });
-  const chatBefore = fake.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+  k.fake.enqueue({ text: `Here you go:\n${JSON.stringify(extraction)}` });
+  const chatBefore = k.fake.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
   await raw.afterTurn.promise(turn('I started cello lessons. Please answer in French today.', "D'accord!"));
   await extractor.settled();
-  const chats = fake.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  const chats = k.fake.requests.filter((r) => r.path.endsWith('/chat/completions'));
   assert.equal(chats.length, chatBefore + 1);
   const sent = chats.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
   assert.ok(JSON.stringify(sent.messages).includes('cello lessons'));
@@ -206,20 +197,20 @@ async function llmExtraction(): Promise<void> {
   );
 
   // extractions_per_hour = 2: the second turn is extracted, the third is not.
-  fake.enqueue({ text: '{"memories":[],"relations":[]}' });
+  k.fake.enqueue({ text: '{"memories":[],"relations":[]}' });
   await raw.afterTurn.promise(turn('thanks', 'you are welcome'));
   await raw.afterTurn.promise(turn('one more thing about my cello', 'sure'));
   await extractor.settled();
-  assert.equal(fake.requests.filter((r) => r.path.endsWith('/chat/completions')).length, chatBefore + 2);
+  assert.equal(k.fake.requests.filter((r) => r.path.endsWith('/chat/completions')).length, chatBefore + 2);
 }
 
 test('by default (rules) afterTurn stores the facts the user states, with no LLM call', async () => {
-  const before = fake.requests.length;
+  const before = k.fake.requests.length;
   await raw.afterTurn.promise(turn('My name is Dana. I prefer answers in bullet points, and I love jazz.', 'Noted, Dana.'));
   await raw.afterTurn.promise(turn('Also, I love hiking. Remember that my flight leaves on May 3.', 'Sure.'));
   await raw.afterTurn.promise(turn('hi, how are you?', 'Fine, thanks!'));
   await extractor.settled();
-  assert.equal(fake.requests.length, before, 'no provider call');
+  assert.equal(k.fake.requests.length, before, 'no provider call');
   const contents = (await memory.entries.list({ agentId: AGENT_A, level: 'user' }, { limit: 50, offset: 0 })).items.map((i) => i.content);
   for (const fact of [
     "The user's name is Dana.",
@@ -259,7 +250,7 @@ test('rules: a new single-valued fact replaces the old one (kept in its history)
 });
 
 test('auto_memorize off: no LLM call', async () => {
-  const before = fake.requests.length;
+  const before = k.fake.requests.length;
   const off = new Extractor(
     memory,
     () => llm,
@@ -268,7 +259,7 @@ test('auto_memorize off: no LLM call', async () => {
   );
   assert.equal(off.enqueue(turn('I love jazz', 'noted')), false);
   await off.settled();
-  assert.equal(fake.requests.length, before);
+  assert.equal(k.fake.requests.length, before);
 });
 
 test('parseExtraction tolerates prose and bad items; parseModelRef', () => {

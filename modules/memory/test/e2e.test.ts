@@ -7,8 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 import { json } from './helpers.ts';
 
 type Sent = { messages: Array<{ role: string; content: unknown }>; tools?: Array<{ function: { name: string } }> };
@@ -16,35 +15,20 @@ type PurposeRow = { purpose: string | null; input_tokens: number; output_tokens:
 
 interface Env {
   fake: FakeProvider;
-  k: TestKernel;
+  k: AgentTestKernel;
 }
 
 async function startEnv(memoryConfig = ''): Promise<Env> {
-  process.env.TALON_MEMORY_E2E_KEY = 'sk-test';
-  const fake = new FakeProvider();
-  await fake.start();
-  const k = await startTestKernel({
-    only: ['agents', 'memory', 'usage', 'llm-openai', 'error-envelope'],
-    config: [
-      // Warnings go to the log file, where refused background calls are looked for.
-      'log_level = "warn"',
-      '[default_model]',
-      'provider = "openai"',
-      'model = "fake-model"',
-      `base_url = "${fake.url}/v1"`,
-      'api_key_env = "TALON_MEMORY_E2E_KEY"',
-      '[llm]',
-      'max_retries = 0',
-      '[memory]',
-      memoryConfig,
-    ].join('\n'),
+  const k = await startAgentTestKernel({
+    only: ['agents', 'memory', 'usage', 'error-envelope'],
+    // Warnings go to the log file, where refused background calls are looked for.
+    config: ['log_level = "warn"', '[memory]', memoryConfig].join('\n'),
   });
-  return { fake, k };
+  return { fake: k.fake, k };
 }
 
 async function stopEnv(env: Env): Promise<void> {
   await env.k.stop();
-  await env.fake.stop();
 }
 
 async function spawn(k: TestKernel, name: string, capabilities = 'tools = ["*"]'): Promise<string> {

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { FakeProvider, startAgentTestKernel, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import type { AgentRegistry } from '@talon/agents';
 
 const SECRET = 'peer-secret-0123456789abcdef';
@@ -24,9 +24,10 @@ describe('peers: two nodes on loopback', () => {
   let aAddress: string;
 
   const node = async (peers: string, extra: string[] = []) => {
-    const k = await startTestKernel({
-      only: ['peers', 'comms', 'agents', 'llm-openai', 'security', 'error-envelope', ...extra],
-      config: `log_level = "info"\n[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "PEERS_FAKE_KEY"\n[peers]\n${peers}`,
+    const k = await startAgentTestKernel({
+      fake,
+      only: ['peers', 'comms', 'agents', 'security', 'error-envelope', ...extra],
+      config: `log_level = "info"\n[peers]\n${peers}`,
     });
     nodes.push(k);
     return k;
@@ -34,7 +35,6 @@ describe('peers: two nodes on loopback', () => {
   const logged = (k: TestKernel, ...texts: RegExp[]) => k.logLines().some((l) => texts.every((t) => t.test(l)));
 
   before(async () => {
-    process.env.PEERS_FAKE_KEY = 'sk-fake';
     await fake.start();
     a = await node(`listen = "127.0.0.1:0"\nshared_secret = "${SECRET}"\nnode_id = "node-a"\nnode_name = "alpha"\nreconnect_ms = 100\n`);
     await a.kernel.services

@@ -1,32 +1,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, startTestKernel, waitFor, type AgentTestKernel, type TestKernel } from '@talon/testing';
 
-let fake: FakeProvider;
-let k: TestKernel;
-let off: TestKernel;
+let k: AgentTestKernel;
+let off: AgentTestKernel;
 let agent: string;
 
-const config = (enabled: boolean) =>
-  [
-    '[default_model]',
-    'provider = "openai"',
-    'model = "fake-model"',
-    `base_url = "${fake.url}/v1"`,
-    'api_key_env = "PROMPTS_FAKE_KEY"',
-    '[llm]',
-    'max_retries = 0',
-    '[prompt_intelligence]',
-    `enabled = ${enabled}`,
-    'max_versions_per_agent = 5',
-  ].join('\n');
+const config = (enabled: boolean) => ['[prompt_intelligence]', `enabled = ${enabled}`, 'max_versions_per_agent = 5'].join('\n');
 
 before(async () => {
-  process.env.PROMPTS_FAKE_KEY = 'sk-test-fake-key';
-  fake = new FakeProvider();
-  await fake.start();
-  const only = ['prompts', 'agents', 'llm-openai', 'error-envelope'];
-  [k, off] = await Promise.all([startTestKernel({ only, config: config(true) }), startTestKernel({ only, config: config(false) })]);
+  const only = ['prompts', 'agents', 'error-envelope'];
+  k = await startAgentTestKernel({ only, config: config(true) });
+  // The second kernel shares the first one's provider.
+  off = await startAgentTestKernel({ only, config: config(false), fake: k.fake });
   const res = await k.request('/api/agents', {
     method: 'POST',
     json: { manifest_toml: 'name = "poet"\n[model]\nprovider = "default"\nmodel = "default"\nsystem_prompt = "You are the manifest prompt."\n' },
@@ -34,14 +20,14 @@ before(async () => {
   agent = ((await res.json()) as { agent_id: string }).agent_id;
 });
 after(async () => {
-  await Promise.all([k?.stop(), off?.stop()]);
-  await fake?.stop();
+  await off?.stop();
+  await k?.stop();
 });
 
 async function call<T = Record<string, unknown>>(
   path: string,
   init: { method?: string; json?: unknown } = {},
-  kernel = k,
+  kernel: TestKernel = k,
 ): Promise<{ status: number; body: T }> {
   const res = await kernel.request(path, { method: init.method ?? 'GET', json: init.json });
   const text = await res.text();
@@ -50,10 +36,10 @@ async function call<T = Record<string, unknown>>(
 
 /** Sends one message; answers the system prompt the provider received. */
 async function turn(text = 'hi', reply = 'ok'): Promise<string> {
-  fake.enqueue({ text: reply });
+  k.fake.enqueue({ text: reply });
   const res = await call(`/api/agents/${agent}/message`, { method: 'POST', json: { message: text } });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  const sent = fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+  const sent = k.fake.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
   return sent.find((m) => m.role === 'system')?.content ?? '';
 }
 

@@ -1,22 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 
 const manifest = (name: string) =>
   `name = "${name}"\n[model]\nprovider = "default"\nmodel = "default"\nsystem_prompt = "You are ${name}."\n\n[capabilities]\ntools = ["agent_send"]\n`;
 
 describe('agent_send through the real agent loop', () => {
-  const fake = new FakeProvider();
-  let k: TestKernel;
+  let k: AgentTestKernel;
   let a: string;
   before(async () => {
-    process.env.FAKE_KEY = 'sk-test-fake-key';
-    await fake.start();
-    k = await startTestKernel({
-      only: ['tools', 'llm-openai', 'error-envelope'],
-      config: `[default_model]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "${fake.url}/v1"\napi_key_env = "FAKE_KEY"\n[llm]\nmax_retries = 0\n`,
-    });
+    k = await startAgentTestKernel({ only: ['tools', 'error-envelope'] });
     for (const name of ['alpha', 'beta']) {
       const res = await k.request('/api/agents', { method: 'POST', json: { manifest_toml: manifest(name) } });
       assert.equal(res.status, 201, await res.clone().text());
@@ -25,31 +18,34 @@ describe('agent_send through the real agent loop', () => {
   });
   after(async () => {
     await k?.stop();
-    await fake.stop();
   });
 
   it("returns the target's reply to the caller's loop", async () => {
-    fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'beta', message: 'ping' } }] }, { text: 'pong from beta' }, { text: 'beta said pong' });
+    k.fake.enqueue(
+      { toolCalls: [{ name: 'agent_send', input: { agent_id: 'beta', message: 'ping' } }] },
+      { text: 'pong from beta' },
+      { text: 'beta said pong' },
+    );
     const res = await k.request(`/api/agents/${a}/message`, { method: 'POST', json: { message: 'ask beta' } });
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(((await res.json()) as { response: string }).response, 'beta said pong');
     // The caller's second model call carries the tool result: beta's reply.
-    assert.match(JSON.stringify(fake.requests.at(-1)?.body), /pong from beta/);
-    assert.match(JSON.stringify(fake.requests.at(-2)?.body), /ping/);
+    assert.match(JSON.stringify(k.fake.requests.at(-1)?.body), /pong from beta/);
+    assert.match(JSON.stringify(k.fake.requests.at(-2)?.body), /ping/);
   });
 
   it("stopping the caller stops the target's turn", async () => {
-    fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'beta', message: 'slow' } }] }, { text: 'too late', delayMs: 5000 });
+    k.fake.enqueue({ toolCalls: [{ name: 'agent_send', input: { agent_id: 'beta', message: 'slow' } }] }, { text: 'too late', delayMs: 5000 });
     const started = Date.now();
     const pending = k.request(`/api/agents/${a}/message`, { method: 'POST', json: { message: 'ask beta slowly' } });
-    const seen = fake.requests.length;
-    while (fake.requests.length < seen + 2 && Date.now() - started < 4000) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(fake.requests.length, seen + 2, "beta's model call started");
+    const seen = k.fake.requests.length;
+    await waitFor(() => k.fake.requests.length >= seen + 2, 4000, "beta's model call");
+    assert.equal(k.fake.requests.length, seen + 2, "beta's model call started");
     const stop = await k.request(`/api/agents/${a}/stop`, { method: 'POST' });
     assert.equal(stop.status, 200);
     await pending.then((r) => r.text());
     assert.ok(Date.now() - started < 4500, 'the caller did not wait for the slow target');
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(fake.requests.at(-1)?.aborted, true, "beta's model call was aborted");
+    await waitFor(() => k.fake.requests.at(-1)?.aborted, 2000, "the abort of beta's model call");
+    assert.equal(k.fake.requests.at(-1)?.aborted, true, "beta's model call was aborted");
   });
 });
