@@ -1,5 +1,5 @@
 import { defineModule, STAGE } from '@talon/module-sdk';
-import { agentHooks } from '@talon/agents';
+import { agentHooks, agentRegistry } from '@talon/agents';
 import { patchService } from '@talon/tools';
 import { checkpointsConfigSchema, type CheckpointsConfig } from './config.ts';
 import { CheckpointManager } from './services/manager.ts';
@@ -38,7 +38,7 @@ export default defineModule<CheckpointsConfig>({
         ctx.setTimeout(sweep, 60_000).unref();
         ctx.setInterval(sweep, ctx.config.retention_sweep_hours * 3_600_000).unref();
       },
-      routes: (app) => checkpointRoutes(app, manager),
+      routes: (app) => checkpointRoutes(app, manager, () => ctx.tryUse(agentRegistry)),
     };
   },
 });

@@ -3,13 +3,14 @@ import path from 'node:path';
 import { HttpError, type Store } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { ToolCallInfo } from '@talon/agents';
-import { locate } from './shadow.ts';
+import { locate, repoExists } from './shadow.ts';
 import { groupTargets, SNAPSHOT_TOOLS, toolPaths } from './targets.ts';
 import { TouchedPaths } from './touched.ts';
 import { SerialQueues, DeadlineError } from './queue.ts';
 import { takeSnapshot } from './snapshot.ts';
 import { restoreCheckpoint, type RestoreResult } from './restore.ts';
 import { listCheckpoints } from './listing.ts';
+import { checkpointDetail, type CheckpointDetail } from './detail.ts';
 import { IndexMirror } from './index-mirror.ts';
 import { applyRetention, type RetentionPolicy } from './retention.ts';
 import type { ShadowLocation } from './git.ts';
@@ -180,6 +181,14 @@ export class CheckpointManager {
 
   list(workDir: string, page: { limit: number; offset: number }): Promise<CheckpointEntry[]> {
     return listCheckpoints(locate(this.deps.root(), workDir), page);
+  }
+
+  hasRepository(workDir: string): boolean {
+    return repoExists(locate(this.deps.root(), workDir));
+  }
+
+  detail(workDir: string, commit: string): Promise<CheckpointDetail> {
+    return checkpointDetail(locate(this.deps.root(), workDir), commit);
   }
 
   /** Module stop: aborts queued and running jobs and waits for them. */

@@ -44,7 +44,7 @@ export async function restoreCheckpoint(location: ShadowLocation, commit: string
 }
 
 /** Full id of a commit named by a full or abbreviated id; null when there is none. */
-async function resolveCommit(git: SimpleGit, id: string): Promise<string | null> {
+export async function resolveCommit(git: SimpleGit, id: string): Promise<string | null> {
   try {
     const full = (await git.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${id}^{commit}`])).trim();
     return full || null;
