@@ -123,6 +123,8 @@ export class Draft {
   private onRoute(route: RouteOptions & { websocket?: boolean }): void {
     const { websocket = false, url } = route;
     const module = this.current;
+    // The access log names the module that answered (http.response's `module`).
+    route.config = { ...route.config, module };
     // @fastify/websocket marks its routes hidden from API documents; ours are part of the API.
     const schema = (
       websocket && route.schema ? { ...route.schema, hide: undefined } : route.schema
@@ -225,10 +227,32 @@ function installRequestHooks(app: FastifyInstance, hooks: HookBus): void {
       });
     done();
   });
+  // The `error` of a refused or failed answer ({error} of the envelope), read as the body goes out: a 4xx or 5xx only.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string' && responseHook.taps.length) {
+      const error = errorOf(payload);
+      if (error !== undefined) errors.set(req, error);
+    }
+    done(null, payload);
+  });
   app.addHook('onResponse', (req, reply, done) => {
     if (responseHook.taps.length) responseHook.call(responseEvent(req, reply));
     done();
   });
+}
+
+const errors = new WeakMap<FastifyRequest, string>();
+/** Longer messages are cut: the access log carries the gist, the module's own line the rest. */
+const MAX_ERROR = 500;
+
+function errorOf(payload: string): string | undefined {
+  if (payload.length > 65536 || !payload.startsWith('{') || !payload.includes('"error"')) return undefined;
+  try {
+    const { error } = JSON.parse(payload) as { error?: unknown };
+    return typeof error === 'string' ? error.slice(0, MAX_ERROR) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function responseEvent(req: FastifyRequest, reply: FastifyReply): HttpResponseEvent {
@@ -244,5 +268,7 @@ function responseEvent(req: FastifyRequest, reply: FastifyReply): HttpResponseEv
     statusCode: reply.statusCode,
     durationMs: reply.elapsedTime,
     quiet: route.config?.quiet === true,
+    module: route.config?.module,
+    error: errors.get(req),
   };
 }

@@ -70,6 +70,10 @@ export interface HttpResponseEvent extends HttpRequestEvent {
   durationMs: number;
   /** The route is a polled endpoint (route option `quiet`): the access log writes its line at debug level. */
   quiet: boolean;
+  /** The module whose route answered (none for a request no route matched). */
+  module?: string;
+  /** The `error` of the answer's `{error}` body, for a 4xx or 5xx answer that has one (cut at 500 characters). */
+  error?: string;
 }
 
 /**

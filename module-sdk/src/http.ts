@@ -62,6 +62,8 @@ declare module 'fastify' {
     public?: boolean;
     rateCost?: number;
     quiet?: boolean;
+    /** Set by the kernel, not by a route: the module that registered it (http.response's `module`). */
+    module?: string;
   }
   /** OpenAPI documentation keys on route schemas (GET /api/openapi.json reads them). */
   interface FastifySchema {

@@ -3,6 +3,7 @@ import { defineModule, type SseWriter } from '@talon/module-sdk';
 import { logsConfigSchema, type LogsConfig } from './config.ts';
 import { DailyFile, pruneLogs } from './services/daily-file.ts';
 import { LogBus } from './services/bus.ts';
+import { Backlog } from './services/backlog.ts';
 import { accessLog } from './services/access-log.ts';
 import { streamRoutes } from './routes/stream.ts';
 
@@ -12,14 +13,19 @@ export default defineModule<LogsConfig>({
     const dir = path.join(ctx.home, 'logs');
     const file = ctx.config.file ? new DailyFile(dir) : undefined;
     const bus = new LogBus();
+    const backlog = new Backlog(ctx.config.backlog_lines);
     const open = new Set<SseWriter>();
     // Until start() the kernel keeps every line for us (earlyLogLines); writing them here too would write
     // the lines logged between this tap and start() twice, and before the older ones.
     let writing = false;
     ctx.hooks.kernel.log.line.tap('logs', (line) => {
       if (writing) file?.write(line);
+      backlog.push(line.trimEnd());
       bus.publish(line);
     });
+    // The lines of start-up (a copy loaded later, by a reload, starts with an empty backlog: the early lines are the
+    // run's first ones, not its latest).
+    if (ctx.kernel.listenAddress() === undefined) for (const line of ctx.kernel.earlyLogLines()) backlog.push(line.trimEnd());
     ctx.hooks.kernel.http.response.tap('access log', accessLog(ctx.log));
     const closeStreams = () => {
       for (const sse of [...open]) sse.close();
@@ -39,7 +45,7 @@ export default defineModule<LogsConfig>({
         closeStreams();
         await file?.end();
       },
-      routes: (app) => streamRoutes(app, bus, open),
+      routes: (app) => streamRoutes(app, bus, backlog, open),
     };
   },
 });

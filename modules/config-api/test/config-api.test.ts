@@ -47,7 +47,7 @@ test('GET /api/config: the effective configuration, secrets redacted', async () 
   assert.equal(config.rate_limit_per_second, 10);
   assert.equal(config.log_level, 'silent');
   assert.deepEqual(config.cors_origins, [], 'defaults are filled in');
-  assert.deepEqual(config.logs, { file: true, retention_days: 7 });
+  assert.deepEqual(config.logs, { file: true, backlog_lines: 1000, retention_days: 7 });
 });
 
 test('GET /api/config/schema and /api/registry/schema', async () => {
@@ -156,7 +156,7 @@ test('values set over the API survive a restart with the same home', async () =>
   // startTestKernel writes config.toml even for a reused home: hand it the persisted file.
   k = await startTestKernel({ only, home, config: readFileSync(file, 'utf8') });
   const config = await getJson('/api/config');
-  assert.deepEqual(config.logs, { file: false, retention_days: 14 });
+  assert.deepEqual(config.logs, { file: false, backlog_lines: 1000, retention_days: 14 });
   assert.equal(config.rate_limit_per_second, 7);
   assert.deepEqual(config.cors_origins, ['https://app.example']);
 });

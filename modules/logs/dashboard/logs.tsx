@@ -1,50 +1,64 @@
-/** Live logs: the service's log stream (SSE, read with the key in a header), filterable, the last 500 lines kept. */
+/**
+ * Live logs: the latest lines (the stream's backlog) then the live ones, filtered by the service (level, module, text
+ * or a followed request id), read with the key in a header; pausing ends the stream, resuming opens on the backlog
+ * again, so nothing logged meanwhile is missed (within the backlog).
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorText, fmtClock, readSse, request } from '@talon/dashboard-kit';
+import { ErrorText, readSse, request } from '@talon/dashboard-kit';
+import { parseRecord, type LogRecord } from './log-record.ts';
+import { LogLine } from './log-line.tsx';
 
 const KEEP = 500;
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-const LEVEL_NAMES: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+/** Typing settles before the stream is opened again. */
+const TYPING_MS = 300;
 
-interface Line {
-  n: number;
-  time: string;
-  level: string;
-  module: string;
-  msg: string;
-  raw: string;
+function useSettled(value: string): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), TYPING_MS);
+    return () => clearTimeout(timer);
+  }, [value]);
+  return settled;
 }
 
-function parse(n: number, raw: string): Line {
-  try {
-    const j = JSON.parse(raw) as { time?: number | string; level?: number | string; module?: string; msg?: string };
-    const level = typeof j.level === 'number' ? (LEVEL_NAMES[j.level] ?? String(j.level)) : String(j.level ?? '');
-    return { n, time: j.time ? fmtClock(new Date(j.time)) : '', level, module: j.module ?? '', msg: j.msg ?? '', raw };
-  } catch {
-    return { n, time: '', level: '', module: '', msg: raw, raw };
-  }
+function streamPath(level: string, module: string, q: string): string {
+  const query = new URLSearchParams({ backlog: String(KEEP), level });
+  if (module) query.set('module', module);
+  if (q) query.set('q', q);
+  return `/api/logs/stream?${query}`;
 }
 
 export default function LogsView() {
-  const [lines, setLines] = useState<Line[]>([]);
+  const [lines, setLines] = useState<LogRecord[]>([]);
   const [level, setLevel] = useState('info');
-  const [filter, setFilter] = useState('');
+  const [moduleInput, setModuleInput] = useState('');
+  const [textInput, setTextInput] = useState('');
+  const [reqId, setReqId] = useState('');
   const [paused, setPaused] = useState(false);
   const [error, setError] = useState<unknown>();
+  const module = useSettled(moduleInput.trim());
+  const text = useSettled(textInput.trim());
+  // The service filters by one text: the followed request id when there is one, the text filter in the page then.
+  const serverText = reqId || text;
   useEffect(() => {
     if (paused) return;
     const controller = new AbortController();
     let n = 0;
-    request(`/api/logs/stream?level=${level}`, { signal: controller.signal })
+    setLines([]);
+    setError(undefined);
+    request(streamPath(level, module, serverText), { signal: controller.signal })
       .then((res) =>
         readSse(res, (e) => {
-          if (e.event === 'log') setLines((l) => [...l.slice(-(KEEP - 1)), parse(n++, e.data)]);
+          if (e.event === 'log') setLines((l) => [...l.slice(-(KEEP - 1)), parseRecord(n++, e.data)]);
         }),
       )
       .catch((err: Error) => err.name !== 'AbortError' && setError(err));
     return () => controller.abort();
-  }, [level, paused]);
-  const shown = filter ? lines.filter((l) => l.raw.toLowerCase().includes(filter.toLowerCase())) : lines;
+  }, [level, module, serverText, paused]);
+  const needle = reqId && text ? text.toLowerCase() : '';
+  const shown = needle ? lines.filter((l) => l.full.toLowerCase().includes(needle)) : lines;
+  const modules = [...new Set(lines.map((l) => l.module).filter(Boolean))].sort();
   return (
     <section>
       <h1>Live logs</h1>
@@ -55,24 +69,37 @@ export default function LogsView() {
             <option value={l}>{l}</option>
           ))}
         </select>
-        <label for="log-filter">Filter</label>
-        <input id="log-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
-        <button type="button" onClick={() => setPaused(!paused)}>
+        <label for="log-module">Module</label>
+        <input id="log-module" class="narrow" list="log-modules" value={moduleInput} onInput={(e) => setModuleInput(e.currentTarget.value)} />
+        <datalist id="log-modules">
+          {modules.map((m) => (
+            <option value={m} />
+          ))}
+        </datalist>
+        <label for="log-filter">Text</label>
+        <input id="log-filter" type="search" value={textInput} onInput={(e) => setTextInput(e.currentTarget.value)} />
+        <button type="button" aria-pressed={paused} onClick={() => setPaused(!paused)}>
           {paused ? 'Resume' : 'Pause'}
         </button>
         <button type="button" onClick={() => setLines([])}>
           Clear
         </button>
       </div>
+      {reqId && (
+        <p class="log-following">
+          Following request <code>{reqId}</code>{' '}
+          <button type="button" class="small" onClick={() => setReqId('')}>
+            Stop following
+          </button>
+        </p>
+      )}
       <ErrorText error={error} />
       <p class="muted">
-        {shown.length} of the last {KEEP} lines{paused ? ' (paused)' : ''}.
+        {shown.length} {shown.length === 1 ? 'line' : 'lines'} (the latest {KEEP} kept){paused ? ', paused' : ''}.
       </p>
       <ol class="log-lines" aria-label="Log lines">
         {shown.map((l) => (
-          <li key={l.n} class={`log-${l.level}`}>
-            <span class="time">{l.time}</span> <span class="level">{l.level}</span> <span class="module">{l.module}</span> {l.msg}
-          </li>
+          <LogLine key={l.n} line={l} onFollow={setReqId} />
         ))}
       </ol>
     </section>

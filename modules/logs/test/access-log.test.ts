@@ -16,6 +16,8 @@ interface AccessLine {
   url: string;
   statusCode: number;
   ms: number;
+  routeModule?: string;
+  error?: string;
 }
 
 const accessLines = (lines: readonly string[]): AccessLine[] =>
@@ -26,7 +28,10 @@ const accessLines = (lines: readonly string[]): AccessLine[] =>
     .map((l) => JSON.parse(l) as AccessLine);
 
 test('one access line per request with its request id; a quiet route logs at debug level', async () => {
-  const k = await startTestKernel({ only: ['logs', 'logs-probe', 'request-id'], config: `log_level = "debug"\nmodule_paths = [${JSON.stringify(probe)}]\n` });
+  const k = await startTestKernel({
+    only: ['logs', 'logs-probe', 'request-id', 'error-envelope'],
+    config: `log_level = "debug"\nmodule_paths = [${JSON.stringify(probe)}]\n`,
+  });
   const loud = await k.request('/api/logs-probe/loud?x=1');
   assert.equal(loud.status, 200);
   await loud.text();
@@ -38,7 +43,7 @@ test('one access line per request with its request id; a quiet route logs at deb
   assert.ok(line, 'the plain route has an access line');
   assert.deepEqual(
     { ...line, ms: 0 },
-    { ...line, level: 30, msg: 'request completed', reqId: loud.headers.get('x-request-id'), method: 'GET', statusCode: 200, ms: 0 },
+    { ...line, level: 30, msg: 'request completed', reqId: loud.headers.get('x-request-id'), method: 'GET', statusCode: 200, ms: 0, routeModule: 'logs-probe' },
   );
   assert.equal(typeof line.ms, 'number');
   assert.deepEqual(
@@ -46,7 +51,11 @@ test('one access line per request with its request id; a quiet route logs at deb
     [20],
     'the quiet route: one line, at debug',
   );
-  assert.equal(lines.find((l) => l.url === '/api/nothing')?.statusCode, 404, 'unmatched requests are logged too');
+  const unmatched = lines.find((l) => l.url === '/api/nothing');
+  assert.equal(unmatched?.statusCode, 404, 'unmatched requests are logged too');
+  assert.equal(unmatched.error, 'no route GET /api/nothing', 'with the error they were answered with');
+  assert.equal(unmatched.routeModule, undefined, 'no module answered');
+  assert.equal(line.error, undefined, 'a success has no error');
 });
 
 test('below the level, no line is written (a quiet route at info, everything at warn)', () => {

@@ -101,3 +101,71 @@ test('unloading the module ends open streams; the next copy streams', async () =
   await nextEvent(next.body!.getReader(), state, (e) => e.data.includes('after the reload'));
   controller.abort();
 });
+
+/** The `log` events a stream sends until one matches `last`, as parsed records. */
+async function collect(path: string, last: (record: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> {
+  const controller = new AbortController();
+  const res = await k.request(path, { signal: controller.signal });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const state = { buffer: '' };
+  const records: Record<string, unknown>[] = [];
+  try {
+    for (;;) {
+      const event = await nextEvent(reader, state, (e) => e.event === 'log');
+      const record = JSON.parse(event.data) as Record<string, unknown>;
+      records.push(record);
+      if (last(record)) return records;
+    }
+  } finally {
+    controller.abort();
+  }
+}
+
+test('?backlog=N sends the latest N lines that pass the filters before the live ones', async () => {
+  for (let i = 0; i < 5; i++) k.kernel.log.info({ seq: i }, 'backlog probe');
+  const child = k.kernel.log.child({ module: 'probe-module' });
+  child.warn('a probe warning');
+  child.info('a probe info');
+  const marker = 'live after backlog';
+  // The backlog: the last 3 probe lines, oldest first, then the live line.
+  const records = await collect(`/api/logs/stream?backlog=3&q=probe`, (r) => {
+    if (r.msg === 'a probe info') queueMicrotask(() => k.kernel.log.info(`probe: ${marker}`));
+    return r.msg === `probe: ${marker}`;
+  });
+  assert.deepEqual(
+    records.map((r) => r.msg),
+    ['backlog probe', 'a probe warning', 'a probe info', `probe: ${marker}`],
+  );
+  assert.equal(records[0].seq, 4);
+  // Filters apply to the backlog: by module, by level, by text (case-insensitive).
+  const byModule = await collect('/api/logs/stream?backlog=10&module=probe-module', (r) => r.msg === 'a probe info');
+  assert.deepEqual(
+    byModule.map((r) => r.msg),
+    ['a probe warning', 'a probe info'],
+  );
+  const byLevel = await collect('/api/logs/stream?backlog=1&level=warn&q=PROBE', () => true);
+  assert.deepEqual(
+    byLevel.map((r) => r.msg),
+    ['a probe warning'],
+  );
+});
+
+test('a refused request: its access line carries the status, the error, the route module and the request id', async () => {
+  const res = await k.request('/api/logs/stream?backlog=-1');
+  assert.equal(res.status, 400);
+  const { error } = (await res.json()) as { error: string };
+  assert.match(error, /backlog must be >= 0/);
+  const id = res.headers.get('x-request-id')!;
+  // Following the request id: every line of that request, the access line among them.
+  const records = await collect(`/api/logs/stream?backlog=50&q=${id}`, (r) => r.msg === 'request completed');
+  const access = records.at(-1)!;
+  assert.deepEqual(
+    { reqId: access.reqId, method: access.method, url: access.url, statusCode: access.statusCode, error: access.error, routeModule: access.routeModule },
+    { reqId: id, method: 'GET', url: '/api/logs/stream?backlog=-1', statusCode: 400, error, routeModule: 'logs' },
+  );
+  assert.ok(records.every((r) => r.reqId === id));
+  // A module filter finds the access lines of its routes.
+  const answered = await collect(`/api/logs/stream?backlog=1&module=logs&q=${id}`, () => true);
+  assert.equal(answered[0].reqId, id);
+});
