@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { startTestKernel, type TestKernel } from '@talon/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const ONLY = ['agents-ws', 'agents', 'llm', 'llm-openai', 'error-envelope'];
 /** Far beyond the test's waits: an agents_updated it sees was pushed by an event, not by the timer. */
@@ -15,7 +15,7 @@ before(async () => {
   a = await startTestKernel({ only: ONLY, config: CONFIG, ...FAST });
   b = await startTestKernel({ only: ONLY, home: a.home, ...FAST });
   // A publishes to the other processes once a heartbeat has shown it one.
-  await new Promise((r) => setTimeout(r, 300));
+  await waitFor(() => !a.kernel.nodes.alone, 3000, 'a heartbeat of A that sees B');
 });
 after(async () => {
   await b?.stop();
@@ -49,11 +49,7 @@ function agentsUpdated(ws: WebSocket, want: (names: string[]) => boolean): Promi
 test('agents_updated is pushed on a spawn and a kill made by another process', async () => {
   const home = await spawn(a, 'home-agent');
   // The socket is opened on B for an agent A spawned: B's registry follows A's.
-  const deadline = Date.now() + 3000;
-  while ((await b.request(`/api/agents/${home}`)).status !== 200) {
-    assert.ok(Date.now() < deadline, 'the agent reached B');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(async () => (await b.request(`/api/agents/${home}`)).status === 200, 3000, 'the agent to reach B');
   const ws = new WebSocket(`${b.url.replace(/^http/, 'ws')}/api/agents/${home}/ws`);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   try {

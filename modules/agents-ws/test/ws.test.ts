@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import { waitFor } from '@talon/testing';
 import { agentHooks, sessionStore, type SessionStore, type ToolDefinition } from '@talon/agents';
 import { startHarness, type Harness } from './harness.ts';
 
@@ -295,10 +296,10 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     h.fake.enqueue({ text: 'too late', delayMs: 3000 });
     c.send({ type: 'message', content: 'slow one' });
     assert.equal((await c.next()).type, 'thinking');
-    for (let i = 0; i < 50 && !JSON.stringify(h.fake.requests.at(-1)?.body ?? {}).includes('slow one'); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => JSON.stringify(h.fake.requests.at(-1)?.body ?? {}).includes('slow one'), 5000, 'the slow turn to reach the provider');
     const upstream = h.fake.requests.at(-1)!;
     c.ws.close();
-    for (let i = 0; i < 100 && !upstream.aborted; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => upstream.aborted, 5000, 'the provider request to be cancelled');
     assert.ok(upstream.aborted, 'the provider request was cancelled');
   });
 
@@ -306,7 +307,7 @@ describe('WebSocket chat (GET /api/agents/{id}/ws)', () => {
     const c = await open();
     await c.next();
     await h.kernel.stop();
-    for (let i = 0; i < 50 && !c.closed; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => c.closed, 5000, 'the close at the client');
     assert.ok(c.closed, 'the client saw the close');
     assert.equal(c.closed.code, 1001);
   });

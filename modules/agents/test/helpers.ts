@@ -117,7 +117,5 @@ export function parseSse(text: string): Array<{ event: string; data: Record<stri
   return events;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // The kit's bounded wait, for the tests that import their helpers from here.
 export { waitFor } from '@talon/testing';

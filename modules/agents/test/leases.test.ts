@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore, type TestStore } from '@talon/testing';
+import { openTestStore, waitFor, type TestStore } from '@talon/testing';
 import { SessionLeases, type LeaseTurn } from '../services/leases.ts';
 import { TraceStore } from '../services/traces.ts';
 
@@ -43,6 +43,9 @@ function processes(count: number) {
 let seq = 0;
 const turn = (id: string, sessionId = 's1'): LeaseTurn => ({ id, sessionId, agentId: 'a1', origin: 'http', arrivedAt: Date.now(), seq: ++seq });
 const never = new AbortController().signal;
+/** Resolves once the turn waits in its session's queue (its ticket is written). */
+const queued = (store: TestStore['store'], turnId: string) =>
+  waitFor(() => store.one('SELECT 1 AS n FROM agents_session_waits WHERE turn_id = ?', [turnId]), 3000, `the ticket of ${turnId}`);
 /** Every wait of these tests is bounded: a turn that should hold the session by now fails the test instead. */
 function within<T>(work: Promise<T>, ms = 3000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -59,9 +62,9 @@ test('turns of one session hold it one after another, in arrival order across pr
     await a.leases.acquire(t1, never);
     // t2 arrives on B, then t3 on A: A's own next turn must not overtake B's.
     const t2 = b.leases.acquire(turn('t2'), never).then(() => order.push('t2'));
-    await new Promise((r) => setTimeout(r, 30));
+    await queued(b.store, 't2');
     const t3 = a.leases.acquire(turn('t3'), never).then(() => order.push('t3'));
-    await new Promise((r) => setTimeout(r, 30));
+    await queued(a.store, 't3');
     assert.deepEqual(order, [], 'both wait while t1 holds the session');
     a.leases.release(t1);
     await within(t2);
@@ -85,7 +88,7 @@ test('a turn that gives up waiting leaves the queue (the turn behind it is not h
     await a.leases.acquire(t1, never);
     const stopping = new AbortController();
     const gaveUp = assert.rejects(b.leases.acquire(turn('t2'), stopping.signal), /stopping/);
-    await new Promise((r) => setTimeout(r, 30));
+    await queued(b.store, 't2');
     const t3 = a.leases.acquire(turn('t3'), never);
     stopping.abort();
     await within(gaveUp);

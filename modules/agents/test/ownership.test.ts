@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeProvider, type RecordedRequest } from '@talon/testing';
-import { json, parseSse, sleep, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
+import { json, parseSse, spawn, startEnv, stopEnv, waitFor, type Env } from './helpers.ts';
 import { OWNER_LOST } from '../services/relay.ts';
 
 type Reply = { response: string; interrupted?: boolean; session_id: string };
@@ -63,7 +63,8 @@ describe('agents: turn ownership across processes', () => {
     await requested(from);
     const r2 = send(b, id, 'turn-2');
     // B's turn is queued (its ticket written) before the third arrives on A, the process that holds the session.
-    await sleep(150);
+    const queued = 'SELECT 1 AS n FROM agents_session_waits WHERE session_id IN (SELECT id FROM agents_sessions WHERE agent_id = ?) AND node = ?';
+    await waitFor(async () => a.k.kernel.store.one(queued, [id, b.k.kernel.nodes.id]), 3000, "B's ticket");
     const r3 = send(a, id, 'turn-3');
     const replies = await Promise.all([r1, r2, r3].map((r) => r.then((x) => json<Reply>(x))));
     assert.deepEqual(
