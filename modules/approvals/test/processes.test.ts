@@ -84,6 +84,7 @@ describe('approvals: two processes on one home', () => {
     await waitFor(() => existsSync(path.join(home, 'workspaces', agentId, 'two.txt')), 3000, 'the approved write');
     const outcome = `[approval ${id}] A human approved your file_write call; it ran`;
     await waitFor(() => requestsWith(fake, outcome) > 0, 3000, 'the outcome turn');
+    // A pause that proves an absence: no second resume (from the other process) follows the first.
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(requestsWith(fake, outcome), 1, 'resumed once');
     scopes.forEach((scope) => scope.close());
@@ -117,6 +118,7 @@ describe('approvals: held calls of processes that are gone', () => {
       const second = await heldCall(k, fake, agentId, 'unknown.txt');
       await ownedBy(second, 'never-seen');
       assert.equal((await post(k, `/api/approvals/${second}/reject`, {})).status, 200);
+      // A pause that proves an absence: the running process does not resume the call while its owner is unknown.
       await new Promise((resolve) => setTimeout(resolve, 400));
       assert.equal(requestsWith(fake, `[approval ${second}]`), 0, "a running process leaves another owner's call");
       await k.stop();

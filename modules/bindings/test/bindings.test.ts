@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { startTestKernel, type TestKernel } from '@talon/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { bindingRouter, type BindingRouter } from '@talon/bindings';
 
 let k: TestKernel;
@@ -60,13 +60,8 @@ test('bindings: a binding added or removed by another process on the same home r
   const other = await startTestKernel({ only: ['bindings', 'error-envelope'], home: k.home, feedPollMs: 50 });
   try {
     const router = k.kernel.services.view(bindingRouter.id) as BindingRouter;
-    const routed = async (want: string | undefined) => {
-      const deadline = Date.now() + 1000;
-      while (router.route({ channel: 'matrix', peer_id: 'p1' }) !== want) {
-        assert.ok(Date.now() < deadline, `routes to ${want} within a second`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const routed = (want: string | undefined) =>
+      waitFor(() => router.route({ channel: 'matrix', peer_id: 'p1' }) === want, 1000, `routing to ${want} within a second`);
     const added = await other.request('/api/bindings', { method: 'POST', json: { agent: 'elsewhere', match_rule: { channel: 'matrix', peer_id: 'p1' } } });
     assert.equal(added.status, 201);
     const { binding } = (await added.json()) as { binding: { index: number } };

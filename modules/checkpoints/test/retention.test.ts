@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { openTestStore } from '@talon/testing';
+import { openTestStore, waitFor } from '@talon/testing';
 import { pino } from 'pino';
 import { CheckpointManager } from '../services/manager.ts';
 import { keptCount, type RetentionPolicy } from '../services/retention.ts';
@@ -61,13 +61,6 @@ const exists = (gitDir: string, object: string) => {
   }
 };
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 10_000; !check();) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 test('keptCount: the newest max_checkpoints, then only those younger than max_age_days, never fewer than one', () => {
   const now = Date.UTC(2026, 0, 31);
   const day = 86_400;
@@ -83,7 +76,7 @@ test('max_checkpoints: older commits and the files only they held are dropped; k
   const { manager, ws, gitDir, writes } = setup({ maxCount: 3, maxAgeDays: 0 });
   const ids = await writes(7);
   assert.equal(ids.length, 7);
-  await until(() => commitCount(gitDir) === 3, 'retention to run');
+  await waitFor(() => commitCount(gitDir) === 3, 10_000, 'retention to run');
   const listed = await manager.list(ws, { limit: 50, offset: 0 });
   assert.deepEqual(
     listed.map((c) => c.commit),

@@ -150,6 +150,7 @@ test('an XSS payload in a reply and in a tool result is inert', browserTest, asy
   await page.getByTestId('turn-usage').waitFor();
   await page.locator('details.step summary').first().click();
   await page.locator('.markdown a', { hasText: 'click' }).click();
+  // A pause that proves an absence: nothing the payload carries runs after the click.
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
   assert.equal(await page.locator('[onerror]').count(), 0);

@@ -100,6 +100,7 @@ test("a dead process's claimed wakes are published by a live one; at start, thos
     await claimedBy('ghost', 'claimed-by-the-dead');
     await waitFor(() => heard.includes('claimed-by-the-dead'), 5000, "the dead process's wake");
     await claimedBy('never-seen', 'claimed-before-the-start');
+    // A pause that proves an absence: the running process leaves a claim of a process it never saw.
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.ok(!heard.includes('claimed-before-the-start'), 'a running process leaves claims it was not told about');
     await k.stop();

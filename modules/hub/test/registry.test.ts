@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '@talon/testing';
 import type { ArtifactService } from '@talon/hub';
 import type { SkillStore } from '@talon/skills';
 import { Registry } from '../services/registry.ts';
@@ -36,7 +36,12 @@ test('a failed sync keeps the last good copy and is tried again once the interva
     assert.equal(good.offline, false);
 
     rmSync(folder, { recursive: true });
-    await sleep(30);
+    /** Lists (a sync once the interval has passed), then answers the status. */
+    const synced = async () => {
+      await registry.entries('agents');
+      return registry.status();
+    };
+    await waitFor(async () => (await synced()).offline, 2000, 'a sync after the interval');
     assert.deepEqual(
       (await registry.entries('agents')).map((e) => e.slug),
       ['first'],
@@ -47,8 +52,7 @@ test('a failed sync keeps the last good copy and is tried again once the interva
     assert.match(failed.error ?? '', /does not exist/);
 
     agent(folder, 'second');
-    await sleep(30);
-    await registry.entries('agents');
+    await waitFor(async () => !(await synced()).offline, 2000, 'a sync after the interval');
     assert.equal(registry.status().offline, false, 'tried again after the interval');
 
     // Another registry URL is synced at once, whatever the interval.
