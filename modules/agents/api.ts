@@ -180,6 +180,8 @@ export interface StoredMessage {
   /** Provider-neutral blocks (tool calls and results included). */
   blocks?: ContentBlock[];
   createdAt: string;
+  /** An assistant reply a stop cut short: `content` is what the model had said by then. */
+  stopped?: boolean;
 }
 
 export interface SessionStore {

@@ -11,6 +11,12 @@ export const agentsConfigSchema = {
       description: 'model calls per turn before the loop gives up ([autonomous] max_iterations in a manifest overrides it)',
     },
     max_history_messages: { type: 'integer', minimum: 0, default: 200, description: 'most recent session messages sent to the model (0 = all)' },
+    session_titles: {
+      enum: ['first_message', 'model'],
+      default: 'first_message',
+      description:
+        "a session's title when it has no label: the first line of its first message, or a few words the agent's model writes after the first turn (a model call per session, so off by default)",
+    },
     upload_max_bytes: { type: 'integer', minimum: 1, default: 10485760, description: 'largest file POST /api/agents/{id}/upload accepts (413 above)' },
     compaction: {
       type: 'object',

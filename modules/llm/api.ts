@@ -46,7 +46,8 @@ export interface Usage {
   outputTokens: number;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'error';
+/** 'stopped': the caller aborted a stream after content went out (see the 'stopped' StreamEvent). */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'error' | 'stopped';
 
 export interface CompletionResult {
   /** Text and tool_use blocks, in the order the model produced them. */
@@ -61,7 +62,14 @@ export type StreamEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'tool_use_start'; id: string; name: string }
   | { type: 'tool_use_end'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'done'; result: CompletionResult };
+  | { type: 'done'; result: CompletionResult }
+  /**
+   * LlmService.stream only, never a driver: the caller aborted after content went out. The stream ends with this
+   * instead of the abort error: the content streamed so far, and a usage estimated from the request and that content
+   * (4 characters a token; providers report usage only at the end), with which the call is also metered. An abort
+   * before any content still rejects with the signal's reason.
+   */
+  | { type: 'stopped'; result: CompletionResult };
 
 /**
  * A provider wire format by name ('openai', 'anthropic', 'gemini', 'ollama', or any other): a driver

@@ -1,4 +1,4 @@
-/** Sessions across all agents: list, search, detail, cleanup of orphans, delete, label. */
+/** Sessions across all agents: list, search, detail, cleanup of orphans, delete, label, branch. */
 import { badRequest, pageQueryProperties, readPage, requireUuid, type Routes } from '@talon/module-sdk';
 import type { AgentServices } from '../services/context.ts';
 import type { SessionSummary } from '../services/sessions.ts';
@@ -62,6 +62,44 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
     const replacement = agent?.sessionId === row.id ? await s.sessionStore.newSession(agent.id) : undefined;
     return { status: 'deleted', session_id: row.id, ...(replacement && { new_session_id: replacement }) };
   });
+
+  app.post(
+    '/api/sessions/:id/branches',
+    {
+      schema: {
+        summary: 'Branch a session before one of its messages (edit a sent message, regenerate a reply); the session stays as it was',
+        params: idOnly,
+        body: {
+          type: 'object',
+          properties: {
+            at: {
+              type: 'integer',
+              minimum: 0,
+              description: "messages copied into the branch: the index (in the session's messages) of the message it replaces",
+            },
+            switch: { type: 'boolean', default: true, description: "make the branch its agent's current session" },
+          },
+          required: ['at'],
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request, reply) => {
+      const row = await s.sessions.require(requireUuid(request.params.id, 'session id'));
+      const { at } = request.body;
+      const messages = await s.sessions.messages(row.id);
+      if (at > messages.length) throw badRequest(`at (${at}) is past the end of the session (${messages.length} messages)`);
+      const replaced = messages[at];
+      // A branch starts where a person spoke: cutting between a tool call and its result, or inside a reply, is refused.
+      if (replaced && (replaced.role !== 'User' || !replaced.content.trim()))
+        throw badRequest(`message ${at} is not a message a person sent; a branch starts at one (or at the end)`);
+      const branchId = await s.sessions.fork(row.id, at);
+      const agent = s.registry.get(row.agent_id);
+      const current = request.body.switch !== false && agent !== undefined;
+      if (current) await s.registry.setSessionId(agent.id, branchId);
+      return reply.code(201).send({ session_id: branchId, agent_id: row.agent_id, parent_id: row.id, forked_at: at, current });
+    },
+  );
 
   app.put(
     '/api/sessions/:id/label',

@@ -2,7 +2,7 @@
 import { notFound, pageQueryProperties, readPage, requireUuid, type Routes } from '@talon/module-sdk';
 import type { AgentRecord, StoredMessage } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
-import { estimateTokens, type SessionRow } from '../services/sessions.ts';
+import { estimateTokens, titleOf, type SessionRow } from '../services/sessions.ts';
 import { agentParam, idParams, sessionParams } from './common.ts';
 
 export function sessionRoutes(app: Routes, s: AgentServices): void {
@@ -97,13 +97,16 @@ export async function ownSession(s: AgentServices, agent: AgentRecord, sessionId
   return sessionId;
 }
 
-/** The spec's Session shape (plus label and summary). */
+/** The spec's Session shape (plus label, title, summary and the branch's parent). */
 export async function sessionView(s: AgentServices, row: SessionRow) {
   const messages = await s.sessions.messages(row.id);
   return {
     session_id: row.id,
     agent_id: row.agent_id,
     label: row.label,
+    title: titleOf(row.label, messages.find((m) => m.role === 'User' && m.content.trim())?.content),
+    parent_id: row.parent_id,
+    forked_at: row.forked_at,
     message_count: messages.length,
     context_window_tokens: estimateTokens(messages, row.summary),
     summary: row.summary,
@@ -126,5 +129,6 @@ export function messageView(m: StoredMessage) {
     ...(calls.length && { tool_calls: calls }),
     ...(results.length && { tool_results: results }),
     ...(attachments && { images: attachments }),
+    ...(m.stopped && { stopped: true }),
   };
 }

@@ -8,12 +8,17 @@ import type { ChatMessage, ContentBlock } from '@talon/llm';
 import type { StoredMessage } from '@talon/agents';
 
 export const NOT_RUN_RESULT = 'Tool call not completed: the turn ended before it ran.';
+/**
+ * What the model reads for a reply stopped before its first word: without it the stopped message and the next one
+ * would be adjacent user messages, merged into one, and the model would answer both as one request.
+ */
+export const STOPPED_BEFORE_REPLY = '[stopped by the user before replying]';
 
 export function toChat(messages: readonly StoredMessage[], summary?: string | null, maxMessages = 0): ChatMessage[] {
   const chosen = maxMessages > 0 && messages.length > maxMessages ? messages.slice(-maxMessages) : messages;
   const chat: ChatMessage[] = chosen.map((m) => ({
     role: m.role === 'User' ? 'user' : 'assistant',
-    content: m.blocks?.length ? m.blocks : m.content ? [{ type: 'text', text: m.content }] : [],
+    content: m.blocks?.length ? m.blocks : [{ type: 'text', text: m.content || (m.stopped ? STOPPED_BEFORE_REPLY : '') }],
   }));
   if (summary) chat.unshift({ role: 'user', content: [{ type: 'text', text: `[Summary of the earlier conversation]\n${summary}` }] });
   return repair(chat);

@@ -91,7 +91,7 @@ class Turn {
       const maxHistory = extraNumber(extra, undefined, 'max_history_messages') ?? this.config.max_history_messages;
       const guard = new LoopGuard(this.config.loop_guard);
       for (;;) {
-        if (this.signal.aborted) return this.done({ kind: 'stopped' });
+        if (this.signal.aborted) return this.done(this.stoppedReply());
         if (this.stats.iterations >= maxIterations)
           throw new HttpError(500, `agent loop failure: reached the iteration cap (${maxIterations}) without a final answer`);
         const outcome = await this.iterate(guard, maxHistory);
@@ -141,7 +141,7 @@ class Turn {
     const step: TurnStep = { iteration: this.stats.iterations, llm_ms: 0, input_tokens: 0, output_tokens: 0, tools: [] };
     this.steps.push(step);
     const result = await this.callModel(tools, maxHistory, step);
-    if (!result) return { kind: 'stopped' };
+    if (!result || this.signal.aborted) return this.stoppedReply(result);
     const text = textOf(result.content);
     const uses = result.content.filter((b): b is ToolUse => b.type === 'tool_use');
     if (text) this.texts.push(text);
@@ -150,12 +150,23 @@ class Turn {
     }
     if (!uses.length) return { kind: 'ok', text };
     await this.runTools(uses, tools, guard, step);
-    if (this.signal.aborted) return { kind: 'stopped' };
+    if (this.signal.aborted) return this.stoppedReply();
     if (this.turn.interrupted) return { kind: 'interrupted' };
     return undefined;
   }
 
-  /** The streamed model call, counted into the turn; undefined when a stop aborted it. */
+  /**
+   * A stop ends the turn with a reply marked stopped in the session: the text the model had streamed (its tool calls
+   * are not run), or none. It survives a reload, and the next message stays a turn of its own for the model.
+   */
+  private stoppedReply(result?: CompletionResult): Outcome {
+    const text = result ? textOf(result.content) : '';
+    if (text) this.texts.push(text);
+    this.deps.sessions.append(this.request.sessionId, { role: 'Assistant', content: text, stopped: true });
+    return { kind: 'stopped' };
+  }
+
+  /** The streamed model call, counted into the turn (a stopped one with its partial content); undefined when a stop came before any content. */
   private async callModel(tools: ToolDefinition[], maxHistory: number, step: TurnStep): Promise<CompletionResult | undefined> {
     const { deps, request, agent } = this;
     const history = await deps.sessions.history(request.sessionId);

@@ -34,7 +34,8 @@ export async function streamModel(
   for await (const event of llm.stream(ref, request)) {
     if (event.type === 'text_delta') emit({ type: 'text_delta', content: event.text });
     else if (event.type === 'tool_use_end') emit({ type: 'tool_use', id: event.id, tool: event.name, input: event.input });
-    else if (event.type === 'done') return event.result;
+    // A stop after content went out ends the stream with what was said (stopReason 'stopped'), metered as such.
+    else if (event.type === 'done' || event.type === 'stopped') return event.result;
   }
   throw new HttpError(502, 'LLM provider error: the stream ended without a final result');
 }

@@ -10,6 +10,7 @@ import { badRequest, conflict } from '@talon/module-sdk';
 import type { AgentRunner, TurnEvent, TurnRequest, TurnResult } from '@talon/agents';
 import { runLoop, type LoopDeps, type TurnState } from './loop.ts';
 import { UNNAMED_ORIGIN } from './origins.ts';
+import { titleByModel } from './titles.ts';
 import type { LeaseTurn, SessionLeases } from './leases.ts';
 
 export type TurnListener = Parameters<AgentRunner['subscribe']>[1];
@@ -78,7 +79,9 @@ export class Runner implements AgentRunner {
       // A new message clears the session's flag; a flag set while idle still applies to this turn.
       turn.interrupted = this.pendingInterrupts.delete(sessionId);
       const emit = (event: TurnEvent) => this.emit(turn, event, onEvent);
-      return await runLoop(this.deps, { ...request, agentId: agent.id, sessionId, origin }, turn, emit);
+      const result = await runLoop(this.deps, { ...request, agentId: agent.id, sessionId, origin }, turn, emit);
+      void titleByModel(this.deps, result);
+      return result;
     } finally {
       this.turns.delete(turn.id);
       request.signal?.removeEventListener('abort', abort);

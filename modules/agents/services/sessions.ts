@@ -26,12 +26,18 @@ export interface SessionRow {
   created_at: string;
   updated_at: string;
   summary: string | null;
+  parent_id: string | null;
+  forked_at: number | null;
 }
 
 export interface SessionSummary {
   session_id: string;
   agent_id: string;
   label: string | null;
+  /** The label, or else the first line of the first message a person sent (null for an empty session). */
+  title: string | null;
+  parent_id: string | null;
+  forked_at: number | null;
   message_count: number;
   created_at: string;
   updated_at: string;
@@ -43,6 +49,7 @@ interface MessageRow {
   content: string;
   blocks: string | null;
   created_at: string;
+  stopped: number;
 }
 
 export interface SessionQuery {
@@ -55,9 +62,28 @@ export interface SessionQuery {
 /** The change-feed topic of session histories (key: the session id). */
 export const SESSIONS_TOPIC = 'sessions';
 
-const SUMMARY_SQL = `SELECT s.id AS session_id, s.agent_id, s.label, s.created_at, s.updated_at,
-  (SELECT COUNT(*) FROM agents_messages m WHERE m.session_id = s.id) AS message_count
+const SUMMARY_SQL = `SELECT s.id AS session_id, s.agent_id, s.label, s.parent_id, s.forked_at, s.created_at, s.updated_at,
+  (SELECT COUNT(*) FROM agents_messages m WHERE m.session_id = s.id) AS message_count,
+  (SELECT m.content FROM agents_messages m WHERE m.session_id = s.id AND m.role = 'User' AND TRIM(m.content) <> '' ORDER BY m.seq LIMIT 1) AS first_message
   FROM agents_sessions s`;
+
+/** Longest default title (characters of the first line). */
+const TITLE_CHARS = 80;
+
+/** A session's title: its label, or else the first line of the first message a person sent (shortened); null when neither. */
+export function titleOf(label: string | null, firstMessage: string | null | undefined): string | null {
+  if (label !== null) return label;
+  const line = firstMessage?.trim().split('\n', 1)[0].trim() ?? '';
+  if (!line) return null;
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+/** A row of SUMMARY_SQL → its summary. */
+function toSummary(row: Omit<SessionSummary, 'title'> & { first_message: string | null }): SessionSummary {
+  const { first_message, ...rest } = row;
+  return { ...rest, title: titleOf(row.label, first_message) };
+}
+type SummaryRow = Parameters<typeof toSummary>[0];
 
 /** Histories of this many recently used sessions stay in memory. */
 const CACHED_SESSIONS = 64;
@@ -70,6 +96,7 @@ interface QueuedMessage {
   content: string;
   blocks: string | null;
   createdAt: string;
+  stopped: boolean;
 }
 
 export interface History {
@@ -137,7 +164,8 @@ export class SessionService {
 
   async summary(sessionId: string): Promise<SessionSummary | undefined> {
     await this.flush();
-    return this.store.one<SessionSummary>(`${SUMMARY_SQL} WHERE s.id = ?`, [sessionId]);
+    const row = await this.store.one<SummaryRow>(`${SUMMARY_SQL} WHERE s.id = ?`, [sessionId]);
+    return row && toSummary(row);
   }
 
   async list(query: SessionQuery): Promise<{ items: SessionSummary[]; total: number }> {
@@ -160,8 +188,8 @@ export class SessionService {
     const total = (await this.store.one<{ n: number }>(`SELECT COUNT(*) AS n FROM agents_sessions s${clause}`, args))?.n ?? 0;
     // Newest first; sessions updated in the same millisecond in the order they were made (SQLite's rowid).
     const order = this.store.pick({ sqlite: 's.updated_at DESC, s.rowid DESC', postgres: 's.updated_at DESC, s.created_at DESC, s.id DESC' });
-    const items = await this.store.many<SessionSummary>(`${SUMMARY_SQL}${clause} ORDER BY ${order} LIMIT ? OFFSET ?`, [...args, query.limit, query.offset]);
-    return { items, total };
+    const rows = await this.store.many<SummaryRow>(`${SUMMARY_SQL}${clause} ORDER BY ${order} LIMIT ? OFFSET ?`, [...args, query.limit, query.offset]);
+    return { items: rows.map(toSummary), total };
   }
 
   /** Ids of every session of the agent. */
@@ -214,9 +242,10 @@ export class SessionService {
     for (let attempt = 1; ; attempt++) {
       state.changed = 0;
       await this.flush();
-      const rows = await this.store.many<MessageRow>('SELECT seq, role, content, blocks, created_at FROM agents_messages WHERE session_id = ? ORDER BY seq', [
-        sessionId,
-      ]);
+      const rows = await this.store.many<MessageRow>(
+        'SELECT seq, role, content, blocks, created_at, stopped FROM agents_messages WHERE session_id = ? ORDER BY seq',
+        [sessionId],
+      );
       const summary = (await this.store.one<{ summary: string | null }>('SELECT summary FROM agents_sessions WHERE id = ?', [sessionId]))?.summary ?? null;
       const history = { messages: rows.map(toStored), summary };
       if (state.changed === 0) {
@@ -229,14 +258,49 @@ export class SessionService {
     }
   }
 
-  append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[] }): void {
+  append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[]; stopped?: boolean }): void {
     const createdAt = new Date().toISOString();
     const stored: StoredMessage = { role: message.role, content: message.content, createdAt };
     if (message.blocks) stored.blocks = message.blocks;
+    if (message.stopped) stored.stopped = true;
     this.histories.get(sessionId)?.messages.push(stored);
     const load = this.loads.get(sessionId);
     if (load) load.changed++;
-    this.queue.push({ sessionId, role: message.role, content: message.content, blocks: message.blocks ? JSON.stringify(message.blocks) : null, createdAt });
+    this.queue.push({
+      sessionId,
+      role: message.role,
+      content: message.content,
+      blocks: message.blocks ? JSON.stringify(message.blocks) : null,
+      createdAt,
+      stopped: Boolean(message.stopped),
+    });
+  }
+
+  /**
+   * A branch of the session: a new session of its agent holding a copy of the first `at` messages (and the
+   * compaction summary), linked to its parent, which stays as it was. Editing a sent message or regenerating a
+   * reply goes on in a branch, so the conversation before the change is kept.
+   */
+  async fork(sessionId: string, at: number): Promise<string> {
+    await this.flush();
+    const parent = await this.require(sessionId);
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    await this.store.tx(async (t) => {
+      const seqs = await t.many<{ seq: number }>('SELECT seq FROM agents_messages WHERE session_id = ? ORDER BY seq LIMIT ?', [sessionId, at]);
+      await t.run(
+        'INSERT INTO agents_sessions (id, agent_id, label, created_at, updated_at, summary, parent_id, forked_at) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)',
+        [id, parent.agent_id, now, now, parent.summary, sessionId, at],
+      );
+      if (seqs.length) {
+        await t.run(
+          `INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped)
+           SELECT ?, role, content, blocks, created_at, stopped FROM agents_messages WHERE session_id = ? AND seq <= ? ORDER BY seq`,
+          [id, sessionId, seqs[seqs.length - 1].seq],
+        );
+      }
+    });
+    return id;
   }
 
   /** Drops the copy in memory (another process changed the session, or a write failed); '' drops them all. */
@@ -300,12 +364,13 @@ export class SessionService {
 
   /** One queued message; the first of a session in a transaction notes the session for the other processes. */
   private async insert(t: Queries, m: QueuedMessage): Promise<void> {
-    await t.run('INSERT INTO agents_messages (session_id, role, content, blocks, created_at) VALUES (?, ?, ?, ?, ?)', [
+    await t.run('INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped) VALUES (?, ?, ?, ?, ?, ?)', [
       m.sessionId,
       m.role,
       m.content,
       m.blocks,
       m.createdAt,
+      m.stopped ? 1 : 0,
     ]);
     await t.run('UPDATE agents_sessions SET updated_at = ? WHERE id = ?', [m.createdAt, m.sessionId]);
     let noted = this.noted.get(t);
@@ -333,6 +398,7 @@ async function unique<T>(write: Promise<T>, label: string | undefined): Promise<
 function toStored(row: MessageRow): StoredMessage {
   const message: StoredMessage = { role: row.role, content: row.content, createdAt: row.created_at };
   if (row.blocks) message.blocks = JSON.parse(row.blocks) as ContentBlock[];
+  if (row.stopped) message.stopped = true;
   return message;
 }
 

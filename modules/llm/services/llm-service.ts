@@ -3,6 +3,7 @@ import type {
   CallMeta,
   CompletionRequest,
   CompletionResult,
+  ContentBlock,
   DriverFactory,
   LlmDriver,
   LlmError,
@@ -43,6 +44,19 @@ export function estimateInputTokens(request: Request): number {
   }
   for (const t of request.tools ?? []) chars += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
   return Math.ceil(chars / 4);
+}
+
+/** A stream stopped by its caller: what went out, with a usage estimated from the request and that content. */
+function partialResult(said: { text: string; uses: ContentBlock[] }, request: Request, target: ProviderTarget): CompletionResult {
+  const content: ContentBlock[] = [...(said.text ? [{ type: 'text' as const, text: said.text }] : []), ...said.uses];
+  const outputChars = said.text.length + said.uses.reduce((n, b) => n + JSON.stringify(b).length, 0);
+  return {
+    content,
+    stopReason: 'stopped',
+    usage: { inputTokens: estimateInputTokens(request), outputTokens: Math.ceil(outputChars / 4) },
+    provider: target.provider,
+    model: target.model,
+  };
 }
 
 /** One provider slot of the chain, ready to call. */
@@ -242,6 +256,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
     let answered = false;
     let failed: { error: unknown } | undefined;
     let consumerGone = false;
+    /** What a stream the caller aborted after content went out had said: it ends the stream instead of the abort. */
+    let stopped: CompletionResult | undefined;
     let pull: (() => void) | undefined;
     const notify = () => {
       wake?.();
@@ -257,6 +273,7 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
     const producer = overChain(ref, request, ({ target, driver }) =>
       withRetry(target, { ...request, signal: producerSignal }, async (attempt, started) => {
         let emitted = false;
+        const said = { text: '', uses: [] as ContentBlock[] };
         const it = driver.stream({ ...request, model: target.model, signal: attempt.signal })[Symbol.asyncIterator]();
         try {
           for (;;) {
@@ -273,6 +290,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
               return;
             }
             emitted = true;
+            if (event.type === 'text_delta') said.text += event.text;
+            else if (event.type === 'tool_use_end') said.uses.push({ type: 'tool_use', id: event.id, name: event.name, input: event.input });
             queue.push(event);
             notify();
             // Back-pressure: wait until the consumer took the event, so a slow reader does not trip the idle timeout.
@@ -284,7 +303,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
         } catch (err) {
           if (emitted) {
             const error = failure(err, attempt, target, request.signal);
-            await record(target, request, started, ZERO, error);
+            if (request.signal?.aborted) stopped = partialResult(said, request, target);
+            await record(target, request, started, stopped?.usage ?? ZERO, error);
             throw new EmittedFailure(error);
           }
           throw err;
@@ -315,7 +335,8 @@ export function createLlmService(deps: LlmServiceDeps): LlmService {
         if (finished) break;
         await new Promise<void>((r) => (wake = r));
       }
-      if (failed?.error) throw failed.error;
+      if (stopped) yield { type: 'stopped', result: stopped };
+      else if (failed?.error) throw failed.error;
     } finally {
       consumerGone = true;
       request.signal?.removeEventListener('abort', onCallerAbort);

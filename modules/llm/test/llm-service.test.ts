@@ -171,20 +171,35 @@ describe('llm service: retry, fallback, abort, hooks', () => {
     assert.ok(Date.now() - started < 1000);
     await waitFor(() => h.fake.requests.at(-1)!.aborted, 2000);
 
-    // A stream, aborted after its first delta.
+    // A stream aborted after its first delta ends with what was said and an estimated usage (a stopped reply is metered).
     h.fake.enqueue({ text: 'x'.repeat(40), chunkSize: 1, chunkDelayMs: 10 });
     const streamCtl = new AbortController();
     const seen: StreamEvent[] = [];
+    for await (const e of llm().stream(ref, { ...ask, signal: streamCtl.signal })) {
+      seen.push(e);
+      streamCtl.abort();
+    }
+    assert.deepEqual(
+      seen.map((e) => e.type),
+      ['text_delta', 'stopped'],
+    );
+    const stopped = seen[1] as Extract<StreamEvent, { type: 'stopped' }>;
+    assert.deepEqual(stopped.result.content, [{ type: 'text', text: 'x' }]);
+    assert.equal(stopped.result.stopReason, 'stopped');
+    assert.equal(stopped.result.usage.outputTokens, 1);
+    assert.ok(stopped.result.usage.inputTokens > 0);
+    await waitFor(() => h.fake.requests.at(-1)!.aborted, 2000);
+
+    // A stream aborted before any content still rejects with the AbortError.
+    h.fake.enqueue({ text: 'too late', delayMs: 3000 });
+    const earlyCtl = new AbortController();
+    setTimeout(() => earlyCtl.abort(), 100);
     const streamErr = await rejection(
       (async () => {
-        for await (const e of llm().stream(ref, { ...ask, signal: streamCtl.signal })) {
-          seen.push(e);
-          streamCtl.abort();
-        }
+        for await (const e of llm().stream(ref, { ...ask, signal: earlyCtl.signal })) void e;
       })(),
     );
     assert.equal(streamErr.name, 'AbortError');
-    assert.equal(seen.length, 1);
     await waitFor(() => h.fake.requests.at(-1)!.aborted, 2000);
 
     // Abort while waiting out a Retry-After.
