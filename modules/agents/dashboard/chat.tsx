@@ -23,6 +23,7 @@ import { Message } from './chat-message.tsx';
 import { Composer, type Upload } from './composer.tsx';
 import { Sessions } from './sessions.tsx';
 import { ModelSwitch } from './model-switch.tsx';
+import { NoAgent } from './no-agent.tsx';
 
 const MARK = 'talon:chat-interactive';
 /** A long conversation shows its latest messages, and earlier ones this many at a time on request. */
@@ -38,15 +39,7 @@ export default function ChatView({ params }: ViewProps) {
   const agentId = params[0] ?? agent?.id;
   // With the agent in the URL the conversation loads beside the agent's details, not after them.
   if (!read.data && !read.error && !params[0]) return <p class="loading">Loading…</p>;
-  if (read.none)
-    return (
-      <section>
-        <h1>Chat</h1>
-        <p>
-          There is no agent yet. <a href="#/agents">Spawn one</a> first.
-        </p>
-      </section>
-    );
+  if (read.none) return <NoAgent />;
   return (
     <section class="chat">
       <h1 class="sr-only">Chat</h1>

@@ -34,7 +34,7 @@ function talonViews(views) {
       if (id !== `\0${VIEWS_ID}`) return undefined;
       const rows = views.map((v) => {
         const reads = { firstReads: v.first_reads ?? [], firstReadsWithParam: v.first_reads_with_param ?? [] };
-        const data = JSON.stringify({ module: v.module, id: v.id, order: v.order, ...reads }).slice(0, -1);
+        const data = JSON.stringify({ module: v.module, id: v.id, order: v.order, landing: v.landing === true, ...reads }).slice(0, -1);
         return `${data},load:()=>import(${JSON.stringify(v.file)})}`;
       });
       return `export default [${rows.join(',\n')}];\n`;

@@ -7,6 +7,7 @@ export interface DeclaredView {
   entry: string;
   requires?: string[];
   preload?: boolean;
+  landing?: boolean;
   first_reads?: string[];
   first_reads_with_param?: string[];
 }

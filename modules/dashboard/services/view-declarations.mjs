@@ -22,6 +22,9 @@ const viewSchema = {
     requires: { type: 'array', items: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' }, uniqueItems: true },
     // Fetched with the page's entry script (modulepreload): for the view a visit opens on.
     preload: { type: 'boolean' },
+    // The view a visit without a route opens on (the lowest order among those declaring it), when that is not the first
+    // in the navigation: the home comes first in the navigation, the chat is where a visit lands.
+    landing: { type: 'boolean' },
     // GETs the view makes first, started beside the sign-in probe when a visit opens on it: without a route
     // parameter, and with one (`{param}` is the first, URI-encoded).
     first_reads: { type: 'array', items: { type: 'string', pattern: '^/api/', maxLength: 300 }, maxItems: 5 },

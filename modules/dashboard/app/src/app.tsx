@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { api, apiKey, ApiError, authMode, onUnauthorized, prefetch, runningModules } from './lib/api.tsx';
 import { href, parseHash, useRoute } from './lib/hash.tsx';
-import { firstReadsOf, openingView, pageViews, viewsOf, type ListedView, type ViewDef, type ViewProps } from './lib/views.tsx';
+import { firstReadsOf, landingOf, openingView, pageViews, viewsOf, type ListedView, type ViewDef, type ViewProps } from './lib/views.tsx';
 import { SignIn } from './signin.tsx';
 import { ErrorText } from './components/error.tsx';
 import { ThemeToggle } from './theme.tsx';
@@ -112,7 +112,7 @@ export function App() {
 
 function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void }) {
   const route = useRoute();
-  const view = views.find((v) => v.id === route.view) ?? views[0];
+  const view = views.find((v) => v.id === route.view) ?? landingOf(views);
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
     document.title = view ? `${view.title} · Talon` : 'Talon';

@@ -17,6 +17,8 @@ export interface BuiltView {
   module: string;
   id: string;
   order: number;
+  /** A visit without a route opens on it (the lowest order among those declaring it; else the first view). */
+  landing: boolean;
   /** What the view reads first, by exact path: fetched beside the sign-in probe when the visit opens on it. */
   firstReads: string[];
   /** Likewise with a route parameter; `{param}` is the first, URI-encoded. */
@@ -33,7 +35,7 @@ export interface ListedView {
   order: number;
 }
 
-export type ViewDef = ListedView & Pick<BuiltView, 'load'>;
+export type ViewDef = ListedView & Pick<BuiltView, 'load' | 'landing'>;
 
 const key = (v: { module: string; id: string }) => `${v.module}/${v.id}`;
 const byKey = new Map(built.map((v) => [key(v), v]));
@@ -42,17 +44,22 @@ const byKey = new Map(built.map((v) => [key(v), v]));
 export function viewsOf(listed: readonly ListedView[]): ViewDef[] {
   return listed.flatMap((v) => {
     const b = byKey.get(key(v));
-    return b ? [{ ...v, load: b.load }] : [];
+    return b ? [{ ...v, load: b.load, landing: b.landing }] : [];
   });
 }
 
 /**
- * The view a visit opens on, as soon as the page runs: the route's, else the first by order; among the views the page
- * listed when it did (else among all built, before sign-in says which run).
+ * The view a visit opens on, as soon as the page runs: the route's, else the landing view, else the first by order;
+ * among the views the page listed when it did (else among all built, before sign-in says which run).
  */
 export function openingView(id: string, listed: readonly ListedView[] | undefined): BuiltView | undefined {
   const offered = listed ? built.filter((b) => listed.some((v) => key(v) === key(b))) : built;
-  return offered.find((v) => v.id === id) ?? [...offered].sort((a, b) => a.order - b.order)[0];
+  return offered.find((v) => v.id === id) ?? landingOf([...offered].sort((a, b) => a.order - b.order));
+}
+
+/** Of views in navigation order, the one a visit without a route opens on. */
+export function landingOf<V extends { landing: boolean }>(views: readonly V[]): V | undefined {
+  return views.find((v) => v.landing) ?? views[0];
 }
 
 export function firstReadsOf(view: BuiltView, params: string[]): string[] {
