@@ -1,8 +1,9 @@
-/** Sessions across all agents: list, search, detail, cleanup of orphans, delete, label, branch. */
+/** Sessions across all agents: list, search, detail, export, cleanup of orphans, delete, label, branch. */
 import { badRequest, pageQueryProperties, readPage, requireUuid, type Routes } from '@talon/module-sdk';
 import type { AgentServices } from '../services/context.ts';
 import type { SessionSummary } from '../services/sessions.ts';
 import { sessionView } from './sessions.ts';
+import { sessionMarkdown } from '../services/export.ts';
 
 const idOnly = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
@@ -47,6 +48,26 @@ export function globalSessionRoutes(app: Routes, s: AgentServices): void {
   app.get('/api/sessions/:id', { schema: { summary: 'Session detail with messages', params: idOnly } }, async (request) => {
     return sessionView(s, await s.sessions.require(requireUuid(request.params.id, 'session id')));
   });
+
+  app.get(
+    '/api/sessions/:id/export',
+    {
+      schema: {
+        summary: 'The session as a file to download: Markdown or JSON',
+        params: idOnly,
+        querystring: { type: 'object', properties: { format: { enum: ['md', 'json'], default: 'md' } }, additionalProperties: false },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessionView(s, await s.sessions.require(requireUuid(request.params.id, 'session id')));
+      const name = `session-${session.session_id.slice(0, 8)}`;
+      if (request.query.format === 'json') {
+        return reply.type('application/json; charset=utf-8').header('content-disposition', `attachment; filename="${name}.json"`).send(session);
+      }
+      const markdown = sessionMarkdown(session, s.registry.get(session.agent_id)?.name ?? null);
+      return reply.type('text/markdown; charset=utf-8').header('content-disposition', `attachment; filename="${name}.md"`).send(markdown);
+    },
+  );
 
   app.post('/api/sessions/cleanup', { schema: { summary: 'Remove sessions whose agent no longer exists' } }, async () => {
     const removed = await s.sessions.deleteOrphans(new Set(s.registry.list().map((a) => a.id)));

@@ -118,6 +118,25 @@ describe('agents: branches, titles and stopped replies', () => {
     assert.equal((await session(agent_id)).title, 'Lisbon');
   });
 
+  test('export: Markdown with who spoke and the title, or the JSON session, as an attachment; a bad format is a 400', async () => {
+    const { agent_id } = await spawn(env.k, 'exporter');
+    env.fake.enqueue({ text: '| a | b |\n|---|---|\n| 1 | 2 |' });
+    await send(agent_id, 'A table please');
+    const { session_id } = await session(agent_id);
+    const md = await env.k.request(`/api/sessions/${session_id}/export?format=md`);
+    assert.equal(md.status, 200);
+    assert.match(md.headers.get('content-type') ?? '', /^text\/markdown/);
+    assert.equal(md.headers.get('content-disposition'), `attachment; filename="session-${session_id.slice(0, 8)}.md"`);
+    const text = await md.text();
+    assert.match(text, /^# A table please\n/);
+    assert.match(text, /## You · .*\n\nA table please\n/);
+    assert.match(text, /## Agent · .*\n\n\| a \| b \|/);
+    const js = await env.k.request(`/api/sessions/${session_id}/export?format=json`);
+    assert.equal(js.headers.get('content-disposition'), `attachment; filename="session-${session_id.slice(0, 8)}.json"`);
+    assert.equal((await json<Session>(js)).messages.length, 2);
+    assert.equal((await env.k.request(`/api/sessions/${session_id}/export?format=pdf`)).status, 400);
+  });
+
   test('stop mid-stream: the partial reply is kept marked stopped, its tokens are counted and metered, and the next message is a turn of its own', async () => {
     const { agent_id } = await spawn(env.k, 'stopped-partial');
     env.fake.enqueue({ text: 'One two three four five six seven eight nine ten', chunkSize: 4, chunkDelayMs: 150 });
