@@ -1,7 +1,7 @@
 /** The per-agent cap with eviction of the least important entries, and embedding_provider = "auto". */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeProvider } from '@talon/testing';
+import { FakeProvider, waitFor } from '@talon/testing';
 import { detectEmbeddingProvider } from '../services/embedder.ts';
 import { AGENT_A, AGENT_B, json, memoryOnDisk, startMemoryKernel } from './helpers.ts';
 
@@ -73,10 +73,14 @@ test('embedding_provider = "auto" embeds through the provider the environment na
   try {
     await k.request('/api/memory', { method: 'POST', json: { content: 'The user likes tea', agent_id: AGENT_A } });
     let stats: { embedding_status: string; pending_embeddings: number } | undefined;
-    for (let i = 0; i < 200 && stats?.pending_embeddings !== 0; i++) {
-      if (i) await new Promise((r) => setTimeout(r, 25));
-      stats = await json(await k.request('/api/memory/stats'));
-    }
+    stats = await waitFor(
+      async () => {
+        const now = await json<NonNullable<typeof stats>>(await k.request('/api/memory/stats'));
+        return now.pending_embeddings === 0 ? now : undefined;
+      },
+      5000,
+      'no embedding pending',
+    );
     assert.equal(stats!.embedding_status, 'fts5+vector');
     assert.equal(stats!.pending_embeddings, 0);
     assert.ok(fake.requests.some((r) => r.path === '/v1/embeddings' && r.body.model === 'fake-embed'));

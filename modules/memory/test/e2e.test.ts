@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, waitFor, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 import { json } from './helpers.ts';
 
 type Sent = { messages: Array<{ role: string; content: unknown }>; tools?: Array<{ function: { name: string } }> };
@@ -56,10 +56,12 @@ async function byPurpose(k: TestKernel): Promise<PurposeRow[]> {
   return (await json<{ by_purpose: PurposeRow[] }>(await k.request('/api/usage?period=hour'))).by_purpose;
 }
 
-async function until(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await check()) return true;
-  return check();
-}
+/** Whether `check` holds within `ms` (the caller asserts it with its own message). */
+const until = (check: () => Promise<boolean>, ms = 3000): Promise<boolean> =>
+  waitFor(check, ms).then(
+    () => true,
+    () => false,
+  );
 
 describe('with nothing configured (extraction = "rules")', () => {
   let env: Env;

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestKernel } from '@talon/testing';
-import { FakeProvider } from '@talon/testing';
+import { FakeProvider, waitFor } from '@talon/testing';
 import { startMemoryKernel, json, AGENT_A, AGENT_B } from './helpers.ts';
 
 const CORPUS = [
@@ -98,11 +98,14 @@ test('with the fake embedding provider (hybrid FTS5 + vectors): at least 9 of 10
   try {
     const ids = await load(k);
     let stats: { embedded: number; pending_embeddings: number; embedding_status: string; embedding_model: string } | undefined;
-    for (let i = 0; i < 200; i++) {
-      stats = await json(await k.request('/api/memory/stats'));
-      if (stats!.pending_embeddings === 0) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    stats = await waitFor(
+      async () => {
+        const now = await json<NonNullable<typeof stats>>(await k.request('/api/memory/stats'));
+        return now.pending_embeddings === 0 ? now : undefined;
+      },
+      5000,
+      'no embedding pending',
+    );
     assert.equal(stats!.embedding_status, 'fts5+vector');
     assert.equal(stats!.embedding_model, 'fake-embed');
     assert.equal(stats!.embedded, CORPUS.length + 3);
@@ -116,11 +119,11 @@ test('with the fake embedding provider (hybrid FTS5 + vectors): at least 9 of 10
     // An edit drops the old vector and the queue embeds the new text.
     const before = fake.requests.length;
     await k.request(`/api/memory/items/${ids[0]}`, { method: 'PUT', json: { content: 'The user moved to Braga last year.' } });
-    for (let i = 0; i < 200; i++) {
-      const s = await json<{ pending_embeddings: number }>(await k.request('/api/memory/stats'));
-      if (s.pending_embeddings === 0 && fake.requests.length > before) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitFor(
+      async () => (await json<{ pending_embeddings: number }>(await k.request('/api/memory/stats'))).pending_embeddings === 0 && fake.requests.length > before,
+      5000,
+      'the edited text embedded',
+    );
     const moved = await json<{ results: Array<{ id: string }> }>(
       await k.request(`/api/memory/agents/${AGENT_A}/search?q=${encodeURIComponent('where did the user move')}&limit=1`),
     );

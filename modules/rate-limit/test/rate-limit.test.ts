@@ -2,7 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestKernel, type TestKernel } from '@talon/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
@@ -10,16 +10,6 @@ const kernels: TestKernel[] = [];
 after(async () => {
   await Promise.all(kernels.map((k) => k.stop()));
 });
-
-async function until<T>(fn: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('exhausting the budget gives 429 with Retry-After, then the budget comes back (loopback is not exempt)', async () => {
   // 1 unit/s: a 60-unit burst, and one GET back every second.
@@ -42,10 +32,14 @@ test('exhausting the budget gives 429 with Retry-After, then the budget comes ba
   assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   // 404s are charged too (scanning is not free), and refused like the rest.
   assert.equal((await k.request('/no/such/route')).status, 429);
-  const back = await until(async () => {
-    const res = await k.request('/api/health');
-    return res.status === 200 ? res : undefined;
-  }, 5000);
+  const back = await waitFor(
+    async () => {
+      const res = await k.request('/api/health');
+      return res.status === 200 ? res : undefined;
+    },
+    5000,
+    'the budget back',
+  );
   assert.equal(back.status, 200);
 });
 
