@@ -30,12 +30,12 @@ const listed = async () => ((await (await k.request('/api/dashboard/views')).jso
 
 test("GET /api/dashboard/views lists the running modules' views in navigation order; a module disabled in config has none", async () => {
   assert.equal((await k.request('/api/dashboard/views')).status, 200);
-  assert.deepEqual(ids(await listed()), ['home', 'chat', 'agents', 'goals', 'tasks', 'models', 'config', 'modules']);
-  assert.deepEqual((await listed())[4], { module: 'tasks', id: 'tasks', title: 'Task board', group: 'Automation', order: 150 });
+  assert.deepEqual(ids(await listed()), ['home', 'chat', 'agents', 'files', 'goals', 'tasks', 'models', 'config', 'modules']);
+  assert.deepEqual((await listed())[5], { module: 'tasks', id: 'tasks', title: 'Task board', group: 'Automation', order: 150 });
   // Switched off (written to [modules] disabled of config.toml): its view goes at once.
   assert.equal((await k.request('/api/modules/goals/disable', { method: 'PUT' })).status, 200);
   const views = await listed();
-  assert.deepEqual(ids(views), ['home', 'chat', 'agents', 'tasks', 'models', 'config', 'modules']);
+  assert.deepEqual(ids(views), ['home', 'chat', 'agents', 'files', 'tasks', 'models', 'config', 'modules']);
   // The page names the same views, so the app shows them without asking (no inline script: a meta tag).
   const html = await (await k.request('/')).text();
   const meta = /<meta name="talon-views" content="([^"]*)">/.exec(html)?.[1] ?? '';
