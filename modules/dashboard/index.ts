@@ -11,7 +11,9 @@ import { lacking, pick } from './services/coverage.ts';
 import { startDevServer } from './services/dev-server.ts';
 import type { AuthMode } from './services/page.ts';
 import { DashboardViews } from './services/views.ts';
+import { loadPwa } from './services/pwa.ts';
 import { appRoutes } from './routes/app.ts';
+import { pwaRoutes } from './routes/pwa.ts';
 import { devRoutes } from './routes/dev.ts';
 import { viewRoutes } from './routes/views.ts';
 
@@ -24,6 +26,7 @@ export default defineModule({
     const repoRoot = path.resolve(ctx.dir, '..', '..');
     const dev = ctx.kernel.dev && existsSync(appDir);
     const abort = new AbortController();
+    const pwa = loadPwa(path.join(appDir, 'pwa'));
     const views = new DashboardViews((module, problem) => ctx.log.warn({ module }, `module '${module}': ${problem}`));
     let bundle: Bundle | undefined;
     let building = false;
@@ -108,6 +111,7 @@ export default defineModule({
       },
       routes(app) {
         viewRoutes(app, listed);
+        pwaRoutes(app, pwa);
         if (dev) devRoutes(app, appDir, () => vite, authMode);
         else appRoutes(app, { bundle: () => bundle, pending: () => ({ building, failure }), authMode });
       },

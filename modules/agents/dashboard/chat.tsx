@@ -137,7 +137,8 @@ function Conversation({ agentId }: { agentId: string }) {
             Show earlier messages ({messages.length - shown} more)
           </button>
         )}
-        <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite">
+        {/* Focusable: the list scrolls (on a phone it is the only scroller), and a keyboard must reach it. */}
+        <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite" tabIndex={0}>
           {messages.slice(-shown).map((m) => (
             <Message msg={m} />
           ))}

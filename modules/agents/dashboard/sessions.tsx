@@ -27,16 +27,22 @@ export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: st
     seen.current = currentId;
   }, [currentId, turns]);
   const action = useAction();
+  // On a phone the list folds behind the button (styles.css); wider screens show it beside the chat.
+  const [open, setOpen] = useState(false);
 
   const act = (fn: () => Promise<unknown>) =>
     void action.run(async () => {
       await fn();
       await list.reload();
       onChanged();
+      setOpen(false);
     });
 
   return (
-    <aside class="sessions" aria-label="Sessions">
+    <aside id="sessions" class={open ? 'sessions open' : 'sessions'} aria-label="Sessions">
+      <button type="button" class="sessions-toggle" aria-expanded={open} aria-controls="sessions" onClick={() => setOpen(!open)}>
+        Sessions
+      </button>
       <div class="row">
         <h2>Sessions</h2>
         <button type="button" onClick={() => act(() => api(`/api/agents/${seg(agentId)}/session/reset`, { method: 'POST' }))}>

@@ -68,6 +68,42 @@ test('assets: long-cache, compressed when asked, the same bytes either way; publ
   }
 });
 
+test('the installable app: the page links the manifest and icons; manifest, icons, worker and offline page are public with their types', async () => {
+  const html = await (await k.request('/')).text();
+  assert.match(html, /<link rel="manifest" href="\/manifest.webmanifest"/);
+  assert.match(html, /<link rel="icon" href="\/icon.svg" type="image\/svg\+xml"/);
+  const expected: Record<string, [RegExp, string]> = {
+    '/manifest.webmanifest': [/^application\/manifest\+json$/, 'no-cache'],
+    '/sw.js': [/^text\/javascript/, 'no-cache'],
+    '/offline.html': [/^text\/html/, 'no-cache'],
+    '/icon.svg': [/^image\/svg\+xml$/, 'public, max-age=86400'],
+    '/icon-192.png': [/^image\/png$/, 'public, max-age=86400'],
+    '/icon-512.png': [/^image\/png$/, 'public, max-age=86400'],
+  };
+  for (const [url, [type, cache]] of Object.entries(expected)) {
+    // No key: the browser fetches these before (and without) signing in.
+    const res = await k.request(url);
+    assert.equal(res.status, 200, url);
+    assert.match(res.headers.get('content-type') ?? '', type, url);
+    assert.equal(res.headers.get('cache-control'), cache, url);
+    assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/, url);
+    const body = Buffer.from(await res.arrayBuffer());
+    if (url.endsWith('.png')) assert.equal(body.subarray(1, 4).toString(), 'PNG', url);
+  }
+  const manifest = (await (await k.request('/manifest.webmanifest')).json()) as { start_url: string; display: string; icons: { src: string; sizes: string }[] };
+  assert.equal(manifest.display, 'standalone');
+  assert.deepEqual(
+    manifest.icons.map((i) => i.sizes),
+    ['any', '192x192', '512x512'],
+  );
+  for (const icon of manifest.icons) assert.equal((await k.request(icon.src)).status, 200, icon.src);
+  // The worker names the version of what it caches, and answers navigations only, network first.
+  const worker = await (await k.request('/sw.js')).text();
+  assert.match(worker, /const CACHE = 'talon-shell-[0-9a-f]{12}';/);
+  assert.match(worker, /request\.mode !== 'navigate'/);
+  assert.doesNotMatch(worker, /\/api\//, 'the worker never names the API');
+});
+
 test('assets: an unknown name is a 404, a name with a path in it a 400, never a file outside the build', async () => {
   const missing = await k.request('/assets/nothing-here.js');
   assert.equal(missing.status, 404);
@@ -101,7 +137,7 @@ function moduleCopy(buildScript: string): string {
   const root = mkdtempSync(path.join(tmpdir(), 'dashboard-first-start-'));
   const dir = path.join(root, 'modules', 'dashboard-copy');
   const here = path.resolve(import.meta.dirname, '..');
-  for (const part of ['index.ts', 'routes', 'services']) cpSync(path.join(here, part), path.join(dir, part), { recursive: true });
+  for (const part of ['index.ts', 'routes', 'services', 'app/pwa']) cpSync(path.join(here, part), path.join(dir, part), { recursive: true });
   writeFileSync(path.join(dir, 'module.toml'), readFileSync(path.join(here, 'module.toml'), 'utf8').replace(/^name = .*$/m, 'name = "dashboard-copy"'));
   mkdirSync(path.join(root, 'scripts'));
   writeFileSync(path.join(root, 'scripts', 'build-dashboard.mjs'), buildScript);
