@@ -177,8 +177,14 @@ describe('tasks: claims that time out', () => {
       env.fake.enqueue({ toolCalls: [{ name: 'task_claim', input: {} }] }, { text: 'claimed' });
       await call(env.k, `/api/agents/${a}/message`, { method: 'POST', json: { message: 'claim' } });
       assert.equal((await call<Task>(env.k, `/api/tasks/${t.id}`)).body.status, 'in_progress');
-      await new Promise((r) => setTimeout(r, 1100));
-      const after = (await call<{ tasks: Task[] }>(env.k, '/api/tasks/list')).body.tasks.find((x) => x.id === t.id)!;
+      const after = await waitFor(
+        async () => {
+          const task = (await call<{ tasks: Task[] }>(env.k, '/api/tasks/list')).body.tasks.find((x) => x.id === t.id)!;
+          return task.status !== 'in_progress' && task;
+        },
+        5000,
+        `the claim of round ${round} to time out`,
+      );
       if (round < 3) {
         assert.equal(after.status, 'pending', `round ${round}`);
         assert.equal(after.assigned_to, 'slowpoke');

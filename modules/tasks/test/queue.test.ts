@@ -157,6 +157,7 @@ test("kill -9: a dead node's running turn goes back to the queue (attempts count
   const c = proc('node-c', a.file);
   await Promise.all([b.queue.takeOver('node-a'), c.queue.takeOver('node-a')]);
   await waitFor(() => b.runner.calls.length + c.runner.calls.length === 1, 2000, 'one live node to run it again');
+  // A pause that proves an absence: the other live node does not run it too.
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(b.runner.calls.length + c.runner.calls.length, 1, 'run twice');
   const runner = b.runner.calls.length ? b.runner : c.runner;
@@ -234,6 +235,7 @@ test('a cancelled queued turn never runs', async () => {
   a.runner.calls[0].end('x');
   await blocker;
   await a.queue.refresh();
+  // A pause that proves an absence: the cancelled turn is not started.
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(a.runner.calls.length, 1);
 });

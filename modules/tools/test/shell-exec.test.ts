@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import net from 'node:net';
 import path from 'node:path';
+import { waitFor } from '@talon/testing';
 import { shellExecTool } from '../tools/shell-exec.ts';
 import type { ToolsConfig } from '../config.ts';
 import { agentRecord, config, fakeDeps, tempDir, toolCtx } from './helpers.ts';
@@ -25,14 +26,6 @@ function running(marker: string): number[] {
     }
   }
   return found;
-}
-
-async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Unique sleep lengths mark the processes of each test (`sleep 30.0417`). */
@@ -78,7 +71,7 @@ describe('shell_exec', () => {
       const [child, grandchild] = [marker(), marker()];
       markers.push(child, grandchild);
       const run = tool.execute({ command: `sh -c '${grandchild} & ${child}; wait' & wait`, timeout_seconds: 1 }, toolCtx(agent));
-      await until(() => running(child).length > 0 && running(grandchild).length > 0, 'the tree to start');
+      await waitFor(() => running(child).length > 0 && running(grandchild).length > 0, 5000, 'the tree to start');
       const out = await run;
       assert.equal(out.isError, true);
       assert.match(out.content, /^Command timed out after 1 seconds/);
@@ -92,7 +85,7 @@ describe('shell_exec', () => {
       const leaf = marker();
       markers.push(leaf);
       const run = tool.execute({ command: `sh -c '${leaf}' & wait` }, ctx);
-      await until(() => running(leaf).length > 0, 'the tree to start');
+      await waitFor(() => running(leaf).length > 0, 5000, 'the tree to start');
       ctx.controller.abort();
       const out = await run;
       assert.equal(out.isError, true);
@@ -107,7 +100,7 @@ describe('shell_exec', () => {
       // setsid leaves the process group; the double fork also leaves the shell's children (reparented to init).
       const command = `${bg} & setsid ${detached} > /dev/null 2>&1 & sh -c 'setsid ${doubled} > /dev/null 2>&1 &'; sleep 0.3; echo started`;
       const run = tool.execute({ command }, toolCtx(agent));
-      await until(() => [bg, detached, doubled].every((m) => running(m).length > 0), 'the background processes to start');
+      await waitFor(() => [bg, detached, doubled].every((m) => running(m).length > 0), 5000, 'the background processes to start');
       const out = await run;
       assert.match(out.content, /^Exit code: 0\n\nSTDOUT:\nstarted/);
       for (const m of [bg, detached, doubled]) assert.deepEqual(running(m), [], `${m} is gone`);
