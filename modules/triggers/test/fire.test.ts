@@ -4,6 +4,7 @@ import { waitFor } from '@talon/testing';
 import { call, createTrigger, deliveries, deliveriesAtLeast, prompts, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type Json = Record<string, unknown>;
+/** A pause that proves an absence, after the bounded wait for what must happen: no further fire follows. */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('triggers: firing', () => {

@@ -63,6 +63,7 @@ test('the same event on both processes fires a trigger once per cooldown', { tim
   publish(a, 'custom', { type: 'everywhere', data: 1 });
   publish(b, 'custom', { type: 'everywhere', data: 1 });
   await waitFor(async () => (await fireCount(a, id)) >= 1, 5000, 'a fire');
+  // A pause that proves an absence: the other process's attempt does not fire it a second time.
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(await fireCount(a, id), 1);
 });

@@ -83,6 +83,7 @@ describe('webhooks: claims of processes that are gone', () => {
       await waitFor(() => ids(rx).includes('claimed-by-the-dead'), 5_000, 'the dead claim sent');
       // A process unknown to the node table (it died while none ran): its claim is sent at the next start.
       await claimed('never-seen', 'claimed-before-the-start');
+      // A pause that proves an absence: the running process leaves a claim of a process it never saw.
       await new Promise((resolve) => setTimeout(resolve, 400));
       assert.ok(!ids(rx).includes('claimed-before-the-start'), 'a running process leaves claims it was not told about');
       await k.stop();

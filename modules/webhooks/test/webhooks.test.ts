@@ -81,6 +81,7 @@ describe('webhooks: outbound', () => {
     assert.equal(got.headers['x-webhook-signature'], expected);
     assert.ok(Math.abs(Number(got.headers['x-webhook-timestamp']) - Date.now()) < 10_000);
     assert.equal(got.headers['x-webhook-id'], event.id);
+    // A pause that proves an absence: the event the hook is not subscribed to is not sent.
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(rx.received.length, before + 1, 'the unsubscribed event was not sent');
     await k.request(`/api/webhooks/${hook.id}`, { method: 'DELETE' });
