@@ -51,6 +51,11 @@ export default defineModule({
     'module.toml': manifest({ name: 'deaf' }),
     'index.ts': listener("const bellEvents = defineEvents('bell', { 'bell.rang': payload<{ n: number }>() });"),
   },
+  // Names the bell's events in a catalogue under its own name, declaring nothing: it must hear none of them.
+  mimic: {
+    'module.toml': manifest({ name: 'mimic' }),
+    'index.ts': listener("const bellEvents = defineEvents('mimic', { 'bell.rang': payload<{ n: number }>(), 'bell.cracked': payload<{ why: string }>() });"),
+  },
   // Everything, without saying so.
   peeker: {
     'module.toml': manifest({ name: 'peeker' }),
@@ -155,6 +160,18 @@ test("publishing another module's event is refused: through its catalogue, under
     assert.match(state(k, 'squatter').error!, /event 'bell.rang' is owned by module 'bell'/);
     assert.match(state(k, 'unlisted').error!, /module 'unlisted' publishes 'unlisted.said', but lists no catalogue with it in defineModule\(\{ events \}\)/);
     assert.equal(state(k, 'bell').state, 'running');
+  } finally {
+    await k.stop();
+  }
+});
+
+test("a catalogue of one's own naming another module's events hears none of them", async () => {
+  const k = await boot(['bell', 'mimic', 'ear']);
+  try {
+    assert.equal(state(k, 'mimic').state, 'running');
+    await json(k, '/api/ring', { method: 'POST' });
+    await waitFor(async () => (await json<{ heard: string[] }>(k, '/api/ear')).heard.length === 2, 5_000, 'the bell in the ear');
+    assert.deepEqual((await json<{ heard: string[] }>(k, '/api/mimic')).heard, []);
   } finally {
     await k.stop();
   }
