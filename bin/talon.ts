@@ -1,9 +1,15 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BootAbort, FENCED, Kernel } from '../kernel/kernel.ts';
+import { runInit } from './init.ts';
 
 /** The CLI: runs the daemon in the foreground. Exit codes: 2 = configuration error, 1 = any other start failure. */
 async function main(): Promise<void> {
+  // `talon init`: the first run against the running service (bin/init.ts), not a second service.
+  if (process.argv[2] === 'init') {
+    process.exitCode = await runInit(process.argv.slice(3));
+    return;
+  }
   // Source maps (stack traces of bundled code on the original TypeScript files) are Node's own switch: tsx turns them
   // on (`npm run dev`, the tests); `npm start` has them with NODE_OPTIONS=--enable-source-maps. Off, start-up does not
   // read every module bundle's map (about a tenth of its time, and 4 MB). See docs/decisions.md.
