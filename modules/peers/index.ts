@@ -30,6 +30,10 @@ export default defineModule<PeersConfig>({
     ctx.events.of(agentEvents).subscribe(['agent.spawned', 'agent.terminated'], (event) => {
       state.network?.broadcast(event.type === 'agent.spawned' ? 'agent_spawned' : 'agent_terminated', { agent: (event.data as { name: string }).name });
     });
+    // Peers added to or removed from [peers] connect at run time are dialled or dropped at once.
+    ctx.hooks.kernel.config.changed.tapPromise('peers', async (change) => {
+      if (change.path === '' || change.path.startsWith('peers')) state.network?.reconcile();
+    });
     return {
       async start() {
         await pins.load();

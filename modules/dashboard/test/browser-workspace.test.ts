@@ -36,7 +36,13 @@ test("an agent's checkpoint: its changes and diff as text, restored after a conf
   // The newest: taken before the third write, so it holds the second one's text.
   await shows.first().click();
   await page.getByRole('heading', { name: 'Changed since the checkpoint before' }).waitFor();
-  assert.match((await page.getByRole('row', { name: /plan\.md/ }).last().textContent()) ?? '', /changed\s*\+1 −1/);
+  assert.match(
+    (await page
+      .getByRole('row', { name: /plan\.md/ })
+      .last()
+      .textContent()) ?? '',
+    /changed\s*\+1 −1/,
+  );
   const added = page.locator('.diff .diff-add', { hasText: 'TWO' });
   assert.equal((await added.textContent())?.trim(), `+TWO ${PAYLOAD}`);
   assert.equal(await page.locator('.diff .diff-del').last().textContent(), '-two\n');
@@ -50,7 +56,10 @@ test("an agent's checkpoint: its changes and diff as text, restored after a conf
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'checkpoints');
   await confirm.getByRole('button', { name: 'Restore these files' }).click();
-  await page.getByRole('status').filter({ hasText: /Restored 1 file from/ }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /Restored 1 file from/ })
+    .waitFor();
   assert.equal(readFileSync(file, 'utf8'), `one\nTWO ${PAYLOAD}\n`);
   assert.deepEqual(problems, []);
 });

@@ -60,6 +60,8 @@ export function peerRoutes(app: Routes, deps: PeerRouteDeps): void {
       listen_address: network?.listenAddress ?? null,
       protocol_version: 'talon-peer/1',
       identity_fingerprint: identity?.fingerprint ?? null,
+      // Additive (the dashboard's peers view): each address of [peers] connect and the state of its link.
+      connect: network?.dialing() ?? [],
       connected_peers: peers.filter((p) => p.state === 'connected').length,
       total_peers: peers.length,
       pinned_peers: deps.pins.count(),

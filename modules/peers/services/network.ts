@@ -40,6 +40,8 @@ export class Network implements PeerNetwork {
   readonly throughput = new Throughput();
   private readonly peersById = new Map<string, Peer>();
   private readonly dialers = new Map<string, NodeJS.Timeout | undefined>();
+  /** The current connection to each address of `connect`. */
+  private readonly dialed = new Map<string, Connection>();
   private readonly nonces = new NonceLedger();
   private readonly connections = new Set<Connection>();
   private server?: Server;
@@ -139,14 +141,45 @@ export class Network implements PeerNetwork {
     });
   }
 
+  /** The addresses of `connect` with the state of their link and the node that answered there. */
+  dialing(): Array<{ address: string; state: 'connected' | 'connecting'; node_id: string | null }> {
+    return [...this.dialers.keys()].map((address) => {
+      const conn = this.dialed.get(address);
+      return { address, state: conn?.ready ? 'connected' : 'connecting', node_id: (conn?.ready && conn.peer?.node_id) || null };
+    });
+  }
+
+  /**
+   * `[peers] connect` changed at run time (POST /api/config/set, a reload): dials the new addresses; stops dialling
+   * the removed ones, closes their links and forgets the peers that answered there.
+   */
+  reconcile(): void {
+    if (this.stopping || !this.deps.config().shared_secret) return;
+    const wanted = new Set(this.deps.config().connect);
+    for (const address of wanted) if (!this.dialers.has(address)) this.dial(address);
+    for (const [address, timer] of [...this.dialers]) {
+      if (wanted.has(address)) continue;
+      if (timer) clearTimeout(timer);
+      this.dialers.delete(address);
+      const conn = this.dialed.get(address);
+      this.dialed.delete(address);
+      if (!conn) continue;
+      const peer = conn.peer && this.peersById.get(conn.peer.node_id);
+      if (peer?.conn === conn) this.peersById.delete(peer.nodeId);
+      conn.close();
+      this.deps.log.info({ address }, 'peer address removed from connect: no longer dialled');
+    }
+  }
+
   private dial(address: string): void {
     if (this.stopping) return;
     const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address)!;
     const socket = net.connect(Number(m[2]), m[1]);
     this.dialers.set(address, undefined);
-    this.track(new Connection(socket, 'initiator', this.connectionDeps()));
+    this.dialed.set(address, this.track(new Connection(socket, 'initiator', this.connectionDeps())));
     socket.on('close', () => {
-      if (this.stopping) return;
+      // Stopping, or the address was taken out of connect: no redial.
+      if (this.stopping || !this.dialers.has(address)) return;
       this.dialers.set(
         address,
         setTimeout(() => this.dial(address), this.deps.config().reconnect_ms),
