@@ -128,6 +128,20 @@ test("consumes orders like an optional dependency (by the service's module)", ()
   );
 });
 
+test("consuming only a module's events does not order: the observer is not stopped before what it observes", () => {
+  // 'audit' sorts before 'zebra' by name: it stays first (and so stops last) when it only hears zebra's events.
+  const plan = planModules([m('zebra'), m('audit', [], [], ['zebra.events'])], () => true);
+  assert.deepEqual(
+    plan.order.map((x) => x.name),
+    ['audit', 'zebra'],
+  );
+  const both = planModules([m('zebra'), m('audit', [], [], ['zebra.events', 'zebra.registry'])], () => true);
+  assert.deepEqual(
+    both.order.map((x) => x.name),
+    ['zebra', 'audit'],
+  );
+});
+
 test("a module's [contributes.<owner>] tables reach the owner as data, through modules()", () => {
   assert.deepEqual(JSON.parse(JSON.stringify(state('zeta')?.contributes)), { beta: { greetings: ['hello'] } });
   assert.deepEqual(state('alpha')?.contributes, {});

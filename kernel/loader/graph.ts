@@ -1,4 +1,4 @@
-import { connections, type Manifest } from './manifest.ts';
+import { orderingLinks, type Manifest } from './manifest.ts';
 
 /** `byChoice`: blocked only because a module it needs was disabled on purpose (not because one is broken). */
 export type Verdict =
@@ -8,8 +8,8 @@ export type Verdict =
 export type Plan = { order: Manifest[]; verdicts: Map<string, Verdict> };
 
 /**
- * Orders modules after what they link to. A missing hard dependency blocks, a hard cycle fails; an optional link only
- * decides the order.
+ * Orders modules after what they link to (orderingLinks). A missing hard dependency blocks, a hard cycle fails; an
+ * optional link only decides the order.
  */
 export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => boolean): Plan {
   const byName = new Map(manifests.map((m) => [m.name, m]));
@@ -41,7 +41,7 @@ export function planModules(manifests: Manifest[], isEnabled: (m: Manifest) => b
       failCycle(pending, (m) => byName.get(waitingFor(m, m.depends)!)!, verdicts);
       break;
     }
-    const ready = hardReady.filter((m) => !waitingFor(m, connections(m)));
+    const ready = hardReady.filter((m) => !waitingFor(m, orderingLinks(m)));
     // An optional cycle is broken one module at a time.
     for (const m of ready.length ? ready : hardReady.slice(0, 1)) {
       left.delete(m.name);

@@ -70,6 +70,16 @@ const declared = (m: Manifest): string[] => [...m.depends, ...m.optional_depends
 /** Every module whose services, hooks and contract this one may use: its dependencies and what it consumes. */
 export const connections = (m: Manifest): Set<string> => new Set(declared(m).map(ownerOf));
 
+/**
+ * The modules this one loads after: its connections, except owners it declares only for their events
+ * (`consumes = ["<owner>.events"]`). Every subscription is in place before any module starts, so an observer
+ * needs no order; ordering it after what it observes would also stop it first, before the last events it should see.
+ */
+export function orderingLinks(m: Manifest): Set<string> {
+  const links = [...m.depends, ...m.optional_depends, ...m.consumes.filter((c) => !c.endsWith('.events'))];
+  return new Set(links.map(ownerOf));
+}
+
 /** Whether the manifest declares the use of this service (or hook catalogue) id: its whole module, or the id in `consumes`. */
 export function declares(m: Manifest, id: string): boolean {
   return ownerOf(id) === m.name || declared(m).includes(ownerOf(id)) || m.consumes.includes(id);

@@ -21,7 +21,7 @@ export function moduleEvents(scope: BusScope, manifest: Manifest, owned: readonl
       throw new Error(
         `module '${id}' subscribes to events of module '${owner}' without declaring it: ${howToDeclare(manifest, owner)}`,
       );
-    const channel = catalogueChannel(scope, catalogue, (type) => {
+    const view = catalogueChannel(scope, catalogue, (type) => {
       if (owner !== id)
         throw new Error(`module '${id}' publishes '${type}', an event of module '${owner}': only its owner may`);
       if (!owned.some((c) => c.owner === id && c.types.includes(type)))
@@ -32,8 +32,8 @@ export function moduleEvents(scope: BusScope, manifest: Manifest, owned: readonl
     // A catalogue is the module's own word for whose events it reads: one naming another module's events under its
     // own owner (declared in its stead) hears nothing of them, since only an event's owner publishes it.
     const subscribe: EventChannel<EventCatalogue>['subscribe'] = (types, handler, options) =>
-      channel.subscribe(types, (event) => (event.source === owner ? handler(event) : undefined), options);
-    return { publish: channel.publish, subscribe };
+      view.subscribe(types, (event) => (event.source === owner ? handler(event) : undefined), options);
+    return { publish: view.publish, subscribe };
   };
 
   const subscribe = (types: string, handler: (event: never) => unknown, options?: SubscribeOptions) => {
