@@ -59,12 +59,26 @@ export class SecuritySystems {
     if (!table) return [];
     let systems = this.checked.get(table);
     if (!systems) {
-      const validate = validateContribution();
-      systems = validate(table) ? table.systems : [];
-      if (validate.errors) this.invalid(m.id, ajv().errorsText(validate.errors, { dataVar: '[contributes.security]' }));
+      systems = this.check(m, table);
       this.checked.set(table, systems);
     }
     return systems;
+  }
+
+  /**
+   * A table's systems, checked. A module from module_paths may add systems but not claim one of the spec's: that
+   * would show a protection as active while the built-in module that gives it is off.
+   */
+  private check(m: ModuleInfo, table: Record<string, unknown>): readonly string[] {
+    const validate = validateContribution();
+    if (!validate(table)) {
+      this.invalid(m.id, ajv().errorsText(validate.errors, { dataVar: '[contributes.security]' }));
+      return [];
+    }
+    const claimed = m.thirdParty ? table.systems.filter((s) => SPEC_SYSTEMS.includes(s)) : [];
+    if (claimed.length)
+      this.invalid(m.id, `[contributes.security] claims the built-in system(s) ${claimed.join(', ')}; only the module that implements one may`);
+    return table.systems.filter((s) => !claimed.includes(s));
   }
 
   /**

@@ -68,16 +68,21 @@ test('a module security does not know declares a system in its module.toml: the 
   kernels.push(on, off);
   const a = (await securityOf(on)) as Overview & { implemented_by: Record<string, string> };
   assert.equal(a.security_systems.probe_guard, 'active');
-  assert.equal(a.security_systems.loop_guard, 'active', 'a spec system is active while any running module declares it');
+  assert.equal(a.security_systems.loop_guard, 'inactive', 'a module from module_paths cannot switch on a spec system: agents is off');
+  assert.notEqual(a.implemented_by.loop_guard, 'guard-probe');
+  assert.ok(
+    on.logLines().some((l) => l.includes('claims the built-in system(s) loop_guard')),
+    'the claim is logged',
+  );
   assert.equal(a.implemented_by.probe_guard, 'guard-probe');
   assert.equal(a.total_systems, 17);
-  assert.equal(a.active_systems, 2);
+  assert.equal(a.active_systems, 1);
   assert.ok(!Object.keys(a.security_systems).some((s) => /not/i.test(s)), 'the malformed declaration adds nothing');
   assert.ok(
     on.logLines().some((l) => l.includes("'bad-probe' declares its security systems wrongly")),
     'the malformed declaration is logged',
   );
-  // guard-probe is disabled (not started): its own system is gone, and the spec's system it declared is inactive.
+  // guard-probe is disabled (not started): its own system is gone.
   assert.equal(off.kernel.modules().find((m) => m.id === 'guard-probe')?.state, 'disabled');
   const b = await securityOf(off);
   assert.equal(b.security_systems.probe_guard, undefined);
