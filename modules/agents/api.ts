@@ -94,7 +94,8 @@ export interface AgentRegistry {
   get(id: string): AgentRecord | undefined;
   findByName(name: string): AgentRecord | undefined;
   /**
-   * Parses and validates the TOML; rejects with HttpError 400 naming the problem, 409 for a name in use, or the
+   * Parses and validates the TOML (an unknown provider, model, tool, skill or MCP server is a 400 naming it, its
+   * `problems` listing each); rejects with HttpError 400 naming the problem, 409 for a name in use, or the
    * status of an agentHooks.authorizeSpawn refusal. `signedManifest` is a signed envelope of the same manifest.
    */
   spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): Promise<AgentRecord>;
@@ -328,6 +329,25 @@ export interface ModelCallContext {
   system: string;
 }
 
+/** What is wrong with one field of a manifest: `field` is its TOML key path ('capabilities.tools', 'skills'). */
+export interface ManifestProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * A manifest checked before a spawn or a manifest update (agentHooks.checkManifest). The agents module checks the
+ * provider, the model and the tools; a module that owns other names checks them and pushes a problem for each one
+ * it does not know (skills: `skills`; mcp: `mcp_servers`). `unknownTools` are the tool names no contributed tool
+ * has: a module that vouches for a name not listed yet removes it (mcp: `mcp_<server>_…` of a configured server
+ * that has not connected); what is left is refused.
+ */
+export interface ManifestCheck {
+  manifest: AgentManifest;
+  unknownTools: Set<string>;
+  problems: ManifestProblem[];
+}
+
 /** A spawn about to happen, for agentHooks.authorizeSpawn. */
 export interface SpawnRequest {
   manifestToml: string;
@@ -343,6 +363,8 @@ export const agentHooks = defineHooks('agents.hooks', () => ({
   authorizeSpawn: new SyncBailHook<[SpawnRequest], { status: number; error: string } | undefined>(['spawn']),
   /** The parsed manifest before it becomes a record: taps may fill derived values (a profile's tools). */
   manifest: new SyncWaterfallHook<[AgentManifest]>(['manifest']),
+  /** After `manifest`: the names a manifest uses are checked by the modules that own them (ManifestCheck). */
+  checkManifest: new SyncHook<[ManifestCheck]>(['check']),
   /** Tool modules add their tools: (list) => [...list, ...mine]. Called when tools are listed. */
   tools: new SyncWaterfallHook<[ToolDefinition[]]>(['tools']),
   /**

@@ -13,6 +13,7 @@ import { RegistryLayer } from './services/catalog-registry.ts';
 import { McpManager } from './services/manager.ts';
 import { McpServers } from './services/servers.ts';
 import { agentToolDefinitions } from './services/agent-tools.ts';
+import { checkMcpNames } from './services/manifest-check.ts';
 import { endpointRoutes } from './routes/endpoint.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { catalogRoutes } from './routes/catalog.ts';
@@ -47,6 +48,7 @@ export default defineModule<McpConfig>({
     ctx.provide(mcpIntegrations, integrations(catalog, manager, servers));
 
     ctx.hooks.tap(agentHooks).tools.tap('mcp', (list) => [...list, ...toolDefs]);
+    ctx.hooks.tap(agentHooks).checkManifest.tap('mcp-names', (check) => checkMcpNames(check, manager.list()));
     // config.toml edited or reloaded: servers of [[mcp_servers]] follow (unchanged ones keep their connection).
     ctx.hooks.kernel.config.changed.tapPromise('mcp-servers', async () => void manager.reconcile(servers.specs()));
     // The catalogue follows the hub registry: POST /api/catalog/update syncs it, and every sync is read.

@@ -15,6 +15,7 @@ import { PromptSections } from './services/prompt.ts';
 import { SkillTools } from './services/tools.ts';
 import { skillService } from './services/service.ts';
 import { watchSkills } from './services/watch.ts';
+import { checkSkillNames } from './services/manifest-check.ts';
 import { skillRoutes } from './routes/skills.ts';
 
 /** Change-feed topic: a skill folder was installed, created or removed by the API (key: its path; '': all, a reload). */
@@ -65,6 +66,8 @@ export default defineModule<SkillsConfig>({
     );
     const agents = ctx.hooks.tap(agentHooks);
     agents.tools.tap('skill-tools', (list) => tools.contribute(list));
+    // A skill a manifest names must be installed (loaded: a blocked one is not): refused at spawn, not at the first chat.
+    agents.checkManifest.tap('skill-names', (check) => checkSkillNames(check, (name) => registry.get(name) !== undefined));
     agents.beforeModelCall.tap('skill-context', (call) => {
       const section = sections.section(call.agent);
       return section ? { ...call, system: `${call.system}\n\n${section}` } : call;

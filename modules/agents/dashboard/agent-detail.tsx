@@ -1,18 +1,13 @@
-/** One agent: edit its description, prompt, model and lists; clone, stop, kill; its recent turns (traces) and its log. */
-import { useEffect, useState } from 'preact/hooks';
+/** One agent: edit it with the builder (its manifest as it stands); clone, stop, kill; its recent turns (traces) and its log. */
 import { api, ErrorText, fmtInt, fmtTime, fmtUsd, href, navigate, Pager, seg, Table, useAction, useApi, useServerPage } from '@talon/dashboard-kit';
+import { AgentBuilder } from './builder.tsx';
 
 interface Detail {
   id: string;
   name: string;
   state: string;
   mode: string;
-  description: string;
-  system_prompt: string;
   model: { provider: string; model: string };
-  capabilities: { tools: string[] };
-  skills: string[];
-  mcp_servers: string[];
 }
 interface Trace {
   turn_id: string;
@@ -27,49 +22,14 @@ interface Trace {
   steps: { tools: { tool: string; ms: number; is_error: boolean }[] }[];
 }
 
-const list = (s: string) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-
 export function AgentDetail({ id }: { id: string }) {
   const agent = useApi<Detail>(`/api/agents/${seg(id)}`);
+  const manifest = useApi<{ manifest_toml: string }>(`/api/agents/${seg(id)}/manifest`);
   const action = useAction();
-  const [form, setForm] = useState({ description: '', system_prompt: '', model: '', tools: '', skills: '', mcp_servers: '' });
-  useEffect(() => {
-    const a = agent.data;
-    if (a)
-      setForm({
-        description: a.description,
-        system_prompt: a.system_prompt,
-        model: a.model.model,
-        tools: a.capabilities.tools.join(', '),
-        skills: a.skills.join(', '),
-        mcp_servers: a.mcp_servers.join(', '),
-      });
-  }, [agent.data]);
   if (agent.error) return <ErrorText error={agent.error} />;
   const a = agent.data;
   if (!a) return <p class="loading">Loading…</p>;
   const base = `/api/agents/${seg(id)}`;
-  const field = (name: keyof typeof form) => ({
-    id: `agent-${name}`,
-    value: form[name],
-    onInput: (e: Event) => setForm({ ...form, [name]: (e.currentTarget as HTMLInputElement).value }),
-  });
-
-  const save = () =>
-    action.run(async () => {
-      await api(base, { method: 'PATCH', json: { description: form.description, system_prompt: form.system_prompt } });
-      if (form.model !== a.model.model) await api(`${base}/model`, { method: 'PUT', json: { model: form.model } });
-      await api(`${base}/tools`, { method: 'PUT', json: { tools: list(form.tools) } });
-      await api(`${base}/skills`, { method: 'PUT', json: { skills: list(form.skills) } });
-      await api(`${base}/mcp_servers`, { method: 'PUT', json: { mcp_servers: list(form.mcp_servers) } });
-      await agent.reload();
-      return 'Saved';
-    });
-
   return (
     <section>
       <p>
@@ -110,32 +70,20 @@ export function AgentDetail({ id }: { id: string }) {
           Kill
         </button>
       </div>
-      <form
-        class="card grid-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <h2>Settings</h2>
-        <label for="agent-description">Description</label>
-        <input {...field('description')} />
-        <label for="agent-system_prompt">System prompt</label>
-        <textarea rows={5} {...field('system_prompt')} />
-        <label for="agent-model">Model (id or alias)</label>
-        <input {...field('model')} />
-        <label for="agent-tools">Tools (comma-separated, * for all)</label>
-        <input {...field('tools')} />
-        <label for="agent-skills">Skills</label>
-        <input {...field('skills')} />
-        <label for="agent-mcp_servers">MCP servers</label>
-        <input {...field('mcp_servers')} />
-        <ErrorText error={action.error} />
-        {action.done && <p role="status">{action.done}</p>}
-        <button type="submit" class="primary" disabled={action.busy}>
-          Save
-        </button>
-      </form>
+      <ErrorText error={action.error} />
+      {action.done && <p role="status">{action.done}</p>}
+      <h2>Settings</h2>
+      <ErrorText error={manifest.error} />
+      {manifest.data && (
+        <AgentBuilder
+          initial={manifest.data.manifest_toml}
+          agentId={id}
+          onDone={() => {
+            void agent.reload();
+            void manifest.reload();
+          }}
+        />
+      )}
       <Traces id={id} />
       <Logs id={id} />
     </section>

@@ -1,11 +1,11 @@
 /**
- * Agents: the list with state, model and cost, a page at a time, searchable; spawn from a template or the manifest
- * editor (its errors shown under it as they are typed); bulk start, stop and kill; per agent: edit, clone, stop, kill,
+ * Agents: the list with state, model and cost, a page at a time, searchable; spawn with the builder (fields or TOML,
+ * from a template or from scratch); bulk start, stop and kill; per agent: edit, clone, stop, kill,
  * traces and logs (#/agents/<id>).
  */
 import { useState } from 'preact/hooks';
 import { api, ErrorText, fmtTime, fmtUsd, href, Pager, seg, Table, useAction, useApi, useHasModule, useServerPage, type ViewProps } from '@talon/dashboard-kit';
-import { ManifestEditor, tomlProblem } from './manifest-editor.tsx';
+import { AgentBuilder } from './builder.tsx';
 import { AgentDetail } from './agent-detail.tsx';
 
 interface AgentSummary {
@@ -125,18 +125,11 @@ function Spawn({ onSpawned }: { onSpawned: () => void }) {
       if (!name) return;
       const t = await api<{ manifest_toml: string }>(`/api/templates/${encodeURIComponent(name)}`);
       setManifest(t.manifest_toml);
-      return `Template ${name} loaded into the editor: change what you like, then spawn`;
+      return `Template ${name} loaded into the builder: change what you like, then spawn`;
     });
   return (
-    <form
-      class="card"
-      onSubmit={action.submit(async () => {
-        const res = await api<{ agent_id: string; name: string }>('/api/agents', { json: { manifest_toml: manifest } });
-        onSpawned();
-        return `Spawned ${res.name}`;
-      })}
-    >
-      <h2>Spawn an agent</h2>
+    <section aria-labelledby="spawn-title">
+      <h2 id="spawn-title">Spawn an agent</h2>
       {templates.data && (
         <p class="inline">
           <label for="template-pick">From a template</label>
@@ -150,11 +143,9 @@ function Spawn({ onSpawned }: { onSpawned: () => void }) {
           </select>
         </p>
       )}
-      <ManifestEditor value={manifest} onInput={setManifest} refusal={action.error} />
+      <ErrorText error={action.error} />
       {action.done && <p role="status">{action.done}</p>}
-      <button type="submit" class="primary" disabled={action.busy || tomlProblem(manifest) !== undefined}>
-        Spawn
-      </button>
-    </form>
+      <AgentBuilder initial={manifest} onDone={onSpawned} />
+    </section>
   );
 }

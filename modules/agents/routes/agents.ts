@@ -2,6 +2,7 @@
 import { badRequest, conflict, pageQueryProperties, readPage, type Routes } from '@talon/module-sdk';
 import type { AgentRecord } from '@talon/agents';
 import type { AgentServices } from '../services/context.ts';
+import { currentManifest } from '../services/manifest-view.ts';
 import { agentParam, idParams, stringList } from './common.ts';
 
 const spawnBody = {
@@ -11,6 +12,16 @@ const spawnBody = {
     signed_manifest: { type: 'string', description: 'a signed envelope (JSON) of the same manifest, checked against the trusted signers' },
   },
   required: ['manifest_toml'],
+} as const;
+
+const validateBody = {
+  type: 'object',
+  properties: {
+    manifest_toml: { type: 'string', description: 'the agent.toml text' },
+    agent_id: { type: 'string', description: 'the agent whose manifest this would replace (its own name is not a clash)' },
+  },
+  required: ['manifest_toml'],
+  additionalProperties: false,
 } as const;
 
 const patchBody = {
@@ -71,6 +82,22 @@ export function agentRoutes(app: Routes, s: AgentServices): void {
     const agent = await s.registry.spawn({ manifestToml: manifest_toml, ...(signed_manifest !== undefined && { signedManifest: signed_manifest }) });
     request.log.info({ agent_id: agent.id, name: agent.name }, 'agent spawned');
     return reply.code(201).send({ agent_id: agent.id, name: agent.name });
+  });
+
+  // The builder asks as the user types: every problem with its field, nothing spawned or changed.
+  app.post(
+    '/api/agents/validate',
+    { schema: { summary: 'Check a manifest without spawning: its problems, each with the field it is about', body: validateBody } },
+    async (request) => {
+      const { manifest_toml, agent_id } = request.body;
+      const problems = s.registry.problems(manifest_toml, agent_id);
+      return { valid: problems.length === 0, problems };
+    },
+  );
+
+  app.get('/api/agents/:id/manifest', { schema: { summary: 'The manifest as it stands (TOML), for an editor', params: idParams } }, async (request) => {
+    const agent = agentParam(s, request.params.id);
+    return { agent_id: agent.id, manifest_toml: currentManifest(agent, s.registry.manifestToml(agent.id) ?? '') };
   });
 
   app.get('/api/agents/:id', { schema: { summary: 'Agent detail', params: idParams } }, async (request) => s.views.detail(agentParam(s, request.params.id)));

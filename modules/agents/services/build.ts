@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ModuleContext } from '@talon/module-sdk';
-import { agentEvents, agentHooks, type SessionStore } from '@talon/agents';
+import { agentEvents, agentHooks, type SessionStore, type ToolDefinition } from '@talon/agents';
 import { catalogService } from '@talon/catalog';
 import { llmService } from '@talon/llm';
 import type { AgentsConfig } from '../config.ts';
@@ -18,6 +18,7 @@ import { TraceStore } from './traces.ts';
 import { ToolRunner } from './tool-runner.ts';
 import { AgentViews } from './views.ts';
 import { compactSession } from './compact.ts';
+import { manifestProblems } from './manifest-check.ts';
 
 export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & { tools: ToolRunner } {
   const hooks = () => ctx.hooks.get(agentHooks);
@@ -41,6 +42,8 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
       events.publish('agent.spawned', { agentId: agent.id, name: agent.name, parentId: agent.parentId });
     },
     expandManifest: (manifest) => hooks().manifest.call(manifest),
+    checkManifest: (manifest) =>
+      manifestProblems(manifest, { catalog, tools: (): ToolDefinition[] => tools.list(), check: (check) => hooks().checkManifest.call(check) }),
     authorizeSpawn: (request) => hooks().authorizeSpawn.call(request),
     onTerminated: async (agent) => {
       // Its uploads and traces go with it; the workspace folder stays (it holds the user's files and checkpoints).

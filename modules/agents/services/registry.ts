@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { HttpError, badRequest, conflict, notFound, type ChangeFeed, type Store } from '@talon/module-sdk';
-import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState, SpawnRequest } from '@talon/agents';
+import type { AgentManifest, AgentMode, AgentRecord, AgentRegistry, AgentState, ManifestProblem, SpawnRequest } from '@talon/agents';
 import type { CatalogService } from '@talon/catalog';
 import { DEFAULT_SYSTEM_PROMPT, list, parseManifest } from './manifest.ts';
 import type { SessionService } from './sessions.ts';
@@ -36,6 +36,8 @@ export interface RegistryDeps {
   onChangedElsewhere: (before: AgentRecord, after: AgentRecord | undefined) => void;
   /** agentHooks.manifest: derived values filled in by other modules (a profile's tools). */
   expandManifest: (manifest: AgentManifest) => AgentManifest;
+  /** The names the manifest uses that nothing knows (manifest-check.ts). */
+  checkManifest: (manifest: AgentManifest) => ManifestProblem[];
   /** agentHooks.authorizeSpawn: a refusal, or undefined to go on. */
   authorizeSpawn: (request: SpawnRequest) => { status: number; error: string } | undefined;
 }
@@ -149,7 +151,7 @@ export class AgentStore implements AgentRegistry {
   }
 
   async spawn(input: { manifestToml: string; parentId?: string; signedManifest?: string }): Promise<AgentRecord> {
-    const manifest = this.deps.expandManifest(parseManifest(input.manifestToml));
+    const manifest = this.checked(input.manifestToml);
     const refusal = this.deps.authorizeSpawn({ ...input, manifest });
     if (refusal) throw new HttpError(refusal.status, refusal.error);
     if (this.findByName(manifest.name)) throw nameTaken(manifest.name);
@@ -247,7 +249,7 @@ export class AgentStore implements AgentRegistry {
   /** PATCH with manifest_toml: the new manifest replaces every field it defines; identity, config and sessions stay. */
   async replaceManifest(id: string, manifestToml: string): Promise<AgentRecord> {
     const agent = this.require(id);
-    const fields = this.fromManifest(this.deps.expandManifest(parseManifest(manifestToml)));
+    const fields = this.fromManifest(this.checked(manifestToml));
     if (agent.mode === 'Stable' && (fields.model.provider !== agent.model.provider || fields.model.model !== agent.model.model)) {
       throw conflict(`agent '${agent.name}' is in Stable mode: its model is pinned (switch to Normal first)`);
     }
@@ -286,6 +288,37 @@ export class AgentStore implements AgentRegistry {
       identity: source.identity,
       config: source.config,
     });
+  }
+
+  /**
+   * What POST /api/agents/validate answers: every problem of the manifest (its TOML, its keys, the names it uses, a
+   * name another agent has), each with its field; none when a spawn (or, with `agentId`, that agent's update) would
+   * be accepted by these checks.
+   */
+  problems(manifestToml: string, agentId?: string): ManifestProblem[] {
+    let manifest: AgentManifest;
+    try {
+      manifest = parseManifest(manifestToml);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      return [{ field: /'([a-z_.]+)'/.exec(err.message)?.[1] ?? 'manifest', message: err.message }];
+    }
+    const problems = this.deps.checkManifest(manifest);
+    const clash = this.findByName(manifest.name);
+    if (clash && clash.id !== agentId) problems.unshift({ field: 'name', message: nameTaken(manifest.name).message });
+    return problems;
+  }
+
+  /**
+   * The parsed and expanded manifest, or a 400 naming every unknown name it uses (`problems` lists them by field).
+   * The names are checked as written: what the manifest hook derives (a profile's tools) is the deriving module's.
+   */
+  private checked(manifestToml: string): AgentManifest {
+    const written = parseManifest(manifestToml);
+    const manifest = this.deps.expandManifest(written);
+    const problems = this.deps.checkManifest(written);
+    if (problems.length) throw new HttpError(400, `invalid manifest: ${problems.map((p) => p.message).join('; ')}`, { extra: { problems } });
+    return manifest;
   }
 
   private fromManifest(manifest: AgentManifest) {

@@ -19,8 +19,13 @@ describe('agents: settings, clone, bulk', () => {
   after(() => stopEnv(env));
   const detail = async (id: string) => json<Detail>(await env.k.request(`/api/agents/${id}`));
 
-  test('the reference hello-world manifest spawns over HTTP', async () => {
-    const res = await env.k.request('/api/agents', { method: 'POST', json: { manifest_toml: HELLO_WORLD } });
+  test('the reference hello-world manifest spawns over HTTP once its tools are ones this kernel has', async () => {
+    // This kernel has no tool module: the reference's tools are unknown here, and refused by name.
+    const refused = await env.k.request('/api/agents', { method: 'POST', json: { manifest_toml: HELLO_WORLD } });
+    assert.equal(refused.status, 400);
+    assert.match((await json<{ error: string }>(refused)).error, /unknown tool 'file_read'.*unknown tool 'web_search'/);
+    const toolless = HELLO_WORLD.replace(/^tools = \[.*\]$/m, 'tools = []');
+    const res = await env.k.request('/api/agents', { method: 'POST', json: { manifest_toml: toolless } });
     assert.equal(res.status, 201);
     const { agent_id } = await json<{ agent_id: string }>(res);
     const d = await detail(agent_id);

@@ -18,8 +18,9 @@ describe('MCP server: official client and JSON-RPC shapes', () => {
   let agentId: string;
   before(async () => {
     env = await startEnv('[tool_invoke]\nenabled = true\nallowlist = ["agent_list", "file_*"]');
-    agentId = await spawnAgent(env.k, 'helper', 'mcp_servers = ["fixture"]', '["file_write", "file_read"]');
+    // The server first: an agent may name only a configured MCP server.
     await addFixture(env.k);
+    agentId = await spawnAgent(env.k, 'helper', 'mcp_servers = ["fixture"]', '["file_write", "file_read"]');
   });
   after(() => stopEnv(env));
 

@@ -18,7 +18,7 @@ before(async () => {
   process.env.HOME = path.join(root, 'nobody');
   process.env.LIBREFANG_HOME = fang;
   process.env.OPENCLAW_STATE_DIR = claw;
-  k = await startTestKernel({ only: ['migrate', 'agents', 'memory', 'scheduler', 'error-envelope'] });
+  k = await startTestKernel({ only: ['migrate', 'agents', 'memory', 'scheduler', 'error-envelope', 'tools'] });
 });
 after(async () => {
   await k?.stop();

@@ -25,6 +25,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly requestId?: string,
+    /** The whole error body: some refusals say more than `error` (a manifest's `problems`, each on its field). */
+    readonly body?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -66,14 +68,15 @@ export async function request(path: string, options: RequestOptions = {}): Promi
   if (res.ok) return res;
   const requestId = res.headers.get('x-request-id') ?? undefined;
   let message = `${res.status} ${res.statusText}`;
+  let body: Record<string, unknown> | undefined;
   try {
-    const body = (await res.json()) as { error?: unknown };
+    body = (await res.json()) as Record<string, unknown>;
     if (typeof body.error === 'string') message = body.error;
   } catch {
     // not JSON: keep the status line
   }
   if (res.status === 401) unauthorized();
-  throw new ApiError(message, res.status, requestId);
+  throw new ApiError(message, res.status, requestId, body);
 }
 
 /**
