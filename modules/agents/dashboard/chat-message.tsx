@@ -1,6 +1,7 @@
 /** One message of the chat: text as sanitised Markdown, tool calls as collapsible steps with input and result. */
 import { fmtJson, Markdown } from '@talon/dashboard-kit';
 import type { ChatMessage, Step } from './chat-state.tsx';
+import { MessageActions, type MessageActionsProps } from './message-actions.tsx';
 
 function ToolStep({ step }: { step: Step }) {
   const state = !step.done ? 'running…' : step.isError ? 'failed' : 'done';
@@ -25,7 +26,8 @@ function ToolStep({ step }: { step: Step }) {
   );
 }
 
-export function Message({ msg }: { msg: ChatMessage }) {
+/** `actions`: copy, edit and regenerate (absent: the message shows without them). */
+export function Message({ msg, actions }: { msg: ChatMessage; actions?: Omit<MessageActionsProps, 'msg'> }) {
   return (
     <li class={`message ${msg.role}`} aria-busy={msg.streaming ? 'true' : undefined}>
       <span class="who">{msg.role === 'user' ? 'You' : 'Agent'}</span>
@@ -34,12 +36,23 @@ export function Message({ msg }: { msg: ChatMessage }) {
         <ToolStep step={s} />
       ))}
       {msg.role === 'assistant' ? <Markdown text={msg.text} /> : <p class="user-text">{msg.text}</p>}
-      {msg.streaming && !msg.text && !msg.steps.length && <p class="muted">Thinking…</p>}
+      {msg.streaming && !msg.text && !msg.steps.length && (
+        <p class="waiting" role="status">
+          <span class="waiting-dots" aria-hidden="true" />
+          Waiting for the model…
+        </p>
+      )}
+      {msg.stopped && (
+        <p class="stopped-mark" data-testid="stopped">
+          Stopped
+        </p>
+      )}
       {msg.error && (
         <p class="error" role="alert">
           {msg.error}
         </p>
       )}
+      {actions && <MessageActions msg={msg} {...actions} />}
     </li>
   );
 }

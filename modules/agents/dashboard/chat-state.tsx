@@ -15,6 +15,10 @@ export interface ChatMessage {
   attachments?: string[];
   error?: string;
   streaming?: boolean;
+  /** A message a person sent: its index in the stored session (a branch starts there when it is edited). */
+  index?: number;
+  /** A reply a stop cut short (kept with its partial text). */
+  stopped?: boolean;
 }
 
 export interface TurnUsage {
@@ -29,6 +33,7 @@ interface StoredMessage {
   content: string;
   tool_calls?: { id: string; name: string; input: unknown }[];
   tool_results?: { tool_use_id: string; content: string; is_error: boolean }[];
+  stopped?: boolean;
 }
 
 export interface StoredSession {
@@ -43,7 +48,7 @@ export interface StoredSession {
 export function fromSession(session: StoredSession): ChatMessage[] {
   const out: ChatMessage[] = [];
   const steps = new Map<string, Step>();
-  for (const m of session.messages) {
+  for (const [index, m] of session.messages.entries()) {
     if (m.tool_results?.length) {
       for (const r of m.tool_results) {
         const step = steps.get(r.tool_use_id);
@@ -53,8 +58,9 @@ export function fromSession(session: StoredSession): ChatMessage[] {
     }
     const role = m.role.toLowerCase() === 'assistant' ? 'assistant' : 'user';
     const last = out[out.length - 1];
-    const target = role === 'assistant' && last?.role === 'assistant' ? last : { role, text: '', steps: [] as Step[] };
-    if (target !== last) out.push(target as ChatMessage);
+    const target: ChatMessage = role === 'assistant' && last?.role === 'assistant' ? last : { role, text: '', steps: [], ...(role === 'user' && { index }) };
+    if (target !== last) out.push(target);
+    if (m.stopped) target.stopped = true;
     if (m.content) target.text = target.text ? `${target.text}\n\n${m.content}` : m.content;
     for (const call of m.tool_calls ?? []) {
       const step: Step = { id: call.id, tool: call.name, input: call.input, done: false };

@@ -92,7 +92,7 @@ function Conversation({ agentId }: { agentId: string }) {
     );
   }, [loaded]);
 
-  async function send(text: string, attachments: Upload[]) {
+  async function send(text: string, attachments: Upload[], session = sessionId) {
     setBusy(true);
     setError(undefined);
     setUsage(undefined);
@@ -106,7 +106,7 @@ function Conversation({ agentId }: { agentId: string }) {
     let finished: TurnUsage | undefined;
     try {
       const res = await request(`/api/agents/${seg(agentId)}/message/stream`, {
-        json: { message: text, session_id: sessionId, attachments: attachments.map((a) => ({ file_id: a.file_id })) },
+        json: { message: text, session_id: session, attachments: attachments.map((a) => ({ file_id: a.file_id })) },
       });
       await readSse(res, ({ event, data }) => {
         const parsed = JSON.parse(data) as Record<string, unknown>;
@@ -126,6 +126,30 @@ function Conversation({ agentId }: { agentId: string }) {
     }
   }
 
+  /**
+   * Edit a sent message or regenerate the reply to it: the session branches before that message (the branch becomes
+   * current, the old session stays in the list) and the text is sent again there.
+   */
+  async function rerun(index: number, text: string) {
+    if (!sessionId) return;
+    setBusy(true);
+    try {
+      const branch = await api<{ session_id: string }>(`/api/sessions/${seg(sessionId)}/branches`, { method: 'POST', json: { at: index } });
+      await load();
+      await send(text, [], branch.session_id);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  }
+  const lastReply = messages.findLastIndex((m) => m.role === 'assistant');
+  const lastAsked = messages.findLastIndex((m) => m.role === 'user' && m.index !== undefined);
+  const actionsOf = (m: ChatMessage, i: number) => ({
+    busy,
+    onEdit: m.role === 'user' && m.index !== undefined ? (text: string) => void rerun(m.index!, text) : undefined,
+    onRegenerate: i === lastReply && lastAsked >= 0 && lastAsked < i ? () => void rerun(messages[lastAsked].index!, messages[lastAsked].text) : undefined,
+  });
+
   const post = (path: string) => void api(path, { method: 'POST' }).catch(setError);
   return (
     // data-loaded: the conversation is on screen and the box takes a message (bench/dashboard.ts waits for it).
@@ -139,8 +163,8 @@ function Conversation({ agentId }: { agentId: string }) {
         )}
         {/* Focusable: the list scrolls (on a phone it is the only scroller), and a keyboard must reach it. */}
         <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite" tabIndex={0}>
-          {messages.slice(-shown).map((m) => (
-            <Message msg={m} />
+          {messages.slice(-shown).map((m, i, shownList) => (
+            <Message msg={m} actions={actionsOf(m, messages.length - shownList.length + i)} />
           ))}
         </ol>
         {usage && (

@@ -1,14 +1,11 @@
-/** The sessions of an agent: list, new, switch, label, search (labels, ids and message text). */
+/** The sessions of an agent: list, new, switch, rename, export, delete, search as you type (titles, ids and message text). */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ErrorText, fmtTime, Pager, seg, useAction, useServerPage } from '@talon/dashboard-kit';
+import { api, ErrorText, Pager, seg, useAction, useServerPage } from '@talon/dashboard-kit';
+import { SessionRow, type SessionItem } from './session-item.tsx';
 
-interface SessionItem {
-  session_id: string;
-  label: string | null;
-  message_count: number;
-  updated_at: string;
-  current: boolean;
-}
+/** Typing pauses this long before the list is searched. */
+const SEARCH_DELAY_MS = 250;
+
 interface SessionPage {
   items: SessionItem[];
   total: number;
@@ -30,13 +27,19 @@ export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: st
   // On a phone the list folds behind the button (styles.css); wider screens show it beside the chat.
   const [open, setOpen] = useState(false);
 
-  const act = (fn: () => Promise<unknown>) =>
+  const act = (fn: () => Promise<unknown>, reload = true) =>
     void action.run(async () => {
       await fn();
+      if (!reload) return;
       await list.reload();
       onChanged();
       setOpen(false);
     });
+  // Search as you type: the list follows the box once typing pauses.
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(q.trim()), SEARCH_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [q]);
 
   return (
     <aside id="sessions" class={open ? 'sessions open' : 'sessions'} aria-label="Sessions">
@@ -63,31 +66,8 @@ export function Sessions({ agentId, currentId, turns, onChanged }: { agentId: st
       </form>
       <ErrorText error={list.error ?? action.error} />
       <ul class="session-list">
-        {list.items.map((s) => (
-          <li class={s.session_id === currentId ? 'current' : ''}>
-            <button
-              type="button"
-              class="link"
-              aria-current={s.session_id === currentId ? 'true' : undefined}
-              onClick={() => act(() => api(`/api/agents/${seg(agentId)}/sessions/${seg(s.session_id)}/switch`, { method: 'POST' }))}
-            >
-              {s.label ?? `Session ${s.session_id.slice(0, 8)}`}
-            </button>
-            <span class="muted">
-              {s.message_count} messages · {fmtTime(s.updated_at)}
-            </span>
-            <button
-              type="button"
-              class="small"
-              aria-label={`Label session ${s.label ?? s.session_id.slice(0, 8)}`}
-              onClick={() => {
-                const label = prompt('Label for this session (empty removes it)', s.label ?? '');
-                if (label !== null) act(() => api(`/api/sessions/${seg(s.session_id)}/label`, { method: 'PUT', json: { label: label.trim() || null } }));
-              }}
-            >
-              Label
-            </button>
-          </li>
+        {list.items.map((item) => (
+          <SessionRow key={item.session_id} session={item} agentId={agentId} current={item.session_id === currentId} act={act} />
         ))}
       </ul>
       {(list.pages ?? 1) > 1 && <Pager {...list} label="sessions" />}

@@ -197,7 +197,7 @@ test('owner notices are shown apart from the conversation', browserTest, async (
   assert.deepEqual(problems, []);
 });
 
-test('sessions: a new one becomes current, a label names it, search finds it, switching goes back', browserTest, async () => {
+test('sessions: a new one becomes current, renaming names it, search finds it, switching goes back', browserTest, async () => {
   const id = await spawn(env!.k, writer());
   env!.fake.enqueue({ text: 'first answer' });
   const { page, problems } = await openPage(env!, `/#/chat/${id}`);
@@ -208,11 +208,12 @@ test('sessions: a new one becomes current, a label names it, search finds it, sw
   await sessions.getByRole('button', { name: 'New session' }).click();
   await page.getByText('first answer').waitFor({ state: 'detached' });
   await sessions.locator('.session-list li').nth(1).waitFor();
-  page.once('dialog', (d) => void d.accept('pelican talk'));
   await sessions
     .locator('li', { hasText: '2 messages' })
-    .getByRole('button', { name: /^Label/ })
+    .getByRole('button', { name: /^Rename/ })
     .click();
+  await sessions.getByLabel(/^New name for/).fill('pelican talk');
+  await sessions.getByLabel(/^New name for/).press('Enter');
   await sessions.getByRole('button', { name: 'pelican talk', exact: true }).waitFor();
   await sessions.getByLabel('Search sessions').fill('pelican');
   await sessions.getByLabel('Search sessions').press('Enter');

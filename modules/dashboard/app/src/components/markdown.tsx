@@ -6,7 +6,7 @@
  * is there a message shows as plain text (escaped by Preact). The highlighter is another chunk, loaded the first time
  * a text holds a fenced code block with a language; the block shows unhighlighted until then.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 
 let render: ((text: string) => string) | undefined;
 let loading: Promise<void> | undefined;
@@ -53,6 +53,33 @@ export function Markdown({ text }: { text: string }) {
     if (wantsHighlight) void loadHighlighter().then(() => setHighlighted(true));
   }, [wantsHighlight]);
   const html = useMemo(() => render?.(text), [text, ready, highlighted]);
+  const box = useRef<HTMLDivElement>(null);
+  // Each code block gets a copy button. Made here, after sanitising (which lets no button through), and again
+  // whenever the HTML is replaced.
+  useLayoutEffect(() => {
+    for (const pre of box.current?.querySelectorAll('pre') ?? []) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'copy-code small';
+      button.textContent = 'Copy code';
+      pre.prepend(button);
+    }
+  }, [html]);
   if (html === undefined) return <div class="markdown plain">{text}</div>;
-  return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div class="markdown" ref={box} onClick={copyCode} dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+/** A click on a code block's copy button copies the block's code (the button's label says how it went). */
+function copyCode(event: MouseEvent): void {
+  const button = (event.target as Element).closest('button.copy-code');
+  const code = button?.parentElement?.querySelector('code')?.textContent;
+  if (!button || code === undefined || code === null) return;
+  const say = (label: string) => {
+    button.textContent = label;
+    setTimeout(() => (button.textContent = 'Copy code'), 2000);
+  };
+  navigator.clipboard.writeText(code).then(
+    () => say('Copied'),
+    () => say('Copy failed'),
+  );
 }
