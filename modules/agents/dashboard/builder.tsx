@@ -113,15 +113,19 @@ export function AgentBuilder(props: {
               setTomlText(t);
               if (!tomlProblem(t)) setDoc(fromToml(t));
             }}
-            refusal={undefined}
+            refusal={action.error}
           />
           <ProblemList problems={problems} />
         </>
       ) : (
         <Fields doc={doc} set={set} setDoc={setDoc} problemOf={problemOf} />
       )}
-      {tomlText === undefined && <ProblemList problems={general} />}
-      <ErrorText error={action.error} />
+      {tomlText === undefined && (
+        <>
+          <ProblemList problems={general} />
+          <ErrorText error={action.error} />
+        </>
+      )}
       {action.done && <p role="status">{action.done}</p>}
       <button type="submit" class="primary" disabled={action.busy || Boolean(syntax)}>
         {props.agentId ? 'Save' : 'Spawn'}

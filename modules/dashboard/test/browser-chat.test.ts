@@ -13,10 +13,11 @@ let agents = 0;
 /** A manifest with the two file tools, under a new name each time (names are unique). */
 const writer = () => `name = "writer-${++agents}"\n[capabilities]\ntools = ["file_write", "file_read"]\n`;
 
-test('with no key on loopback the app goes straight in; an agent is spawned from the manifest editor, errors inline', browserTest, async () => {
+test("with no key on loopback the app goes straight in; an agent is spawned from the builder's TOML view, errors inline", browserTest, async () => {
   const { page, problems } = await openPage(env!, '/#/agents');
   await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
   assert.equal(await page.getByLabel('API key').count(), 0, 'no sign-in screen');
+  await page.getByRole('button', { name: 'TOML', exact: true }).click();
   const editor = page.getByLabel('Manifest (TOML)');
   // A syntax error is shown as it is typed, with its place, and nothing can be sent.
   await editor.fill('name = "half\n');
@@ -24,7 +25,7 @@ test('with no key on loopback the app goes straight in; an agent is spawned from
   assert.equal(await page.getByRole('button', { name: 'Spawn', exact: true }).isDisabled(), true);
   await editor.fill('name = 3\n');
   await page.getByRole('button', { name: 'Spawn', exact: true }).click();
-  await page.getByText("invalid manifest: 'name' must be a non-empty string").waitFor();
+  await page.getByRole('alert').filter({ hasText: "invalid manifest: 'name' must be a non-empty string" }).waitFor();
   assert.equal(await editor.getAttribute('aria-invalid'), 'true');
   await editor.fill('name = "from-the-editor"\ndescription = "spawned in a browser"\n');
   await page.getByRole('button', { name: 'Spawn', exact: true }).click();
@@ -234,11 +235,14 @@ test('an agent is edited, its turns and log are shown, it is cloned; agents are 
     .getByText(/turn ok/)
     .waitFor();
   await page.getByRole('cell', { name: 'ok', exact: true }).first().waitFor();
-  await page.getByLabel('Description').fill('edited in the browser');
-  await page.getByLabel('System prompt').fill('Be brief.');
-  await page.getByLabel('Tools (comma-separated, * for all)').fill('file_read');
+  await page.getByLabel('Description', { exact: true }).fill('edited in the browser');
+  await page.getByLabel('Instructions (system prompt)').fill('Be brief.');
+  await page.getByRole('checkbox', { name: /^file_write / }).uncheck();
   await page.getByRole('button', { name: 'Save', exact: true }).click();
-  await page.getByText('Saved', { exact: true }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^Saved / })
+    .waitFor();
   const detail = (await (await env!.k.request(`/api/agents/${id}`)).json()) as {
     description: string;
     system_prompt: string;

@@ -26,10 +26,11 @@ before(async () => {
 });
 after(() => env?.stop());
 
-test('an agent is spawned from a template (GET /api/templates), edited in the manifest editor first', browserTest, async () => {
+test("an agent is spawned from a template (GET /api/templates), edited in the builder's TOML view first", browserTest, async () => {
   const { page, problems } = await openPage(env!, '/#/agents');
   await page.getByLabel('From a template').selectOption('coder');
-  await page.getByText('Template coder loaded into the editor').waitFor();
+  await page.getByText('Template coder loaded into the builder').waitFor();
+  await page.getByRole('button', { name: 'TOML', exact: true }).click();
   const editor = page.getByLabel('Manifest (TOML)');
   assert.match(await editor.inputValue(), /^name = "coder"/);
   await editor.fill((await editor.inputValue()).replace('name = "coder"', 'name = "my-coder"'));
