@@ -132,6 +132,33 @@ export interface TurnRequest {
    * ('module'), makes the message untrusted input (docs/agents.md, "Turn origins and trust").
    */
   origin?: string;
+  /**
+   * The turn starts from the outcome of a tool call that was held for a human decision (approvals) instead of a
+   * user message (`message` is then empty): the session gets the call again with its outcome as the tool's result
+   * (ids: HELD_RESULT_PREFIX + the held call's id), never as a message from the user.
+   */
+  resumes?: HeldCallOutcome;
+}
+
+/** A held tool call after its decision: the model reads `content` as the call's result. */
+export interface HeldCallOutcome {
+  /** The tool_use id of the held call. */
+  callId: string;
+  approvalId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  status: 'approved' | 'rejected' | 'expired' | 'skipped';
+  content: string;
+  isError: boolean;
+}
+
+/** The tool_use id of a held call's outcome in the session is this prefix + the held call's id (clients fold them). */
+export const HELD_RESULT_PREFIX = 'held-';
+
+/** A tool call held for a human decision (authorizeToolCall): not run yet; its outcome comes in a later turn. */
+export interface HeldToolCall {
+  approvalId: string;
+  expiresAt: string;
 }
 
 export interface TurnResult {
@@ -154,6 +181,10 @@ export type TurnEvent =
   | { type: 'text_delta'; content: string }
   | { type: 'tool_use'; id: string; tool: string; input: Record<string, unknown> }
   | { type: 'tool_result'; id: string; tool: string; input: Record<string, unknown>; content: string; isError: boolean }
+  /** The call was held for a human decision (sent before its tool_result, which carries what the model was told). */
+  | { type: 'approval_pending'; id: string; tool: string; input: Record<string, unknown>; approvalId: string; expiresAt: string }
+  /** A turn that resumes a held call (TurnRequest.resumes) starts with its outcome. */
+  | { type: 'approval_result'; outcome: HeldCallOutcome }
   | { type: 'owner_notice'; text: string }
   | { type: 'llm_done'; usage: Usage }
   | { type: 'done'; result: TurnResult }
@@ -369,9 +400,10 @@ export const agentHooks = defineHooks('agents.hooks', () => ({
   tools: new SyncWaterfallHook<[ToolDefinition[]]>(['tools']),
   /**
    * May this tool call run? Answer `{ deny: reason }` to refuse it (the model gets the reason as the tool's
-   * error result); undefined lets it run. A tap may wait (a human approval). Runs before beforeToolCall.
+   * error result); undefined lets it run. A tap may wait (a human approval). Runs before beforeToolCall. `held`
+   * says the call is not refused but waits for a human decision (the stream reports it as approval_pending).
    */
-  authorizeToolCall: new AsyncSeriesBailHook<[ToolCallInfo], { deny: string } | undefined>(['call']),
+  authorizeToolCall: new AsyncSeriesBailHook<[ToolCallInfo], { deny: string; held?: HeldToolCall } | undefined>(['call']),
   /** Before each tool runs (checkpoints snapshot here; taps must bound their own time). */
   beforeToolCall: new AsyncSeriesHook<[ToolCallInfo]>(['call']),
   /** What the model gets back from a tool: taps may rewrite it (scan untrusted content, label it). */

@@ -155,6 +155,22 @@ function sendEvent(sse: SseWriter, event: TurnEvent): boolean {
     case 'tool_result':
       sse.send('tool_result', { tool: event.tool, input: event.input });
       return false;
+    // Additive events (docs/agents.md): a call held for a human decision, and the outcome a resumed turn starts with.
+    case 'approval_pending':
+      sse.send('approval_pending', { tool: event.tool, input: event.input, tool_use_id: event.id, approval_id: event.approvalId, expires_at: event.expiresAt });
+      return false;
+    case 'approval_result': {
+      const o = event.outcome;
+      sse.send('approval_result', {
+        tool: o.tool,
+        tool_use_id: o.callId,
+        approval_id: o.approvalId,
+        status: o.status,
+        content: o.content,
+        is_error: o.isError,
+      });
+      return false;
+    }
     case 'owner_notice':
       sse.send('owner_notice', { text: event.text });
       return false;

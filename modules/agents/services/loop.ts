@@ -6,7 +6,17 @@
  */
 import type { Logger } from 'pino';
 import { HttpError, type EventChannel } from '@talon/module-sdk';
-import type { agentEvents, AgentRecord, ToolDefinition, ToolOutput, TurnEvent, TurnInfo, TurnRequest, TurnResult } from '@talon/agents';
+import {
+  HELD_RESULT_PREFIX,
+  type agentEvents,
+  type AgentRecord,
+  type HeldCallOutcome,
+  type ToolDefinition,
+  type TurnEvent,
+  type TurnInfo,
+  type TurnRequest,
+  type TurnResult,
+} from '@talon/agents';
 import type { CatalogService } from '@talon/catalog';
 import type { CompletionResult, ContentBlock, LlmService } from '@talon/llm';
 import type { AgentsConfig } from '../config.ts';
@@ -16,7 +26,7 @@ import type { AgentStore } from './registry.ts';
 import type { SessionService } from './sessions.ts';
 import type { UploadStore } from './uploads.ts';
 import type { TraceStore, TurnStep } from './traces.ts';
-import type { ToolRunner } from './tool-runner.ts';
+import type { RunOutput, ToolRunner } from './tool-runner.ts';
 import { LoopGuard } from './loop-guard.ts';
 import { NOT_RUN_RESULT, textOf, toChat } from './history.ts';
 import { attachmentBlocks } from './attachments.ts';
@@ -128,9 +138,26 @@ class Turn {
     // The blocks are stored as built, the message text apart from the files' text: history repair merges adjacent
     // text blocks before every model call (message rule 4), and `content` stays the user's own words.
     const blocks = attached.length ? [...(request.message ? [{ type: 'text' as const, text: request.message }] : []), ...attached] : undefined;
-    deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks });
+    if (request.resumes) this.appendOutcome(request.resumes);
+    else deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks });
     // Refusals and bad attachments come before this point, so a stream can still answer them with a plain HTTP error.
     this.emit({ type: 'started', turnId: this.turn.id, agentId: this.agent.id, sessionId: request.sessionId });
+    if (request.resumes) this.emit({ type: 'approval_result', outcome: request.resumes });
+  }
+
+  /**
+   * A held call's outcome joins the session as that call made again with the outcome as its result: the model
+   * reads it as a tool's answer, and no client shows it as something the user said.
+   */
+  private appendOutcome(outcome: HeldCallOutcome): void {
+    const id = HELD_RESULT_PREFIX + outcome.callId;
+    const { sessionId } = this.request;
+    this.deps.sessions.append(sessionId, { role: 'Assistant', content: '', blocks: [{ type: 'tool_use', id, name: outcome.tool, input: outcome.input }] });
+    this.deps.sessions.append(sessionId, {
+      role: 'User',
+      content: '',
+      blocks: [{ type: 'tool_result', toolUseId: id, content: outcome.content, isError: outcome.isError }],
+    });
   }
 
   /** One model call and the tool calls it asked for; an outcome ends the turn. */
@@ -220,6 +247,8 @@ class Turn {
         if (this.turn.interrupted || this.signal.aborted) break;
         const output = await this.toolCall(use, tools, guard, step);
         results.push({ type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError });
+        const held = output.held;
+        if (held) this.emit({ type: 'approval_pending', id: use.id, tool: use.name, input: use.input, approvalId: held.approvalId, expiresAt: held.expiresAt });
         this.emit({ type: 'tool_result', id: use.id, tool: use.name, input: use.input, content: output.content, isError: Boolean(output.isError) });
       }
     } finally {
@@ -232,7 +261,7 @@ class Turn {
   }
 
   /** One call: the loop guard's verdict, then the tool (when the agent has it) through the tool runner. */
-  private async toolCall(use: ToolUse, tools: ToolDefinition[], guard: LoopGuard, step: TurnStep): Promise<ToolOutput> {
+  private async toolCall(use: ToolUse, tools: ToolDefinition[], guard: LoopGuard, step: TurnStep): Promise<RunOutput> {
     const verdict = guard.check(use.name, use.input);
     if (verdict.kind === 'stop') throw new HttpError(500, `agent loop failure: ${verdict.message}`);
     if (verdict.kind === 'block') {
@@ -257,7 +286,12 @@ class Turn {
       notifyOwner: (text) => this.notices.push(text),
     });
     if (verdict.kind === 'warn') output = { ...output, content: `${output.content}\n\n[LOOP GUARD] ${verdict.message}` };
-    step.tools.push({ tool: tool.name, ms: Date.now() - started, is_error: Boolean(output.isError), verdict: verdict.kind === 'warn' ? 'warned' : 'ran' });
+    step.tools.push({
+      tool: tool.name,
+      ms: Date.now() - started,
+      is_error: Boolean(output.isError),
+      verdict: output.held ? 'held' : verdict.kind === 'warn' ? 'warned' : 'ran',
+    });
     return output;
   }
 

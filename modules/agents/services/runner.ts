@@ -53,7 +53,7 @@ export class Runner implements AgentRunner {
     if (request.sessionId !== undefined && !(await this.deps.sessions.exists(agent.id, request.sessionId))) {
       throw badRequest(`session '${request.sessionId}' does not belong to agent '${agent.id}'`);
     }
-    if (!request.message.trim() && !request.attachments?.length && !request.images?.length) throw badRequest('message must not be empty');
+    if (!request.message.trim() && !request.attachments?.length && !request.images?.length && !request.resumes) throw badRequest('message must not be empty');
 
     const controller = new AbortController();
     const turn: Turn = { id: randomUUID(), agentId: agent.id, sessionId, controller, interrupted: false, parentTurnId: request.parentTurnId, active: false };

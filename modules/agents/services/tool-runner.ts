@@ -7,7 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { badRequest, forbidden, notFound, type EventChannel } from '@talon/module-sdk';
-import type { agentEvents, AgentRecord, AgentTools, ToolCallInfo, ToolDefinition, ToolInvocation, ToolInvocationResult, ToolOutput } from '@talon/agents';
+import type {
+  agentEvents,
+  AgentRecord,
+  AgentTools,
+  HeldToolCall,
+  ToolCallInfo,
+  ToolDefinition,
+  ToolInvocation,
+  ToolInvocationResult,
+  ToolOutput,
+} from '@talon/agents';
 import type { AgentHooks } from './hooks.ts';
 import type { AgentStore } from './registry.ts';
 import { InputValidator } from './input-validation.ts';
@@ -26,6 +36,9 @@ export interface ToolCall {
   origin: string;
   notifyOwner(text: string): void;
 }
+
+/** A turn's tool call ended: its output, and the human decision it waits for when it was held. */
+export type RunOutput = ToolOutput & { held?: HeldToolCall };
 
 export interface ToolRunnerDeps {
   registry: AgentStore;
@@ -59,7 +72,7 @@ export class ToolRunner implements AgentTools {
   }
 
   /** A turn's tool call: input that does not match the schema is an error result the model can correct. */
-  async run(call: ToolCall): Promise<ToolOutput> {
+  async run(call: ToolCall): Promise<RunOutput> {
     const problem = this.validator.problem(call.tool.name, call.tool.inputSchema, call.input);
     return problem ? { content: problem, isError: true } : this.execute(call);
   }
@@ -83,7 +96,7 @@ export class ToolRunner implements AgentTools {
       notifyOwner: (text) => ownerNotices.push(text),
     };
     // Without an agent nothing is observed: there is no workspace to snapshot and no agent to account to.
-    const output = await this.execute(call, request.agentId !== undefined, true);
+    const { held: _held, ...output } = await this.execute(call, request.agentId !== undefined, true);
     return { tool: tool.name, output, ownerNotices };
   }
 
@@ -99,7 +112,7 @@ export class ToolRunner implements AgentTools {
     return agent;
   }
 
-  private async execute(call: ToolCall, observed = true, direct = false): Promise<ToolOutput> {
+  private async execute(call: ToolCall, observed = true, direct = false): Promise<RunOutput> {
     const { agent, tool } = call;
     const info: ToolCallInfo = {
       agent,
@@ -114,7 +127,7 @@ export class ToolRunner implements AgentTools {
     const log = this.deps.log.child({ agent_id: agent.id, tool: tool.name, origin: call.origin });
     // The kernel logs and skips a failing tap, so these hooks never reject.
     const refusal = observed ? await hooks.authorizeToolCall.promise(info) : undefined;
-    if (refusal) return { content: `Tool '${tool.name}' was not run: ${refusal.deny}`, isError: true };
+    if (refusal) return { content: `Tool '${tool.name}' was not run: ${refusal.deny}`, isError: true, ...(refusal.held && { held: refusal.held }) };
     if (observed) await hooks.beforeToolCall.promise(info);
     const started = Date.now();
     let output: ToolOutput;

@@ -24,7 +24,9 @@ export function approvalRoutes(app: Routes, deps: ApprovalRouteDeps): void {
 
   app.get('/api/approvals', { schema: { summary: 'Approval requests, pending first, then newest', tags, querystring: listQuery } }, async (request) => {
     const page = readPage(request.query, { limit: 50, max: 500 });
-    return { approvals: (await store.list(page.limit, page.offset)).map(view), total: await store.total(), ...page };
+    const { agent_id: agentId, status } = request.query;
+    const filter = { agentId: agentId === undefined ? undefined : requireUuid(agentId, 'agent_id'), status };
+    return { approvals: (await store.list(filter, page.limit, page.offset)).map(view), total: await store.total(filter), ...page };
   });
 
   app.post('/api/approvals', { schema: { summary: 'Asks a human to approve an action', tags, body: createBody } }, async (request, reply) => {

@@ -3,7 +3,14 @@ import { pageQueryProperties } from '@talon/module-sdk';
 
 export const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 
-export const listQuery = { type: 'object', properties: { ...pageQueryProperties } } as const;
+export const listQuery = {
+  type: 'object',
+  properties: {
+    ...pageQueryProperties,
+    agent_id: { type: 'string', description: "only this agent's requests" },
+    status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'], description: 'only requests in this state' },
+  },
+} as const;
 
 export const auditQuery = { type: 'object', properties: { ...pageQueryProperties, agent_id: { type: 'string' } } } as const;
 

@@ -5,6 +5,7 @@
  * requests, and any of them may decide; the owner hears the decision through the change feed.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { conflict, HttpError, notFound, tooManyRequests, type EventChannel, type Queries } from '@talon/module-sdk';
 import type { ApprovalDecision, approvalEvents, ApprovalRecord, ApprovalService, ApprovalStatus } from '@talon/approvals';
@@ -29,6 +30,8 @@ export type Outcome = (approval: StoredApproval, how: Ending) => void;
 export interface Created {
   approval: StoredApproval;
   notice: Promise<NoticeOutcome>;
+  /** The same held call was already pending: this is that request, and nobody was asked again. */
+  repeated?: boolean;
 }
 
 export interface BatchItem {
@@ -86,9 +89,6 @@ export class Approvals implements ApprovalService {
 
   async create(input: NewApproval): Promise<Created> {
     const config = this.deps.config();
-    if (this.pendingCount(input.agent.id) >= config.max_pending_per_agent) {
-      throw tooManyRequests(`agent '${input.agent.name}' already has ${config.max_pending_per_agent} pending approvals ([approval] max_pending_per_agent)`, 10);
-    }
     const now = Date.now();
     const approval: StoredApproval = {
       id: randomUUID(),
@@ -108,13 +108,36 @@ export class Approvals implements ApprovalService {
       notified: null,
       node: input.held ? this.deps.node : null,
     };
-    await this.deps.store.tx(async (t) => {
+    // Looked up in the writing transaction: another process may hold the same call meanwhile. A repeat is not a new
+    // request, so it does not count against the cap.
+    const existing = await this.deps.store.tx(async (t) => {
+      const same = await this.pendingSame(t, input);
+      if (same) return same;
+      if (this.pendingCount(input.agent.id) >= config.max_pending_per_agent) {
+        throw tooManyRequests(
+          `agent '${input.agent.name}' already has ${config.max_pending_per_agent} pending approvals ([approval] max_pending_per_agent)`,
+          10,
+        );
+      }
       await this.deps.store.insert(t, approval);
       await this.trail(t, approval, 'requested', null, false);
       await this.deps.noteChange(t, approval.id);
+      return undefined;
     });
+    if (existing) return repeated(existing);
     this.pending.set(approval.id, approval.agent_id);
     return { approval, notice: this.announce(approval, approval.description) };
+  }
+
+  /**
+   * The pending request of the same held call (same agent, session, tool and input), if any: a model that asks
+   * again while its call waits joins that request instead of raising a second one.
+   */
+  private async pendingSame(on: Queries, input: NewApproval): Promise<StoredApproval | undefined> {
+    const held = input.held;
+    if (!held) return undefined;
+    const candidates = await this.deps.store.pendingHeld(on, input.agent.id, held.tool);
+    return candidates.find((a) => a.held?.session_id === held.session_id && isDeepStrictEqual(a.held.input, held.input));
   }
 
   async decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord> {
@@ -284,6 +307,13 @@ export class Approvals implements ApprovalService {
       reason: reason ?? null,
     });
   }
+}
+
+/** A repeated held call: the pending request it joins; the humans were told (or not) when it was made. */
+function repeated(approval: StoredApproval): Created {
+  const notified = approval.notified === true;
+  const notice: NoticeOutcome = { notified, sent: 0, failed: 0, ...(notified ? {} : { reason: 'no push reached anyone when the request was made' }) };
+  return { approval, notice: Promise.resolve(notice), repeated: true };
 }
 
 function refusal(approval: StoredApproval | undefined): string | undefined {

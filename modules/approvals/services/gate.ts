@@ -1,11 +1,12 @@
 /**
  * The gate on tool calls: a call the policy names is not run and not waited for — the model gets a "waiting for
- * approval" result with the request id and the turn goes on. After the decision the resumer runs the held call
- * (approved) and tells the agent the outcome in a new turn of the same session.
+ * approval" result with the request id and the turn goes on (the same call asked again while it waits joins that
+ * request). After the decision the resumer runs the held call (approved) and starts a turn of the same session from
+ * the outcome, given to the model as the call's result (TurnRequest.resumes), not as a user message.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
-import type { AgentRunner, AgentTools, ToolCallInfo } from '@talon/agents';
+import type { AgentRunner, AgentTools, HeldCallOutcome, HeldToolCall, ToolCallInfo } from '@talon/agents';
 import type { ApprovalConfig } from '../config.ts';
 import type { Approvals, Created, Outcome } from './approvals.ts';
 import type { NoticeOutcome } from './notify.ts';
@@ -30,7 +31,7 @@ function passApproved(approved: ApprovedRun, tool: string): boolean {
 }
 
 export function gateToolCall(deps: GateDeps, approved: ApprovedRun) {
-  return async (call: ToolCallInfo): Promise<{ deny: string } | undefined> => {
+  return async (call: ToolCallInfo): Promise<{ deny: string; held: HeldToolCall } | { deny: string } | undefined> => {
     if (passApproved(approved, call.tool) || !needsApproval(deps.config(), call.tool)) return undefined;
     let created: Created;
     try {
@@ -38,15 +39,17 @@ export function gateToolCall(deps: GateDeps, approved: ApprovedRun) {
         agent: call.agent,
         action: call.tool,
         description: `${call.agent.name} wants to run ${call.tool}`,
-        payload: { tool: call.tool, input: call.input, session_id: call.sessionId },
-        held: { tool: call.tool, input: call.input, session_id: call.sessionId },
+        payload: { tool: call.tool, input: call.input, session_id: call.sessionId, call_id: call.callId },
+        held: { tool: call.tool, input: call.input, session_id: call.sessionId, call_id: call.callId },
       });
     } catch (err) {
       return { deny: `it needs human approval and the request could not be made: ${(err as Error).message}` };
     }
     // Waits for the push (bounded by its own timeout), so the agent knows whether a human was told.
     const notice = await created.notice;
-    return { deny: waitingText(created.approval, notice) };
+    const { id, expires_at: expiresAt } = created.approval;
+    const again = created.repeated ? 'You asked for this same call again: it is the same request, no new one was made. ' : '';
+    return { deny: again + waitingText(created.approval, notice), held: { approvalId: id, expiresAt } };
   };
 }
 
@@ -75,6 +78,7 @@ export function resumer(deps: GateDeps, approved: ApprovedRun): Outcome {
     if (!held) return;
     void (async () => {
       let result: string | undefined;
+      let runFailed = false;
       if (how === 'approved') {
         const run = await approved
           .run({ tool: held.tool, used: false }, () =>
@@ -82,11 +86,20 @@ export function resumer(deps: GateDeps, approved: ApprovedRun): Outcome {
           )
           .catch((err: Error) => ({ output: { content: `the tool could not run: ${err.message}`, isError: true } }));
         result = run.output.content;
+        runFailed = Boolean(run.output.isError);
       }
       if (!deps.config().resume_agent) return;
-      await deps
-        .runner()
-        .run({ agentId: approval.agent_id, sessionId: held.session_id, message: outcomeText(approval.id, held.tool, how, result), origin: 'approval' });
+      const outcome: HeldCallOutcome = {
+        // Requests held before calls carried their id get one (short: providers bound the length of call ids).
+        callId: held.call_id ?? approval.id.replaceAll('-', ''),
+        approvalId: approval.id,
+        tool: held.tool,
+        input: held.input,
+        status: how,
+        content: outcomeText(approval.id, held.tool, how, result),
+        isError: how !== 'approved' || runFailed,
+      };
+      await deps.runner().run({ agentId: approval.agent_id, sessionId: held.session_id, message: '', origin: 'approval', resumes: outcome });
     })().catch((err: Error) => deps.log.warn({ err, approvalId: approval.id }, 'could not deliver an approval outcome to the agent'));
   };
 }

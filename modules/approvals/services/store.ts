@@ -7,6 +7,8 @@ export interface HeldCall {
   tool: string;
   input: Record<string, unknown>;
   session_id: string;
+  /** The model's id of the call (its tool_use id): the chat shows the request on that call's step. */
+  call_id?: string;
 }
 
 /** How a held call ended, for the resumer. */
@@ -42,6 +44,26 @@ export interface AuditEntry {
 
 const COLUMNS =
   'id, agent_id, agent_name, action, description, payload, risk_level, status, created_at, decided_at, decided_by, expires_at, escalations, tool_call, notified, node';
+
+/** What GET /api/approvals may narrow the list to. */
+export interface ListFilter {
+  agentId?: string;
+  status?: ApprovalStatus;
+}
+
+function filtered(filter: ListFilter): { where: string; args: string[] } {
+  const terms: string[] = [];
+  const args: string[] = [];
+  if (filter.agentId !== undefined) {
+    terms.push('agent_id = ?');
+    args.push(filter.agentId);
+  }
+  if (filter.status !== undefined) {
+    terms.push('status = ?');
+    args.push(filter.status);
+  }
+  return { where: terms.length ? `WHERE ${terms.join(' AND ')}` : '', args };
+}
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -88,17 +110,29 @@ export class ApprovalStore {
     return row && fromRow(row);
   }
 
-  /** Pending first, then newest. */
-  async list(limit: number, offset: number): Promise<StoredApproval[]> {
-    const rows = await this.store.many<Row>(`SELECT ${COLUMNS} FROM approvals_requests ORDER BY pending DESC, created_at DESC LIMIT ? OFFSET ?`, [
+  /** Pending first, then newest; of one agent and one status when the filter names them. */
+  async list(filter: ListFilter, limit: number, offset: number): Promise<StoredApproval[]> {
+    const { where, args } = filtered(filter);
+    const rows = await this.store.many<Row>(`SELECT ${COLUMNS} FROM approvals_requests ${where} ORDER BY pending DESC, created_at DESC LIMIT ? OFFSET ?`, [
+      ...args,
       limit,
       offset,
     ]);
     return rows.map(fromRow);
   }
 
-  async total(): Promise<number> {
-    return (await this.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM approvals_requests'))!.n;
+  async total(filter: ListFilter = {}): Promise<number> {
+    const { where, args } = filtered(filter);
+    return (await this.store.one<{ n: number }>(`SELECT COUNT(*) AS n FROM approvals_requests ${where}`, args))!.n;
+  }
+
+  /** The pending held calls of an agent's tool, read in the creating transaction (a repeated call joins one of them). */
+  async pendingHeld(t: Queries, agentId: string, tool: string): Promise<StoredApproval[]> {
+    const rows = await t.many<Row>(
+      `SELECT ${COLUMNS} FROM approvals_requests WHERE status = 'pending' AND agent_id = ? AND action = ? AND tool_call IS NOT NULL`,
+      [agentId, tool],
+    );
+    return rows.map(fromRow);
   }
 
   /** Every pending request's agent (the in-memory count is built from it). */
