@@ -30,6 +30,8 @@ export default defineModule({
     const views = new DashboardViews((module, problem) => ctx.log.warn({ module }, `module '${module}': ${problem}`));
     let bundle: Bundle | undefined;
     let building = false;
+    // A module was loaded while a build ran: its views may not be in it.
+    let missed = false;
     let ready = false;
     let failure: string | undefined;
     let vite: ViteDevServer | undefined;
@@ -53,7 +55,12 @@ export default defineModule({
      * (in the background: the API serves meanwhile, GET / shows a page that refreshes itself, or the older build).
      */
     async function cover(): Promise<void> {
-      if (building || abort.signal.aborted) return;
+      if (abort.signal.aborted) return;
+      if (building) {
+        // A module loaded during a build: look again once it is done (see below).
+        missed = true;
+        return;
+      }
       const running = views.running(ctx.kernel.modules());
       const install = loadBundle(dist);
       const found = pick(install, loadBundle(ownDist), running);
@@ -64,6 +71,7 @@ export default defineModule({
       bundle ??= install;
       ctx.log.info(`building the dashboard (${install ? lacking(install.manifest, running).join('; ') : 'it was not built'})`);
       building = true;
+      missed = false;
       const thirdParty = running.filter((m) => m.thirdParty).map((m) => m.dir);
       const result = await runBuild(repoRoot, abort.signal, install ? { out: ownDist, modules: thirdParty } : undefined);
       building = false;
@@ -75,10 +83,9 @@ export default defineModule({
       }
       ctx.log.info('the dashboard is built');
       // The install's build may still lack third-party views: one more round. A build into the data folder is served
-      // as it is (a module loaded meanwhile starts another round), so a view that cannot be built is not built again
-      // and again.
+      // as it is, so a view that cannot be built is not built again and again, unless a module was loaded meanwhile.
       if (install) bundle = loadBundle(ownDist);
-      else await cover();
+      if (!install || missed) await cover();
     }
 
     // At boot the other modules start after this one: what they declare is known once the service is ready. A
