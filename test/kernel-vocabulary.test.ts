@@ -113,3 +113,11 @@ test('kernel/ imports no package a module brings in its own package.json', () =>
   );
   assert.deepEqual(found, []);
 });
+
+test('kernel/ is written for reading: no line past 120 columns (prettier wraps code, not comments or strings)', () => {
+  const long = kernelLines().filter((l) => l.text.length > 120);
+  assert.deepEqual(
+    long.map((l) => `${l.where}: ${l.text.length} columns`),
+    [],
+  );
+});

@@ -11,7 +11,14 @@ import type { FastifySchemaCompiler, FastifyServerOptions, onRequestHookHandler,
 import websocket from '@fastify/websocket';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { HTTP_STAGES, isUuid, type HttpResponseEvent, type RouteInfo, type RootHttp, type Routes } from '@talon/module-sdk';
+import {
+  HTTP_STAGES,
+  isUuid,
+  type HttpResponseEvent,
+  type RouteInfo,
+  type RootHttp,
+  type Routes,
+} from '@talon/module-sdk';
 import type { ModuleInstance } from '../loader/instance.ts';
 import type { HookBus } from '../hooks.ts';
 import { validatorCompiler } from './validation.ts';

@@ -5,7 +5,10 @@ import { isDefinedModule, isEventCatalogue, isHookRef, isServiceRef, type Define
 import { connections, howToDeclare, type Manifest } from './manifest.ts';
 import { bundleModule, evaluateBundle, located, type Bundlers } from './bundle.ts';
 
-/** Loads module code and the contracts (`@talon/<name>`) it imports: types, service refs, hook and event catalogues only. */
+/**
+ * Loads module code and the contracts (`@talon/<name>`) it imports: types, service refs, hook and event catalogues
+ * only.
+ */
 export class CodeLoader {
   /** Contract exports by owner, evaluated once (shared while in flight: modules load in parallel). */
   private readonly contracts = new Map<string, Promise<object>>();

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from 'pino';
-// awilix's build without loadModules (which loads fast-glob, most of awilix's start-up cost); the kernel registers explicitly.
+// awilix's build without loadModules (which loads fast-glob, most of awilix's start-up cost); the kernel registers
+// explicitly.
 import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
 import type {
   DefinedModule,

@@ -48,7 +48,8 @@ const manifestSchema = {
       additionalProperties: { type: 'object' },
       default: {},
       description:
-        "declarations for another module's extension point, by its name ([contributes.<owner>]); the owner reads and checks them",
+        "declarations for another module's extension point, by its name ([contributes.<owner>]); " +
+        'the owner reads and checks them',
     },
     entry: { type: 'string', default: 'index.ts' },
     contract: { type: 'string', default: 'api.ts', description: 'the public contract others import as @talon/<name>' },
@@ -80,7 +81,10 @@ export function orderingLinks(m: Manifest): Set<string> {
   return new Set(links.map(ownerOf));
 }
 
-/** Whether the manifest declares the use of this service (or hook catalogue) id: its whole module, or the id in `consumes`. */
+/**
+ * Whether the manifest declares the use of this service (or hook catalogue) id: its whole module, or the id in
+ * `consumes`.
+ */
 export function declares(m: Manifest, id: string): boolean {
   return ownerOf(id) === m.name || declared(m).includes(ownerOf(id)) || m.consumes.includes(id);
 }
@@ -100,10 +104,10 @@ export function readManifest(dir: string, thirdParty: boolean): Manifest {
   // Ajv keeps the validator of a schema object: compiled once.
   const validate = configAjv().compile(manifestSchema);
   if (!validate(data)) {
-    const problems = validate.errors!.map(
-      (e) =>
-        `${e.instancePath || 'manifest'} ${e.message}${'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
-    );
+    const problems = validate.errors!.map((e) => {
+      const extra = 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : '';
+      return `${e.instancePath || 'manifest'} ${e.message}${extra}`;
+    });
     throw new Error(`${file}: ${problems.join('; ')}`);
   }
   const manifest = { ...(data as Omit<Manifest, 'dir' | 'thirdParty'>), dir, thirdParty };
@@ -115,7 +119,10 @@ export function readManifest(dir: string, thirdParty: boolean): Manifest {
 
 export type ModuleRoot = { dir: string; thirdParty: boolean };
 
-/** `modules/` beside `kernel/` (unless given), then every `module_paths` entry, relative to the config file's folder. */
+/**
+ * `modules/` beside `kernel/` (unless given), then every `module_paths` entry, relative to the config file's
+ * folder.
+ */
 export function moduleRoots(
   modulesDir: string | undefined,
   modulePaths: readonly string[],
@@ -140,7 +147,10 @@ function moduleDirs(dir: string): string[] {
   return children.filter((child) => statSync(child).isDirectory()).flatMap(moduleDirs);
 }
 
-/** Every readable module.toml under the roots, read before any module code; a broken one or a name `known` or taken is logged and skipped. */
+/**
+ * Every readable module.toml under the roots, read before any module code; a broken one or a name `known` or taken
+ * is logged and skipped.
+ */
 export function discoverManifests(
   roots: readonly ModuleRoot[],
   log: Logger,

@@ -19,7 +19,8 @@ export function moduleEvents(scope: BusScope, manifest: Manifest, owned: readonl
     const { owner } = catalogue;
     if (owner !== id && !declares(manifest, `${owner}.events`))
       throw new Error(
-        `module '${id}' subscribes to events of module '${owner}' without declaring it: ${howToDeclare(manifest, owner)}`,
+        `module '${id}' subscribes to events of module '${owner}' without declaring it: ` +
+          howToDeclare(manifest, owner),
       );
     const view = catalogueChannel(scope, catalogue, (type) => {
       if (owner !== id)
@@ -39,7 +40,8 @@ export function moduleEvents(scope: BusScope, manifest: Manifest, owned: readonl
   const subscribe = (types: string, handler: (event: never) => unknown, options?: SubscribeOptions) => {
     if (types === '*' && !manifest.all_events)
       throw new Error(
-        `module '${id}' subscribes to every module's events ('*') without declaring it: add all_events = true to ${toml}`,
+        `module '${id}' subscribes to every module's events ('*') without declaring it: ` +
+          `add all_events = true to ${toml}`,
       );
     if (types !== '*' && types !== CUSTOM)
       throw new Error(
