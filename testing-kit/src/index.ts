@@ -27,3 +27,10 @@ export type { TestStore } from './store.ts';
 export { eventChannel } from './events.ts';
 // The kernel's event bus, for unit tests of a module's subscribers without a kernel.
 export { EventBus } from '../../kernel/events.ts';
+// Real servers for the channel adapters' tests (Debian's ngircd and dovecot, the smtp-server sink), on 127.0.0.1.
+export { startIrcServer, ircServerMissing } from './servers/irc.ts';
+export type { IrcServer, IrcServerOptions } from './servers/irc.ts';
+export { startImapServer, imapServerMissing } from './servers/imap.ts';
+export type { ImapServer, ImapServerOptions } from './servers/imap.ts';
+export { startSmtpSink } from './servers/smtp.ts';
+export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from './servers/smtp.ts';
