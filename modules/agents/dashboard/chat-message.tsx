@@ -1,15 +1,24 @@
 /** One message of the chat: text as sanitised Markdown, tool calls as collapsible steps with input and result. */
+import { useContext } from 'preact/hooks';
 import { fmtJson, Markdown } from '@talon/dashboard-kit';
 import type { ChatMessage, Step } from './chat-state.tsx';
 import { MessageActions, type MessageActionsProps } from './message-actions.tsx';
+import { ApprovalControls, heldLabel, heldState, HeldCallsContext } from './approval-step.tsx';
 
+/** A call held for approval is never shown as failed; it is open while it waits (its decision is in it). */
 function ToolStep({ step }: { step: Step }) {
-  const state = !step.done ? 'running…' : step.isError ? 'failed' : 'done';
+  const approval = heldState(step, useContext(HeldCallsContext));
+  const failed = step.isError && !approval;
+  const state = approval ? heldLabel[approval.status] : !step.done ? 'running…' : failed ? 'failed' : 'done';
   return (
-    <details class={`step${step.isError ? ' step-error' : ''}`}>
+    <details
+      class={`step${failed ? ' step-error' : ''}${approval ? ` step-held held-${approval.status.replace(' ', '-')}` : ''}`}
+      open={approval?.status === 'pending'}
+    >
       <summary>
         Tool <code>{step.tool}</code> — {state}
       </summary>
+      {approval && <ApprovalControls approval={approval} />}
       {step.input !== undefined && (
         <>
           <h4>Input</h4>

@@ -6,7 +6,19 @@ export interface Step {
   result?: string;
   isError?: boolean;
   done: boolean;
+  /** The call was held for a human decision (approvals): the request, and where the decision stands. */
+  approval?: HeldApproval;
 }
+
+export interface HeldApproval {
+  /** Unknown for a decided call read back from the session (its outcome names it in the result). */
+  id?: string;
+  status: 'pending' | 'approved' | 'rejected' | 'expired' | 'skipped' | 'not run';
+  expiresAt?: string;
+}
+
+/** A held call's outcome is stored as the call made again under this prefix + its id (@talon/agents HELD_RESULT_PREFIX). */
+const HELD_PREFIX = 'held-';
 
 export interface ChatMessage {
   role: 'user' | 'assistant';
@@ -53,22 +65,57 @@ export function fromSession(session: StoredSession): ChatMessage[] {
       for (const r of m.tool_results) {
         const step = steps.get(r.tool_use_id);
         if (step) Object.assign(step, { result: r.content, isError: r.is_error, done: true });
+        if (step && r.tool_use_id.startsWith(HELD_PREFIX)) step.approval = { status: r.is_error ? 'not run' : 'approved' };
       }
       if (!m.content) continue;
     }
+    // The outcome of a held call updates that call's step: it is not a new call, nor a new message.
+    const calls = (m.tool_calls ?? []).filter((call) => {
+      const held = call.id.startsWith(HELD_PREFIX) ? steps.get(call.id.slice(HELD_PREFIX.length)) : undefined;
+      if (held) steps.set(call.id, held);
+      return !held;
+    });
+    if (!m.content && m.tool_calls?.length && !calls.length) continue;
     const role = m.role.toLowerCase() === 'assistant' ? 'assistant' : 'user';
     const last = out[out.length - 1];
     const target: ChatMessage = role === 'assistant' && last?.role === 'assistant' ? last : { role, text: '', steps: [], ...(role === 'user' && { index }) };
     if (target !== last) out.push(target);
     if (m.stopped) target.stopped = true;
     if (m.content) target.text = target.text ? `${target.text}\n\n${m.content}` : m.content;
-    for (const call of m.tool_calls ?? []) {
+    for (const call of calls) {
       const step: Step = { id: call.id, tool: call.name, input: call.input, done: false };
       steps.set(call.id, step);
       target.steps.push(step);
     }
   }
   return out;
+}
+
+/**
+ * The session read back does not say which calls were held: what the page saw of them (approval_pending, a decision)
+ * is kept on the steps of the same calls.
+ */
+export function keepHeld(seen: readonly ChatMessage[], stored: ChatMessage[]): ChatMessage[] {
+  const held = new Map(seen.flatMap((m) => m.steps.flatMap((s) => (s.id && s.approval ? [[s.id, s.approval] as const] : []))));
+  if (!held.size) return stored;
+  return stored.map((m) => ({ ...m, steps: m.steps.map((s) => (s.id && held.has(s.id) && !s.approval ? { ...s, approval: held.get(s.id) } : s)) }));
+}
+
+/** A held call's outcome (the approval_result event of the turn it resumes): its step, wherever it is, shows it. */
+export function settle(messages: ChatMessage[], data: Record<string, unknown>): ChatMessage[] {
+  const approvalId = String(data.approval_id);
+  const status = String(data.status) as HeldApproval['status'];
+  const result = { result: String(data.content ?? ''), isError: Boolean(data.is_error), done: true };
+  return messages.map((m) =>
+    m.steps.some((s) => s.id === data.tool_use_id || s.approval?.id === approvalId)
+      ? {
+          ...m,
+          steps: m.steps.map((s) =>
+            s.id === data.tool_use_id || s.approval?.id === approvalId ? { ...s, ...result, approval: { ...s.approval, status } } : s,
+          ),
+        }
+      : m,
+  );
 }
 
 /** Applies one event of POST /api/agents/{id}/message/stream to the assistant message being streamed. */
@@ -84,6 +131,13 @@ export function applyEvent(msg: ChatMessage, event: string, data: Record<string,
       const done = { tool: String(data.tool), input: data.input, done: true };
       if (i >= 0) steps[i] = { ...steps[i], ...done };
       else steps.push(done);
+      return { ...msg, steps };
+    }
+    case 'approval_pending': {
+      const steps = [...msg.steps];
+      const i = steps.findLastIndex((s) => !s.done && s.tool === data.tool);
+      const approval: HeldApproval = { id: String(data.approval_id), status: 'pending', expiresAt: String(data.expires_at) };
+      if (i >= 0) steps[i] = { ...steps[i], id: String(data.tool_use_id), input: data.input, approval };
       return { ...msg, steps };
     }
     case 'error':

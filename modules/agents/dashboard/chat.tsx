@@ -13,12 +13,14 @@ import {
   loadMarkdown,
   navigate,
   readSse,
+  refreshBadges,
   request,
   seg,
   useAgentOrFirst,
   type ViewProps,
 } from '@talon/dashboard-kit';
-import { applyEvent, fromSession, type ChatMessage, type StoredSession, type TurnUsage } from './chat-state.tsx';
+import { HeldCallsContext, useHeldCalls, type Decision } from './approval-step.tsx';
+import { applyEvent, fromSession, keepHeld, settle, type ChatMessage, type StoredSession, type TurnUsage } from './chat-state.tsx';
 import { Message } from './chat-message.tsx';
 import { Composer, type Upload } from './composer.tsx';
 import { Sessions } from './sessions.tsx';
@@ -70,7 +72,8 @@ function Conversation({ agentId }: { agentId: string }) {
     try {
       const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
       setSessionId(session.session_id);
-      setMessages(turn ? withTurn(fromSession(session), turn) : fromSession(session));
+      const stored = turn ? withTurn(fromSession(session), turn) : fromSession(session);
+      setMessages((seen) => keepHeld(seen, stored));
       setLoaded(true);
       setError(undefined);
     } catch (err) {
@@ -92,32 +95,58 @@ function Conversation({ agentId }: { agentId: string }) {
     );
   }, [loaded]);
 
-  async function send(text: string, attachments: Upload[], session = sessionId) {
+  function send(text: string, attachments: Upload[], session = sessionId) {
+    const user: ChatMessage = { role: 'user', text, steps: [], attachments: attachments.map((a) => a.filename) };
+    const open = () =>
+      request(`/api/agents/${seg(agentId)}/message/stream`, {
+        json: { message: text, session_id: session, attachments: attachments.map((a) => ({ file_id: a.file_id })) },
+      });
+    return streamReply(open, user);
+  }
+
+  /**
+   * A held call decided in its step: the session's next turn (the one the decision resumes) is followed from before
+   * the decision is sent, so none of it is missed; its outcome updates the step, its reply streams below.
+   */
+  async function decide(approvalId: string, decision: Decision) {
+    const follow = await request(`/api/agents/${seg(agentId)}/sessions/${seg(sessionId ?? '')}/stream`);
+    try {
+      const body = decision.approve ? (decision.totpCode ? { totp_code: decision.totpCode } : {}) : {};
+      await api(`/api/approvals/${seg(approvalId)}/${decision.approve ? 'approve' : 'reject'}`, { json: body });
+    } catch (err) {
+      void follow.body?.cancel();
+      throw err;
+    }
+    await streamReply(async () => follow);
+  }
+
+  /** Streams a turn's reply (after the user's message, when there is one), then reads the session back. */
+  async function streamReply(open: () => Promise<Response>, user?: ChatMessage) {
     setBusy(true);
     setError(undefined);
     setUsage(undefined);
-    const user: ChatMessage = { role: 'user', text, steps: [], attachments: attachments.map((a) => a.filename) };
     let reply: ChatMessage = { role: 'assistant', text: '', steps: [], streaming: true };
-    setMessages((m) => [...m, user, reply]);
+    setMessages((m) => [...m, ...(user ? [user] : []), reply]);
     const update = (next: ChatMessage) => {
       reply = next;
       setMessages((m) => [...m.slice(0, -1), next]);
     };
     let finished: TurnUsage | undefined;
     try {
-      const res = await request(`/api/agents/${seg(agentId)}/message/stream`, {
-        json: { message: text, session_id: session, attachments: attachments.map((a) => ({ file_id: a.file_id })) },
-      });
+      const res = await open();
       await readSse(res, ({ event, data }) => {
         const parsed = JSON.parse(data) as Record<string, unknown>;
         if (event === 'owner_notice') setNotices((n) => [...n, String(parsed.text)]);
+        else if (event === 'approval_result') setMessages((m) => [...settle(m.slice(0, -1), parsed), reply]);
         else if (event === 'done') finished = { ...(parsed.usage as TurnUsage), iterations: Number(parsed.iterations) };
         else update(applyEvent(reply, event, parsed));
       });
       update({ ...reply, streaming: false });
       if (finished) setUsage(await withCost(agentId, finished));
-      await load({ attachments: user.attachments ?? [], reply });
+      await load({ attachments: user?.attachments ?? [], reply });
       setTurns((n) => n + 1);
+      // The turn may have held a call (or a decision resumed it): the navigation's counts follow.
+      refreshBadges();
     } catch (err) {
       update({ ...reply, streaming: false });
       setError(err);
@@ -150,6 +179,7 @@ function Conversation({ agentId }: { agentId: string }) {
     onRegenerate: i === lastReply && lastAsked >= 0 && lastAsked < i ? () => void rerun(messages[lastAsked].index!, messages[lastAsked].text) : undefined,
   });
 
+  const held = useHeldCalls(agentId, `${turns}:${sessionId}`, decide);
   const post = (path: string) => void api(path, { method: 'POST' }).catch(setError);
   return (
     // data-loaded: the conversation is on screen and the box takes a message (bench/dashboard.ts waits for it).
@@ -163,9 +193,11 @@ function Conversation({ agentId }: { agentId: string }) {
         )}
         {/* Focusable: the list scrolls (on a phone it is the only scroller), and a keyboard must reach it. */}
         <ol class="messages" ref={list} aria-label="Conversation" aria-live="polite" tabIndex={0}>
-          {messages.slice(-shown).map((m, i, shownList) => (
-            <Message msg={m} actions={actionsOf(m, messages.length - shownList.length + i)} />
-          ))}
+          <HeldCallsContext.Provider value={held}>
+            {messages.slice(-shown).map((m, i, shownList) => (
+              <Message msg={m} actions={actionsOf(m, messages.length - shownList.length + i)} />
+            ))}
+          </HeldCallsContext.Provider>
         </ol>
         {usage && (
           <p class="turn-usage" data-testid="turn-usage">

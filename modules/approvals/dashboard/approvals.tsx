@@ -4,7 +4,7 @@
  * New requests and decisions made elsewhere arrive live from GET /api/approvals/stream.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorText, fmtJson, fmtTime, Pager, readSse, request, seg, useAction, useApi, useServerPage } from '@talon/dashboard-kit';
+import { api, ErrorText, fmtJson, fmtTime, Pager, readSse, refreshBadges, request, seg, useAction, useApi, useServerPage } from '@talon/dashboard-kit';
 
 interface Approval {
   id: string;
@@ -40,7 +40,15 @@ export default function ApprovalsView() {
       {list.data && !list.items.length && <p>Nothing waits for a decision.</p>}
       <ul class="cards">
         {list.items.map((a) => (
-          <ApprovalCard key={a.id} a={a} needsCode={Boolean(totp.data?.enforced)} onDecided={() => void list.reload()} />
+          <ApprovalCard
+            key={a.id}
+            a={a}
+            needsCode={Boolean(totp.data?.enforced)}
+            onDecided={() => {
+              void list.reload();
+              refreshBadges();
+            }}
+          />
         ))}
       </ul>
       <Pager {...list} label="requests" />

@@ -10,6 +10,13 @@ export interface DeclaredView {
   landing?: boolean;
   first_reads?: string[];
   first_reads_with_param?: string[];
+  badge?: ViewBadge;
+}
+
+/** A count shown beside a view's name in the navigation: `field` (a number) of the JSON a GET of `path` answers. */
+export interface ViewBadge {
+  path: string;
+  field: string;
 }
 
 export function checkContribution(contribution: unknown): { views: DeclaredView[] } | { problem: string };

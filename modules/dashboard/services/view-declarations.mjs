@@ -29,6 +29,15 @@ const viewSchema = {
     // parameter, and with one (`{param}` is the first, URI-encoded).
     first_reads: { type: 'array', items: { type: 'string', pattern: '^/api/', maxLength: 300 }, maxItems: 5 },
     first_reads_with_param: { type: 'array', items: { type: 'string', pattern: '^/api/.*\\{param\\}', maxLength: 300 }, maxItems: 5 },
+    // A count beside the view's name in the navigation (pending approvals): `path` is a GET answering JSON whose
+    // `field` is a number; 0 shows nothing. The shell reads it with the navigation, every 30 s, and when a view
+    // says its counts changed (refreshBadges in the kit).
+    badge: {
+      type: 'object',
+      properties: { path: { type: 'string', pattern: '^/api/', maxLength: 300 }, field: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,39}$' } },
+      required: ['path', 'field'],
+      additionalProperties: false,
+    },
   },
   required: ['id', 'title', 'group', 'order', 'entry'],
   additionalProperties: false,

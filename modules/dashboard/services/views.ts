@@ -5,7 +5,7 @@
  * A declaration that does not fit, or a view id another running module already took, is logged once and skipped.
  */
 import type { ModuleInfo } from '@talon/module-sdk';
-import { checkContribution, type DeclaredView } from './view-declarations.mjs';
+import { checkContribution, type DeclaredView, type ViewBadge } from './view-declarations.mjs';
 
 /** A view as the shell lists it (GET /api/dashboard/views, and the page's talon-views meta tag). */
 export interface ListedView {
@@ -14,6 +14,7 @@ export interface ListedView {
   title: string;
   group: string;
   order: number;
+  badge?: ViewBadge;
 }
 
 /** A running module with views: what the build must hold (services/coverage.ts). */
@@ -54,7 +55,9 @@ export class DashboardViews {
   /** What the navigation lists, by order: the running views the served build holds (`built`: '<module>/<id>'). */
   listed(modules: readonly ModuleInfo[], built: (module: string, id: string) => boolean): ListedView[] {
     return this.running(modules)
-      .flatMap(({ module, views }) => views.filter((v) => built(module, v.id)).map(({ id, title, group, order }) => ({ module, id, title, group, order })))
+      .flatMap(({ module, views }) =>
+        views.filter((v) => built(module, v.id)).map(({ id, title, group, order, badge }) => ({ module, id, title, group, order, ...(badge && { badge }) })),
+      )
       .sort((a, b) => a.order - b.order);
   }
 

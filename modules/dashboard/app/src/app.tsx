@@ -9,6 +9,7 @@ import { href, parseHash, useRoute } from './lib/hash.tsx';
 import { firstReadsOf, landingOf, openingView, pageViews, viewsOf, type ListedView, type ViewDef, type ViewProps } from './lib/views.tsx';
 import { SignIn } from './signin.tsx';
 import { ErrorText } from './components/error.tsx';
+import { NavBadge } from './components/nav-badge.tsx';
 import { ThemeToggle } from './theme.tsx';
 import { ModulesContext, RefreshModulesContext } from './lib/modules.tsx';
 
@@ -147,6 +148,7 @@ function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void 
                   <li>
                     <a href={href(v.id)} aria-current={v === view ? 'page' : undefined}>
                       {v.title}
+                      {v.badge && <NavBadge badge={v.badge} title={v.title} />}
                     </a>
                   </li>
                 ))}

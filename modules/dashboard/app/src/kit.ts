@@ -19,4 +19,5 @@ export { SearchForm } from './components/search-form.tsx';
 export { AgentPicker, type AgentChoice } from './components/agent-picker.tsx';
 export { Chart, type Series } from './components/chart.tsx';
 export { loadMarkdown, Markdown } from './components/markdown.tsx';
+export { refreshBadges } from './components/nav-badge.tsx';
 export type { ViewProps } from './lib/views.tsx';

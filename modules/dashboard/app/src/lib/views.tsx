@@ -33,6 +33,8 @@ export interface ListedView {
   title: string;
   group: string;
   order: number;
+  /** A count beside the name in the navigation (components/nav-badge.tsx). */
+  badge?: { path: string; field: string };
 }
 
 export type ViewDef = ListedView & Pick<BuiltView, 'load' | 'landing'>;
