@@ -17,7 +17,11 @@ export interface WorkflowRunResult {
 /** A run start() began: its row is committed (Pending) by the time this is answered. */
 export interface StartedRun {
   run_id: string;
-  /** Resolves as run() does, when the run ends (on whichever process executes it). */
+  /**
+   * Resolves as run() does, when the run ends (on whichever process executes it). For a run this copy does not execute
+   * (a key that found one begun by another process), rejects with HttpError 409 when this module copy stops first (reload, disable, shutdown):
+   * the run goes on there, but no one here follows it any more.
+   */
   done: Promise<WorkflowRunResult>;
 }
 

@@ -5,12 +5,16 @@ import { taskQueue } from '@talon/tasks';
 import { workflowEvents, workflowRunner } from '@talon/workflows';
 import { workflowsConfigSchema, type WorkflowsConfig } from './config.ts';
 import { WorkflowStore } from './services/store.ts';
-import { RunStore } from './services/runs.ts';
+import { ENDED_TOPIC, RunStore } from './services/runs.ts';
+import { RunWaits } from './services/run-waits.ts';
 import { CANCEL_TOPIC, Runner } from './services/runner.ts';
 import { workflowRoutes } from './routes/workflows.ts';
 import { runRoutes } from './routes/runs.ts';
 import { TemplateCatalog } from './services/templates.ts';
 import { templateRoutes } from './routes/templates.ts';
+
+/** How often runs waited for here are looked at anyway, should a change note not arrive (see RunWaits). */
+const WAIT_POLL_MS = 5000;
 
 export default defineModule<WorkflowsConfig>({
   configSchema: workflowsConfigSchema,
@@ -22,10 +26,12 @@ export default defineModule<WorkflowsConfig>({
     const store = new WorkflowStore(ctx.store);
     const runs = new RunStore({
       store: ctx.store,
+      changes: ctx.changes,
       node: ctx.nodes.id,
       boot,
       onStepLost: (err, rows) => ctx.log.error({ err, rows }, 'workflow step rows could not be written'),
     });
+    const waits = new RunWaits(runs, ctx.signal, ctx.log);
     const runner = new Runner({
       store,
       runs,
@@ -36,6 +42,7 @@ export default defineModule<WorkflowsConfig>({
       registry: () => ctx.use(agentRegistry),
       nodes: ctx.nodes,
       changes: ctx.changes,
+      waits,
     });
     ctx.provide(workflowRunner, runner);
     const templates = new TemplateCatalog(ctx.store, () => ctx.tryUse(registryService), ctx.log);
@@ -53,7 +60,12 @@ export default defineModule<WorkflowsConfig>({
         ctx.nodes.onDead(async (node) => {
           const n = await runs.failInterrupted(node);
           if (n) ctx.log.warn({ runs: n, node }, 'workflow runs of a gone process are marked Failed (interrupted)');
+          // This process does not hear its own notes: its callers waiting for those runs are told here.
+          if (n) await waits.heard('');
         });
+        // Another process ended runs that callers here wait for.
+        ctx.changes.on(ENDED_TOPIC, (runId) => waits.heard(runId));
+        ctx.setInterval(() => waits.poll(), WAIT_POLL_MS);
       },
       async stop() {
         await runner.stopAll();

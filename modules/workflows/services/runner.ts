@@ -9,6 +9,7 @@ import type { WorkflowsConfig } from '../config.ts';
 import { Execution } from './execution.ts';
 import { RunStop, type ExecutionDeps } from './step-runner.ts';
 import type { RunStore } from './runs.ts';
+import type { RunWaits } from './run-waits.ts';
 import type { StoredWorkflow, WorkflowStore } from './store.ts';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -16,7 +17,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export const CANCEL_TOPIC = 'cancel';
 /** How long a cancel of a run on another node waits for that node to end it. */
 const REMOTE_CANCEL_MS = 10_000;
-const REMOTE_POLL_MS = 100;
 
 export interface RunnerDeps extends ExecutionDeps {
   store: WorkflowStore;
@@ -26,6 +26,8 @@ export interface RunnerDeps extends ExecutionDeps {
   log: Logger;
   nodes: Pick<NodeAccess, 'id' | 'live'>;
   changes: Pick<ChangeFeed, 'note'>;
+  /** Callers waiting for runs another process (or an earlier copy) executes. */
+  waits: Pick<RunWaits, 'wait'>;
 }
 
 export class Runner implements WorkflowRunner {
@@ -58,7 +60,12 @@ export class Runner implements WorkflowRunner {
   /** Commits the run's row, then executes it here; a key already kept answers that run instead. */
   private async begin(wf: StoredWorkflow, input: string, origin: string, key?: string): Promise<StartedRun> {
     const { id: runId, created } = await this.deps.runs.create(wf, input, origin, key);
-    if (!created) return { run_id: runId, done: this.inflight.get(runId) ?? this.outcome(runId) };
+    if (!created) {
+      const done = this.inflight.get(runId) ?? this.outcome(runId);
+      // A caller that never awaits `done` must not turn the copy's stop (which rejects it) into an unhandled rejection.
+      done.catch(() => undefined);
+      return { run_id: runId, done };
+    }
     const done = this.perform(wf, runId, input).finally(() => this.inflight.delete(runId));
     this.inflight.set(runId, done);
     return { run_id: runId, done };
@@ -67,10 +74,10 @@ export class Runner implements WorkflowRunner {
   /**
    * The result of a run begun elsewhere (another process, or a copy of this module before a reload), from its row once
    * it has ended: the process executing it ends it, or it is failed as interrupted when that process is found gone.
+   * Rejects when this copy stops first (the run goes on; no one here follows it any more).
    */
   private async outcome(runId: string): Promise<WorkflowRunResult> {
-    await this.ended(runId, Infinity);
-    const run = await this.deps.runs.get(runId);
+    const run = await this.deps.waits.wait(runId);
     if (!run) throw notFound(`run '${runId}' was deleted before it ended`);
     return result(runId, run.state as EndState, run.output, run.error);
   }
@@ -109,8 +116,13 @@ export class Runner implements WorkflowRunner {
     const open = run.state === 'Pending' || run.state === 'Running';
     if (open && run.node && run.node !== this.deps.nodes.id && (await this.deps.nodes.live()).includes(run.node)) {
       await this.deps.changes.note(CANCEL_TOPIC, runId);
-      if (await this.ended(runId, Date.now() + REMOTE_CANCEL_MS)) return;
-      throw conflict(`run '${runId}' runs on another node, which did not end it within ${REMOTE_CANCEL_MS / 1000}s`);
+      try {
+        await this.deps.waits.wait(runId, AbortSignal.timeout(REMOTE_CANCEL_MS));
+        return;
+      } catch (err) {
+        if ((err as Error).name !== 'TimeoutError') throw err;
+        throw conflict(`run '${runId}' runs on another node, which did not end it within ${REMOTE_CANCEL_MS / 1000}s`);
+      }
     }
     throw conflict(`run '${runId}' is ${run.state}; only a pending or running run can be cancelled`);
   }
@@ -122,16 +134,6 @@ export class Runner implements WorkflowRunner {
     controller.abort(new RunStop('Cancelled', 'cancelled by request'));
     await this.inflight.get(runId);
     return true;
-  }
-
-  /** Waits until the run's row is no longer open (or until the deadline: false). */
-  private async ended(runId: string, deadline: number): Promise<boolean> {
-    for (;;) {
-      const run = await this.deps.runs.get(runId);
-      if (!run || (run.state !== 'Pending' && run.state !== 'Running')) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS));
-    }
   }
 
   /** The module is stopping: its runs end as Failed, saying why (never left Running). */

@@ -4,7 +4,7 @@
  * gone (at start, or when its heartbeat stops) its open runs are marked Failed; other live nodes' runs are left alone.
  */
 import { randomUUID } from 'node:crypto';
-import { WriteBehind, type Queries, type Store } from '@talon/module-sdk';
+import { WriteBehind, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
 
 export type RunState = 'Pending' | 'Running' | 'Completed' | 'Failed' | 'Cancelled';
 
@@ -44,10 +44,13 @@ export interface RunRow {
 
 const RUN_COLUMNS = 'id, workflow_id, workflow_name, state, input, output, error, origin, steps_completed, created_at, started_at, completed_at, node';
 const OPEN = "('Pending', 'Running')";
+/** The change-feed topic noted when runs end, for callers waiting elsewhere: the run id, '' for a gone node's runs. */
+export const ENDED_TOPIC = 'ended';
 const INTERRUPTED = "'interrupted: the service stopped while the run was in progress (' || state || ' at the restart)'";
 
 export interface RunStoreDeps {
   store: Store;
+  changes: Pick<ChangeFeed, 'note'>;
   /** This process's node id: written on the runs it executes. */
   node: string;
   /** The process run (pid and start time), kept in the boot column as before. */
@@ -97,35 +100,42 @@ export class RunStore {
   /** Ends a run that is still open; false when it had already ended (its steps are written first). */
   async finish(runId: string, state: 'Completed' | 'Failed' | 'Cancelled', output: string | null, error: string | null): Promise<boolean> {
     await this.stepRows.flush();
-    const { changes } = await this.store.run(`UPDATE workflows_runs SET state = ?, output = ?, error = ?, completed_at = ? WHERE id = ? AND state IN ${OPEN}`, [
-      state,
-      output,
-      error,
-      now(),
-      runId,
-    ]);
-    return changes > 0;
+    return this.store.tx(async (t) => {
+      const { changes } = await t.run(`UPDATE workflows_runs SET state = ?, output = ?, error = ?, completed_at = ? WHERE id = ? AND state IN ${OPEN}`, [
+        state,
+        output,
+        error,
+        now(),
+        runId,
+      ]);
+      if (changes) await this.deps.changes.note(ENDED_TOPIC, runId, t);
+      return changes > 0;
+    });
   }
 
   /** The open runs of a node that is gone were interrupted: Failed, with the reason (one UPDATE; one live node wins). */
   async failInterrupted(node: string): Promise<number> {
-    const { changes } = await this.store.run(
-      `UPDATE workflows_runs SET state = 'Failed', completed_at = ?, error = ${INTERRUPTED} WHERE state IN ${OPEN} AND node = ?`,
-      [now(), node],
-    );
-    return changes;
+    return this.failOpen('node = ?', [node]);
   }
 
   /** At start: open runs of nodes not live (and of processes that recorded no node) are failed; answers how many. */
   async failOrphans(live: ReadonlySet<string>): Promise<number> {
-    let failed = (
-      await this.store.run(`UPDATE workflows_runs SET state = 'Failed', completed_at = ?, error = ${INTERRUPTED} WHERE state IN ${OPEN} AND node IS NULL`, [
-        now(),
-      ])
-    ).changes;
+    let failed = await this.failOpen('node IS NULL', []);
     const nodes = await this.store.many<{ node: string }>(`SELECT DISTINCT node FROM workflows_runs WHERE state IN ${OPEN} AND node IS NOT NULL`);
     for (const { node } of nodes) if (!live.has(node)) failed += await this.failInterrupted(node);
     return failed;
+  }
+
+  /** Open runs matching `where` are Failed as interrupted, noted as ended (one UPDATE: one live node wins). */
+  private failOpen(where: string, params: string[]): Promise<number> {
+    return this.store.tx(async (t) => {
+      const { changes } = await t.run(
+        `UPDATE workflows_runs SET state = 'Failed', completed_at = ?, error = ${INTERRUPTED} WHERE state IN ${OPEN} AND ${where}`,
+        [now(), ...params],
+      );
+      if (changes) await this.deps.changes.note(ENDED_TOPIC, '', t);
+      return changes;
+    });
   }
 
   async get(runId: string): Promise<RunRow | undefined> {
