@@ -6,7 +6,9 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestKernel, waitFor } from '@talon/testing';
-import { tempModules } from '../../../test/support/temp-modules.ts';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 /** A third-party module with one view, which the install's build cannot hold. */
 const withView = (name: string, text = name) => ({
@@ -14,13 +16,21 @@ const withView = (name: string, text = name) => ({
   'index.ts': `import { defineModule } from '@talon/module-sdk';\nexport default defineModule({ register() {} });\n`,
   [`dashboard/${name}.tsx`]: `export default function View() {\n  return <p>${text}</p>;\n}\n`,
 });
-const mods = tempModules({ early: withView('early'), late: withView('late') });
-after(() => mods.remove());
+const root = mkdtempSync(path.join(tmpdir(), 'talon-views-'));
+const write = (module: string, files: Record<string, string>) => {
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, module, file)), { recursive: true });
+    writeFileSync(path.join(root, module, file), text);
+  }
+};
+write('early', withView('early'));
+write('late', withView('late'));
+after(() => rmSync(root, { recursive: true, force: true }));
 
 test('a module switched on during a build gets its view built after it', { timeout: 240_000 }, async () => {
   const k = await startTestKernel({
     only: ['dashboard', 'system', 'config-api', 'early', 'late'],
-    config: `log_level = "info"\nmodule_paths = [${JSON.stringify(mods.root)}]\n`,
+    config: `log_level = "info"\nmodule_paths = [${JSON.stringify(root)}]\n`,
   });
   const ids = async () => ((await (await k.request('/api/dashboard/views')).json()) as { views: { id: string }[] }).views.map((v) => v.id);
   const count = (text: string) => k.logLines().filter((l) => l.includes(text)).length;
@@ -28,7 +38,7 @@ test('a module switched on during a build gets its view built after it', { timeo
     await waitFor(async () => (await ids()).includes('late'), 100_000, 'the first build with both views');
     assert.equal((await k.request('/api/modules/late/disable', { method: 'PUT' })).status, 200);
     // A changed view of a running module: the dashboard builds again, without the switched-off module.
-    mods.write('early', 'dashboard/early.tsx', withView('early', 'changed')['dashboard/early.tsx']);
+    write('early', { 'dashboard/early.tsx': withView('early', 'changed')['dashboard/early.tsx'] });
     const builds = count('building the dashboard');
     const reloaded = await k.kernel.api.reloadModule('early');
     assert.ok(reloaded.ok, reloaded.error);
