@@ -1,0 +1,91 @@
+// The Slack fake's own protocol: tokens per method, chat.postMessage, 429 ratelimited with Retry-After, Socket Mode's
+// one-use URL, hello, envelopes redelivered with retry_attempt until acked by envelope_id, disconnect frames.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { waitFor } from '@talon/testing';
+import { startSlackFake } from './server.ts';
+
+const api = async (root: string, method: string, token: string, body: Record<string, unknown> = {}) => {
+  const res = await fetch(`${root}${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, any> };
+};
+
+async function socket(url: string) {
+  const ws = new WebSocket(url);
+  const frames: Array<Record<string, any>> = [];
+  ws.on('message', (raw) => frames.push(JSON.parse(String(raw)) as Record<string, any>));
+  await new Promise((r, j) => ws.once('open', r).once('error', j));
+  return { ws, frames, frame: (t: (f: Record<string, any>) => boolean, what: string) => waitFor(() => frames.find(t), 5_000, what) };
+}
+
+test('Web API: auth.test, token kinds, chat.postMessage in a thread, ratelimited 429', async () => {
+  const sl = await startSlackFake();
+  try {
+    assert.equal((await api(sl.apiUrl, 'auth.test', sl.botToken)).body.user_id, sl.botUserId);
+    assert.equal((await api(sl.apiUrl, 'auth.test', 'xoxb-wrong')).body.error, 'invalid_auth');
+    assert.equal((await api(sl.apiUrl, 'apps.connections.open', sl.botToken)).body.error, 'not_allowed_token_type');
+    const posted = await api(sl.apiUrl, 'chat.postMessage', sl.botToken, { channel: 'C1', text: 'hi', thread_ts: '1.000001' });
+    assert.equal(posted.body.ok, true);
+    assert.equal(posted.body.message.thread_ts, '1.000001');
+    assert.equal((await api(sl.apiUrl, 'chat.postMessage', sl.botToken, { channel: 'C1' })).body.error, 'no_text');
+    sl.rateLimitNext('chat.postMessage', 2);
+    const limited = await api(sl.apiUrl, 'chat.postMessage', sl.botToken, { channel: 'C1', text: 'x' });
+    assert.deepEqual([limited.status, limited.retryAfter, limited.body.error], [429, '2', 'ratelimited']);
+    assert.deepEqual(
+      sl.calls.map((c) => c.method),
+      ['auth.test', 'auth.test', 'apps.connections.open', 'chat.postMessage', 'chat.postMessage', 'chat.postMessage'],
+    );
+  } finally {
+    await sl.stop();
+  }
+});
+
+test('Socket Mode: hello, an unacked envelope comes again with retry_attempt, an acked one does not; URL used once', async () => {
+  const sl = await startSlackFake({ ackTimeoutMs: 200 });
+  try {
+    const { body } = await api(sl.apiUrl, 'apps.connections.open', sl.appToken);
+    const c = await socket(body.url);
+    assert.equal((await c.frame((f) => f.type === 'hello', 'hello')).num_connections, 1);
+    await assert.rejects(socket(body.url), 'the ticket is good for one connection');
+
+    const env = sl.injectMessage({ channel: 'C1', text: 'not acked' });
+    await c.frame((f) => f.envelope_id === env.envelope_id && f.retry_attempt === 1, 'the redelivery');
+    const again = c.frames.filter((f) => f.envelope_id === env.envelope_id);
+    assert.deepEqual(again.map((f) => [f.retry_attempt, f.retry_reason]).slice(0, 2), [
+      [0, ''],
+      [1, 'timeout'],
+    ]);
+    assert.equal(again[0]!.payload.event.text, 'not acked');
+    c.ws.send(JSON.stringify({ envelope_id: env.envelope_id }));
+    await waitFor(() => sl.unacked().length === 0, 5_000, 'the ack to count');
+
+    const acked = sl.injectMessage({ channel: 'D1', text: 'acked' });
+    const first = await c.frame((f) => f.envelope_id === acked.envelope_id, 'the second envelope');
+    assert.equal(first.payload.event.channel_type, 'im');
+    c.ws.send(JSON.stringify({ envelope_id: acked.envelope_id }));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(c.frames.filter((f) => f.envelope_id === acked.envelope_id).length, 1, 'an acked envelope is not sent again');
+  } finally {
+    await sl.stop();
+  }
+});
+
+test('Socket Mode: a disconnect frame (refresh_requested) precedes the close', async () => {
+  const sl = await startSlackFake();
+  try {
+    const c = await socket((await api(sl.apiUrl, 'apps.connections.open', sl.appToken)).body.url);
+    await c.frame((f) => f.type === 'hello', 'hello');
+    const closed = new Promise((r) => c.ws.once('close', r));
+    sl.disconnectAll('refresh_requested', 100);
+    assert.equal((await c.frame((f) => f.type === 'disconnect', 'disconnect')).reason, 'refresh_requested');
+    await closed;
+    assert.equal(sl.openSockets(), 0);
+  } finally {
+    await sl.stop();
+  }
+});
