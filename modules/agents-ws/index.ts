@@ -28,7 +28,7 @@ export default defineModule<AgentsWsConfig>({
     const deps = {
       registry: () => ctx.use(agentRegistry),
       runner: () => ctx.use(agentRunner),
-      commands: () => ctx.use(commandRegistry),
+      commands: () => ctx.tryUse(commandRegistry),
       get intervalMs() {
         return ctx.config.agents_updated_interval_ms;
       },

@@ -2,13 +2,13 @@ import type { WebSocket } from 'ws';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentRecord, AgentRegistry, AgentRunner } from '@talon/agents';
 import type { CommandRegistry } from '@talon/commands';
-import { parseFrame } from './protocol.ts';
+import { parseFrame, slashCommand } from './protocol.ts';
 
 export interface ConnectionDeps {
   registry(): AgentRegistry;
   runner(): AgentRunner;
-  /** Slash commands: the one registry every chat surface dispatches through. */
-  commands(): CommandRegistry;
+  /** Slash commands: the one registry every chat surface dispatches through; undefined while the commands module is off. */
+  commands(): CommandRegistry | undefined;
   intervalMs: number;
   log: FastifyBaseLogger;
 }
@@ -64,16 +64,19 @@ export class ChatConnection {
   }
 
   private async receive(text: string): Promise<void> {
-    const frame = parseFrame(text, (content) => this.deps.commands().parse(content));
+    const commands = this.deps.commands();
+    const frame = parseFrame(text, (content) => (commands ? commands.parse(content) : slashCommand(content)));
     switch (frame.kind) {
       case 'ping':
         return this.send({ type: 'pong' });
       case 'invalid':
         return this.send({ type: 'error', content: frame.error });
       case 'command':
+        // The person meant a command: sent to the agent as text it would only confuse the conversation.
+        if (!commands) return this.send({ type: 'error', content: `/${frame.name} was not run: commands are off (the commands module is not running)` });
         try {
           const call = { agentId: this.agentId, args: frame.args, state: this.commandState };
-          const result = await this.deps.commands().run(frame.name, call);
+          const result = await commands.run(frame.name, call);
           return this.send({ type: 'command_result', command: frame.name, ...result });
         } catch (err) {
           return this.send({ type: 'error', content: (err as Error).message });

@@ -5,6 +5,15 @@ export type Incoming =
 /** The commands registry's reading of a chat message: a command, or undefined for a message. */
 export type ParseCommand = (text: string) => { name: string; args: string } | undefined;
 
+/**
+ * Without the commands registry: a message that reads as a command (a slash, then a word) is still one, so that it is
+ * answered that commands are off instead of reaching the agent as text. Only the name matters then.
+ */
+export function slashCommand(text: string): { name: string; args: string } | undefined {
+  const name = /^\/(\S+)/.exec(text.trim())?.[1];
+  return name ? { name: name.toLowerCase(), args: '' } : undefined;
+}
+
 export function parseFrame(text: string, parseCommand: ParseCommand): Incoming {
   const message = (content: string): Incoming => {
     const command = parseCommand(content);
