@@ -34,3 +34,10 @@ export { startImapServer, imapServerMissing } from './servers/imap.ts';
 export type { ImapServer, ImapServerOptions } from './servers/imap.ts';
 export { startSmtpSink } from './servers/smtp.ts';
 export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from './servers/smtp.ts';
+// Fakes of the platforms that have no server of their own, speaking their wire protocols (test/fakes/README.md).
+export { startTelegramFake } from '../../test/fakes/telegram/server.ts';
+export type { TelegramFake, TelegramFakeOptions } from '../../test/fakes/telegram/server.ts';
+export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/discord/server.ts';
+export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
+export { startSlackFake } from '../../test/fakes/slack/server.ts';
+export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
