@@ -4,7 +4,22 @@
  * traces and logs (#/agents/<id>).
  */
 import { useState } from 'preact/hooks';
-import { api, ErrorText, fmtTime, fmtUsd, href, Pager, seg, Table, useAction, useApi, useHasModule, useServerPage, type ViewProps } from '@talon/dashboard-kit';
+import {
+  api,
+  ErrorText,
+  fmtTime,
+  fmtUsd,
+  href,
+  Pager,
+  plural,
+  seg,
+  Table,
+  useAction,
+  useApi,
+  useHasModule,
+  useServerPage,
+  type ViewProps,
+} from '@talon/dashboard-kit';
 import { AgentBuilder } from './builder.tsx';
 import { AgentDetail } from './agent-detail.tsx';
 
@@ -80,7 +95,9 @@ function AgentList() {
           type="button"
           class="danger"
           disabled={!selected.size}
-          onClick={() => confirm(`Kill ${selected.size} agent(s)? Their sessions and workspaces go with them.`) && bulk('Killed', 'DELETE', '/api/agents/bulk')}
+          onClick={() =>
+            confirm(`Kill ${plural(selected.size, 'agent')}? Their sessions and workspaces go with them.`) && bulk('Killed', 'DELETE', '/api/agents/bulk')
+          }
         >
           Kill
         </button>

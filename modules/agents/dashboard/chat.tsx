@@ -12,6 +12,7 @@ import {
   fmtUsd,
   loadMarkdown,
   navigate,
+  plural,
   readSse,
   refreshBadges,
   request,
@@ -201,7 +202,7 @@ function Conversation({ agentId }: { agentId: string }) {
         </ol>
         {usage && (
           <p class="turn-usage" data-testid="turn-usage">
-            Last turn: {fmtInt(usage.input_tokens)} in / {fmtInt(usage.output_tokens)} out tokens, {usage.iterations} model call(s)
+            Last turn: {fmtInt(usage.input_tokens)} in / {fmtInt(usage.output_tokens)} out tokens, {plural(usage.iterations ?? 0, 'model call')}
             {usage.cost_usd !== undefined && <>, {fmtUsd(usage.cost_usd)}</>}
           </p>
         )}

@@ -9,11 +9,11 @@ import {
   AgentPicker,
   download,
   ErrorText,
-  fmtInt,
   fmtTime,
   href,
   navigate,
   Pager,
+  plural,
   request,
   seg,
   Table,
@@ -121,7 +121,7 @@ function Folder({ agentId, target }: { agentId: string; target: string }) {
                   {r.folder && '/'}
                 </a>
               </th>
-              <td>{fmtInt(r.size)} bytes</td>
+              <td>{plural(r.size, 'byte')}</td>
               <td>{r.modified_at ? fmtTime(r.modified_at) : ''}</td>
             </tr>
           );
@@ -143,7 +143,7 @@ function FileContent({ agentId, file }: { agentId: string; file: WorkspaceFile }
       <h2 id="file-title">{file.name}</h2>
       <div class="toolbar">
         <span class="muted">
-          {fmtInt(file.size)} bytes, changed {fmtTime(file.modified_at)}
+          {plural(file.size, 'byte')}, changed {fmtTime(file.modified_at)}
         </span>
         <button type="button" onClick={() => void action.run(async () => (await download(url, base), `Downloading ${base}`))}>
           Download

@@ -3,7 +3,7 @@
  * (its key is set, or it needs none); the providers that cannot are listed apart with the reason, so a person
  * knows what to set up instead of meeting the failure at the first chat.
  */
-import { useApi } from '@talon/dashboard-kit';
+import { plural, useApi } from '@talon/dashboard-kit';
 
 interface Provider {
   name: string;
@@ -62,9 +62,7 @@ export function ModelField(props: { provider: string; model: string; onChange: (
         )}
       </div>
       <details id="builder-model-help" class="muted">
-        <summary>
-          {unusable.length} {unusable.length === 1 ? 'provider is' : 'providers are'} not usable yet
-        </summary>
+        <summary>{plural(unusable.length, 'provider is', 'providers are')} not usable yet</summary>
         <ul>
           {unusable.map((p) => (
             <li>

@@ -3,7 +3,7 @@
  * place, export it (Markdown or JSON, downloaded through fetch) and delete it after a confirmation in the row.
  */
 import { useState } from 'preact/hooks';
-import { api, download, fmtTime, seg } from '@talon/dashboard-kit';
+import { api, download, fmtTime, plural, seg } from '@talon/dashboard-kit';
 
 export interface SessionItem {
   session_id: string;
@@ -72,7 +72,7 @@ export function SessionRow({ session: s, agentId, current, act }: Props) {
         {title}
       </button>
       <span class="muted">
-        {s.message_count} messages · {fmtTime(s.updated_at)}
+        {plural(s.message_count, 'message')} · {fmtTime(s.updated_at)}
       </span>
       {mode === 'delete' ? (
         <div class="row" role="group" aria-label={`Delete ${title}?`}>

@@ -1,6 +1,6 @@
 /** The audit trail: the entries of the hash chain, newest first, 500 at a time (older ones on request), and a check of the whole chain. */
 import { useState } from 'preact/hooks';
-import { api, ErrorText, fmtTime, Pager, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
+import { api, ErrorText, fmtInt, fmtTime, Pager, plural, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
 
 interface Entry {
   id: number;
@@ -41,14 +41,14 @@ export default function AuditView() {
         </button>
         {verdict && (
           <span role="status" class={verdict.status === 'valid' ? '' : 'error'}>
-            Chain {verdict.status}: {verdict.chain_length} entries checked.
+            Chain {verdict.status}: {plural(verdict.chain_length, 'entry', 'entries')} checked.
           </span>
         )}
         <label for="audit-filter">Filter</label>
         <input id="audit-filter" type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
       </div>
       <p class="muted">
-        The newest {loaded.length} of {total} entries; the check covers the whole chain.{' '}
+        The newest {fmtInt(loaded.length)} of {plural(total, 'entry', 'entries')}; the check covers the whole chain.{' '}
         {loaded.length > 0 && loaded.length < total && (
           <button type="button" disabled={action.busy} onClick={() => void loadOlder()}>
             Load 500 older entries

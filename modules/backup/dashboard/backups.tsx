@@ -1,5 +1,5 @@
 /** Backups: create one, list them, download one, restore one in place, delete. */
-import { api, download, ErrorText, fmtTime, Pager, seg, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
+import { api, download, ErrorText, fmtTime, Pager, plural, seg, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
 
 interface Backup {
   filename: string;
@@ -26,7 +26,7 @@ export default function BackupsView() {
     });
   const restore = async (b: Backup) => {
     const r = await api<Restored>('/api/restore', { json: { filename: b.filename } });
-    return `Restored ${r.filename}; restarted ${r.modules_restarted.length} module(s)${r.warnings.length ? `; ${r.warnings.join('; ')}` : ''}`;
+    return `Restored ${r.filename}; restarted ${plural(r.modules_restarted.length, 'module')}${r.warnings.length ? `; ${r.warnings.join('; ')}` : ''}`;
   };
   return (
     <section>

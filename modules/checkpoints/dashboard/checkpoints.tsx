@@ -3,7 +3,7 @@
  * calls, newest first; one of them with the files it changed, the unified diff (plain text with a class per line) and
  * restore, asked for in two steps (the files it overwrites are named before anything happens).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   AgentPicker,
   api,
@@ -11,6 +11,7 @@ import {
   fmtTime,
   navigate,
   Pager,
+  plural,
   seg,
   Table,
   useAction,
@@ -105,15 +106,18 @@ function Checkpoint({ agentId, commit }: { agentId: string; commit: string }) {
   const [confirming, setConfirming] = useState(false);
   const action = useAction();
   const d = detail.data;
+  // The shell opens a new route at the top; the checkpoint shows below the snapshots, so it is brought into view.
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => box.current?.scrollIntoView({ block: 'start' }), [commit]);
   const restore = (d: Detail) =>
     void action.run(async () => {
       setConfirming(false);
       const r = await api<Restored>('/api/checkpoints/restore', { json: { working_dir: d.working_dir, commit: d.commit } });
       const undo = r.safety_snapshot ? `; the state before is kept as checkpoint ${r.safety_snapshot.slice(0, 7)}` : '';
-      return `Restored ${r.restored.length} file${r.restored.length === 1 ? '' : 's'} from ${d.short}${undo}`;
+      return `Restored ${plural(r.restored.length, 'file')} from ${d.short}${undo}`;
     });
   return (
-    <section aria-labelledby="checkpoint-title" class="card">
+    <section ref={box} aria-labelledby="checkpoint-title" class="card">
       <h2 id="checkpoint-title">Checkpoint {d?.short ?? commit.slice(0, 7)}</h2>
       <ErrorText error={detail.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
@@ -145,7 +149,7 @@ function Checkpoint({ agentId, commit }: { agentId: string; commit: string }) {
           {confirming ? (
             <div class="warn" role="group" aria-label="Confirm the restore">
               <p>
-                This overwrites {d.files.length} file{d.files.length === 1 ? '' : 's'} in the workspace with their state in {d.short}:{' '}
+                This overwrites {plural(d.files.length, 'file')} in the workspace with their state in {d.short}:{' '}
                 {d.files.map((f, i) => (
                   <>
                     {i > 0 && ', '}

@@ -55,7 +55,10 @@ function SectionForm({ section, config, open, onSaved }: { section: Section; con
       }
       setErrors(failed);
       if (notes.length) onSaved();
-      if (Object.keys(failed).length) throw new Error(`${Object.keys(failed).length} setting(s) were not saved; see the messages above.`);
+      if (Object.keys(failed).length)
+        throw new Error(
+          `${Object.keys(failed).length === 1 ? 'A setting was' : `${Object.keys(failed).length} settings were`} not saved; see the messages above.`,
+        );
       return notes.length ? notes.join('; ') : 'Nothing changed';
     });
 

@@ -55,7 +55,7 @@ test('chat: the reply streams, a tool call shows as a step with its input and re
   await page.getByText('I wrote', { exact: false }).waitFor();
   assert.ok(await page.getByRole('button', { name: 'Stop' }).isVisible(), 'still streaming');
   await page.getByTestId('turn-usage').waitFor();
-  assert.match((await page.getByTestId('turn-usage').textContent()) ?? '', /model call\(s\)/);
+  assert.match((await page.getByTestId('turn-usage').textContent()) ?? '', /, 2 model calls\b/);
   const step = page.locator('details.step', { hasText: 'file_write' });
   await step.locator('summary').click();
   await step.getByText('"path": "notes.txt"').waitFor();

@@ -49,7 +49,7 @@ test('a provider key is saved (never shown back), tested against the provider, a
   await field.fill('gsk-dashboard-test-key-123');
   await row.getByRole('button', { name: 'Save' }).click();
   await row.getByText('Key saved').waitFor();
-  await row.getByText('configured', { exact: true }).waitFor();
+  await row.getByText('a stored key', { exact: true }).waitFor();
   assert.equal(await field.inputValue(), '', 'the field is emptied, not filled back');
   for (const p of ['/api/providers', '/api/providers/groq'])
     assert.doesNotMatch(await (await env!.k.request(p)).text(), /gsk-dashboard-test-key-123/, `${p} does not show the key`);
@@ -57,7 +57,7 @@ test('a provider key is saved (never shown back), tested against the provider, a
   await row.getByText(/^OK: fake-model answered in \d+ ms$/).waitFor();
   await row.getByRole('button', { name: 'Remove key' }).click();
   await row.getByText('Key removed').waitFor();
-  await row.getByText('missing', { exact: true }).waitFor();
+  await row.getByText(/^no key: store one, or set GROQ_API_KEY$/).waitFor();
   assert.deepEqual(problems, []);
 });
 

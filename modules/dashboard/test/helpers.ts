@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -80,9 +80,9 @@ export interface Watched {
   reads: URL[];
 }
 
-export async function openPage(env: Env, path = '/'): Promise<Watched> {
-  const context = await env.browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
+/** `context` adds to the browser context's options (a time zone, say). */
+export async function openPage(env: Env, path = '/', context: BrowserContextOptions = {}): Promise<Watched> {
+  const page = await (await env.browser.newContext({ viewport: { width: 1280, height: 860 }, ...context })).newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()} (${m.location().url})`);

@@ -3,7 +3,7 @@
  * goal: status, progress, add a sub-goal, delete (with its descendants). New goals by hand or from a template.
  */
 import { useState } from 'preact/hooks';
-import { api, ErrorText, fmtTime, Pager, seg, useAction, useApi, useServerPage } from '@talon/dashboard-kit';
+import { api, ErrorText, fmtTime, Pager, plural, seg, useAction, useApi, useServerPage } from '@talon/dashboard-kit';
 
 interface Goal {
   id: string;
@@ -162,7 +162,7 @@ function FromTemplate({ onCreated }: { onCreated: () => void }) {
       onSubmit={action.submit(async () => {
         const r = await api<{ goal: Goal; children: Goal[] }>(`/api/goals/templates/${seg(chosen)}/apply`, { json: {} });
         onCreated();
-        return `Created “${r.goal.title}” with ${r.children.length} sub-goals`;
+        return `Created “${r.goal.title}” with ${plural(r.children.length, 'sub-goal')}`;
       })}
     >
       <label for="goal-template">From a template</label>
@@ -170,7 +170,7 @@ function FromTemplate({ onCreated }: { onCreated: () => void }) {
         <option value="">Choose…</option>
         {templates.data.templates.map((t) => (
           <option value={t.id}>
-            {t.name} ({t.goals.length} sub-goals)
+            {t.name} ({plural(t.goals.length, 'sub-goal')})
           </option>
         ))}
       </select>

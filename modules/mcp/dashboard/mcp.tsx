@@ -4,8 +4,8 @@
  * credentials it needs (stored sealed, never shown back), uninstall, update it from the registry — and adding a
  * server by its command or URL.
  */
-import { useState } from 'preact/hooks';
-import { api, ErrorText, Pager, seg, Table, useAction, useApi, useHasModule, usePage } from '@talon/dashboard-kit';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ErrorText, Pager, plural, seg, Table, useAction, useApi, useHasModule, usePage } from '@talon/dashboard-kit';
 
 interface Server {
   id: string;
@@ -48,9 +48,21 @@ interface EnvSpec {
   get_url?: string;
 }
 
+/**
+ * The servers' state is read again this often while the view is shown: the API has no stream of it (GET
+ * /api/mcp/servers is a cheap in-memory listing), and a server connects, fails or reconnects in the background.
+ */
+const POLL_MS = 3000;
+
 export default function McpView() {
   const servers = useApi<{ servers: Server[] }>('/api/mcp/servers');
   const extensions = useHasModule('extensions');
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void servers.reload();
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [servers.reload]);
   return (
     <section>
       <h1>MCP servers</h1>
@@ -132,7 +144,7 @@ function Catalogue({ onChanged }: { onChanged: () => void }) {
               await list.reload();
               if (!mcp) return 'The hub module is not running: the catalogue holds the shipped and configured entries';
               if (mcp.status !== 'updated') throw new Error(mcp.error ?? 'the registry could not be read');
-              return `Updated: ${mcp.count} entries from the hub registry`;
+              return `Updated: ${plural(mcp.count, 'entry', 'entries')} from the hub registry`;
             })
           }
         >
@@ -233,19 +245,35 @@ function ExtensionCard({ e, onChanged }: { e: Extension; onChanged: () => void }
   );
 }
 
+/** A name that holds a secret by its look (API_KEY, GITHUB_TOKEN, DB_PASSWORD, Authorization…): its value is hidden. */
+const SECRET_NAME = /key|token|secret|password|passwd|auth|credential|cookie/i;
+
+interface EnvRow {
+  name: string;
+  value: string;
+  secret: boolean;
+  /** The secret mark was set by hand: it no longer follows the name. */
+  manual: boolean;
+}
+
 function AddServer({ onAdded }: { onAdded: () => void }) {
   const [form, setForm] = useState({ name: '', target: '' });
+  const [rows, setRows] = useState<EnvRow[]>([]);
   const action = useAction();
+  const isUrl = /^https?:\/\//.test(form.target.trim());
+  // A stdio server is given environment variables; a server at a URL, request headers (the API's env and headers).
+  const what = isUrl ? 'Header' : 'Variable';
+  const setRow = (i: number, change: Partial<EnvRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...change } : r)));
   return (
     <form
       class="card grid-form"
       onSubmit={action.submit(async () => {
         const target = form.target.trim();
-        const transport = /^https?:\/\//.test(target)
-          ? { type: 'http', url: target }
-          : { type: 'stdio', command: target.split(/\s+/)[0], args: target.split(/\s+/).slice(1) };
-        await api('/api/mcp/servers', { json: { name: form.name.trim(), transport } });
+        const pairs = Object.fromEntries(rows.filter((r) => r.name.trim()).map((r) => [r.name.trim(), r.value]));
+        const transport = isUrl ? { type: 'http', url: target } : { type: 'stdio', command: target.split(/\s+/)[0], args: target.split(/\s+/).slice(1) };
+        await api('/api/mcp/servers', { json: { name: form.name.trim(), transport, ...(isUrl ? { headers: pairs } : { env: pairs }) } });
         setForm({ name: '', target: '' });
+        setRows([]);
         onAdded();
         return 'Added: it connects in the background';
       })}
@@ -255,6 +283,41 @@ function AddServer({ onAdded }: { onAdded: () => void }) {
       <input id="mcp-name" required value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />
       <label for="mcp-target">Command with its arguments (stdio), or an http(s) URL</label>
       <input id="mcp-target" required class="code" value={form.target} onInput={(e) => setForm({ ...form, target: e.currentTarget.value })} />
+      <fieldset class="env-rows">
+        <legend>{isUrl ? 'Request headers' : 'Environment variables'} (stored sealed, never shown back)</legend>
+        {rows.map((r, i) => (
+          <div class="inline" role="group" aria-label={`${what} ${i + 1}`}>
+            <label for={`mcp-env-name-${i}`}>{what} name</label>
+            <input
+              id={`mcp-env-name-${i}`}
+              class="code"
+              value={r.name}
+              onInput={(e) => {
+                const name = e.currentTarget.value;
+                // The secret mark follows the name until it is set by hand.
+                setRow(i, { name, secret: r.manual ? r.secret : SECRET_NAME.test(name) });
+              }}
+            />
+            <label for={`mcp-env-value-${i}`}>Value</label>
+            <input
+              id={`mcp-env-value-${i}`}
+              type={r.secret ? 'password' : 'text'}
+              autocomplete="off"
+              value={r.value}
+              onInput={(e) => setRow(i, { value: e.currentTarget.value })}
+            />
+            <label>
+              <input type="checkbox" checked={r.secret} onChange={(e) => setRow(i, { secret: e.currentTarget.checked, manual: true })} /> Secret
+            </label>
+            <button type="button" class="small" aria-label={`Remove ${what.toLowerCase()} ${i + 1}`} onClick={() => setRows(rows.filter((_, j) => j !== i))}>
+              Remove
+            </button>
+          </div>
+        ))}
+        <button type="button" class="small" onClick={() => setRows([...rows, { name: '', value: '', secret: false, manual: false }])}>
+          Add {isUrl ? 'a header' : 'a variable'}
+        </button>
+      </fieldset>
       <ErrorText error={action.error} />
       {action.done && <p role="status">{action.done}</p>}
       <button type="submit" class="primary" disabled={action.busy}>

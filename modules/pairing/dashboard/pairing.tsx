@@ -4,7 +4,7 @@
  * in two steps; its token stops working at once), and a test notification to all of them.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorText, fmtTime, Pager, seg, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
+import { api, ErrorText, fmtTime, Pager, plural, seg, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
 
 interface Device {
   id: string;
@@ -56,7 +56,7 @@ export default function PairingView() {
   const notify = () =>
     act(async () => {
       const r = await api<Notified>('/api/pairing/notify', { json: { message: 'A test notification from the dashboard' } });
-      return `Notification sent to ${r.sent} of ${r.devices} device${r.devices === 1 ? '' : 's'}${r.failed ? ` (${r.failed} failed)` : ''}`;
+      return `Notification sent to ${r.sent} of ${plural(r.devices, 'device')}${r.failed ? ` (${r.failed} failed)` : ''}`;
     });
   return (
     <section>

@@ -18,10 +18,24 @@ interface Job {
   prompt: string;
 }
 
+/**
+ * The viewer's time zone, named as the browser has it ("Asia/Tokyo"), with its offset now. Times on this page are
+ * the viewer's (fmtTime); each schedule's own zone, which its cron expression is read in, stays in its "When" column.
+ * Only this view asks Intl for the zone's name (lib/format.tsx keeps Intl off the first load).
+ */
+function viewerZone(): string {
+  const minutes = -new Date().getTimezoneOffset();
+  const two = (n: number) => String(n).padStart(2, '0');
+  const offset = `UTC${minutes < 0 ? '-' : '+'}${two(Math.floor(Math.abs(minutes) / 60))}:${two(Math.abs(minutes) % 60)}`;
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return name ? `${name}, ${offset}` : offset;
+}
+
 export default function SchedulesView() {
   const jobs = useServerPage<{ items: Job[]; total: number }, Job>('/api/schedules', (d) => d, 50);
   const action = useAction();
   const agentName = useAgentNames(jobs.items.map((j) => j.agent_id));
+  const zone = viewerZone();
   const act = (fn: () => Promise<string>) =>
     void action.run(async () => {
       const done = await fn();
@@ -33,7 +47,19 @@ export default function SchedulesView() {
       <h1>Schedules</h1>
       <ErrorText error={jobs.error ?? action.error} />
       {action.done && <p role="status">{action.done}</p>}
-      <Table columns={['Name', 'Schedule', 'Runs', 'Next run', 'Last run', { hidden: 'Actions' }]}>
+      <p class="muted" data-testid="viewer-zone">
+        Times are in your time zone: {zone}.
+      </p>
+      <Table
+        columns={[
+          'Schedule',
+          'When (cron or interval, in its time zone)',
+          'Agent and message',
+          `Next run (${zone})`,
+          'Last run and outcome',
+          { hidden: 'Actions' },
+        ]}
+      >
         {jobs.items.map((j) => (
           <tr>
             <th scope="row">
@@ -41,7 +67,7 @@ export default function SchedulesView() {
               {!j.enabled && <div class="muted">paused{j.disabled_reason ? `: ${j.disabled_reason}` : ''}</div>}
             </th>
             <td>
-              <code>{j.schedule}</code> <span class="muted">{j.tz}</span>
+              <code>{j.schedule}</code> <span class="muted">in {j.tz}</span>
             </td>
             <td>{j.workflow_id ? `workflow ${j.workflow_id}` : `${j.agent_id ? agentName(j.agent_id) : '—'}: “${j.prompt.slice(0, 60)}”`}</td>
             <td data-testid="next-run">{j.enabled ? fmtTime(j.next_run) : '—'}</td>
@@ -98,7 +124,7 @@ function NewSchedule({ onCreated }: { onCreated: () => void }) {
         if (!agent) throw new Error('Choose the agent the schedule messages.');
         const job = await api<Job>('/api/schedules', { json: { ...form, agent_id: agent.id, tz: form.tz || undefined } });
         onCreated();
-        return `Created ${job.name}; next run ${fmtTime(job.next_run)}`;
+        return `Created ${job.name}; next run ${fmtTime(job.next_run)} (${viewerZone()})`;
       })}
     >
       <h2>New schedule</h2>

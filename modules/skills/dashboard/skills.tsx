@@ -146,18 +146,20 @@ function Hub({ onInstalled }: { onInstalled: () => void }) {
     if (d && page === 1 && d.items.length > size) setSize(d.items.length);
   }, [d]);
   const pages = d && size ? Math.max(1, Math.ceil(d.total / size)) : 1;
+  const sync = () =>
+    void action.run(async () => {
+      const r = await api<{ hub: { offline: boolean } }>('/api/hub/sync', { method: 'POST' });
+      await hub.reload();
+      return r.hub.offline ? 'The registry still cannot be reached.' : 'Synced';
+    });
   return (
     <>
       <h2>Hub</h2>
-      {d && (
+      {d?.offline && <HubOffline synced={d.synced_at} error={d.error} busy={action.busy} onRetry={sync} />}
+      {d && !d.offline && (
         <p class="muted">
-          {d.offline ? 'Offline: showing the last copy of the registry' : 'Registry synced'} {fmtTime(d.synced_at)}
-          {d.error && <span class="error"> — {d.error}</span>}{' '}
-          <button
-            type="button"
-            class="small"
-            onClick={() => void action.run(async () => (await api('/api/hub/sync', { method: 'POST' }), await hub.reload(), 'Synced'))}
-          >
+          Registry synced {fmtTime(d.synced_at)}{' '}
+          <button type="button" class="small" disabled={action.busy} onClick={sync}>
             Sync now
           </button>
         </p>
@@ -232,5 +234,36 @@ function Hub({ onInstalled }: { onInstalled: () => void }) {
       </Table>
       <Pager page={page - 1} pages={pages} setPage={(p) => setPage(p + 1)} total={d?.total} more={false} label="entries" />
     </>
+  );
+}
+
+/**
+ * The registry could not be read (the last sync failed): what that means for the list and what to do, in words; the
+ * service's own message (a network or git error) is kept under "Details" for whoever fixes it.
+ */
+function HubOffline({ synced, error, busy, onRetry }: { synced: string | null; error?: string; busy: boolean; onRetry: () => void }) {
+  return (
+    <div class="card" data-testid="hub-offline">
+      <p>
+        <strong>The hub registry cannot be reached.</strong>{' '}
+        {synced
+          ? `The entries below are the copy read ${fmtTime(synced)}, and may be out of date.`
+          : 'No copy of it has been read yet, so there is nothing to list or install from the hub.'}
+      </p>
+      <p>
+        The service reads the registry itself, not this browser: check that the machine it runs on reaches the network, and that <code>[hub] registry_url</code>{' '}
+        in the configuration names the registry (a git URL, a folder, or an index ending in .json). Then try again. Skills can still be installed from a folder
+        or URL above.
+      </p>
+      {error && (
+        <details>
+          <summary>Details</summary>
+          <code>{error}</code>
+        </details>
+      )}
+      <button type="button" disabled={busy} onClick={onRetry}>
+        Try again
+      </button>
+    </div>
   );
 }

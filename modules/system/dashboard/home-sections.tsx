@@ -1,5 +1,5 @@
 /** The sections of the home (home.tsx), each reading its module's API; the home shows a section only while that module runs. */
-import { api, ErrorText, fmtInt, fmtTime, fmtUsd, href, Table, useAction, useAgentNames, useApi, useHasModule } from '@talon/dashboard-kit';
+import { api, ErrorText, fmtInt, fmtTime, fmtUsd, href, plural, Table, useAction, useAgentNames, useApi, useHasModule } from '@talon/dashboard-kit';
 import { testProvider, type ProviderChoice } from './first-run.ts';
 import { keyWords } from './setup.tsx';
 
@@ -27,7 +27,7 @@ export function HealthSection() {
             <span class={d.status === 'ok' ? 'badge ok' : 'badge'}>{d.status}</span> version {d.version}, up {duration(d.uptime_seconds)}
           </p>
           <p>
-            {fmtInt(d.modules.filter((m) => m.state === 'running').length)} modules running
+            {plural(d.modules.filter((m) => m.state === 'running').length, 'module')} running
             {failed.length > 0 && <>; not running: {failed.map((m) => `${m.id} (${m.state})`).join(', ')}</>}
           </p>
           {d.checks
@@ -146,7 +146,7 @@ export function ApprovalsSection() {
     <section class="card" aria-labelledby="home-approvals">
       <h2 id="home-approvals">Pending approvals</h2>
       <ErrorText error={pending.error} />
-      {d && (d.total === 0 ? <p>None waiting.</p> : <p>{d.total === 1 ? '1 request waits' : `${fmtInt(d.total)} requests wait`} for a decision.</p>)}
+      {d && (d.total === 0 ? <p>None waiting.</p> : <p>{plural(d.total, 'request waits', 'requests wait')} for a decision.</p>)}
       {d && d.approvals.length > 0 && (
         <ul>
           {d.approvals.map((a) => (

@@ -36,6 +36,10 @@ interface Budget {
 /** The chart shows the models that used the most tokens; the table lists them all. */
 const CHART_MODELS = 12;
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** "2025-05-12" → "May 12": a day of the service's figures (UTC days), read as a date, not a code. */
+const dayLabel = (date: string) => `${MONTHS[Number(date.slice(5, 7)) - 1] ?? date.slice(5, 7)} ${Number(date.slice(8, 10))}`;
+
 export default function UsageView() {
   const summary = useApi<Summary>('/api/usage/summary');
   const daily = useApi<Daily>('/api/usage/daily');
@@ -71,8 +75,9 @@ export default function UsageView() {
           <>
             <Chart
               title="Tokens by day"
-              xLabel="Day"
-              labels={days.map((d) => d.date.slice(5))}
+              xLabel="Day (UTC)"
+              yLabel="Tokens"
+              labels={days.map((d) => dayLabel(d.date))}
               series={[
                 { label: 'Input tokens', values: days.map((d) => d.input_tokens), color: '#2563eb' },
                 { label: 'Output tokens', values: days.map((d) => d.output_tokens), color: '#d97706' },
@@ -80,9 +85,12 @@ export default function UsageView() {
             />
             <Chart
               title="Cost by day (USD)"
-              xLabel="Day"
-              labels={days.map((d) => d.date.slice(5))}
+              xLabel="Day (UTC)"
+              yLabel="Cost (USD)"
+              labels={days.map((d) => dayLabel(d.date))}
               series={[{ label: 'Cost', values: days.map((d) => d.cost_usd), color: '#16a34a' }]}
+              format={fmtUsd}
+              tick={fmtUsd}
             />
           </>
         )}
@@ -90,6 +98,7 @@ export default function UsageView() {
           <Chart
             title={models.length > CHART_MODELS ? `Tokens by model (the ${CHART_MODELS} largest)` : 'Tokens by model'}
             xLabel="Model"
+            yLabel="Tokens"
             bars
             labels={top.map((m) => m.model)}
             series={[

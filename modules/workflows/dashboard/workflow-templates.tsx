@@ -5,7 +5,7 @@
  * instantiating it opens the new workflow, ready to run.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { AgentPicker, api, ErrorText, fmtTime, href, navigate, SearchForm, seg, useAction, useApi } from '@talon/dashboard-kit';
+import { AgentPicker, api, ErrorText, fmtTime, href, navigate, plural, SearchForm, seg, useAction, useApi } from '@talon/dashboard-kit';
 
 interface Parameter {
   name: string;
@@ -74,7 +74,7 @@ export function TemplateBrowser() {
             </h2>
             <p>{t.description}</p>
             <p class="muted">
-              {t.category ?? 'no category'} · {t.steps.length} steps · {t.parameters.length} parameters
+              {t.category ?? 'no category'} · {plural(t.steps.length, 'step')} · {plural(t.parameters.length, 'parameter')}
               {t.tags.length > 0 && ` · ${t.tags.join(', ')}`}
             </p>
             <a class="button" href={href('workflows', 'templates', t.id)}>

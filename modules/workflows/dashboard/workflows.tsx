@@ -12,6 +12,7 @@ import {
   href,
   navigate,
   Pager,
+  plural,
   seg,
   Table,
   useAction,
@@ -221,7 +222,7 @@ function RunItem({ run, onChanged }: { run: Run; onChanged: () => void }) {
     <li class="card">
       <details onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>
-          {fmtTime(run.started_at)} — <span class="badge">{run.state}</span> {run.steps_completed} step(s), {run.origin}
+          {fmtTime(run.started_at)} — <span class="badge">{run.state}</span> {plural(run.steps_completed, 'step')}, {run.origin}
           {run.error && <span class="error"> {run.error}</span>}
         </summary>
         <ErrorText error={detail.error ?? action.error} />

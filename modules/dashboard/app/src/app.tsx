@@ -2,7 +2,7 @@
  * The shell: sign-in when the service asks for a key, then the navigation (the running modules' views, lib/views.tsx)
  * and the current view. A 401 from any call returns here to sign-in.
  */
-import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentType } from 'preact';
 import { api, apiKey, ApiError, authMode, onUnauthorized, prefetch, runningModules } from './lib/api.tsx';
 import { href, parseHash, useRoute } from './lib/hash.tsx';
@@ -119,6 +119,7 @@ function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void 
     document.title = view ? `${view.title} · Talon` : 'Talon';
     setMenuOpen(false);
   }, [view?.id]);
+  useScrollReset(route);
   return (
     <div class="shell">
       <a class="skip" href="#main">
@@ -161,6 +162,23 @@ function Shell({ views, onSignOut }: { views: ViewDef[]; onSignOut?: () => void 
       </main>
     </div>
   );
+}
+
+/**
+ * A new route opens at the top of the page, as a new page does: another view, and another page of the same view (an
+ * agent from the list, a folder of a workspace, a workflow's editor) alike — kept where it was, the page would open
+ * part-way down, or below its end while its data loads. Back and Forward open at the top too: the views read their
+ * data again when shown, so a kept position would point into a page not yet filled. A view that shows its sub-route
+ * below what stays on the page (a checkpoint under the list of snapshots) brings that part into view itself. The first
+ * route is left alone, so a reload keeps the browser's own restoring.
+ */
+function useScrollReset(route: { view: string; params: string[] }) {
+  const key = [route.view, ...route.params].join('/');
+  const first = useRef(true);
+  useLayoutEffect(() => {
+    if (first.current) first.current = false;
+    else window.scrollTo(0, 0);
+  }, [key]);
 }
 
 function LazyView({ def, params }: { def: ViewDef; params: string[] }) {

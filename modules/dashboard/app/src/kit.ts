@@ -7,7 +7,7 @@ export { api, ApiError, request, seg, type RequestOptions } from './lib/api.tsx'
 export { readSse, type SseEvent } from './lib/sse.tsx';
 export { useApi, type Loaded } from './lib/use-api.tsx';
 export { href, navigate } from './lib/hash.tsx';
-export { fmtClock, fmtInt, fmtJson, fmtTime, fmtUsd } from './lib/format.tsx';
+export { fmtClock, fmtInt, fmtJson, fmtTime, fmtUsd, plural } from './lib/format.tsx';
 export { download } from './lib/download.tsx';
 export { useHasModule, useRefreshModules } from './lib/modules.tsx';
 export { useAgentNames, useAgentOrFirst } from './lib/agents.tsx';

@@ -7,6 +7,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
+import { fmtInt, plural } from '../lib/format.tsx';
 import { ErrorText } from './error.tsx';
 
 export interface AgentChoice {
@@ -147,7 +148,9 @@ export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type t
       : found.error
         ? ''
         : items.length
-          ? `${items.length}${found.more ? '+' : ''} agents`
+          ? found.more
+            ? `${fmtInt(items.length)}+ agents`
+            : plural(items.length, 'agent')
           : 'No agent matches';
   return (
     <div class="picker">

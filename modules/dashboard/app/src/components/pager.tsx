@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useApi, type Loaded } from '../lib/use-api.tsx';
+import { plural } from '../lib/format.tsx';
 
 export interface PageState {
   page: number;
@@ -47,13 +48,16 @@ export function useServerPage<D, T>(base: string | null, pick: (data: D) => { it
   };
 }
 
-export function Pager({ page, pages, setPage, total, more, label }: PageState & { label: string }) {
-  if (pages === 1 || (pages === undefined && !more && page === 0))
-    return (
-      <p class="muted">
-        {total ?? 0} {label}
-      </p>
-    );
+/**
+ * The singular of a pager's label ("entries" → "entry", "top-level goals" → "top-level goal"): the labels are plural
+ * nouns; one that these two rules get wrong passes `one`.
+ */
+const singular = (label: string) => (label.endsWith('ies') ? `${label.slice(0, -3)}y` : label.replace(/s$/, ''));
+
+/** `label` names the items in the plural ("schedules"); `one` is its singular when it is not the label less its s. */
+export function Pager({ page, pages, setPage, total, more, label, one }: PageState & { label: string; one?: string }) {
+  const count = (n: number) => plural(n, one ?? singular(label), label);
+  if (pages === 1 || (pages === undefined && !more && page === 0)) return <p class="muted">{count(total ?? 0)}</p>;
   const last = pages === undefined ? !more : page >= pages - 1;
   return (
     <nav class="pager" aria-label={`${label} pages`}>
@@ -63,7 +67,7 @@ export function Pager({ page, pages, setPage, total, more, label }: PageState & 
       <span>
         Page {page + 1}
         {pages !== undefined && ` of ${pages}`}
-        {total !== undefined && ` (${total} ${label})`}
+        {total !== undefined && ` (${count(total)})`}
       </span>
       <button type="button" disabled={last} onClick={() => setPage(page + 1)}>
         Next

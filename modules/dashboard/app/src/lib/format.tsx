@@ -16,3 +16,9 @@ export function fmtTime(iso: string | number | null | undefined): string {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${fmtClock(d)}`;
 }
 export const fmtJson = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+/**
+ * A count with its noun in the right number: plural(1, 'agent') is "1 agent", plural(2, 'agent') "2 agents",
+ * plural(3, 'entry', 'entries') "3 entries". English has two forms (one, other), so this needs no Intl.PluralRules
+ * (and none of its locale data, above).
+ */
+export const plural = (n: number, one: string, many = `${one}s`) => `${fmtInt(n)} ${n === 1 ? one : many}`;
