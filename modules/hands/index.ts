@@ -1,13 +1,19 @@
 import path from 'node:path';
-import { defineModule, type EventOf, type TalonEvent } from '@talon/module-sdk';
+import { defineModule, type EventCatalogue, type EventOf, type TalonEvent } from '@talon/module-sdk';
 import { agentEvents, agentHooks, agentRegistry, agentRunner } from '@talon/agents';
+import { approvalEvents } from '@talon/approvals';
+import { dreamEvents } from '@talon/auto-dream';
 import { handEvents, handsCatalog } from '@talon/hands';
 import { registryService } from '@talon/hub';
-import { kvMemory } from '@talon/memory';
+import { kvMemory, memoryEvents } from '@talon/memory';
+import { pluginEvents } from '@talon/plugins';
 import { promptScanner } from '@talon/prompt-guard';
 import { scheduleEvents, schedulerJobs } from '@talon/scheduler';
+import { taintEvents } from '@talon/taint';
+import { taskEvents } from '@talon/tasks';
 import { sandboxService } from '@talon/tools';
 import { ownedTriggers } from '@talon/triggers';
+import { usageEvents } from '@talon/usage';
 import { handsConfigSchema, type HandsConfig } from './config.ts';
 import { HandCatalog } from './services/catalog.ts';
 import { INSTANCES, InstanceStore } from './services/instances.ts';
@@ -27,6 +33,22 @@ function eventError(event: TalonEvent): string | undefined {
   if (e.type === 'schedule.fired' && e.data.status !== 'ok') return `schedule '${e.data.name}' failed`;
   return undefined;
 }
+
+/**
+ * The catalogues whose events name an agent (`agentId`): each such event counts for the instance that agent belongs
+ * to (its stats). Their owners are declared in module.toml (depends, optional_depends, or consumes "<owner>.events").
+ */
+const AGENT_EVENT_CATALOGUES: readonly EventCatalogue[] = [
+  agentEvents,
+  scheduleEvents,
+  taskEvents,
+  memoryEvents,
+  approvalEvents,
+  usageEvents,
+  taintEvents,
+  pluginEvents,
+  dreamEvents,
+];
 
 /** Change-feed topic: the installed hand folders changed (installed, uninstalled, reloaded). */
 const DEFINITIONS = 'definitions';
@@ -76,15 +98,12 @@ export default defineModule<HandsConfig>({
       return block ? { ...call, system: `${call.system}\n\n${block}` } : call;
     });
     ctx.events.of(agentEvents).subscribe('agent.terminated', (event) => lifecycle.agentGone(event.data.agentId, event.data.name));
-    ctx.events.subscribe(
-      '*',
-      (event) => {
-        const agentId = (event.data as { agentId?: unknown }).agentId;
-        const instance = typeof agentId === 'string' ? instances.ofAgent(agentId) : undefined;
-        if (instance) instances.count(instance.id, eventError(event));
-      },
-      { queue: 10_000 },
-    );
+    const countEvent = (event: TalonEvent) => {
+      const agentId = (event.data as { agentId?: unknown }).agentId;
+      const instance = typeof agentId === 'string' ? instances.ofAgent(agentId) : undefined;
+      if (instance) instances.count(instance.id, eventError(event));
+    };
+    for (const catalogue of AGENT_EVENT_CATALOGUES) ctx.events.of(catalogue).subscribe(catalogue.types, countEvent, { queue: 10_000 });
 
     return {
       async start() {

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@talon/testing';
+import { eventChannel, waitFor } from '@talon/testing';
+import { taintEvents } from '@talon/taint';
 import { activate, install, json, startEnv, stopEnv, teamHand, type Env } from './helpers.ts';
 
 let env: Env;
@@ -206,6 +207,20 @@ test('settings join the prompt of every model call; stats count events and read 
   assert.equal(stats!.errors, 0);
   assert.ok(stats!.uptime_secs >= 0);
   assert.deepEqual(stats!.metrics.Done, { value: 7, format: 'number', memory_key: 'done_count' });
+});
+
+test('stats count an event naming an instance agent from a module hands hears only through consumes (taint.events)', async () => {
+  await install(env.k, teamHand('kappa'));
+  const res = await activate(env.k, 'kappa');
+  assert.equal(res.status, 201, await res.clone().text());
+  const inst = await json<Instance>(res);
+  const stats = async () => json<{ events_processed: number; errors: number }>(await env.k.request(`/api/hands/instances/${inst.instance_id}/stats`));
+  const before = (await stats()).events_processed;
+  // taint is not running here: its catalogue is heard through consumes = ["taint.events"], published as its owner would.
+  const taint = eventChannel(env.k.kernel.events, taintEvents);
+  taint.publish('taint.violation', { agentId: inst.agent_ids.worker, tool: 'web_fetch', sink: 'net', rules: ['secret'], action: 'block', labels: ['secret'] });
+  taint.close();
+  await waitFor(async () => (await stats()).events_processed === before + 1, 3000, 'the taint event of the worker to count');
 });
 
 test('browser answers {active: false}; instance ids: 400 malformed, 404 unknown', async () => {
