@@ -17,6 +17,7 @@ import {
   payload,
   serviceRef,
   type JsonSchema,
+  type Queries,
 } from '@talon/module-sdk';
 import type { ContentBlock, Usage } from '@talon/llm';
 
@@ -138,6 +139,12 @@ export interface TurnRequest {
    * (ids: HELD_RESULT_PREFIX + the held call's id), never as a message from the user.
    */
   resumes?: HeldCallOutcome;
+  /**
+   * The user message is already the last message of `sessionId`: a channel appended it (SessionStore.appendUser) in
+   * the transaction that marked its journal row adopted, so a crash never leaves it in the session twice. The turn
+   * appends none; `message` is its text, for hooks and logs.
+   */
+  messageInSession?: boolean;
 }
 
 /** A held tool call after its decision: the model reads `content` as the call's result. */
@@ -219,8 +226,17 @@ export interface StoredMessage {
 export interface SessionStore {
   /** The session's messages, oldest first (from memory for recently used sessions). */
   messages(sessionId: string): Promise<StoredMessage[]>;
-  /** Creates a session for the agent and returns its id (does not switch). */
-  create(agentId: string, label?: string): Promise<string>;
+  /**
+   * Creates a session for the agent and returns its id (does not switch); with `t`, inside the caller's transaction
+   * (the agent is then not checked: the caller looked it up).
+   */
+  create(agentId: string, label?: string, t?: Queries): Promise<string>;
+  /**
+   * Appends a user message inside the caller's transaction (`ctx.store.tx`), so that it is in the session exactly
+   * when the caller's own rows say so. Call it when no turn of the session is writing (its previous turn ended), then
+   * run the turn with `messageInSession`.
+   */
+  appendUser(t: Queries, sessionId: string, content: string): Promise<void>;
   exists(agentId: string, sessionId: string): Promise<boolean>;
   /** Starts a fresh session and makes it current (the old one stays resumable). */
   newSession(agentId: string): Promise<string>;

@@ -38,9 +38,9 @@ export interface ChannelCapabilities {
 
 /** How the platform counts the length of a message, for the chunker. */
 export interface ChannelLimits {
-  /** The longest message the platform accepts, in `unit`s. */
+  /** The longest message the platform accepts, in `unit`s (UTF-16 code units, code points or UTF-8 bytes). */
   maxLength: number;
-  unit: 'utf16' | 'bytes';
+  unit: 'utf16' | 'chars' | 'bytes';
   /** Discord's 17 lines; absent: no line limit. */
   maxLines?: number;
   /** The text format chunks are rendered to. */

@@ -1,12 +1,37 @@
 import { defineModule } from '@talon/module-sdk';
-import { channelEvents, channelHooks } from '@talon/channels';
+import { channelEvents, channelHooks, channelService } from '@talon/channels';
 import { channelsConfigSchema, type ChannelsConfig } from './config.ts';
+import { buildChannels } from './services/channels.ts';
+import { channelRoutes } from './routes/channels.ts';
 
 export default defineModule<ChannelsConfig>({
   configSchema: channelsConfigSchema,
   hooks: [channelHooks],
   events: [channelEvents],
-  register() {
-    return {};
+  register(ctx) {
+    const parts = buildChannels(ctx);
+    ctx.provide(channelService, parts.service);
+    // An adapter module loaded or reloaded after this one: its channel starts when configured.
+    ctx.hooks.kernel.module.loaded.tap('channels', () => void ctx.track(parts.runtime.startAll()));
+    ctx.nodes.onDead((node) =>
+      ctx.track(
+        (async () => {
+          const dedup = parts.runtime
+            .list()
+            .filter((r) => r.adapter.capabilities.platformDedup)
+            .map((r) => r.adapter.name);
+          await parts.journal.release(node, dedup);
+          await parts.recover();
+        })(),
+      ),
+    );
+    return {
+      run: async () => {
+        await parts.runtime.startAll();
+        await parts.recover();
+      },
+      stop: () => parts.runtime.stopAll(),
+      routes: (app) => channelRoutes(app, parts),
+    };
   },
 });

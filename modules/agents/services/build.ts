@@ -68,10 +68,11 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   runner = new Runner(loop, { leases, node: ctx.nodes.id, signal: ctx.signal });
   const sessionStore: SessionStore = {
     messages: (sessionId) => sessions.messages(sessionId),
-    create: async (agentId, label) => {
-      registry.require(agentId);
-      return sessions.create(agentId, label);
+    create: async (agentId, label, t) => {
+      if (!t) registry.require(agentId);
+      return sessions.create(agentId, label, t);
     },
+    appendUser: (t, sessionId, content) => sessions.appendInTx(t, sessionId, content),
     exists: (agentId, sessionId) => sessions.exists(agentId, sessionId),
     newSession: async (agentId) => {
       registry.require(agentId);

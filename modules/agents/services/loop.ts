@@ -139,7 +139,7 @@ class Turn {
     // text blocks before every model call (message rule 4), and `content` stays the user's own words.
     const blocks = attached.length ? [...(request.message ? [{ type: 'text' as const, text: request.message }] : []), ...attached] : undefined;
     if (request.resumes) this.appendOutcome(request.resumes);
-    else deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks });
+    else if (!request.messageInSession) deps.sessions.append(request.sessionId, { role: 'User', content: request.message, blocks });
     // Refusals and bad attachments come before this point, so a stream can still answer them with a plain HTTP error.
     this.emit({ type: 'started', turnId: this.turn.id, agentId: this.agent.id, sessionId: request.sessionId });
     if (request.resumes) this.emit({ type: 'approval_result', outcome: request.resumes });

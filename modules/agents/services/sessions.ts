@@ -303,6 +303,15 @@ export class SessionService {
     return id;
   }
 
+  /**
+   * A user message written in the caller's transaction (a channel's adoption), not behind: the copy in memory is
+   * dropped so the next read, which waits for the transaction, sees it.
+   */
+  async appendInTx(t: Queries, sessionId: string, content: string): Promise<void> {
+    await this.insert(t, { sessionId, role: 'User', content, blocks: null, createdAt: new Date().toISOString(), stopped: false });
+    this.forget(sessionId);
+  }
+
   /** Drops the copy in memory (another process changed the session, or a write failed); '' drops them all. */
   forget(sessionId: string): void {
     if (sessionId === '') {

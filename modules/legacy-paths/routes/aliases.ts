@@ -4,7 +4,6 @@ import { answer, inject, relay, reroute } from '../services/forward.ts';
 
 const tags = ['legacy'];
 const id = { type: 'object', properties: { id: { type: 'string', minLength: 1 } }, required: ['id'] } as const;
-const channel = { type: 'object', properties: { channel: { type: 'string', pattern: '^[a-z0-9_-]{1,64}$' } }, required: ['channel'] } as const;
 const providerBody = {
   type: 'object',
   properties: { provider: { type: 'string', minLength: 1, maxLength: 100 }, model: { type: 'string', minLength: 1, maxLength: 200 } },
@@ -43,17 +42,6 @@ export function aliasRoutes(app: Routes, d: AliasDeps): void {
   app.delete('/api/skills/:id', { schema: { summary: 'Alias of POST /api/skills/uninstall (older listing)', tags, params: id } }, async (request, reply) =>
     relay(request, reply, { method: 'POST', url: '/api/skills/uninstall', body: { name: request.params.id } }),
   );
-  for (const [action, enabled] of [
-    ['enable', true],
-    ['disable', false],
-  ] as const) {
-    app.put(
-      `/api/channels/:channel/${action}`,
-      { schema: { summary: `Alias: sets channels.<channel>.enabled = ${enabled} (older listing)`, tags, params: channel } },
-      async (request, reply) =>
-        relay(request, reply, { method: 'POST', url: '/api/config/set', body: { path: `channels.${request.params.channel}.enabled`, value: enabled } }),
-    );
-  }
   app.get(
     '/api/mcp/tools',
     { schema: { summary: 'Alias: the tools of every MCP server, from GET /api/mcp/servers (older listing)', tags } },

@@ -1,0 +1,207 @@
+/**
+ * From the journal to the agent: policy, slash commands, routing, adoption into the session (in the transaction that
+ * marks the row adopted), the turn (a lane job of the tasks queue, typing shown while it runs), and the reply queued as
+ * chunk rows in the transaction that marks the message answered.
+ */
+import type { Logger } from 'pino';
+import type { Store } from '@talon/module-sdk';
+import type { AgentRecord, AgentRegistry, AgentRunner, SessionStore } from '@talon/agents';
+import type { BindingRouter } from '@talon/bindings';
+import type { CommandRegistry } from '@talon/commands';
+import type { TaskQueue } from '@talon/tasks';
+import type { InboundMessage } from '@talon/channels';
+import type { InboundRow, Journal } from './journal.ts';
+import type { Outbound } from './outbound.ts';
+import type { Pairing } from './pairing.ts';
+import { refusal, type Refusal, type SenderRateLimit } from './policy.ts';
+import { chunksFor } from './render.ts';
+import type { Runtime } from './runtime.ts';
+
+/** Turns of an adopted message tried again after their process died, before the row is failed. */
+const MAX_TURN_ATTEMPTS = 3;
+const TYPING_REFRESH_MS = 4_000;
+
+export interface InboundDeps {
+  store: Store;
+  journal: Journal;
+  runtime: Runtime;
+  outbound: Outbound;
+  pairing: Pairing;
+  rateLimit: SenderRateLimit;
+  registry(): AgentRegistry;
+  runner(): AgentRunner;
+  sessions(): SessionStore;
+  queue(): TaskQueue;
+  bindings(): BindingRouter | undefined;
+  commands(): CommandRegistry | undefined;
+  notAfterMs(): number;
+  onRefused(row: InboundRow, reason: Refusal): void;
+  onPairing(channel: string, senderId: string, senderName?: string): void;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export class Inbound {
+  /** One worker per (channel, chat, thread): a session's messages are adopted and answered in order. */
+  private readonly chains = new Map<string, Promise<void>>();
+  /** Command state per chat (`/think` keeps its switch here). */
+  private readonly commandState = new Map<string, Record<string, unknown>>();
+
+  constructor(private readonly deps: InboundDeps) {}
+
+  /** Works on a journal row of this process in its conversation's order; resolves when it ended. */
+  handle(row: Pick<InboundRow, 'id' | 'channel' | 'chat_id' | 'thread_id'>): Promise<void> {
+    const key = `${row.channel}\u0000${row.chat_id}\u0000${row.thread_id}`;
+    const next = (this.chains.get(key) ?? Promise.resolve()).then(() => this.process(row.id));
+    const settled = next.catch((err: unknown) => this.deps.log.error({ err, id: row.id }, 'channel message failed'));
+    this.chains.set(key, settled);
+    void settled.then(() => {
+      if (this.chains.get(key) === settled) this.chains.delete(key);
+    });
+    return settled;
+  }
+
+  private async process(id: string): Promise<void> {
+    const row = await this.deps.journal.inbound(id);
+    if (!row || this.deps.signal.aborted) return;
+    const message = JSON.parse(row.payload) as InboundMessage;
+    if (row.state === 'adopted') return this.resume(row, message);
+    if (row.state !== 'received') return;
+    const running = this.deps.runtime.get(row.channel);
+    const settings = running?.settings;
+    if (!running || !settings) return this.deps.journal.settle(id, 'failed', 'the channel is not configured');
+
+    const refused =
+      refusal(message, settings.common, message.isGroup ? false : await this.deps.pairing.approved(row.channel, message.senderId)) ??
+      (this.deps.rateLimit.take(row.channel, message.senderId) ? undefined : 'rate_limited');
+    if (refused) {
+      await this.deps.journal.settle(id, 'refused', refused);
+      this.deps.onRefused(row, refused);
+      if (refused === 'pairing') await this.askPairing(row, message);
+      return;
+    }
+
+    const agent = this.route(row.channel, message, settings.common.agent_name);
+    if (!agent) return this.deps.journal.settle(id, 'failed', 'no agent to route the message to');
+
+    const command = this.deps.commands()?.parse(message.text);
+    if (command) return this.command(row, message, agent, command);
+
+    const sessionId = await this.adopt(row, message, agent);
+    if (sessionId) await this.turn(row, message, agent.id, sessionId);
+  }
+
+  /** bindings first, then the channel's agent_name, then the default agent (the oldest). */
+  private route(channel: string, m: InboundMessage, agentName: string | undefined): AgentRecord | undefined {
+    const registry = this.deps.registry();
+    const find = (who: string) => registry.get(who.toLowerCase()) ?? registry.findByName(who);
+    const bound = this.deps.bindings()?.route({ channel, account_id: m.accountId, peer_id: m.senderId, guild_id: m.guildId, roles: m.roles });
+    if (bound && find(bound)) return find(bound);
+    if (agentName) return find(agentName);
+    return registry.list()[0];
+  }
+
+  /** The message becomes the session's user message in the transaction that marks the row adopted. */
+  private async adopt(row: InboundRow, m: InboundMessage, agent: AgentRecord): Promise<string | undefined> {
+    const sessions = this.deps.sessions();
+    const text = withMedia(m);
+    return this.deps.store.tx(async (t) => {
+      const key = { channel: row.channel, chatId: row.chat_id, threadId: row.thread_id, agentId: agent.id };
+      const label = `${row.channel}:${row.chat_id}${row.thread_id ? `:${row.thread_id}` : ''}`.slice(0, 120);
+      const sessionId = await this.deps.journal.sessionFor(t, key, () => sessions.create(agent.id, label, t));
+      if (!(await this.deps.journal.markAdopted(t, row.id, agent.id, sessionId))) return undefined;
+      await sessions.appendUser(t, sessionId, text);
+      return sessionId;
+    });
+  }
+
+  /** An adopted message whose process died before the answer: its turn runs again, never its adoption. */
+  private async resume(row: InboundRow, m: InboundMessage): Promise<void> {
+    if (!row.agent_id || !row.session_id) return this.deps.journal.settle(row.id, 'failed', 'adopted without a session');
+    if (row.attempts >= MAX_TURN_ATTEMPTS) return this.deps.journal.settle(row.id, 'failed', `its turn was started ${row.attempts} times`);
+    await this.deps.store.run('UPDATE channels_inbound SET attempts = attempts + 1 WHERE id = ?', [row.id]);
+    await this.turn(row, m, row.agent_id, row.session_id);
+  }
+
+  private async turn(row: InboundRow, m: InboundMessage, agentId: string, sessionId: string): Promise<void> {
+    const stopTyping = this.typing(row.channel, { chatId: m.chatId, threadId: m.threadId });
+    let response: string;
+    try {
+      const result = await this.deps
+        .queue()
+        .run('channel', () =>
+          this.deps.runner().run({ agentId, sessionId, message: withMedia(m), messageInSession: true, origin: row.channel, signal: this.deps.signal }),
+        );
+      response = result.response;
+    } catch (err) {
+      if (this.deps.signal.aborted) return; // stopping: the row stays adopted and is resumed by the next process
+      return this.deps.journal.settle(row.id, 'failed', (err as Error).message);
+    } finally {
+      stopTyping();
+    }
+    await this.reply(row, m, response);
+  }
+
+  private async command(row: InboundRow, m: InboundMessage, agent: AgentRecord, command: { name: string; args: string }): Promise<void> {
+    const key = `${row.channel}\u0000${row.chat_id}\u0000${row.thread_id}`;
+    let state = this.commandState.get(key);
+    if (!state) this.commandState.set(key, (state = {}));
+    const result = await this.deps
+      .commands()!
+      .run(command.name, { agentId: agent.id, args: command.args, state })
+      .catch((err: unknown) => ({ message: (err as Error).message }));
+    await this.reply(row, m, result.message);
+  }
+
+  private async askPairing(row: InboundRow, m: InboundMessage): Promise<void> {
+    const { code, fresh } = await this.deps.pairing.request(row.channel, m.senderId, m.senderName);
+    if (!fresh) return; // asked once: a sender writing on does not get the code again and again
+    this.deps.onPairing(row.channel, m.senderId, m.senderName);
+    await this.send(
+      row.channel,
+      { chatId: m.chatId, threadId: m.threadId },
+      `This bot answers approved senders only. Pairing code: ${code} — ask its owner to approve it.`,
+    );
+  }
+
+  /** Queues the reply's chunks and marks the message answered in one transaction, then sends them. */
+  private async reply(row: InboundRow, m: InboundMessage, text: string): Promise<void> {
+    const running = this.deps.runtime.get(row.channel);
+    if (!running || !text.trim()) return this.deps.journal.settle(row.id, 'answered', text.trim() ? 'the channel stopped' : 'empty reply');
+    const chunks = chunksFor(text, running.adapter.limits, { chatId: m.chatId, threadId: m.threadId, replyTo: m.platformId });
+    const replyId = await this.deps.store.tx((t) =>
+      this.deps.journal.queueReply(t, { channel: row.channel, chatId: m.chatId, inboundId: row.id, chunks, notAfter: Date.now() + this.deps.notAfterMs() }),
+    );
+    await this.deps.outbound.deliver(replyId, `${row.channel}\u0000${m.chatId}`);
+  }
+
+  /** A message not answering an inbound one (a test, a pairing code, a background reply, an owner notice). */
+  async send(channel: string, target: { chatId: string; threadId?: string }, text: string): Promise<string> {
+    const running = this.deps.runtime.get(channel);
+    if (!running) throw new Error(`channel '${channel}' is not loaded`);
+    const chunks = chunksFor(text, running.adapter.limits, target);
+    const replyId = await this.deps.store.tx((t) =>
+      this.deps.journal.queueReply(t, { channel, chatId: target.chatId, chunks, notAfter: Date.now() + this.deps.notAfterMs() }),
+    );
+    await this.deps.outbound.deliver(replyId, `${channel}\u0000${target.chatId}`);
+    return replyId;
+  }
+
+  /** Shows typing while the turn runs, refreshed; the returned function stops it (called in a finally). */
+  private typing(channel: string, target: { chatId: string; threadId?: string }): () => void {
+    const running = this.deps.runtime.get(channel);
+    const connection = running?.connection;
+    if (!connection?.typing || !running?.adapter.capabilities.typing) return () => undefined;
+    const show = () => void connection.typing!(target).catch(() => undefined);
+    show();
+    const timer = setInterval(show, TYPING_REFRESH_MS);
+    return () => clearInterval(timer);
+  }
+}
+
+/** Media the adapter received, named for the agent (the files themselves are not inlined). */
+function withMedia(m: InboundMessage): string {
+  if (!m.media?.length) return m.text;
+  const notes = m.media.map((f) => `[attachment: ${f.name ?? 'file'} (${f.mediaType})${f.url ? ` ${f.url}` : ''}]`);
+  return [m.text, ...notes].filter(Boolean).join('\n');
+}
