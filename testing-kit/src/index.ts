@@ -32,8 +32,8 @@ export { startIrcServer, ircServerMissing } from './servers/irc.ts';
 export type { IrcServer, IrcServerOptions } from './servers/irc.ts';
 export { startImapServer, imapServerMissing } from './servers/imap.ts';
 export type { ImapServer, ImapServerOptions } from './servers/imap.ts';
-export { startSmtpSink } from './servers/smtp.ts';
-export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from './servers/smtp.ts';
+export { startSmtpSink } from '../../test/fakes/smtp/sink.ts';
+export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from '../../test/fakes/smtp/sink.ts';
 // Fakes of the platforms that have no server of their own, speaking their wire protocols (test/fakes/README.md).
 export { startTelegramFake } from '../../test/fakes/telegram/server.ts';
 export type { TelegramFake, TelegramFakeOptions } from '../../test/fakes/telegram/server.ts';

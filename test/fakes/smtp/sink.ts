@@ -5,7 +5,7 @@
  */
 import type { SMTPServer as SmtpServerClass } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
-import { LOOPBACK } from './process.ts';
+const LOOPBACK = '127.0.0.1';
 
 export interface SmtpSinkOptions {
   /** user name → password; when set, a client must log in before MAIL FROM. */
