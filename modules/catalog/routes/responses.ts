@@ -67,7 +67,11 @@ export const providerResponse = {
     name: str,
     display_name: str,
     auth_status: { type: 'string', enum: ['configured', 'no_key_needed', 'missing'] },
-    key_source: { type: 'string', enum: ['stored', 'environment', 'none'], description: 'where the key sent comes from: a stored key wins over the environment' },
+    key_source: {
+      type: 'string',
+      enum: ['stored', 'environment', 'none'],
+      description: 'where the key sent comes from: a stored key wins over the environment',
+    },
     env_var: { type: 'string', description: 'absent for providers that need no key' },
     base_url: str,
     model_count: int,

@@ -5,16 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ErrorText, fmtInt, navigate, useAction, useApi, useHasModule, type RequestOptions } from '@talon/dashboard-kit';
-import {
-  modelChoices,
-  setDefaultModel,
-  spawnFromTemplate,
-  storeKey,
-  testProvider,
-  type Call,
-  type ProviderChoice,
-  type Template,
-} from './first-run.ts';
+import { modelChoices, setDefaultModel, spawnFromTemplate, storeKey, testProvider, type Call, type ProviderChoice, type Template } from './first-run.ts';
 
 const call: Call = (path, init) => api(path, init as RequestOptions);
 

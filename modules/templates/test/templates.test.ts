@@ -6,7 +6,10 @@ import { startTestKernel, type TestKernel } from '@talon/testing';
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['templates', 'agents', 'error-envelope', 'tools', 'skills'], config: '[default_model]\nprovider = "openai"\nmodel = "m"\n' });
+  k = await startTestKernel({
+    only: ['templates', 'agents', 'error-envelope', 'tools', 'skills'],
+    config: '[default_model]\nprovider = "openai"\nmodel = "m"\n',
+  });
   mkdirSync(path.join(k.home, 'templates', 'mine'), { recursive: true });
   writeFileSync(
     path.join(k.home, 'templates', 'mine', 'agent.toml'),
