@@ -6,6 +6,7 @@
  */
 import { SyncWaterfallHook, defineEvents, defineHooks, payload, serviceRef } from '@talon/module-sdk';
 import type { NetRequest, NetResponse } from '@talon/net';
+import type * as Kit from './kit/index.ts';
 
 // ------------------------------------------------------------------ the adapter
 
@@ -222,6 +223,14 @@ export interface Channels {
 }
 
 export const channelService = serviceRef<Channels>('channels.service');
+
+/**
+ * The adapters' shared kit (modules/channels/kit: reconnect loop, send limiter, retry_after reading, chunker,
+ * formatter, typing): adapter modules take it with `ctx.use(channelKit)`, since a module may not import another
+ * module's files. The type only is imported here; the values come from the running channels module.
+ */
+export type ChannelKit = typeof Kit;
+export const channelKit = serviceRef<ChannelKit>('channels.kit');
 
 // ------------------------------------------------------------------ events
 

@@ -1,8 +1,9 @@
 import { defineModule } from '@talon/module-sdk';
-import { channelEvents, channelHooks, channelService } from '@talon/channels';
+import { channelEvents, channelHooks, channelKit, channelService } from '@talon/channels';
 import { channelsConfigSchema, type ChannelsConfig } from './config.ts';
 import { buildChannels } from './services/channels.ts';
 import { channelRoutes } from './routes/channels.ts';
+import * as kit from './kit/index.ts';
 
 export default defineModule<ChannelsConfig>({
   configSchema: channelsConfigSchema,
@@ -11,6 +12,7 @@ export default defineModule<ChannelsConfig>({
   register(ctx) {
     const parts = buildChannels(ctx);
     ctx.provide(channelService, parts.service);
+    ctx.provide(channelKit, kit);
     // An adapter module loaded or reloaded after this one: its channel starts when configured.
     ctx.hooks.kernel.module.loaded.tap('channels', () => void ctx.track(parts.runtime.startAll()));
     ctx.nodes.onDead((node) =>

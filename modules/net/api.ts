@@ -28,8 +28,8 @@ export interface NetRequest extends NetExemptions {
   url: string;
   method?: string;
   headers?: Record<string, string>;
-  /** Request body, sent as given (set content-type in headers). */
-  body?: string;
+  /** Request body, sent as given (set content-type in headers); bytes for a binary upload (a multipart file). */
+  body?: string | Uint8Array;
   timeoutMs: number;
   /** The body is read up to this many bytes; the rest is dropped and `truncated` set. */
   maxBytes: number;

@@ -18,7 +18,7 @@ export interface PinnedFetchOptions {
   url: string;
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
@@ -128,7 +128,7 @@ function send(
   url: URL,
   method: string,
   headers: Record<string, string>,
-  body: string | undefined,
+  body: string | Uint8Array | undefined,
   address: string,
   family: number,
   signal: AbortSignal,
