@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from '@talon/testing';
-import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
+import { axeViolations, browserTest, openPage, refuseDialogs, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
 
 const NOTES = path.join(import.meta.dirname, 'fixtures', 'mcp-notes.mjs');
 
@@ -145,15 +145,26 @@ test('goals: a template makes a tree; a sub-goal is added and a status changed',
   assert.deepEqual(problems, []);
 });
 
-test('skills: the hub registry is browsed and a skill installed from it', browserTest, async () => {
-  const { page, problems } = await openPage(env!, '/#/skills');
+test('skills: the hub registry is browsed, a skill installed from it, then uninstalled in two steps', browserTest, async () => {
+  const watched = await openPage(env!, '/#/skills');
+  const { page, problems } = watched;
+  refuseDialogs(watched);
   const row = page.getByRole('row', { name: /sql-tuning 1\.2\.0/ });
   await row.getByRole('button', { name: 'Install sql-tuning' }).click();
   await page.getByText('Installed sql-tuning 1.2.0').waitFor();
   await row.getByText('installed').waitFor();
-  const skills = (await (await env!.k.request('/api/skills')).json()) as { skills: { name: string }[] };
-  assert.ok(skills.skills.some((s) => s.name === 'sql-tuning'));
+  const installed = async () =>
+    ((await (await env!.k.request('/api/skills')).json()) as { skills: { name: string }[] }).skills.some((s) => s.name === 'sql-tuning');
+  assert.ok(await installed());
   assert.deepEqual(await axeViolations(page), []);
+  // Uninstalling asks in the row first (no browser dialog): the first click uninstalls nothing.
+  await page.getByRole('button', { name: 'Uninstall sql-tuning', exact: true }).click();
+  const question = page.getByRole('group', { name: 'Uninstall sql-tuning?' });
+  await question.getByRole('button', { name: 'Keep it' }).waitFor();
+  assert.ok(await installed(), 'kept until the second click');
+  await question.getByRole('button', { name: 'Uninstall sql-tuning now' }).click();
+  await page.getByRole('status').filter({ hasText: 'Uninstalled sql-tuning' }).waitFor();
+  assert.equal(await installed(), false);
   assert.deepEqual(problems, []);
 });
 
@@ -187,8 +198,10 @@ test('plugins: a new plugin from the scaffold is listed, then disabled', browser
   assert.deepEqual(problems, []);
 });
 
-test('MCP: a catalogue entry is installed with its credential (never shown back) and connects with its tool', browserTest, async () => {
-  const { page, problems } = await openPage(env!, '/#/mcp');
+test('MCP: a catalogue entry installed with its credential (never shown back) connects with its tool; uninstalled in two steps', browserTest, async () => {
+  const watched = await openPage(env!, '/#/mcp');
+  const { page, problems } = watched;
+  refuseDialogs(watched);
   await page.getByLabel('Filter the catalogue').fill('notes');
   const card = page.locator('.card', { hasText: 'Counts notes' });
   await card.getByRole('button', { name: 'Install…' }).click();
@@ -208,5 +221,12 @@ test('MCP: a catalogue entry is installed with its credential (never shown back)
     assert.doesNotMatch(await (await env!.k.request(p)).text(), /notes-secret-value/, `${p} does not show the credential`);
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'mcp');
+  // Uninstalling asks on the card first (no browser dialog): the first click leaves the server running.
+  await card.getByRole('button', { name: 'Uninstall Notes' }).click();
+  await card.getByRole('group', { name: 'Uninstall Notes?' }).getByRole('button', { name: 'Keep it' }).waitFor();
+  assert.equal(await connected(), true, 'kept until the second click');
+  await card.getByRole('button', { name: 'Uninstall Notes and its credentials' }).click();
+  await card.getByRole('status').filter({ hasText: 'Uninstalled Notes' }).waitFor();
+  await page.getByText('No MCP server is configured.').waitFor();
   assert.deepEqual(problems, []);
 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { generate } from 'otplib';
 import { waitFor } from '@talon/testing';
-import { axeViolations, browserTest, openPage, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
+import { axeViolations, browserTest, openPage, refuseDialogs, screenshot, spawn, startEnv, wholeAgentListReads, type Env } from './helpers.ts';
 
 let env: Env | undefined;
 before(async () => {
@@ -83,10 +83,12 @@ test('a pending approval is approved with a TOTP code; without one it is refused
   );
 });
 
-test('a schedule is created in the form (its agent found by part of its name) and its next run is shown', browserTest, async () => {
+test('a schedule is created in the form (its agent found by part of its name), its next run shown, deleted in two steps', browserTest, async () => {
   await spawn(env!.k, 'name = "reporter"\n');
   await spawn(env!.k, 'name = "importer"\n');
-  const { page, problems, reads } = await openPage(env!, '/#/schedules');
+  const watched = await openPage(env!, '/#/schedules');
+  const { page, problems, reads } = watched;
+  refuseDialogs(watched);
   await page.getByLabel('Name', { exact: true }).fill('morning report');
   // The agent chooser asks the service for agents matching what is typed ("port" is in both names; "repo" in one).
   const picker = page.getByRole('combobox', { name: 'Agent' });
@@ -120,6 +122,17 @@ test('a schedule is created in the form (its agent found by part of its name) an
   await page.getByText(/invalid cron expression 'not a cron'.*\(request [\w-]+\)/).waitFor();
   assert.deepEqual(await axeViolations(page), []);
   await screenshot(page, 'schedules');
+  // Deleting asks in the row first (no browser dialog): the first click deletes nothing.
+  await row.getByRole('button', { name: 'Delete morning report' }).click();
+  const question = row.getByRole('group', { name: 'Delete morning report?' });
+  await question.getByRole('button', { name: 'Keep it' }).click();
+  await question.waitFor({ state: 'detached' });
+  await row.getByRole('button', { name: 'Delete morning report' }).click();
+  const names = async () => ((await (await env!.k.request('/api/schedules')).json()) as { items: { name: string }[] }).items.map((j) => j.name);
+  assert.ok((await names()).includes('morning report'), 'kept until the second click');
+  await question.getByRole('button', { name: 'Delete morning report now' }).click();
+  await page.getByRole('status').filter({ hasText: 'Deleted morning report' }).waitFor();
+  assert.ok(!(await names()).includes('morning report'));
   assert.ok(reads.some((u) => u.pathname === '/api/agents' && u.searchParams.get('q') === 'repo'));
   assert.deepEqual(wholeAgentListReads(reads), [], 'the view never reads the whole agent list');
   assert.deepEqual(

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { waitFor } from '@talon/testing';
-import { axeViolations, browserTest, openPage, spawn, startEnv, type Env } from './helpers.ts';
+import { axeViolations, browserTest, openPage, refuseDialogs, spawn, startEnv, type Env } from './helpers.ts';
 
 const NOTES = path.join(import.meta.dirname, 'fixtures', 'mcp-notes.mjs');
 /** A key in the service's environment (the catalog reads it per request), so one provider's key_source is "environment". */
@@ -199,8 +199,10 @@ test("schedules: columns named for what they hold; the next run in the viewer's 
   assert.deepEqual(problems, []);
 });
 
-test("MCP: a custom server's environment is sent from key/value rows (a secret's value hidden); the servers' state is live", browserTest, async () => {
-  const { page, problems } = await openPage(env!, '/#/mcp');
+test("MCP: a custom server's env from key/value rows (secret values hidden); the servers' state live; one removed in two steps", browserTest, async () => {
+  const watched = await openPage(env!, '/#/mcp');
+  const { page, problems } = watched;
+  refuseDialogs(watched);
   await page.getByText('No MCP server is configured.').waitFor();
   const form = page.locator('form', { has: page.getByRole('heading', { name: 'Add a server' }) });
   await form.getByLabel('Name', { exact: true }).fill('notes-custom');
@@ -237,6 +239,16 @@ test("MCP: a custom server's environment is sent from key/value rows (a secret's
     .waitFor({ timeout: 20_000 });
   await page.getByText('2 servers', { exact: true }).waitFor();
   assert.deepEqual(await axeViolations(page), []);
+  // Removing asks in the row first (no browser dialog): the first click removes nothing.
+  const failing = servers.getByRole('row', { name: /notes-wrong/ });
+  await failing.getByRole('button', { name: 'Remove notes-wrong' }).click();
+  await failing.getByRole('group', { name: 'Remove notes-wrong?' }).waitFor();
+  assert.deepEqual(await axeViolations(page), [], 'the question in the row');
+  const names = async () => ((await (await env!.k.request('/api/mcp/servers')).json()) as { servers: { name: string }[] }).servers.map((s) => s.name);
+  assert.ok((await names()).includes('notes-wrong'), 'kept until the second click');
+  await failing.getByRole('button', { name: 'Remove notes-wrong now' }).click();
+  await page.getByText('1 server', { exact: true }).waitFor();
+  assert.deepEqual(await names(), ['notes-custom']);
   assert.deepEqual(problems, []);
 });
 

@@ -95,6 +95,17 @@ export async function openPage(env: Env, path = '/', context: BrowserContextOpti
   return { page, problems, reads };
 }
 
+/**
+ * A browser dialog (alert, confirm, prompt) counts as a problem: the views ask in the page. Dismissed, so a
+ * `confirm()` answers no and what it guards does not happen.
+ */
+export function refuseDialogs({ page, problems }: Watched): void {
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+}
+
 /** The page's reads of the whole agent list (GET /api/agents with no limit): a view that scales reads a page at a time. */
 export const wholeAgentListReads = (reads: URL[]) =>
   reads.filter((u) => u.pathname === '/api/agents' && !u.searchParams.has('limit')).map((u) => u.pathname + u.search);

@@ -5,7 +5,7 @@
  * server by its command or URL.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorText, Pager, plural, seg, Table, useAction, useApi, useHasModule, usePage } from '@talon/dashboard-kit';
+import { api, ConfirmButton, ErrorText, Pager, plural, seg, Table, useAction, useApi, useHasModule, usePage } from '@talon/dashboard-kit';
 
 interface Server {
   id: string;
@@ -105,13 +105,14 @@ function Servers({ list, error, onChanged }: { list: Server[]; error: unknown; o
                   Reconnect
                 </button>
                 {s.source !== 'config' && (
-                  <button
-                    type="button"
-                    class="small danger"
-                    onClick={() => confirm(`Remove ${s.name}?`) && act(() => api(`/api/mcp/servers/${seg(s.id)}`, { method: 'DELETE' }), `Removed ${s.name}`)}
+                  <ConfirmButton
+                    small
+                    label={`Remove ${s.name}`}
+                    confirm={`Remove ${s.name} now`}
+                    onConfirm={() => act(() => api(`/api/mcp/servers/${seg(s.id)}`, { method: 'DELETE' }), `Removed ${s.name}`)}
                   >
                     Remove
-                  </button>
+                  </ConfirmButton>
                 )}
               </td>
             </tr>
@@ -192,16 +193,16 @@ function ExtensionCard({ e, onChanged }: { e: Extension; onChanged: () => void }
         </span>
       </p>
       {e.installed ? (
-        <button
-          type="button"
-          class="danger"
+        <ConfirmButton
+          label={`Uninstall ${e.display_name}`}
+          confirm={`Uninstall ${e.display_name} and its credentials`}
           disabled={action.busy}
-          onClick={() =>
+          onConfirm={() =>
             void action.run(async () => (await api('/api/extensions/uninstall', { json: { name: e.name } }), onChanged(), `Uninstalled ${e.display_name}`))
           }
         >
           Uninstall
-        </button>
+        </ConfirmButton>
       ) : (
         <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
           Install…

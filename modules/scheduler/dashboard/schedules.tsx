@@ -1,6 +1,19 @@
 /** Schedules and cron jobs (one store): next run, last outcome; create, run now, pause or resume, delete. */
 import { useState } from 'preact/hooks';
-import { type AgentChoice, AgentPicker, api, ErrorText, fmtTime, Pager, seg, Table, useAction, useAgentNames, useServerPage } from '@talon/dashboard-kit';
+import {
+  type AgentChoice,
+  AgentPicker,
+  api,
+  ConfirmButton,
+  ErrorText,
+  fmtTime,
+  Pager,
+  seg,
+  Table,
+  useAction,
+  useAgentNames,
+  useServerPage,
+} from '@talon/dashboard-kit';
 
 interface Job {
   id: string;
@@ -89,15 +102,13 @@ export default function SchedulesView() {
               >
                 {j.enabled ? 'Pause' : 'Resume'}
               </button>
-              <button
-                type="button"
-                class="danger"
-                onClick={() =>
-                  confirm(`Delete ${j.name}?`) && act(async () => (await api(`/api/schedules/${seg(j.id)}`, { method: 'DELETE' }), `Deleted ${j.name}`))
-                }
+              <ConfirmButton
+                label={`Delete ${j.name}`}
+                confirm={`Delete ${j.name} now`}
+                onConfirm={() => act(async () => (await api(`/api/schedules/${seg(j.id)}`, { method: 'DELETE' }), `Deleted ${j.name}`))}
               >
                 Delete
-              </button>
+              </ConfirmButton>
             </td>
           </tr>
         ))}

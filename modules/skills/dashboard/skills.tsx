@@ -3,7 +3,21 @@
  * registry name), and the hub registry to browse, search and install from, with its sync status.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ErrorText, fmtTime, type Loaded, Pager, SearchForm, seg, Table, useAction, useApi, useHasModule, usePage } from '@talon/dashboard-kit';
+import {
+  api,
+  ConfirmButton,
+  ErrorText,
+  fmtTime,
+  type Loaded,
+  Pager,
+  SearchForm,
+  seg,
+  Table,
+  useAction,
+  useApi,
+  useHasModule,
+  usePage,
+} from '@talon/dashboard-kit';
 
 interface Skill {
   name: string;
@@ -79,11 +93,11 @@ function InstalledSkills({ skills }: { skills: Loaded<SkillList> }) {
             </td>
             <td>
               {s.source?.type.toLowerCase() !== 'bundled' && (
-                <button
-                  type="button"
-                  class="small danger"
-                  onClick={() =>
-                    confirm(`Uninstall ${s.name}?`) &&
+                <ConfirmButton
+                  small
+                  label={`Uninstall ${s.name}`}
+                  confirm={`Uninstall ${s.name} now`}
+                  onConfirm={() =>
                     void action.run(async () => {
                       await api('/api/skills/uninstall', { json: { name: s.name } });
                       await skills.reload();
@@ -92,7 +106,7 @@ function InstalledSkills({ skills }: { skills: Loaded<SkillList> }) {
                   }
                 >
                   Uninstall
-                </button>
+                </ConfirmButton>
               )}
             </td>
           </tr>
