@@ -66,7 +66,7 @@ function ProviderRow({ choice }: { choice: ProviderChoice }) {
   return (
     <tr>
       <td>{p.display_name}</td>
-      <td>{keyWords(choice)}</td>
+      <td class="breakable">{keyWords(choice)}</td>
       <td class="inline">
         <button
           type="button"
