@@ -40,7 +40,7 @@ test('the logs view opens on the backlog: a failed request with its status and e
   );
   assert.ok(texts!.some((t) => t.includes('request completed')));
   assert.deepEqual(await axeViolations(page), []);
-  await screenshot(page, 'logs');
+  await screenshot(page, 'logs-request');
   await page.getByRole('button', { name: 'Stop following' }).click();
 
   // Filters: a module, then a text; pausing holds the lines.
