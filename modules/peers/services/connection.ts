@@ -75,8 +75,10 @@ export class Connection {
     private readonly socket: Socket,
     readonly role: Role,
     private readonly deps: ConnectionDeps,
+    /** The address dialled, for an initiator: its socket has no remote address until it connects. */
+    dialled?: string,
   ) {
-    this.address = `${socket.remoteAddress}:${socket.remotePort}`;
+    this.address = dialled ?? `${socket.remoteAddress}:${socket.remotePort}`;
     this.mine = makeHello(deps.identity);
     this.handshakeTimer = setTimeout(() => this.refuse('handshake timed out'), HANDSHAKE_MS);
     socket.setNoDelay(true);

@@ -176,7 +176,7 @@ export class Network implements PeerNetwork {
     const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address)!;
     const socket = net.connect(Number(m[2]), m[1]);
     this.dialers.set(address, undefined);
-    this.dialed.set(address, this.track(new Connection(socket, 'initiator', this.connectionDeps())));
+    this.dialed.set(address, this.track(new Connection(socket, 'initiator', this.connectionDeps(), address)));
     socket.on('close', () => {
       // Stopping, or the address was taken out of connect: no redial.
       if (this.stopping || !this.dialers.has(address)) return;

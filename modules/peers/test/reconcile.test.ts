@@ -26,7 +26,8 @@ after(async () => {
 });
 
 const set = (value: string[]) => b.request('/api/config/set', { method: 'POST', json: { path: 'peers.connect', value } });
-const peersOf = async (k: TestKernel) => (await json<{ peers: Array<{ node_id: string; state: string }> }>(await k.request('/api/peers'))).peers;
+const peersOf = async (k: TestKernel) =>
+  (await json<{ peers: Array<{ node_id: string; state: string; address: string }> }>(await k.request('/api/peers'))).peers;
 
 test('a peer added to connect is dialled; removed, its link closes and it is forgotten', async () => {
   assert.deepEqual((await json<Status>(await b.request('/api/network/status'))).connect, []);
@@ -34,6 +35,7 @@ test('a peer added to connect is dialled; removed, its link closes and it is for
   await waitFor(async () => (await peersOf(b)).find((p) => p.node_id === 'node-a' && p.state === 'connected'), 5000, 'a connected at b');
   const status = await json<Status>(await b.request('/api/network/status'));
   assert.deepEqual(status.connect, [{ address: aAddress, state: 'connected', node_id: 'node-a' }]);
+  assert.equal((await peersOf(b))[0].address, aAddress, 'a dialled peer is listed at the address dialled');
 
   assert.equal((await set([])).status, 200);
   assert.deepEqual(await peersOf(b), []);
