@@ -11,6 +11,9 @@ export default defineModule<ChannelsConfig>({
   events: [channelEvents],
   register(ctx) {
     const parts = buildChannels(ctx);
+    // Work taken over from a dead process waits for this copy's adapters: its replies need their connections.
+    let started!: () => void;
+    const adaptersStarted = new Promise<void>((resolve) => (started = resolve));
     ctx.provide(channelService, parts.service);
     ctx.provide(channelKit, kit);
     // An adapter module loaded or reloaded after this one: its channel starts when configured.
@@ -23,6 +26,7 @@ export default defineModule<ChannelsConfig>({
             .filter((r) => r.adapter.capabilities.platformDedup)
             .map((r) => r.adapter.name);
           await parts.journal.release(node, dedup);
+          await adaptersStarted;
           await parts.recover();
         })(),
       ),
@@ -30,6 +34,7 @@ export default defineModule<ChannelsConfig>({
     return {
       run: async () => {
         await parts.runtime.startAll();
+        started();
         await parts.recover();
       },
       stop: () => parts.runtime.stopAll(),

@@ -132,6 +132,8 @@ export class Inbound {
         .run('channel', () =>
           this.deps.runner().run({ agentId, sessionId, message: withMedia(m), messageInSession: true, origin: row.channel, signal: this.deps.signal }),
         );
+      // Stopping cut the turn short: the row stays adopted and the next process runs the turn again.
+      if (this.deps.signal.aborted) return;
       response = result.response;
     } catch (err) {
       if (this.deps.signal.aborted) return; // stopping: the row stays adopted and is resumed by the next process

@@ -4,12 +4,13 @@ import type { InboundMessage, OutboundChunk } from '@talon/channels';
 
 export const fixtures = path.join(import.meta.dirname, 'fixtures');
 
-export async function startChannels(options: { script?: ScriptedReply[]; config?: string; home?: string } = {}): Promise<AgentTestKernel> {
+export async function startChannels(options: { script?: ScriptedReply[]; config?: string; home?: string; keepHome?: boolean } = {}): Promise<AgentTestKernel> {
   return startAgentTestKernel({
     only: ['agents', 'auth', 'error-envelope', 'secrets', 'net', 'tasks', 'commands', 'bindings', 'channels', 'channel-fake'],
     config: `module_paths = ["${fixtures}"]\n${options.config ?? ''}`,
     script: options.script,
     ...(options.home ? { home: options.home } : {}),
+    keepHome: options.keepHome,
   });
 }
 
