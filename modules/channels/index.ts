@@ -3,6 +3,7 @@ import { channelEvents, channelHooks, channelKit, channelService } from '@talon/
 import { channelsConfigSchema, type ChannelsConfig } from './config.ts';
 import { buildChannels } from './services/channels.ts';
 import { channelRoutes } from './routes/channels.ts';
+import { journalRoutes } from './routes/journal.ts';
 import * as kit from './kit/index.ts';
 
 export default defineModule<ChannelsConfig>({
@@ -38,7 +39,10 @@ export default defineModule<ChannelsConfig>({
         await parts.recover();
       },
       stop: () => parts.runtime.stopAll(),
-      routes: (app) => channelRoutes(app, parts),
+      routes(app) {
+        channelRoutes(app, parts);
+        journalRoutes(app, parts, () => ctx.config.not_after_minutes * 60_000);
+      },
     };
   },
 });

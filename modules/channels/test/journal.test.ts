@@ -120,3 +120,27 @@ test('group messages need a mention under group_policy = mention', async () => {
   const g1 = await k.kernel.store.one<{ state: string; reason: string }>("SELECT state, reason FROM channels_inbound WHERE platform_id = 'g1'");
   assert.deepEqual({ ...g1 }, { state: 'refused', reason: 'not_mentioned' });
 });
+
+test('operator routes list an unknown chunk, replay it (sent once) and prune what is left', async () => {
+  const k = await ready();
+  const payload = JSON.stringify({ chatId: 'op', text: 'lost?', plain: 'lost?', nonce: 'n-op' });
+  for (const id of ['op-1', 'op-2'])
+    await k.kernel.store.run(
+      "INSERT INTO channels_outbound (id, channel, chat_id, reply_id, seq, payload, state, error, created_at, not_after, updated_at) VALUES (?, 'fake', 'op', ?, 0, ?, 'unknown', 'crashed', 1, 1, 1)",
+      [id, `r-${id}`, payload],
+    );
+  const list = (await (await k.request('/api/channels/journal/problems?channel=fake')).json()) as {
+    items: Array<{ id: string; state: string; text: string }>;
+    total: number;
+  };
+  assert.equal(list.total, 2);
+  assert.equal(list.items[0].text, 'lost?');
+  const replay = await k.request('/api/channels/journal/op-1/replay', { method: 'POST' });
+  assert.equal(replay.status, 200);
+  assert.equal(((await replay.json()) as { state: string }).state, 'sent');
+  assert.equal((await sent(k)).filter((s) => s.chatId === 'op').length, 1);
+  assert.equal((await k.request('/api/channels/journal/op-1/replay', { method: 'POST' })).status, 404, 'a sent chunk is not replayed');
+  const pruned = await k.request('/api/channels/journal/prune?channel=fake', { method: 'POST' });
+  assert.deepEqual(await pruned.json(), { status: 'pruned', deleted: 1 });
+  assert.equal((await k.request('/api/channels/journal/op-2', { method: 'DELETE' })).status, 404);
+});
