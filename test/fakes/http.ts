@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Busboy } from '@fastify/busboy';
 
 /** One call a client made to a fake, in order: the method or route, and its parameters (files as FakeFile). */
 export interface RecordedCall {
@@ -59,15 +60,30 @@ export async function readParams(req: http.IncomingMessage, url: URL): Promise<R
   const type = String(req.headers['content-type'] ?? '');
   if (type.startsWith('application/json')) return { ...params, ...(JSON.parse(body.toString('utf8')) as Record<string, unknown>) };
   if (type.startsWith('application/x-www-form-urlencoded')) return { ...params, ...Object.fromEntries(new URLSearchParams(body.toString('utf8'))) };
-  if (type.startsWith('multipart/form-data')) {
-    // The WHATWG Request parses multipart exactly as a browser's form would be read: no hand-written parser.
-    const form = await new Request('http://fake/', { method: 'POST', headers: { 'content-type': type }, body }).formData();
-    for (const [key, value] of form) {
-      params[key] = typeof value === 'string' ? value : { name: value.name, type: value.type, content: Buffer.from(await value.arrayBuffer()) };
-    }
-    return params;
-  }
+  if (type.startsWith('multipart/form-data')) return { ...params, ...(await readMultipart(type, body)) };
   return params;
+}
+
+/**
+ * Multipart parts as the platforms read them, with busboy (fastify's parser): lenient the way their servers are, so
+ * grammY's compact part headers (`content-disposition:form-data;name="x"`, an unquoted filename), which undici's
+ * Request.formData() refuses, are read as Telegram reads them.
+ */
+function readMultipart(type: string, body: Buffer): Promise<Record<string, unknown>> {
+  const params: Record<string, unknown> = {};
+  const files: Array<Promise<void>> = [];
+  return new Promise((resolve, reject) => {
+    const parser = Busboy({ headers: { 'content-type': type } });
+    parser.on('field', (name, value) => (params[name] = value));
+    parser.on('file', (name, stream, filename, _encoding, mimeType) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      files.push(new Promise((done) => stream.on('end', () => done(void (params[name] = { name: filename, type: mimeType, content: Buffer.concat(chunks) })))));
+    });
+    parser.on('finish', () => void Promise.all(files).then(() => resolve(params), reject));
+    parser.on('error', reject);
+    parser.end(body);
+  });
 }
 
 export function nowSeconds(): number {

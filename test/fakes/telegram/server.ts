@@ -206,7 +206,7 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!m) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const [, given, method] = m as unknown as [string, string, string];
-    const params = await readParams(req, url);
+    const params = attachments(await readParams(req, url));
     calls.push({ method, params, at: Date.now() });
     if (given !== token) return fail(res, { error_code: 401, description: 'Unauthorized' });
     const handler = methods[method];
@@ -257,6 +257,16 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
       await http_.close();
     },
   };
+}
+
+/** A parameter `attach://<name>` names the multipart part holding the file (grammY sends every upload that way). */
+function attachments(params: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...params };
+  for (const [key, value] of Object.entries(params)) {
+    const part = typeof value === 'string' && value.startsWith('attach://') ? params[value.slice('attach://'.length)] : undefined;
+    if (part !== undefined) out[key] = part;
+  }
+  return out;
 }
 
 function isFile(v: unknown): v is FakeFile {

@@ -134,3 +134,28 @@ test('files: sendDocument multipart, getFile and the download; an inbound docume
     await tg.stop();
   }
 });
+
+test("uploads in grammY's multipart dialect: compact part headers, the file named by attach://", async () => {
+  const tg = await startTelegramFake();
+  try {
+    const b = 'grammyboundary';
+    const body = Buffer.concat([
+      Buffer.from(`--${b}\r\ncontent-disposition:form-data;name="chat_id"\r\n\r\n7\r\n--${b}\r\n`),
+      Buffer.from(`content-disposition:form-data;name="document"\r\n\r\nattach://abc\r\n--${b}\r\n`),
+      Buffer.from(`content-disposition:form-data;name="abc";filename=r.bin\r\ncontent-type:application/octet-stream\r\n\r\n`),
+      Buffer.from([0, 255, 128]),
+      Buffer.from(`\r\n--${b}--\r\n`),
+    ]);
+    const res = await fetch(`${tg.apiRoot}/bot${tg.token}/sendDocument`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${b}` },
+      body,
+    });
+    assert.equal(res.status, 200);
+    const doc = (tg.callsOf('sendDocument')[0]!.params.document ?? {}) as { name: string; content: Buffer };
+    assert.equal(doc.name, 'r.bin');
+    assert.deepEqual([...doc.content], [0, 255, 128]);
+  } finally {
+    await tg.stop();
+  }
+});

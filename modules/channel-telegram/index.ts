@@ -1,0 +1,11 @@
+import { defineModule } from '@talon/module-sdk';
+import { channelHooks, channelKit } from '@talon/channels';
+import { telegramAdapter } from './services/adapter.ts';
+
+export default defineModule({
+  register(ctx) {
+    // The kit is read when a channel starts, so a reload of the channels module hands over its new copy.
+    const adapter = telegramAdapter(() => ctx.use(channelKit));
+    ctx.hooks.tap(channelHooks).adapters.tap('channel-telegram', (list) => [...list, adapter]);
+  },
+});
