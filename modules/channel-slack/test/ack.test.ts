@@ -32,7 +32,12 @@ before(async () => {
     },
     report: (state, error) => states.push(error ? `${state}: ${error}` : state),
     async fetch(request) {
-      const res = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body as BodyInit | undefined, signal: request.signal });
+      const res = await fetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body as BodyInit | undefined,
+        signal: request.signal,
+      });
       return {
         status: res.status,
         statusText: res.statusText,
