@@ -11,7 +11,8 @@ export function fieldProblem(adapter: ChannelAdapter, values: Record<string, unk
     if (!(key in adapter.fields.properties)) return `unknown field '${key}' for channel '${adapter.name}'`;
   }
   let validate = compiled.get(adapter);
-  if (!validate) compiled.set(adapter, (validate = ajv.compile({ ...adapter.fields, additionalProperties: true })));
+  // Required fields are checked by the caller on the merged configuration: a partial configure names only some.
+  if (!validate) compiled.set(adapter, (validate = ajv.compile({ ...adapter.fields, required: [], additionalProperties: true })));
   if (validate(values)) return undefined;
   const error = validate.errors?.[0];
   if (!error) return 'invalid fields';
