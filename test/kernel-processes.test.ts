@@ -158,3 +158,41 @@ test('a process still starting is not found dead for a slow boot; once it listen
     close();
   }
 });
+
+test('a node judges others silent only after watching steadily for a lease: not when it has just started or stalled', async () => {
+  const { store, close } = openTestStore();
+  const noop = () => undefined;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const quiet = new NodeRegistry(store, 50, noop, noop);
+  const fresh = new NodeRegistry(store, 50, noop, noop);
+  const other = new NodeRegistry(store, 50, noop, noop);
+  try {
+    await quiet.start('127.0.0.1:1');
+    await quiet.listening('127.0.0.1:1');
+    // Its beats stop (a second kernel starting in the same process holds the event loop, as in the tests).
+    quiet.silence();
+    await sleep(400);
+    await fresh.start('127.0.0.1:2');
+    await fresh.listening('127.0.0.1:2');
+    assert.ok((await fresh.live()).includes(quiet.id), 'a node that has just started trusts the rows');
+    await fresh.beat();
+    assert.ok((await fresh.live()).includes(quiet.id), 'and marks nobody dead before it has watched for a lease');
+    await sleep(300);
+    await fresh.beat();
+    assert.ok(!(await fresh.live()).includes(quiet.id), 'once steady, three missed beats are a death');
+
+    await other.start('127.0.0.1:3');
+    await other.listening('127.0.0.1:3');
+    await sleep(300);
+    // Both stall together (a busy machine): the watcher's own late beat says it cannot tell.
+    fresh.silence();
+    other.silence();
+    await sleep(300);
+    await fresh.beat();
+    assert.ok((await fresh.live()).includes(other.id), 'a node whose own beat came late does not judge others');
+  } finally {
+    await fresh.stop();
+    await other.stop();
+    close();
+  }
+});

@@ -32,6 +32,9 @@ export class NodeRegistry {
   private gone: string[] = [];
   private readonly handlers = new Set<DeadHandler>();
   private booting = true;
+  /** When this node's own beats were last found on time again (see steady). */
+  private steadySince?: number;
+  private lastBeat?: number;
 
   constructor(
     private readonly store: Store,
@@ -88,10 +91,16 @@ export class NodeRegistry {
     ]);
   }
 
+  /**
+   * The nodes alive now. A node that has not watched steadily for a lease (it is starting, or it stalled) trusts the
+   * rows' state: a silent node is then marked dead by a steady one, and the dead handlers take its work over.
+   */
   async live(): Promise<string[]> {
+    const now = Date.now();
+    const since = this.isSteady(now) ? now - this.leaseMs : Number.MIN_SAFE_INTEGER;
     const rows = await this.store.many<{ id: string }>(
       "SELECT id FROM kernel_nodes WHERE state = 'live' AND heartbeat_at >= ?",
-      [Date.now() - this.leaseMs],
+      [since],
     );
     return rows.map((r) => r.id);
   }
@@ -126,9 +135,10 @@ export class NodeRegistry {
       this.onFenced();
       return;
     }
-    await this.store.run("UPDATE kernel_nodes SET state = 'dead' WHERE state = 'live' AND heartbeat_at < ?", [
-      now - this.leaseMs,
-    ]);
+    if (this.steady(now))
+      await this.store.run("UPDATE kernel_nodes SET state = 'dead' WHERE state = 'live' AND heartbeat_at < ?", [
+        now - this.leaseMs,
+      ]);
     await this.store.run('DELETE FROM kernel_nodes WHERE state <> ? AND heartbeat_at < ?', [
       'live',
       now - FORGET_AFTER_MS,
@@ -137,6 +147,22 @@ export class NodeRegistry {
     this.liveIds = rows.filter((r) => r.state === 'live').map((r) => r.id);
     this.gone = rows.filter((r) => r.state !== 'live').map((r) => r.id);
     for (const handler of this.handlers) this.notify(handler);
+  }
+
+  /**
+   * Whether this node may judge others silent: its own beats have come on time for a whole lease. A node that has just
+   * started, or whose own beat came late (its event loop or the machine stalled), has not watched long enough to tell
+   * a dead node from one stalled by the same cause (a busy machine, a second kernel in the same process).
+   */
+  private steady(now: number): boolean {
+    if (this.lastBeat === undefined || now - this.lastBeat > 2 * this.beatMs) this.steadySince = now;
+    this.lastBeat = now;
+    return this.isSteady(now);
+  }
+
+  private isSteady(now: number): boolean {
+    const onTime = this.lastBeat !== undefined && now - this.lastBeat <= 2 * this.beatMs;
+    return onTime && this.steadySince !== undefined && now - this.steadySince >= this.leaseMs;
   }
 
   private notify(handler: DeadHandler): void {
