@@ -49,7 +49,9 @@ export type TestStreamEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'tool_use_start'; id: string; name: string }
   | { type: 'tool_use_end'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'done'; result: TestResult };
+  | { type: 'done'; result: TestResult }
+  /** The caller aborted after content went out: what streamed so far. */
+  | { type: 'stopped'; result: TestResult };
 
 /** The calls of the llm service (`llm.service`) the tests make. */
 export interface TestLlm {
