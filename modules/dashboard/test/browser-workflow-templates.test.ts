@@ -167,7 +167,7 @@ test('the MCP catalogue says where each entry comes from, and updates from the r
   await page.getByLabel('Filter the catalogue').fill('fetch');
   await card('Fetch').getByText('shipped').waitFor();
   await page.getByRole('button', { name: 'Update from the registry' }).click();
-  await page.getByText(/Updated: 1 entries from the hub registry/).waitFor();
+  await page.getByText(/Updated: 1 entry from the hub registry/).waitFor();
   await page.getByLabel('Filter the catalogue').fill('cloud');
   await card('Cloud Files').getByText('(storage · hub registry)').waitFor();
   assert.deepEqual(await axeViolations(page), []);
