@@ -41,3 +41,5 @@ export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/di
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
+export { channelConformance } from './channel-conformance.ts';
+export type { ChannelConformanceOptions, ChannelHarness } from './channel-conformance.ts';

@@ -1,0 +1,192 @@
+/**
+ * The behaviour every channel adapter owes the channels module, as node:test cases run through a real kernel (the
+ * channels module, the adapter module, an agent on the scripted FakeProvider) against the adapter's fake or server.
+ * An adapter's test file calls channelConformance once with a small harness that drives the platform side; cases the
+ * adapter's declared capabilities rule out (threads, typing) or the harness cannot stage are skipped, saying why.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startAgentTestKernel, type AgentTestKernel } from './agent-kernel.ts';
+import { waitFor } from './wait.ts';
+
+/** The platform side of one adapter, for the suite. Every chat id passed in is fresh per case. */
+export interface ChannelHarness {
+  /** The configure fields (token, api_url, ...) that point the adapter at the running platform side. */
+  configure: Record<string, unknown>;
+  /** Configure fields with credentials the platform refuses. */
+  badCredentials: Record<string, unknown>;
+  /** A direct message from a user; `n` makes the chat distinct per case. */
+  dm(n: number, text: string): void | Promise<void>;
+  /** A group message, mentioning the bot or not; with `thread`, a reply inside that thread. */
+  group(n: number, text: string, options: { mentioned: boolean; thread?: string }): void | Promise<void>;
+  /** The texts the platform received for the DM `n` (or group `n`, or that group's thread), oldest first. */
+  received(target: { dm: number } | { group: number; thread?: string }): string[] | Promise<string[]>;
+  /** How many typing indicators the platform received for DM `n` (adapters with `typing`). */
+  typings?(dm: number): number | Promise<number>;
+  /** The platform answers the next send with 429 and a retry-after of `seconds`. */
+  rateLimitOnce?(seconds: number): void | Promise<void>;
+  /** The platform drops the adapter's connection (it must reconnect on its own). */
+  dropConnection?(): void | Promise<void>;
+  /** A thread id for `group` (when the adapter has threads). */
+  thread?(n: number): string;
+  stop(): Promise<void>;
+}
+
+export interface ChannelConformanceOptions {
+  /** Title of the suite, e.g. 'channel-telegram'. */
+  name: string;
+  /** The channel's name (the URL segment of /api/channels/{name}). */
+  channel: string;
+  /** The modules to boot: at least the channels module's dependencies, channels and the adapter module. */
+  only: string[];
+  /** The adapter's limits: the chunking case checks every chunk against them. */
+  limits: { maxLength: number; unit: 'utf16' | 'chars' | 'bytes' };
+  /** Starts the platform side. */
+  harness: () => Promise<ChannelHarness>;
+  /** Seconds the typing case waits past the reply (the channels module refreshes typing every 4 s). */
+  typingQuietSeconds?: number;
+}
+
+interface ChannelState {
+  state: string;
+  last_error: string | null;
+  capabilities: { threads: boolean; typing: boolean; media: boolean };
+}
+
+const measure = (text: string, unit: ChannelConformanceOptions['limits']['unit']) =>
+  unit === 'bytes' ? Buffer.byteLength(text) : unit === 'chars' ? [...text].length : text.length;
+/** The words of a text, formatting and the whitespace dropped at chunk cuts aside. */
+const words = (texts: string[]) => texts.join(' ').split(/\s+/).filter(Boolean);
+
+/** Registers the conformance suite for one adapter. */
+export function channelConformance(options: ChannelConformanceOptions): void {
+  const { channel } = options;
+  describe(`${options.name}: channel conformance`, () => {
+    let k: AgentTestKernel;
+    let h: ChannelHarness;
+    let caps: ChannelState['capabilities'];
+    let n = 0;
+    const fresh = () => ++n;
+    const state = async () => (await (await k.request(`/api/channels/${channel}`)).json()) as ChannelState;
+    const configure = async (body: Record<string, unknown>) => {
+      const res = await k.request(`/api/channels/${channel}/configure`, { method: 'POST', json: body });
+      assert.equal(res.status, 200, `configure answered ${res.status}: ${await res.text()}`);
+    };
+    const replies = (target: Parameters<ChannelHarness['received']>[0], count: number, ms = 15_000) =>
+      waitFor(async () => ((await h.received(target)).length >= count ? h.received(target) : undefined), ms, `${count} repl(ies) to ${JSON.stringify(target)}`);
+    const problems = async () => (await (await k.request(`/api/channels/journal/problems?channel=${channel}`)).json()) as { total?: number; items?: unknown[] };
+
+    before(async () => {
+      h = await options.harness();
+      k = await startAgentTestKernel({ only: options.only });
+      await k.spawnAgent('helper');
+      await configure({ ...h.configure, dm_policy: 'open', group_policy: 'mention' });
+      await waitFor(async () => (await state()).state === 'connected', 15_000, `${channel} connected`);
+      caps = (await state()).capabilities;
+    });
+    after(async () => {
+      await k?.stop();
+      await h?.stop();
+    });
+
+    it('a direct message is answered through a turn on the agent', async () => {
+      const dm = fresh();
+      k.fake.enqueue({ text: 'conformance reply' });
+      await h.dm(dm, 'hello from conformance');
+      assert.deepEqual(await replies({ dm }, 1), ['conformance reply']);
+      assert.match(JSON.stringify(k.fake.requests.at(-1)!.body.messages), /hello from conformance/);
+    });
+
+    it('in a group, a message not mentioning the bot is ignored and a mention is answered', async () => {
+      const group = fresh();
+      const asked = k.fake.requests.length;
+      await h.group(group, 'just chatting among ourselves', { mentioned: false });
+      k.fake.enqueue({ text: 'you called' });
+      await h.group(group, 'a question for the bot', { mentioned: true });
+      assert.deepEqual(await replies({ group }, 1), ['you called']);
+      await sleep(300);
+      assert.equal(k.fake.requests.length, asked + 1, 'one turn: the unmentioned message made none');
+      assert.deepEqual(await h.received({ group }), ['you called']);
+    });
+
+    it('a reply inside a thread is answered in that thread', async (t) => {
+      if (!caps.threads || !h.thread) return t.skip(caps.threads ? 'the harness stages no threads' : 'the adapter declares no threads');
+      const group = fresh();
+      const thread = h.thread(group);
+      k.fake.enqueue({ text: 'in the thread' });
+      await h.group(group, 'a threaded question', { mentioned: true, thread });
+      assert.deepEqual(await replies({ group, thread }, 1), ['in the thread']);
+    });
+
+    it("a long reply is chunked within the adapter's limit, all of it delivered in order", async () => {
+      const dm = fresh();
+      const { maxLength, unit } = options.limits;
+      const wordsOut = Array.from({ length: Math.ceil((maxLength * 2.5) / 9) }, (_, i) => `w${String(i).padStart(6, '0')}`);
+      k.fake.enqueue({ text: wordsOut.join(' ') });
+      await h.dm(dm, 'write something long');
+      const got = await waitFor(
+        async () => {
+          const texts = await h.received({ dm });
+          return words(texts).length >= wordsOut.length ? texts : undefined;
+        },
+        30_000,
+        'every chunk',
+      );
+      assert.ok(got.length >= 2, `more than one chunk (${got.length})`);
+      for (const c of got) assert.ok(measure(c, unit) <= maxLength, `a chunk of ${measure(c, unit)} ${unit} over ${maxLength}`);
+      assert.deepEqual(words(got), wordsOut);
+    });
+
+    it('the typing indicator stops when the turn ends', async (t) => {
+      if (!caps.typing || !h.typings) return t.skip(caps.typing ? 'the harness cannot see typing' : 'the adapter declares no typing');
+      const dm = fresh();
+      k.fake.enqueue({ text: 'thought about it', delayMs: 300 });
+      await h.dm(dm, 'think first');
+      await replies({ dm }, 1);
+      const shown = await h.typings(dm);
+      assert.ok(shown >= 1, 'typing shown while the turn ran');
+      await sleep((options.typingQuietSeconds ?? 4.5) * 1000);
+      assert.equal(await h.typings(dm), shown, 'no typing after the turn');
+    });
+
+    it('a 429 is waited out: the reply still arrives once and no failure is counted', async (t) => {
+      if (!h.rateLimitOnce) return t.skip('the harness cannot make the platform answer 429');
+      const dm = fresh();
+      const before = await problems();
+      await h.rateLimitOnce(1);
+      k.fake.enqueue({ text: 'after the wait' });
+      await h.dm(dm, 'in a hurry');
+      assert.deepEqual(await replies({ dm }, 1, 20_000), ['after the wait']);
+      await sleep(300);
+      assert.deepEqual(await h.received({ dm }), ['after the wait']);
+      assert.deepEqual(await problems(), before, 'no failed or unknown chunk');
+    });
+
+    it('a dropped connection loses nothing and duplicates nothing', async (t) => {
+      if (!h.dropConnection) return t.skip('the harness cannot drop the connection');
+      const dm = fresh();
+      await h.dropConnection();
+      k.fake.enqueue({ text: 'r1' }, { text: 'r2' }, { text: 'r3' });
+      for (const text of ['one', 'two', 'three']) await h.dm(dm, text);
+      assert.deepEqual(await replies({ dm }, 3, 30_000), ['r1', 'r2', 'r3']);
+      await sleep(500);
+      assert.deepEqual(await h.received({ dm }), ['r1', 'r2', 'r3'], 'nothing twice');
+    });
+
+    // Last: it leaves the channel stopped.
+    it('bad credentials leave the channel not connected with last_error', async () => {
+      await configure(h.badCredentials);
+      const s = await waitFor(
+        async () => {
+          const c = await state();
+          return c.state !== 'connected' && c.state !== 'connecting' && c.last_error ? c : undefined;
+        },
+        15_000,
+        'refused',
+      );
+      for (const secret of Object.values(h.badCredentials))
+        if (typeof secret === 'string' && secret.length > 6) assert.ok(!s.last_error!.includes(secret), 'the secret is not shown');
+    });
+  });
+}
