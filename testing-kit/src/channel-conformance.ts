@@ -42,8 +42,8 @@ export interface ChannelConformanceOptions {
   only: string[];
   /** The adapter's limits: the chunking case checks every chunk against them. */
   limits: { maxLength: number; unit: 'utf16' | 'chars' | 'bytes' };
-  /** Starts the platform side. */
-  harness: () => Promise<ChannelHarness>;
+  /** Starts the platform side; `kernel` is the running kernel once the cases run (for platforms that POST into it). */
+  harness: (kernel: () => AgentTestKernel) => Promise<ChannelHarness>;
   /** Seconds the typing case waits past the reply (the channels module refreshes typing every 4 s). */
   typingQuietSeconds?: number;
 }
@@ -78,7 +78,7 @@ export function channelConformance(options: ChannelConformanceOptions): void {
     const problems = async () => (await (await k.request(`/api/channels/journal/problems?channel=${channel}`)).json()) as { total?: number; items?: unknown[] };
 
     before(async () => {
-      h = await options.harness();
+      h = await options.harness(() => k);
       k = await startAgentTestKernel({ only: options.only });
       await k.spawnAgent('helper');
       await configure({ ...h.configure, dm_policy: 'open', group_policy: 'mention' });
