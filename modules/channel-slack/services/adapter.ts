@@ -55,7 +55,7 @@ export function slackAdapter(kit: ChannelKit): ChannelAdapter {
           try {
             const answer = await web.chat.postMessage({
               channel: chunk.chatId,
-              text: mrkdwn(kit, chunk),
+              text: chunk.text, // rendered to mrkdwn by the channels module (limits.format)
               ...(chunk.threadId ? { thread_ts: chunk.threadId } : {}),
               unfurl_links: false,
               unfurl_media: false,
@@ -75,12 +75,4 @@ export function slackAdapter(kit: ChannelKit): ChannelAdapter {
       };
     },
   };
-}
-
-/**
- * The chunk as mrkdwn. The channels module's render step hands chunks over as the model's Markdown for now (`text`
- * equal to `plain`); once it renders them itself (`text` differs), they are sent as given, never converted twice.
- */
-function mrkdwn(kit: ChannelKit, chunk: OutboundChunk): string {
-  return chunk.text === chunk.plain ? kit.formatReply(chunk.text, 'slack_mrkdwn') : chunk.text;
 }

@@ -20,9 +20,10 @@ test('a direct message comes back answered, as a reply to it, and its update is 
   env.k.fake.enqueue({ text: 'Hello **Ann**' });
   const update = dm(501, 'hi there');
   await until(() => texts(501).length === 1, 'the reply');
-  assert.deepEqual(texts(501), ['Hello **Ann**']);
+  assert.deepEqual(texts(501), ['Hello Ann']);
   const call = env.tg.callsOf('sendMessage').find((c) => c.params.chat_id === '501' || c.params.chat_id === 501)!;
   assert.equal(call.params.parse_mode, 'HTML');
+  assert.equal(call.params.text, 'Hello <b>Ann</b>', "the model's Markdown rendered to Telegram HTML by the channels module");
   const message = update.message as { message_id: number };
   assert.equal((call.params.reply_parameters as { message_id: number }).message_id, message.message_id);
   const asked = JSON.stringify(env.k.fake.requests.at(-1)!.body.messages);
@@ -80,15 +81,19 @@ test('a reply past 4,096 UTF-16 units goes out in chunks each within the limit',
   assert.equal(parts.join(' '), long);
 });
 
-test('HTML Telegram cannot parse is sent again as plain text', async () => {
-  env.k.fake.enqueue({ text: 'if a <b then c' });
+test('HTML Telegram refuses is sent again as the plain text the channels module kept', async () => {
+  env.k.fake.enqueue({ text: 'if **a** <b then c' });
+  // The renderer's HTML parses; Telegram may still refuse an entity (its own limits), as here.
+  env.tg.failNext('sendMessage', { error_code: 400, description: "Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 3" });
   dm(503, 'compare');
   await until(() => texts(503).length === 1, 'the reply');
   assert.deepEqual(texts(503), ['if a <b then c']);
   const calls = env.tg.callsOf('sendMessage').filter((c) => String(c.params.chat_id) === '503');
   assert.equal(calls.length, 2);
   assert.equal(calls[0]!.params.parse_mode, 'HTML');
+  assert.equal(calls[0]!.params.text, 'if <b>a</b> &lt;b then c');
   assert.equal(calls[1]!.params.parse_mode, undefined);
+  assert.equal(calls[1]!.params.text, 'if a <b then c');
 });
 
 test('the typing indicator stops when the turn ends', async () => {

@@ -14,6 +14,7 @@ import type { InboundRow, Journal } from './journal.ts';
 import type { Outbound } from './outbound.ts';
 import type { Pairing } from './pairing.ts';
 import { refusal, type Refusal, type SenderRateLimit } from './policy.ts';
+import { TypingController } from '../kit/typing.ts';
 import { chunksFor } from './render.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -189,15 +190,20 @@ export class Inbound {
     return replyId;
   }
 
-  /** Shows typing while the turn runs, refreshed; the returned function stops it (called in a finally). */
+  /**
+   * The turn's typing indicator (the kit's controller: calls never overlap, a failing indicator never fails the turn,
+   * capped at 10 minutes); the returned function stops it and is called in the turn's finally.
+   */
   private typing(channel: string, target: { chatId: string; threadId?: string }): () => void {
     const running = this.deps.runtime.get(channel);
     const connection = running?.connection;
     if (!connection?.typing || !running?.adapter.capabilities.typing) return () => undefined;
-    const show = () => void connection.typing!(target).catch(() => undefined);
-    show();
-    const timer = setInterval(show, TYPING_REFRESH_MS);
-    return () => clearInterval(timer);
+    const controller = new TypingController(
+      { start: () => connection.typing!(target) },
+      { refreshMs: TYPING_REFRESH_MS, onError: (err) => this.deps.log.debug({ err, channel }, 'typing indicator failed') },
+    );
+    controller.start();
+    return () => void controller.stop();
   }
 }
 
