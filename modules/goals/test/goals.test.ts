@@ -20,7 +20,10 @@ describe('goals', () => {
 
   before(async () => {
     k = await startTestKernel({ only: ['goals', 'agents', 'error-envelope'] });
-    const res = await k.request('/api/agents', { method: 'POST', json: { manifest_toml: 'name = "planner"\n[model]\nprovider = "default"\nmodel = "default"\n' } });
+    const res = await k.request('/api/agents', {
+      method: 'POST',
+      json: { manifest_toml: 'name = "planner"\n[model]\nprovider = "default"\nmodel = "default"\n' },
+    });
     assert.equal(res.status, 201, await res.clone().text());
     agent = ((await res.json()) as { agent_id: string }).agent_id;
   });
