@@ -161,7 +161,8 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
 
   let restRoot = '';
   const http_ = await listen(async (req, res, url) => {
-    const path = url.pathname.replace(/^\/api\/v10/, '');
+    // Routes come percent-encoded from @discordjs/rest (`/users/%40me`); Discord matches the decoded path.
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const params = await readParams(req, url);
     const route = `${req.method} ${path}`;
     calls.push({ method: route, params, at: Date.now() });

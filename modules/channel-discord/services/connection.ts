@@ -1,0 +1,183 @@
+/**
+ * One running Discord connection: REST (through the net fetch) for sends and typing, the Gateway for messages in.
+ * @discordjs/ws resumes a dropped session itself (RESUME replays what the drop missed) and rebuilds a zombie one
+ * (no heartbeat ACK); this file reports its state, hands each message to the journal in Gateway order and keeps the
+ * RESUME sequence below what is not committed yet (GatewaySession).
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { API, GatewayDispatchEvents, GatewayIntentBits } from '@discordjs/core';
+import { REST } from '@discordjs/rest';
+import { WebSocketShardEvents, type WebSocketShard } from '@discordjs/ws';
+import type { AdapterContext, ChannelConnection, InboundMessage, OutboundChunk } from '@talon/channels';
+import { channelError, fromDiscord } from './errors.ts';
+import { netRequest } from './fetch.ts';
+import { gatewayAllowed, OneShardStrategy, VettedGatewayManager } from './gateway.ts';
+import { toInbound } from './message.ts';
+import { GatewaySession } from './session.ts';
+
+export const DEFAULT_API_URL = 'https://discord.com/api';
+/** MESSAGE_CONTENT is privileged: without it enabled in the developer portal the Gateway closes with 4014. */
+const INTENTS = GatewayIntentBits.GuildMessages | GatewayIntentBits.DirectMessages | GatewayIntentBits.MessageContent;
+/** Close codes after which the library gives up (it does not reconnect): the channel stops with the reason. */
+const FATAL_CLOSES: Record<number, string> = {
+  4004: 'Discord refused the bot token (Gateway close code 4004): set a valid token',
+  4010: 'Discord refused the shard (Gateway close code 4010)',
+  4011: 'Discord requires sharding for this bot (Gateway close code 4011)',
+  4012: 'Discord refused the Gateway version (close code 4012)',
+  4013: 'Discord refused the intents (Gateway close code 4013)',
+  4014: 'Discord refused the Message Content intent (Gateway close code 4014): enable it under Bot → Privileged Gateway Intents in the developer portal',
+};
+/** Ids of the bot's recent messages, so a reply to one counts as a mention when Discord omits referenced_message. */
+const SENT_IDS_KEPT = 1000;
+
+/** Discord takes a nonce of at most 25 characters; the journal row's id is longer, so a digest of it stands in. */
+export const discordNonce = (rowNonce: string) => createHash('sha256').update(rowNonce).digest('base64url').slice(0, 25);
+
+const backoffMs = (attempt: number) => Math.random() * Math.min(30_000, 1_000 * 2 ** attempt);
+
+export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnection> {
+  const token = ctx.secrets.token;
+  if (!token) throw channelError('auth', 'no bot token configured');
+  const apiUrl = typeof ctx.config.api_url === 'string' && ctx.config.api_url ? ctx.config.api_url.replace(/\/+$/, '') : DEFAULT_API_URL;
+  const { signal } = ctx;
+  // retries: 0 — the journal retries a failed send (with the same nonce); a 429 on a send comes back as rate_limited
+  // for the journal to wait out, other routes (typing, /gateway/bot) wait inside the library.
+  const rest = new REST({ api: apiUrl, retries: 0, makeRequest: netRequest(ctx), rejectOnRateLimit: (limit) => limit.route.endsWith('/messages') });
+  rest.setToken(token);
+  const stopRest = () => {
+    rest.clearHashSweeper();
+    rest.clearHandlerSweeper();
+  };
+  const api = new API(rest);
+  const me = await api.users.getCurrent({ signal }).catch((err: unknown) => {
+    stopRest();
+    throw fromDiscord(err);
+  });
+
+  const sentIds = new Set<string>();
+  const remember = (id: string) => {
+    sentIds.add(id);
+    if (sentIds.size > SENT_IDS_KEPT) sentIds.delete(sentIds.values().next().value!);
+  };
+  let stopped = false;
+  let fatal: (reason: string) => void = () => undefined;
+  const fatalClose = new Promise<string>((resolve) => (fatal = resolve));
+  // READY's resume_gateway_url is vetted like GET /gateway/bot's URL; one that is not allowed resumes on the latter.
+  const session: GatewaySession = new GatewaySession((url: string): string => (gatewayAllowed(url, apiUrl) ? url : gateway.vettedUrl));
+  let inbound = Promise.resolve();
+
+  /** Committed before anything else happens to the message; a failed commit is tried again, in order. */
+  const commit = async (message: InboundMessage, sequence: number) => {
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      try {
+        await ctx.emit(message);
+        break;
+      } catch (err) {
+        ctx.log.warn({ err: (err as Error).message, platformId: message.platformId }, 'discord message not committed; trying again');
+        await sleep(backoffMs(attempt), undefined, { signal }).catch(() => undefined);
+      }
+    }
+    session.release(sequence);
+  };
+
+  const wire = (shard: WebSocketShard) => {
+    shard.on(WebSocketShardEvents.Dispatch, (payload) => {
+      if (stopped || payload.t !== GatewayDispatchEvents.MessageCreate) return;
+      const message = toInbound(payload.d, { id: me.id, sent: (id) => sentIds.has(id) });
+      if (!message) return;
+      session.hold(payload.s);
+      inbound = inbound.then(() => commit(message, payload.s));
+    });
+    shard.on(WebSocketShardEvents.Ready, () => !stopped && ctx.report('connected'));
+    shard.on(WebSocketShardEvents.Resumed, () => !stopped && ctx.report('connected'));
+    shard.on(WebSocketShardEvents.Hello, () => {
+      // A resume the library had scheduled before stop: close what it opened.
+      if (stopped) void shard.destroy({ code: 1000, reason: 'stopped' });
+    });
+    shard.on(WebSocketShardEvents.Closed, (code) => {
+      if (stopped) return;
+      const reason = FATAL_CLOSES[code];
+      if (reason) {
+        ctx.report('error', reason);
+        fatal(reason);
+      } else ctx.report('connecting');
+    });
+    // The library emits fatal closes as errors too; without a listener they would throw.
+    shard.on(WebSocketShardEvents.Error, (err) => ctx.log.warn({ err: err.message }, 'discord gateway error'));
+  };
+
+  let strategy: OneShardStrategy | undefined;
+  const gateway: VettedGatewayManager = new VettedGatewayManager({
+    token,
+    intents: INTENTS,
+    rest,
+    shardCount: 1,
+    retrieveSessionInfo: session.retrieve,
+    updateSessionInfo: session.update,
+    buildStrategy: (manager) => (strategy = new OneShardStrategy(manager, wire)),
+  }).vet(apiUrl);
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      await strategy?.close();
+    } catch (err) {
+      ctx.log.warn({ err: (err as Error).message }, 'discord gateway did not close cleanly');
+    }
+    stopRest();
+  };
+  signal.addEventListener('abort', () => void stop(), { once: true });
+
+  // The first connection: GET /gateway/bot can fail for a while (network, Discord); the library takes over once
+  // a session is up. A fatal close (bad token, intents) ends it with last_error.
+  void (async () => {
+    for (let attempt = 0; !stopped; attempt++) {
+      try {
+        const outcome = await Promise.race([gateway.connect().then(() => undefined), fatalClose]);
+        if (outcome !== undefined) await stop();
+        return;
+      } catch (err) {
+        const e = fromDiscord(err);
+        if (e.kind === 'auth' || e.kind === 'permanent') {
+          ctx.report('error', e.message);
+          return stop();
+        }
+        ctx.report('connecting', e.message);
+        await sleep(backoffMs(attempt), undefined, { signal }).catch(() => undefined);
+      }
+    }
+  })();
+  void fatalClose.then(() => stop());
+
+  return {
+    async send(chunk: OutboundChunk) {
+      try {
+        const message = await api.channels.createMessage(
+          chunk.threadId ?? chunk.chatId,
+          {
+            content: chunk.text,
+            // The row's nonce with enforce_nonce: a chunk re-sent after a crash returns the message it created.
+            nonce: discordNonce(chunk.nonce),
+            enforce_nonce: true,
+            // Model output never pings: no @everyone, roles or users, and a reply does not notify its author.
+            allowed_mentions: { parse: [], replied_user: false },
+            ...(chunk.replyTo ? { message_reference: { message_id: chunk.replyTo, fail_if_not_exists: false } } : {}),
+          },
+          { signal },
+        );
+        remember(message.id);
+        return { messageId: message.id };
+      } catch (err) {
+        throw fromDiscord(err);
+      }
+    },
+    async typing(target) {
+      await api.channels.showTyping(target.threadId ?? target.chatId, { signal }).catch((err: unknown) => {
+        throw fromDiscord(err);
+      });
+    },
+    stop,
+  };
+}
