@@ -92,13 +92,18 @@ export function fromSession(session: StoredSession): ChatMessage[] {
 }
 
 /**
- * The session read back does not say which calls were held: what the page saw of them (approval_pending, a decision)
- * is kept on the steps of the same calls.
+ * The session read back does not say which calls were held, nor who decided a call that did not run (it reads 'not
+ * run'): what the page saw of them (approval_pending, a decision such as 'rejected') is kept on the steps of the same
+ * calls.
  */
 export function keepHeld(seen: readonly ChatMessage[], stored: ChatMessage[]): ChatMessage[] {
   const held = new Map(seen.flatMap((m) => m.steps.flatMap((s) => (s.id && s.approval ? [[s.id, s.approval] as const] : []))));
   if (!held.size) return stored;
-  return stored.map((m) => ({ ...m, steps: m.steps.map((s) => (s.id && held.has(s.id) && !s.approval ? { ...s, approval: held.get(s.id) } : s)) }));
+  const keep = (s: Step) => {
+    const saw = s.id ? held.get(s.id) : undefined;
+    return saw && (!s.approval || saw.status !== 'pending') ? { ...s, approval: { ...s.approval, ...saw } } : s;
+  };
+  return stored.map((m) => ({ ...m, steps: m.steps.map(keep) }));
 }
 
 /** A held call's outcome (the approval_result event of the turn it resumes): its step, wherever it is, shows it. */

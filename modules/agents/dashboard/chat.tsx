@@ -67,6 +67,8 @@ function Conversation({ agentId }: { agentId: string }) {
   const [turns, setTurns] = useState(0);
   const [loaded, setLoaded] = useState(false);
   const list = useRef<HTMLOListElement>(null);
+  /** The reply being streamed, if any: a decision waits for it (see decide). */
+  const streaming = useRef<Promise<void> | undefined>(undefined);
 
   /** Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack. */
   async function load(turn?: { attachments: string[]; reply: ChatMessage }) {
@@ -110,6 +112,9 @@ function Conversation({ agentId }: { agentId: string }) {
    * the decision is sent, so none of it is missed; its outcome updates the step, its reply streams below.
    */
   async function decide(approvalId: string, decision: Decision) {
+    // The turn that held the call may still be running (its reply after the held call): following the session now
+    // would follow that turn, not the one the decision resumes.
+    await streaming.current;
     const follow = await request(`/api/agents/${seg(agentId)}/sessions/${seg(sessionId ?? '')}/stream`);
     try {
       const body = decision.approve ? (decision.totpCode ? { totp_code: decision.totpCode } : {}) : {};
@@ -122,7 +127,13 @@ function Conversation({ agentId }: { agentId: string }) {
   }
 
   /** Streams a turn's reply (after the user's message, when there is one), then reads the session back. */
-  async function streamReply(open: () => Promise<Response>, user?: ChatMessage) {
+  function streamReply(open: () => Promise<Response>, user?: ChatMessage): Promise<void> {
+    const done = streamOne(open, user);
+    streaming.current = done;
+    return done;
+  }
+
+  async function streamOne(open: () => Promise<Response>, user?: ChatMessage) {
     setBusy(true);
     setError(undefined);
     setUsage(undefined);

@@ -63,7 +63,8 @@ test('a held call waits in its step; approving runs it, the result shows in the 
 
 test('rejecting in the step ends the call: the model is told, the step says rejected', browserTest, async () => {
   const id = await spawn(env!.k, manifest('refused'));
-  env!.fake.enqueue({ toolCalls: [{ id: 'call_no', name: 'file_write', input: { path: 'no.txt', content: 'x' } }] }, { text: 'Waiting.' });
+  // The reply after the held call is slow: the decision is made while the turn that held it is still running.
+  env!.fake.enqueue({ toolCalls: [{ id: 'call_no', name: 'file_write', input: { path: 'no.txt', content: 'x' } }] }, { text: 'Waiting.', delayMs: 1500 });
   const { page, problems } = await openPage(env!, `/#/chat/${id}`);
   await page.getByLabel('Message', { exact: true }).fill('Write no.txt');
   await page.getByLabel('Message', { exact: true }).press('Enter');
@@ -73,6 +74,8 @@ test('rejecting in the step ends the call: the model is told, the step says reje
   await step.getByRole('button', { name: 'Reject' }).click();
   await step.getByText('— rejected').waitFor();
   await page.getByText('Understood, I will not write it.').waitFor();
+  // The session read back after the turn says only that the call did not run: the step keeps the decision it saw.
+  await step.getByText('— rejected').waitFor();
   assert.equal(existsSync(path.join(env!.k.home, 'workspaces', id, 'no.txt')), false);
   const told = env!.fake.requests.map((r) => JSON.stringify(r.body)).join('\n');
   assert.match(told, /A human rejected your file_write call: it was not run/);
