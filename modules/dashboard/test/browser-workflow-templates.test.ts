@@ -89,11 +89,14 @@ test(
     assert.deepEqual(await cards.allTextContents(), ['Brief Writer hub registry', 'Bug Triage hub registry']);
     await page.getByLabel('Category').selectOption({ label: 'engineering (1)' });
     await page.getByRole('heading', { name: /Brief Writer/ }).waitFor({ state: 'detached' });
+    // The list is empty while the filtered listing loads: wait for its answer before reading the cards.
+    await page.getByRole('heading', { name: /Bug Triage/ }).waitFor();
     assert.deepEqual(await cards.allTextContents(), ['Bug Triage hub registry']);
     await page.getByLabel('Category').selectOption('');
     await page.getByLabel('Search templates').fill('side by side');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('heading', { name: /Bug Triage/ }).waitFor({ state: 'detached' });
+    await page.getByRole('heading', { name: /Brief Writer/ }).waitFor();
     assert.deepEqual(await cards.allTextContents(), ['Brief Writer hub registry']);
     assert.deepEqual(await axeViolations(page), []);
     await screenshot(page, 'workflow-templates');
