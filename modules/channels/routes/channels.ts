@@ -2,7 +2,7 @@
  * The spec's channel routes: list, detail, configure (POST/DELETE), test, reload, QR sign-in, and the older
  * listing's enable/disable. Secrets go to the vault and are never echoed (`has_token` says whether one is set).
  */
-import { badRequest, conflict, notFound, type Routes } from '@talon/module-sdk';
+import { badRequest, conflict, HttpError, notFound, type Routes } from '@talon/module-sdk';
 import type { QrSession } from '@talon/channels';
 import type { ChannelsParts } from '../services/channels.ts';
 import { fieldProblem } from '../services/fields.ts';
@@ -31,6 +31,7 @@ export const TEST_TEXT = 'Talon channel test: this channel can deliver messages.
 export function channelRoutes(app: Routes, parts: ChannelsParts): void {
   const { runtime, settings, sendTo, pairing } = parts;
   const qr = new Map<string, QrSession>();
+  const restarted = new WeakSet<QrSession>();
 
   const require = (name: string): Running => {
     const r = runtime.get(name);
@@ -161,7 +162,11 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
   app.post('/api/channels/:name/qr/start', { schema: { summary: 'Starts a QR sign-in', tags, params: nameParams } }, async (request) => {
     const r = require(request.params.name);
     if (!r.adapter.capabilities.qr || !r.adapter.qr) throw badRequest(`channel '${r.adapter.name}' does not sign in by QR code`);
-    qr.get(r.adapter.name)?.cancel();
+    // A second start while a code is still being scanned answers that code: a reloaded page must not void the phone's scan.
+    const open = qr.get(r.adapter.name);
+    const now = open?.status().status;
+    if (open && (now === 'pending' || now === 'scanned')) return { status: now, channel: r.adapter.name, qr_code: open.code, expires_at: open.expiresAt };
+    open?.cancel();
     const session = await r.adapter.qr(await runtime.signInContext(r.adapter.name));
     qr.set(r.adapter.name, session);
     return { status: 'pending', channel: r.adapter.name, qr_code: session.code, expires_at: session.expiresAt };
@@ -175,8 +180,14 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       const session = qr.get(r.adapter.name);
       if (!session) throw notFound(`no QR sign-in started for channel '${r.adapter.name}'`);
       const { status, error } = session.status();
-      if (status === 'expired' || status === 'failed') return { status, error: error ?? `the QR sign-in ${status}` };
-      if (status === 'authenticated') void runtime.restart(r.adapter.name);
+      // The spec's states are pending, scanned and authenticated; an expired or failed sign-in is over: an error (410).
+      if (status === 'expired' || status === 'failed')
+        throw new HttpError(410, `the QR sign-in of channel '${r.adapter.name}' ${status}${error ? `: ${error}` : ''}; start a new one`, { extra: { status } });
+      // Signed in: the adapter starts with its new session once, not on every poll that follows.
+      if (status === 'authenticated' && !restarted.has(session)) {
+        restarted.add(session);
+        void runtime.restart(r.adapter.name);
+      }
       return { status };
     },
   );
@@ -200,6 +211,15 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       const sender = await pairing.approve(r.adapter.name, request.params.code);
       if (!sender) throw notFound(`pairing code '${request.params.code}' not found or expired`);
       return { status: 'approved', channel: r.adapter.name, sender_id: sender };
+    },
+  );
+  app.delete(
+    '/api/channels/:name/pairing/:code',
+    { schema: { summary: 'Rejects a pairing code: its sender stays unknown (a later message asks again)', tags, params: codeParams } },
+    async (request) => {
+      const r = require(request.params.name);
+      if (!(await pairing.reject(r.adapter.name, request.params.code))) throw notFound(`pairing code '${request.params.code}' not found or expired`);
+      return { status: 'rejected', channel: r.adapter.name, code: request.params.code.toUpperCase() };
     },
   );
 }

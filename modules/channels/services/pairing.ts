@@ -69,4 +69,14 @@ export class Pairing {
       return row.sender_id;
     });
   }
+
+  /** Drops a waiting code without admitting its sender; false for an unknown or expired code. */
+  async reject(channel: string, code: string): Promise<boolean> {
+    const { changes } = await this.store.run('DELETE FROM channels_pairing WHERE channel = ? AND code = ? AND expires_at > ?', [
+      channel,
+      code.toUpperCase(),
+      Date.now(),
+    ]);
+    return changes > 0;
+  }
 }
