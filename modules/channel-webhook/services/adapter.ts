@@ -2,7 +2,9 @@
  * The webhook adapter: no connection of its own. Inbound POSTs reach the module's route, which hands them to the
  * running adapter through `endpoint`; replies are signed POSTs to `callback_url` through the channel context's net
  * fetch (the callback's origin is the one private origin it may reach). Starting sends a signed `ping` to the
- * callback, so a receiver that refuses the token stops the channel with last_error instead of failing each reply.
+ * callback: bad configuration (callback_url not a URL, a URL the net module refuses, a receiver refusing the token)
+ * stops the channel with last_error; a receiver that is merely down (refused connection, 5xx) leaves it running with
+ * a warning, since inbound webhooks do not need the callback and replies are retried.
  */
 import type { AdapterContext, ChannelAdapter, ChannelError, ChannelKit, InboundMessage, OutboundChunk } from '@talon/channels';
 import { signHeaders } from './signature.ts';
@@ -41,6 +43,9 @@ export function webhookAdapter(endpoint: WebhookEndpoint, kit: () => ChannelKit)
         signal: ctx.signal,
       })
       .catch((err: unknown) => {
+        // net's refusal (SSRF rule, scheme, credentials in the URL) is the configuration's fault: retrying cannot help.
+        if (err instanceof Error && err.name === 'FetchRefused')
+          throw Object.assign(channelError(`the callback is refused: ${err.message}`, 'permanent'), { refused: true });
         throw channelError(`the callback could not be reached: ${(err as Error).message}`, 'transient');
       });
     if (res.status < 200 || res.status >= 300) throw statusError(res.status, res.headers['retry-after'], kit());
@@ -64,9 +69,16 @@ export function webhookAdapter(endpoint: WebhookEndpoint, kit: () => ChannelKit)
     limits: { maxLength: 4000, unit: 'chars', format: 'markdown' },
     async start(ctx) {
       if (!ctx.secrets.token) throw channelError('no token set: the signing secret is required', 'auth');
-      await post(ctx, { type: 'ping' });
+      if (!URL.canParse(String(ctx.config.callback_url))) throw channelError('callback_url is not a valid URL', 'permanent');
+      const warning = await post(ctx, { type: 'ping' }).then(
+        () => undefined,
+        (err: ChannelError) => {
+          if (err.kind === 'auth' || 'refused' in err) throw err;
+          return `${err.message}; the channel runs, and replies are retried until the receiver answers`;
+        },
+      );
       endpoint.current = { secret: ctx.secrets.token, emit: (m) => ctx.emit(m) };
-      ctx.report('connected');
+      ctx.report('connected', warning);
       const mine = endpoint.current;
       return {
         async send(chunk: OutboundChunk) {
