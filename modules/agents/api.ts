@@ -234,9 +234,10 @@ export interface SessionStore {
   /**
    * Appends a user message inside the caller's transaction (`ctx.store.tx`), so that it is in the session exactly
    * when the caller's own rows say so. Call it when no turn of the session is writing (its previous turn ended), then
-   * run the turn with `messageInSession`.
+   * run the turn with `messageInSession`. `blocks` carry what the text cannot (a channel's inbound images), stored
+   * with the message as a turn's attachments are: the text block first, then the files.
    */
-  appendUser(t: Queries, sessionId: string, content: string): Promise<void>;
+  appendUser(t: Queries, sessionId: string, content: string, blocks?: ContentBlock[]): Promise<void>;
   exists(agentId: string, sessionId: string): Promise<boolean>;
   /** Starts a fresh session and makes it current (the old one stays resumable). */
   newSession(agentId: string): Promise<string>;

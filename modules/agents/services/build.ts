@@ -72,7 +72,7 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
       if (!t) registry.require(agentId);
       return sessions.create(agentId, label, t);
     },
-    appendUser: (t, sessionId, content) => sessions.appendInTx(t, sessionId, content),
+    appendUser: (t, sessionId, content, blocks) => sessions.appendInTx(t, sessionId, content, blocks),
     exists: (agentId, sessionId) => sessions.exists(agentId, sessionId),
     newSession: async (agentId) => {
       registry.require(agentId);

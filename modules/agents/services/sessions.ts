@@ -307,8 +307,9 @@ export class SessionService {
    * A user message written in the caller's transaction (a channel's adoption), not behind: the copy in memory is
    * dropped so the next read, which waits for the transaction, sees it.
    */
-  async appendInTx(t: Queries, sessionId: string, content: string): Promise<void> {
-    await this.insert(t, { sessionId, role: 'User', content, blocks: null, createdAt: new Date().toISOString(), stopped: false });
+  async appendInTx(t: Queries, sessionId: string, content: string, blocks?: ContentBlock[]): Promise<void> {
+    const stored = blocks?.length ? JSON.stringify(blocks) : null;
+    await this.insert(t, { sessionId, role: 'User', content, blocks: stored, createdAt: new Date().toISOString(), stopped: false });
     this.forget(sessionId);
   }
 

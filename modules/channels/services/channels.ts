@@ -6,11 +6,12 @@ import { commandRegistry } from '@talon/commands';
 import { netFetch } from '@talon/net';
 import { secretVault } from '@talon/secrets';
 import { taskQueue } from '@talon/tasks';
-import { channelEvents, channelHooks, type Channels, type InboundMessage } from '@talon/channels';
+import { channelEvents, channelHooks, type Channels, type InboundMessage, type OutboundMedia } from '@talon/channels';
 import { conflict, badRequest, notFound } from '@talon/module-sdk';
 import type { ChannelsConfig } from '../config.ts';
 import { Inbound } from './inbound.ts';
 import { Journal } from './journal.ts';
+import { mediaProblem } from './media.ts';
 import { Outbound } from './outbound.ts';
 import { Pairing } from './pairing.ts';
 import { SenderRateLimit } from './policy.ts';
@@ -96,15 +97,17 @@ export function buildChannels(ctx: ChannelsContext) {
   }
 
   /** Sends to a chat of a running channel (test, channel_send, background replies); resolves with the platform ids. */
-  async function sendTo(channel: string, chatId: string | undefined, text: string, threadId?: string): Promise<string[]> {
+  async function sendTo(channel: string, chatId: string | undefined, text: string, threadId?: string, media: OutboundMedia[] = []): Promise<string[]> {
     const r = runtime.get(channel);
     if (!r) throw notFound(`channel '${channel}' not found`);
+    const mediaRefused = mediaProblem(media, r.adapter.capabilities.media);
+    if (mediaRefused) throw badRequest(mediaRefused);
     if (!r.settings) r.settings = await settings.get(r.adapter);
     if (!r.settings) throw conflict(`channel '${channel}' is not configured`);
     const target = chatId ?? r.settings.common.default_conversation;
     if (!target) throw badRequest(`no target: give 'to' or set default_conversation of channel '${channel}'`);
     if (!r.connection) throw conflict(`channel '${channel}' is not running${r.lastError ? `: ${r.lastError}` : ''}`);
-    const replyId = await work.send(channel, { chatId: target, threadId }, text);
+    const replyId = await work.send(channel, { chatId: target, threadId }, text, media);
     const rows = await journal.chunks(replyId);
     const failed = rows.find((row) => row.state !== 'sent');
     if (failed) throw Object.assign(new Error(`sending failed: ${failed.error ?? failed.state}`), { statusCode: 502 });
@@ -113,7 +116,7 @@ export function buildChannels(ctx: ChannelsContext) {
 
   const service: Channels = {
     names: () => runtime.list().map((r) => r.adapter.name),
-    send: async (m) => ({ messageIds: await sendTo(m.channel, m.chatId, m.text, m.threadId) }),
+    send: async (m) => ({ messageIds: await sendTo(m.channel, m.chatId, m.text, m.threadId, m.media) }),
     notifyOwners: async (text) => {
       let reached = 0;
       for (const r of runtime.list()) {

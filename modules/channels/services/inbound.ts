@@ -9,12 +9,13 @@ import type { AgentRecord, AgentRegistry, AgentRunner, SessionStore } from '@tal
 import type { BindingRouter } from '@talon/bindings';
 import type { CommandRegistry } from '@talon/commands';
 import type { TaskQueue } from '@talon/tasks';
-import type { InboundMessage } from '@talon/channels';
+import type { InboundMessage, OutboundMedia } from '@talon/channels';
 import type { InboundRow, Journal } from './journal.ts';
 import type { Outbound } from './outbound.ts';
 import type { Pairing } from './pairing.ts';
 import { refusal, type Refusal, type SenderRateLimit } from './policy.ts';
 import { TypingController } from '../kit/typing.ts';
+import { placeMedia, userMessage } from './media.ts';
 import { chunksFor } from './render.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -105,13 +106,13 @@ export class Inbound {
   /** The message becomes the session's user message in the transaction that marks the row adopted. */
   private async adopt(row: InboundRow, m: InboundMessage, agent: AgentRecord): Promise<string | undefined> {
     const sessions = this.deps.sessions();
-    const text = withMedia(m);
+    const { text, blocks } = userMessage(m);
     return this.deps.store.tx(async (t) => {
       const key = { channel: row.channel, chatId: row.chat_id, threadId: row.thread_id, agentId: agent.id };
       const label = `${row.channel}:${row.chat_id}${row.thread_id ? `:${row.thread_id}` : ''}`.slice(0, 120);
       const sessionId = await this.deps.journal.sessionFor(t, key, () => sessions.create(agent.id, label, t));
       if (!(await this.deps.journal.markAdopted(t, row.id, agent.id, sessionId))) return undefined;
-      await sessions.appendUser(t, sessionId, text);
+      await sessions.appendUser(t, sessionId, text, blocks);
       return sessionId;
     });
   }
@@ -131,7 +132,7 @@ export class Inbound {
       const result = await this.deps
         .queue()
         .run('channel', () =>
-          this.deps.runner().run({ agentId, sessionId, message: withMedia(m), messageInSession: true, origin: row.channel, signal: this.deps.signal }),
+          this.deps.runner().run({ agentId, sessionId, message: userMessage(m).text, messageInSession: true, origin: row.channel, signal: this.deps.signal }),
         );
       // Stopping cut the turn short: the row stays adopted and the next process runs the turn again.
       if (this.deps.signal.aborted) return;
@@ -178,11 +179,15 @@ export class Inbound {
     await this.deps.outbound.deliver(replyId, `${row.channel}\u0000${m.chatId}`);
   }
 
-  /** A message not answering an inbound one (a test, a pairing code, a background reply, an owner notice). */
-  async send(channel: string, target: { chatId: string; threadId?: string }, text: string): Promise<string> {
+  /**
+   * A message not answering an inbound one (a test, a pairing code, a background reply, an owner notice), with files
+   * already checked against the channel (mediaProblem): uploads as chunks of their own, links in the text.
+   */
+  async send(channel: string, target: { chatId: string; threadId?: string }, text: string, media: readonly OutboundMedia[] = []): Promise<string> {
     const running = this.deps.runtime.get(channel);
     if (!running) throw new Error(`channel '${channel}' is not loaded`);
-    const chunks = chunksFor(text, running.adapter.limits, target);
+    const placed = placeMedia(text, media);
+    const chunks = chunksFor(placed.text, running.adapter.limits, target, placed.uploads);
     const replyId = await this.deps.store.tx((t) =>
       this.deps.journal.queueReply(t, { channel, chatId: target.chatId, chunks, notAfter: Date.now() + this.deps.notAfterMs() }),
     );
@@ -205,11 +210,4 @@ export class Inbound {
     controller.start();
     return () => void controller.stop();
   }
-}
-
-/** Media the adapter received, named for the agent (the files themselves are not inlined). */
-function withMedia(m: InboundMessage): string {
-  if (!m.media?.length) return m.text;
-  const notes = m.media.map((f) => `[attachment: ${f.name ?? 'file'} (${f.mediaType})${f.url ? ` ${f.url}` : ''}]`);
-  return [m.text, ...notes].filter(Boolean).join('\n');
 }
