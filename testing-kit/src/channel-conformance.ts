@@ -16,18 +16,26 @@ export interface ChannelHarness {
   configure: Record<string, unknown>;
   /** Configure fields with credentials the platform refuses. */
   badCredentials: Record<string, unknown>;
-  /** A direct message from a user; `n` makes the chat distinct per case. */
-  dm(n: number, text: string): void | Promise<void>;
+  /**
+   * A direct message from a user; `n` makes the chat distinct per case. With `thread` (platforms whose threads live in
+   * direct conversations, see `noGroups`), a reply inside that thread.
+   */
+  dm(n: number, text: string, options?: { thread?: string }): void | Promise<void>;
   /** A group message, mentioning the bot or not; with `thread`, a reply inside that thread. */
   group(n: number, text: string, options: { mentioned: boolean; thread?: string }): void | Promise<void>;
   /** The texts the platform received for the DM `n` (or group `n`, or that group's thread), oldest first. */
-  received(target: { dm: number } | { group: number; thread?: string }): string[] | Promise<string[]>;
+  received(target: { dm: number; thread?: string } | { group: number; thread?: string }): string[] | Promise<string[]>;
   /** How many typing indicators the platform received for DM `n` (adapters with `typing`). */
   typings?(dm: number): number | Promise<number>;
   /** The platform answers the next send with 429 and a retry-after of `seconds`. */
   rateLimitOnce?(seconds: number): void | Promise<void>;
   /** The platform drops the adapter's connection (it must reconnect on its own). */
   dropConnection?(): void | Promise<void>;
+  /**
+   * Why the platform has no group chats (email): the mention-gating case is skipped saying so, `group` is never
+   * called, and the thread case runs in a direct conversation (`dm` with `thread`).
+   */
+  noGroups?: string;
   /** A thread id for `group` (when the adapter has threads). */
   thread?(n: number): string;
   stop(): Promise<void>;
@@ -98,7 +106,8 @@ export function channelConformance(options: ChannelConformanceOptions): void {
       assert.match(JSON.stringify(k.fake.requests.at(-1)!.body.messages), /hello from conformance/);
     });
 
-    it('in a group, a message not mentioning the bot is ignored and a mention is answered', async () => {
+    it('in a group, a message not mentioning the bot is ignored and a mention is answered', async (t) => {
+      if (h.noGroups) return t.skip(h.noGroups);
       const group = fresh();
       const asked = k.fake.requests.length;
       await h.group(group, 'just chatting among ourselves', { mentioned: false });
@@ -112,11 +121,12 @@ export function channelConformance(options: ChannelConformanceOptions): void {
 
     it('a reply inside a thread is answered in that thread', async (t) => {
       if (!caps.threads || !h.thread) return t.skip(caps.threads ? 'the harness stages no threads' : 'the adapter declares no threads');
-      const group = fresh();
-      const thread = h.thread(group);
+      const n = fresh();
+      const thread = h.thread(n);
       k.fake.enqueue({ text: 'in the thread' });
-      await h.group(group, 'a threaded question', { mentioned: true, thread });
-      assert.deepEqual(await replies({ group, thread }, 1), ['in the thread']);
+      if (h.noGroups) await h.dm(n, 'a threaded question', { thread });
+      else await h.group(n, 'a threaded question', { mentioned: true, thread });
+      assert.deepEqual(await replies(h.noGroups ? { dm: n, thread } : { group: n, thread }, 1), ['in the thread']);
     });
 
     it("a long reply is chunked within the adapter's limit, all of it delivered in order", async () => {

@@ -5,6 +5,7 @@
  * local delivery agent puts it there: written to the maildir's tmp/ and renamed into new/, which dovecot notices
  * (and reports to an IDLE-ing client).
  */
+import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, LOOPBACK, missingBinary, runServer, serverDir, serverIdentity } from './process.ts';
@@ -27,6 +28,11 @@ export interface ImapServer {
   pid: number;
   /** Puts a raw RFC 5322 message (CRLF or LF lines) into the user's INBOX as new mail; answers its maildir file name. */
   deliver(user: string, rawMessage: string | Buffer): string;
+  /**
+   * Ends every logged-in IMAP session server-side, as a server restart or an admin's kick does to its clients; answers
+   * how many were ended. dovecot serves each session in an `imap` child of its master, which this kills.
+   */
+  dropSessions(): number;
   stop(): Promise<void>;
 }
 
@@ -120,5 +126,20 @@ service anvil {
     renameSync(temp, path.join(maildir, 'new', name));
     return name;
   };
-  return { host: LOOPBACK, port, pid: server.pid, deliver, stop: server.stop };
+  const dropSessions = (): number => {
+    let children: string;
+    try {
+      children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(server.pid)], { encoding: 'utf8' });
+    } catch {
+      return 0; // ps exits 1 when the master has no children
+    }
+    const sessions = children
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter(([pid, comm]) => Number(pid) > 0 && comm === 'imap')
+      .map(([pid]) => Number(pid));
+    for (const pid of sessions) process.kill(pid, 'SIGKILL');
+    return sessions.length;
+  };
+  return { host: LOOPBACK, port, pid: server.pid, deliver, dropSessions, stop: server.stop };
 }

@@ -19,6 +19,8 @@ export interface IrcServerOptions {
   password?: string;
   /** Seconds of silence before the server PINGs a client, and again before it drops one that did not PONG. */
   pingTimeout?: number;
+  /** IRC operator accounts (name → password), for a test that acts as the server's operator (OPER, then KILL). */
+  operators?: Record<string, string>;
 }
 
 export interface IrcServer {
@@ -65,6 +67,7 @@ export async function startIrcServer(options: IrcServerOptions = {}): Promise<Ir
     'PAM = no',
     // The Debian package reads /etc/ngircd's snippets otherwise; an empty folder keeps the test's config whole.
     `IncludeDir = ${includes}`,
+    ...Object.entries(options.operators ?? {}).flatMap(([operator, password]) => ['[Operator]', `Name = ${operator}`, `Password = ${password}`]),
     '',
   ].join('\n');
   const confFile = path.join(dir, 'ngircd.conf');
