@@ -238,6 +238,12 @@ export interface SessionStore {
    * with the message as a turn's attachments are: the text block first, then the files.
    */
   appendUser(t: Queries, sessionId: string, content: string, blocks?: ContentBlock[]): Promise<void>;
+  /**
+   * Resolves once the messages turns wrote behind (their replies, tool results) are in the database. A caller of
+   * `appendUser` awaits it first, outside its transaction: otherwise the previous turn's reply, still queued, would be
+   * written after the new message, and the model would read two user messages run together as one.
+   */
+  settled(): Promise<void>;
   exists(agentId: string, sessionId: string): Promise<boolean>;
   /** Starts a fresh session and makes it current (the old one stays resumable). */
   newSession(agentId: string): Promise<string>;

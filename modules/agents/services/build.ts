@@ -73,6 +73,7 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
       return sessions.create(agentId, label, t);
     },
     appendUser: (t, sessionId, content, blocks) => sessions.appendInTx(t, sessionId, content, blocks),
+    settled: () => sessions.flush(),
     exists: (agentId, sessionId) => sessions.exists(agentId, sessionId),
     newSession: async (agentId) => {
       registry.require(agentId);

@@ -64,6 +64,25 @@ describe('IRC adapter on ngircd', { skip }, () => {
     assert.deepEqual(userTexts(k.fake.requests.slice(before)), ['hi there']);
   });
 
+  test('two lines sent back to back are two user messages, each its own turn (no coalescing unless configured)', async () => {
+    k.fake.enqueue({ text: 'reply one' }, { text: 'reply two' });
+    const before = k.fake.requests.length;
+    const answered = human.messages(BOT, 'alice').length;
+    human.say(BOT, 'first line');
+    human.say(BOT, 'second line');
+    await waitFor(() => human.messages(BOT, 'alice').length >= answered + 2, 15_000, 'two replies');
+    const asked = k.fake.requests.slice(before);
+    assert.deepEqual(userTexts(asked), ['first line', 'second line']);
+    // The second turn sees the first exchange whole: its line, the reply, then its own line.
+    const history = (asked[1].body.messages as Array<{ role: string; content: unknown }>).slice(-3).map((m) => [m.role, JSON.stringify(m.content)]);
+    assert.deepEqual(
+      history.map(([role]) => role),
+      ['user', 'assistant', 'user'],
+    );
+    assert.match(history[0][1], /first line/);
+    assert.doesNotMatch(history[0][1], /second line/);
+  });
+
   test('in a channel only lines addressed "<nick>:" or "<nick>," reach the agent, answered to the asker', async () => {
     k.fake.enqueue({ text: 'first answer' }, { text: 'second answer' });
     const before = k.fake.requests.length;
