@@ -107,6 +107,8 @@ export class Inbound {
   private async adopt(row: InboundRow, m: InboundMessage, agent: AgentRecord): Promise<string | undefined> {
     const sessions = this.deps.sessions();
     const { text, blocks } = userMessage(m);
+    // The previous turn's reply is written behind: it goes in first, or this message would precede it in the session.
+    await sessions.settled();
     return this.deps.store.tx(async (t) => {
       const key = { channel: row.channel, chatId: row.chat_id, threadId: row.thread_id, agentId: agent.id };
       const label = `${row.channel}:${row.chat_id}${row.thread_id ? `:${row.thread_id}` : ''}`.slice(0, 120);
