@@ -54,6 +54,8 @@ export interface ChannelConformanceOptions {
   harness: (kernel: () => AgentTestKernel) => Promise<ChannelHarness>;
   /** Seconds the typing case waits past the reply (the channels module refreshes typing every 4 s). */
   typingQuietSeconds?: number;
+  /** More config.toml for the kernel (`module_paths` for an adapter outside the service, as examples/channel-gotify). */
+  config?: string;
 }
 
 interface ChannelState {
@@ -87,7 +89,7 @@ export function channelConformance(options: ChannelConformanceOptions): void {
 
     before(async () => {
       h = await options.harness(() => k);
-      k = await startAgentTestKernel({ only: options.only });
+      k = await startAgentTestKernel({ only: options.only, ...(options.config !== undefined ? { config: options.config } : {}) });
       await k.spawnAgent('helper');
       await configure({ ...h.configure, dm_policy: 'open', group_policy: 'mention' });
       await waitFor(async () => (await state()).state === 'connected', 15_000, `${channel} connected`);
