@@ -36,10 +36,36 @@ export interface ChannelHarness {
    * called, and the thread case runs in a direct conversation (`dm` with `thread`).
    */
   noGroups?: string;
+  /** A direct message carrying a file, with `text` as its caption (platforms a user can send files on). */
+  dmMedia?(n: number, file: ConformanceFile, text: string): void | Promise<void>;
+  /** The files the platform received in DM `n`, oldest first (adapters with `capabilities.media`). */
+  receivedMedia?(target: { dm: number }): ConformanceFile[] | Promise<ConformanceFile[]>;
+  /** The platform's chat id of DM `n`, for a send the channels service starts (Channels.send with files). */
+  dmChat?(n: number): string;
   /** A thread id for `group` (when the adapter has threads). */
   thread?(n: number): string;
   stop(): Promise<void>;
 }
+
+/** A file in the media case; `name` may be absent where the platform keeps none (Telegram photos). */
+export interface ConformanceFile {
+  name?: string;
+  mediaType: string;
+  data: Buffer;
+}
+
+/** The part of the channels service (`@talon/channels` Channels.send) the media case calls, by its service id. */
+interface ChannelSendService {
+  send(message: {
+    channel: string;
+    chatId: string;
+    text: string;
+    media: Array<{ mediaType: string; name: string; data?: string; url?: string }>;
+  }): Promise<{ messageIds: string[] }>;
+}
+
+/** A 1×1 PNG. */
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 export interface ChannelConformanceOptions {
   /** Title of the suite, e.g. 'channel-telegram'. */
@@ -173,6 +199,55 @@ export function channelConformance(options: ChannelConformanceOptions): void {
       await sleep(300);
       assert.deepEqual(await h.received({ dm }), ['after the wait']);
       assert.deepEqual(await problems(), before, 'no failed or unknown chunk');
+    });
+
+    it("a file sent in is part of the agent's turn: an image as its content, a document named", async (t) => {
+      if (!h.dmMedia) return t.skip('the harness cannot send a file to the bot');
+      const dm = fresh();
+      k.fake.enqueue({ text: 'a pixel' });
+      await h.dmMedia(dm, { name: 'pixel.png', mediaType: 'image/png', data: PIXEL }, 'what is in the picture?');
+      assert.deepEqual(await replies({ dm }, 1), ['a pixel']);
+      const seen = JSON.stringify(k.fake.requests.at(-1)!.body.messages);
+      assert.match(seen, /what is in the picture\?/);
+      if (caps.media) assert.ok(seen.includes(PIXEL.toString('base64')), 'the image itself reached the model');
+      else assert.match(seen, /pixel\.png/, 'the file is named for the model');
+      const notes = fresh();
+      k.fake.enqueue({ text: 'read it' });
+      await h.dmMedia(notes, { name: 'notes.txt', mediaType: 'text/plain', data: Buffer.from('the notes') }, 'see attached');
+      assert.deepEqual(await replies({ dm: notes }, 1), ['read it']);
+      assert.match(JSON.stringify(k.fake.requests.at(-1)!.body.messages), /notes\.txt/);
+    });
+
+    it('a file sent out goes as an upload where the platform takes files, as a link where it does not', async (t) => {
+      if (!h.dmChat) return t.skip('the harness names no chat for a send of the channels service');
+      if (caps.media && !h.receivedMedia) return t.skip('the harness cannot see the files the platform received');
+      const channels = k.kernel.services.view<ChannelSendService>('channels.service');
+      const dm = fresh();
+      const chatId = h.dmChat(dm);
+      if (caps.media) {
+        await channels.send({ channel, chatId, text: 'the chart', media: [{ mediaType: 'image/png', name: 'chart.png', data: PIXEL.toString('base64') }] });
+        const report = Buffer.from('report body');
+        await channels.send({ channel, chatId, text: '', media: [{ mediaType: 'text/plain', name: 'report.txt', data: report.toString('base64') }] });
+        const files = await waitFor(async () => ((await h.receivedMedia!({ dm })).length >= 2 ? h.receivedMedia!({ dm }) : undefined), 15_000, 'two uploads');
+        assert.equal(files.length, 2, 'each file once');
+        assert.deepEqual(files[0]!.data, PIXEL, 'the image uploaded as given');
+        assert.equal(files[1]!.name, 'report.txt');
+        assert.deepEqual(files[1]!.data, report);
+        assert.ok(
+          (await h.received({ dm })).some((text) => text.includes('the chart')),
+          'the text went too',
+        );
+        return;
+      }
+      const url = 'https://files.example.com/chart.png';
+      await channels.send({ channel, chatId, text: 'the chart', media: [{ mediaType: 'image/png', name: 'chart', url }] });
+      const texts = await replies({ dm }, 1);
+      assert.ok(texts.join('\n').includes(url), `the link in the text: ${JSON.stringify(texts)}`);
+      await assert.rejects(
+        channels.send({ channel, chatId, text: 'x', media: [{ mediaType: 'image/png', name: 'chart.png', data: PIXEL.toString('base64') }] }),
+        (err: Error & { statusCode?: number }) => err.statusCode === 400,
+        'content for a platform without uploads is refused, not dropped',
+      );
     });
 
     it('a dropped connection loses nothing and duplicates nothing', async (t) => {

@@ -28,6 +28,8 @@ channelConformance({
           )
           .map((r) => r.text),
       rateLimitOnce: (seconds) => receiver.rateLimitOnce(seconds),
+      // No dmMedia: the inbound body carries no files. Replies take none either (media: false), so files go as links.
+      dmChat: (n) => `dm-${n}`,
       thread: (n) => `thread-${n}`,
       stop: () => receiver.stop(),
     };

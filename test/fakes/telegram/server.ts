@@ -47,6 +47,8 @@ export interface InboundMessage {
   entities?: Array<{ type: string; offset: number; length: number }>;
   /** An inbound file, stored so getFile and the download serve it. */
   document?: { name: string; type?: string; content: Buffer };
+  /** An inbound photo (Telegram re-encodes photos as JPEG and sends no file name): served like `document`. */
+  photo?: { content: Buffer; width?: number; height?: number };
   caption?: string;
 }
 
@@ -69,6 +71,11 @@ export interface TelegramFake {
   pending(): TelegramUpdate[];
   /** The next call of `method` fails with this error instead (for 429 retry_after, 400s, 5xx). */
   failNext(method: string, error: TelegramError): void;
+  /**
+   * Cuts every getUpdates long poll in flight the way a network failure or a restarted server does: its socket is
+   * destroyed with no answer. Nothing is confirmed by it, so the updates stay pending. Answers how many were cut.
+   */
+  dropConnections(): number;
   stop(): Promise<void>;
 }
 
@@ -92,6 +99,8 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
   let nextFileId = 1;
   /** The getUpdates request now waiting for updates: a second one ends it with 409, as Telegram does. */
   let poller: { finish(updates: TelegramUpdate[] | TelegramError): void } | undefined;
+  /** Long polls waiting now, for dropConnections. */
+  const polls = new Set<http.ServerResponse>();
   const waiters = new Set<() => void>();
   const wake = () => {
     for (const w of [...waiters]) w();
@@ -147,6 +156,8 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
         clearTimeout(timer);
         waiters.delete(onUpdate);
         if (poller === me) poller = undefined;
+        polls.delete(res);
+        if (res.destroyed) return;
         if (Array.isArray(result)) ok(res, result);
         else fail(res, result);
       };
@@ -155,6 +166,7 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
       const timer = setTimeout(() => finish(answer()), timeout * 1000);
       waiters.add(onUpdate);
       poller = me;
+      polls.add(res);
       // A client that gives up (abort, socket closed) is no longer the poller.
       res.once('close', () => finish([]));
     },
@@ -246,11 +258,25 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
         const file: FakeFile = { name: msg.document.name, type: msg.document.type ?? 'application/octet-stream', content: msg.document.content };
         message.document = { ...storeFile(file, 'documents'), file_name: file.name, mime_type: file.type };
       }
+      if (msg.photo) {
+        const stored = storeFile({ name: 'photo.jpg', type: 'image/jpeg', content: msg.photo.content }, 'photos');
+        // The sizes Telegram generates, smallest first; the fake serves the one file for each.
+        const [width, height] = [msg.photo.width ?? 800, msg.photo.height ?? 600];
+        message.photo = [
+          { ...stored, width: Math.round(width / 10), height: Math.round(height / 10) },
+          { ...stored, width, height },
+        ];
+      }
       return injectUpdate({ message });
     },
     pending: () => [...updates],
     failNext(method, error) {
       failures.set(method, [...(failures.get(method) ?? []), error]);
+    },
+    dropConnections() {
+      const cut = [...polls];
+      for (const res of cut) res.socket?.destroy();
+      return cut.length;
     },
     async stop() {
       poller?.finish([]);

@@ -159,3 +159,40 @@ test("uploads in grammY's multipart dialect: compact part headers, the file name
     await tg.stop();
   }
 });
+
+test('dropConnections: a waiting long poll loses its socket with no answer; its updates stay pending', async () => {
+  const tg = await startTelegramFake();
+  try {
+    assert.equal(tg.dropConnections(), 0, 'no poll in flight');
+    const waiting = call(tg.apiRoot, tg.token, 'getUpdates', { timeout: 10 });
+    const started = Date.now();
+    while (tg.callsOf('getUpdates').length === 0 && Date.now() - started < 5_000) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(tg.dropConnections(), 1);
+    await assert.rejects(waiting, /fetch failed|socket|terminated/i);
+    const u = tg.injectMessage({ chat: { id: 7, type: 'private' }, text: 'after the drop' });
+    const next = await call(tg.apiRoot, tg.token, 'getUpdates', { timeout: 0 });
+    assert.deepEqual(
+      next.body.result.map((x: any) => x.update_id),
+      [u.update_id],
+    );
+  } finally {
+    await tg.stop();
+  }
+});
+
+test('an inbound photo comes as sizes smallest first, each downloadable, without a file name', async () => {
+  const tg = await startTelegramFake();
+  try {
+    const update = tg.injectMessage({ chat: { id: 7, type: 'private' }, caption: 'look', photo: { content: Buffer.from([9, 8, 7]) } });
+    const sizes = (update.message as { photo: Array<{ file_id: string; width: number; file_name?: string }> }).photo;
+    assert.ok(sizes.length >= 2 && sizes[0]!.width < sizes.at(-1)!.width);
+    assert.ok(sizes.every((s) => s.file_name === undefined));
+    const info = await call(tg.apiRoot, tg.token, 'getFile', { file_id: sizes.at(-1)!.file_id });
+    const download = await fetch(`${tg.apiRoot}/file/bot${tg.token}/${info.body.result.file_path}`);
+    assert.equal(download.headers.get('content-type'), 'image/jpeg');
+    assert.deepEqual([...Buffer.from(await download.arrayBuffer())], [9, 8, 7]);
+  } finally {
+    await tg.stop();
+  }
+});
