@@ -246,4 +246,11 @@ export const channelEvents = defineEvents('channels', {
   'channel.disconnected': payload<{ channel: string; error?: string }>(),
   'channel.configured': payload<{ channel: string; removed: boolean }>(),
   'channel.pairing_requested': payload<{ channel: string; senderId: string; senderName?: string }>(),
+  /** The operator's acts below are events so that the audit trail (all_events) records each one. */
+  'channel.enabled': payload<{ channel: string; enabled: boolean }>(),
+  'channel.pairing_approved': payload<{ channel: string; senderId: string }>(),
+  /** A failed, unknown or expired chunk sent again by the operator, and the state it ended in. */
+  'channel.journal_replayed': payload<{ channel: string; id: string; state: string }>(),
+  /** Failed, unknown or expired chunks deleted by the operator (`channel` absent: of every channel; `id`: one chunk). */
+  'channel.journal_pruned': payload<{ channel?: string; id?: string; deleted: number }>(),
 });

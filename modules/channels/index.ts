@@ -5,6 +5,10 @@ import { buildChannels } from './services/channels.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { journalRoutes } from './routes/journal.ts';
 import * as kit from './kit/index.ts';
+import { tapHomeChannel } from './services/home.ts';
+import { registerChannelMetrics } from './services/metrics.ts';
+import { tapOwnerNotices } from './services/notices.ts';
+import { tapChannelTools } from './services/tools.ts';
 
 export default defineModule<ChannelsConfig>({
   configSchema: channelsConfigSchema,
@@ -17,6 +21,10 @@ export default defineModule<ChannelsConfig>({
     const adaptersStarted = new Promise<void>((resolve) => (started = resolve));
     ctx.provide(channelService, parts.service);
     ctx.provide(channelKit, kit);
+    tapChannelTools(ctx, parts.service);
+    tapOwnerNotices(ctx, parts.service);
+    tapHomeChannel(ctx, parts);
+    registerChannelMetrics(ctx, parts);
     // An adapter module loaded or reloaded after this one: its channel starts when configured.
     ctx.hooks.kernel.module.loaded.tap('channels', () => void ctx.track(parts.runtime.startAll()));
     ctx.nodes.onDead((node) =>

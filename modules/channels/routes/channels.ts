@@ -154,6 +154,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
         if (!(await settings.setEnabled(r.adapter, enabled))) throw conflict(`channel '${r.adapter.name}' is not configured`);
         if (enabled) await runtime.restart(r.adapter.name);
         else await runtime.stop(r.adapter.name);
+        parts.events.publish('channel.enabled', { channel: r.adapter.name, enabled });
         return { status: enabled ? 'enabled' : 'disabled', ...(await row(r)) };
       },
     );
@@ -210,6 +211,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       const r = require(request.params.name);
       const sender = await pairing.approve(r.adapter.name, request.params.code);
       if (!sender) throw notFound(`pairing code '${request.params.code}' not found or expired`);
+      parts.events.publish('channel.pairing_approved', { channel: r.adapter.name, senderId: sender });
       return { status: 'approved', channel: r.adapter.name, sender_id: sender };
     },
   );

@@ -39,11 +39,13 @@ export function journalRoutes(app: Routes, parts: ChannelsParts, notAfterMs: () 
       if (!row) throw notFound(`no failed, unknown or expired chunk '${request.params.id}'`);
       await parts.outbound.deliver(row.reply_id, `${row.channel}\u0000${row.chat_id}`);
       const [after] = (await parts.journal.chunks(row.reply_id)).filter((r) => r.id === row.id);
+      parts.events.publish('channel.journal_replayed', { channel: row.channel, id: row.id, state: after?.state ?? 'gone' });
       return { id: row.id, state: after?.state, message_id: after?.message_id ?? null, error: after?.error ?? null };
     },
   );
   app.delete('/api/channels/journal/:id', { schema: { summary: 'Deletes a failed, unknown or expired chunk', tags, params: idParams } }, async (request) => {
     if (!(await parts.journal.prune({ id: request.params.id }))) throw notFound(`no failed, unknown or expired chunk '${request.params.id}'`);
+    parts.events.publish('channel.journal_pruned', { id: request.params.id, deleted: 1 });
     return { status: 'deleted', deleted: 1 };
   });
   app.post(
@@ -56,7 +58,9 @@ export function journalRoutes(app: Routes, parts: ChannelsParts, notAfterMs: () 
       },
     },
     async (request) => {
-      return { status: 'pruned', deleted: await parts.journal.prune({ channel: request.query.channel }) };
+      const deleted = await parts.journal.prune({ channel: request.query.channel });
+      parts.events.publish('channel.journal_pruned', { ...(request.query.channel ? { channel: request.query.channel } : {}), deleted });
+      return { status: 'pruned', deleted };
     },
   );
 }

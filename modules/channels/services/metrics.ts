@@ -1,0 +1,123 @@
+/**
+ * Per-channel metrics in the metrics module's registry (GET /api/metrics, Prometheus text): messages received, sent
+ * and refused, send failures, the connection state and the journal's backlog. Counts come from this process's own
+ * channel events (each process counts what it did); state and backlog are read when scraped. The registry belongs to
+ * the metrics module's current copy, so they are registered again when it (re)loads, and removed when this copy stops.
+ * Without the metrics module nothing is registered.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { metricsRegistry } from '@talon/metrics';
+import { channelEvents } from '@talon/channels';
+import type { ChannelsContext, ChannelsParts } from './channels.ts';
+
+const PREFIX = 'talon_channel_';
+type Counts = Map<string, number>;
+type Metric = Counter<string> | Gauge<string>;
+const bump = (counts: Counts, key: string) => void counts.set(key, (counts.get(key) ?? 0) + 1);
+
+export function registerChannelMetrics(ctx: ChannelsContext, parts: Pick<ChannelsParts, 'runtime' | 'journal'>): void {
+  const received: Counts = new Map();
+  const sent: Counts = new Map();
+  const failed: Counts = new Map();
+  /** By channel and reason, keyed `channel\0reason`. */
+  const refused: Counts = new Map();
+  const events = ctx.events.of(channelEvents);
+  events.subscribe('channel.message_received', (e) => bump(received, e.data.channel));
+  events.subscribe('channel.message_sent', (e) => bump(sent, e.data.channel));
+  events.subscribe('channel.send_failed', (e) => bump(failed, e.data.channel));
+  events.subscribe('channel.message_refused', (e) => bump(refused, `${e.data.channel}\u0000${e.data.reason}`));
+  const channels = () => parts.runtime.list().map((r) => r.adapter.name);
+
+  const perChannel = (counts: Counts) =>
+    function (this: Counter<'channel'>) {
+      this.reset();
+      for (const channel of channels()) this.inc({ channel }, counts.get(channel) ?? 0);
+    };
+  /** The metrics by name, made for one registry. */
+  const build = (registry: Registry): Record<string, Metric> => {
+    const registers = [registry];
+    const channel = ['channel'] as const;
+    return {
+      talon_channel_messages_received_total: new Counter({
+        name: 'talon_channel_messages_received_total',
+        help: 'Channel messages committed to the journal (a redelivered duplicate is not counted)',
+        labelNames: channel,
+        registers,
+        collect: perChannel(received),
+      }),
+      talon_channel_messages_sent_total: new Counter({
+        name: 'talon_channel_messages_sent_total',
+        help: 'Message chunks the platform accepted',
+        labelNames: channel,
+        registers,
+        collect: perChannel(sent),
+      }),
+      talon_channel_send_failures_total: new Counter({
+        name: 'talon_channel_send_failures_total',
+        help: 'Message chunks that failed for good or whose outcome is unknown (a 429 wait is not a failure)',
+        labelNames: channel,
+        registers,
+        collect: perChannel(failed),
+      }),
+      talon_channel_messages_refused_total: new Counter({
+        name: 'talon_channel_messages_refused_total',
+        help: 'Channel messages the access policy refused, by reason',
+        labelNames: ['channel', 'reason'] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const [key, n] of refused) {
+            const [channel, reason] = key.split('\u0000');
+            this.inc({ channel, reason }, n);
+          }
+        },
+      }),
+      talon_channel_connected: new Gauge({
+        name: 'talon_channel_connected',
+        help: '1 while the channel is connected to its platform (its own ready signal), else 0',
+        labelNames: channel,
+        registers,
+        collect() {
+          this.reset();
+          for (const r of parts.runtime.list()) this.set({ channel: r.adapter.name }, r.state === 'connected' ? 1 : 0);
+        },
+      }),
+      talon_channel_journal_backlog: new Gauge({
+        name: 'talon_channel_journal_backlog',
+        help: "The journal's rows by kind: inbound (not yet answered), outbound (queued or sending), failed, unknown",
+        labelNames: ['channel', 'kind'] as const,
+        registers,
+        async collect() {
+          this.reset();
+          for (const channel of channels()) {
+            for (const [kind, n] of Object.entries(await parts.journal.backlog(channel))) this.set({ channel, kind }, n);
+          }
+        },
+      }),
+    };
+  };
+
+  let registered: { registry: Registry; metrics: Record<string, Metric> } | undefined;
+  /** Removes this copy's metrics only: after a hot reload of this module its successor's are in place already. */
+  const unregister = () => {
+    if (!registered) return;
+    for (const [name, metric] of Object.entries(registered.metrics)) {
+      if (registered.registry.getSingleMetric(name) === metric) registered.registry.removeSingleMetric(name);
+    }
+    registered = undefined;
+  };
+  const register = () => {
+    const registry = ctx.tryUse(metricsRegistry);
+    if (!registry || registered?.registry === registry) return;
+    unregister();
+    // A predecessor copy of this module (hot reload) may still hold the names: this copy's metrics replace them.
+    for (const { name } of registry.getMetricsAsArray()) if (name.startsWith(PREFIX)) registry.removeSingleMetric(name);
+    registered = { registry, metrics: build(registry) };
+  };
+
+  register();
+  ctx.hooks.kernel.module.loaded.tap('channels-metrics', (info) => {
+    if (info.id === 'metrics') register();
+  });
+  ctx.onStop(unregister);
+}
