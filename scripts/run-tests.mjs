@@ -35,9 +35,7 @@ if (!chosen.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-// --test-force-exit: a file whose tests have all ended exits even if a library left a handle open (channel-discord's
-// unit test leaves @discordjs/ws reconnecting to its stopped fake), so one leak cannot hang the whole run.
-const flags = ['--import', 'tsx', '--expose-gc', '--test', '--test-force-exit', '--test-concurrency=2', '--test-reporter=spec'];
+const flags = ['--import', 'tsx', '--expose-gc', '--test', '--test-concurrency=2', '--test-reporter=spec'];
 const result = spawnSync(process.execPath, [...flags, ...chosen.sort()], {
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test' },

@@ -35,12 +35,16 @@ const SENT_IDS_KEPT = 1000;
 export const discordNonce = (rowNonce: string) => createHash('sha256').update(rowNonce).digest('base64url').slice(0, 25);
 
 const backoffMs = (attempt: number) => Math.random() * Math.min(30_000, 1_000 * 2 ** attempt);
+/** How long a stop waits for a Gateway handshake under way (and ws's handshake timeout, which ends it anyway). */
+const HANDSHAKE_MS = 10_000;
 
 export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnection> {
   const token = ctx.secrets.token;
   if (!token) throw channelError('auth', 'no bot token configured');
   const apiUrl = typeof ctx.config.api_url === 'string' && ctx.config.api_url ? ctx.config.api_url.replace(/\/+$/, '') : DEFAULT_API_URL;
-  const { signal } = ctx;
+  // Aborted by the channels module or by stop() called directly: every wait and request of this connection ends.
+  const halt = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, halt.signal]);
   // retries: 0 — the journal retries a failed send (with the same nonce); a 429 on a send comes back as rate_limited
   // for the journal to wait out, other routes (typing, /gateway/bot) wait inside the library.
   const rest = new REST({ api: apiUrl, retries: 0, makeRequest: netRequest(ctx), rejectOnRateLimit: (limit) => limit.route.endsWith('/messages') });
@@ -61,6 +65,7 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
     if (sentIds.size > SENT_IDS_KEPT) sentIds.delete(sentIds.values().next().value!);
   };
   let stopped = false;
+  let stopping: Promise<void> | undefined;
   let fatal: (reason: string) => void = () => undefined;
   const fatalClose = new Promise<string>((resolve) => (fatal = resolve));
   // READY's resume_gateway_url is vetted like GET /gateway/bot's URL; one that is not allowed resumes on the latter.
@@ -91,10 +96,6 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
     });
     shard.on(WebSocketShardEvents.Ready, () => !stopped && ctx.report('connected'));
     shard.on(WebSocketShardEvents.Resumed, () => !stopped && ctx.report('connected'));
-    shard.on(WebSocketShardEvents.Hello, () => {
-      // A resume the library had scheduled before stop: close what it opened.
-      if (stopped) void shard.destroy({ code: 1000, reason: 'stopped' });
-    });
     shard.on(WebSocketShardEvents.Closed, (code) => {
       if (stopped) return;
       const reason = FATAL_CLOSES[code];
@@ -113,29 +114,35 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
     intents: INTENTS,
     rest,
     shardCount: 1,
+    handshakeTimeout: HANDSHAKE_MS,
     retrieveSessionInfo: session.retrieve,
     updateSessionInfo: session.update,
     buildStrategy: (manager) => (strategy = new OneShardStrategy(manager, wire)),
   }).vet(apiUrl);
 
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      await strategy?.close();
-    } catch (err) {
-      ctx.log.warn({ err: (err as Error).message }, 'discord gateway did not close cleanly');
-    }
-    stopRest();
-  };
-  signal.addEventListener('abort', () => void stop(), { once: true });
+  // Every caller waits for the same stop: the channels module aborts the signal and then awaits stop(), and a second
+  // call that returned at once let the test end (and the fake stop) while the socket was still closing.
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      stopped = true;
+      halt.abort();
+      try {
+        await strategy?.close(HANDSHAKE_MS);
+      } catch (err) {
+        ctx.log.warn({ err: (err as Error).message }, 'discord gateway did not close cleanly');
+      }
+      stopRest();
+    })());
+  ctx.signal.addEventListener('abort', () => void stop(), { once: true });
+  const halted = new Promise<'stopped'>((resolve) => halt.signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
 
   // The first connection: GET /gateway/bot can fail for a while (network, Discord); the library takes over once
   // a session is up. A fatal close (bad token, intents) ends it with last_error.
   void (async () => {
     for (let attempt = 0; !stopped; attempt++) {
       try {
-        const outcome = await Promise.race([gateway.connect().then(() => undefined), fatalClose]);
+        // A stop while connecting ends the wait: the shard's connect() waits for a READY that will not come.
+        const outcome = await Promise.race([gateway.connect().then(() => undefined), fatalClose, halted]);
         if (outcome !== undefined) await stop();
         return;
       } catch (err) {

@@ -7,16 +7,14 @@ import {
   managerToFetchingStrategyOptions,
   SimpleContextFetchingStrategy,
   WebSocketManager,
-  WebSocketShard,
-  WebSocketShardEvents,
   WebSocketShardStatus,
   type IShardingStrategy,
+  type WebSocketShard,
   type WebSocketShardDestroyOptions,
 } from '@discordjs/ws';
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayBotInfo, GatewaySendPayload } from '@discordjs/core';
 import { channelError } from './errors.ts';
+import { StoppableShard } from './shard.ts';
 
 /** Whether the adapter may open a WebSocket to `url`, given the configured REST root. */
 export function gatewayAllowed(url: string, apiUrl: string): boolean {
@@ -52,10 +50,10 @@ export class VettedGatewayManager extends WebSocketManager {
 /**
  * One shard, held for the life of the connection. The library's SimpleShardingStrategy forgets its shards on destroy,
  * and a shard that was waiting out its 500 ms before a resume then opens a socket nobody can close: this strategy
- * keeps the shard so `stop` closes whatever it opens later (`wire` sees every shard created).
+ * keeps its shard (a StoppableShard) so `close` stops it for good (`wire` sees every shard created).
  */
 export class OneShardStrategy implements IShardingStrategy {
-  private shard: WebSocketShard | undefined;
+  private shard: StoppableShard | undefined;
   private closed = false;
 
   constructor(
@@ -66,7 +64,7 @@ export class OneShardStrategy implements IShardingStrategy {
   async spawn(shardIds: number[]): Promise<void> {
     const options = await managerToFetchingStrategyOptions(this.manager);
     if (this.closed) throw new Error('the Discord connection was stopped');
-    this.shard = new WebSocketShard(new SimpleContextFetchingStrategy(this.manager, options), shardIds[0] ?? 0);
+    this.shard = new StoppableShard(new SimpleContextFetchingStrategy(this.manager, options), shardIds[0] ?? 0);
     this.wire(this.shard);
   }
 
@@ -74,25 +72,10 @@ export class OneShardStrategy implements IShardingStrategy {
     if (!this.closed) await this.shard?.connect();
   }
 
-  /**
-   * The final stop (the manager's destroy also runs before every spawn). A shard still opening its socket is waited
-   * for (at most `waitMs`): the library closes only an open socket, and one left connecting would open unowned.
-   */
-  async close(waitMs = 5_000): Promise<void> {
+  /** The final stop (the manager's destroy also runs before every spawn): see StoppableShard.stop. */
+  async close(waitMs: number): Promise<void> {
     this.closed = true;
-    const shard = this.shard;
-    if (!shard) return;
-    if (shard.status === WebSocketShardStatus.Connecting || shard.status === WebSocketShardStatus.Resuming) {
-      const settled = new AbortController();
-      await Promise.race([
-        once(shard, WebSocketShardEvents.Ready, { signal: settled.signal }),
-        once(shard, WebSocketShardEvents.Resumed, { signal: settled.signal }),
-        once(shard, WebSocketShardEvents.Closed, { signal: settled.signal }),
-        sleep(waitMs, undefined, { signal: settled.signal }),
-      ]).catch(() => undefined);
-      settled.abort();
-    }
-    await shard.destroy({ code: 1000, reason: 'stopped' });
+    await this.shard?.stop(waitMs);
   }
 
   async destroy(options?: Omit<WebSocketShardDestroyOptions, 'recover'>): Promise<void> {

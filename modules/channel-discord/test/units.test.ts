@@ -1,41 +1,10 @@
 /** The adapter's connection without a kernel: nonce deduplication against the fake, and the held RESUME sequence. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AdapterContext } from '@talon/channels';
 import { startDiscordFake, waitFor } from '@talon/testing';
 import { startDiscord } from '../services/connection.ts';
 import { GatewaySession } from '../services/session.ts';
-
-function context(api: string, token: string, controller: AbortController): AdapterContext {
-  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  return {
-    channel: 'discord',
-    config: { api_url: api },
-    secrets: { token },
-    emit: async () => ({ duplicate: false }),
-    report: () => undefined,
-    // Loopback only, to the fake: what net's fetch with the api_url's origin exempted does.
-    fetch: async (r) => {
-      const res = await fetch(r.url, {
-        method: r.method,
-        headers: r.headers,
-        body: typeof r.body === 'string' ? r.body : undefined,
-        ...(r.signal ? { signal: r.signal } : {}),
-      });
-      return {
-        status: res.status,
-        statusText: res.statusText,
-        headers: Object.fromEntries(res.headers),
-        body: Buffer.from(await res.arrayBuffer()),
-        truncated: false,
-        finalUrl: r.url,
-      };
-    },
-    allowOrigins: [],
-    log: silent,
-    signal: controller.signal,
-  };
-}
+import { context } from './context.ts';
 
 test('a chunk sent again with its row nonce (after a crash) returns the message it created, not a second one', async () => {
   const fake = await startDiscordFake();

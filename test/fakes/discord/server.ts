@@ -6,6 +6,7 @@
  */
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { listen, readParams, sendJson, type RecordedCall } from '../http.ts';
 
@@ -71,12 +72,29 @@ export interface DiscordFake {
   invalidateSessions(resumable: boolean): void;
   /** Sends RECONNECT (op 7). */
   requestReconnect(): void;
-  /** The next REST call matching `route` (e.g. 'POST /channels/1/messages') answers 429 with Discord's headers. */
+  /**
+   * The next REST call matching `route` (e.g. 'POST /channels/1/messages'; a `*` segment matches any one segment, so
+   * `POST /channels/<*>/messages` written without the brackets matches a send to any channel) answers 429 with
+   * Discord's headers.
+   */
   rateLimitNext(route: string, retryAfterSeconds: number, global?: boolean): void;
   /** Open Gateway sockets now (to check a client does not leak connections). */
   openSockets(): number;
+  /** Gateway connection attempts so far (WebSocket upgrade requests, answered or not). */
+  connections(): number;
+  /** While held, a Gateway upgrade request waits unanswered (the client's socket stays in its handshake). */
+  holdHandshakes(hold: boolean): void;
   stop(): Promise<void>;
 }
+
+/** `pattern` with `*` standing for one path segment. */
+const routeMatches = (pattern: string, route: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}$`,
+  ).test(route);
 
 // Snowflakes: increasing numeric strings, which is all a client may assume of them.
 let snowflake = 1_100_000_000_000_000_000n;
@@ -168,9 +186,10 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     calls.push({ method: route, params, at: Date.now() });
     if (!url.pathname.startsWith('/api/v10/')) return restError(res, 404, 0, '404: Not Found');
     if (req.headers.authorization !== `Bot ${token}`) return restError(res, 401, 0, '401: Unauthorized');
-    const limit = limits.get(route);
-    if (limit) {
-      limits.delete(route);
+    const limitKey = [...limits.keys()].find((k) => routeMatches(k, route));
+    const limit = limitKey === undefined ? undefined : limits.get(limitKey);
+    if (limitKey !== undefined && limit) {
+      limits.delete(limitKey);
       // The headers discord.js's REST reads (docs: topics/rate-limits), in seconds.
       const headers: Record<string, string> = {
         'retry-after': String(Math.ceil(limit.retryAfter)),
@@ -191,7 +210,23 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     restError(res, 404, 0, '404: Not Found');
   });
   restRoot = `http://127.0.0.1:${http_.port}/api`;
-  const wss = new WebSocketServer({ server: http_.server, path: '/gateway' });
+  const wss = new WebSocketServer({ noServer: true });
+  let attempts = 0;
+  let held: Array<() => void> | undefined;
+  const pending = new Set<Duplex>();
+  http_.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    attempts++;
+    pending.add(socket);
+    socket.once('close', () => pending.delete(socket));
+    const answer = () => {
+      pending.delete(socket);
+      if (socket.destroyed) return;
+      if (new URL(req.url ?? '/', 'http://fake').pathname !== '/gateway') return void socket.destroy();
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    };
+    if (held) held.push(answer);
+    else answer();
+  });
   const gatewayUrl = `ws://127.0.0.1:${http_.port}/gateway`;
   const send = (ws: WebSocket, payload: { op: number; d: unknown; s?: number | null; t?: string | null }) =>
     ws.send(JSON.stringify({ s: null, t: null, ...payload }));
@@ -314,7 +349,18 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
       limits.set(route, { retryAfter, global });
     },
     openSockets: () => wss.clients.size,
+    connections: () => attempts,
+    holdHandshakes(hold) {
+      if (hold) held ??= [];
+      else {
+        const waiting = held ?? [];
+        held = undefined;
+        for (const answer of waiting) answer();
+      }
+    },
     async stop() {
+      held = undefined;
+      for (const socket of pending) socket.destroy();
       for (const ws of wss.clients) ws.terminate();
       await new Promise<void>((r) => wss.close(() => r()));
       await http_.close();
