@@ -10,7 +10,7 @@ import type { AdapterContext } from '@talon/channels';
 export const POLL_SECONDS = 25;
 /** Per request, above the long poll so an idle poll is never cut off by the cap. */
 const REQUEST_TIMEOUT_MS = (POLL_SECONDS + 20) * 1000;
-/** getFile downloads are capped at 20 MB by the Bot API; responses are far smaller. */
+/** Bot API answers are far smaller than this (file downloads have their own cap, MAX_MEDIA_BYTES in inbound.ts). */
 export const MAX_BYTES = 21 * 1024 * 1024;
 
 /** grammY's Node typings name the abort-controller polyfill's AbortSignal; at run time it takes the global one. */

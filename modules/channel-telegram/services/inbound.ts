@@ -6,10 +6,16 @@
 import { GrammyError, type Api } from 'grammy';
 import type { Message, MessageEntity, Update, UserFromGetMe } from 'grammy/types';
 import type { AdapterContext, InboundMedia, InboundMessage } from '@talon/channels';
-import { apiSignal, MAX_BYTES } from './client.ts';
+import { apiSignal } from './client.ts';
 
 /** The updates the adapter asks for: everything else is never fetched, so never needs an acknowledgement. */
 export const ALLOWED_UPDATES = ['message'] as const;
+
+/**
+ * Files larger than this are named for the agent, not downloaded: the content is stored in the journal row and sent to
+ * the model, and models refuse far smaller images (the Bot API's own getFile limit is 20 MB).
+ */
+export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 
 export const messageRef = (chatId: number | string, messageId: number | string) => `${chatId}:${messageId}`;
 
@@ -68,13 +74,14 @@ export function mentions(m: Message, me: UserFromGetMe): boolean {
   });
 }
 
-/** The message's file (the largest photo size), fetched; one Telegram refuses (too big, gone) becomes a note. */
+/** The message's file (the largest photo size), fetched; one over the cap or refused (gone) becomes a note. */
 async function downloads(m: Message, files: FileSource): Promise<InboundMedia[]> {
   const photo = m.photo?.at(-1);
   const item = m.document ?? m.audio ?? m.video ?? m.voice ?? m.animation ?? (photo ? { ...photo, mime_type: 'image/jpeg' } : undefined);
   if (!item) return [];
   const mediaType = item.mime_type ?? 'application/octet-stream';
   const name = 'file_name' in item && item.file_name ? item.file_name : undefined;
+  if ((item.file_size ?? 0) > MAX_MEDIA_BYTES) return [{ mediaType, ...(name ? { name } : {}) }];
   let path: string | undefined;
   try {
     path = (await files.api.getFile(item.file_id, apiSignal(files.ctx.signal))).file_path;
@@ -85,7 +92,7 @@ async function downloads(m: Message, files: FileSource): Promise<InboundMedia[]>
     files.ctx.log.warn({ code: err.error_code, description: err.description }, 'telegram file not downloadable');
   }
   if (!path) return [{ mediaType, ...(name ? { name } : {}) }];
-  const res = await files.ctx.fetch({ url: files.fileRoot + path, method: 'GET', timeoutMs: 60_000, maxBytes: MAX_BYTES, maxRedirects: 0 });
+  const res = await files.ctx.fetch({ url: files.fileRoot + path, method: 'GET', timeoutMs: 60_000, maxBytes: MAX_MEDIA_BYTES, maxRedirects: 0 });
   if (res.status >= 500) throw new Error(`telegram file download failed with status ${res.status}`);
   if (res.status !== 200 || res.truncated) return [{ mediaType, ...(name ? { name } : {}) }];
   return [{ mediaType, name: name ?? path.split('/').at(-1)!, data: res.body.toString('base64') }];

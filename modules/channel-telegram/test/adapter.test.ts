@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startAgentTestKernel, startTelegramFake, type AgentTestKernel, type TelegramFake } from '@talon/testing';
 import { channelKit, type AdapterContext, type ChannelConnection, type ChannelKit, type EmitResult, type InboundMessage } from '@talon/channels';
 import { telegramAdapter } from '../services/adapter.ts';
+import { MAX_MEDIA_BYTES } from '../services/inbound.ts';
 import { MODULES, until } from './helpers.ts';
 
 type NetLike = { fetch(r: Parameters<AdapterContext['fetch']>[0] & { allowOrigins: readonly string[] }): ReturnType<AdapterContext['fetch']> };
@@ -101,6 +102,24 @@ test('an inbound file is downloaded intact through the adapter fetch; files go o
     assert.deepEqual((sentDoc.params.document as { content: Buffer }).content, bytes);
     assert.equal(sentDoc.params.caption, '<b>chart</b>');
     assert.equal(sentDoc.params.parse_mode, 'HTML');
+  } finally {
+    await run.stop();
+  }
+});
+
+test('a file over the size cap is named for the agent, not downloaded', async () => {
+  const got: InboundMessage[] = [];
+  const run = await start(async (m) => {
+    got.push(m);
+    return { duplicate: false };
+  });
+  try {
+    const asked = tg.callsOf('getFile').length;
+    const big = Buffer.alloc(MAX_MEDIA_BYTES + 1, 1);
+    tg.injectMessage({ chat: { id: 13, type: 'private' }, caption: 'huge', document: { name: 'huge.bin', type: 'application/octet-stream', content: big } });
+    await until(() => got.length === 1, 'the message');
+    assert.deepEqual(got[0]!.media, [{ mediaType: 'application/octet-stream', name: 'huge.bin' }]);
+    assert.equal(tg.callsOf('getFile').length, asked, 'never fetched');
   } finally {
     await run.stop();
   }
