@@ -36,6 +36,8 @@ export default defineModule<ChannelsConfig>({
             .map((r) => r.adapter.name);
           await parts.journal.release(node, dedup);
           await adaptersStarted;
+          // Its channels start here (when on standby) before its work is recovered: the replies need them.
+          await parts.runtime.takeOver(node);
           await parts.recover();
         })(),
       ),
@@ -44,6 +46,8 @@ export default defineModule<ChannelsConfig>({
       run: async () => {
         await parts.runtime.startAll();
         started();
+        // Leases held here are renewed; a standby channel whose holder's lease ended starts here.
+        ctx.setInterval(() => parts.runtime.tick(), Math.max(50, Math.floor(ctx.nodes.leaseMs / 3)));
         await parts.recover();
       },
       stop: () => parts.runtime.stopAll(),

@@ -47,6 +47,8 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       configured: Boolean(s),
       connected: r.state === 'connected',
       state: r.state,
+      // The process (node id) running the channel's adapter: another one while this process is on standby.
+      holder: r.holder,
       last_error: r.lastError,
     };
   };
@@ -106,7 +108,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       const missing = (r.adapter.fields.required ?? []).find((f) => merged[f] === undefined && !secrets[f] && !previous?.secrets[f]);
       if (missing) throw badRequest(`field '${missing}' is required for channel '${r.adapter.name}'`);
       await settings.put(r.adapter, merged, secrets);
-      await runtime.restart(r.adapter.name);
+      await runtime.apply(r.adapter.name);
       parts.events.publish('channel.configured', { channel: r.adapter.name, removed: false });
       request.log.info({ channel: r.adapter.name, fields: Object.keys(merged), secrets: Object.keys(secrets) }, 'channel configured');
       return { status: 'configured', ...(await row(r)), config: merged };
@@ -124,7 +126,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       r.state = 'stopped';
       r.lastError = null;
       r.settings = undefined;
-      await runtime.restart(r.adapter.name); // a [channels.<name>] table of config.toml applies again
+      await runtime.apply(r.adapter.name); // a [channels.<name>] table of config.toml applies again
       parts.events.publish('channel.configured', { channel: r.adapter.name, removed: true });
       return { status: 'removed', name: r.adapter.name };
     },
@@ -137,8 +139,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
   });
 
   app.post('/api/channels/reload', { schema: { summary: 'Restarts every configured adapter from its configuration', tags } }, async () => {
-    await runtime.stopAll();
-    const started = await runtime.startAll();
+    const started = await runtime.reloadAll();
     return { status: 'ok', started };
   });
 
@@ -152,8 +153,8 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       async (request) => {
         const r = require(request.params.name);
         if (!(await settings.setEnabled(r.adapter, enabled))) throw conflict(`channel '${r.adapter.name}' is not configured`);
-        if (enabled) await runtime.restart(r.adapter.name);
-        else await runtime.stop(r.adapter.name);
+        // The holder (this process or another) starts or stops the adapter; a standby one stays on standby.
+        await runtime.apply(r.adapter.name);
         parts.events.publish('channel.enabled', { channel: r.adapter.name, enabled });
         return { status: enabled ? 'enabled' : 'disabled', ...(await row(r)) };
       },

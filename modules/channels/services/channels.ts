@@ -11,6 +11,7 @@ import { conflict, badRequest, notFound } from '@talon/module-sdk';
 import type { ChannelsConfig } from '../config.ts';
 import { Inbound } from './inbound.ts';
 import { Journal } from './journal.ts';
+import { ChannelLeases } from './lease.ts';
 import { mediaProblem } from './media.ts';
 import { Outbound } from './outbound.ts';
 import { Pairing } from './pairing.ts';
@@ -35,6 +36,8 @@ export function buildChannels(ctx: ChannelsContext) {
   const runtime = new Runtime({
     adapters: () => ctx.hooks.get(channelHooks).adapters.call([]),
     settings,
+    leases: new ChannelLeases(ctx.store, ctx.nodes),
+    changes: ctx.changes,
     net: () => ctx.use(netFetch),
     log: ctx.log,
     signal: ctx.signal,

@@ -1,13 +1,22 @@
 /**
- * The running adapters of this process: one per loaded adapter that is configured and enabled. Each gets its own
- * AdapterContext (emit into the journal, state reports, the net fetch with its configured origins, a stop signal).
+ * The running adapters of this process: one per loaded adapter that is configured and enabled and whose lease this
+ * process holds (services/lease.ts: one process runs a channel). Each gets its own AdapterContext (emit into the
+ * journal, state reports, the net fetch with its configured origins, a stop signal). A channel another process runs is
+ * on `standby` here, naming its holder; a configuration changed here is noted to the other processes, so the holder
+ * restarts with it.
  */
 import type { Logger } from 'pino';
+import type { ChangeFeed } from '@talon/module-sdk';
 import type { NetFetch } from '@talon/net';
 import type { AdapterContext, ChannelAdapter, ChannelConnection, EmitResult, InboundMessage } from '@talon/channels';
+import type { ChannelLeases } from './lease.ts';
 import type { ChannelSettings, SettingsStore } from './settings.ts';
 
-export type ConnectionState = 'stopped' | 'connecting' | 'connected' | 'error';
+/** `standby`: configured and enabled, but another process holds the lease and runs the adapter (`holder`). */
+export type ConnectionState = 'stopped' | 'connecting' | 'connected' | 'error' | 'standby';
+
+/** The change-feed topic of a channel's configuration (key: the channel): the holder restarts with the new one. */
+const CONFIG_TOPIC = 'config';
 
 export interface Running {
   adapter: ChannelAdapter;
@@ -15,6 +24,10 @@ export interface Running {
   connection?: ChannelConnection;
   controller?: AbortController;
   state: ConnectionState;
+  /** This process holds the channel's lease (its adapter may run here). */
+  held: boolean;
+  /** The node holding the lease as last seen (this one when held), null when none. */
+  holder: string | null;
   lastError: string | null;
   startedAt: string | null;
   lastMessageAt: string | null;
@@ -25,6 +38,8 @@ export interface Running {
 export interface RuntimeDeps {
   adapters(): ChannelAdapter[];
   settings: SettingsStore;
+  leases: ChannelLeases;
+  changes: ChangeFeed;
   net(): NetFetch;
   log: Logger;
   signal: AbortSignal;
@@ -38,7 +53,11 @@ export class Runtime {
   /** A channel's restarts run one after another: two at once would open two connections. */
   private readonly restarts = new Map<string, Promise<boolean>>();
 
-  constructor(private readonly deps: RuntimeDeps) {}
+  constructor(private readonly deps: RuntimeDeps) {
+    // Another process changed a channel's configuration (configure, enable, disable, reload): restart it here from
+    // the stored one. Only the holder's adapter starts; a standby process just tries the lease again.
+    deps.changes.on(CONFIG_TOPIC, (name) => this.restart(name));
+  }
 
   /** Every loaded adapter, running or not, by name. */
   list(): Running[] {
@@ -56,7 +75,7 @@ export class Runtime {
     const loaded = new Map(this.deps.adapters().map((a) => [a.name, a]));
     for (const [name, r] of this.channels) {
       if (loaded.get(name) === r.adapter) continue;
-      void this.halt(r);
+      void this.halt(r).then(() => this.letGo(r));
       this.channels.delete(name);
     }
     for (const [name, adapter] of loaded) {
@@ -74,9 +93,31 @@ export class Runtime {
     return started;
   }
 
-  /** (Re)starts one adapter from its current configuration; resolves whether it runs. Never throws. */
+  /**
+   * The configuration of a channel changed here: restarts it and tells the other processes, so that whichever holds
+   * its lease restarts with the new configuration (a standby process never opens a second connection).
+   */
+  async apply(name: string): Promise<boolean> {
+    const running = await this.restart(name);
+    await this.deps.changes.note(CONFIG_TOPIC, name);
+    return running;
+  }
+
+  /** (Re)starts every loaded channel here and in the other processes (POST /api/channels/reload); names those running here. */
+  async reloadAll(): Promise<string[]> {
+    const started: string[] = [];
+    for (const r of this.list()) if (await this.apply(r.adapter.name)) started.push(r.adapter.name);
+    return started;
+  }
+
+  /** (Re)starts one adapter from its current configuration; resolves whether it runs here. Never throws. */
   restart(name: string): Promise<boolean> {
-    const next = (this.restarts.get(name) ?? Promise.resolve(false)).then(() => this.restartNow(name));
+    return this.serial(name, () => this.restartNow(name));
+  }
+
+  /** A channel's restarts and lease changes run one after another: two at once would open two connections. */
+  private serial(name: string, work: () => Promise<boolean>): Promise<boolean> {
+    const next = (this.restarts.get(name) ?? Promise.resolve(false)).then(work);
     this.restarts.set(name, next);
     void next.then(() => {
       if (this.restarts.get(name) === next) this.restarts.delete(name);
@@ -92,7 +133,11 @@ export class Runtime {
       this.fail(r, `configuration could not be read: ${(err as Error).message}`);
       return undefined;
     });
-    if (!r.settings || !r.settings.enabled || this.deps.signal.aborted) return false;
+    if (!r.settings || !r.settings.enabled || this.deps.signal.aborted) {
+      await this.letGo(r);
+      return false;
+    }
+    if (!(await this.claim(r))) return false;
     const controller = new AbortController();
     const signal = AbortSignal.any([controller.signal, this.deps.signal]);
     r.controller = controller;
@@ -110,14 +155,78 @@ export class Runtime {
     }
   }
 
-  /** Stops an adapter; its configuration stays. */
+  /** Stops an adapter and releases its lease; its configuration stays. */
   async stop(name: string): Promise<void> {
     const r = this.channels.get(name);
-    if (r) await this.halt(r);
+    if (r) await this.serial(name, async () => (await this.halt(r), await this.letGo(r), false));
   }
 
+  /** Stops every adapter and releases this process's leases (the module stops): a standby process takes them over. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.channels.values()].map((r) => this.halt(r)));
+    for (const r of this.channels.values()) r.held = false;
+    await this.deps.leases.releaseAll().catch((err: unknown) => this.deps.log.warn({ err }, 'channel leases not released'));
+  }
+
+  /**
+   * Every third of a lease: renews the leases held here, stopping at once an adapter whose lease another process took
+   * (this one was found dead, or stalled past its lease); and tries the lease of each standby channel whose holder's
+   * lease ended, so a channel whose process died runs again here within about a lease.
+   */
+  async tick(): Promise<void> {
+    for (const r of this.list()) {
+      const name = r.adapter.name;
+      if (r.held) {
+        const kept = await this.deps.leases.renew(name).catch((err: unknown) => {
+          this.deps.log.warn({ err, channel: name }, 'channel lease not renewed');
+          return true; // the store failed, no other process took it: keep running and try again at the next tick
+        });
+        if (!kept) await this.serial(name, () => this.lose(r));
+      } else if (r.state === 'standby' && !(await this.deps.leases.holder(name))) {
+        void this.restart(name);
+      }
+    }
+  }
+
+  /** A node found dead: its channels' leases are dropped, and those on standby here start (one process wins each). */
+  async takeOver(node: string): Promise<void> {
+    for (const name of await this.deps.leases.forget(node)) if (this.channels.get(name)?.state === 'standby') await this.restart(name);
+  }
+
+  /** Takes (or extends) the lease before an adapter starts; without it the channel is on standby. */
+  private async claim(r: Running): Promise<boolean> {
+    const name = r.adapter.name;
+    try {
+      r.held = await this.deps.leases.take(name);
+      r.holder = r.held ? this.deps.leases.node : ((await this.deps.leases.holder(name)) ?? null);
+    } catch (err) {
+      this.fail(r, `the channel's lease could not be taken: ${(err as Error).message}`);
+      return false;
+    }
+    if (!r.held) {
+      r.state = 'standby';
+      r.lastError = null;
+    }
+    return r.held;
+  }
+
+  /** The lease was taken by another process: the adapter stops here at once. */
+  private async lose(r: Running): Promise<boolean> {
+    if (!r.held) return false;
+    r.held = false;
+    await this.halt(r);
+    r.state = 'standby';
+    r.holder = (await this.deps.leases.holder(r.adapter.name).catch(() => undefined)) ?? null;
+    this.deps.log.warn({ channel: r.adapter.name, holder: r.holder }, 'channel lease taken by another process: adapter stopped here');
+    return false;
+  }
+
+  /** Releases the lease of a channel that no longer runs here (stopped, disabled, unconfigured, unloaded). */
+  private async letGo(r: Running): Promise<void> {
+    r.holder = null;
+    if (!r.held) return;
+    r.held = false;
+    await this.deps.leases.release(r.adapter.name).catch((err: unknown) => this.deps.log.warn({ err, channel: r.adapter.name }, 'channel lease not released'));
   }
 
   /**
@@ -181,6 +290,8 @@ export class Runtime {
 const blank = (adapter: ChannelAdapter): Running => ({
   adapter,
   state: 'stopped',
+  held: false,
+  holder: null,
   lastError: null,
   startedAt: null,
   lastMessageAt: null,

@@ -26,6 +26,7 @@ test('GET /api/channels lists every loaded adapter, unconfigured ones too', asyn
     configured: false,
     connected: false,
     state: 'stopped',
+    holder: null,
     last_error: null,
   });
 });
