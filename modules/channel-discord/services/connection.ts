@@ -45,6 +45,10 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
   // Aborted by the channels module or by stop() called directly: every wait and request of this connection ends.
   const halt = new AbortController();
   const signal = AbortSignal.any([ctx.signal, halt.signal]);
+  // @discordjs/rest adds an abort listener to a request's signal and never removes it: each request gets a signal of
+  // its own that follows the connection's (held weakly by it), not the connection's signal itself, which would keep
+  // one listener per message sent for the life of the connection.
+  const request = () => ({ signal: AbortSignal.any([signal]) });
   // retries: 0 — the journal retries a failed send (with the same nonce); a 429 on a send comes back as rate_limited
   // for the journal to wait out, other routes (typing, /gateway/bot) wait inside the library.
   const rest = new REST({ api: apiUrl, retries: 0, makeRequest: netRequest(ctx), rejectOnRateLimit: (limit) => limit.route.endsWith('/messages') });
@@ -54,7 +58,7 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
     rest.clearHandlerSweeper();
   };
   const api = new API(rest);
-  const me = await api.users.getCurrent({ signal }).catch((err: unknown) => {
+  const me = await api.users.getCurrent(request()).catch((err: unknown) => {
     stopRest();
     throw fromDiscord(err);
   });
@@ -172,7 +176,7 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
             allowed_mentions: { parse: [], replied_user: false },
             ...(chunk.replyTo ? { message_reference: { message_id: chunk.replyTo, fail_if_not_exists: false } } : {}),
           },
-          { signal },
+          request(),
         );
         remember(message.id);
         return { messageId: message.id };
@@ -181,7 +185,7 @@ export async function startDiscord(ctx: AdapterContext): Promise<ChannelConnecti
       }
     },
     async typing(target) {
-      await api.channels.showTyping(target.threadId ?? target.chatId, { signal }).catch((err: unknown) => {
+      await api.channels.showTyping(target.threadId ?? target.chatId, request()).catch((err: unknown) => {
         throw fromDiscord(err);
       });
     },
