@@ -61,6 +61,8 @@ export interface TelegramFake {
   calls: RecordedCall[];
   /** The calls of one method, a shortcut over `calls`. */
   callsOf(method: string): RecordedCall[];
+  /** How many long polls a second poller ended with 409 Conflict: more than one client polling this bot. */
+  readonly conflicts: number;
   /** The messages the bot sent (sendMessage, sendDocument, sendPhoto), as the Bot API returned them. */
   sent: Array<Record<string, unknown>>;
   /** Queues an incoming message as a `message` update; answers the update (with its update_id and message_id). */
@@ -99,6 +101,7 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
   let nextFileId = 1;
   /** The getUpdates request now waiting for updates: a second one ends it with 409, as Telegram does. */
   let poller: { finish(updates: TelegramUpdate[] | TelegramError): void } | undefined;
+  let conflicts = 0;
   /** Long polls waiting now, for dropConnections. */
   const polls = new Set<http.ServerResponse>();
   const waiters = new Set<() => void>();
@@ -146,6 +149,7 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
       else if (offset !== undefined) updates = updates.slice(offset);
       const limit = Math.min(Math.max(Number(p.limit ?? 100), 1), 100);
       const timeout = Math.max(Number(p.timeout ?? 0), 0);
+      if (poller) conflicts++;
       poller?.finish({ error_code: 409, description: CONFLICT });
       const answer = () => updates.slice(0, limit);
       if (answer().length || timeout === 0) return ok(res, answer());
@@ -241,6 +245,9 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
     bot,
     calls,
     callsOf: (method) => calls.filter((c) => c.method === method),
+    get conflicts() {
+      return conflicts;
+    },
     sent,
     injectUpdate,
     injectMessage(msg) {
