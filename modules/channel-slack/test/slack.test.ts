@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAgentTestKernel, startSlackFake, waitFor, type AgentTestKernel, type SlackFake } from '@talon/testing';
+import { MODULES } from './helpers.ts';
 
 let k: AgentTestKernel;
 let slack: SlackFake;
@@ -30,9 +31,7 @@ const calls = (fake: SlackFake, method: string) => fake.calls.filter((c) => c.me
 
 before(async () => {
   slack = await startSlackFake({ ackTimeoutMs: 1_500 });
-  k = await startAgentTestKernel({
-    only: ['agents', 'auth', 'error-envelope', 'secrets', 'net', 'tasks', 'commands', 'bindings', 'channels', 'channel-slack'],
-  });
+  k = await startAgentTestKernel({ only: MODULES });
   await k.spawnAgent('helper');
 });
 after(async () => {
@@ -54,6 +53,7 @@ test('bad credentials stop the channel with last_error naming invalid_auth; no t
   assert.doesNotMatch(text, tokens);
   body = await detail();
   assert.equal(body.connected, false);
+  assert.equal(body.state, 'error', 'stopped, not retrying a refused app token');
   assert.match(String(body.last_error), /invalid_auth/);
   assert.deepEqual(body.secrets_set, { token: true, app_token: true });
   assert.deepEqual(body.secret_fields, ['token', 'app_token']);

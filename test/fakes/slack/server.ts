@@ -31,6 +31,13 @@ export interface InboundSlackMessage {
   thread_ts?: string;
   /** 'app_mention' when the bot is @-mentioned in a channel; 'message' otherwise. */
   type?: 'message' | 'app_mention';
+  /**
+   * The message's ts (a new one unless given). An app subscribed to both `app_mention` and `message.channels` gets
+   * one mention as two envelopes (two event_ids) carrying the same ts: inject both with one ts to stage that.
+   */
+  ts?: string;
+  /** Files the user shares with the message: a `file_share` message whose files are served at their url_private. */
+  files?: Array<{ name: string; mimetype: string; data: Buffer }>;
 }
 
 export interface SlackEnvelope {
@@ -79,6 +86,8 @@ export async function startSlackFake(options: SlackFakeOptions = {}): Promise<Sl
   const sent: Array<Record<string, unknown>> = [];
   const limits = new Map<string, number>();
   const tickets = new Set<string>();
+  /** Bytes of the files users shared, by url_private path (Slack serves them to a token of the workspace). */
+  const files = new Map<string, { mimetype: string; data: Buffer }>();
   const pending = new Map<string, { envelope: SlackEnvelope; timer: NodeJS.Timeout }>();
   let ts = Math.floor(Date.now() / 1000) * 1_000_000;
   const nextTs = () => {
@@ -132,6 +141,14 @@ export async function startSlackFake(options: SlackFakeOptions = {}): Promise<Sl
   };
 
   const http_ = await listen(async (req, res, url) => {
+    const file = files.get(url.pathname);
+    if (file) {
+      const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+      calls.push({ method: 'file download', params: { path: url.pathname }, at: Date.now() });
+      // Without the token Slack answers its sign-in page, not the file.
+      if (bearer !== botToken) return void res.writeHead(302, { location: 'https://slack.com/signin' }).end();
+      return void res.writeHead(200, { 'content-type': file.mimetype, 'content-length': file.data.length }).end(file.data);
+    }
     const m = /^\/api\/([A-Za-z.]+)$/.exec(url.pathname);
     const params = await readParams(req, url);
     if (!m) return sendJson(res, 404, { ok: false, error: 'unknown_method' });
@@ -168,6 +185,26 @@ export async function startSlackFake(options: SlackFakeOptions = {}): Promise<Sl
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws));
   });
 
+  /** A shared file as the event's `files` carries it (Slack's file object, the fields a client reads). */
+  const shareFile = (f: { name: string; mimetype: string; data: Buffer }) => {
+    const id = `F${randomUUID().replaceAll('-', '').slice(0, 10).toUpperCase()}`;
+    const path = `/files-pri/${ids.team}-${id}/${encodeURIComponent(f.name)}`;
+    files.set(path, { mimetype: f.mimetype, data: f.data });
+    return {
+      id,
+      created: Math.floor(Date.now() / 1000),
+      name: f.name,
+      title: f.name,
+      mimetype: f.mimetype,
+      filetype: f.name.split('.').pop() ?? 'binary',
+      user: ids.human,
+      size: f.data.length,
+      mode: 'hosted',
+      is_external: false,
+      url_private: `http://127.0.0.1:${http_.port}${path}`,
+      url_private_download: `http://127.0.0.1:${http_.port}${path}?download=1`,
+    };
+  };
   const open = () => [...wss.clients].filter((ws) => ws.readyState === ws.OPEN);
   let turn = 0;
   const transmit = (envelope: SlackEnvelope) => {
@@ -224,17 +261,20 @@ export async function startSlackFake(options: SlackFakeOptions = {}): Promise<Sl
     calls,
     sent,
     injectMessage(input) {
-      const eventTs = nextTs();
+      const eventTs = input.ts ?? nextTs();
+      const type = input.type ?? 'message';
       const event = {
-        type: input.type ?? 'message',
+        type,
         user: input.user ?? ids.human,
         text: input.text,
         ts: eventTs,
         channel: input.channel,
-        channel_type: input.channel_type ?? (input.channel.startsWith('D') ? 'im' : 'channel'),
+        // Slack's app_mention events carry no channel_type; message events do.
+        ...(type === 'message' ? { channel_type: input.channel_type ?? (input.channel.startsWith('D') ? 'im' : 'channel') } : {}),
         event_ts: eventTs,
         team: ids.team,
         ...(input.thread_ts ? { thread_ts: input.thread_ts } : {}),
+        ...(input.files?.length ? { subtype: 'file_share', upload: false, files: input.files.map(shareFile) } : {}),
       };
       const envelope: SlackEnvelope = {
         envelope_id: randomUUID(),

@@ -89,3 +89,26 @@ test('Socket Mode: a disconnect frame (refresh_requested) precedes the close', a
     await sl.stop();
   }
 });
+
+test('events: an app_mention has no channel_type; one mention as both events shares its ts; a shared file is served to the bot token', async () => {
+  const sl = await startSlackFake();
+  try {
+    const mention = sl.injectMessage({ channel: 'C1', text: `<@${sl.botUserId}> hi`, type: 'app_mention' });
+    const event = mention.payload.event as Record<string, unknown>;
+    assert.equal(event.channel_type, undefined);
+    const message = sl.injectMessage({ channel: 'C1', text: `<@${sl.botUserId}> hi`, ts: String(event.ts) });
+    assert.equal((message.payload.event as Record<string, unknown>).ts, event.ts);
+    assert.notEqual(message.payload.event_id, mention.payload.event_id);
+
+    const shared = sl.injectMessage({ channel: 'D1', text: 'see', files: [{ name: 'a.txt', mimetype: 'text/plain', data: Buffer.from('bytes') }] });
+    const withFile = shared.payload.event as { subtype: string; files: Array<{ name: string; mimetype: string; size: number; url_private: string }> };
+    assert.equal(withFile.subtype, 'file_share');
+    const [file] = withFile.files;
+    assert.deepEqual([file!.name, file!.mimetype, file!.size], ['a.txt', 'text/plain', 5]);
+    const got = await fetch(file!.url_private, { headers: { authorization: `Bearer ${sl.botToken}` } });
+    assert.equal(await got.text(), 'bytes');
+    assert.equal((await fetch(file!.url_private, { redirect: 'manual' })).status, 302, 'not without the token');
+  } finally {
+    await sl.stop();
+  }
+});
