@@ -1,6 +1,7 @@
 import { defineModule, STAGE } from '@talon/module-sdk';
 import { agentRegistry } from '@talon/agents';
-import { metricsRegistry } from '@talon/metrics';
+import { Counter, Gauge } from 'prom-client';
+import { metricsFactory, metricsRegistry } from '@talon/metrics';
 import { createMetrics } from './services/collectors.ts';
 
 export default defineModule({
@@ -8,6 +9,8 @@ export default defineModule({
     // Each copy has its own registry (prom-client's global one would keep the previous copy's collectors).
     const metrics = createMetrics(ctx.kernel, () => ctx.tryUse(agentRegistry));
     ctx.provide(metricsRegistry, metrics.registry, (registry) => registry.clear());
+    const registers = [metrics.registry];
+    ctx.provide(metricsFactory, { counter: (config) => new Counter({ ...config, registers }), gauge: (config) => new Gauge({ ...config, registers }) });
     ctx.hooks.kernel.http.response.tap('metrics', (event) => metrics.observe(event), { stage: STAGE.OBSERVE });
     return {
       routes(app) {

@@ -5,14 +5,15 @@
  * the metrics module's current copy, so they are registered again when it (re)loads, and removed when this copy stops.
  * Without the metrics module nothing is registered.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
-import { metricsRegistry } from '@talon/metrics';
+import { metricsFactory, metricsRegistry, type MetricsFactory } from '@talon/metrics';
 import { channelEvents } from '@talon/channels';
 import type { ChannelsContext, ChannelsParts } from './channels.ts';
 
 const PREFIX = 'talon_channel_';
 type Counts = Map<string, number>;
-type Metric = Counter<string> | Gauge<string>;
+/** prom-client's types through the metrics contract: this module does not load prom-client itself. */
+type Counter = ReturnType<MetricsFactory['counter']>;
+type Metric = Counter | ReturnType<MetricsFactory['gauge']>;
 const bump = (counts: Counts, key: string) => void counts.set(key, (counts.get(key) ?? 0) + 1);
 
 export function registerChannelMetrics(ctx: ChannelsContext, parts: Pick<ChannelsParts, 'runtime' | 'journal'>): void {
@@ -29,41 +30,36 @@ export function registerChannelMetrics(ctx: ChannelsContext, parts: Pick<Channel
   const channels = () => parts.runtime.list().map((r) => r.adapter.name);
 
   const perChannel = (counts: Counts) =>
-    function (this: Counter<'channel'>) {
+    function (this: Counter) {
       this.reset();
       for (const channel of channels()) this.inc({ channel }, counts.get(channel) ?? 0);
     };
   /** The metrics by name, made for one registry. */
-  const build = (registry: Registry): Record<string, Metric> => {
-    const registers = [registry];
+  const build = (factory: MetricsFactory): Record<string, Metric> => {
     const channel = ['channel'] as const;
     return {
-      talon_channel_messages_received_total: new Counter({
+      talon_channel_messages_received_total: factory.counter({
         name: 'talon_channel_messages_received_total',
         help: 'Channel messages committed to the journal (a redelivered duplicate is not counted)',
         labelNames: channel,
-        registers,
         collect: perChannel(received),
       }),
-      talon_channel_messages_sent_total: new Counter({
+      talon_channel_messages_sent_total: factory.counter({
         name: 'talon_channel_messages_sent_total',
         help: 'Message chunks the platform accepted',
         labelNames: channel,
-        registers,
         collect: perChannel(sent),
       }),
-      talon_channel_send_failures_total: new Counter({
+      talon_channel_send_failures_total: factory.counter({
         name: 'talon_channel_send_failures_total',
         help: 'Message chunks that failed for good or whose outcome is unknown (a 429 wait is not a failure)',
         labelNames: channel,
-        registers,
         collect: perChannel(failed),
       }),
-      talon_channel_messages_refused_total: new Counter({
+      talon_channel_messages_refused_total: factory.counter({
         name: 'talon_channel_messages_refused_total',
         help: 'Channel messages the access policy refused, by reason',
         labelNames: ['channel', 'reason'] as const,
-        registers,
         collect() {
           this.reset();
           for (const [key, n] of refused) {
@@ -72,21 +68,19 @@ export function registerChannelMetrics(ctx: ChannelsContext, parts: Pick<Channel
           }
         },
       }),
-      talon_channel_connected: new Gauge({
+      talon_channel_connected: factory.gauge({
         name: 'talon_channel_connected',
         help: '1 while the channel is connected to its platform (its own ready signal), else 0',
         labelNames: channel,
-        registers,
         collect() {
           this.reset();
           for (const r of parts.runtime.list()) this.set({ channel: r.adapter.name }, r.state === 'connected' ? 1 : 0);
         },
       }),
-      talon_channel_journal_backlog: new Gauge({
+      talon_channel_journal_backlog: factory.gauge({
         name: 'talon_channel_journal_backlog',
         help: "The journal's rows by kind: inbound (not yet answered), outbound (queued or sending), failed, unknown",
         labelNames: ['channel', 'kind'] as const,
-        registers,
         async collect() {
           this.reset();
           for (const channel of channels()) {
@@ -97,22 +91,24 @@ export function registerChannelMetrics(ctx: ChannelsContext, parts: Pick<Channel
     };
   };
 
-  let registered: { registry: Registry; metrics: Record<string, Metric> } | undefined;
+  /** This copy's metrics, while they are in the metrics module's current registry. */
+  let mine: Record<string, Metric> | undefined;
+  const inRegistry = () => {
+    const registry = ctx.tryUse(metricsRegistry);
+    return Object.entries(mine ?? {}).filter(([name, metric]) => registry?.getSingleMetric(name) === metric);
+  };
   /** Removes this copy's metrics only: after a hot reload of this module its successor's are in place already. */
   const unregister = () => {
-    if (!registered) return;
-    for (const [name, metric] of Object.entries(registered.metrics)) {
-      if (registered.registry.getSingleMetric(name) === metric) registered.registry.removeSingleMetric(name);
-    }
-    registered = undefined;
+    for (const [name] of inRegistry()) ctx.tryUse(metricsRegistry)?.removeSingleMetric(name);
+    mine = undefined;
   };
   const register = () => {
     const registry = ctx.tryUse(metricsRegistry);
-    if (!registry || registered?.registry === registry) return;
-    unregister();
+    const factory = ctx.tryUse(metricsFactory);
+    if (!registry || !factory || (mine && inRegistry().length === Object.keys(mine).length)) return;
     // A predecessor copy of this module (hot reload) may still hold the names: this copy's metrics replace them.
     for (const { name } of registry.getMetricsAsArray()) if (name.startsWith(PREFIX)) registry.removeSingleMetric(name);
-    registered = { registry, metrics: build(registry) };
+    mine = build(factory);
   };
 
   register();
