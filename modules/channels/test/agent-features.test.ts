@@ -178,3 +178,11 @@ test('GET /api/metrics carries the per-channel counters, the connection gauge an
   assert.match(text, /^talon_channel_journal_backlog\{channel="telegram",kind="inbound"\} \d+$/m);
   assert.match(text, /# TYPE talon_channel_messages_sent_total counter/);
 });
+
+test('the channel metrics survive a reload of the metrics module and of the channels module', async () => {
+  const scrape = async () => (await (await k.request('/api/metrics')).text()).match(/^talon_channel_connected\{channel="telegram"\} (\d)$/m)?.[1];
+  assert.equal((await k.kernel.reloadModule('metrics')).ok, true);
+  assert.equal(await scrape(), '1');
+  assert.equal((await k.kernel.reloadModule('channels')).ok, true);
+  await waitFor(async () => (await scrape()) === '1' || undefined, 10_000, 'connected again after the reload');
+});
