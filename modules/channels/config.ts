@@ -11,6 +11,12 @@ const channelTable = {
     allowed_users: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'senders always admitted' },
     default_conversation: { type: 'string', minLength: 1, description: 'chat id for /test and background replies' },
     owners: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'sender ids that receive owner notices' },
+    message_coalesce_window_ms: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 60000,
+      description: 'messages from one sender within this many ms of each other are joined into one turn (0: off)',
+    },
     token_env: { type: 'string', minLength: 1, description: 'name of the environment variable holding the token' },
   },
   additionalProperties: true,

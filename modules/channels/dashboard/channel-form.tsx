@@ -42,6 +42,8 @@ export function ChannelForm({ channel, onSaved }: { channel: ChannelDetail; onSa
     const body: Record<string, unknown> = { dm_policy: values.dm_policy, group_policy: values.group_policy };
     for (const f of LISTS) body[f] = split(values[f] ?? '');
     for (const f of ['agent_name', 'default_conversation']) if (values[f]?.trim()) body[f] = values[f].trim();
+    const window = values.message_coalesce_window_ms?.trim();
+    if (window) body.message_coalesce_window_ms = typed({ type: 'integer' }, window);
     for (const [f, spec] of own) if (values[f]?.trim()) body[f] = typed(spec, values[f].trim());
     for (const [f, v] of Object.entries(secrets)) if (v) body[f] = v;
     await api(`/api/channels/${seg(channel.name)}/configure`, { json: body });
@@ -121,6 +123,7 @@ export function ChannelForm({ channel, onSaved }: { channel: ChannelDetail; onSa
       {text('allowed_users', 'Always admitted (sender ids)', 'Separated by commas or spaces; admitted whatever the policies say')}
       {text('owners', 'Owners (chat ids for notices)')}
       {text('default_conversation', 'Default conversation', 'The chat id tests and background replies go to')}
+      {text('message_coalesce_window_ms', 'Join bursts (ms)', "A sender's messages this close together are one turn; 0 or empty: off")}
       <button type="submit" class="primary" disabled={action.busy}>
         Save
       </button>

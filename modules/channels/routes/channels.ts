@@ -21,6 +21,7 @@ const configureBody = {
     allowed_users: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 1000 },
     default_conversation: { type: 'string', minLength: 1, maxLength: 500 },
     owners: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 100 },
+    message_coalesce_window_ms: { type: 'integer', minimum: 0, maximum: 60_000, description: "join one sender's burst into one turn (0: off)" },
     values: { type: 'object', description: "the adapter's fields, as an alternative to giving them at the top level" },
   },
   additionalProperties: true,

@@ -16,6 +16,7 @@ import type { Pairing } from './pairing.ts';
 import { refusal, type Refusal, type SenderRateLimit } from './policy.ts';
 import { TypingController } from '../kit/typing.ts';
 import { placeMedia, userMessage } from './media.ts';
+import { awaitBurst, joinMessages } from './burst.ts';
 import { chunksFor } from './render.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -89,8 +90,14 @@ export class Inbound {
     const command = this.deps.commands()?.parse(message.text);
     if (command) return this.command(row, message, agent, command);
 
-    const sessionId = await this.adopt(row, message, agent);
-    if (sessionId) await this.turn(row, message, agent.id, sessionId);
+    const burst = await awaitBurst(row, {
+      journal: this.deps.journal,
+      windowMs: settings.common.message_coalesce_window_ms,
+      admits: (m) => m.senderId === message.senderId && !refusal(m, settings.common, !m.isGroup) && !this.deps.commands()?.parse(m.text),
+      signal: this.deps.signal,
+    });
+    const adopted = await this.adopt(row, message, agent, burst);
+    if (adopted) await this.turn(row, adopted.message, agent.id, adopted.id);
   }
 
   /** bindings first, then the channel's agent_name, then the default agent (the oldest). */
@@ -103,10 +110,17 @@ export class Inbound {
     return registry.list()[0];
   }
 
-  /** The message becomes the session's user message in the transaction that marks the row adopted. */
-  private async adopt(row: InboundRow, m: InboundMessage, agent: AgentRecord): Promise<string | undefined> {
+  /**
+   * The message (with the burst joining it) becomes the session's user message in the transaction that marks the row
+   * adopted and the joined rows answered. Resolves with the session and the message as adopted.
+   */
+  private async adopt(
+    row: InboundRow,
+    m: InboundMessage,
+    agent: AgentRecord,
+    burst: Array<{ row: InboundRow; message: InboundMessage }>,
+  ): Promise<{ id: string; message: InboundMessage } | undefined> {
     const sessions = this.deps.sessions();
-    const { text, blocks } = userMessage(m);
     // The previous turn's reply is written behind: it goes in first, or this message would precede it in the session.
     await sessions.settled();
     return this.deps.store.tx(async (t) => {
@@ -114,8 +128,12 @@ export class Inbound {
       const label = `${row.channel}:${row.chat_id}${row.thread_id ? `:${row.thread_id}` : ''}`.slice(0, 120);
       const sessionId = await this.deps.journal.sessionFor(t, key, () => sessions.create(agent.id, label, t));
       if (!(await this.deps.journal.markAdopted(t, row.id, agent.id, sessionId))) return undefined;
+      const joined: InboundMessage[] = [];
+      for (const j of burst) if (await this.deps.journal.markJoined(t, j.row.id, row.id)) joined.push(j.message);
+      const message = joinMessages(m, joined);
+      const { text, blocks } = userMessage(message);
       await sessions.appendUser(t, sessionId, text, blocks);
-      return sessionId;
+      return { id: sessionId, message };
     });
   }
 

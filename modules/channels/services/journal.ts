@@ -85,6 +85,24 @@ export class Journal {
     return changes > 0;
   }
 
+  /** The sender's other messages in this conversation still waiting in this process, oldest first: a burst to join. */
+  burst(row: Pick<InboundRow, 'id' | 'channel' | 'chat_id' | 'thread_id' | 'sender_id'>): Promise<InboundRow[]> {
+    return this.store.many<InboundRow>(
+      `SELECT * FROM channels_inbound WHERE channel = ? AND chat_id = ? AND thread_id = ? AND sender_id = ? AND state = 'received' AND node = ? AND id <> ?
+       ORDER BY received_at`,
+      [row.channel, row.chat_id, row.thread_id, row.sender_id, this.node, row.id],
+    );
+  }
+
+  /** Inside the adoption transaction: a message joined into another's turn ends here, answered by that turn. */
+  async markJoined(t: Queries, id: string, into: string): Promise<boolean> {
+    const { changes } = await t.run(
+      "UPDATE channels_inbound SET state = 'answered', reason = ?, node = NULL, updated_at = ? WHERE id = ? AND state = 'received' AND node = ?",
+      [`joined into the turn of ${into}`, Date.now(), id, this.node],
+    );
+    return changes > 0;
+  }
+
   /** The session of (channel, chat, thread) for the agent, made in `t` when there is none yet. */
   async sessionFor(t: Queries, key: { channel: string; chatId: string; threadId: string; agentId: string }, create: () => Promise<string>): Promise<string> {
     const row = await t.one<{ session_id: string }>(

@@ -18,9 +18,19 @@ export interface CommonSettings {
   allowed_users: string[];
   default_conversation?: string;
   owners: string[];
+  /** Messages from one sender arriving within this many ms of each other are joined into one turn (0: off). */
+  message_coalesce_window_ms: number;
 }
 
-export const COMMON_FIELDS = ['agent_name', 'dm_policy', 'group_policy', 'allowed_users', 'default_conversation', 'owners'] as const;
+export const COMMON_FIELDS = [
+  'agent_name',
+  'dm_policy',
+  'group_policy',
+  'allowed_users',
+  'default_conversation',
+  'owners',
+  'message_coalesce_window_ms',
+] as const;
 
 export interface ChannelSettings {
   source: 'api' | 'config';
@@ -122,6 +132,7 @@ function split(values: Record<string, unknown>): { common: CommonSettings; field
     allowed_users: strings(values.allowed_users),
     default_conversation: text(values.default_conversation),
     owners: strings(values.owners),
+    message_coalesce_window_ms: typeof values.message_coalesce_window_ms === 'number' ? values.message_coalesce_window_ms : 0,
   };
   const fields = Object.fromEntries(Object.entries(values).filter(([k]) => !(COMMON_FIELDS as readonly string[]).includes(k)));
   return { common, fields };
