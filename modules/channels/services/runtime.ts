@@ -75,7 +75,9 @@ export class Runtime {
     const loaded = new Map(this.deps.adapters().map((a) => [a.name, a]));
     for (const [name, r] of this.channels) {
       if (loaded.get(name) === r.adapter) continue;
-      void this.halt(r).then(() => this.letGo(r));
+      // In the channel's order: the new copy starts after the old connection closed, and the old copy's release of
+      // the lease comes before the new copy takes it (after, it would drop the new copy's lease).
+      void this.serial(name, async () => (await this.halt(r), await this.letGo(r), false));
       this.channels.delete(name);
     }
     for (const [name, adapter] of loaded) {
@@ -182,7 +184,7 @@ export class Runtime {
           return true; // the store failed, no other process took it: keep running and try again at the next tick
         });
         if (!kept) await this.serial(name, () => this.lose(r));
-      } else if (r.state === 'standby' && !(await this.deps.leases.holder(name))) {
+      } else if (waitsForLease(r) && !(await this.deps.leases.holder(name).catch(() => 'unknown (store failed)'))) {
         void this.restart(name);
       }
     }
@@ -190,7 +192,7 @@ export class Runtime {
 
   /** A node found dead: its channels' leases are dropped, and those on standby here start (one process wins each). */
   async takeOver(node: string): Promise<void> {
-    for (const name of await this.deps.leases.forget(node)) if (this.channels.get(name)?.state === 'standby') await this.restart(name);
+    for (const name of await this.deps.leases.forget(node)) if (waitsForLease(this.channels.get(name))) await this.restart(name);
   }
 
   /** Takes (or extends) the lease before an adapter starts; without it the channel is on standby. */
@@ -200,6 +202,9 @@ export class Runtime {
       r.held = await this.deps.leases.take(name);
       r.holder = r.held ? this.deps.leases.node : ((await this.deps.leases.holder(name)) ?? null);
     } catch (err) {
+      // A lease kept (renewed) for an adapter that does not run would keep every process off the channel: let it go,
+      // and the next tick tries again (waitsForLease).
+      await this.letGo(r);
       this.fail(r, `the channel's lease could not be taken: ${(err as Error).message}`);
       return false;
     }
@@ -286,6 +291,12 @@ export class Runtime {
     };
   }
 }
+
+/**
+ * An enabled channel not running here that a tick (or a dead holder) may start: on standby, or in error after its
+ * lease could not be taken (an adapter that failed to start holds its lease, so is not among these).
+ */
+const waitsForLease = (r: Running | undefined): boolean => Boolean(r && !r.held && r.settings?.enabled && (r.state === 'standby' || r.state === 'error'));
 
 const blank = (adapter: ChannelAdapter): Running => ({
   adapter,
