@@ -121,9 +121,10 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
     { schema: { summary: "Removes a channel's configuration and stops it", tags, params: nameParams } },
     async (request) => {
       const r = require(request.params.name);
-      await runtime.stop(r.adapter.name);
+      // Removed before the stop: a channel with no API configuration (config.toml only) answers 404 and keeps running.
       const removed = await settings.remove(r.adapter.name);
       if (!removed) throw notFound(`channel '${r.adapter.name}' has no configuration set through the API`);
+      await runtime.stop(r.adapter.name);
       r.state = 'stopped';
       r.lastError = null;
       r.settings = undefined;
