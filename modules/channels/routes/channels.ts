@@ -187,10 +187,11 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       // The spec's states are pending, scanned and authenticated; an expired or failed sign-in is over: an error (410).
       if (status === 'expired' || status === 'failed')
         throw new HttpError(410, `the QR sign-in of channel '${r.adapter.name}' ${status}${error ? `: ${error}` : ''}; start a new one`, { extra: { status } });
-      // Signed in: the adapter starts with its new session once, not on every poll that follows.
+      // Signed in: the adapter starts with its new session once, not on every poll that follows (in whichever process
+      // holds the channel: apply restarts it here or notes it to the holder).
       if (status === 'authenticated' && !restarted.has(session)) {
         restarted.add(session);
-        void runtime.restart(r.adapter.name);
+        void runtime.apply(r.adapter.name);
       }
       return { status };
     },

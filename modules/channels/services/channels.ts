@@ -1,4 +1,5 @@
 /** The channels service: wires the journal, runtime, inbound and outbound, and recovers work after a crash. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModuleContext } from '@talon/module-sdk';
 import { agentRegistry, agentRunner, sessionStore } from '@talon/agents';
 import { bindingRouter } from '@talon/bindings';
@@ -10,14 +11,19 @@ import { channelEvents, channelHooks, type Channels, type InboundMessage, type O
 import { conflict, badRequest, notFound } from '@talon/module-sdk';
 import type { ChannelsConfig } from '../config.ts';
 import { Inbound } from './inbound.ts';
-import { Journal } from './journal.ts';
+import { Journal, type OutboundRow } from './journal.ts';
 import { ChannelLeases } from './lease.ts';
 import { mediaProblem } from './media.ts';
 import { Outbound } from './outbound.ts';
 import { Pairing } from './pairing.ts';
 import { SenderRateLimit } from './policy.ts';
-import { Runtime } from './runtime.ts';
+import { canSend, Runtime } from './runtime.ts';
 import { SettingsStore } from './settings.ts';
+
+/** The change-feed topic of chunks queued by a process on standby (key: the channel), for the one running it. */
+const HANDED_OVER_TOPIC = 'channels.handed_over';
+/** How long a send made on standby waits for the running process to report its outcome. */
+const HANDED_OVER_WAIT_MS = 30_000;
 
 export type ChannelsContext = ModuleContext<ChannelsConfig>;
 
@@ -81,6 +87,7 @@ export function buildChannels(ctx: ChannelsContext) {
     notAfterMs,
     onRefused: (row, reason) => events.publish('channel.message_refused', { channel: row.channel, chatId: row.chat_id, senderId: row.sender_id, reason }),
     onPairing: (channel, senderId, senderName) => events.publish('channel.pairing_requested', { channel, senderId, senderName }),
+    handOver: (channel) => ctx.changes.note(HANDED_OVER_TOPIC, channel),
     log: ctx.log,
     signal: ctx.signal,
   });
@@ -92,10 +99,39 @@ export function buildChannels(ctx: ChannelsContext) {
       if (row.node === null && !(await journal.claim(row.id))) continue;
       void ctx.track(work.handle(row));
     }
-    for (const { reply_id } of await journal.orphanReplies()) {
-      if (!(await journal.adoptOrphanChunks(reply_id))) continue;
+    await deliverOrphans();
+  }
+
+  /** Queued chunks no process holds (a dead one's, or handed over by one on standby), of the channels running here. */
+  async function deliverOrphans(): Promise<void> {
+    for (const { reply_id, channel } of await journal.orphanReplies()) {
+      if (!runtime.get(channel)?.connection || !(await journal.adoptOrphanChunks(reply_id))) continue;
       const first = (await journal.chunks(reply_id))[0];
       if (first) void ctx.track(outbound.deliver(reply_id, `${first.channel}\u0000${first.chat_id}`));
+    }
+  }
+  ctx.changes.on(HANDED_OVER_TOPIC, (channel) => {
+    if (channel && runtime.get(channel)?.connection) void ctx.track(deliverOrphans());
+  });
+
+  /** The rows of a reply handed to the process running its channel, once each ended (or the wait did). */
+  async function handedOver(replyId: string): Promise<OutboundRow[]> {
+    const ended = async () => {
+      const rows = await journal.chunks(replyId);
+      return rows.every((row) => row.state !== 'queued' && row.state !== 'sending') ? rows : undefined;
+    };
+    const deadline = Date.now() + HANDED_OVER_WAIT_MS;
+    for (let rows = await ended(); ; rows = await ended()) {
+      if (rows) return rows;
+      if (Date.now() > deadline || ctx.signal.aborted) {
+        throw Object.assign(
+          new Error(`handed to the process running the channel; not confirmed sent within ${HANDED_OVER_WAIT_MS / 1000} s (see the journal)`),
+          {
+            statusCode: 504,
+          },
+        );
+      }
+      await sleep(100, undefined, { signal: ctx.signal }).catch(() => undefined);
     }
   }
 
@@ -109,9 +145,11 @@ export function buildChannels(ctx: ChannelsContext) {
     if (!r.settings) throw conflict(`channel '${channel}' is not configured`);
     const target = chatId ?? r.settings.common.default_conversation;
     if (!target) throw badRequest(`no target: give 'to' or set default_conversation of channel '${channel}'`);
-    if (!r.connection) throw conflict(`channel '${channel}' is not running${r.lastError ? `: ${r.lastError}` : ''}`);
+    // On standby the rows are handed to the process running the channel: the answer waits for its outcome.
+    const standby = r.state === 'standby';
+    if (!canSend(r)) throw conflict(`channel '${channel}' is not running${r.lastError ? `: ${r.lastError}` : ''}`);
     const replyId = await work.send(channel, { chatId: target, threadId }, text, media);
-    const rows = await journal.chunks(replyId);
+    const rows = standby ? await handedOver(replyId) : await journal.chunks(replyId);
     const failed = rows.find((row) => row.state !== 'sent');
     if (failed) throw Object.assign(new Error(`sending failed: ${failed.error ?? failed.state}`), { statusCode: 502 });
     return rows.map((row) => row.message_id!);
@@ -123,7 +161,7 @@ export function buildChannels(ctx: ChannelsContext) {
     notifyOwners: async (text) => {
       let reached = 0;
       for (const r of runtime.list()) {
-        if (!r.connection || !r.settings) continue;
+        if (!canSend(r) || !r.settings) continue;
         for (const owner of r.settings.common.owners) {
           await sendTo(r.adapter.name, owner, text).then(
             () => reached++,

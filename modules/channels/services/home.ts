@@ -1,19 +1,21 @@
 /**
  * Background replies (a trigger's, a schedule's, a task wake-up's turn) to the agent's home channel, through the
- * triggers module's `homeChannel` hook. The home channel is the first running channel (by name) whose `agent_name`
+ * triggers module's `homeChannel` hook. The home channel is the first running channel (here or in another process) (by name) whose `agent_name`
  * names the agent and that has a `default_conversation`: the reply goes there through the outbound journal, and the
  * channel's name is answered so the delivery records where it went. Without one the next tap is asked (and the reply
  * stays in the session). triggers is optional: without it nothing is tapped.
  */
 import { triggerHooks, type HomeDelivery } from '@talon/triggers';
 import type { ChannelsContext, ChannelsParts } from './channels.ts';
+import { canSend } from './runtime.ts';
 
 /** The agent's home channel, if one is running: agent_name matches the agent's name or id (case-insensitive). */
 export function homeChannelOf(parts: Pick<ChannelsParts, 'runtime'>, agent: { agentId: string; agentName: string }): string | undefined {
   const names = new Set([agent.agentId.toLowerCase(), agent.agentName.toLowerCase()]);
   const home = parts.runtime
     .list()
-    .find((r) => r.connection && r.settings?.common.default_conversation && names.has(r.settings.common.agent_name?.toLowerCase() ?? ''));
+
+    .find((r) => canSend(r) && r.settings?.common.default_conversation && names.has(r.settings.common.agent_name?.toLowerCase() ?? ''));
   return home?.adapter.name;
 }
 

@@ -9,7 +9,7 @@ import type { AgentRecord, AgentRegistry, AgentRunner, SessionStore } from '@tal
 import type { BindingRouter } from '@talon/bindings';
 import type { CommandRegistry } from '@talon/commands';
 import type { TaskQueue } from '@talon/tasks';
-import type { InboundMessage, OutboundMedia } from '@talon/channels';
+import type { InboundMessage, OutboundChunk, OutboundMedia } from '@talon/channels';
 import type { InboundRow, Journal } from './journal.ts';
 import type { Outbound } from './outbound.ts';
 import type { Pairing } from './pairing.ts';
@@ -40,6 +40,8 @@ export interface InboundDeps {
   notAfterMs(): number;
   onRefused(row: InboundRow, reason: Refusal): void;
   onPairing(channel: string, senderId: string, senderName?: string): void;
+  /** Tells the process running the channel that chunks were queued for it (this process is on standby). */
+  handOver(channel: string): Promise<void>;
   log: Logger;
   signal: AbortSignal;
 }
@@ -193,10 +195,21 @@ export class Inbound {
     const running = this.deps.runtime.get(row.channel);
     if (!running || !text.trim()) return this.deps.journal.settle(row.id, 'answered', text.trim() ? 'the channel stopped' : 'empty reply');
     const chunks = chunksFor(text, running.adapter.limits, { chatId: m.chatId, threadId: m.threadId, replyTo: m.platformId });
+    await this.queue(row.channel, m.chatId, chunks, row.id);
+  }
+
+  /**
+   * Queues a reply's chunks (answering `inboundId` in the same transaction) and sends them, or, when another process
+   * runs the channel, leaves them to it. Resolves with the reply's id once sent or handed over.
+   */
+  private async queue(channel: string, chatId: string, chunks: OutboundChunk[], inboundId?: string): Promise<string> {
+    const handOver = this.deps.runtime.get(channel)?.state === 'standby';
     const replyId = await this.deps.store.tx((t) =>
-      this.deps.journal.queueReply(t, { channel: row.channel, chatId: m.chatId, inboundId: row.id, chunks, notAfter: Date.now() + this.deps.notAfterMs() }),
+      this.deps.journal.queueReply(t, { channel, chatId, inboundId, chunks, notAfter: Date.now() + this.deps.notAfterMs(), handOver }),
     );
-    await this.deps.outbound.deliver(replyId, `${row.channel}\u0000${m.chatId}`);
+    if (handOver) await this.deps.handOver(channel);
+    else await this.deps.outbound.deliver(replyId, `${channel}\u0000${chatId}`);
+    return replyId;
   }
 
   /**
@@ -207,12 +220,7 @@ export class Inbound {
     const running = this.deps.runtime.get(channel);
     if (!running) throw new Error(`channel '${channel}' is not loaded`);
     const placed = placeMedia(text, media);
-    const chunks = chunksFor(placed.text, running.adapter.limits, target, placed.uploads);
-    const replyId = await this.deps.store.tx((t) =>
-      this.deps.journal.queueReply(t, { channel, chatId: target.chatId, chunks, notAfter: Date.now() + this.deps.notAfterMs() }),
-    );
-    await this.deps.outbound.deliver(replyId, `${channel}\u0000${target.chatId}`);
-    return replyId;
+    return this.queue(channel, target.chatId, chunksFor(placed.text, running.adapter.limits, target, placed.uploads));
   }
 
   /**

@@ -159,8 +159,14 @@ export class Journal {
     });
   }
 
-  /** The chunks of a reply, queued, and the inbound row answered, in one transaction. */
-  async queueReply(t: Queries, reply: { channel: string; chatId: string; inboundId?: string; chunks: OutboundChunk[]; notAfter: number }): Promise<string> {
+  /**
+   * The chunks of a reply, queued, and the inbound row answered, in one transaction. `handOver`: queued for no process
+   * (node NULL), for the process running the channel to take (this one is on standby).
+   */
+  async queueReply(
+    t: Queries,
+    reply: { channel: string; chatId: string; inboundId?: string; chunks: OutboundChunk[]; notAfter: number; handOver?: boolean },
+  ): Promise<string> {
     const replyId = randomUUID();
     const now = Date.now();
     for (const [seq, chunk] of reply.chunks.entries()) {
@@ -168,7 +174,19 @@ export class Journal {
       await t.run(
         `INSERT INTO channels_outbound (id, channel, chat_id, reply_id, seq, inbound_id, payload, state, node, created_at, not_after, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
-        [id, reply.channel, reply.chatId, replyId, seq, reply.inboundId ?? null, JSON.stringify(chunk), this.node, now, reply.notAfter, now],
+        [
+          id,
+          reply.channel,
+          reply.chatId,
+          replyId,
+          seq,
+          reply.inboundId ?? null,
+          JSON.stringify(chunk),
+          reply.handOver ? null : this.node,
+          now,
+          reply.notAfter,
+          now,
+        ],
       );
     }
     if (reply.inboundId) await this.settle(reply.inboundId, 'answered', null, t);
@@ -213,9 +231,11 @@ export class Journal {
     ]);
   }
 
-  /** Queued chunks nobody holds (their process died), oldest reply first. */
-  orphanReplies(): Promise<Array<{ reply_id: string }>> {
-    return this.store.many<{ reply_id: string }>("SELECT DISTINCT reply_id FROM channels_outbound WHERE state = 'queued' AND node IS NULL ORDER BY reply_id");
+  /** Queued chunks nobody holds (their process died, or a process on standby handed them over), by reply. */
+  orphanReplies(): Promise<Array<{ reply_id: string; channel: string }>> {
+    return this.store.many<{ reply_id: string; channel: string }>(
+      "SELECT DISTINCT reply_id, channel FROM channels_outbound WHERE state = 'queued' AND node IS NULL ORDER BY reply_id",
+    );
   }
 
   async adoptOrphanChunks(replyId: string): Promise<boolean> {

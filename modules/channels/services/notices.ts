@@ -1,8 +1,7 @@
 /**
  * Owner notices: what an agent raised with `notify_owner` during a turn (TurnResult.ownerNotice) goes, once the turn
  * finished, to the owners configured on the running channels (`owners`: the chat ids of their direct chats), through
- * the outbound journal. No model call: the notice's own text, named by the agent it came from. It never goes to the
- * chat the turn answered.
+ * the outbound journal. No model call: the notice's own text, named by the agent it came from.
  */
 import { agentHooks } from '@talon/agents';
 import type { Channels } from '@talon/channels';

@@ -296,6 +296,9 @@ export class Runtime {
  * An enabled channel not running here that a tick (or a dead holder) may start: on standby, or in error after its
  * lease could not be taken (an adapter that failed to start holds its lease, so is not among these).
  */
+/** A send can go out: the adapter runs here, or another process runs it and takes the rows handed to it. */
+export const canSend = (r: Running | undefined): boolean => Boolean(r && (r.connection || r.state === 'standby'));
+
 const waitsForLease = (r: Running | undefined): boolean => Boolean(r && !r.held && r.settings?.enabled && (r.state === 'standby' || r.state === 'error'));
 
 const blank = (adapter: ChannelAdapter): Running => ({

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeProvider, startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 import { fixtures } from './helpers.ts';
+import { TEST_TEXT } from '../routes/channels.ts';
 
 interface Detail {
   state: string;
@@ -105,6 +106,20 @@ describe('channels: one process runs a channel', () => {
     // The lease names a process that does not run the adapter: when it expires, one of the two starts it again.
     await holder.kernel.store.run('UPDATE channels_leases SET expires_at = 0 WHERE channel = ?', ['fake']);
     await oneRunning();
+  });
+
+  test('a send made on the standby process is handed to the holder, which sends it; the answer carries its id', async () => {
+    const [holder, standby] = await oneRunning();
+    const res = await standby.request('/api/channels/fake/test', { method: 'POST', json: { to: 'c-handed' } });
+    assert.equal(res.status, 200, await res.clone().text());
+    const body = (await res.json()) as { status: string; message_id: string };
+    assert.equal(body.status, 'sent');
+    // The fake platform takes 50 characters a message: the test text is two chunks, each sent once by the holder.
+    const sent = ((await (await holder.request('/api/test-fake/sent')).json()) as { sent: Array<{ chatId: string; messageId: string; text: string }> }).sent;
+    const chunks = sent.filter((s) => s.chatId === 'c-handed');
+    assert.equal(chunks.length, 2);
+    assert.equal(chunks.map((s) => s.text).join(' '), TEST_TEXT);
+    assert.ok(chunks.some((s) => s.messageId === body.message_id));
   });
 
   test('the holder dies: the standby process takes over within two leases and messages flow there', async () => {
