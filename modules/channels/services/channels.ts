@@ -88,6 +88,7 @@ export function buildChannels(ctx: ChannelsContext) {
     onRefused: (row, reason) => events.publish('channel.message_refused', { channel: row.channel, chatId: row.chat_id, senderId: row.sender_id, reason }),
     onPairing: (channel, senderId, senderName) => events.publish('channel.pairing_requested', { channel, senderId, senderName }),
     handOver: (channel) => ctx.changes.note(HANDED_OVER_TOPIC, channel),
+    track: (work) => void ctx.track(work),
     log: ctx.log,
     signal: ctx.signal,
   });

@@ -42,6 +42,8 @@ export interface InboundDeps {
   onPairing(channel: string, senderId: string, senderName?: string): void;
   /** Tells the process running the channel that chunks were queued for it (this process is on standby). */
   handOver(channel: string): Promise<void>;
+  /** Keeps work that outlives its caller known to the module, which waits for it when stopping. */
+  track(work: Promise<unknown>): void;
   log: Logger;
   signal: AbortSignal;
 }
@@ -195,21 +197,24 @@ export class Inbound {
     const running = this.deps.runtime.get(row.channel);
     if (!running || !text.trim()) return this.deps.journal.settle(row.id, 'answered', text.trim() ? 'the channel stopped' : 'empty reply');
     const chunks = chunksFor(text, running.adapter.limits, { chatId: m.chatId, threadId: m.threadId, replyTo: m.platformId });
-    await this.queue(row.channel, m.chatId, chunks, row.id);
+    // The conversation's next message need not wait for this reply to reach the platform (its send limiter may hold it
+    // for seconds): the outbound side keeps the chat's replies in order on its own.
+    const { delivered } = await this.queue(row.channel, m.chatId, chunks, row.id);
+    this.deps.track(delivered);
   }
 
   /**
-   * Queues a reply's chunks (answering `inboundId` in the same transaction) and sends them, or, when another process
-   * runs the channel, leaves them to it. Resolves with the reply's id once sent or handed over.
+   * Queues a reply's chunks (answering `inboundId` in the same transaction) and starts sending them, or, when another
+   * process runs the channel, leaves them to it. Resolves once queued, with the reply's id and its delivery (ended
+   * when every chunk was sent or failed, or once handed over).
    */
-  private async queue(channel: string, chatId: string, chunks: OutboundChunk[], inboundId?: string): Promise<string> {
+  private async queue(channel: string, chatId: string, chunks: OutboundChunk[], inboundId?: string): Promise<{ replyId: string; delivered: Promise<void> }> {
     const handOver = this.deps.runtime.get(channel)?.state === 'standby';
     const replyId = await this.deps.store.tx((t) =>
       this.deps.journal.queueReply(t, { channel, chatId, inboundId, chunks, notAfter: Date.now() + this.deps.notAfterMs(), handOver }),
     );
-    if (handOver) await this.deps.handOver(channel);
-    else await this.deps.outbound.deliver(replyId, `${channel}\u0000${chatId}`);
-    return replyId;
+    const delivered = handOver ? this.deps.handOver(channel) : this.deps.outbound.deliver(replyId, `${channel}\u0000${chatId}`);
+    return { replyId, delivered };
   }
 
   /**
@@ -220,7 +225,9 @@ export class Inbound {
     const running = this.deps.runtime.get(channel);
     if (!running) throw new Error(`channel '${channel}' is not loaded`);
     const placed = placeMedia(text, media);
-    return this.queue(channel, target.chatId, chunksFor(placed.text, running.adapter.limits, target, placed.uploads));
+    const { replyId, delivered } = await this.queue(channel, target.chatId, chunksFor(placed.text, running.adapter.limits, target, placed.uploads));
+    await delivered;
+    return replyId;
   }
 
   /**
