@@ -151,6 +151,11 @@ export interface AdapterContext {
   log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   /** Aborts when the adapter is stopped (reconfigure, disable, reload, shutdown): close every socket on it. */
   signal: AbortSignal;
+  /**
+   * The channel's access policy, for platforms where the bot itself must accept a conversation before any message
+   * (Matrix room invites): a DM invite is taken unless `dm` is disabled, a room invite unless `group` is.
+   */
+  policy?: { dm: 'pairing' | 'allowlist' | 'open' | 'disabled'; group: 'mention' | 'all' | 'disabled'; allowedUsers: readonly string[] };
 }
 
 /** A started adapter. */

@@ -40,6 +40,7 @@ export type { TelegramFake, TelegramFakeOptions } from '../../test/fakes/telegra
 export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/discord/server.ts';
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
+export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
 export { channelConformance } from './channel-conformance.ts';
 export type { ChannelConformanceOptions, ChannelHarness } from './channel-conformance.ts';

@@ -261,7 +261,7 @@ export class Runtime {
     this.deps.onState(r.adapter.name, 'error', error);
   }
 
-  private context(r: Running, settings: Pick<ChannelSettings, 'fields' | 'secrets'>, signal: AbortSignal): AdapterContext {
+  private context(r: Running, settings: Pick<ChannelSettings, 'fields' | 'secrets'> & Partial<Pick<ChannelSettings, 'common'>>, signal: AbortSignal): AdapterContext {
     const channel = r.adapter.name;
     const allowOrigins = r.adapter.urlFields.flatMap((f) => originOf(settings.fields[f]));
     const log = this.deps.log.child({ channel });
@@ -288,6 +288,9 @@ export class Runtime {
       allowOrigins,
       log,
       signal,
+      ...(settings.common
+        ? { policy: { dm: settings.common.dm_policy, group: settings.common.group_policy, allowedUsers: settings.common.allowed_users } }
+        : {}),
     };
   }
 }
