@@ -32,6 +32,7 @@ export { startIrcServer, ircServerMissing } from './servers/irc.ts';
 export type { IrcServer, IrcServerOptions } from './servers/irc.ts';
 export { startImapServer, imapServerMissing } from './servers/imap.ts';
 export type { ImapServer, ImapServerOptions } from './servers/imap.ts';
+export { startMqttServer, mqttServerMissing, type MqttServer, type MqttServerOptions } from './servers/mqtt.ts';
 export { startSmtpSink } from '../../test/fakes/smtp/sink.ts';
 export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from '../../test/fakes/smtp/sink.ts';
 // Fakes of the platforms that have no server of their own, speaking their wire protocols (test/fakes/README.md).
