@@ -1,6 +1,7 @@
 /** The Discord adapter's declaration: its fields, what it can do, and Discord's message limits. */
 import type { ChannelAdapter } from '@talon/channels';
-import { DEFAULT_API_URL, startDiscord } from './connection.ts';
+import { startDiscord } from './connection.ts';
+import { DEFAULT_API_URL } from './rest.ts';
 
 export function discordAdapter(): ChannelAdapter {
   return {
@@ -15,8 +16,8 @@ export function discordAdapter(): ChannelAdapter {
     },
     secretFields: [],
     urlFields: ['api_url'],
-    // media: replies go out as text (attachments that come in reach the agent as links); edits: replies are not streamed.
-    capabilities: { threads: true, media: false, typing: true, edits: false, qr: false, platformDedup: true },
+    // media: files out as uploads, attachments in downloaded (up to 10 MB); edits: replies are not streamed.
+    capabilities: { threads: true, media: true, typing: true, edits: false, qr: false, platformDedup: true },
     // Discord counts code points: 2,000 per message, and a message over 17 lines is collapsed in the client.
     limits: { maxLength: 2000, unit: 'chars', maxLines: 17, format: 'markdown' },
     start: startDiscord,

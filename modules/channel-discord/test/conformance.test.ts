@@ -29,22 +29,24 @@ channelConformance({
           mentions: mentioned ? [dc.bot] : [],
           author: ALICE,
         }),
-      // The adapter declares no media: an attachment reaches the agent as its name and link (the fake does not serve it).
+      // The user's file as an attachment the fake serves at its CDN-style URL (the adapter downloads it).
       dmMedia: (n, file, text) =>
         void dc.injectMessage({
           channel_id: dmId(n),
           content: text,
           author: ALICE,
-          attachments: [
-            {
-              id: `${n}`,
-              filename: file.name ?? 'file',
-              size: file.data.length,
-              content_type: file.mediaType,
-              url: `${dc.api}/attachments/${file.name ?? 'file'}`,
-            },
-          ],
+          files: [{ name: file.name ?? 'file', type: file.mediaType, content: file.data }],
         }),
+      // Read back the way a client would: the attachment URLs of the messages the bot created.
+      receivedMedia: async ({ dm }) => {
+        const files = [];
+        for (const m of dc.sent.filter((s) => s.channel_id === dmId(dm))) {
+          for (const a of m.attachments as Array<{ filename: string; content_type: string; url: string }>) {
+            files.push({ name: a.filename, mediaType: a.content_type, data: Buffer.from(await (await fetch(a.url)).arrayBuffer()) });
+          }
+        }
+        return files;
+      },
       dmChat: dmId,
       received: (target) => textsIn('dm' in target ? dmId(target.dm) : (target.thread ?? groupId(target.group))),
       typings: (n) => dc.calls.filter((c) => c.method === `POST /channels/${dmId(n)}/typing`).length,

@@ -15,7 +15,7 @@ export function context(api: string, token: string, controller: AbortController,
       const res = await fetch(r.url, {
         method: r.method,
         headers: r.headers,
-        body: typeof r.body === 'string' ? r.body : undefined,
+        ...(r.body !== undefined ? { body: typeof r.body === 'string' ? r.body : new Uint8Array(r.body) } : {}),
         ...(r.signal ? { signal: r.signal } : {}),
       });
       return {

@@ -12,8 +12,8 @@ export function emailAdapter(kit: ChannelKit, options: InboxOptions = {}): Chann
     fields: emailFields,
     secretFields: [],
     urlFields: [],
-    // threads: References; media: attachments in (sending files is not supported yet); no typing or edits in mail.
-    capabilities: { threads: true, media: false, typing: false, edits: false, qr: false, platformDedup: false },
+    // threads: References; media: attachments in (up to 10 MB each) and out; no typing or edits in mail.
+    capabilities: { threads: true, media: true, typing: false, edits: false, qr: false, platformDedup: false },
     // A reply is one mail: the cap only bounds a runaway answer. Markdown comes in; the outbox renders text and HTML.
     limits: { maxLength: 100_000, unit: 'chars', format: 'markdown' },
     async start(ctx) {

@@ -2,8 +2,9 @@
  * The SMTP side: each chunk is one mail through nodemailer, a proper reply when it answers one (Subject "Re: …",
  * In-Reply-To the mail answered, References its chain plus that mail), from the configured `from`. The body is the
  * kit's plain text of the Markdown, with an HTML alternative from the kit's HTML renderer: its small tag subset with
- * every text escaped and only http/https/mailto links, so nothing the model writes becomes markup or script. nodemailer
- * opens its own socket (not the net module's fetch): it goes only to the configured smtp_host.
+ * every text escaped and only http/https/mailto links, so nothing the model writes becomes markup or script. A chunk's
+ * file goes as an attachment of its mail (the channels module sends each file as a chunk of its own, after the text).
+ * nodemailer opens its own socket (not the net module's fetch): it goes only to the configured smtp_host.
  */
 import nodemailer from 'nodemailer';
 import addressparser from 'nodemailer/lib/addressparser';
@@ -23,8 +24,9 @@ function recipient(chatId: string): string {
 }
 
 const replySubject = (subject: string) => (/^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim()}`.trimEnd());
-/** A mail that starts a conversation is titled by its first line. */
-const firstLine = (text: string) => (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 78) || 'Message';
+/** A mail that starts a conversation is titled by its first line, a file alone by the file's name. */
+const firstLine = (text: string, file?: string) =>
+  (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 78) || file?.replace(/\s+/g, ' ').slice(0, 78) || 'Message';
 
 /** Maps nodemailer's failures to the channels module's kinds: a refused login stops, 5xx fails the row, the rest retries. */
 function smtpFailure(err: unknown): Error {
@@ -60,14 +62,16 @@ export function createOutbox(settings: EmailSettings, kit: ChannelKit, lookup: C
       }
       const references = parent ? [...new Set([...(context?.references ?? (chunk.threadId ? [chunk.threadId] : [])), parent])] : [];
       const text = kit.toPlainText(chunk.text);
+      const file = chunk.media?.data !== undefined ? chunk.media : undefined;
       try {
         const info = await transport.sendMail({
           from: settings.from,
           to,
-          subject: context ? replySubject(context.subject) : parent ? 'Re: your message' : firstLine(text),
+          subject: context ? replySubject(context.subject) : parent ? 'Re: your message' : firstLine(text, file?.name),
           text,
           html: `<div style="white-space: pre-wrap">${kit.toTelegramHtml(chunk.text)}</div>`,
           ...(parent ? { inReplyTo: parent, references } : {}),
+          ...(file ? { attachments: [{ filename: file.name, contentType: file.mediaType, content: Buffer.from(file.data!, 'base64') }] } : {}),
           // RFC 3834: marks the mail as automatic, so vacation responders do not answer it (no reply loop).
           headers: { 'Auto-Submitted': parent ? 'auto-replied' : 'auto-generated' },
         });

@@ -155,3 +155,20 @@ test('the server dropping the connection: the adapter reconnects, and mail from 
   assert.equal(smtp.messages.length, sent + 1);
   assert.equal((await channel(k)).state, 'connected');
 });
+
+test('a file sent out is an attachment of its own mail, titled by its name when it starts the conversation', { skip: missing }, async () => {
+  const channels = k.kernel.services.view<{ send(m: object): Promise<{ messageIds: string[] }> }>('channels.service');
+  const before = smtp.messages.length;
+  await channels.send({
+    channel: 'email',
+    chatId: 'carol@example.test',
+    text: '',
+    media: [{ mediaType: 'text/csv', name: 'q4.csv', data: Buffer.from('q4,43\n').toString('base64') }],
+  });
+  const sent = (await sentMail(smtp, before + 1)).at(-1)!;
+  assert.equal(sent.subject, 'q4.csv');
+  assert.deepEqual(
+    sent.attachments.map((a) => [a.filename, a.contentType, a.content.toString()]),
+    [['q4.csv', 'text/csv', 'q4,43\n']],
+  );
+});

@@ -148,3 +148,43 @@ test('REST: bad token 401, enforce_nonce returns the first message, 429 with rat
     await dc.stop();
   }
 });
+
+test('REST: a multipart send (payload_json + files[n]) records the upload, served at its attachment URL; user files are served too', async () => {
+  const dc = await startDiscordFake();
+  const auth = { authorization: `Bot ${dc.token}` };
+  try {
+    const form = new FormData();
+    form.append('files[0]', new Blob([Buffer.from('chart bytes')], { type: 'image/png' }), 'chart.png');
+    form.append('payload_json', JSON.stringify({ content: '', nonce: 'u-1', enforce_nonce: true }));
+    const res = await fetch(`${dc.api}/v10/channels/10/messages`, { method: 'POST', headers: auth, body: form });
+    assert.equal(res.status, 200);
+    const message = (await res.json()) as { id: string; attachments: Array<{ filename: string; url: string; size: number; content_type: string }> };
+    assert.deepEqual(
+      message.attachments.map((a) => [a.filename, a.size, a.content_type]),
+      [['chart.png', 11, 'image/png']],
+    );
+    assert.deepEqual(
+      dc.uploads.map((u) => [u.channel_id, u.message_id, u.file.name, u.file.content.toString()]),
+      [['10', message.id, 'chart.png', 'chart bytes']],
+    );
+    // Discord's CDN serves attachments without the bot token.
+    assert.equal(await (await fetch(message.attachments[0]!.url)).text(), 'chart bytes');
+
+    const bad = new FormData();
+    bad.append('payload_json', '{not json');
+    const refused = await fetch(`${dc.api}/v10/channels/10/messages`, { method: 'POST', headers: auth, body: bad });
+    assert.equal(((await refused.json()) as { code: number }).code, 50109);
+
+    const injected = dc.injectMessage({
+      channel_id: '11',
+      content: 'see',
+      files: [{ name: 'notes.txt', type: 'text/plain', content: Buffer.from('the notes') }],
+    });
+    const [attachment] = injected.attachments as Array<{ url: string; filename: string }>;
+    assert.equal(attachment!.filename, 'notes.txt');
+    assert.equal(await (await fetch(attachment!.url)).text(), 'the notes');
+    assert.equal((await fetch(attachment!.url.replace('notes.txt', 'other.txt'))).status, 404);
+  } finally {
+    await dc.stop();
+  }
+});

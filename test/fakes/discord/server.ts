@@ -8,7 +8,7 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { listen, readParams, sendJson, type RecordedCall } from '../http.ts';
+import { listen, readParams, sendJson, type FakeFile, type RecordedCall } from '../http.ts';
 
 /** Gateway intents the fake honours (discord.com/developers/docs/events/gateway#gateway-intents). */
 export const Intents = { GUILD_MESSAGES: 1 << 9, DIRECT_MESSAGES: 1 << 12, MESSAGE_CONTENT: 1 << 15 } as const;
@@ -31,6 +31,15 @@ export interface InboundDiscordMessage {
   /** The message this one replies to. */
   message_reference?: { message_id: string; channel_id?: string };
   attachments?: Array<{ id: string; filename: string; size: number; url: string; content_type?: string }>;
+  /** Files the user attached: served by the fake at their attachment URLs, as Discord's CDN serves them. */
+  files?: FakeFile[];
+}
+
+/** A file the bot uploaded with a message (multipart `files[n]`). */
+export interface DiscordUpload {
+  channel_id: string;
+  message_id: string;
+  file: FakeFile;
 }
 interface Dispatch {
   s: number;
@@ -62,6 +71,8 @@ export interface DiscordFake {
   calls: RecordedCall[];
   /** Messages the bot created through REST, as returned. */
   sent: Array<Record<string, unknown>>;
+  /** Files the bot uploaded, in order (each also an attachment of its message in `sent`, served at its URL). */
+  uploads: DiscordUpload[];
   /** Dispatches MESSAGE_CREATE to every identified session (held for RESUME when its socket is down). */
   injectMessage(message: InboundDiscordMessage): Record<string, unknown>;
   /** Dispatches any event to every session. */
@@ -107,6 +118,15 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
   const human: DiscordUser = { id: nextId(), username: 'alice', discriminator: '0', global_name: 'Alice' };
   const calls: RecordedCall[] = [];
   const sent: Array<Record<string, unknown>> = [];
+  const uploads: DiscordUpload[] = [];
+  /** CDN path (`/attachments/<channel>/<id>/<name>`) → the file, served without the bot token as Discord's CDN does. */
+  const served = new Map<string, FakeFile>();
+  const attach = (channelId: string, file: FakeFile) => {
+    const id = nextId();
+    const path = `/attachments/${channelId}/${id}/${encodeURIComponent(file.name)}`;
+    served.set(path, file);
+    return { id, filename: file.name, size: file.content.length, content_type: file.type, url: `${origin}${path}`, proxy_url: `${origin}${path}` };
+  };
   const sessions = new Map<string, Session>();
   const limits = new Map<string, { retryAfter: number; global: boolean }>();
   /** nonce → the message it created, for enforce_nonce (Discord keeps them a few minutes). */
@@ -128,9 +148,15 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
       'POST',
       /^\/channels\/(\d+)\/messages$/,
       (m, p, res) => {
-        const payload = typeof p.payload_json === 'string' ? { ...p, ...(JSON.parse(p.payload_json) as Record<string, unknown>) } : p;
+        // A multipart body carries its JSON in payload_json and each file as a part named files[n] (docs: uploading files).
+        let payload = p;
+        try {
+          if (typeof p.payload_json === 'string') payload = { ...p, ...(JSON.parse(p.payload_json) as Record<string, unknown>) };
+        } catch {
+          return restError(res, 400, 50109, 'The request body contains invalid JSON.');
+        }
         const content = typeof payload.content === 'string' ? payload.content : '';
-        const files = Object.entries(payload).filter(([k, v]) => /^files\[\d+\]$/.test(k) && typeof v === 'object');
+        const files = Object.entries(payload).filter((e): e is [string, FakeFile] => /^files\[\d+\]$/.test(e[0]) && typeof e[1] === 'object');
         if (content.length > 2000) {
           return restError(res, 400, 50035, 'Invalid Form Body', {
             errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } },
@@ -153,10 +179,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
           mention_everyone: false,
           mentions: [],
           mention_roles: [],
-          attachments: files.map(([, f]) => {
-            const file = f as { name: string; type: string; content: Buffer };
-            return { id: nextId(), filename: file.name, size: file.content.length, content_type: file.type, url: `${restRoot}/attachments/${file.name}` };
-          }),
+          attachments: files.map(([, file]) => attach(m[1]!, file)),
           embeds: payload.embeds ?? [],
           pinned: false,
           ...(nonce ? { nonce } : {}),
@@ -164,6 +187,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
         };
         if (key) nonces.set(key, message);
         sent.push(message);
+        for (const [, file] of files) uploads.push({ channel_id: m[1]!, message_id: String(message.id), file });
         sendJson(res, 200, message);
       },
     ],
@@ -177,11 +201,17 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     ],
   ];
 
-  let restRoot = '';
   const http_ = await listen(async (req, res, url) => {
     // Routes come percent-encoded from @discordjs/rest (`/users/%40me`); Discord matches the decoded path.
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const params = await readParams(req, url);
+    if (req.method === 'GET' && url.pathname.startsWith('/attachments/')) {
+      calls.push({ method: `GET ${url.pathname}`, params, at: Date.now() });
+      const file = served.get(url.pathname);
+      if (!file) return restError(res, 404, 0, '404: Not Found');
+      res.writeHead(200, { 'content-type': file.type, 'content-length': file.content.length });
+      return void res.end(file.content);
+    }
     const route = `${req.method} ${path}`;
     calls.push({ method: route, params, at: Date.now() });
     if (!url.pathname.startsWith('/api/v10/')) return restError(res, 404, 0, '404: Not Found');
@@ -209,7 +239,8 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     }
     restError(res, 404, 0, '404: Not Found');
   });
-  restRoot = `http://127.0.0.1:${http_.port}/api`;
+  const origin = `http://127.0.0.1:${http_.port}`;
+  const restRoot = `${origin}/api`;
   const wss = new WebSocketServer({ noServer: true });
   let attempts = 0;
   let held: Array<() => void> | undefined;
@@ -305,6 +336,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
     bot,
     calls,
     sent,
+    uploads,
     injectMessage(input) {
       const message: Record<string, unknown> = {
         id: nextId(),
@@ -319,7 +351,7 @@ export async function startDiscordFake(options: DiscordFakeOptions = {}): Promis
         mention_everyone: false,
         mentions: input.mentions ?? [],
         mention_roles: [],
-        attachments: input.attachments ?? [],
+        attachments: [...(input.attachments ?? []), ...(input.files ?? []).map((f) => attach(input.channel_id, f))],
         embeds: [],
         pinned: false,
         ...(input.message_reference ? { message_reference: input.message_reference } : {}),
