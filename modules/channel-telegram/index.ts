@@ -1,11 +1,16 @@
 import { defineModule } from '@talon/module-sdk';
 import { channelHooks, channelKit } from '@talon/channels';
 import { telegramAdapter } from './services/adapter.ts';
+import type { TelegramEndpoint } from './services/webhook.ts';
+import { webhookRoutes } from './routes/webhook.ts';
 
 export default defineModule({
   register(ctx) {
+    // The running webhook receiver, for the route: in this copy's closure, so a reload swaps both together.
+    const endpoint: TelegramEndpoint = {};
     // The kit is read when a channel starts, so a reload of the channels module hands over its new copy.
-    const adapter = telegramAdapter(() => ctx.use(channelKit));
+    const adapter = telegramAdapter(() => ctx.use(channelKit), endpoint);
     ctx.hooks.tap(channelHooks).adapters.tap('channel-telegram', (list) => [...list, adapter]);
+    return { routes: (app) => webhookRoutes(app, endpoint) };
   },
 });

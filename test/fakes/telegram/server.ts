@@ -2,7 +2,9 @@
  * A fake Telegram Bot API (core.telegram.org/bots/api) on 127.0.0.1, for a real client (grammY with
  * `client.apiRoot`) to talk to: `POST|GET /bot<token>/<method>` with query, JSON, form or multipart parameters, answers
  * `{ok: true, result}` or `{ok: false, error_code, description, parameters?}` with the HTTP status of error_code, and
- * file downloads at `/file/bot<token>/<file_path>`. See test/fakes/README.md for what is faithful and what is not.
+ * file downloads at `/file/bot<token>/<file_path>`. With a webhook set (setWebhook) updates are POSTed to its URL
+ * instead, with the `X-Telegram-Bot-Api-Secret-Token` header, until a 2xx answers each; getUpdates is then a 409.
+ * See test/fakes/README.md for what is faithful and what is not.
  */
 import type http from 'node:http';
 import { listen, nowSeconds, readParams, sendJson, type FakeFile, type RecordedCall } from '../http.ts';
@@ -35,6 +37,15 @@ export interface TelegramFakeOptions {
   /** The bot token the fake accepts (others get 401 Unauthorized). */
   token?: string;
   bot?: { id: number; first_name: string; username: string };
+  /** How long the webhook delivery waits before POSTing an update again after a non-2xx or a failed request. */
+  webhookRetryMs?: number;
+}
+
+/** One POST of an update to the webhook: `status` 0 when the request itself failed (refused, reset, timed out). */
+export interface WebhookDelivery {
+  update_id: number;
+  status: number;
+  at: number;
 }
 
 export interface InboundMessage {
@@ -78,10 +89,14 @@ export interface TelegramFake {
    * destroyed with no answer. Nothing is confirmed by it, so the updates stay pending. Answers how many were cut.
    */
   dropConnections(): number;
+  /** Every POST of an update to a webhook, in order. */
+  deliveries: WebhookDelivery[];
   stop(): Promise<void>;
 }
 
 const CONFLICT = 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running';
+const WEBHOOK_ACTIVE = "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
+const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 
 export async function startTelegramFake(options: TelegramFakeOptions = {}): Promise<TelegramFake> {
   const token = options.token ?? '123456:TEST-token';
@@ -107,6 +122,46 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
   const waiters = new Set<() => void>();
   const wake = () => {
     for (const w of [...waiters]) w();
+  };
+  /** The webhook set by setWebhook: while it is, updates are POSTed to it one at a time, oldest first. */
+  let webhook: { url: string; secret?: string; allowed_updates?: unknown } | undefined;
+  let webhookError: { date: number; message: string } | undefined;
+  const deliveries: WebhookDelivery[] = [];
+  const retryMs = options.webhookRetryMs ?? 500;
+  let delivering = false;
+  const stopping = new AbortController();
+
+  /** Telegram's webhook delivery: the oldest update until a 2xx answers it, waiting retryMs after each failure. */
+  const deliver = async () => {
+    if (delivering) return;
+    delivering = true;
+    try {
+      while (webhook && updates.length && !stopping.signal.aborted) {
+        const [update, target] = [updates[0]!, webhook];
+        let status = 0;
+        try {
+          const res = await fetch(target.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...(target.secret ? { 'x-telegram-bot-api-secret-token': target.secret } : {}) },
+            body: JSON.stringify(update),
+            signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(30_000)]),
+          });
+          status = res.status;
+          await res.arrayBuffer();
+        } catch (err) {
+          webhookError = { date: nowSeconds(), message: `Connection failed: ${(err as Error).message}` };
+        }
+        deliveries.push({ update_id: update.update_id, status, at: Date.now() });
+        if (status >= 200 && status < 300) {
+          updates = updates.filter((u) => u !== update);
+          continue;
+        }
+        if (status) webhookError = { date: nowSeconds(), message: `Wrong response from the webhook: ${status}` };
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    } finally {
+      delivering = false;
+    }
   };
 
   const storeFile = (file: FakeFile, folder: string) => {
@@ -140,9 +195,41 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
     getMe: (_p, res) => ok(res, { ...bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }),
     deleteWebhook: (p, res) => {
       if (isTrue(p.drop_pending_updates)) updates = [];
+      webhook = undefined;
+      webhookError = undefined;
       ok(res, true);
     },
+    setWebhook: (p, res) => {
+      const url = typeof p.url === 'string' ? p.url : '';
+      if (p.secret_token !== undefined && !SECRET_TOKEN.test(String(p.secret_token))) return bad(res, 'secret token contains unallowed characters');
+      if (isTrue(p.drop_pending_updates)) updates = [];
+      // An empty url removes the webhook, as deleteWebhook does.
+      if (!url) webhook = undefined;
+      else {
+        if (!/^https?:\/\/\S+$/.test(url)) return bad(res, 'bad webhook: an HTTPS URL must be provided for webhook');
+        const allowed = typeof p.allowed_updates === 'string' ? (JSON.parse(p.allowed_updates) as unknown) : p.allowed_updates;
+        webhook = {
+          url,
+          ...(p.secret_token !== undefined ? { secret: String(p.secret_token) } : {}),
+          ...(allowed !== undefined ? { allowed_updates: allowed } : {}),
+        };
+        // A long poll in flight ends: Telegram answers it with the webhook's conflict.
+        poller?.finish({ error_code: 409, description: WEBHOOK_ACTIVE });
+        void deliver();
+      }
+      webhookError = undefined;
+      ok(res, true);
+    },
+    getWebhookInfo: (_p, res) =>
+      ok(res, {
+        url: webhook?.url ?? '',
+        has_custom_certificate: false,
+        pending_update_count: webhook ? updates.length : 0,
+        ...(webhookError ? { last_error_date: webhookError.date, last_error_message: webhookError.message } : {}),
+        ...(webhook?.allowed_updates !== undefined ? { allowed_updates: webhook.allowed_updates } : {}),
+      }),
     getUpdates: (p, res) => {
+      if (webhook) return fail(res, { error_code: 409, description: WEBHOOK_ACTIVE });
       const offset = p.offset === undefined ? undefined : Number(p.offset);
       // An offset confirms every update before it: those are gone for good. A negative one keeps only the last -offset.
       if (offset !== undefined && offset >= 0) updates = updates.filter((u) => u.update_id >= offset);
@@ -236,6 +323,7 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
     const full: TelegramUpdate = { ...update, update_id: nextUpdateId++ };
     updates.push(full);
     wake();
+    void deliver();
     return full;
   };
 
@@ -285,7 +373,9 @@ export async function startTelegramFake(options: TelegramFakeOptions = {}): Prom
       for (const res of cut) res.socket?.destroy();
       return cut.length;
     },
+    deliveries,
     async stop() {
+      stopping.abort();
       poller?.finish([]);
       await http_.close();
     },

@@ -1,7 +1,11 @@
 // The Telegram fake's own protocol: what an adapter's tests will lean on (offsets and redelivery, the 409 of a second
-// poller, 401, 429 retry_after, the HTML parse error, multipart uploads and file downloads), driven with plain fetch.
+// poller, 401, 429 retry_after, the HTML parse error, multipart uploads and file downloads, webhook delivery), driven
+// with plain fetch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { waitFor } from '@talon/testing';
 import { startTelegramFake } from './server.ts';
 
 async function call(apiRoot: string, token: string, method: string, body?: Record<string, unknown> | FormData) {
@@ -194,5 +198,53 @@ test('an inbound photo comes as sizes smallest first, each downloadable, without
     assert.deepEqual([...Buffer.from(await download.arrayBuffer())], [9, 8, 7]);
   } finally {
     await tg.stop();
+  }
+});
+
+test('webhook: updates are POSTed with the secret header until a 2xx answers; getUpdates is a 409; deleteWebhook ends it', async () => {
+  const tg = await startTelegramFake({ webhookRetryMs: 50 });
+  const got: Array<{ secret: unknown; update_id: number }> = [];
+  let refuse = 1;
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (refuse-- > 0) return void res.writeHead(500).end();
+      got.push({ secret: req.headers['x-telegram-bot-api-secret-token'], update_id: (JSON.parse(body) as { update_id: number }).update_id });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  try {
+    assert.equal((await call(tg.apiRoot, tg.token, 'setWebhook', { url, secret_token: 'bad secret!' })).status, 400);
+    const set = await call(tg.apiRoot, tg.token, 'setWebhook', { url, secret_token: 's3cret_-', allowed_updates: ['message'] });
+    assert.equal(set.body.result, true);
+    const info = await call(tg.apiRoot, tg.token, 'getWebhookInfo');
+    assert.equal(info.body.result.url, url);
+    assert.deepEqual(info.body.result.allowed_updates, ['message']);
+    const polled = await call(tg.apiRoot, tg.token, 'getUpdates', { timeout: 0 });
+    assert.equal(polled.status, 409);
+    assert.match(polled.body.description!, /webhook is active/);
+
+    const u = tg.injectMessage({ chat: { id: 7, type: 'private' }, text: 'pushed' });
+    await waitFor(() => got.length === 1, 5_000, 'the delivery');
+    assert.deepEqual(got, [{ secret: 's3cret_-', update_id: u.update_id }]);
+    assert.deepEqual(
+      tg.deliveries.map((d) => d.status),
+      [500, 200],
+      'refused once, delivered again',
+    );
+    assert.equal(tg.pending().length, 0);
+
+    assert.equal((await call(tg.apiRoot, tg.token, 'deleteWebhook')).body.result, true);
+    assert.equal((await call(tg.apiRoot, tg.token, 'getWebhookInfo')).body.result.url, '');
+    tg.injectMessage({ chat: { id: 7, type: 'private' }, text: 'polled' });
+    const after = await call(tg.apiRoot, tg.token, 'getUpdates', { timeout: 0 });
+    assert.equal(after.body.result[0].message.text, 'polled');
+    assert.equal(got.length, 1, 'no delivery without a webhook');
+  } finally {
+    await tg.stop();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
   }
 });
