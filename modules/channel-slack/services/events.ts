@@ -1,9 +1,10 @@
 /**
- * A Socket Mode `events_api` event → the channels module's InboundMessage, or undefined for events that are not a
+ * An Events API event (from a Socket Mode envelope or an HTTP request) → the channels module's InboundMessage, or undefined for events that are not a
  * person's message to read (edits, deletions, joins, the bot's own and other bots' posts). Pure: the text stays the
- * untrusted text the sender wrote.
+ * untrusted text the sender wrote; files are named here and downloaded by files.ts.
  */
 import type { InboundMessage } from '@talon/channels';
+import type { SlackFile } from './files.ts';
 
 export interface SlackMessageEvent {
   type?: string;
@@ -16,7 +17,7 @@ export interface SlackMessageEvent {
   channel?: string;
   channel_type?: string;
   team?: string;
-  files?: Array<{ name?: string; mimetype?: string }>;
+  files?: SlackFile[];
 }
 
 /** Subtypes that are still a person writing: a file with a comment, a thread reply also sent to the channel. */

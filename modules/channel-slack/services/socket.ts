@@ -13,8 +13,9 @@ import { SocketModeClient } from '@slack/socket-mode';
 import type { WebClient } from '@slack/web-api';
 import type { AdapterContext, ChannelKit } from '@talon/channels';
 import { channelError, describeError, isAuthError } from './errors.ts';
-import { toInbound, type SlackMessageEvent } from './events.ts';
-import { clientOptions, slackLogger } from './web.ts';
+import type { SlackMessageEvent } from './events.ts';
+import { readEvent } from './files.ts';
+import { apiUrlOf, clientOptions, slackLogger } from './web.ts';
 
 /**
  * The kit's watchdog is a backstop only: the library pings Slack every few seconds and closes a link whose pongs (or
@@ -38,7 +39,14 @@ export interface SocketModeLoop {
   done: Promise<unknown>;
 }
 
-export function runSocketMode(ctx: AdapterContext, kit: ChannelKit, web: WebClient, appToken: string, signal: AbortSignal): SocketModeLoop {
+export interface SocketModeTokens {
+  /** The bot token: the file downloads' credential. */
+  token: string;
+  appToken: string;
+}
+
+export function runSocketMode(ctx: AdapterContext, kit: ChannelKit, web: WebClient, tokens: SocketModeTokens, signal: AbortSignal): SocketModeLoop {
+  const { appToken } = tokens;
   let current: SocketModeClient | undefined;
   let settle: (error?: Error) => void = () => undefined;
   const started = new Promise<void>((resolve, reject) => {
@@ -67,10 +75,12 @@ export function runSocketMode(ctx: AdapterContext, kit: ChannelKit, web: WebClie
   }
 
   async function deliver(args: SlackEventArgs, bot: { userId: string; teamId?: string }): Promise<void> {
-    const message = args.type === 'events_api' && args.body?.event ? toInbound(args.body.event, bot) : undefined;
-    if (message) {
+    const event = args.type === 'events_api' ? args.body?.event : undefined;
+    if (event) {
       try {
-        await ctx.emit(message);
+        // A file download failing (network, 5xx) leaves the envelope unacked as a failed commit does.
+        const message = await readEvent({ ctx, bot, token: tokens.token, apiUrl: apiUrlOf(ctx) }, event);
+        if (message) await ctx.emit(message);
       } catch (err) {
         ctx.log.warn({ envelope: args.envelope_id, error: describeError(err) }, 'slack message not committed; left unacked for Slack to send again');
         return;

@@ -10,12 +10,25 @@ import type { AdapterContext } from '@talon/channels';
 
 export const SLACK_API_URL = 'https://slack.com/api/';
 const TIMEOUT_MS = 30_000;
+/** Web API answers (an upload's answer included) are far smaller; downloads have their own cap (files.ts). */
 const MAX_BYTES = 4 * 1024 * 1024;
 
 /** The configured API root with the trailing slash WebClient joins method names to. */
 export function apiUrlOf(ctx: AdapterContext): string {
   const configured = typeof ctx.config.api_url === 'string' && ctx.config.api_url ? ctx.config.api_url : SLACK_API_URL;
   return configured.endsWith('/') ? configured : `${configured}/`;
+}
+
+/**
+ * Whether an absolute URL Slack handed out (a file upload URL, a file's url_private) may be called with the bot token:
+ * only Slack's own hosts over https, or the origin of a configured api_url (a loopback fake in tests). The WebClient
+ * sends its Authorization header on every request, so a forged or tampered URL must not take the token elsewhere.
+ */
+export function fileUrlAllowed(url: string, apiUrl: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const target = new URL(url);
+  if (target.protocol === 'https:' && (target.hostname === 'slack.com' || target.hostname.endsWith('.slack.com'))) return true;
+  return apiUrl !== SLACK_API_URL && target.origin === new URL(apiUrl).origin;
 }
 
 /**
@@ -37,15 +50,21 @@ export function socketUrlAllowed(url: string, apiUrl: string): boolean {
 
 type ContextFetch = AdapterContext['fetch'];
 
-/** WebClient's fetch over the context's: the response is built from what net read (bounded, redirects checked). */
+/**
+ * WebClient's fetch over the context's: the response is built from what net read (bounded, redirects checked). Method
+ * calls go under the api_url; the one absolute URL the client posts to is a file's upload_url (filesUploadV2), held
+ * to fileUrlAllowed since the client's headers carry the bot token.
+ */
 export function bridgeFetch(fetch: ContextFetch, apiUrl: string): FetchFunction {
   return async (url: string | URL, init?: FetchRequestInit) => {
-    if (init?.body !== undefined && typeof init.body !== 'string') throw new Error('slack: file uploads are not supported');
+    const target = String(url);
+    if (!target.startsWith(apiUrl) && !fileUrlAllowed(target, apiUrl)) throw new Error('slack: a URL outside Slack and the configured api_url');
+    const body = await encodeBody(init?.body);
     const answer = await fetch({
-      url: String(url),
+      url: target,
       method: init?.method ?? 'GET',
-      headers: init?.headers ?? {},
-      ...(init?.body !== undefined ? { body: init.body } : {}),
+      headers: { ...init?.headers, ...body.headers },
+      ...(body.bytes !== undefined ? { body: body.bytes } : {}),
       timeoutMs: TIMEOUT_MS,
       maxBytes: MAX_BYTES,
       maxRedirects: 0,
@@ -62,6 +81,17 @@ export function bridgeFetch(fetch: ContextFetch, apiUrl: string): FetchFunction 
       headers,
     });
   };
+}
+
+/**
+ * A request body as net sends it: a string (a method call's form or JSON), or the multipart form the client builds
+ * for a file upload (FormData), encoded by undici's Request with its boundary in the content type.
+ */
+async function encodeBody(body: FetchRequestInit['body']): Promise<{ bytes?: string | Uint8Array; headers?: Record<string, string> }> {
+  if (body === undefined) return {};
+  if (typeof body === 'string') return { bytes: body };
+  const encoded = new Request('http://form.invalid/', { method: 'POST', body });
+  return { bytes: new Uint8Array(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type') ?? 'multipart/form-data' } };
 }
 
 function checkSocketUrl(body: Buffer, apiUrl: string): void {

@@ -51,7 +51,7 @@ before(async () => {
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
     signal: controller.signal,
   };
-  connection = await slackAdapter(kit).start(ctx);
+  connection = await slackAdapter(kit, {}).start(ctx);
 });
 after(async () => {
   controller.abort();

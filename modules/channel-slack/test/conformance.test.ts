@@ -26,6 +26,8 @@ channelConformance({
           text,
           files: [{ name: file.name ?? 'file', mimetype: file.mediaType, data: file.data }],
         }),
+      // What the bot uploaded into the DM, as the upload flow delivered it to the fake.
+      receivedMedia: ({ dm }) => slack.uploads.filter((u) => u.channel === dmId(dm)).map((u) => ({ name: u.name, mediaType: u.mimetype, data: u.data })),
       dmChat: dmId,
       group: (n, text, { mentioned, thread }) => {
         const where = { channel: groupId(n), ...(thread ? { thread_ts: thread } : {}) };

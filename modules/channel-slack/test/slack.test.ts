@@ -55,8 +55,8 @@ test('bad credentials stop the channel with last_error naming invalid_auth; no t
   assert.equal(body.connected, false);
   assert.equal(body.state, 'error', 'stopped, not retrying a refused app token');
   assert.match(String(body.last_error), /invalid_auth/);
-  assert.deepEqual(body.secrets_set, { token: true, app_token: true });
-  assert.deepEqual(body.secret_fields, ['token', 'app_token']);
+  assert.deepEqual(body.secrets_set, { token: true, app_token: true, signing_secret: false });
+  assert.deepEqual(body.secret_fields, ['token', 'app_token', 'signing_secret']);
   assert.doesNotMatch(JSON.stringify(body), tokens);
 });
 
@@ -157,4 +157,57 @@ test('an envelope Slack sends again before the ack arrives is stored and answere
     await configureFor(slack);
     await eager.stop();
   }
+});
+
+test('an upload into a thread goes through the upload flow with channel_id and thread_ts', async () => {
+  const channels = k.kernel.services.view<{ send(m: object): Promise<{ messageIds: string[] }> }>('channels.service');
+  const data = Buffer.from('thread notes');
+  const sent = await channels.send({
+    channel: 'slack',
+    chatId: 'C0FILES',
+    threadId: '1700000000.000900',
+    text: '',
+    media: [{ mediaType: 'text/plain', name: 'notes.txt', data: data.toString('base64') }],
+  });
+  const upload = slack.uploads.find((u) => u.channel === 'C0FILES');
+  assert.ok(upload, 'shared into the channel');
+  assert.equal(upload.thread_ts, '1700000000.000900');
+  assert.equal(upload.name, 'notes.txt');
+  assert.deepEqual(upload.data, data);
+  assert.deepEqual(sent.messageIds, [upload.id], "Slack's file id is the chunk's message id");
+  const flow = slack.calls.filter((c) => ['files.getUploadURLExternal', 'file upload', 'files.completeUploadExternal'].includes(c.method)).map((c) => c.method);
+  assert.deepEqual(flow.slice(-3), ['files.getUploadURLExternal', 'file upload', 'files.completeUploadExternal']);
+  const complete = calls(slack, 'files.completeUploadExternal').at(-1)!.params;
+  assert.equal(complete.channel_id, 'C0FILES');
+  assert.equal(complete.thread_ts, '1700000000.000900');
+});
+
+test('an inbound file over 10 MB is named for the agent, not downloaded', async () => {
+  const downloads = calls(slack, 'file download').length;
+  k.fake.enqueue({ text: 'too big to read' });
+  slack.injectMessage({
+    channel: 'D0BIGFILE',
+    channel_type: 'im',
+    text: 'here is the dump',
+    files: [{ name: 'dump.bin', mimetype: 'application/octet-stream', data: Buffer.alloc(10 * 1024 * 1024 + 1) }],
+  });
+  await until(() => postsTo(slack, 'D0BIGFILE').length === 1, 'the reply');
+  assert.equal(calls(slack, 'file download').length, downloads, 'not fetched');
+  const asked = JSON.stringify(k.fake.requests.at(-1));
+  assert.match(asked, /dump\.bin/);
+  assert.ok(asked.length < 1024 * 1024, 'no content sent to the model');
+});
+
+test('a small inbound document is downloaded with the bot token and reaches the agent', async () => {
+  const downloads = calls(slack, 'file download').length;
+  k.fake.enqueue({ text: 'read it' });
+  slack.injectMessage({
+    channel: 'D0DOC',
+    channel_type: 'im',
+    text: 'see attached',
+    files: [{ name: 'notes.txt', mimetype: 'text/plain', data: Buffer.from('the notes') }],
+  });
+  await until(() => postsTo(slack, 'D0DOC').length === 1, 'the reply');
+  assert.equal(calls(slack, 'file download').length, downloads + 1);
+  assert.match(JSON.stringify(k.fake.requests.at(-1)), /notes\.txt/);
 });

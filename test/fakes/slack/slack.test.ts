@@ -112,3 +112,70 @@ test('events: an app_mention has no channel_type; one mention as both events sha
     await sl.stop();
   }
 });
+
+test('files: the upload flow shares the bytes into the thread; completing a file never uploaded is refused', async () => {
+  const sl = await startSlackFake();
+  try {
+    const got = await api(sl.apiUrl, 'files.getUploadURLExternal', sl.botToken, { filename: 'a.txt', length: 5 });
+    assert.equal(got.body.ok, true);
+    assert.match(String(got.body.upload_url), /^http:\/\/127\.0\.0\.1:\d+\/upload\/v1\/F/);
+    const early = await api(sl.apiUrl, 'files.completeUploadExternal', sl.botToken, { files: [{ id: got.body.file_id }], channel_id: 'C1' });
+    assert.equal(early.body.error, 'upload_not_found', 'no bytes yet');
+    const form = new FormData();
+    form.append('body', new Blob([Buffer.from('hello')]), 'Untitled');
+    const up = await fetch(String(got.body.upload_url), { method: 'POST', body: form });
+    assert.equal(up.status, 200);
+    const done = await api(sl.apiUrl, 'files.completeUploadExternal', sl.botToken, {
+      files: [{ id: got.body.file_id, title: 'a.txt' }],
+      channel_id: 'C1',
+      thread_ts: '1.000001',
+    });
+    assert.equal(done.body.files[0].id, got.body.file_id);
+    assert.deepEqual(
+      sl.uploads.map((u) => [u.channel, u.thread_ts, u.name, u.mimetype, u.data.toString()]),
+      [['C1', '1.000001', 'a.txt', 'text/plain', 'hello']],
+    );
+    // The shared file is served to the bot token at its url_private, as Slack serves it.
+    const file = await fetch(String(done.body.files[0].url_private), { headers: { authorization: `Bearer ${sl.botToken}` } });
+    assert.equal(await file.text(), 'hello');
+  } finally {
+    await sl.stop();
+  }
+});
+
+test('HTTP mode: events POSTed signed (v0 HMAC-SHA256), sent again with X-Slack-Retry-Num until a 2xx', async () => {
+  const sl = await startSlackFake({ ackTimeoutMs: 200, signingSecret: 'shh' });
+  const seen: Array<{ headers: Headers; body: string }> = [];
+  const { createServer } = await import('node:http');
+  const { createHmac } = await import('node:crypto');
+  let answers = [500, 200];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        seen.push({ headers: new Headers(req.headers as Record<string, string>), body: Buffer.concat(chunks).toString() });
+        res.writeHead(answers.shift() ?? 200).end();
+      });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    sl.deliverTo(`http://127.0.0.1:${(server.address() as { port: number }).port}/events`);
+    sl.injectMessage({ channel: 'D1', text: 'hi' });
+    await waitFor(() => seen.length === 2 && sl.unacked().length === 0, 5_000, 'the retry acknowledged');
+    const [first, second] = seen;
+    assert.equal(first!.headers.get('x-slack-retry-num'), null);
+    assert.equal(second!.headers.get('x-slack-retry-num'), '1');
+    assert.equal(second!.body, first!.body);
+    const ts = first!.headers.get('x-slack-request-timestamp')!;
+    assert.equal(first!.headers.get('x-slack-signature'), `v0=${createHmac('sha256', 'shh').update(`v0:${ts}:${first!.body}`).digest('hex')}`);
+    assert.equal(JSON.parse(first!.body).type, 'event_callback');
+    answers = [200];
+    const verified = await sl.verifyUrl('c1');
+    assert.equal(verified.status, 200);
+    assert.equal(JSON.parse(seen.at(-1)!.body).type, 'url_verification');
+  } finally {
+    server.close();
+    await sl.stop();
+  }
+});
