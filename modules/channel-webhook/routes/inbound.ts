@@ -6,10 +6,11 @@
 import { badRequest, HttpError, unauthorized, type Routes } from '@talon/module-sdk';
 import type { WebhookEndpoint } from '../services/adapter.ts';
 import { parseInbound } from '../services/inbound.ts';
+import { MAX_BODY_BYTES } from '../services/media.ts';
 import { SIGNATURE_HEADER, signatureProblem, TIMESTAMP_HEADER } from '../services/signature.ts';
 
 export function inboundRoutes(app: Routes, endpoint: WebhookEndpoint): void {
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
   app.post(
     '/api/channels/webhook/inbound',
     { config: { public: true }, schema: { summary: 'A signed message for the webhook channel', tags: ['channels'] } },

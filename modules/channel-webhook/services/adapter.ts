@@ -6,7 +6,7 @@
  * stops the channel with last_error; a receiver that is merely down (refused connection, 5xx) leaves it running with
  * a warning, since inbound webhooks do not need the callback and replies are retried.
  */
-import type { AdapterContext, ChannelAdapter, ChannelError, ChannelKit, InboundMessage, OutboundChunk } from '@talon/channels';
+import type { AdapterContext, ChannelAdapter, ChannelError, ChannelKit, InboundMessage, OutboundChunk, OutboundMedia } from '@talon/channels';
 import { signHeaders } from './signature.ts';
 
 /** The running adapter as the inbound route sees it (absent while the channel is stopped). */
@@ -54,7 +54,7 @@ export function webhookAdapter(endpoint: WebhookEndpoint, kit: () => ChannelKit)
 
   return {
     name: 'webhook',
-    description: 'Generic webhook: signed JSON in at POST /api/channels/webhook/inbound, signed JSON replies to callback_url',
+    description: 'Generic webhook: signed JSON in at POST /api/channels/webhook/inbound, signed JSON replies to callback_url (files both ways)',
     fields: {
       type: 'object',
       properties: {
@@ -65,7 +65,8 @@ export function webhookAdapter(endpoint: WebhookEndpoint, kit: () => ChannelKit)
     },
     secretFields: [],
     urlFields: ['callback_url'],
-    capabilities: { threads: true, media: false, typing: false, edits: false, qr: false, platformDedup: false },
+    // Files both ways: in the inbound body's `media`, and out as a message of their own carrying the file as base64.
+    capabilities: { threads: true, media: true, typing: false, edits: false, qr: false, platformDedup: false },
     limits: { maxLength: 4000, unit: 'chars', format: 'markdown' },
     async start(ctx) {
       if (!ctx.secrets.token) throw channelError('no token set: the signing secret is required', 'auth');
@@ -88,6 +89,7 @@ export function webhookAdapter(endpoint: WebhookEndpoint, kit: () => ChannelKit)
             ...(chunk.threadId !== undefined ? { thread_id: chunk.threadId } : {}),
             ...(chunk.replyTo !== undefined ? { reply_to: chunk.replyTo } : {}),
             text: chunk.text,
+            ...(chunk.media ? { media: { name: chunk.media.name, media_type: chunk.media.mediaType, ...fileOf(chunk.media) } } : {}),
             nonce: chunk.nonce,
           });
           return { messageId: messageIdOf(answer) ?? chunk.nonce };
@@ -99,6 +101,9 @@ export function webhookAdapter(endpoint: WebhookEndpoint, kit: () => ChannelKit)
     },
   };
 }
+
+/** An upload's content, or the link of a file given by URL. */
+const fileOf = (m: OutboundMedia) => (m.data !== undefined ? { data: m.data } : { url: m.url });
 
 /** The receiver's `message_id`, when it answered one. */
 function messageIdOf(answer: string): string | undefined {

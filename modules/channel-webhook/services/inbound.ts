@@ -3,6 +3,7 @@
  * not by the route's JSON Schema, because the signature covers the raw bytes the sender signed.
  */
 import type { InboundMessage } from '@talon/channels';
+import { parseMedia } from './media.ts';
 
 const MAX_ID = 500;
 const MAX_TEXT = 100_000;
@@ -17,6 +18,7 @@ export interface InboundBody {
   is_group?: boolean;
   mentioned?: boolean;
   sent_at?: string;
+  media?: Array<{ name: string; media_type: string; data?: string; url?: string }>;
 }
 
 type Checked = { message: InboundMessage } | { error: string };
@@ -32,10 +34,11 @@ export function parseInbound(raw: string): Checked {
     return { error: 'body: not JSON' };
   }
   if (!isRecord(body)) return { error: 'body: expected a JSON object' };
-  const text = (field: string, max: number, required: boolean): string | undefined | Error => {
+  const files = parseMedia(body.media);
+  const text = (field: string, max: number, required: boolean, min = 1): string | undefined | Error => {
     const v = body[field];
     if (v === undefined && !required) return undefined;
-    if (typeof v !== 'string' || v.length === 0 || v.length > max) return new Error(`${field}: expected a string of 1 to ${max} characters`);
+    if (typeof v !== 'string' || v.length < min || v.length > max) return new Error(`${field}: expected a string of ${min} to ${max} characters`);
     return v;
   };
   const flag = (field: string): boolean | undefined | Error => {
@@ -47,13 +50,15 @@ export function parseInbound(raw: string): Checked {
     chat_id: text('chat_id', MAX_ID, true),
     sender_id: text('sender_id', MAX_ID, true),
     sender_name: text('sender_name', MAX_ID, false),
-    text: text('text', MAX_TEXT, true),
+    // A file may come without a caption.
+    text: text('text', MAX_TEXT, true, 'media' in files && files.media.length ? 0 : 1),
     thread_id: text('thread_id', MAX_ID, false),
     is_group: flag('is_group'),
     mentioned: flag('mentioned'),
     sent_at: text('sent_at', 64, false),
   };
   for (const v of Object.values(fields)) if (v instanceof Error) return { error: v.message };
+  if ('error' in files) return files;
   const f = fields as { [K in keyof typeof fields]: Exclude<(typeof fields)[K], Error> };
   if (f.sent_at !== undefined && Number.isNaN(Date.parse(f.sent_at))) return { error: 'sent_at: expected an ISO date' };
   return {
@@ -67,6 +72,7 @@ export function parseInbound(raw: string): Checked {
       ...(f.thread_id !== undefined ? { threadId: f.thread_id } : {}),
       ...(f.mentioned !== undefined ? { mentioned: f.mentioned } : {}),
       ...(f.sent_at !== undefined ? { sentAt: f.sent_at } : {}),
+      ...(files.media.length ? { media: files.media } : {}),
     },
   };
 }

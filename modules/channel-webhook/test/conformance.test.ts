@@ -28,7 +28,12 @@ channelConformance({
           )
           .map((r) => r.text),
       rateLimitOnce: (seconds) => receiver.rateLimitOnce(seconds),
-      // No dmMedia: the inbound body carries no files. Replies take none either (media: false), so files go as links.
+      dmMedia: (n, file, text) =>
+        send({ chat_id: `dm-${n}`, text, media: [{ name: file.name ?? 'file', media_type: file.mediaType, data: file.data.toString('base64') }] }),
+      receivedMedia: ({ dm }) =>
+        receiver.replies
+          .filter((r) => r.chat_id === `dm-${dm}` && r.media?.data !== undefined)
+          .map((r) => ({ name: r.media!.name, mediaType: r.media!.media_type, data: Buffer.from(r.media!.data!, 'base64') })),
       dmChat: (n) => `dm-${n}`,
       thread: (n) => `thread-${n}`,
       stop: () => receiver.stop(),

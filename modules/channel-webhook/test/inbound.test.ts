@@ -1,5 +1,6 @@
 // The inbound route's refusals and its answer after the commit: a bad or stale signature is 401, a bad body 400 naming
-// the field, a repeat of an id is acknowledged without a second turn; replies carry a signature the receiver checks.
+// the field, a repeat of an id is acknowledged without a second turn; replies carry a signature the receiver checks;
+// files in the body are checked one by one.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +8,7 @@ import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/test
 import { MODULES, postInbound, SECRET } from './helpers.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { signHeaders } from '../services/signature.ts';
+import { MAX_MEDIA_BYTES } from '../services/media.ts';
 
 let k: AgentTestKernel;
 let receiver: Receiver;
@@ -79,4 +81,56 @@ test('the same id delivered twice is answered 200 both times and runs one turn; 
     receiver.replies.filter((r) => r.chat_id === 'c-dup').map((r) => r.text),
     ['once only'],
   );
+});
+
+test('files in the body: each checked (name, type, one of base64 data or an http(s) url, the size cap), 400 naming it', async () => {
+  const file = (f: Record<string, unknown>) => ({ ...message(`f-${Math.random()}`, 'a file'), media: [{ name: 'a.png', media_type: 'image/png', ...f }] });
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ data: 'not base64!' }, /^media\[0\]\.data: expected base64/],
+    [{ data: 'QUJD', url: 'https://example.com/a.png' }, /^media\[0\]: give exactly one of data/],
+    [{}, /^media\[0\]: give exactly one of data/],
+    [{ url: 'javascript:alert(1)' }, /^media\[0\]\.url: expected an http\(s\) URL/],
+    [{ url: 'file:///etc/passwd' }, /^media\[0\]\.url: expected an http\(s\) URL/],
+    [{ name: '', data: 'QUJD' }, /^media\[0\]\.name:/],
+    [{ media_type: 'png', data: 'QUJD' }, /^media\[0\]\.media_type:/],
+    [{ data: 'QUJD', path: '/tmp/x' }, /^media\[0\]\.path: unknown field/],
+    // Over the cap, yet within the body limit: the cap is what refuses it.
+    [{ data: Buffer.alloc(MAX_MEDIA_BYTES + 1).toString('base64') }, /^media\[0\]\.data: .*at most/],
+  ];
+  const asked = k.fake.requests.length;
+  for (const [f, error] of cases) {
+    const res = await postInbound(k, file(f));
+    assert.equal(res.status, 400, String(error));
+    assert.match(((await res.json()) as { error: string }).error, error);
+  }
+  const notArray = await postInbound(k, { ...message('f-arr'), media: { name: 'a' } });
+  assert.equal(notArray.status, 400);
+  assert.match(((await notArray.json()) as { error: string }).error, /^media:/);
+  await sleep(200);
+  assert.equal(k.fake.requests.length, asked, 'no turn for a refused body');
+});
+
+test('a file by url reaches the agent as a named link; a file without a caption is taken', async () => {
+  k.fake.enqueue({ text: 'seen the link' }, { text: 'seen the file' });
+  const linked = await postInbound(k, {
+    ...message('f-url', 'look at this'),
+    chat_id: 'c-files',
+    media: [{ name: 'spec.pdf', media_type: 'application/pdf', url: 'https://files.example.com/spec.pdf' }],
+  });
+  assert.equal(linked.status, 200, await linked.text());
+  await waitFor(() => receiver.replies.some((r) => r.chat_id === 'c-files'), 10_000, 'the reply');
+  assert.match(
+    JSON.stringify(k.fake.requests.at(-1)!.body.messages),
+    /look at this\\n\[attachment: spec\.pdf \(application\/pdf\) https:\/\/files\.example\.com\/spec\.pdf\]/,
+  );
+  const bare = await postInbound(k, {
+    ...message('f-bare', ''),
+    chat_id: 'c-files-2',
+    media: [{ name: 'notes.txt', media_type: 'text/plain', data: Buffer.from('the notes').toString('base64') }],
+  });
+  assert.equal(bare.status, 200, await bare.text());
+  await waitFor(() => receiver.replies.some((r) => r.chat_id === 'c-files-2'), 10_000, 'the reply');
+  assert.match(JSON.stringify(k.fake.requests.at(-1)!.body.messages), /attachment: notes\.txt \(text\/plain\)/);
+  const empty = await postInbound(k, { ...message('f-empty', ''), chat_id: 'c-files-3' });
+  assert.equal(empty.status, 400, 'no text and no file');
 });

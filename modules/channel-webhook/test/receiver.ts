@@ -11,6 +11,8 @@ export interface Reply {
   chat_id: string;
   thread_id?: string;
   text: string;
+  /** A file sent out: its own message, the content as base64. */
+  media?: { name: string; media_type: string; data?: string; url?: string };
   nonce: string;
   at: number;
 }
