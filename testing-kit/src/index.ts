@@ -30,6 +30,7 @@ export { EventBus } from '../../kernel/events.ts';
 // Real servers for the channel adapters' tests (Debian's ngircd and dovecot, the smtp-server sink), on 127.0.0.1.
 export { startIrcServer, ircServerMissing } from './servers/irc.ts';
 export type { IrcServer, IrcServerOptions } from './servers/irc.ts';
+export { startXmppServer, xmppServerMissing, type XmppServer, type XmppServerOptions } from './servers/xmpp.ts';
 export { startImapServer, imapServerMissing } from './servers/imap.ts';
 export type { ImapServer, ImapServerOptions } from './servers/imap.ts';
 export { startMqttServer, mqttServerMissing, type MqttServer, type MqttServerOptions } from './servers/mqtt.ts';
