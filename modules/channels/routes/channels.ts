@@ -30,8 +30,7 @@ const testBody = { type: 'object', properties: { to: { type: 'string', minLength
 export const TEST_TEXT = 'Talon channel test: this channel can deliver messages.';
 
 export function channelRoutes(app: Routes, parts: ChannelsParts): void {
-  const { runtime, settings, sendTo, pairing } = parts;
-  const qr = new Map<string, QrSession>();
+  const { runtime, settings, sendTo, pairing, qr } = parts;
   const restarted = new WeakSet<QrSession>();
 
   const require = (name: string): Running => {
@@ -170,7 +169,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
     const open = qr.get(r.adapter.name);
     const now = open?.status().status;
     if (open && (now === 'pending' || now === 'scanned')) return { status: now, channel: r.adapter.name, qr_code: open.code, expires_at: open.expiresAt };
-    open?.cancel();
+    qr.end(r.adapter.name);
     const session = await r.adapter.qr(await runtime.signInContext(r.adapter.name));
     qr.set(r.adapter.name, session);
     return { status: 'pending', channel: r.adapter.name, qr_code: session.code, expires_at: session.expiresAt };

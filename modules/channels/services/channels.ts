@@ -1,45 +1,65 @@
 /** The channels service: wires the journal, runtime, inbound and outbound, and recovers work after a crash. */
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ModuleContext } from '@talon/module-sdk';
+import type { EventChannel, ModuleContext } from '@talon/module-sdk';
 import { agentRegistry, agentRunner, sessionStore } from '@talon/agents';
 import { bindingRouter } from '@talon/bindings';
 import { commandRegistry } from '@talon/commands';
 import { netFetch } from '@talon/net';
 import { secretVault } from '@talon/secrets';
 import { taskQueue } from '@talon/tasks';
-import { channelEvents, channelHooks, type Channels, type InboundMessage, type OutboundMedia } from '@talon/channels';
-import { conflict, badRequest, notFound } from '@talon/module-sdk';
+import { channelEvents, channelHooks, type InboundMessage } from '@talon/channels';
 import type { ChannelsConfig } from '../config.ts';
+import { HANDED_OVER_TOPIC, recovery } from './handover.ts';
 import { Inbound } from './inbound.ts';
-import { Journal, type OutboundRow } from './journal.ts';
+import { Journal } from './journal.ts';
 import { ChannelLeases } from './lease.ts';
-import { mediaProblem } from './media.ts';
 import { Outbound } from './outbound.ts';
 import { Pairing } from './pairing.ts';
 import { SenderRateLimit } from './policy.ts';
-import { canSend, Runtime } from './runtime.ts';
+import { QrSignIns } from './qr.ts';
+import { Runtime } from './runtime.ts';
+import { channelsService, sender } from './send.ts';
 import { SettingsStore } from './settings.ts';
-
-/** The change-feed topic of chunks queued by a process on standby (key: the channel), for the one running it. */
-const HANDED_OVER_TOPIC = 'channels.handed_over';
-/** How long a send made on standby waits for the running process to report its outcome. */
-const HANDED_OVER_WAIT_MS = 30_000;
 
 export type ChannelsContext = ModuleContext<ChannelsConfig>;
 
-export function buildChannels(ctx: ChannelsContext) {
-  const events = ctx.events.of(channelEvents);
-  const journal = new Journal(ctx.store, ctx.nodes.id);
-  const settings = new SettingsStore(
-    ctx.store,
-    () => ctx.use(secretVault),
-    () => ctx.config,
-  );
-  const pairing = new Pairing(ctx.store, () => ctx.config.pairing_ttl_minutes * 60_000);
-  const notAfterMs = () => ctx.config.not_after_minutes * 60_000;
-  let inbound: Inbound | undefined;
+/** What the wiring functions share: the module's stores and its events. */
+interface Base {
+  ctx: ChannelsContext;
+  events: EventChannel<typeof channelEvents>;
+  journal: Journal;
+  settings: SettingsStore;
+  pairing: Pairing;
+  qr: QrSignIns;
+}
 
-  const runtime = new Runtime({
+export function buildChannels(ctx: ChannelsContext) {
+  const base: Base = {
+    ctx,
+    events: ctx.events.of(channelEvents),
+    journal: new Journal(ctx.store, ctx.nodes.id),
+    settings: new SettingsStore(
+      ctx.store,
+      () => ctx.use(secretVault),
+      () => ctx.config,
+    ),
+    pairing: new Pairing(ctx.store, () => ctx.config.pairing_ttl_minutes * 60_000),
+    qr: new QrSignIns(),
+  };
+  // The runtime hands committed messages to inbound, which is built after it (it sends through the runtime).
+  let inbound: Inbound | undefined;
+  const runtime = wireRuntime(base, (row) => inbound!.handle(row));
+  const outbound = wireOutbound(base, runtime);
+  const work = (inbound = wireInbound(base, runtime, outbound));
+  const { recover } = recovery(ctx, { journal: base.journal, runtime, outbound, inbound: work });
+  const sendTo = sender(ctx, { journal: base.journal, runtime, settings: base.settings, inbound: work });
+  const service = channelsService(ctx, runtime, sendTo);
+  const { journal, settings, pairing, qr, events } = base;
+  return { journal, settings, pairing, qr, runtime, outbound, inbound: work, recover, sendTo, service, events };
+}
+
+/** The adapters' runtime: a received message is committed, announced and handed to `handle`. */
+function wireRuntime({ ctx, events, journal, settings, qr }: Base, handle: Inbound['handle']): Runtime {
+  return new Runtime({
     adapters: () => ctx.hooks.get(channelHooks).adapters.call([]),
     settings,
     leases: new ChannelLeases(ctx.store, ctx.nodes),
@@ -51,15 +71,20 @@ export function buildChannels(ctx: ChannelsContext) {
       const id = await journal.receive(channel, normalise(message));
       if (!id) return { duplicate: true };
       events.publish('channel.message_received', { channel, chatId: message.chatId, senderId: message.senderId, platformId: message.platformId });
-      void ctx.track(inbound!.handle({ id, channel, chat_id: message.chatId, thread_id: message.threadId ?? '' }));
+      void ctx.track(handle({ id, channel, chat_id: message.chatId, thread_id: message.threadId ?? '' }));
       return { duplicate: false };
     },
     onState: (channel, state, error) => {
       if (state === 'connected') events.publish('channel.connected', { channel });
       if (state === 'error') events.publish('channel.disconnected', { channel, error });
     },
+    onHalt: (channel, restarting) => qr.end(channel, restarting),
   });
-  const outbound = new Outbound({
+}
+
+/** Sending the journal's chunks over the running connections, counted and announced. */
+function wireOutbound({ ctx, events, journal }: Base, runtime: Runtime): Outbound {
+  return new Outbound({
     journal,
     connection: (channel) => runtime.get(channel)?.connection,
     onSent: (row, messageId) => {
@@ -71,7 +96,11 @@ export function buildChannels(ctx: ChannelsContext) {
       events.publish('channel.send_failed', { channel: row.channel, chatId: row.chat_id, state: state === 'unknown' ? 'unknown' : 'failed', error }),
     signal: ctx.signal,
   });
-  inbound = new Inbound({
+}
+
+/** The inbound pipeline: policy, pairing, the agent's turn and its reply. */
+function wireInbound({ ctx, events, journal, pairing }: Base, runtime: Runtime, outbound: Outbound): Inbound {
+  return new Inbound({
     store: ctx.store,
     journal,
     runtime,
@@ -84,7 +113,7 @@ export function buildChannels(ctx: ChannelsContext) {
     queue: () => ctx.use(taskQueue),
     bindings: () => ctx.tryUse(bindingRouter),
     commands: () => ctx.tryUse(commandRegistry),
-    notAfterMs,
+    notAfterMs: () => ctx.config.not_after_minutes * 60_000,
     onRefused: (row, reason) => events.publish('channel.message_refused', { channel: row.channel, chatId: row.chat_id, senderId: row.sender_id, reason }),
     onPairing: (channel, senderId, senderName) => events.publish('channel.pairing_requested', { channel, senderId, senderName }),
     handOver: (channel) => ctx.changes.note(HANDED_OVER_TOPIC, channel),
@@ -92,89 +121,6 @@ export function buildChannels(ctx: ChannelsContext) {
     log: ctx.log,
     signal: ctx.signal,
   });
-  const work = inbound;
-
-  /** Rows this process may take: those of dead processes (released) and its own from before a restart. */
-  async function recover(): Promise<void> {
-    for (const row of await journal.open()) {
-      if (row.node === null && !(await journal.claim(row.id))) continue;
-      void ctx.track(work.handle(row));
-    }
-    await deliverOrphans();
-  }
-
-  /** Queued chunks no process holds (a dead one's, or handed over by one on standby), of the channels running here. */
-  async function deliverOrphans(): Promise<void> {
-    for (const { reply_id, channel } of await journal.orphanReplies()) {
-      if (!runtime.get(channel)?.connection || !(await journal.adoptOrphanChunks(reply_id))) continue;
-      const first = (await journal.chunks(reply_id))[0];
-      if (first) void ctx.track(outbound.deliver(reply_id, `${first.channel}\u0000${first.chat_id}`));
-    }
-  }
-  ctx.changes.on(HANDED_OVER_TOPIC, (channel) => {
-    if (channel && runtime.get(channel)?.connection) void ctx.track(deliverOrphans());
-  });
-
-  /** The rows of a reply handed to the process running its channel, once each ended (or the wait did). */
-  async function handedOver(replyId: string): Promise<OutboundRow[]> {
-    const ended = async () => {
-      const rows = await journal.chunks(replyId);
-      return rows.every((row) => row.state !== 'queued' && row.state !== 'sending') ? rows : undefined;
-    };
-    const deadline = Date.now() + HANDED_OVER_WAIT_MS;
-    for (let rows = await ended(); ; rows = await ended()) {
-      if (rows) return rows;
-      if (Date.now() > deadline || ctx.signal.aborted) {
-        throw Object.assign(
-          new Error(`handed to the process running the channel; not confirmed sent within ${HANDED_OVER_WAIT_MS / 1000} s (see the journal)`),
-          {
-            statusCode: 504,
-          },
-        );
-      }
-      await sleep(100, undefined, { signal: ctx.signal }).catch(() => undefined);
-    }
-  }
-
-  /** Sends to a chat of a running channel (test, channel_send, background replies); resolves with the platform ids. */
-  async function sendTo(channel: string, chatId: string | undefined, text: string, threadId?: string, media: OutboundMedia[] = []): Promise<string[]> {
-    const r = runtime.get(channel);
-    if (!r) throw notFound(`channel '${channel}' not found`);
-    const mediaRefused = mediaProblem(media, r.adapter.capabilities.media);
-    if (mediaRefused) throw badRequest(mediaRefused);
-    if (!r.settings) r.settings = await settings.get(r.adapter);
-    if (!r.settings) throw conflict(`channel '${channel}' is not configured`);
-    const target = chatId ?? r.settings.common.default_conversation;
-    if (!target) throw badRequest(`no target: give 'to' or set default_conversation of channel '${channel}'`);
-    // On standby the rows are handed to the process running the channel: the answer waits for its outcome.
-    const standby = r.state === 'standby';
-    if (!canSend(r)) throw conflict(`channel '${channel}' is not running${r.lastError ? `: ${r.lastError}` : ''}`);
-    const replyId = await work.send(channel, { chatId: target, threadId }, text, media);
-    const rows = standby ? await handedOver(replyId) : await journal.chunks(replyId);
-    const failed = rows.find((row) => row.state !== 'sent');
-    if (failed) throw Object.assign(new Error(`sending failed: ${failed.error ?? failed.state}`), { statusCode: 502 });
-    return rows.map((row) => row.message_id!);
-  }
-
-  const service: Channels = {
-    names: () => runtime.list().map((r) => r.adapter.name),
-    send: async (m) => ({ messageIds: await sendTo(m.channel, m.chatId, m.text, m.threadId, m.media) }),
-    notifyOwners: async (text) => {
-      let reached = 0;
-      for (const r of runtime.list()) {
-        if (!canSend(r) || !r.settings) continue;
-        for (const owner of r.settings.common.owners) {
-          await sendTo(r.adapter.name, owner, text).then(
-            () => reached++,
-            (err: unknown) => ctx.log.warn({ err, channel: r.adapter.name }, 'owner notice not delivered'),
-          );
-        }
-      }
-      return reached;
-    },
-  };
-
-  return { journal, settings, pairing, runtime, outbound, inbound: work, recover, sendTo, service, events };
 }
 
 /** Ids as strings, text as given: adapters hand platform values of several types. */

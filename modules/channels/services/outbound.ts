@@ -4,7 +4,8 @@
  * transient error is retried with backoff; bad credentials or a permanent refusal fail the row, keeping its payload.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChannelConnection, ChannelError, OutboundChunk } from '@talon/channels';
+import type { ChannelConnection, OutboundChunk } from '@talon/channels';
+import { asChannelError } from './channel-error.ts';
 import type { Journal, OutboundRow } from './journal.ts';
 
 const MAX_TRANSIENT_FAILURES = 5;
@@ -18,8 +19,6 @@ export interface OutboundDeps {
   /** Backoff before the n-th retry of a transient error (ms). */
   backoffMs?(n: number): number;
 }
-
-const asChannelError = (err: unknown): ChannelError | undefined => (err instanceof Error && err.name === 'ChannelError' ? (err as ChannelError) : undefined);
 
 export class Outbound {
   /** One sender per chat: a chat's replies go out in the order they were queued. */

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
 import type { NetFetch } from '@talon/net';
 import type { AdapterContext, ChannelAdapter, ChannelConnection, EmitResult, InboundMessage } from '@talon/channels';
+import { backoffDelay, RECONNECT_CAP_MS } from '../kit/backoff.ts';
+import { asChannelError } from './channel-error.ts';
 import type { ChannelLeases } from './lease.ts';
 import type { ChannelSettings, SettingsStore } from './settings.ts';
 
@@ -33,6 +35,12 @@ export interface Running {
   lastMessageAt: string | null;
   received: number;
   sent: number;
+  /** The adapter's start failed: it waits for its retry (transient) or for the owner (auth, permanent), not for a tick. */
+  startFailed: boolean;
+  /** Failed starts since the last start, the backoff's attempt. */
+  failedStarts: number;
+  /** The pending retry of a failed start. */
+  retry?: ReturnType<typeof setTimeout>;
 }
 
 export interface RuntimeDeps {
@@ -46,6 +54,10 @@ export interface RuntimeDeps {
   /** Commits an inbound message to the journal (resolves after the commit). */
   emit(channel: string, message: InboundMessage): Promise<EmitResult>;
   onState(channel: string, state: ConnectionState, error?: string): void;
+  /** The channel's adapter stopped here: for a restart (`restarting`), or for good (stop, disable, unload, module stop). */
+  onHalt?(channel: string, restarting: boolean): void;
+  /** The backoff of a failed start's retries (the kit's full jitter): first wait up to baseMs, doubling up to capMs. */
+  startBackoff?: { baseMs: number; capMs: number };
 }
 
 export class Runtime {
@@ -77,7 +89,7 @@ export class Runtime {
       if (loaded.get(name) === r.adapter) continue;
       // In the channel's order: the new copy starts after the old connection closed, and the old copy's release of
       // the lease comes before the new copy takes it (after, it would drop the new copy's lease).
-      void this.serial(name, async () => (await this.halt(r), await this.letGo(r), false));
+      void this.serial(name, async () => (await this.halt(r, false), await this.letGo(r), false));
       this.channels.delete(name);
     }
     for (const [name, adapter] of loaded) {
@@ -130,7 +142,8 @@ export class Runtime {
   private async restartNow(name: string): Promise<boolean> {
     const r = this.get(name);
     if (!r) return false;
-    await this.halt(r);
+    await this.halt(r, true);
+    r.startFailed = false;
     r.settings = await this.deps.settings.get(r.adapter).catch((err: unknown) => {
       this.fail(r, `configuration could not be read: ${(err as Error).message}`);
       return undefined;
@@ -140,32 +153,54 @@ export class Runtime {
       return false;
     }
     if (!(await this.claim(r))) return false;
+    return this.startAdapter(r, r.settings);
+  }
+
+  /** Starts the adapter of a channel whose lease this process holds; resolves whether it runs. */
+  private async startAdapter(r: Running, settings: ChannelSettings): Promise<boolean> {
     const controller = new AbortController();
     const signal = AbortSignal.any([controller.signal, this.deps.signal]);
     r.controller = controller;
     r.state = 'connecting';
     r.lastError = null;
     try {
-      r.connection = await r.adapter.start(this.context(r, r.settings, signal));
+      r.connection = await r.adapter.start(this.context(r, settings, signal));
       r.startedAt = new Date().toISOString();
+      r.failedStarts = 0;
       return true;
     } catch (err) {
       controller.abort();
       r.controller = undefined;
-      this.fail(r, (err as Error).message);
+      await this.startFailed(r, err);
       return false;
     }
+  }
+
+  /**
+   * An adapter that did not start: its lease goes (kept, it would keep a standby process off a channel nobody runs);
+   * a transient failure is retried here with the kit's backoff, an auth or permanent one waits for the owner.
+   */
+  private async startFailed(r: Running, err: unknown): Promise<void> {
+    this.fail(r, (err as Error).message);
+    r.startFailed = true;
+    await this.letGo(r);
+    const kind = asChannelError(err)?.kind;
+    if (kind === 'auth' || kind === 'permanent' || this.deps.signal.aborted) return;
+    const { baseMs, capMs } = this.deps.startBackoff ?? { baseMs: 1000, capMs: RECONNECT_CAP_MS };
+    const delay = backoffDelay(r.failedStarts++, baseMs, capMs, Math.random);
+    r.retry = setTimeout(() => void this.restart(r.adapter.name), delay);
+    r.retry.unref();
   }
 
   /** Stops an adapter and releases its lease; its configuration stays. */
   async stop(name: string): Promise<void> {
     const r = this.channels.get(name);
-    if (r) await this.serial(name, async () => (await this.halt(r), await this.letGo(r), false));
+    if (r) await this.serial(name, async () => (await this.halt(r, false), await this.letGo(r), false));
   }
 
   /** Stops every adapter and releases this process's leases (the module stops): a standby process takes them over. */
   async stopAll(): Promise<void> {
-    await Promise.all([...this.channels.values()].map((r) => this.halt(r)));
+    await Promise.all([...this.channels.values()].map((r) => this.halt(r, false)));
     for (const r of this.channels.values()) r.held = false;
     await this.deps.leases.releaseAll().catch((err: unknown) => this.deps.log.warn({ err }, 'channel leases not released'));
   }
@@ -219,7 +254,7 @@ export class Runtime {
   private async lose(r: Running): Promise<boolean> {
     if (!r.held) return false;
     r.held = false;
-    await this.halt(r);
+    await this.halt(r, false);
     r.state = 'standby';
     r.holder = (await this.deps.leases.holder(r.adapter.name).catch(() => undefined)) ?? null;
     this.deps.log.warn({ channel: r.adapter.name, holder: r.holder }, 'channel lease taken by another process: adapter stopped here');
@@ -246,8 +281,11 @@ export class Runtime {
     return { ...context, emit: () => Promise.reject(new Error('the channel is signing in')), report: () => undefined };
   }
 
-  private async halt(r: Running): Promise<void> {
+  private async halt(r: Running, restarting: boolean): Promise<void> {
     const connection = r.connection;
+    clearTimeout(r.retry);
+    r.retry = undefined;
+    this.deps.onHalt?.(r.adapter.name, restarting);
     r.controller?.abort();
     r.controller = undefined;
     r.connection = undefined;
@@ -261,7 +299,11 @@ export class Runtime {
     this.deps.onState(r.adapter.name, 'error', error);
   }
 
-  private context(r: Running, settings: Pick<ChannelSettings, 'fields' | 'secrets'> & Partial<Pick<ChannelSettings, 'common'>>, signal: AbortSignal): AdapterContext {
+  private context(
+    r: Running,
+    settings: Pick<ChannelSettings, 'fields' | 'secrets'> & Partial<Pick<ChannelSettings, 'common'>>,
+    signal: AbortSignal,
+  ): AdapterContext {
     const channel = r.adapter.name;
     const allowOrigins = r.adapter.urlFields.flatMap((f) => originOf(settings.fields[f]));
     const log = this.deps.log.child({ channel });
@@ -295,14 +337,15 @@ export class Runtime {
   }
 }
 
-/**
- * An enabled channel not running here that a tick (or a dead holder) may start: on standby, or in error after its
- * lease could not be taken (an adapter that failed to start holds its lease, so is not among these).
- */
 /** A send can go out: the adapter runs here, or another process runs it and takes the rows handed to it. */
 export const canSend = (r: Running | undefined): boolean => Boolean(r && (r.connection || r.state === 'standby'));
 
-const waitsForLease = (r: Running | undefined): boolean => Boolean(r && !r.held && r.settings?.enabled && (r.state === 'standby' || r.state === 'error'));
+/**
+ * An enabled channel not running here that a tick (or a dead holder) may start: on standby, or in error after its
+ * lease could not be taken (an adapter that failed to start waits for its own retry or for the owner instead).
+ */
+const waitsForLease = (r: Running | undefined): boolean =>
+  Boolean(r && !r.held && r.settings?.enabled && (r.state === 'standby' || (r.state === 'error' && !r.startFailed)));
 
 const blank = (adapter: ChannelAdapter): Running => ({
   adapter,
@@ -314,6 +357,8 @@ const blank = (adapter: ChannelAdapter): Running => ({
   lastMessageAt: null,
   received: 0,
   sent: 0,
+  startFailed: false,
+  failedStarts: 0,
 });
 
 /** The `host:port` the net module compares with (its allowOrigins form). */

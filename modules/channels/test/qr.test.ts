@@ -91,6 +91,18 @@ test('expired and failed are errors (410) saying so, and a new start is possible
   assert.match(res.body.error, /failed: the phone refused the link/);
 });
 
+test('a sign-in being scanned is cancelled and dropped when its adapter restarts with a new configuration or stops', async () => {
+  const sessions = async () => (await call('GET', '/api/test-qr/sessions')).body as { started: number; cancelled: number };
+  for (const change of [() => call('POST', '/api/channels/qrchat/configure', { dm_policy: 'allowlist' }), () => call('PUT', '/api/channels/qrchat/disable')]) {
+    assert.equal((await start()).body.status, 'pending');
+    const before = await sessions();
+    assert.equal((await change()).status, 200);
+    assert.equal((await sessions()).cancelled, before.cancelled + 1, 'the sign-in was not cancelled');
+    assert.equal((await status()).status, 404, 'the sign-in outlived its adapter');
+  }
+  assert.equal((await call('PUT', '/api/channels/qrchat/enable')).status, 200);
+});
+
 test('QR routes on a channel without QR sign-in: 400 naming it; on an unknown channel: 404', async () => {
   const res = await call('POST', '/api/channels/fake/qr/start');
   assert.equal(res.status, 400);

@@ -89,7 +89,24 @@ function runtime(leases: MemoryLeases, adapters: () => ChannelAdapter[]): Runtim
     signal: new AbortController().signal,
     emit: async () => ({ duplicate: false }),
     onState: () => undefined,
+    startBackoff: { baseMs: 20, capMs: 40 },
   });
+}
+
+/** An adapter whose first `failures` starts throw `error` (a ChannelError of `kind`, or a plain Error). */
+function failing(failures: number, kind: 'auth' | 'transient' | undefined, started: string[]): ChannelAdapter {
+  const ok = adapter(0, started, 'ok');
+  return {
+    ...ok,
+    async start(ctx) {
+      if (started.length < failures) {
+        started.push('failed');
+        const err = new Error(`start failed ${started.length}`);
+        throw kind ? Object.assign(err, { name: 'ChannelError', kind }) : err;
+      }
+      return ok.start(ctx);
+    },
+  };
 }
 
 test('a store failure while taking the lease: the next tick tries again and the channel runs', async () => {
@@ -141,4 +158,53 @@ test('an adapter module reloaded while its old connection stops: the new copy ke
   assert.equal(r.adapter, current);
   assert.deepEqual(started, ['old', 'new'], 'one start per copy');
   await rt.stopAll();
+});
+
+/** A runtime over a fresh lease table whose adapter's first `failures` starts fail. */
+function failingRuntime(failures: number, kind: 'auth' | 'transient' | undefined) {
+  const leases = new MemoryLeases();
+  const started: string[] = [];
+  const a = failing(failures, kind, started);
+  return { leases, started, rt: runtime(leases, () => [a]) };
+}
+
+for (const kind of ['transient', undefined] as const) {
+  test(`an adapter whose start fails (${kind ?? 'plain error'}): its lease goes and the start is retried with backoff`, async () => {
+    const { leases, started, rt } = failingRuntime(2, kind);
+    assert.equal(await rt.restart('fake'), false);
+    const r = rt.get('fake')!;
+    assert.equal(r.state, 'error');
+    assert.match(r.lastError ?? '', /start failed 1/);
+    assert.equal(r.held, false);
+    assert.equal(leases.rows.get('fake'), undefined, 'the lease kept a standby process off a channel nobody runs');
+    const deadline = Date.now() + 2000;
+    while (rt.get('fake')!.state !== 'connected' && Date.now() < deadline) await settle();
+    assert.equal(rt.get('fake')!.state, 'connected', 'never retried');
+    assert.deepEqual(started, ['failed', 'failed', 'ok']);
+    assert.equal(leases.rows.get('fake'), NODE);
+    await rt.stopAll();
+  });
+}
+
+test('an adapter whose start fails with an auth error: its lease goes, it stays in error, and neither retry nor tick restarts it', async () => {
+  const { leases, started, rt } = failingRuntime(1, 'auth');
+  assert.equal(await rt.restart('fake'), false);
+  assert.equal(leases.rows.get('fake'), undefined);
+  await new Promise((resolve) => setTimeout(resolve, 150)); // several backoffs
+  await rt.tick();
+  await settle();
+  const r = rt.get('fake')!;
+  assert.equal(r.state, 'error');
+  assert.match(r.lastError ?? '', /start failed 1/);
+  assert.deepEqual(started, ['failed'], 'an auth error was retried');
+  await rt.stopAll();
+});
+
+test('a pending retry of a failed start is dropped when the channel stops', async () => {
+  const { started, rt } = failingRuntime(1, 'transient');
+  assert.equal(await rt.restart('fake'), false);
+  await rt.stop('fake');
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.deepEqual(started, ['failed'], 'a stopped channel started again');
+  assert.equal(rt.get('fake')!.connection, undefined);
 });
