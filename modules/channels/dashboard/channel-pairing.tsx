@@ -1,6 +1,6 @@
 /** Pairing codes waiting for the owner (dm_policy = pairing): approve admits the sender from now on, reject drops the code. */
-import { api, ConfirmButton, ErrorText, fmtTime, plural, seg, Table, useAction, useApi } from '@talon/dashboard-kit';
-import { usePoll } from './channel-parts.tsx';
+import { api, ConfirmButton, fmtTime, plural, seg, Table } from '@talon/dashboard-kit';
+import { ActionStatus, usePolledCard, type useReloadingAction } from './channel-parts.tsx';
 
 interface PairingRequest {
   code: string;
@@ -13,16 +13,7 @@ interface PairingRequest {
 
 export function PairingCodes({ name }: { name: string }) {
   const base = `/api/channels/${seg(name)}/pairing`;
-  const list = useApi<{ requests: PairingRequest[]; total: number }>(base);
-  usePoll(list.reload);
-  const action = useAction();
-  const act = (fn: () => Promise<string>) =>
-    void action.run(async () => {
-      const done = await fn();
-      await list.reload();
-      return done;
-    });
-  const who = (r: PairingRequest) => (r.sender_name ? `${r.sender_name} (${r.sender_id})` : r.sender_id);
+  const { list, action } = usePolledCard<{ requests: PairingRequest[]; total: number }>(base);
   const requests = list.data?.requests ?? [];
   return (
     <div class="card" aria-labelledby="pairing-title">
@@ -30,42 +21,49 @@ export function PairingCodes({ name }: { name: string }) {
       <p class="muted">
         {list.data ? `${plural(list.data.total, 'sender')} waiting for approval.` : ''} A sender approved here reaches the agent from then on.
       </p>
-      <ErrorText error={list.error ?? action.error} />
-      {action.done && <p role="status">{action.done}</p>}
+      <ActionStatus action={action} error={list.error} />
       {requests.length > 0 && (
         <Table columns={['Code', 'Sender', 'Asked', 'Expires', { hidden: 'Actions' }]}>
           {requests.map((r) => (
-            <tr>
-              <th scope="row">
-                <code>{r.code}</code>
-              </th>
-              <td>{who(r)}</td>
-              <td>{fmtTime(new Date(r.created_at).toISOString())}</td>
-              <td>{fmtTime(new Date(r.expires_at).toISOString())}</td>
-              <td class="inline">
-                <button
-                  type="button"
-                  class="small primary"
-                  disabled={action.busy}
-                  aria-label={`Approve ${r.code}`}
-                  onClick={() => act(async () => (await api(`${base}/${seg(r.code)}/approve`, { json: {} }), `Approved ${who(r)}`))}
-                >
-                  Approve
-                </button>
-                <ConfirmButton
-                  small
-                  label={`Reject ${r.code}`}
-                  confirm={`Reject ${r.code} now`}
-                  disabled={action.busy}
-                  onConfirm={() => act(async () => (await api(`${base}/${seg(r.code)}`, { method: 'DELETE' }), `Rejected ${r.code}`))}
-                >
-                  Reject
-                </ConfirmButton>
-              </td>
-            </tr>
+            <PairingRow request={r} base={base} action={action} />
           ))}
         </Table>
       )}
     </div>
+  );
+}
+
+/** One code, with its Approve and Reject. */
+function PairingRow({ request: r, base, action }: { request: PairingRequest; base: string; action: ReturnType<typeof useReloadingAction> }) {
+  const who = r.sender_name ? `${r.sender_name} (${r.sender_id})` : r.sender_id;
+  return (
+    <tr>
+      <th scope="row">
+        <code>{r.code}</code>
+      </th>
+      <td>{who}</td>
+      <td>{fmtTime(new Date(r.created_at).toISOString())}</td>
+      <td>{fmtTime(new Date(r.expires_at).toISOString())}</td>
+      <td class="inline">
+        <button
+          type="button"
+          class="small primary"
+          disabled={action.busy}
+          aria-label={`Approve ${r.code}`}
+          onClick={() => action.act(async () => (await api(`${base}/${seg(r.code)}/approve`, { json: {} }), `Approved ${who}`))}
+        >
+          Approve
+        </button>
+        <ConfirmButton
+          small
+          label={`Reject ${r.code}`}
+          confirm={`Reject ${r.code} now`}
+          disabled={action.busy}
+          onConfirm={() => action.act(async () => (await api(`${base}/${seg(r.code)}`, { method: 'DELETE' }), `Rejected ${r.code}`))}
+        >
+          Reject
+        </ConfirmButton>
+      </td>
+    </tr>
   );
 }
