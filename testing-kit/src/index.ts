@@ -39,6 +39,7 @@ export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from '../../test/fakes/sm
 // Fakes of the platforms that have no server of their own, speaking their wire protocols (test/fakes/README.md).
 export { startTelegramFake } from '../../test/fakes/telegram/server.ts';
 export type { TelegramFake, TelegramFakeOptions } from '../../test/fakes/telegram/server.ts';
+export { startNtfyFake, type NtfyFake, type NtfyFakeOptions, type NtfyMessage } from '../../test/fakes/ntfy/server.ts';
 export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/discord/server.ts';
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
