@@ -53,7 +53,34 @@ export interface SandboxOutcome {
   aborted: boolean;
 }
 
+/** A long-lived program in the sandbox (a channel sidecar): its streams stay open, it runs until it exits or is killed. */
+export interface SandboxStart {
+  /** The program and its arguments (no shell). */
+  argv: readonly string[];
+  cwd: string;
+  /** Names copied from the service's environment; everything else is dropped (PATH defaults, HOME = cwd). */
+  envPassthrough: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  /** False: no network (where the machine offers namespaces). Default true. */
+  network?: boolean;
+}
+
+export interface SandboxProcess {
+  pid: number | undefined;
+  stdin: NodeJS.WritableStream;
+  stdout: NodeJS.ReadableStream;
+  stderr: NodeJS.ReadableStream;
+  /** Settles when the program ended (`error`: it could not be started); everything it started is killed then. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }>;
+  /** Sends a signal to the program's process group (SIGTERM for a graceful stop). */
+  signal(signal: NodeJS.Signals): void;
+  /** Kills the program and everything it started; resolves once it has exited. */
+  kill(): Promise<void>;
+}
+
 export interface SandboxService {
+  /** Starts a long-lived program under the same isolation as `run`, with its standard streams open to the caller. */
+  start(request: SandboxStart): Promise<SandboxProcess>;
   /**
    * Runs in its own PID namespace where the machine offers one (else its own process group, plus a /proc walk for
    * descendants that left it); everything the program started is killed at the end, on timeout and on abort.

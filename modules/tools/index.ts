@@ -7,6 +7,7 @@ import { execPolicyAlias, toolInvokeSchema, toolsConfigSchema, type ToolsConfig 
 import { builtinTools } from './services/builtin.ts';
 import { patchPaths } from './services/patch-paths.ts';
 import { createSandbox } from './services/sandbox.ts';
+import { startSandboxed } from './services/sandbox-process.ts';
 import type { ToolDeps } from './services/deps.ts';
 import { toolRoutes } from './routes/tools.ts';
 import { invokePolicy, invokeRefusal } from './services/invoke-policy.ts';
@@ -29,7 +30,7 @@ export default defineModule<ToolsConfig>({
     const mine = builtinTools(deps);
     ctx.hooks.tap(agentHooks).tools.tap('builtin', (list) => [...list, ...mine]);
     ctx.provide(patchService, patchPaths);
-    ctx.provide(sandboxService, { run: (request) => sandbox.run(request) });
+    ctx.provide(sandboxService, { run: (request) => sandbox.run(request), start: async (request) => startSandboxed(request, await sandbox.isolation()) });
     ctx.provide(invokeGate, { refusal: (tool) => invokeRefusal(invokePolicy(ctx.config), tool) });
     const tools = ctx.use(agentTools);
     return {
