@@ -244,8 +244,10 @@ async function mediaIn(s: Suite, t: TestContext): Promise<void> {
   assert.deepEqual(await s.replies({ dm }, 1), ['a pixel']);
   const seen = JSON.stringify(k.fake.requests.at(-1)!.body.messages);
   assert.match(seen, /what is in the picture\?/);
-  if (caps.media) assert.ok(seen.includes(PIXEL.toString('base64')), 'the image itself reached the model');
-  else assert.match(seen, /pixel\.png/, 'the file is named for the model');
+  const asContent = seen.includes(PIXEL.toString('base64'));
+  if (caps.media) assert.ok(asContent, 'the image itself reached the model');
+  // Without uploads out, an adapter may still download what comes in (LINE's content API): then the image is content.
+  else if (!asContent) assert.match(seen, /pixel\.png/, 'the file is named for the model');
   const notes = s.fresh();
   k.fake.enqueue({ text: 'read it' });
   await h.dmMedia(notes, { name: 'notes.txt', mediaType: 'text/plain', data: Buffer.from('the notes') }, 'see attached');

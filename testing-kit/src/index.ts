@@ -40,6 +40,7 @@ export type { SmtpSink, SmtpSinkOptions, SmtpMessage } from '../../test/fakes/sm
 export { startTelegramFake } from '../../test/fakes/telegram/server.ts';
 export type { TelegramFake, TelegramFakeOptions } from '../../test/fakes/telegram/server.ts';
 export { startNtfyFake, type NtfyFake, type NtfyFakeOptions, type NtfyMessage } from '../../test/fakes/ntfy/server.ts';
+export { startLineFake, type LineFake, type LineFakeOptions, type LineSource, type LineMessageInput } from '../../test/fakes/line/server.ts';
 export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/discord/server.ts';
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
