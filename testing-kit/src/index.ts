@@ -44,6 +44,7 @@ export { startLineFake, type LineFake, type LineFakeOptions, type LineSource, ty
 export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/discord/server.ts';
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
+export { startZulipFake, type ZulipFake, type ZulipFakeOptions, type ZulipMessageRecord } from '../../test/fakes/zulip/server.ts';
 export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
 export { channelConformance } from './channel-conformance.ts';
