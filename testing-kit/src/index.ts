@@ -47,5 +47,6 @@ export { startSlackFake } from '../../test/fakes/slack/server.ts';
 export { startZulipFake, type ZulipFake, type ZulipFakeOptions, type ZulipMessageRecord } from '../../test/fakes/zulip/server.ts';
 export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
+export { startTeamsFake, type TeamsFake, type TeamsFakeOptions, type TeamsInbound, type TeamsSignOptions, type TeamsSentActivity } from '../../test/fakes/teams/server.ts';
 export { channelConformance } from './channel-conformance.ts';
 export type { ChannelConformanceOptions, ChannelHarness } from './channel-conformance.ts';
