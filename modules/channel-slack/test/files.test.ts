@@ -57,7 +57,11 @@ test('a multipart upload body (FormData) is sent as its bytes with the boundary 
   const sent = seen[0]!;
   const type = sent.headers!['content-type']!;
   assert.match(type, /^multipart\/form-data; boundary=/);
-  const parsed = await new Request('http://x/', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(sent.body as Uint8Array) }).formData();
+  const parsed = await new Request('http://x/', {
+    method: 'POST',
+    headers: { 'content-type': type },
+    body: new Uint8Array(sent.body as Uint8Array),
+  }).formData();
   const file = parsed.get('body') as File;
   assert.deepEqual([...new Uint8Array(await file.arrayBuffer())], [0, 1, 2, 255]);
   assert.equal(sent.headers!.Authorization, 'Bearer t');
