@@ -45,6 +45,7 @@ export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/di
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
 export { startZulipFake, type ZulipFake, type ZulipFakeOptions, type ZulipMessageRecord } from '../../test/fakes/zulip/server.ts';
+export { startMattermostFake, type MattermostFake, type MattermostPostRecord } from '../../test/fakes/mattermost/server.ts';
 export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
 export { startTeamsFake, type TeamsFake, type TeamsFakeOptions, type TeamsInbound, type TeamsSignOptions, type TeamsSentActivity } from '../../test/fakes/teams/server.ts';
