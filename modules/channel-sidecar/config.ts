@@ -28,6 +28,7 @@ export const sidecarFields = {
     restart_max_retries: { type: 'integer', minimum: 1, maximum: 1000, description: 'consecutive failures before giving up (default 10)' },
     restart_reset_after_secs: { type: 'integer', minimum: 1, maximum: 86_400, description: 'uptime that resets the failure count (default 60)' },
     ready_timeout_secs: { type: 'number', minimum: 0.1, maximum: 600, description: 'a program that sent no ready by then is killed (default 30)' },
+    heartbeat_secs: { type: 'number', minimum: 0.1, maximum: 3600, description: 'how often a heartbeat is sent to the program (default 60)' },
     shutdown_grace_secs: { type: 'number', minimum: 0.1, maximum: 60, description: 'wait after shutdown, then SIGTERM, then SIGKILL (default 5)' },
   },
   required: ['command'],
@@ -41,6 +42,7 @@ export interface SidecarSettings {
   restart: { initialMs: number; maxMs: number; maxRetries: number; resetAfterMs: number };
   readyTimeoutMs: number;
   graceMs: number;
+  heartbeatMs: number;
 }
 
 const num = (value: unknown, fallback: number) => (typeof value === 'number' ? value : fallback);
@@ -64,5 +66,6 @@ export function sidecarSettings(config: Readonly<Record<string, unknown>>, secre
     },
     readyTimeoutMs: num(config.ready_timeout_secs, 30) * 1000,
     graceMs: num(config.shutdown_grace_secs, 5) * 1000,
+    heartbeatMs: num(config.heartbeat_secs, 60) * 1000,
   };
 }

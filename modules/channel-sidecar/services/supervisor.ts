@@ -13,9 +13,6 @@ import { SidecarChild } from './child.ts';
 import { PROTOCOL_VERSION, sendCommand, type SidecarEvent } from './frames.ts';
 import type { QrState } from './qr.ts';
 
-/** The reference defines no heartbeat period; one a minute tells a program watching stdin that we are alive. */
-const HEARTBEAT_MS = 60_000;
-
 export function channelError(kind: ChannelError['kind'], message: string): ChannelError {
   return Object.assign(new Error(message), { name: 'ChannelError' as const, kind });
 }
@@ -115,7 +112,7 @@ export class Supervisor {
       reported = `no ready from the sidecar program within ${this.settings.readyTimeoutMs / 1000} s: killed`;
       void child.kill();
     }, this.settings.readyTimeoutMs);
-    const heartbeat = setInterval(() => void child.write({ method: 'heartbeat' }).catch(() => undefined), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => void child.write({ method: 'heartbeat' }).catch(() => undefined), this.settings.heartbeatMs);
     heartbeat.unref();
     if (this.ctx.signal.aborted) void child.stop(this.settings.graceMs);
     const exit = await child.exited;
