@@ -41,6 +41,7 @@ export { startTelegramFake } from '../../test/fakes/telegram/server.ts';
 export type { TelegramFake, TelegramFakeOptions } from '../../test/fakes/telegram/server.ts';
 export { startNtfyFake, type NtfyFake, type NtfyFakeOptions, type NtfyMessage } from '../../test/fakes/ntfy/server.ts';
 export { startLineFake, type LineFake, type LineFakeOptions, type LineSource, type LineMessageInput } from '../../test/fakes/line/server.ts';
+export { startGoogleChatFake, type GoogleChatFake, type ChatEventInput, type GoogleChatMessage } from '../../test/fakes/google-chat/server.ts';
 export { startDiscordFake, Intents as DiscordIntents } from '../../test/fakes/discord/server.ts';
 export type { DiscordFake, DiscordFakeOptions } from '../../test/fakes/discord/server.ts';
 export { startSlackFake } from '../../test/fakes/slack/server.ts';
