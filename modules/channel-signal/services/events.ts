@@ -1,0 +1,85 @@
+/**
+ * The daemon's event stream (`GET /api/v1/events?account=<number>`, server-sent events), one connection of the kit's
+ * reconnect loop, read through net's streaming fetch and parsed with eventsource-parser. Each `receive` event is one
+ * envelope; the stream is ready when the daemon answers 200 (it flushes its headers at once) and alive while its 15 s
+ * keep-alive comments come.
+ *
+ * Acknowledgement: signal-cli acknowledges a message to Signal's servers itself when it hands it to its subscribers;
+ * there is no later acknowledgement a client could hold back. So a message is handed to the journal before the next
+ * event is read, and a failed commit is retried here (with backoff, the stream held and kept alive) rather than
+ * dropped. While no stream is connected the daemon, run with --receive-mode=manual, does not receive at all, and
+ * Signal's servers keep the messages until the adapter subscribes again.
+ */
+import type { AdapterContext, ChannelKit } from '@talon/channels';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { toInbound, envelopeOf, type Envelope } from './inbound.ts';
+import { channelError, type SignalRpc } from './rpc.ts';
+
+export type ReconnectLink = Parameters<ConstructorParameters<ChannelKit['Reconnector']>[0]['connect']>[0];
+export type StreamFetch = (
+  url: string,
+  init: RequestInit,
+  policy: { allowOrigins: readonly string[]; timeoutMs: number; maxBytes: number },
+) => Promise<Response>;
+
+/** One stream's longest life and size; the loop subscribes again after it. */
+const STREAM_MS = 30 * 60_000;
+const STREAM_MAX_BYTES = 512 * 1024 * 1024;
+
+export interface EventDeps {
+  ctx: AdapterContext;
+  kit: ChannelKit;
+  rpc: SignalRpc;
+  stream: StreamFetch;
+  root: string;
+  number: string;
+  token?: string;
+}
+
+export async function readEvents(link: ReconnectLink, d: EventDeps): Promise<void> {
+  const url = `${d.root}/api/v1/events?${new URLSearchParams({ account: d.number }).toString()}`;
+  const res = await d.stream(
+    url,
+    { headers: { accept: 'text/event-stream', ...(d.token ? { authorization: `Bearer ${d.token}` } : {}) }, signal: link.signal },
+    { allowOrigins: d.ctx.allowOrigins, timeoutMs: STREAM_MS, maxBytes: STREAM_MAX_BYTES },
+  );
+  if (res.status === 401 || res.status === 403) throw channelError(`the signal-cli daemon (or its proxy) refused the token (HTTP ${res.status})`, 'auth');
+  // A multi-account daemon answers 400 for an account it does not have.
+  if (res.status === 400) throw channelError(`the signal-cli daemon has no account ${d.number} (register or link it first)`, 'auth');
+  if (res.status !== 200 || !res.body) throw channelError(`signal-cli events: HTTP ${res.status}`, 'transient');
+  link.ready();
+  d.ctx.report('connected');
+
+  const pending: Envelope[] = [];
+  const parser = createParser({
+    onEvent(event: EventSourceMessage) {
+      if (event.event !== 'receive') return;
+      const envelope = envelopeOf(event.data);
+      if (envelope) pending.push(envelope);
+    },
+    onComment: () => link.traffic(),
+  });
+  const decoder = new TextDecoder();
+  for await (const bytes of res.body) {
+    link.traffic();
+    parser.feed(decoder.decode(bytes, { stream: true }));
+    while (pending.length) await deliver(pending.shift()!, link, d);
+  }
+}
+
+/** Hands one envelope to the journal, retrying a failed commit until it holds or the adapter stops. */
+async function deliver(envelope: Envelope, link: ReconnectLink, d: EventDeps): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const message = await toInbound(envelope, d);
+      if (message) await d.ctx.emit(message);
+      return;
+    } catch (err) {
+      if (d.ctx.signal.aborted) throw err;
+      d.ctx.log.warn({ error: (err as Error).message, attempt }, 'signal message not committed yet; retrying (the daemon cannot deliver it again)');
+      link.traffic();
+      await d.kit.sleep(d.kit.backoffDelay(attempt, 500, 10_000, Math.random) + 100, d.kit.systemTimers, d.ctx.signal);
+      link.traffic();
+    }
+  }
+}
