@@ -50,6 +50,13 @@ export { startZulipFake, type ZulipFake, type ZulipFakeOptions, type ZulipMessag
 export { startMattermostFake, type MattermostFake, type MattermostPostRecord } from '../../test/fakes/mattermost/server.ts';
 export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
-export { startTeamsFake, type TeamsFake, type TeamsFakeOptions, type TeamsInbound, type TeamsSignOptions, type TeamsSentActivity } from '../../test/fakes/teams/server.ts';
+export {
+  startTeamsFake,
+  type TeamsFake,
+  type TeamsFakeOptions,
+  type TeamsInbound,
+  type TeamsSignOptions,
+  type TeamsSentActivity,
+} from '../../test/fakes/teams/server.ts';
 export { channelConformance } from './channel-conformance.ts';
 export type { ChannelConformanceOptions, ChannelHarness } from './channel-conformance.ts';
