@@ -50,6 +50,7 @@ export { startZulipFake, type ZulipFake, type ZulipFakeOptions, type ZulipMessag
 export { startMattermostFake, type MattermostFake, type MattermostPostRecord } from '../../test/fakes/mattermost/server.ts';
 export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
+export { startWhatsAppFake, type WhatsAppFake, type WhatsAppFakeOptions, type WhatsAppSent } from '../../test/fakes/whatsapp/server.ts';
 export {
   startTeamsFake,
   type TeamsFake,
