@@ -48,6 +48,7 @@ export { startSlackFake } from '../../test/fakes/slack/server.ts';
 export { startSignalFake, type SignalFake, type SignalFakeOptions, type SignalSent } from '../../test/fakes/signal/server.ts';
 export { startZulipFake, type ZulipFake, type ZulipFakeOptions, type ZulipMessageRecord } from '../../test/fakes/zulip/server.ts';
 export { startMattermostFake, type MattermostFake, type MattermostPostRecord } from '../../test/fakes/mattermost/server.ts';
+export { startRocketChatFake, type RocketChatFake, type RocketChatMessageRecord } from '../../test/fakes/rocketchat/server.ts';
 export { startMatrixFake, type MatrixFake, type MatrixFakeOptions, type MatrixEventRecord } from '../../test/fakes/matrix/server.ts';
 export type { SlackFake, SlackFakeOptions } from '../../test/fakes/slack/server.ts';
 export { startWhatsAppFake, type WhatsAppFake, type WhatsAppFakeOptions, type WhatsAppSent } from '../../test/fakes/whatsapp/server.ts';
