@@ -10,7 +10,8 @@ import readline from 'node:readline';
 
 export interface Frame {
   method: string;
-  params?: Record<string, unknown>;
+  // null too: a child may send `"params": null`, which the adapter tolerates.
+  params?: Record<string, unknown> | null;
 }
 
 export interface SidecarPlatform {
