@@ -4,7 +4,9 @@
  * stop the channel, other 4xx fail the chunk, 5xx and network failures are retried. Messages never carry a credential.
  */
 import type { AdapterContext, ChannelError, ChannelKit } from '@talon/channels';
-import type { NetResponse } from '@talon/net';
+
+/** The net module's response, as the channel context's fetch gives it. */
+type NetResponse = Awaited<ReturnType<AdapterContext['fetch']>>;
 
 const TIMEOUT_MS = 15_000;
 

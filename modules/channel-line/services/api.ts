@@ -5,7 +5,9 @@
  * network failures are retried. Messages never carry the token (it only travels in the Authorization header).
  */
 import type { AdapterContext, ChannelError, ChannelKit } from '@talon/channels';
-import type { NetResponse } from '@talon/net';
+
+/** The net module's response, as the channel context's fetch gives it. */
+type NetResponse = Awaited<ReturnType<AdapterContext['fetch']>>;
 
 const TIMEOUT_MS = 15_000;
 
