@@ -1,6 +1,6 @@
 /**
  * The daemon's event stream (`GET /api/v1/events?account=<number>`, server-sent events), one connection of the kit's
- * reconnect loop, read through net's streaming fetch and parsed with eventsource-parser. Each `receive` event is one
+ * reconnect loop, read through net's streaming fetch. Each `receive` event is one
  * envelope; the stream is ready when the daemon answers 200 (it flushes its headers at once) and alive while its 15 s
  * keep-alive comments come.
  *
@@ -11,8 +11,7 @@
  * Signal's servers keep the messages until the adapter subscribes again.
  */
 import type { AdapterContext, ChannelKit } from '@talon/channels';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { toInbound, envelopeOf, type Envelope } from './inbound.ts';
+import { envelopeOf, toInbound, type Envelope } from './inbound.ts';
 import { channelError, type SignalRpc } from './rpc.ts';
 
 export type ReconnectLink = Parameters<ConstructorParameters<ChannelKit['Reconnector']>[0]['connect']>[0];
@@ -50,20 +49,49 @@ export async function readEvents(link: ReconnectLink, d: EventDeps): Promise<voi
   link.ready();
   d.ctx.report('connected');
 
-  const pending: Envelope[] = [];
-  const parser = createParser({
-    onEvent(event: EventSourceMessage) {
-      if (event.event !== 'receive') return;
-      const envelope = envelopeOf(event.data);
-      if (envelope) pending.push(envelope);
-    },
-    onComment: () => link.traffic(),
-  });
   const decoder = new TextDecoder();
+  const sse = new SseLines();
   for await (const bytes of res.body) {
     link.traffic();
-    parser.feed(decoder.decode(bytes, { stream: true }));
-    while (pending.length) await deliver(pending.shift()!, link, d);
+    for (const event of sse.feed(decoder.decode(bytes, { stream: true }))) {
+      if (event.type !== 'receive') continue;
+      const envelope = envelopeOf(event.data);
+      if (envelope) await deliver(envelope, link, d);
+    }
+  }
+}
+
+/**
+ * The server-sent events of the stream, as the daemon writes them (`event:`, `data:` lines, a blank line ending each
+ * event, `:` keep-alive comments). eventsource-parser is not a dependency here: the project's rule puts a package two
+ * modules load in the root package.json, and this subset of the format is a few lines.
+ */
+export class SseLines {
+  private buffered = '';
+  private type = 'message';
+  private data: string[] = [];
+
+  feed(text: string): Array<{ type: string; data: string }> {
+    this.buffered += text;
+    const events: Array<{ type: string; data: string }> = [];
+    let end: number;
+    while ((end = this.buffered.search(/\r\n|\r|\n/)) >= 0) {
+      const line = this.buffered.slice(0, end);
+      this.buffered = this.buffered.slice(end + (this.buffered.startsWith('\r\n', end) ? 2 : 1));
+      if (line === '') {
+        if (this.data.length) events.push({ type: this.type, data: this.data.join('\n') });
+        this.type = 'message';
+        this.data = [];
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') this.type = value;
+      else if (field === 'data') this.data.push(value);
+    }
+    return events;
   }
 }
 
