@@ -4,10 +4,10 @@
  * the journal: the route's 200 is Meta's acknowledgement, and anything not committed makes the whole batch come again
  * (the journal drops the messages of it that it already has, by their wamid).
  */
-import type { AdapterContext } from '@talon/channels';
+import type { AdapterContext, InboundMedia } from '@talon/channels';
 import type { Graph } from './graph.ts';
 import { readPayload } from './inbound.ts';
-import { downloadMedia } from './media.ts';
+import { downloadMedia, type MediaRef } from './media.ts';
 import { sameToken, signatureProblem } from './signature.ts';
 
 export interface WhatsAppReceiver {
@@ -39,11 +39,26 @@ export function webhookReceiver(
       let duplicates = 0;
       // In order, one after the other: the journal sees a sender's messages as they were sent.
       for (const { message, media } of read.messages) {
-        const files = media ? [await downloadMedia(graph, media)] : undefined;
+        const files = media ? [await fetchOrName(ctx, graph, media)] : undefined;
         const result = await ctx.emit({ ...message, ...(files ? { media: files } : {}) });
         if (result.duplicate) duplicates += 1;
       }
       return { messages: read.messages.length, duplicates };
     },
   };
+}
+
+/**
+ * The file's content; a file Graph refuses for good (deleted, expired, unknown id) is named for the agent instead, so
+ * the message is not redelivered for days over a file no retry brings back. A transient failure, a rate limit or a
+ * refused token is thrown: the batch is not acknowledged and Meta delivers it again.
+ */
+async function fetchOrName(ctx: AdapterContext, graph: Graph, media: MediaRef): Promise<InboundMedia> {
+  try {
+    return await downloadMedia(graph, media);
+  } catch (err) {
+    if (!(err instanceof Error && (err as { kind?: unknown }).kind === 'permanent')) throw err;
+    ctx.log.warn({ media: media.id, error: err.message }, 'whatsapp media not available; the file is named only');
+    return { mediaType: media.mimeType, ...(media.name ? { name: media.name } : {}) };
+  }
 }

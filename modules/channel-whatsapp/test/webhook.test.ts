@@ -127,6 +127,38 @@ test('a reply goes as a text message with link previews off (no fetch of a URL t
   assert.deepEqual(call.params.text, { body: 'plain words', preview_url: false });
 });
 
+test('a file Graph no longer has is named for the agent and the message still answered (not redelivered for days)', async () => {
+  k.fake.enqueue({ text: 'no file, still answered' });
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              metadata: { phone_number_id: wa.phoneNumberId },
+              messages: [
+                {
+                  from: '4922',
+                  id: 'wamid.gone',
+                  timestamp: '1',
+                  type: 'document',
+                  document: { id: '999', mime_type: 'application/pdf', filename: 'gone.pdf', caption: 'read this' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  assert.equal((await wa.post(body, wa.sign(body))).status, 200);
+  await until(() => (texts('4922').length === 1 ? true : undefined), 'the reply');
+  assert.match(JSON.stringify(k.fake.requests.at(-1)!.body.messages), /gone\.pdf/);
+});
+
 test('owner notices go to the configured owner numbers', async () => {
   await configure({ owners: ['4930111'] });
   await until(async () => ((await state()).state === 'connected' ? true : undefined), 'connected again');
