@@ -10,6 +10,8 @@
  * dropped. While no stream is connected the daemon, run with --receive-mode=manual, does not receive at all, and
  * Signal's servers keep the messages until the adapter subscribes again.
  */
+import type * as EventSourceParser from 'eventsource-parser';
+import { lazyRequire } from '@talon/module-sdk';
 import type { AdapterContext, ChannelKit } from '@talon/channels';
 import { envelopeOf, toInbound, type Envelope } from './inbound.ts';
 import { channelError, type SignalRpc } from './rpc.ts';
@@ -20,6 +22,9 @@ export type StreamFetch = (
   init: RequestInit,
   policy: { allowOrigins: readonly string[]; timeoutMs: number; maxBytes: number },
 ) => Promise<Response>;
+
+// Loaded when a stream is read: a module switched off loads no package (docs/modules.md).
+const sse = lazyRequire<typeof EventSourceParser>(import.meta.url, 'eventsource-parser');
 
 /** One stream's longest life and size; the loop subscribes again after it. */
 const STREAM_MS = 30 * 60_000;
@@ -50,48 +55,18 @@ export async function readEvents(link: ReconnectLink, d: EventDeps): Promise<voi
   d.ctx.report('connected');
 
   const decoder = new TextDecoder();
-  const sse = new SseLines();
+  // The parser calls back synchronously while fed: the events of a chunk are collected, then delivered in order.
+  let received: string[] = [];
+  const parser = sse().createParser({ onEvent: (event) => void (event.event === 'receive' && received.push(event.data)) });
   for await (const bytes of res.body) {
     link.traffic();
-    for (const event of sse.feed(decoder.decode(bytes, { stream: true }))) {
-      if (event.type !== 'receive') continue;
-      const envelope = envelopeOf(event.data);
+    parser.feed(decoder.decode(bytes, { stream: true }));
+    const batch = received;
+    received = [];
+    for (const data of batch) {
+      const envelope = envelopeOf(data);
       if (envelope) await deliver(envelope, link, d);
     }
-  }
-}
-
-/**
- * The server-sent events of the stream, as the daemon writes them (`event:`, `data:` lines, a blank line ending each
- * event, `:` keep-alive comments). eventsource-parser is not a dependency here: the project's rule puts a package two
- * modules load in the root package.json, and this subset of the format is a few lines.
- */
-export class SseLines {
-  private buffered = '';
-  private type = 'message';
-  private data: string[] = [];
-
-  feed(text: string): Array<{ type: string; data: string }> {
-    this.buffered += text;
-    const events: Array<{ type: string; data: string }> = [];
-    let end: number;
-    while ((end = this.buffered.search(/\r\n|\r|\n/)) >= 0) {
-      const line = this.buffered.slice(0, end);
-      this.buffered = this.buffered.slice(end + (this.buffered.startsWith('\r\n', end) ? 2 : 1));
-      if (line === '') {
-        if (this.data.length) events.push({ type: this.type, data: this.data.join('\n') });
-        this.type = 'message';
-        this.data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'event') this.type = value;
-      else if (field === 'data') this.data.push(value);
-    }
-    return events;
   }
 }
 
