@@ -116,6 +116,8 @@ test('search as you type across sessions', browserTest, async () => {
   await sessions.getByRole('button', { name: 'about owls', exact: true }).waitFor();
   await sessions.getByLabel('Search sessions').pressSequentially('hero');
   await sessions.getByRole('button', { name: 'about owls', exact: true }).waitFor({ state: 'detached' });
+  // The list is empty while the search's answer loads: wait for it before counting.
+  await sessions.getByRole('button', { name: 'about herons', exact: true }).waitFor();
   assert.equal(await sessions.getByRole('button', { name: 'about herons', exact: true }).count(), 1);
   assert.deepEqual(problems, []);
 });
