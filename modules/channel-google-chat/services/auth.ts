@@ -75,14 +75,20 @@ export function accessTokens(ctx: AdapterContext, kit: () => ChannelKit, key: Se
 /** Verifies the bearer tokens of Chat's requests against the issuer's keys; `verify` resolves with the problem, or undefined. */
 export function requestVerifier(ctx: AdapterContext, kit: () => ChannelKit, options: { jwksUrl: string; issuer: string; audience: string }) {
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
-  let fetchedAt = 0;
-  const load = async () => {
+  // When the last read began, failed or not, and the read under way: concurrent requests share it.
+  let triedAt = 0;
+  let loading: Promise<void> | undefined;
+  const read = async () => {
+    triedAt = Date.now();
     const res = await googleFetch(ctx, kit, { what: 'the signing keys (jwks_url)', url: options.jwksUrl, method: 'GET' });
     const set = JSON.parse(res.body.toString('utf8')) as JSONWebKeySet;
     if (!Array.isArray(set.keys)) throw channelError('jwks_url answered no JWK set ({keys: [...]})', 'permanent');
     keys = createLocalJWKSet(set);
-    fetchedAt = Date.now();
   };
+  const load = () =>
+    (loading ??= read().finally(() => {
+      loading = undefined;
+    }));
   const check = (token: string) => jwtVerify(token, keys!, { issuer: options.issuer, audience: options.audience, algorithms: ['RS256'] });
   return {
     load,
@@ -91,7 +97,8 @@ export function requestVerifier(ctx: AdapterContext, kit: () => ChannelKit, opti
       if (!token) return 'missing or malformed Authorization: Bearer <JWT>';
       try {
         await check(token).catch(async (err: unknown) => {
-          if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - fetchedAt < REFETCH_KEYS_MS) throw err;
+          // Made-up key ids must not make each request a fetch: one read a minute, failed or not, shared by all.
+          if (!(err instanceof errors.JWKSNoMatchingKey) || (!loading && Date.now() - triedAt < REFETCH_KEYS_MS)) throw err;
           await load();
           return check(token);
         });
