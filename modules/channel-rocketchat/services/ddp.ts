@@ -47,6 +47,8 @@ export class RocketChatDdp {
   }
 
   connect(link: ReconnectLink, handlers: DdpHandlers): Promise<void> {
+    // The loop gives a connection up without waiting for it (a stop while GET /me ran): it opens nothing then.
+    if (link.signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const ws = new WebSocket(this.url, { handshakeTimeout: 30_000, maxPayload: MAX_FRAME_BYTES, followRedirects: false });
       this.ws = ws;
