@@ -23,6 +23,7 @@ export interface RcMessage {
 }
 
 const HISTORY: Record<string, string> = { d: 'im.history', c: 'channels.history', p: 'groups.history' };
+const HISTORY_PAGE = 100;
 const at = (ts: RcMessage['ts']) => (typeof ts === 'string' ? Date.parse(ts) : ts.$date);
 
 export class Receiver {
@@ -48,11 +49,24 @@ export class Receiver {
       const endpoint = HISTORY[room.t];
       if (!endpoint) continue;
       const since = (await this.cursor.get(room.rid)) ?? floor;
-      // `oldest` is exclusive: one millisecond earlier keeps an unread message of the cursor's own millisecond.
-      const query = new URLSearchParams({ roomId: room.rid, oldest: new Date(since - 1).toISOString(), count: '100' });
-      const { data: history } = await this.rest.call<{ messages?: RcMessage[] }>('GET', `/${endpoint}?${query.toString()}`, undefined, this.ctx.signal);
-      const messages = (history.messages ?? []).filter((m) => at(m.ts) >= since).sort((a, b) => at(a.ts) - at(b.ts));
+      const messages = (await this.history(endpoint, room.rid, since)).filter((m) => at(m.ts) >= since).sort((a, b) => at(a.ts) - at(b.ts));
       for (const m of messages) await this.take(m, room.t);
+    }
+  }
+
+  /**
+   * Every message of a room since `since`. A history page holds the newest `count` of them, so a gap longer than a
+   * page is read page by page (offset); reading only the first would move the cursor past the older ones unread.
+   */
+  private async history(endpoint: string, roomId: string, since: number): Promise<RcMessage[]> {
+    const all: RcMessage[] = [];
+    for (let offset = 0; ; offset += HISTORY_PAGE) {
+      // `oldest` is exclusive: one millisecond earlier keeps an unread message of the cursor's own millisecond.
+      const query = new URLSearchParams({ roomId, oldest: new Date(since - 1).toISOString(), count: String(HISTORY_PAGE), offset: String(offset) });
+      const { data } = await this.rest.call<{ messages?: RcMessage[] }>('GET', `/${endpoint}?${query.toString()}`, undefined, this.ctx.signal);
+      const page = data.messages ?? [];
+      all.push(...page);
+      if (page.length < HISTORY_PAGE) return all;
     }
   }
 

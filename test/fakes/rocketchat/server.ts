@@ -1,7 +1,7 @@
 /**
  * A fake Rocket.Chat server speaking the REST and realtime (DDP) API the Rocket.Chat adapter uses. REST (/api/v1,
  * X-User-Id + X-Auth-Token): `GET /me`, `GET /subscriptions.get`, `GET /im|channels|groups.history` (`roomId`,
- * `oldest` exclusive, newest first), `POST /chat.sendMessage` (a client `_id` kept; a repeat of it refused as the
+ * `oldest` exclusive, newest first, `count` and `offset`), `POST /chat.sendMessage` (a client `_id` kept; a repeat of it refused as the
  * unique index does; `tmid` checked; 5,000-character limit), `GET /chat.getMessage`. DDP on /websocket: `connect` →
  * `connected`, `ping`/`pong`, `method login` with `resume` (a wrong token answers error 403), `sub
  * stream-room-messages __my_messages__` → `ready`, each message as `changed` with `fields.args = [message,
@@ -157,10 +157,11 @@ export async function startRocketChatFake(): Promise<RocketChatFake> {
         return sendJson(res, 400, { success: false, error: 'error-room-not-found' });
       const oldest = Date.parse(url.searchParams.get('oldest') ?? '1970-01-01T00:00:00Z');
       const count = Number(url.searchParams.get('count') ?? 20);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
       const found = room.messages
         .filter((m) => Date.parse(m.ts) > oldest)
         .reverse()
-        .slice(0, count);
+        .slice(offset, offset + count);
       return sendJson(res, 200, { messages: found, success: true });
     }
     if (req.method === 'GET' && api === '/chat.getMessage') {
