@@ -2,7 +2,8 @@
  * The Bot Framework's signing keys: the OpenID metadata at `openid_url` names a `jwks_uri`, whose JWKS lists the
  * keys (each with the channels it `endorses`). Both are read through the channel's net fetch. The set is kept for a
  * day (Microsoft rotates keys and asks bots to refresh daily) and read again when a token names a key id it does not
- * hold, at most once a second so that tokens with made-up key ids cannot turn each request into two fetches.
+ * hold, at most once a second (a failed read counts) so that tokens with made-up key ids cannot turn each request
+ * into two fetches, not even while the keys cannot be read.
  */
 import type { JWK } from 'jose';
 
@@ -26,6 +27,8 @@ export class KeysUnavailable extends Error {
 export class BotFrameworkKeys {
   private keys: BotKey[] = [];
   private loadedAt = 0;
+  /** When the last read began, whether or not it succeeded. */
+  private triedAt = 0;
   private loading: Promise<void> | undefined;
 
   constructor(
@@ -36,9 +39,11 @@ export class BotFrameworkKeys {
 
   /** The key with this id, reading the set again when it is old or lacks the id (and was not just read). */
   async find(kid: string): Promise<BotKey | undefined> {
-    if (this.now() - this.loadedAt > MAX_AGE_MS) await this.load();
+    const resting = () => this.now() - this.triedAt < REFRESH_COOLDOWN_MS;
+    if (this.now() - this.loadedAt > MAX_AGE_MS && !resting()) await this.load();
     const held = this.keys.find((k) => k.kid === kid);
-    if (held || this.now() - this.loadedAt < REFRESH_COOLDOWN_MS) return held;
+    // A read under way is shared (it may bring the rotated key); otherwise one read per cooldown.
+    if (held || (resting() && !this.loading)) return held;
     await this.load();
     return this.keys.find((k) => k.kid === kid);
   }
@@ -52,6 +57,7 @@ export class BotFrameworkKeys {
   }
 
   private async read(): Promise<void> {
+    this.triedAt = this.now();
     try {
       const metadata = (await this.fetchJson(this.openidUrl)) as { jwks_uri?: unknown };
       const jwksUri = metadata?.jwks_uri;
