@@ -12,7 +12,15 @@ import type { ChatEndpoint, ChatEvent } from '../services/events.ts';
 const eventBody = {
   type: 'object',
   required: ['type'],
-  properties: { type: { type: 'string', maxLength: 64 }, space: { type: 'object' }, message: { type: 'object' } },
+  properties: {
+    type: { type: 'string', maxLength: 64 },
+    space: { type: 'object' },
+    // The lists the adapter walks: anything else in their place is a 400, not a TypeError's 500.
+    message: {
+      type: 'object',
+      properties: { annotations: { type: 'array', items: { type: 'object' } }, attachment: { type: 'array', items: { type: 'object' } } },
+    },
+  },
 } as const;
 
 export function eventRoutes(app: Routes, endpoint: ChatEndpoint): void {

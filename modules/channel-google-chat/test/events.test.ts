@@ -101,3 +101,11 @@ test('a top-level mention in a space is answered as a new message; a thread repl
   assert.equal(threaded.replyOption, 'REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD');
   assert.ok(top.requestId && threaded.requestId && top.requestId !== threaded.requestId, 'each chunk its requestId');
 });
+
+test('a signed event whose annotations or attachments are not lists of objects is a 400, not a 500', async () => {
+  for (const bad of [{ annotations: 'x' }, { attachment: { contentName: 'a' } }, { annotations: [null] }]) {
+    const body = event('spaces/dm903', 'c', 'odd');
+    const res = await chat.postRaw({ ...body, message: { ...body.message, ...bad } }, `Bearer ${await chat.signEvent()}`);
+    assert.equal(res.status, 400, JSON.stringify(bad));
+  }
+});
