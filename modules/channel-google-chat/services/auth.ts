@@ -89,7 +89,9 @@ export function requestVerifier(ctx: AdapterContext, kit: () => ChannelKit, opti
     (loading ??= read().finally(() => {
       loading = undefined;
     }));
-  const check = (token: string) => jwtVerify(token, keys!, { issuer: options.issuer, audience: options.audience, algorithms: ['RS256'] });
+  // exp required: a key-signed token without one would never expire (Chat always sends it).
+  const check = (token: string) =>
+    jwtVerify(token, keys!, { issuer: options.issuer, audience: options.audience, algorithms: ['RS256'], requiredClaims: ['exp'] });
   return {
     load,
     async verify(header: unknown): Promise<string | undefined> {

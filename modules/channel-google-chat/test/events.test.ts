@@ -36,7 +36,7 @@ const event = (space: string, id: string, text: string) => ({
   message: { name: `${space}/messages/${id}`, sender: { name: 'users/9', type: 'HUMAN' }, text, thread: { name: `${space}/threads/x` } },
 });
 
-test('no token, a forged one, another audience, issuer or an expired one is 401 and nothing is journaled', async () => {
+test('no token, a forged one, another audience, issuer, an expired one or one that never expires is 401 and nothing is journaled', async () => {
   const asked = k.fake.requests.length;
   const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   const forged = await new SignJWT({})
@@ -52,6 +52,7 @@ test('no token, a forged one, another audience, issuer or an expired one is 401 
     `Bearer ${await chat.signEvent({ aud: '123' })}`,
     `Bearer ${await chat.signEvent({ iss: 'someone@else.iam.gserviceaccount.com' })}`,
     `Bearer ${await chat.signEvent({ expSeconds: -120 })}`,
+    `Bearer ${await chat.signEvent({ expSeconds: null })}`,
   ];
   for (const h of headers) {
     const res = await chat.postRaw(event('spaces/dm901', 'a', 'let me in'), h);

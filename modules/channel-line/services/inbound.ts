@@ -78,7 +78,9 @@ export async function toInbound(event: LineEvent, api: LineApi, dataUrl: string)
     if (file) media.push(file);
     else text = `[a ${String(m.type)} that LINE no longer has]`;
   } else return undefined;
-  const mentioned = chat.isGroup && (m.mention?.mentionees ?? []).some((e) => e.isSelf === true);
+  // Signed bodies are still checked for shape: a bad field is skipped, never a TypeError answered 500 and redelivered.
+  const mentionees: unknown[] = Array.isArray(m.mention?.mentionees) ? m.mention.mentionees : [];
+  const mentioned = chat.isGroup && mentionees.some((e) => (e as { isSelf?: unknown } | null)?.isSelf === true);
   return {
     platformId: id,
     chatId: chat.chatId,
@@ -87,6 +89,6 @@ export async function toInbound(event: LineEvent, api: LineApi, dataUrl: string)
     isGroup: chat.isGroup,
     ...(chat.isGroup ? { mentioned } : {}),
     ...(media.length ? { media } : {}),
-    ...(typeof event.timestamp === 'number' ? { sentAt: new Date(event.timestamp).toISOString() } : {}),
+    ...(typeof event.timestamp === 'number' && Math.abs(event.timestamp) < 8.64e15 ? { sentAt: new Date(event.timestamp).toISOString() } : {}),
   };
 }

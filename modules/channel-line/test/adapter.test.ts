@@ -90,3 +90,14 @@ test('events: standby mode, follow events and stickers are not heard; a group me
   )) as InboundMessage;
   assert.equal(self.mentioned, true);
 });
+
+test('a signed event with a mentionees that is no list or a timestamp past the last date is read, not a TypeError (it was 500)', async () => {
+  const api: LineApi = { call: () => Promise.reject(new Error('no call expected')) };
+  const base = { type: 'message', mode: 'active', source: { type: 'group', groupId: 'C1', userId: 'U2' } };
+  const odd = (await toInbound(
+    { ...base, timestamp: 1e300, message: { id: '9', type: 'text', text: 'hi', mention: { mentionees: 'me' as unknown as [] } } },
+    api,
+    '',
+  )) as InboundMessage;
+  assert.deepEqual([odd.text, odd.mentioned, odd.sentAt], ['hi', false, undefined]);
+});

@@ -64,7 +64,8 @@ function readMessage(item: Obj | undefined, names: Map<string, string>): ReadMes
     senderId: from,
     ...(name ? { senderName: name } : {}),
     isGroup: false,
-    ...(Number.isFinite(seconds) && seconds > 0 ? { sentAt: new Date(seconds * 1000).toISOString() } : {}),
+    // Past JavaScript's last date (8.64e15 ms) toISOString throws: such a stamp is dropped, not answered 500 for days.
+    ...(Number.isFinite(seconds) && seconds > 0 && seconds < 8.64e12 ? { sentAt: new Date(seconds * 1000).toISOString() } : {}),
   };
   if (type === 'text') {
     const text = str(obj(item.text)?.body);

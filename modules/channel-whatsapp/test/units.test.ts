@@ -70,3 +70,23 @@ test("only this number's messages are heard; statuses and other numbers' changes
   );
   assert.equal(read.messages[0]!.message.sentAt, '2023-11-14T22:13:20.000Z');
 });
+
+test('a timestamp past the last date JavaScript has is dropped, the message still read (it threw, answered 500)', () => {
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: { metadata: { phone_number_id: '111' }, messages: [{ from: '49', id: 'wamid.t', timestamp: '1e300', type: 'text', text: { body: 'hi' } }] },
+          },
+        ],
+      },
+    ],
+  });
+  const read = readPayload(body, '111');
+  assert.ok('messages' in read);
+  assert.equal(read.messages.length, 1);
+});

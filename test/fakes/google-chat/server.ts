@@ -57,7 +57,7 @@ export interface GoogleChatFake {
   /** POSTs a raw event with the given Authorization header (a forged or missing token). */
   postRaw(body: unknown, authorization?: string): Promise<Response>;
   /** A token as Chat signs it, with claims overridden (another audience, an expired one). */
-  signEvent(claims?: { aud?: string; iss?: string; expSeconds?: number }): Promise<string>;
+  signEvent(claims?: { aud?: string; iss?: string; expSeconds?: number | null }): Promise<string>;
   messages: GoogleChatMessage[];
   deliveries: GoogleChatDelivery[];
   calls: RecordedCall[];
@@ -90,14 +90,16 @@ export async function startGoogleChatFake(): Promise<GoogleChatFake> {
   let next = 1;
   let root = '';
 
-  const signEvent = (claims: { aud?: string; iss?: string; expSeconds?: number } = {}) =>
-    new SignJWT({})
+  const signEvent = (claims: { aud?: string; iss?: string; expSeconds?: number | null } = {}) => {
+    const jwt = new SignJWT({})
       .setProtectedHeader({ alg: 'RS256', kid: chatKid, typ: 'JWT' })
       .setIssuer(claims.iss ?? CHAT_ISSUER)
       .setAudience(claims.aud ?? projectNumber)
-      .setIssuedAt()
-      .setExpirationTime(Math.floor(Date.now() / 1000) + (claims.expSeconds ?? 3600))
-      .sign(chatKeys.privateKey);
+      .setIssuedAt();
+    // expSeconds null: a token with no expiry at all (Chat always sends one).
+    if (claims.expSeconds !== null) jwt.setExpirationTime(Math.floor(Date.now() / 1000) + (claims.expSeconds ?? 3600));
+    return jwt.sign(chatKeys.privateKey);
+  };
 
   const post = async (body: unknown, authorization?: string) =>
     fetch(endpoint!, {
