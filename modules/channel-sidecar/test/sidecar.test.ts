@@ -67,6 +67,9 @@ for (const runtime of RUNTIMES) {
         shutdown_grace_secs: 2,
       });
       await connected(k);
+      // The program may report `ready` before its own line to the test platform is up (Python starts slower than Node):
+      // its hello and the ready_ack it relays are awaited, not assumed.
+      await waitFor(() => (platform.hellos.length > 0 && platform.count('ready_ack') > 0) || undefined, 15_000, 'the program on the platform line');
     });
     after(async () => {
       await k?.stop();
