@@ -66,20 +66,13 @@ async function start(ctx: AdapterContext, kit: ChannelKit): Promise<ChannelConne
     },
     catchUpMs: ((ctx.config.catch_up_minutes as number | undefined) ?? DEFAULT_CATCH_UP_MINUTES) * 60_000,
   });
-  let previous: string | undefined;
   const loop = new kit.Reconnector({
     connect: (link) => stream.connect(link),
     teardown: () => stream.close(),
     isAuthError,
     livenessMs: LIVENESS_MS,
     signal: ctx.signal,
-    onState(health) {
-      if (health.state === previous) return;
-      previous = health.state;
-      if (health.state === 'ready') ctx.report('connected');
-      else if (health.state === 'stopped') ctx.report('error', health.lastError ?? 'stopped');
-      else if (health.state === 'waiting') ctx.report('connecting', health.lastError ?? undefined);
-    },
+    onState: kit.reportHealth(ctx),
   });
   const running = loop.run().catch((err: unknown) => ctx.log.error({ error: (err as Error).message }, 'gotify stream loop failed'));
   const priority = (ctx.config.priority as number | undefined) ?? DEFAULT_PRIORITY;

@@ -64,7 +64,6 @@ async function start(ctx: AdapterContext, kit: ChannelKit, store: Store) {
 
   const rooms = new Rooms(client, userId, ctx.signal);
   const syncer = new Syncer(ctx, client, rooms, syncCursor(store, `${root} ${userId}`), { ctx, client, rooms, displayName: () => displayName });
-  let previous: string | undefined;
   const loop = new kit.Reconnector({
     connect: async (link) => {
       await identify();
@@ -76,13 +75,7 @@ async function start(ctx: AdapterContext, kit: ChannelKit, store: Store) {
     describe: (err) => (isAuth(err) ? toChannelError(err).message : ((err as Error).message ?? String(err))),
     livenessMs: LIVENESS_MS,
     signal: ctx.signal,
-    onState(health) {
-      if (health.state === previous) return;
-      previous = health.state;
-      if (health.state === 'ready') ctx.report('connected');
-      else if (health.state === 'stopped') ctx.report('error', health.lastError ?? 'stopped');
-      else if (health.state === 'waiting') ctx.report('connecting', health.lastError ?? undefined);
-    },
+    onState: kit.reportHealth(ctx),
   });
   const running = loop.run().catch((err: unknown) => ctx.log.error({ error: (err as Error).message }, 'matrix sync failed'));
   const sender = matrixSender(client, rooms, kit, ctx.signal);

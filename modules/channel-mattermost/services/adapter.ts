@@ -60,7 +60,6 @@ async function start(ctx: AdapterContext, kit: ChannelKit, store: Store) {
     ctx.log.warn({ error: (err as Error).message }, 'mattermost server not reachable yet; retrying');
   }
 
-  let previous: string | undefined;
   const loop = new kit.Reconnector({
     connect: async (link) => {
       const r = await identify();
@@ -71,13 +70,7 @@ async function start(ctx: AdapterContext, kit: ChannelKit, store: Store) {
     describe: (err) => toChannelError(err).message,
     livenessMs: LIVENESS_MS,
     signal: ctx.signal,
-    onState(health) {
-      if (health.state === previous) return;
-      previous = health.state;
-      if (health.state === 'ready') ctx.report('connected');
-      else if (health.state === 'stopped') ctx.report('error', health.lastError ?? 'stopped');
-      else if (health.state === 'waiting') ctx.report('connecting', health.lastError ?? undefined);
-    },
+    onState: kit.reportHealth(ctx),
   });
   const running = loop.run().catch((err: unknown) => ctx.log.error({ error: (err as Error).message }, 'mattermost connection failed'));
   const sender = mattermostSender(rest, socket, () => me, kit, ctx.signal);

@@ -65,7 +65,6 @@ async function start(ctx: AdapterContext, kit: ChannelKit, store: Store) {
     me: me!,
     ...(streams ? { streams } : {}),
   }));
-  let previous: string | undefined;
   const loop = new kit.Reconnector({
     connect: async (link) => {
       await identify();
@@ -77,13 +76,7 @@ async function start(ctx: AdapterContext, kit: ChannelKit, store: Store) {
     describe: (err) => (isAuthFailure(err) ? toChannelError(err).message : ((err as Error).message ?? String(err))),
     livenessMs: LIVENESS_MS,
     signal: ctx.signal,
-    onState(health) {
-      if (health.state === previous) return;
-      previous = health.state;
-      if (health.state === 'ready') ctx.report('connected');
-      else if (health.state === 'stopped') ctx.report('error', health.lastError ?? 'stopped');
-      else if (health.state === 'waiting') ctx.report('connecting', health.lastError ?? undefined);
-    },
+    onState: kit.reportHealth(ctx),
   });
   const running = loop.run().catch((err: unknown) => ctx.log.error({ error: (err as Error).message }, 'zulip event queue failed'));
   const sender = zulipSender(client, kit, ctx.signal);

@@ -50,6 +50,21 @@ export interface ReconnectHealth {
 
 export const RECONNECT_CAP_MS = 30_000;
 
+/**
+ * A Reconnector's `onState` that reports the connection to the channels module, each change once: `connected` on the
+ * platform's ready signal, `connecting` with the last error while waiting to retry, `error` once given up.
+ */
+export function reportHealth(ctx: { report(state: 'connecting' | 'connected' | 'error', error?: string): void }): (health: ReconnectHealth) => void {
+  let previous: ReconnectHealth['state'] | undefined;
+  return (health) => {
+    if (health.state === previous) return;
+    previous = health.state;
+    if (health.state === 'ready') ctx.report('connected');
+    else if (health.state === 'stopped') ctx.report('error', health.lastError ?? 'stopped');
+    else if (health.state === 'waiting') ctx.report('connecting', health.lastError ?? undefined);
+  };
+}
+
 /** Full jitter: a uniform wait in [0, min(cap, base·2^attempt)). */
 export function backoffDelay(attempt: number, baseMs: number, capMs: number, random: () => number): number {
   return Math.floor(random() * Math.min(capMs, baseMs * 2 ** attempt));

@@ -3,7 +3,7 @@ export { chunkPieces, chunkText, DISCORD_LIMITS, ircLimits, measure, TELEGRAM_LI
 export type { ChunkLimits, ChunkPiece, ChunkUnit } from './chunk.ts';
 export { formatReply, toPlainText, toSlackMrkdwn, toTelegramHtml } from './format.ts';
 export type { ReplyFormat } from './format.ts';
-export { backoffDelay, RECONNECT_CAP_MS, Reconnector } from './backoff.ts';
+export { backoffDelay, RECONNECT_CAP_MS, Reconnector, reportHealth } from './backoff.ts';
 export type { ReconnectHealth, ReconnectLink, ReconnectOptions } from './backoff.ts';
 export { KeyedBuckets, RateLimitedError, retryAfterMs, SendLimiter } from './bucket.ts';
 export type { BucketSpec, KeyedBucketOptions, SendLimiterOptions } from './bucket.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay, Reconnector, type ReconnectLink, type ReconnectOptions } from '../kit/backoff.ts';
+import { backoffDelay, Reconnector, reportHealth, type ReconnectHealth, type ReconnectLink, type ReconnectOptions } from '../kit/backoff.ts';
 import { FakeTimers, settle } from './kit-fake-timers.ts';
 
 class AuthError extends Error {}
@@ -170,4 +170,24 @@ test('a connect that throws synchronously is a transient failure like any other'
   assert.equal(h.r.status.lastError, 'sync');
   h.controller.abort();
   await h.done;
+});
+
+test('reportHealth: connected on ready, connecting with the error while waiting, error when given up; each change once', () => {
+  const reports: Array<[string, string | undefined]> = [];
+  const onState = reportHealth({ report: (state, error) => void reports.push([state, error]) });
+  const health = (state: ReconnectHealth['state'], lastError: string | null = null): ReconnectHealth => ({ state, attempt: 0, lastError, lastTrafficAt: null });
+  for (const h of [
+    health('connecting'),
+    health('waiting', 'ECONNREFUSED'),
+    health('waiting', 'ECONNREFUSED'),
+    health('ready'),
+    health('ready'),
+    health('stopped', '401'),
+  ])
+    onState(h);
+  assert.deepEqual(reports, [
+    ['connecting', 'ECONNREFUSED'],
+    ['connected', undefined],
+    ['error', '401'],
+  ]);
 });
