@@ -110,6 +110,42 @@ export interface AgentRegistry {
 
 export const agentRegistry = serviceRef<AgentRegistry>('agents.registry');
 
+// ------------------------------------------------------------------ files
+
+/** Kinds of file the service makes (media results); each has its own size cap and the generated-file retention. */
+export type GeneratedKind = 'image' | 'audio' | 'video';
+
+export interface StoredFile {
+  file_id: string;
+  /** `/api/uploads/<file_id>`. */
+  url: string;
+  /** Sniffed from the bytes, never a provider's label. */
+  content_type: string;
+  filename: string;
+  size: number;
+}
+
+/**
+ * The upload store as other modules see it: files the service generated (media results) are stored here, served at
+ * /api/uploads/<file_id> like uploads, and removed after the generated-file retention. A file whose bytes are not of
+ * the kind (a provider's HTML error page as an "image") or past the kind's cap is refused: the rejection's name is
+ * 'FileRefused' and its message says why.
+ */
+export interface UploadFiles {
+  saveGenerated(input: {
+    kind: GeneratedKind;
+    bytes: Buffer;
+    /** The name without extension; the extension follows the sniffed type. */
+    name: string;
+    agentId?: string;
+    source: { provider: string; model: string };
+  }): Promise<StoredFile>;
+  /** A stored file's bytes and sniffed type (an attachment to transcribe or describe); undefined when unknown. */
+  read(fileId: string): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined>;
+}
+
+export const uploadFiles = serviceRef<UploadFiles>('agents.uploads');
+
 // ------------------------------------------------------------------ turns
 
 export interface TurnRequest {
@@ -272,6 +308,8 @@ export interface ToolContext {
 export interface ToolOutput {
   content: string;
   isError?: boolean;
+  /** Files the tool made (generated media): attached to the turn's reply, and sent with it on a channel. */
+  files?: StoredFile[];
 }
 
 export interface ToolDefinition {
