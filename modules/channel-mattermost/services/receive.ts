@@ -1,11 +1,12 @@
 /**
  * What comes in: `posted` events from the WebSocket, and the catch-up run at each `hello` — for every channel the bot
- * is a member of whose last post is newer than its cursor, GET /channels/{id}/posts?since= (posts made or changed
- * since), oldest first. Each post is emitted and its channel's cursor moved only after the journal commit; a failed
- * commit rejects, which ends the connection, so the next one's catch-up reads the post again.
+ * is a member of whose last post is newer than its cursor, the posts created since, oldest first, read whole however
+ * long the gap (history.ts). Each post is emitted and its channel's cursor moved only after the journal commit; a
+ * failed commit rejects, which ends the connection, so the next one's catch-up reads the post again.
  */
 import type { AdapterContext } from '@talon/channels';
 import type { SeenCursor } from './cursor.ts';
+import { HISTORY_LIMITS, postsSince, type HistoryLimits } from './history.ts';
 import { toInbound, type Me, type MattermostPost, type PostContext } from './inbound.ts';
 import type { MattermostRest } from './rest.ts';
 import type { SocketEvent } from './socket.ts';
@@ -31,6 +32,7 @@ export class Receiver {
     private readonly rest: MattermostRest,
     private readonly cursor: SeenCursor,
     private readonly me: () => Me,
+    private readonly limits: HistoryLimits = HISTORY_LIMITS,
   ) {}
 
   async onEvent(ev: SocketEvent): Promise<void> {
@@ -52,19 +54,7 @@ export class Receiver {
     for (const channel of channels) {
       const since = (await this.cursor.get(channel.id)) ?? floor;
       if (channel.last_post_at !== undefined && channel.last_post_at < since) continue;
-      const { data } = await this.rest.call<{ order?: string[]; posts?: Record<string, MattermostPost> }>(
-        'GET',
-        // `since` answers posts changed strictly after it: one millisecond earlier keeps a post of the cursor's own
-        // millisecond that was not read yet (the journal drops the one that was).
-        `/channels/${encodeURIComponent(channel.id)}/posts?since=${since - 1}`,
-        undefined,
-        this.ctx.signal,
-      );
-      // `since` also answers older posts edited since: those were read in their time.
-      const posts = Object.values(data.posts ?? {})
-        .filter((p) => p.create_at >= since)
-        .sort((a, b) => a.create_at - b.create_at);
-      for (const post of posts) await this.take(post, { channelType: channel.type });
+      for await (const post of postsSince(this.rest, channel.id, since, this.ctx.signal, this.limits)) await this.take(post, { channelType: channel.type });
     }
   }
 

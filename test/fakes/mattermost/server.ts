@@ -1,7 +1,7 @@
 /**
  * A fake Mattermost server speaking the REST v4 and WebSocket API the Mattermost adapter uses: `GET /users/me`,
- * `GET /users/me/channels` (with last_post_at), `GET /channels/{id}/posts?since=` (posts changed strictly after, as
- * `{order, posts}`), `POST /posts` (root_id checked, 16,383-rune limit, pending_post_id dropped as a repeat for 30 s),
+ * `GET /users/me/channels` (with last_post_at), `GET /channels/{id}/posts` (`since`: posts changed strictly after,
+ * at most sinceLimit; or pages by `before`/`after`, `per_page`, `page`; as `{order, posts}`), `POST /posts` (root_id checked, 16,383-rune limit, pending_post_id dropped as a repeat for 30 s),
  * `POST /files` (multipart channel_id + files) and `GET /files/{id}`; `/api/v4/websocket` with the
  * `authentication_challenge` action, `hello`, per-connection `seq`, `posted` events (the post as a JSON string in
  * `data.post`, `channel_type`, `mentions` as a JSON string, `sender_name`) and the `user_typing` action. Errors are
@@ -65,7 +65,9 @@ const API = '/api/v4';
 const id26 = () => randomBytes(13).toString('hex');
 const err = (status: number, id: string, message: string) => ({ id, message, status_code: status, request_id: id26() });
 
-export async function startMattermostFake(): Promise<MattermostFake> {
+export async function startMattermostFake(options: { sinceLimit?: number } = {}): Promise<MattermostFake> {
+  /** The most posts a `since` answer holds (the server's 1,000). */
+  const sinceLimit = options.sinceLimit ?? 1000;
   const token = `mmtoken${randomBytes(12).toString('hex')}`;
   const bot = { id: id26(), username: 'talon-bot' };
   const users = new Map<string, string>([[bot.id, bot.username]]);
@@ -122,6 +124,34 @@ export async function startMattermostFake(): Promise<MattermostFake> {
       channel.id,
     );
     return post;
+  };
+
+  /**
+   * A page of a channel's posts, newest first: `since` the posts changed after it, at most sinceLimit of them and then
+   * the newest (the server's LIMIT comes before its ORDER BY: which ones is not defined); `before`/`after` a post id
+   * with `per_page` and `page`, or the newest page.
+   */
+  const postsPage = (channel: Channel, q: URLSearchParams): MattermostPostRecord[] => {
+    const at = (id: string | null) => (id ? (posts.get(id)?.create_at ?? NaN) : undefined);
+    if (q.has('since'))
+      return channel.posts
+        .filter((x) => x.update_at > Number(q.get('since')))
+        .slice(-sinceLimit)
+        .reverse();
+    const live = channel.posts.filter((x) => x.delete_at === 0);
+    const perPage = Math.min(Number(q.get('per_page') ?? 60), 200);
+    const offset = Number(q.get('page') ?? 0) * perPage;
+    const after = at(q.get('after'));
+    if (after !== undefined)
+      return live
+        .filter((x) => x.create_at > after)
+        .slice(offset, offset + perPage)
+        .reverse();
+    const before = at(q.get('before')) ?? Infinity;
+    return live
+      .filter((x) => x.create_at < before)
+      .reverse()
+      .slice(offset, offset + perPage);
   };
 
   const fake: Omit<MattermostFake, 'url' | 'stop'> = {
@@ -182,8 +212,7 @@ export async function startMattermostFake(): Promise<MattermostFake> {
       const channel = channels.get(p[1]!);
       if (!channel?.members.has(bot.id))
         return sendJson(res, 403, err(403, 'api.context.permissions.app_error', 'You do not have the appropriate permissions.'));
-      const since = Number(url.searchParams.get('since') ?? 0);
-      const found = channel.posts.filter((x) => x.update_at > since).reverse();
+      const found = postsPage(channel, url.searchParams);
       return sendJson(res, 200, { order: found.map((x) => x.id), posts: Object.fromEntries(found.map((x) => [x.id, x])), next_post_id: '', prev_post_id: '' });
     }
     if (req.method === 'POST' && path === `${API}/posts`) {
