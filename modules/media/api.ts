@@ -10,13 +10,14 @@ import { AsyncParallelHook, AsyncSeriesBailHook, SyncWaterfallHook, defineEvents
 
 // ------------------------------------------------------------------ capabilities and requests
 
-/** The spec's capability names, plus `Transcription` (ours, additive). */
-export const MEDIA_CAPABILITIES = ['ImageGeneration', 'TextToSpeech', 'VideoGeneration', 'MusicGeneration', 'Transcription'] as const;
-export type MediaCapability = (typeof MEDIA_CAPABILITIES)[number];
+/**
+ * The spec's capability names, plus `Transcription` (ours, additive). A contract exports no values: the lists to
+ * iterate are the media module's (services/formats.ts).
+ */
+export type MediaCapability = 'ImageGeneration' | 'TextToSpeech' | 'VideoGeneration' | 'MusicGeneration' | 'Transcription';
 
 /** Audio formats a result may be asked in; conversion between them is the kit's `convert` (ffmpeg). */
-export const AUDIO_FORMATS = ['mp3', 'wav', 'opus', 'ogg', 'flac', 'aac'] as const;
-export type AudioFormat = (typeof AUDIO_FORMATS)[number];
+export type AudioFormat = 'mp3' | 'wav' | 'opus' | 'ogg' | 'flac' | 'aac';
 
 export interface ImageRequest {
   prompt: string;

@@ -62,3 +62,6 @@ export {
 } from '../../test/fakes/teams/server.ts';
 export { channelConformance } from './channel-conformance.ts';
 export type { ChannelConformanceOptions, ChannelHarness } from './channel-conformance.ts';
+export { mediaConformance, startMediaHarness, clearProviderEnv, assertNoProviderEnv, MEDIA_FAKE_REFUSAL, MEDIA_PROVIDER_ENV } from './media-conformance.ts';
+export type { MediaConformanceOptions, MediaHarness, MediaFake, MediaCapability, MediaTestCallRecord } from './media-conformance.ts';
+export { samplePng, sampleWav, sampleMp4 } from '../../test/fakes/media-samples.ts';

@@ -1,0 +1,27 @@
+/** The driver kit (`media.kit`): what driver modules build on, so each of them maps errors, keys and files alike. */
+import type { CatalogService } from '@talon/catalog';
+import type { MediaDriverKit } from '@talon/media';
+import type { NetFetch } from '@talon/net';
+import { convert, probe, which } from '../audio/index.ts';
+import { download } from './download.ts';
+import { isMediaError, mediaError } from './errors.ts';
+import { providerAccess, providerRequest } from './request.ts';
+
+export interface KitDeps {
+  catalog: CatalogService;
+  net: NetFetch;
+}
+
+export function createKit({ catalog, net }: KitDeps): MediaDriverKit {
+  return {
+    error: mediaError,
+    isMediaError,
+    provider: (name) => providerAccess(catalog, name),
+    request: (request) => providerRequest(providerAccess(catalog, request.provider), request),
+    download: (provider, url, options) =>
+      download(net, { provider, url, apiBase: catalog.baseUrl(provider), configuredBase: catalog.configuredUrl(provider), ...options }),
+    probe,
+    convert,
+    which,
+  };
+}
