@@ -57,14 +57,34 @@ function alreadyIs(bytes: Buffer, to: AudioFormat, o: ConvertOptions): boolean {
     const wav = wavFormat(bytes);
     if (!wav || wav.audioFormat !== 1 || wav.bitsPerSample !== 16) return false;
   }
-  return (o.sampleRate === undefined || to === 'opus' || to === 'ogg' || info.sampleRate === o.sampleRate) && (o.channels === undefined || info.channels === o.channels);
+  return (
+    (o.sampleRate === undefined || to === 'opus' || to === 'ogg' || info.sampleRate === o.sampleRate) &&
+    (o.channels === undefined || info.channels === o.channels)
+  );
 }
 
 function ffmpegArgs(input: string, output: string, to: AudioFormat, o: ConvertOptions): string[] {
   // -ss and -t before -i: ffmpeg seeks in the input instead of decoding everything before the window.
   const window = [...(o.startSec ? ['-ss', String(o.startSec)] : []), ...(o.maxSecs !== undefined ? ['-t', String(o.maxSecs)] : [])];
   const shape = [...(o.channels ? ['-ac', String(o.channels)] : []), ...(o.sampleRate && to !== 'opus' && to !== 'ogg' ? ['-ar', String(o.sampleRate)] : [])];
-  return ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...window, '-i', input, '-vn', '-sn', '-dn', '-map_metadata', '-1', ...shape, ...ENCODERS[to], output];
+  return [
+    '-nostdin',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    ...window,
+    '-i',
+    input,
+    '-vn',
+    '-sn',
+    '-dn',
+    '-map_metadata',
+    '-1',
+    ...shape,
+    ...ENCODERS[to],
+    output,
+  ];
 }
 
 /**

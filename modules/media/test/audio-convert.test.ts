@@ -1,0 +1,122 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { AUDIO_FORMATS } from '../services/formats.ts';
+import { convert, probe, wavFormat } from '../services/audio/index.ts';
+import { run } from '../services/audio/exec.ts';
+import { maker, NO_FFMPEG, rms, withoutPrograms, type Maker } from './audio-helpers.ts';
+
+const PROBED_AS = { mp3: 'mp3', opus: 'opus', ogg: 'opus', wav: 'wav', flac: 'flac', aac: 'm4a' } as const;
+
+const near = (actual: number | undefined, expected: number, what: string) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) <= 50, `${what}: ${actual} ms, expected ${expected} ± 50 ms`);
+
+async function rejectsWith(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (err: Error & { kind?: string }) => {
+    assert.equal(err.name, 'MediaError');
+    assert.equal(err.kind, kind);
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('audio convert with ffmpeg', { skip: NO_FFMPEG }, () => {
+  let m: Maker;
+  let speech: Buffer;
+  before(() => {
+    m = maker();
+    speech = m.sine(2.5, 16000, ['-c:a', 'pcm_s16le'], 'speech.wav');
+  });
+  after(() => m?.remove());
+
+  for (const to of AUDIO_FORMATS) {
+    it(`to ${to}: a ${PROBED_AS[to]} file of the same length`, async () => {
+      const out = await convert(speech, to);
+      const info = await probe(out);
+      assert.equal(info.format, PROBED_AS[to]);
+      near(info.durationMs, 2500, to);
+      // Opus is always 48 kHz; the rest keep the source's rate.
+      assert.equal(info.sampleRate, to === 'opus' || to === 'ogg' ? 48000 : 16000);
+    });
+  }
+
+  it('resamples and downmixes on request (16 kHz mono for pocketsphinx)', async () => {
+    const stereo = m.sine(1.5, 44100, ['-c:a', 'libmp3lame'], 'stereo.mp3', 2);
+    const out = await convert(stereo, 'wav', { sampleRate: 16000, channels: 1 });
+    const f = wavFormat(out)!;
+    assert.deepEqual([f.sampleRate, f.channels, f.bitsPerSample, f.audioFormat], [16000, 1, 16, 1]);
+    near((f.dataSize / f.byteRate) * 1000, 1500, 'resampled');
+  });
+
+  it('keeps only the window asked for (startSec, maxSecs): sound before 1 s, silence after', async () => {
+    // 1 s of tone, then 1.5 s of silence.
+    const source = m.make('sine=frequency=440:sample_rate=16000:duration=1', ['-af', 'apad=pad_dur=1.5', '-c:a', 'pcm_s16le'], 'tone-then-silence.wav');
+    const loud = await convert(source, 'wav', { startSec: 0.2, maxSecs: 0.5 });
+    const quiet = await convert(source, 'wav', { startSec: 1.4, maxSecs: 0.5 });
+    const tail = await convert(source, 'wav', { startSec: 2 });
+    for (const [name, wav, ms] of [
+      ['loud', loud, 500],
+      ['quiet', quiet, 500],
+      ['tail', tail, 500],
+    ] as const) {
+      const f = wavFormat(wav)!;
+      near((f.dataSize / f.byteRate) * 1000, ms, name);
+    }
+    assert.ok(rms(loud, wavFormat(loud)!.dataOffset) > 1000, 'the tone is in the first window');
+    assert.ok(rms(quiet, wavFormat(quiet)!.dataOffset) < 10, 'the second window is silence');
+  });
+
+  it('returns the input itself when it already is what was asked, without running ffmpeg', async () => {
+    assert.equal(await convert(speech, 'wav', { sampleRate: 16000, channels: 1 }), speech);
+    assert.equal(await withoutPrograms(() => convert(speech, 'wav')), speech);
+    const mp3 = await convert(speech, 'mp3');
+    assert.equal(await convert(mp3, 'mp3'), mp3);
+    assert.notEqual(await convert(speech, 'wav', { sampleRate: 8000 }), speech);
+  });
+
+  it('bytes ffmpeg cannot decode: not_supported with its reason', async () => {
+    await rejectsWith(convert(Buffer.from('definitely not audio '.repeat(50)), 'mp3'), 'not_supported', /^ffmpeg could not convert the audio to mp3: \S/);
+  });
+});
+
+describe('audio convert refusals', () => {
+  it('without ffmpeg: a not_supported MediaError naming ffmpeg and how to install it', async () => {
+    const wav = Buffer.alloc(44 + 3200);
+    wav.write('RIFF', 0, 'latin1');
+    wav.writeUInt32LE(36 + 3200, 4);
+    wav.write('WAVEfmt ', 8, 'latin1');
+    wav.writeUInt32LE(16, 16);
+    wav.writeUInt16LE(1, 20);
+    wav.writeUInt16LE(1, 22);
+    wav.writeUInt32LE(16000, 24);
+    wav.writeUInt32LE(32000, 28);
+    wav.writeUInt16LE(2, 32);
+    wav.writeUInt16LE(16, 34);
+    wav.write('data', 36, 'latin1');
+    wav.writeUInt32LE(3200, 40);
+    await withoutPrograms(async () => {
+      await rejectsWith(convert(wav, 'mp3'), 'not_supported', /needs ffmpeg.*apt install ffmpeg/);
+      await rejectsWith(convert(wav, 'wav', { sampleRate: 8000 }), 'not_supported', /needs ffmpeg/);
+      assert.equal(await convert(wav, 'wav', { sampleRate: 16000, channels: 1 }), wav, 'a no-op needs no ffmpeg');
+    });
+  });
+
+  it('a bad format or option is refused naming it', async () => {
+    await rejectsWith(convert(Buffer.alloc(10), 'midi' as 'mp3'), 'not_supported', /^format: midi/);
+    await rejectsWith(convert(Buffer.alloc(10), 'wav', { sampleRate: 12 }), 'not_supported', /^sampleRate/);
+    await rejectsWith(convert(Buffer.alloc(10), 'wav', { startSec: -1 }), 'not_supported', /^startSec/);
+  });
+
+  it('a program past its time is killed: an outage naming it, well before it would have ended', async () => {
+    const started = Date.now();
+    await rejectsWith(run('/bin/sleep', ['20'], { timeoutMs: 300 }), 'outage', /^sleep did not finish within 0 s/);
+    assert.ok(Date.now() - started < 5000, `killed after ${Date.now() - started} ms`);
+  });
+
+  it('an aborted call kills its program and rejects with the reason', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('caller gave up')), 100);
+    const started = Date.now();
+    await assert.rejects(run('/bin/sleep', ['20'], { timeoutMs: 20_000, signal: controller.signal }), /caller gave up/);
+    assert.ok(Date.now() - started < 5000);
+  });
+});

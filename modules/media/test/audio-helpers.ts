@@ -1,0 +1,53 @@
+/** Real media files for the audio tests, made by the host's ffmpeg in a temporary folder. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { which } from '../services/audio/index.ts';
+
+/** The one line a skipped audio test gives. */
+export const NO_FFMPEG = which('ffmpeg') && which('ffprobe') ? false : 'ffmpeg is not installed (apt install ffmpeg)';
+
+export interface Maker {
+  /** ffmpeg's output for these arguments (after -y -i lavfi…), as bytes. */
+  make(source: string, args: string[], name: string): Buffer;
+  /** A 440 Hz sine of `seconds` at `rate`, mono unless `channels`. */
+  sine(seconds: number, rate: number, args: string[], name: string, channels?: number): Buffer;
+  remove(): void;
+}
+
+export function maker(): Maker {
+  const dir = mkdtempSync(path.join(tmpdir(), 'talon-audio-test-'));
+  const make = (source: string, args: string[], name: string) => {
+    const out = path.join(dir, name);
+    execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', source, ...args, out], { timeout: 60_000 });
+    return readFileSync(out);
+  };
+  return {
+    make,
+    sine: (seconds, rate, args, name, channels = 1) =>
+      make(`sine=frequency=440:sample_rate=${rate}:duration=${seconds}`, ['-ac', String(channels), ...args], name),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Runs fn with PATH pointing at an empty folder: which() then finds no ffmpeg or ffprobe (the fallback for real). */
+export async function withoutPrograms<T>(fn: () => Promise<T>): Promise<T> {
+  const saved = process.env.PATH;
+  const empty = mkdtempSync(path.join(tmpdir(), 'talon-empty-path-'));
+  process.env.PATH = empty;
+  try {
+    return await fn();
+  } finally {
+    process.env.PATH = saved;
+    rmSync(empty, { recursive: true, force: true });
+  }
+}
+
+/** The root mean square of a 16-bit PCM WAV's samples (0 = silence). */
+export function rms(wav: Buffer, dataOffset: number): number {
+  let sum = 0;
+  let n = 0;
+  for (let at = dataOffset; at + 1 < wav.length; at += 2, n++) sum += wav.readInt16LE(at) ** 2;
+  return n ? Math.sqrt(sum / n) : 0;
+}

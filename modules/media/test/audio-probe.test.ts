@@ -1,0 +1,127 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseHeaders, probe, which } from '../services/audio/index.ts';
+import { maker, NO_FFMPEG, withoutPrograms, type Maker } from './audio-helpers.ts';
+
+const fixture = readFileSync(path.join(import.meta.dirname, '../../../test/fixtures/media/sample.mp4'));
+
+/** Files made by ffmpeg: what each must measure (2.5 s of sound unless said otherwise). */
+const CASES: Array<{ name: string; rate: number; args: string[]; format: string; sampleRate?: number; channels?: number; seconds?: number }> = [
+  { name: 'a.wav', rate: 16000, args: ['-c:a', 'pcm_s16le'], format: 'wav' },
+  // ffprobe says 2.592 s for this one: only the LAME tag's delay and padding give the 2.5 s a decoder plays.
+  { name: 'lame.mp3', rate: 16000, args: ['-c:a', 'libmp3lame', '-q:a', '4'], format: 'mp3' },
+  { name: 'cbr44.mp3', rate: 44100, args: ['-c:a', 'libmp3lame', '-b:a', '128k'], format: 'mp3', channels: 2 },
+  { name: 'a.opus.ogg', rate: 16000, args: ['-c:a', 'libopus', '-b:a', '32k', '-f', 'ogg'], format: 'opus', sampleRate: 48000 },
+  { name: 'a.vorbis.ogg', rate: 22050, args: ['-c:a', 'libvorbis', '-f', 'ogg'], format: 'ogg' },
+  { name: 'a.flac', rate: 44100, args: ['-c:a', 'flac'], format: 'flac' },
+  { name: 'a.m4a', rate: 24000, args: ['-c:a', 'aac', '-f', 'ipod'], format: 'm4a' },
+  // ADTS cannot say how many priming samples there are: at 48 kHz one frame is 21 ms.
+  { name: 'a.aac', rate: 48000, args: ['-c:a', 'aac', '-f', 'adts'], format: 'aac' },
+];
+
+const near = (actual: number | undefined, expected: number, what: string) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) <= 50, `${what}: ${actual} ms, expected ${expected} ± 50 ms`);
+
+describe('audio probe against real files', { skip: NO_FFMPEG }, () => {
+  let m: Maker;
+  const files = new Map<string, Buffer>();
+  before(() => {
+    m = maker();
+    for (const c of CASES) files.set(c.name, m.sine(2.5, c.rate, c.args, c.name, c.channels ?? 1));
+  });
+  after(() => m?.remove());
+
+  for (const c of CASES) {
+    it(`${c.name}: duration within 50 ms, the exact sample rate, with ffprobe and from the headers alone`, async () => {
+      const bytes = files.get(c.name)!;
+      const expectedRate = c.sampleRate ?? c.rate;
+      for (const [how, info] of [
+        ['probe', await probe(bytes)],
+        ['headers', parseHeaders(bytes)],
+      ] as const) {
+        assert.equal(info?.format, c.format, `${how} format`);
+        near(info?.durationMs, 2500, `${how} ${c.name}`);
+        assert.equal(info?.sampleRate, expectedRate, `${how} sample rate`);
+      }
+    });
+  }
+
+  it('an MP3 without a Xing header is measured by walking its frames, VBR included (not guessed from one bitrate)', async () => {
+    const vbr = m.sine(2.5, 48000, ['-c:a', 'libmp3lame', '-q:a', '2', '-write_xing', '0'], 'vbr.mp3');
+    const info = await withoutPrograms(() => probe(vbr));
+    // No header, so no delay to take off: the frames hold the 2.5 s plus the encoder's delay and padding (< 2 frames).
+    assert.ok(info.durationMs! >= 2500 && info.durationMs! <= 2500 + 48, `walked: ${info.durationMs}`);
+    assert.equal(info.sampleRate, 48000);
+  });
+
+  it('a video: duration, width and height from the MP4 headers, and the same from ffprobe', async () => {
+    const info = parseHeaders(fixture);
+    assert.deepEqual({ ...info, durationMs: Math.round(info!.durationMs!) }, { format: 'mp4', durationMs: 1000, width: 160, height: 90, sampleRate: 44100 });
+    const made = m.make('testsrc=size=320x240:duration=1.5:rate=10', ['-c:v', 'libx264', '-pix_fmt', 'yuv420p'], 'v.mp4');
+    const probed = await probe(made);
+    assert.equal(probed.format, 'mp4');
+    assert.equal(probed.width, 320);
+    assert.equal(probed.height, 240);
+    near(probed.durationMs, 1500, 'mp4');
+  });
+
+  it('images: PNG and JPEG sizes from their headers', async () => {
+    const png = m.make('color=c=red:size=34x18:duration=0.1', ['-frames:v', '1', '-f', 'image2', '-c:v', 'png'], 'a.png');
+    const jpeg = m.make('color=c=red:size=38x22:duration=0.1', ['-frames:v', '1', '-f', 'image2', '-c:v', 'mjpeg'], 'a.jpg');
+    assert.deepEqual(await probe(png), { format: 'png', width: 34, height: 18 });
+    assert.deepEqual(await probe(jpeg), { format: 'jpeg', width: 38, height: 22 });
+  });
+
+  it('ffprobe measures what the headers cannot (WebM); without it the format alone is known', async () => {
+    const webm = m.sine(2.5, 48000, ['-c:a', 'libopus', '-f', 'webm'], 'a.webm');
+    const measured = await probe(webm);
+    assert.equal(measured.format, 'webm');
+    near(measured.durationMs, 2500, 'webm with ffprobe');
+    assert.equal(measured.sampleRate, 48000);
+    const fallback = await withoutPrograms(async () => {
+      assert.equal(which('ffprobe'), undefined, 'the empty PATH hides ffprobe');
+      return probe(webm);
+    });
+    assert.deepEqual(fallback, { format: 'webm' });
+  });
+
+  it('without ffprobe the headers still answer for the audio formats', async () => {
+    const results = await withoutPrograms(() => Promise.all(CASES.map((c) => probe(files.get(c.name)!))));
+    results.forEach((info, i) => near(info.durationMs, 2500, `fallback ${CASES[i].name}`));
+  });
+});
+
+describe('audio probe without programs', () => {
+  it('bytes nobody recognises are format "unknown", with or without ffprobe', async () => {
+    const junk = Buffer.from('this is not audio at all, only text that goes on for a while '.repeat(20));
+    assert.deepEqual(await probe(junk), { format: 'unknown' });
+    assert.deepEqual(await withoutPrograms(() => probe(junk)), { format: 'unknown' });
+  });
+
+  it('a WAV written to a pipe (sizes left at 0xFFFFFFFF) counts the data that is there', () => {
+    const rate = 8000;
+    const data = Buffer.alloc(rate * 2 * 3); // 3 s, 16-bit mono
+    const head = Buffer.alloc(44);
+    head.write('RIFF', 0, 'latin1');
+    head.writeUInt32LE(0xffffffff, 4);
+    head.write('WAVEfmt ', 8, 'latin1');
+    head.writeUInt32LE(16, 16);
+    head.writeUInt16LE(1, 20);
+    head.writeUInt16LE(1, 22);
+    head.writeUInt32LE(rate, 24);
+    head.writeUInt32LE(rate * 2, 28);
+    head.writeUInt16LE(2, 32);
+    head.writeUInt16LE(16, 34);
+    head.write('data', 36, 'latin1');
+    head.writeUInt32LE(0xffffffff, 40);
+    assert.deepEqual(parseHeaders(Buffer.concat([head, data])), { format: 'wav', sampleRate: rate, channels: 1, durationMs: 3000 });
+  });
+
+  it('which finds programs on PATH once, and nothing on an empty PATH', async () => {
+    assert.ok(which('sh'), 'sh is on PATH');
+    assert.equal(which('no-such-program-talon'), undefined);
+    await withoutPrograms(async () => assert.equal(which('sh'), undefined));
+  });
+});
