@@ -32,6 +32,26 @@ export interface ProviderEntry {
   /** Environment variable holding the key; absent for providers that need none. */
   env_var?: string;
   key_required: boolean;
+  /** The media capabilities the provider offers; absent when none. */
+  media_capabilities?: MediaCapabilityName[];
+}
+
+/** The spec's media capability names (plus Transcription), as the media module's contract spells them. */
+export type MediaCapabilityName = 'ImageGeneration' | 'TextToSpeech' | 'VideoGeneration' | 'MusicGeneration' | 'Transcription';
+
+/** What a media model makes, and what its price is counted in (the media module meters in the same words). */
+export type MediaModelKind = 'image' | 'speech' | 'music' | 'video' | 'transcription';
+export type MediaPriceUnit = 'images' | 'characters' | 'seconds' | 'songs';
+
+/** A priced media model of a provider ([[media_models]] of its catalogue file). */
+export interface MediaModelEntry {
+  id: string;
+  provider: string;
+  display_name?: string;
+  kind: MediaModelKind;
+  unit: MediaPriceUnit;
+  /** The provider's public list price in USD per unit. */
+  usd_per_unit: number;
 }
 
 export interface CatalogService {
@@ -53,6 +73,8 @@ export interface CatalogService {
   configuredUrl(provider: string): string | undefined;
   /** USD cost of a call, from catalogue prices (0 when the model is unknown). */
   cost(provider: string, model: string, inputTokens: number, outputTokens: number): number;
+  /** The list price of a provider's media model; undefined when the catalogue does not price it. */
+  mediaPrice(provider: string, model: string): { unit: MediaPriceUnit; usd_per_unit: number } | undefined;
 }
 
 export const catalogService = serviceRef<CatalogService>('catalog.service');

@@ -133,7 +133,7 @@ export function providerRoutes(app: Routes, { store, flows, config }: Deps): voi
     { schema: { summary: 'One provider: configuration and status', tags, params: nameParams, response: { 200: providerDetailResponse } } },
     async (request) => {
       const p = store.requireProvider(request.params.name);
-      return { ...store.view(p), models: store.models({ provider: p.name }) };
+      return { ...store.view(p), models: store.models({ provider: p.name }), media_models: store.mediaModels(p.name) };
     },
   );
 

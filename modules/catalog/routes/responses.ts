@@ -2,7 +2,7 @@
  * Response schemas of the catalog routes. They serialise the replies (fields not listed are
  * dropped, so each lists every field) and document them in GET /api/openapi.json.
  */
-import { TIERS } from '../services/schema.ts';
+import { MEDIA_CAPABILITIES, MEDIA_KINDS, MEDIA_UNITS, TIERS } from '../services/schema.ts';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -77,15 +77,38 @@ export const providerResponse = {
     model_count: int,
     api_format: { type: 'string', description: 'wire format name (a driver module registers it)' },
     key_required: bool,
+    media_capabilities: {
+      type: 'array',
+      items: { type: 'string', enum: MEDIA_CAPABILITIES },
+      description: 'what the provider offers to the media module; empty when nothing',
+    },
   },
-  required: ['name', 'display_name', 'auth_status', 'key_source', 'base_url', 'model_count', 'api_format', 'key_required'],
+  required: ['name', 'display_name', 'auth_status', 'key_source', 'base_url', 'model_count', 'api_format', 'key_required', 'media_capabilities'],
+  additionalProperties: false,
+} as const;
+
+export const mediaModelResponse = {
+  type: 'object',
+  properties: {
+    id: str,
+    provider: str,
+    display_name: str,
+    kind: { type: 'string', enum: MEDIA_KINDS },
+    unit: { type: 'string', enum: MEDIA_UNITS },
+    usd_per_unit: { type: 'number', description: "the provider's public list price in USD per unit" },
+  },
+  required: ['id', 'provider', 'kind', 'unit', 'usd_per_unit'],
   additionalProperties: false,
 } as const;
 
 export const providerDetailResponse = {
   ...providerResponse,
-  properties: { ...providerResponse.properties, models: { type: 'array', items: modelResponse } },
-  required: [...providerResponse.required, 'models'],
+  properties: {
+    ...providerResponse.properties,
+    models: { type: 'array', items: modelResponse },
+    media_models: { type: 'array', items: mediaModelResponse, description: 'priced media models (images, speech, music, video, transcription)' },
+  },
+  required: [...providerResponse.required, 'models', 'media_models'],
   additionalProperties: false,
 } as const;
 
@@ -182,7 +205,10 @@ export const statusResponse = {
     last_update: { type: ['string', 'null'], description: 'ISO time of the last applied update; null before any' },
     provider_count: int,
     model_count: int,
-    available_updates: { type: 'integer', description: 'models a POST /api/catalog/update would change (local registry_dir only)' },
+    available_updates: {
+      type: 'integer',
+      description: 'models and media prices a POST /api/catalog/update would change (local registry_dir only)',
+    },
     source: { type: 'string', description: "'builtin', or the registry folder or URL of the last update" },
   },
   required: ['version', 'last_update', 'provider_count', 'model_count', 'available_updates'],

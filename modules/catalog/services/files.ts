@@ -27,10 +27,15 @@ function describe(errors: ErrorObject[] | null | undefined): string {
 /** Validates a parsed provider file (defaults applied in place); throws naming the source. */
 export function checkProviderFile(data: unknown, source: string): ProviderFile {
   if (!validateProvider(data)) throw new Error(`${source}: ${describe(validateProvider.errors)}`);
-  const seen = new Set<string>();
-  for (const m of data.models) {
-    if (seen.has(m.id)) throw new Error(`${source}: model '${m.id}' is listed twice`);
-    seen.add(m.id);
+  for (const [list, what] of [
+    [data.models, 'model'],
+    [data.media_models, 'media model'],
+  ] as const) {
+    const seen = new Set<string>();
+    for (const m of list) {
+      if (seen.has(m.id)) throw new Error(`${source}: ${what} '${m.id}' is listed twice`);
+      seen.add(m.id);
+    }
   }
   return data;
 }

@@ -36,6 +36,11 @@ const FORMATS: Record<string, ListingFormat> = {
     ids: (body) => modelNames(body).map((id) => id.replace(/^models\//, '')),
   },
   ollama: { request: (base, key) => ({ url: `${base}/api/tags`, headers: bearer(key) }), ids: modelNames },
+  // ElevenLabs has no chat models: its model list (a bare array) is still the free call that proves the key.
+  elevenlabs: {
+    request: (base, key) => ({ url: `${base}/models`, headers: key ? { 'xi-api-key': key } : ({} as Record<string, string>) }),
+    ids: (body) => strings((Array.isArray(body) ? body : []).map((m: { model_id?: unknown } | null) => m?.model_id)),
+  },
 };
 
 /** The wire formats whose model listing the connectivity test and the local runtime detection know. */

@@ -36,6 +36,26 @@ export const modelFileEntrySchema = {
   additionalProperties: false,
 } as const;
 
+/** The media capability names of the spec (plus Transcription), as the media module's contract spells them. */
+export const MEDIA_CAPABILITIES = ['ImageGeneration', 'TextToSpeech', 'VideoGeneration', 'MusicGeneration', 'Transcription'] as const;
+/** What a media model makes, and the unit its price is per (the media module meters calls in the same words). */
+export const MEDIA_KINDS = ['image', 'speech', 'music', 'video', 'transcription'] as const;
+export const MEDIA_UNITS = ['images', 'characters', 'seconds', 'songs'] as const;
+
+/** A priced media model of a provider file ([[media_models]]): USD per unit, the provider's public list price. */
+export const mediaModelFileEntrySchema = {
+  type: 'object',
+  properties: {
+    id: modelIdSchema,
+    display_name: { type: 'string', minLength: 1, maxLength: 200 },
+    kind: { type: 'string', enum: MEDIA_KINDS },
+    unit: { type: 'string', enum: MEDIA_UNITS },
+    usd_per_unit: { type: 'number', minimum: 0 },
+  },
+  required: ['id', 'kind', 'unit', 'usd_per_unit'],
+  additionalProperties: false,
+} as const;
+
 export const providerIdSchema = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9._-]*$' } as const;
 
 export const providerFileSchema = {
@@ -50,11 +70,13 @@ export const providerFileSchema = {
         base_url: { type: 'string', pattern: '^https?://[^\\s]+$' },
         env_var: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
         key_required: { type: 'boolean', default: true },
+        media_capabilities: { type: 'array', items: { type: 'string', enum: MEDIA_CAPABILITIES }, uniqueItems: true, default: [] },
       },
       required: ['id', 'display_name', 'api_format', 'base_url'],
       additionalProperties: false,
     },
     models: { type: 'array', items: modelFileEntrySchema, default: [] },
+    media_models: { type: 'array', items: mediaModelFileEntrySchema, default: [] },
   },
   required: ['provider'],
   additionalProperties: false,
@@ -83,5 +105,6 @@ export const registryBundleSchema = {
 type Defaulted = { keepDefaultedPropertiesOptional: false };
 export type ProviderFile = FromSchema<typeof providerFileSchema, Defaulted>;
 export type ModelFileEntry = FromSchema<typeof modelFileEntrySchema, Defaulted>;
+export type MediaModelFileEntry = FromSchema<typeof mediaModelFileEntrySchema, Defaulted>;
 export type AliasFile = FromSchema<typeof aliasFileSchema, Defaulted>;
 export type RegistryBundle = FromSchema<typeof registryBundleSchema>;

@@ -3,7 +3,7 @@
  * changes (start, update, alias or custom-model edits: rare), so lookups and
  * GET /api/models are map reads and cached JSON text.
  */
-import type { ModelEntry, ProviderEntry } from '../api.ts';
+import type { MediaModelEntry, ModelEntry, ProviderEntry } from '../api.ts';
 import type { ProviderFile } from './schema.ts';
 
 export interface Layers {
@@ -26,6 +26,8 @@ export class Snapshot {
   readonly models = new Map<string, ModelEntry>();
   readonly byProvider = new Map<string, ModelEntry[]>();
   readonly aliases = new Map<string, string>();
+  /** Priced media models by provider, then by model id (ids are a provider's own: 'whisper-1' differs on Groq). */
+  readonly mediaModels = new Map<string, Map<string, MediaModelEntry>>();
   /** Conflicts found while merging (logged by the owner). */
   readonly warnings: string[] = [];
   private readonly listCache = new Map<string, Buffer>();
@@ -43,7 +45,9 @@ export class Snapshot {
         base_url: p.base_url,
         ...(p.env_var ? { env_var: p.env_var } : {}),
         key_required: p.key_required,
+        ...(p.media_capabilities.length ? { media_capabilities: [...p.media_capabilities] } : {}),
       });
+      this.mediaModels.set(p.id, new Map(f.media_models.map((m) => [m.id, Object.freeze({ ...m, provider: p.id })])));
       for (const m of f.models) {
         const clash = this.models.get(m.id);
         if (clash) {
@@ -111,6 +115,14 @@ export class Snapshot {
       list.push(entry);
       this.byProvider.set(m.provider, list);
     }
+  }
+
+  /** What a registry update can change, by key: the catalogue's models (not custom ones) and the media prices. */
+  updatable(): Map<string, ModelEntry | MediaModelEntry> {
+    const out = new Map<string, ModelEntry | MediaModelEntry>();
+    for (const [id, m] of this.models) if (!m.custom) out.set(`model\u0000${id}`, m);
+    for (const [provider, list] of this.mediaModels) for (const [id, m] of list) out.set(`media\u0000${provider}\u0000${id}`, m);
+    return out;
   }
 
   resolveAlias(name: string): string {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { badRequest, notFound, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
-import type { CatalogService, ModelEntry, ProviderEntry } from '../api.ts';
+import type { CatalogService, MediaCapabilityName, MediaModelEntry, MediaPriceUnit, ModelEntry, ProviderEntry } from '../api.ts';
 import { checkProviderFile, loadAliasFile, loadProviderDir } from './files.ts';
 import type { ProviderFile } from './schema.ts';
 import { Snapshot, type ListFilter } from './snapshot.ts';
@@ -25,6 +25,8 @@ export interface ProviderView extends ProviderEntry {
   auth_status: AuthStatus;
   key_source: KeySource;
   model_count: number;
+  /** Always present in the view: an empty list for providers with no media capability. */
+  media_capabilities: MediaCapabilityName[];
 }
 
 /** What a registry update brings: a complete set of provider files and aliases. */
@@ -254,7 +256,18 @@ export class CatalogStore implements CatalogService {
     return (inputTokens * m.input_cost_per_1m + outputTokens * m.output_cost_per_1m) / 1_000_000;
   }
 
+  mediaPrice(provider: string, model: string): { unit: MediaPriceUnit; usd_per_unit: number } | undefined {
+    const m = this.snap.mediaModels.get(this.provider(provider)?.name ?? provider)?.get(model);
+    return m && { unit: m.unit, usd_per_unit: m.usd_per_unit };
+  }
+
   // ---- used by the routes ----
+
+  /** The priced media models of a provider (by its name or another name clients use). */
+  mediaModels(provider: string): MediaModelEntry[] {
+    const name = this.provider(provider)?.name ?? provider;
+    return [...(this.snap.mediaModels.get(name)?.values() ?? [])];
+  }
 
   listJson(filter: ListFilter): Buffer {
     return this.snap.listJson(this.canonical(filter));
@@ -278,7 +291,14 @@ export class CatalogStore implements CatalogService {
   view(p: ProviderEntry): ProviderView {
     const key_source = this.keyWithSource(p.name)?.source ?? 'none';
     const auth_status: AuthStatus = key_source !== 'none' ? 'configured' : p.key_required ? 'missing' : 'no_key_needed';
-    return { ...p, base_url: this.baseUrl(p.name) ?? p.base_url, auth_status, key_source, model_count: this.snap.byProvider.get(p.name)?.length ?? 0 };
+    return {
+      ...p,
+      base_url: this.baseUrl(p.name) ?? p.base_url,
+      auth_status,
+      key_source,
+      model_count: this.snap.byProvider.get(p.name)?.length ?? 0,
+      media_capabilities: p.media_capabilities ?? [],
+    };
   }
 
   /** created is false when an existing alias was re-pointed. */
@@ -376,17 +396,17 @@ export class CatalogStore implements CatalogService {
     };
   }
 
-  /** What replacing the registry layer with this content would change (catalogue models only). */
+  /** What replacing the registry layer with this content would change (catalogue models and media prices). */
   diff(content: RegistryContent): UpdateDiff {
-    const next = this.build({ ...content, fetched_at: '' });
+    const before = this.snap.updatable();
+    const after = this.build({ ...content, fetched_at: '' }).updatable();
     const diff: UpdateDiff = { added: 0, updated: 0, removed: 0 };
-    for (const [id, m] of next.models) {
-      if (m.custom) continue;
-      const old = this.snap.models.get(id);
-      if (!old || old.custom) diff.added++;
-      else if (JSON.stringify(old) !== JSON.stringify(m)) diff.updated++;
+    for (const [key, entry] of after) {
+      const old = before.get(key);
+      if (old === undefined) diff.added++;
+      else if (JSON.stringify(old) !== JSON.stringify(entry)) diff.updated++;
     }
-    for (const [id, m] of this.snap.models) if (!m.custom && !next.models.get(id)) diff.removed++;
+    for (const key of before.keys()) if (!after.has(key)) diff.removed++;
     return diff;
   }
 

@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
 import { openTestStore } from '@talon/testing';
 import type { ProviderKeys } from '@talon/secrets';
-import { loadAliasFile, loadProviderDir } from '../services/files.ts';
+import { checkProviderFile, loadAliasFile, loadProviderDir } from '../services/files.ts';
 import { Snapshot } from '../services/snapshot.ts';
 import { CatalogStore } from '../services/store.ts';
 
@@ -167,4 +167,111 @@ test('user provider files under <home>/providers replace shipped ones and add ne
     assert.equal(s.resolveAlias('fav'), 'my-groq-model');
     assert.equal(s.resolveAlias('not-an-alias'), 'not-an-alias');
     assert.ok(s.provider('openai'));
+  }));
+
+/** The unit each media kind is priced in: the media module meters each kind in this unit. */
+const UNIT_OF_KIND: Record<string, string> = { image: 'images', speech: 'characters', transcription: 'seconds', video: 'seconds', music: 'songs' };
+const CAPABILITY_OF_KIND: Record<string, string> = {
+  image: 'ImageGeneration',
+  speech: 'TextToSpeech',
+  transcription: 'Transcription',
+  video: 'VideoGeneration',
+  music: 'MusicGeneration',
+};
+
+test('shipped media: providers declare their capabilities, every price fits its kind and its provider offers the kind', () => {
+  const files = new Map(loadProviderDir(path.join(dataDir, 'providers')).files.map((f) => [f.provider.id, f]));
+  const caps = (id: string) => files.get(id)?.provider.media_capabilities;
+  assert.deepEqual(caps('openai'), ['ImageGeneration', 'TextToSpeech', 'Transcription']);
+  assert.deepEqual(caps('gemini'), ['ImageGeneration', 'VideoGeneration']);
+  assert.deepEqual(caps('minimax'), ['ImageGeneration', 'TextToSpeech', 'VideoGeneration', 'MusicGeneration']);
+  assert.deepEqual(caps('groq'), ['Transcription']);
+  assert.deepEqual(caps('elevenlabs'), ['TextToSpeech', 'Transcription']);
+  assert.deepEqual(caps('anthropic'), [], 'the default is none');
+  const eleven = files.get('elevenlabs')!;
+  assert.equal(eleven.provider.env_var, 'ELEVENLABS_API_KEY');
+  assert.equal(eleven.provider.key_required, true);
+  assert.deepEqual(eleven.models, [], 'ElevenLabs has no chat models');
+  let priced = 0;
+  for (const f of files.values()) {
+    for (const m of f.media_models) {
+      priced++;
+      assert.equal(m.unit, UNIT_OF_KIND[m.kind], `${f.provider.id}/${m.id} is priced per ${m.unit}`);
+      assert.ok(m.usd_per_unit > 0 && m.usd_per_unit < 1, `${f.provider.id}/${m.id} price ${m.usd_per_unit}`);
+      assert.ok(caps(f.provider.id)?.includes(CAPABILITY_OF_KIND[m.kind] as never), `${f.provider.id} prices ${m.kind} without the capability`);
+    }
+  }
+  assert.ok(priced >= 25, `${priced} media prices`);
+});
+
+test('media fields are validated: capability names, kinds, units, prices and duplicate ids', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'catalog-media-'));
+  const head = (id: string, caps = '["TextToSpeech"]') =>
+    `[provider]\nid = "${id}"\ndisplay_name = "X"\napi_format = "x"\nbase_url = "http://x"\nmedia_capabilities = ${caps}\n`;
+  const media = (id: string, kind = 'speech', unit = 'characters', price = '0.001') =>
+    `\n[[media_models]]\nid = "${id}"\nkind = "${kind}"\nunit = "${unit}"\nusd_per_unit = ${price}\n`;
+  try {
+    writeFileSync(path.join(dir, 'a-good.toml'), head('good') + media('s-1'));
+    writeFileSync(path.join(dir, 'b-cap.toml'), head('cap', '["text_to_speech"]'));
+    writeFileSync(path.join(dir, 'c-kind.toml'), head('kind') + media('s-1', 'podcast'));
+    writeFileSync(path.join(dir, 'd-unit.toml'), head('unit') + media('s-1', 'speech', 'words'));
+    writeFileSync(path.join(dir, 'e-price.toml'), head('price') + media('s-1', 'speech', 'characters', '-1'));
+    writeFileSync(path.join(dir, 'f-twice.toml'), head('twice') + media('s-1') + media('s-1'));
+    const loaded = loadProviderDir(dir);
+    assert.deepEqual(
+      loaded.files.map((f) => f.provider.id),
+      ['good'],
+    );
+    const errors = loaded.errors.join('\n');
+    assert.match(errors, /b-cap\.toml: \/provider\/media_capabilities\/0 must be equal to one of the allowed values/);
+    assert.match(errors, /c-kind\.toml: \/media_models\/0\/kind must be equal to one of the allowed values/);
+    assert.match(errors, /d-unit\.toml: \/media_models\/0\/unit must be equal to one of the allowed values/);
+    assert.match(errors, /e-price\.toml: \/media_models\/0\/usd_per_unit must be >= 0/);
+    assert.match(errors, /f-twice\.toml: media model 's-1' is listed twice/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('mediaPrice: by provider (or another name of it) and model id; a model of another provider or none is unpriced', () =>
+  inHome(async (home) => {
+    const s = await store(home);
+    assert.deepEqual(s.mediaPrice('openai', 'dall-e-3'), { unit: 'images', usd_per_unit: 0.04 });
+    assert.deepEqual(s.mediaPrice('openai', 'tts-1'), { unit: 'characters', usd_per_unit: 0.000015 });
+    assert.deepEqual(s.mediaPrice('google', 'imagen-3.0-generate-002'), { unit: 'images', usd_per_unit: 0.03 });
+    assert.deepEqual(s.mediaPrice('elevenlabs', 'scribe_v1')?.unit, 'seconds');
+    assert.equal(s.mediaPrice('groq', 'whisper-1'), undefined, "whisper-1 is OpenAI's id: Groq's price is its own");
+    assert.equal(s.mediaPrice('openai', 'no-such-model'), undefined);
+    assert.equal(s.mediaPrice('local', 'flite'), undefined);
+    assert.equal(s.mediaPrice('no-such-provider', 'dall-e-3'), undefined);
+    assert.equal(s.cost('openai', 'dall-e-3', 1000, 1000), 0, 'a media model is no chat model');
+    assert.deepEqual(s.provider('elevenlabs')?.media_capabilities, ['TextToSpeech', 'Transcription']);
+    assert.equal(s.provider('anthropic')?.media_capabilities, undefined);
+    assert.deepEqual(s.models({ provider: 'elevenlabs' }), []);
+  }));
+
+test('a registry update keeps media capabilities and prices, counts a changed price, and they survive a restart', () =>
+  inHome(async (home) => {
+    const s = await store(home);
+    const shipped = loadProviderDir(path.join(dataDir, 'providers')).files;
+    const providers = shipped.map((f) =>
+      f.provider.id !== 'openai' ? f : { ...f, media_models: f.media_models.map((m) => (m.id === 'dall-e-3' ? { ...m, usd_per_unit: 0.08 } : m)) },
+    );
+    const acme = checkProviderFile(
+      {
+        provider: { id: 'acme', display_name: 'Acme', api_format: 'openai', base_url: 'https://acme.example/v1', media_capabilities: ['MusicGeneration'] },
+        media_models: [{ id: 'acme-song', kind: 'music', unit: 'songs', usd_per_unit: 0.5 }],
+      },
+      'acme',
+    );
+    const content = { version: 'r2', source: 'test', providers: [...providers, acme], aliases: {} };
+    assert.deepEqual(s.diff(content), { added: 1, updated: 1, removed: 0 });
+    await s.applyRegistry(content);
+    assert.deepEqual(s.mediaPrice('openai', 'dall-e-3'), { unit: 'images', usd_per_unit: 0.08 });
+    assert.deepEqual(s.mediaPrice('acme', 'acme-song'), { unit: 'songs', usd_per_unit: 0.5 });
+    assert.deepEqual(s.provider('acme')?.media_capabilities, ['MusicGeneration']);
+    // Another start reads the kept registry file through the same validation.
+    const again = await store(home);
+    assert.deepEqual(again.mediaPrice('openai', 'dall-e-3'), { unit: 'images', usd_per_unit: 0.08 });
+    assert.deepEqual(again.provider('acme')?.media_capabilities, ['MusicGeneration']);
   }));

@@ -26,14 +26,16 @@ async function call(pathname: string, init?: RequestInit & { json?: unknown }): 
 
 before(async () => {
   process.env.MISTRAL_API_KEY = ENV_SECRET;
-  delete process.env.GROQ_API_KEY;
-  delete process.env.OPENAI_API_KEY;
+  for (const name of ['GROQ_API_KEY', 'OPENAI_API_KEY', 'ELEVENLABS_API_KEY', 'GEMINI_API_KEY', 'MINIMAX_API_KEY']) delete process.env[name];
   upstream = await fakeServer((req) => {
     const auth = req.headers.authorization ?? req.headers['x-api-key'] ?? req.headers['x-goog-api-key'];
     if (req.path === '/slow/models') return { delayMs: 3000, json: { data: [] } };
     if (req.path.endsWith('/models') && auth === `Bearer ${SECRET}`) return { json: { object: 'list', data: [{ id: 'gpt-4o-mini' }, { id: 'gpt-4o' }] } };
     if (req.path === '/v1/models' && auth === SECRET) return { json: { data: [{ id: 'claude-sonnet-4-6' }] } };
     if (req.path === '/v1beta/models' && auth === SECRET) return { json: { models: [{ name: 'models/gemini-2.5-flash' }] } };
+    // ElevenLabs: its own key header, and a bare array of models.
+    if (req.path === '/eleven/models' && req.headers['xi-api-key'] === SECRET)
+      return { json: [{ model_id: 'eleven_multilingual_v2' }, { model_id: 'scribe_v1' }] };
     return { status: 401, json: { error: { message: `Incorrect API key provided: ${String(auth)}` } } };
   });
   ollama = await fakeServer((req) =>
@@ -69,8 +71,10 @@ test('GET /api/providers: every provider with auth status, never a key value', a
   const by = (n: string) => list.find((p) => p.name === n)!;
   assert.deepEqual(
     Object.keys(by('openai')).sort(),
-    ['api_format', 'auth_status', 'base_url', 'display_name', 'env_var', 'key_required', 'key_source', 'model_count', 'name'].sort(),
+    ['api_format', 'auth_status', 'base_url', 'display_name', 'env_var', 'key_required', 'key_source', 'media_capabilities', 'model_count', 'name'].sort(),
   );
+  assert.deepEqual(by('openai').media_capabilities, ['ImageGeneration', 'TextToSpeech', 'Transcription']);
+  assert.deepEqual(by('mistral').media_capabilities, [], 'a provider without media says so with an empty list');
   assert.equal(by('openai').auth_status, 'missing');
   assert.equal(by('openai').key_source, 'none');
   assert.equal(by('mistral').auth_status, 'configured', 'env var present');
@@ -182,12 +186,29 @@ test('provider test speaks each format: anthropic x-api-key, gemini x-goog-api-k
   assert.equal(o.status, 200);
 });
 
+test('elevenlabs has no chat models; its test lists its models with xi-api-key', async () => {
+  const detail = await call('/api/providers/elevenlabs');
+  assert.equal(detail.status, 200);
+  assert.equal(detail.body.display_name, 'ElevenLabs');
+  assert.equal(detail.body.env_var, 'ELEVENLABS_API_KEY');
+  assert.equal(detail.body.model_count, 0);
+  assert.deepEqual(detail.body.media_capabilities, ['TextToSpeech', 'Transcription']);
+  assert.ok((detail.body.media_models as Array<{ id: string }>).some((m) => m.id === 'scribe_v1'));
+  await call('/api/providers/elevenlabs/key', { method: 'POST', json: { api_key: SECRET } });
+  await call('/api/providers/elevenlabs/url', { method: 'PUT', json: { url: `${upstream.url}/eleven` } });
+  const t = await call('/api/providers/elevenlabs/test', { method: 'POST' });
+  assert.equal(t.status, 200, JSON.stringify(t.body));
+  assert.equal(t.body.model_tested, 'eleven_multilingual_v2');
+  assert.ok(upstream.requests.some((r) => r.path === '/eleven/models' && r.headers['xi-api-key'] === SECRET && !r.headers.authorization));
+  await call('/api/providers/elevenlabs/key', { method: 'DELETE' });
+});
+
 test('a provider of a format whose listing the test does not know gets a 400 naming the format', async () => {
   const t = await call('/api/providers/soapy/test', { method: 'POST' });
   assert.equal(t.status, 400);
   assert.match(
     String(t.body.error),
-    /provider 'soapy' speaks API format 'soap', whose model listing the test does not know \(openai, anthropic, gemini, ollama\)/,
+    /provider 'soapy' speaks API format 'soap', whose model listing the test does not know \(openai, anthropic, gemini, ollama, elevenlabs\)/,
   );
 });
 
