@@ -216,6 +216,8 @@ export interface TurnResult {
   ownerNotice?: string;
   /** True when an interrupt or stop ended the turn early. */
   interrupted: boolean;
+  /** The files the turn's tools made (ToolOutput.files), in order; absent when none. */
+  files?: StoredFile[];
 }
 
 /** What a running turn reports, in order. SSE, WebSocket and attach map these. */
@@ -257,6 +259,8 @@ export interface StoredMessage {
   createdAt: string;
   /** An assistant reply a stop cut short: `content` is what the model had said by then. */
   stopped?: boolean;
+  /** On the turn's last assistant message: the files its tools made (ToolOutput.files), in order. */
+  files?: StoredFile[];
 }
 
 export interface SessionStore {

@@ -18,6 +18,20 @@ export const agentsConfigSchema = {
         "a session's title when it has no label: the first line of its first message, or a few words the agent's model writes after the first turn (a model call per session, so off by default)",
     },
     upload_max_bytes: { type: 'integer', minimum: 1, default: 10485760, description: 'largest file POST /api/agents/{id}/upload accepts (413 above)' },
+    generated_image_max_bytes: {
+      type: 'integer',
+      minimum: 1,
+      default: 10485760,
+      description: 'largest generated image the upload store keeps (a bigger one is refused)',
+    },
+    generated_audio_max_bytes: { type: 'integer', minimum: 1, default: 26214400, description: 'largest generated audio file the upload store keeps' },
+    generated_video_max_bytes: { type: 'integer', minimum: 1, default: 104857600, description: 'largest generated video the upload store keeps' },
+    generated_retention_days: {
+      type: 'integer',
+      minimum: 0,
+      default: 7,
+      description: 'days a generated file (a media result) is kept before the sweeper removes it (0 = keep); set when the file is stored',
+    },
     compaction: {
       type: 'object',
       description: 'POST /api/agents/{id}/session/compact',

@@ -1,5 +1,5 @@
 import { defineModule } from '@talon/module-sdk';
-import { agentEvents, agentHooks, agentRegistry, agentRunner, agentTools, sessionStore } from '@talon/agents';
+import { agentEvents, agentHooks, agentRegistry, agentRunner, agentTools, sessionStore, uploadFiles } from '@talon/agents';
 import { agentsConfigSchema, type AgentsConfig } from './config.ts';
 import { buildAgents } from './services/build.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -16,6 +16,8 @@ import type { AgentServices } from './services/context.ts';
 
 /** How long stop() waits for stopped turns to end (a tool may finish its step first). */
 const STOP_WAIT_MS = 2000;
+/** How often expired generated files are removed (and once at start). */
+const SWEEP_MS = 15 * 60_000;
 
 export default defineModule<AgentsConfig>({
   configSchema: agentsConfigSchema,
@@ -27,12 +29,16 @@ export default defineModule<AgentsConfig>({
     ctx.provide(agentRunner, s.runner);
     ctx.provide(sessionStore, s.sessionStore);
     ctx.provide(agentTools, s.tools);
+    ctx.provide(uploadFiles, s.uploads);
     return {
       async start() {
         await s.registry.load();
         // Turns of processes that died while none ran are taken over now, later ones when they die.
         await s.leases.sweep(await ctx.nodes.live());
         ctx.nodes.onDead((node) => lostNode(s, node));
+        const sweep = () => s.uploads.sweep().catch((err: unknown) => ctx.log.warn({ err }, 'sweeping expired generated files failed'));
+        void ctx.track(sweep());
+        ctx.setInterval(sweep, SWEEP_MS);
       },
       async stop() {
         // Turns still running belong to this copy: end them so nothing writes after it is gone.

@@ -140,6 +140,7 @@ export function replyView(result: TurnResult) {
     turn_id: result.turnId,
     ...(result.interrupted && { interrupted: true }),
     ...(result.ownerNotice !== undefined && { owner_notice: result.ownerNotice }),
+    ...(result.files?.length && { files: result.files }),
   };
 }
 
@@ -180,6 +181,7 @@ function sendEvent(sse: SseWriter, event: TurnEvent): boolean {
         usage: { input_tokens: event.result.inputTokens, output_tokens: event.result.outputTokens },
         iterations: event.result.iterations,
         session_id: event.result.sessionId,
+        ...(event.result.files?.length && { files: event.result.files }),
       });
       return true;
     case 'error':

@@ -130,5 +130,6 @@ export function messageView(m: StoredMessage) {
     ...(results.length && { tool_results: results }),
     ...(attachments && { images: attachments }),
     ...(m.stopped && { stopped: true }),
+    ...(m.files?.length && { files: m.files }),
   };
 }

@@ -1,9 +1,9 @@
 /** POST /api/agents/{id}/upload (multipart, one file) and GET /api/uploads/{file_id}. */
-import { createReadStream } from 'node:fs';
 import multipart from '@fastify/multipart';
 import { HttpError, badRequest, notFound, payloadTooLarge, requireUuid, type Routes } from '@talon/module-sdk';
 import type { AgentServices } from '../services/context.ts';
 import { agentParam, idParams } from './common.ts';
+import { serveUpload } from './serve-upload.ts';
 
 export function uploadRoutes(app: Routes, s: AgentServices): void {
   app.register(multipart, { throwFileSizeLimit: true });
@@ -34,15 +34,16 @@ export function uploadRoutes(app: Routes, s: AgentServices): void {
 
   app.get(
     '/api/uploads/:file_id',
-    { schema: { summary: 'An uploaded file', params: { type: 'object', properties: { file_id: { type: 'string' } }, required: ['file_id'] } } },
+    {
+      schema: {
+        summary: 'A stored file (an upload or a generated media result), streamed, with Range, ETag and a safe Content-Disposition',
+        params: { type: 'object', properties: { file_id: { type: 'string' } }, required: ['file_id'] },
+      },
+    },
     async (request, reply) => {
       const row = await s.uploads.get(requireUuid(request.params.file_id, 'file id'));
-      if (!row) throw notFound(`upload '${request.params.file_id}' not found`);
-      return reply
-        .type(row.content_type)
-        .header('content-length', row.size)
-        .header('content-disposition', `inline; filename="${row.filename.replace(/["\\\r\n]/g, '_')}"`)
-        .send(createReadStream(row.path));
+      if (!row || !(await serveUpload(row, request, reply))) throw notFound(`upload '${request.params.file_id}' not found`);
+      return reply;
     },
   );
 }

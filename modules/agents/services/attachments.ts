@@ -47,7 +47,7 @@ export async function attachmentBlocks(agentId: string, fileIds: readonly string
   for (const fileId of fileIds) {
     const row = await uploads.get(fileId);
     if (!row || row.agent_id !== agentId) throw badRequest(`attachment '${fileId}' is not a file uploaded to this agent`);
-    const block = await toBlock(row, uploads.read(row), log);
+    const block = await toBlock(row, await uploads.readRow(row), log);
     if (block) blocks.push(block);
   }
   return blocks;

@@ -26,7 +26,16 @@ export function buildAgents(ctx: ModuleContext<AgentsConfig>): AgentServices & {
   const catalog = () => ctx.tryUse(catalogService);
   const llm = ctx.use(llmService);
   const sessions = new SessionService(ctx.store, ctx.changes, ctx.log);
-  const uploads = new UploadStore(ctx.store, () => path.join(ctx.dataDir, 'uploads'));
+  const uploads = new UploadStore(
+    ctx.store,
+    () => path.join(ctx.dataDir, 'uploads'),
+    () => ({
+      image: ctx.config.generated_image_max_bytes,
+      audio: ctx.config.generated_audio_max_bytes,
+      video: ctx.config.generated_video_max_bytes,
+      retentionDays: ctx.config.generated_retention_days,
+    }),
+  );
   const traces = new TraceStore(ctx.store, ctx.log);
   // Set below: the registry tells the runner about agents another process killed.
   let runner: Runner | undefined;

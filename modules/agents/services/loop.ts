@@ -11,6 +11,7 @@ import {
   type agentEvents,
   type AgentRecord,
   type HeldCallOutcome,
+  type StoredFile,
   type ToolDefinition,
   type TurnEvent,
   type TurnInfo,
@@ -73,6 +74,8 @@ class Turn {
   private readonly steps: TurnStep[] = [];
   private readonly notices: string[] = [];
   private readonly texts: string[] = [];
+  /** Files the turn's tools made: they go with the reply (TurnResult.files) and on its last assistant message. */
+  private readonly files: StoredFile[] = [];
   private readonly hooks: AgentHooks;
   private readonly config: AgentsConfig;
   private readonly signal: AbortSignal;
@@ -173,7 +176,13 @@ class Turn {
     const uses = result.content.filter((b): b is ToolUse => b.type === 'tool_use');
     if (text) this.texts.push(text);
     if (result.content.length) {
-      this.deps.sessions.append(this.request.sessionId, { role: 'Assistant', content: text, blocks: uses.length ? result.content : undefined });
+      const last = !uses.length;
+      this.deps.sessions.append(this.request.sessionId, {
+        role: 'Assistant',
+        content: text,
+        blocks: uses.length ? result.content : undefined,
+        files: last ? this.files : undefined,
+      });
     }
     if (!uses.length) return { kind: 'ok', text };
     await this.runTools(uses, tools, guard, step);
@@ -189,7 +198,7 @@ class Turn {
   private stoppedReply(result?: CompletionResult): Outcome {
     const text = result ? textOf(result.content) : '';
     if (text) this.texts.push(text);
-    this.deps.sessions.append(this.request.sessionId, { role: 'Assistant', content: text, stopped: true });
+    this.deps.sessions.append(this.request.sessionId, { role: 'Assistant', content: text, stopped: true, files: this.files });
     return { kind: 'stopped' };
   }
 
@@ -246,6 +255,7 @@ class Turn {
       for (const use of uses) {
         if (this.turn.interrupted || this.signal.aborted) break;
         const output = await this.toolCall(use, tools, guard, step);
+        if (output.files?.length) this.files.push(...output.files);
         results.push({ type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError });
         const held = output.held;
         if (held) this.emit({ type: 'approval_pending', id: use.id, tool: use.name, input: use.input, approvalId: held.approvalId, expiresAt: held.expiresAt });
@@ -327,6 +337,7 @@ class Turn {
       interrupted: outcome === 'interrupted' || outcome === 'stopped',
     };
     if (this.notices.length) result.ownerNotice = this.notices.join('\n\n');
+    if (this.files.length) result.files = [...this.files];
     return result;
   }
 

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { conflict, notFound, WriteBehind, type ChangeFeed, type Queries, type SqlValue, type Store } from '@talon/module-sdk';
-import type { StoredMessage } from '@talon/agents';
+import type { StoredFile, StoredMessage } from '@talon/agents';
 import type { ContentBlock } from '@talon/llm';
 
 export interface SessionRow {
@@ -50,6 +50,7 @@ interface MessageRow {
   blocks: string | null;
   created_at: string;
   stopped: number;
+  files: string | null;
 }
 
 export interface SessionQuery {
@@ -97,6 +98,7 @@ interface QueuedMessage {
   blocks: string | null;
   createdAt: string;
   stopped: boolean;
+  files: string | null;
 }
 
 export interface History {
@@ -243,7 +245,7 @@ export class SessionService {
       state.changed = 0;
       await this.flush();
       const rows = await this.store.many<MessageRow>(
-        'SELECT seq, role, content, blocks, created_at, stopped FROM agents_messages WHERE session_id = ? ORDER BY seq',
+        'SELECT seq, role, content, blocks, created_at, stopped, files FROM agents_messages WHERE session_id = ? ORDER BY seq',
         [sessionId],
       );
       const summary = (await this.store.one<{ summary: string | null }>('SELECT summary FROM agents_sessions WHERE id = ?', [sessionId]))?.summary ?? null;
@@ -258,11 +260,12 @@ export class SessionService {
     }
   }
 
-  append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[]; stopped?: boolean }): void {
+  append(sessionId: string, message: { role: StoredMessage['role']; content: string; blocks?: ContentBlock[]; stopped?: boolean; files?: StoredFile[] }): void {
     const createdAt = new Date().toISOString();
     const stored: StoredMessage = { role: message.role, content: message.content, createdAt };
     if (message.blocks) stored.blocks = message.blocks;
     if (message.stopped) stored.stopped = true;
+    if (message.files?.length) stored.files = [...message.files];
     this.histories.get(sessionId)?.messages.push(stored);
     const load = this.loads.get(sessionId);
     if (load) load.changed++;
@@ -273,6 +276,7 @@ export class SessionService {
       blocks: message.blocks ? JSON.stringify(message.blocks) : null,
       createdAt,
       stopped: Boolean(message.stopped),
+      files: message.files?.length ? JSON.stringify(message.files) : null,
     });
   }
 
@@ -294,8 +298,8 @@ export class SessionService {
       );
       if (seqs.length) {
         await t.run(
-          `INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped)
-           SELECT ?, role, content, blocks, created_at, stopped FROM agents_messages WHERE session_id = ? AND seq <= ? ORDER BY seq`,
+          `INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped, files)
+           SELECT ?, role, content, blocks, created_at, stopped, files FROM agents_messages WHERE session_id = ? AND seq <= ? ORDER BY seq`,
           [id, sessionId, seqs[seqs.length - 1].seq],
         );
       }
@@ -309,7 +313,7 @@ export class SessionService {
    */
   async appendInTx(t: Queries, sessionId: string, content: string, blocks?: ContentBlock[]): Promise<void> {
     const stored = blocks?.length ? JSON.stringify(blocks) : null;
-    await this.insert(t, { sessionId, role: 'User', content, blocks: stored, createdAt: new Date().toISOString(), stopped: false });
+    await this.insert(t, { sessionId, role: 'User', content, blocks: stored, createdAt: new Date().toISOString(), stopped: false, files: null });
     this.forget(sessionId);
   }
 
@@ -374,13 +378,14 @@ export class SessionService {
 
   /** One queued message; the first of a session in a transaction notes the session for the other processes. */
   private async insert(t: Queries, m: QueuedMessage): Promise<void> {
-    await t.run('INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped) VALUES (?, ?, ?, ?, ?, ?)', [
+    await t.run('INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped, files) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       m.sessionId,
       m.role,
       m.content,
       m.blocks,
       m.createdAt,
       m.stopped ? 1 : 0,
+      m.files,
     ]);
     await t.run('UPDATE agents_sessions SET updated_at = ? WHERE id = ?', [m.createdAt, m.sessionId]);
     let noted = this.noted.get(t);
@@ -409,6 +414,7 @@ function toStored(row: MessageRow): StoredMessage {
   const message: StoredMessage = { role: row.role, content: row.content, createdAt: row.created_at };
   if (row.blocks) message.blocks = JSON.parse(row.blocks) as ContentBlock[];
   if (row.stopped) message.stopped = true;
+  if (row.files) message.files = JSON.parse(row.files) as StoredFile[];
   return message;
 }
 

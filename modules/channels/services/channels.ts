@@ -1,6 +1,6 @@
 /** The channels service: wires the journal, runtime, inbound and outbound, and recovers work after a crash. */
 import type { EventChannel, ModuleContext } from '@talon/module-sdk';
-import { agentRegistry, agentRunner, sessionStore } from '@talon/agents';
+import { agentRegistry, agentRunner, sessionStore, uploadFiles } from '@talon/agents';
 import { bindingRouter } from '@talon/bindings';
 import { commandRegistry } from '@talon/commands';
 import { netFetch } from '@talon/net';
@@ -110,6 +110,7 @@ function wireInbound({ ctx, events, journal, pairing }: Base, runtime: Runtime, 
     registry: () => ctx.use(agentRegistry),
     runner: () => ctx.use(agentRunner),
     sessions: () => ctx.use(sessionStore),
+    files: () => ctx.use(uploadFiles),
     queue: () => ctx.use(taskQueue),
     bindings: () => ctx.tryUse(bindingRouter),
     commands: () => ctx.tryUse(commandRegistry),

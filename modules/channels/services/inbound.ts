@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '@talon/module-sdk';
-import type { AgentRecord, AgentRegistry, AgentRunner, SessionStore } from '@talon/agents';
+import type { AgentRecord, AgentRegistry, AgentRunner, SessionStore, StoredFile, UploadFiles } from '@talon/agents';
 import type { BindingRouter } from '@talon/bindings';
 import type { CommandRegistry } from '@talon/commands';
 import type { TaskQueue } from '@talon/tasks';
@@ -15,7 +15,7 @@ import type { Outbound } from './outbound.ts';
 import type { Pairing } from './pairing.ts';
 import { refusal, type Refusal, type SenderRateLimit } from './policy.ts';
 import { TypingController } from '../kit/typing.ts';
-import { placeMedia, userMessage } from './media.ts';
+import { placeMedia, replyMedia, userMessage } from './media.ts';
 import { awaitBurst, joinMessages } from './burst.ts';
 import { chunksFor } from './render.ts';
 import type { Runtime } from './runtime.ts';
@@ -34,6 +34,8 @@ export interface InboundDeps {
   registry(): AgentRegistry;
   runner(): AgentRunner;
   sessions(): SessionStore;
+  /** The upload store: the files a reply's tools made are read from it. */
+  files(): Pick<UploadFiles, 'read'>;
   queue(): TaskQueue;
   bindings(): BindingRouter | undefined;
   commands(): CommandRegistry | undefined;
@@ -152,6 +154,7 @@ export class Inbound {
   private async turn(row: InboundRow, m: InboundMessage, agentId: string, sessionId: string): Promise<void> {
     const stopTyping = this.typing(row.channel, { chatId: m.chatId, threadId: m.threadId });
     let response: string;
+    let files: StoredFile[];
     try {
       const result = await this.deps
         .queue()
@@ -161,13 +164,14 @@ export class Inbound {
       // Stopping cut the turn short: the row stays adopted and the next process runs the turn again.
       if (this.deps.signal.aborted) return;
       response = result.response;
+      files = result.files ?? [];
     } catch (err) {
       if (this.deps.signal.aborted) return; // stopping: the row stays adopted and is resumed by the next process
       return this.deps.journal.settle(row.id, 'failed', (err as Error).message);
     } finally {
       stopTyping();
     }
-    await this.reply(row, m, response);
+    await this.reply(row, m, response, files);
   }
 
   private async command(row: InboundRow, m: InboundMessage, agent: AgentRecord, command: { name: string; args: string }): Promise<void> {
@@ -192,11 +196,16 @@ export class Inbound {
     );
   }
 
-  /** Queues the reply's chunks and marks the message answered in one transaction, then sends them. */
-  private async reply(row: InboundRow, m: InboundMessage, text: string): Promise<void> {
+  /**
+   * Queues the reply's chunks (the files its tools made after the text: uploads, or links where the channel takes
+   * none) and marks the message answered in one transaction, then sends them.
+   */
+  private async reply(row: InboundRow, m: InboundMessage, text: string, files: readonly StoredFile[] = []): Promise<void> {
     const running = this.deps.runtime.get(row.channel);
-    if (!running || !text.trim()) return this.deps.journal.settle(row.id, 'answered', text.trim() ? 'the channel stopped' : 'empty reply');
-    const chunks = chunksFor(text, running.adapter.limits, { chatId: m.chatId, threadId: m.threadId, replyTo: m.platformId });
+    const empty = !text.trim() && !files.length;
+    if (!running || empty) return this.deps.journal.settle(row.id, 'answered', empty ? 'empty reply' : 'the channel stopped');
+    const placed = placeMedia(text, await replyMedia(files, running.adapter.capabilities.media, this.deps.files()));
+    const chunks = chunksFor(placed.text, running.adapter.limits, { chatId: m.chatId, threadId: m.threadId, replyTo: m.platformId }, placed.uploads);
     // The conversation's next message need not wait for this reply to reach the platform (its send limiter may hold it
     // for seconds): the outbound side keeps the chat's replies in order on its own.
     const { delivered } = await this.queue(row.channel, m.chatId, chunks, row.id);

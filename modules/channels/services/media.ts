@@ -4,7 +4,7 @@
  * Outbound: a file with content goes out as an upload on a channel that takes them (`capabilities.media`), a file
  * given by URL as a link in the text; content for a channel without uploads is refused, since it could not arrive.
  */
-import type { SessionStore } from '@talon/agents';
+import type { SessionStore, StoredFile, UploadFiles } from '@talon/agents';
 import type { InboundMessage, OutboundMedia } from '@talon/channels';
 
 export type UserBlocks = NonNullable<Parameters<SessionStore['appendUser']>[3]>;
@@ -48,4 +48,22 @@ export function mediaProblem(media: readonly OutboundMedia[], uploads: boolean):
 export function placeMedia(text: string, media: readonly OutboundMedia[]): { text: string; uploads: OutboundMedia[] } {
   const links = media.filter((f) => f.url !== undefined).map((f) => `${f.name}: ${f.url}`);
   return { text: [text, ...links].filter((s) => s.trim()).join('\n'), uploads: media.filter((f) => f.data !== undefined) };
+}
+
+/**
+ * The files a reply's tools made (TurnResult.files), as the channel takes them: their bytes from the upload store as
+ * uploads where the channel takes files and the file fits a journal row, otherwise (or when the bytes are gone) a link
+ * to the file's API address.
+ */
+export async function replyMedia(files: readonly StoredFile[], uploads: boolean, store: Pick<UploadFiles, 'read'>): Promise<OutboundMedia[]> {
+  const media: OutboundMedia[] = [];
+  for (const f of files) {
+    const read = uploads && f.size <= MAX_OUTBOUND_MEDIA_BYTES ? await store.read(f.file_id) : undefined;
+    media.push(
+      read
+        ? { name: f.filename, mediaType: read.content_type, data: read.bytes.toString('base64') }
+        : { name: f.filename, mediaType: f.content_type, url: f.url },
+    );
+  }
+  return media;
 }

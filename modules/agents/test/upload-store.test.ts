@@ -1,0 +1,192 @@
+/** The upload store alone (UploadStore on a test database): sniffed types, kinds and caps, atomic writes, the sweeper. */
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openTestStore, type TestStore } from '@talon/testing';
+import { UploadStore, type UploadLimits, type UploadRow } from '../services/uploads.ts';
+import { MP4, PNG } from './media-bytes.ts';
+
+const MODULE = path.resolve(import.meta.dirname, '..');
+const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(64)]);
+const HTML = Buffer.from('<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>');
+const AGENT = '11111111-1111-4111-8111-111111111111';
+
+/** A 16-bit mono WAV of `samples` silent samples. */
+function wav(samples: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0);
+  h.writeUInt32LE(36 + samples * 2, 4);
+  h.write('WAVEfmt ', 8);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(16000, 24);
+  h.writeUInt32LE(32000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36);
+  h.writeUInt32LE(samples * 2, 40);
+  return Buffer.concat([h, Buffer.alloc(samples * 2)]);
+}
+
+const refused = (pattern: RegExp) => (err: Error) => err.name === 'FileRefused' && pattern.test(err.message);
+
+describe('the upload store', () => {
+  let db: TestStore;
+  let root: string;
+  let limits: UploadLimits;
+  let uploads: UploadStore;
+  const row = (id: string) => db.store.one<UploadRow>('SELECT * FROM agents_uploads WHERE id = ?', [id]);
+  const files = () => (existsSync(root) ? readdirSync(root) : []);
+
+  before(() => {
+    db = openTestStore([MODULE]);
+  });
+  const roots: string[] = [];
+  after(() => {
+    db.close();
+    for (const dir of roots) rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    root = mkdtempSync(path.join(tmpdir(), 'talon-uploads-'));
+    roots.push(root);
+    limits = { image: 10 << 20, audio: 25 << 20, video: 100 << 20, retentionDays: 7 };
+    uploads = new UploadStore(
+      db.store,
+      () => root,
+      () => limits,
+    );
+    await db.store.run('DELETE FROM agents_uploads');
+  });
+
+  test('a generated image: type and extension from the bytes, sha256, generated with the retention, readable by id', async () => {
+    const before = Date.now();
+    const file = await uploads.saveGenerated({
+      kind: 'image',
+      bytes: PNG,
+      name: 'a cat.jpeg',
+      agentId: AGENT,
+      source: { provider: 'openai', model: 'gpt-image-1' },
+    });
+    assert.deepEqual(file, { file_id: file.file_id, url: `/api/uploads/${file.file_id}`, content_type: 'image/png', filename: 'a cat.png', size: PNG.length });
+    const r = (await row(file.file_id))!;
+    assert.equal(r.sha256, createHash('sha256').update(PNG).digest('hex'));
+    assert.equal(r.generated, 1);
+    assert.equal(r.kind, 'image');
+    assert.equal(r.source_provider, 'openai');
+    assert.equal(r.agent_id, AGENT);
+    assert.ok(r.expires_at! >= before + 7 * 86_400_000 && r.expires_at! <= Date.now() + 7 * 86_400_000);
+    assert.equal(path.basename(r.path), `${file.file_id}.png`);
+    assert.deepEqual(await uploads.read(file.file_id), { bytes: PNG, content_type: 'image/png', filename: 'a cat.png' });
+    assert.equal(await uploads.read('00000000-0000-4000-8000-000000000000'), undefined);
+    assert.equal(await uploads.read('../../etc/passwd'), undefined);
+  });
+
+  test('bytes that are not of the kind are refused (FileRefused saying why), and nothing is kept', async () => {
+    const source = { provider: 'p', model: 'm' };
+    await assert.rejects(uploads.saveGenerated({ kind: 'image', bytes: HTML, name: 'x', source }), refused(/image .*HTML page/));
+    await assert.rejects(
+      uploads.saveGenerated({ kind: 'audio', bytes: JPEG, name: 'x', source }),
+      refused(/audio is image\/jpeg, which is not an accepted audio type/),
+    );
+    await assert.rejects(uploads.saveGenerated({ kind: 'video', bytes: wav(10), name: 'x', source }), refused(/video is audio\/wav/));
+    await assert.rejects(uploads.saveGenerated({ kind: 'image', bytes: Buffer.from('{"error":"quota"}'), name: 'x', source }), refused(/JSON/));
+    assert.deepEqual(files(), []);
+    assert.equal((await db.store.many('SELECT id FROM agents_uploads')).length, 0);
+  });
+
+  test('audio and video: a WAV, an MP4 as video, the same MP4 as audio (the container named as audio)', async () => {
+    const source = { provider: 'local', model: 'flite' };
+    assert.equal((await uploads.saveGenerated({ kind: 'audio', bytes: wav(1600), name: 'speech', source })).content_type, 'audio/wav');
+    const video = await uploads.saveGenerated({ kind: 'video', bytes: MP4, name: 'clip', source });
+    assert.deepEqual([video.content_type, video.filename], ['video/mp4', 'clip.mp4']);
+    const audio = await uploads.saveGenerated({ kind: 'audio', bytes: MP4, name: 'song', source });
+    assert.deepEqual([audio.content_type, audio.filename], ['audio/mp4', 'song.m4a']);
+    assert.equal((await row(video.file_id))!.agent_id, null, 'a generated file needs no agent');
+  });
+
+  test("each kind's cap, read when the file comes (a config change applies to the next one)", async () => {
+    const source = { provider: 'p', model: 'm' };
+    limits.image = PNG.length - 1;
+    await assert.rejects(uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'x', source }), refused(/over the cap of \d+ \(generated_image_max_bytes\)/));
+    limits.image = PNG.length;
+    await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'x', source });
+    limits.video = MP4.length - 1;
+    await assert.rejects(uploads.saveGenerated({ kind: 'video', bytes: MP4, name: 'x', source }), refused(/generated_video_max_bytes/));
+    limits.audio = 100;
+    await assert.rejects(uploads.saveGenerated({ kind: 'audio', bytes: wav(100), name: 'x', source }), refused(/generated_audio_max_bytes/));
+  });
+
+  test("uploads: the sniffed type beats the client's label; active labels become octet-stream; other labels stay", async () => {
+    const save = async (name: string, label: string, data: Buffer | string) => (await uploads.save(AGENT, name, label, Buffer.from(data))).content_type;
+    assert.equal(await save('evil.html', 'text/html', PNG), 'image/png');
+    assert.equal(await save('page.html', 'text/html', HTML), 'application/octet-stream');
+    assert.equal(await save('page.html', 'TEXT/HTML; charset=utf-8', HTML), 'application/octet-stream');
+    assert.equal(await save('logo.svg', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"/>'), 'application/octet-stream');
+    assert.equal(await save('feed.xml', 'text/plain', '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>'), 'application/octet-stream');
+    assert.equal(await save('x.js', 'application/javascript', 'alert(1)'), 'application/octet-stream');
+    assert.equal(await save('notes.txt', 'text/plain', 'hello'), 'text/plain');
+    assert.equal(await save('data.json', 'application/json', '{}'), 'application/json');
+    assert.equal(await save('odd', 'not a type\r\nx-evil: 1', 'x'), 'application/octet-stream');
+    assert.equal((await uploads.save(AGENT, '../../up.txt', 'text/plain', Buffer.from('x'))).filename, 'up.txt', 'no folders in a name');
+  });
+
+  test('writes are atomic: the final name never holds part of the file, and no temporary file is left', async () => {
+    const big = Buffer.alloc(24 << 20, 7);
+    const seen = new Set<number>();
+    let watching = true;
+    const watch = async () => {
+      while (watching) {
+        for (const name of files().filter((n) => !n.startsWith('.tmp-'))) seen.add(statSync(path.join(root, name)).size);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const watcher = watch();
+    const saved = await uploads.save(AGENT, 'big.bin', 'application/octet-stream', big);
+    watching = false;
+    await watcher;
+    assert.ok(
+      [...seen].every((size) => size === big.length),
+      `sizes seen under the final name: ${[...seen].join(', ')}`,
+    );
+    assert.deepEqual(files(), [saved.id]);
+    assert.ok(readFileSync(saved.path).equals(big));
+  });
+
+  test('the sweeper removes expired generated files (rows and bytes) and stale temporaries, nothing else', async () => {
+    const source = { provider: 'p', model: 'm' };
+    limits.retentionDays = 1;
+    const expiring = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'old', source });
+    limits.retentionDays = 0;
+    const kept = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'kept', source });
+    assert.equal((await row(kept.file_id))!.expires_at, null, 'retention 0 keeps the file');
+    const upload = await uploads.save(AGENT, 'u.txt', 'text/plain', Buffer.from('mine'));
+    const staleTemp = path.join(root, '.tmp-dead');
+    const freshTemp = path.join(root, '.tmp-writing');
+    writeFileSync(staleTemp, 'x');
+    writeFileSync(freshTemp, 'x');
+    const old = (Date.now() - 2 * 3_600_000) / 1000;
+    utimesSync(staleTemp, old, old);
+
+    assert.equal(await uploads.sweep(), 0, 'nothing expired yet');
+    assert.equal(existsSync(staleTemp), false);
+    assert.equal(existsSync(freshTemp), true, 'a temporary file being written is left alone');
+    const expiredPath = (await row(expiring.file_id))!.path;
+    assert.equal(await uploads.sweep(Date.now() + 2 * 86_400_000), 1);
+    assert.equal(await row(expiring.file_id), undefined);
+    assert.equal(existsSync(expiredPath), false);
+    assert.ok(await row(kept.file_id));
+    assert.ok(await row(upload.id), 'uploads never expire');
+    assert.equal(await uploads.sweep(Date.now() + 2 * 86_400_000), 0, 'a row is claimed once');
+  });
+
+  test('killing an agent removes its generated files too', async () => {
+    const file = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'x', agentId: AGENT, source: { provider: 'p', model: 'm' } });
+    await uploads.deleteAgent(AGENT);
+    assert.equal(await row(file.file_id), undefined);
+    assert.deepEqual(files(), []);
+  });
+});
