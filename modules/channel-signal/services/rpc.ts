@@ -5,6 +5,7 @@
  * the account, which a multi-account daemon needs and a single-account one checks. Errors map to ChannelError kinds:
  * HTTP 401/403 from a proxy is a refused token; JSON-RPC -5 (rate limit) waits the results' retryAfterSeconds;
  * -3 (I/O with Signal's servers) is transient; other errors (-1 user error, -4 untrusted identity, -32602) permanent.
+ * A 200 whose body is no JSON-RPC answer is transient, named by its content type and first bytes.
  */
 import type { AdapterContext, ChannelError } from '@talon/channels';
 import { randomUUID } from 'node:crypto';
@@ -46,7 +47,8 @@ export function signalRpc(ctx: AdapterContext, root: string, account: string, to
       if (res.status === 401 || res.status === 403) throw channelError(`the signal-cli daemon (or its proxy) refused the token (HTTP ${res.status})`, 'auth');
       if (res.status !== 200)
         throw channelError(`signal-cli ${method}: HTTP ${res.status}`, res.status >= 500 || res.status === 429 ? 'transient' : 'permanent');
-      const answer = JSON.parse(res.body.toString('utf8')) as { result?: T; error?: { code?: number; message?: string; data?: unknown } };
+      const answer = jsonRpcAnswer<T>(res.body);
+      if (!answer) throw unexpectedAnswer(`signal-cli ${method}`, res.headers['content-type'], res.body, token);
       if (!answer.error) return answer.result as T;
       const { code, message = 'error' } = answer.error;
       const text = `signal-cli ${method}: ${message} (${code})`;
@@ -55,6 +57,38 @@ export function signalRpc(ctx: AdapterContext, root: string, account: string, to
       throw channelError(text, 'permanent');
     },
   };
+}
+
+type Answer<T> = { result?: T; error?: { code?: number; message?: string; data?: unknown } };
+
+/** The body as a JSON-RPC answer (an object with `result` or `error`); undefined when it is none. */
+function jsonRpcAnswer<T>(body: Buffer): Answer<T> | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return value && typeof value === 'object' && ('result' in value || 'error' in value) ? (value as Answer<T>) : undefined;
+}
+
+/**
+ * A 200 that is not the daemon speaking (a proxy's login page, another service on the port) as a transient error
+ * naming what came back, its content type and first bytes, for last_error; retried with backoff like any failure.
+ * The token is cut out should the answer echo it.
+ */
+export function unexpectedAnswer(what: string, contentType: string | string[] | undefined, body: Uint8Array, token: string | undefined): ChannelError {
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType) || 'none';
+  let text = Buffer.from(body.subarray(0, 512)).toString('utf8');
+  if (token) text = text.split(token).join('…');
+  text = text
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, 80);
+  return channelError(
+    `${what}: HTTP 200 but not what the daemon answers (content-type ${type}; it begins ${text ? JSON.stringify(text) : '(empty)'})`,
+    'transient',
+  );
 }
 
 /** The longest retryAfterSeconds among a failed send's results (`data.response.results`), in ms; 1 s when none. */
