@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { openTestStore, type TestStore } from '@talon/testing';
 import { UploadStore, type UploadLimits, type UploadRow } from '../services/uploads.ts';
 import { MP4, PNG } from './media-bytes.ts';
@@ -189,4 +190,45 @@ describe('the upload store', () => {
     assert.equal(await row(file.file_id), undefined);
     assert.deepEqual(files(), []);
   });
+});
+
+test('the migration keeps the uploads stored before it (created_at as epoch ms, no hash, not generated)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'talon-uploads-migration-'));
+  const db = new Database(path.join(dir, 'talon.db'));
+  try {
+    const migrations = readdirSync(path.join(MODULE, 'migrations'))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    const apply = (names: string[]) => names.forEach((name) => db.exec(readFileSync(path.join(MODULE, 'migrations', name), 'utf8')));
+    const at = migrations.indexOf('0004_generated_files.sql');
+    apply(migrations.slice(0, at));
+    db.prepare('INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      'u1',
+      AGENT,
+      'a.txt',
+      'text/plain',
+      3,
+      '/x/u1',
+      '2026-11-20T10:00:00.250Z',
+    );
+    apply(migrations.slice(at));
+    assert.deepEqual(db.prepare('SELECT * FROM agents_uploads').get(), {
+      id: 'u1',
+      agent_id: AGENT,
+      filename: 'a.txt',
+      content_type: 'text/plain',
+      size: 3,
+      path: '/x/u1',
+      created_at: Date.parse('2026-11-20T10:00:00.250Z'),
+      sha256: null,
+      generated: 0,
+      kind: null,
+      source_provider: null,
+      source_model: null,
+      expires_at: null,
+    });
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -5,9 +5,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { StoredFile, UploadFiles } from '@talon/agents';
+import { waitFor } from '@talon/testing';
 import { contentDisposition } from '../routes/serve-upload.ts';
 import { json, postUpload, readSse, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 import { MP4, PNG } from './media-bytes.ts';
@@ -187,5 +189,28 @@ describe('serving stored files: the API key', () => {
     const res = await env.k.request(file.url, { headers: { authorization: `Bearer ${KEY}` } });
     assert.equal(res.status, 200);
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(PNG));
+  });
+});
+
+describe('serving stored files: the sweeper', () => {
+  const home = mkdtempSync(path.join(tmpdir(), 'talon-uploads-sweep-'));
+  let env: Env | undefined;
+  after(async () => {
+    await stopEnv(env);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test('the module removes expired generated files when it starts (and every 15 minutes after)', async () => {
+    env = await startEnv({ home, keepHome: true });
+    const files = env.k.kernel.services.view<UploadFiles>('agents.uploads');
+    const expired = await files.saveGenerated({ kind: 'image', bytes: PNG, name: 'old', source: { provider: 'test', model: 'm' } });
+    const fresh = await files.saveGenerated({ kind: 'image', bytes: PNG, name: 'new', source: { provider: 'test', model: 'm' } });
+    const { path: file } = (await env.k.kernel.store.one<{ path: string }>('SELECT path FROM agents_uploads WHERE id = ?', [expired.file_id]))!;
+    await env.k.kernel.store.run('UPDATE agents_uploads SET expires_at = ? WHERE id = ?', [Date.now() - 1, expired.file_id]);
+    await env.k.stop();
+    env = await startEnv({ home, keepHome: true });
+    await waitFor(async () => (await env!.k.request(expired.url)).status === 404, 5_000, 'the expired file swept');
+    assert.equal(existsSync(file), false);
+    assert.equal((await env.k.request(fresh.url)).status, 200);
   });
 });
