@@ -1,12 +1,15 @@
 /**
- * Contract of the usage module: metering of every upstream LLM call, budgets
+ * Contract of the usage module: metering of every upstream LLM call and every media call, budgets
  * and hourly token quotas. Import types and the ref from here.
  */
 import { defineEvents, payload, serviceRef } from '@talon/module-sdk';
 
 export const usageEvents = defineEvents('usage', {
-  /** A model call refused before the provider saw it: a budget (status 402) or an hourly token quota (429). */
-  'budget.exceeded': payload<{ agentId?: string; provider: string; model: string; status: number; error: string }>(),
+  /**
+   * A model or media call refused before the provider saw it: a budget (status 402) or an hourly token quota (429).
+   * `kind` names a media call's kind (image, speech, music, video, transcription); absent for a model call.
+   */
+  'budget.exceeded': payload<{ agentId?: string; provider: string; model: string; status: number; error: string; kind?: string }>(),
 });
 
 export type UsagePeriod = 'hour' | 'day' | 'week' | 'month';

@@ -2,6 +2,7 @@ import { defineModule, STAGE } from '@talon/module-sdk';
 import { llmHooks } from '@talon/llm';
 import { catalogService } from '@talon/catalog';
 import { agentRegistry } from '@talon/agents';
+import { mediaHooks } from '@talon/media';
 import { usageEvents, usageService } from '@talon/usage';
 import { usageConfigSchema, type UsageConfig } from './config.ts';
 import { UsageStore } from './services/store.ts';
@@ -39,6 +40,19 @@ export default defineModule<UsageConfig>({
       { stage: STAGE.GUARD },
     );
     hooks.afterCall.tapPromise('meter', async (record) => usage.meter(record));
+    // Media calls: the same budgets before, a priced row after (the media module is optional).
+    const media = ctx.hooks.tryTap(mediaHooks);
+    media?.beforeCall.tapPromise(
+      'budget',
+      async (call) => {
+        const refusal = await usage.checkMedia(call);
+        if (refusal)
+          events.publish('budget.exceeded', { agentId: call.agentId, provider: call.provider, model: call.model ?? '', kind: call.kind, ...refusal });
+        return refusal;
+      },
+      { stage: STAGE.GUARD },
+    );
+    media?.afterCall.tapPromise('meter', async (record) => usage.meterMedia(record));
     return {
       // The budgets are read on every model call: from memory, loaded here (register() does no I/O).
       start: () => store.load(),

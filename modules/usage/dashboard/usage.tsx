@@ -1,6 +1,6 @@
 /**
- * Usage and budgets: today's figures, tokens and cost by day and tokens by model (charts), tables by model and by
- * agent, and the budgets: the global one and each agent's.
+ * Usage and budgets: today's figures, tokens and cost by day and tokens by model (charts), tables by model, of media
+ * spend and by agent, and the budgets: the global one and each agent's.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, Chart, ErrorText, fmtInt, fmtUsd, Pager, seg, Table, useAction, useApi, usePage } from '@talon/dashboard-kit';
@@ -18,6 +18,22 @@ interface ModelUse {
   output_tokens: number;
   cost_usd: number;
   request_count: number;
+}
+interface MediaUse {
+  kind: string;
+  provider: string;
+  model: string;
+  unit: string | null;
+  units: number;
+  cost_usd: number;
+  request_count: number;
+  unpriced_count: number;
+}
+interface MediaSpend {
+  total_cost_usd: number;
+  request_count: number;
+  unpriced_count: number;
+  items: MediaUse[];
 }
 interface AgentSpend {
   agent_id: string;
@@ -109,6 +125,7 @@ export default function UsageView() {
         )}
       </div>
       <ModelTable models={models} />
+      <MediaTable />
       <AgentTable />
       <BudgetForm path="/api/budget" title="Global budget" />
     </section>
@@ -135,6 +152,44 @@ function ModelTable({ models }: { models: ModelUse[] }) {
         ))}
       </Table>
       <Pager {...page} label="models" />
+    </>
+  );
+}
+
+/** Seconds of audio or video may be fractional; images, characters and songs are whole. */
+const fmtUnits = (n: number, unit: string | null) => `${unit === 'seconds' ? (Math.round(n * 10) / 10).toLocaleString() : fmtInt(n)} ${unit ?? ''}`.trim();
+
+function MediaTable() {
+  const media = useApi<MediaSpend>('/api/usage/media?period=month');
+  const page = usePage(media.data?.items ?? [], 50);
+  const m = media.data;
+  return (
+    <>
+      <h2>Media this month</h2>
+      <ErrorText error={media.error} />
+      {m && (
+        <p>
+          {fmtUsd(m.total_cost_usd)} for {fmtInt(m.request_count)} media calls (images, speech, music, video, transcription).
+          {m.unpriced_count > 0 && ` ${fmtInt(m.unpriced_count)} had no price in the catalogue and count as $0.`}
+        </p>
+      )}
+      <Table columns={['Kind', 'Provider / model', 'Calls', 'Units', 'Cost']}>
+        {page.items.map((r) => (
+          <tr>
+            <td>{r.kind}</td>
+            <th scope="row">
+              {r.provider}/{r.model || '—'}
+            </th>
+            <td>{fmtInt(r.request_count)}</td>
+            <td>{fmtUnits(r.units, r.unit)}</td>
+            <td>
+              {fmtUsd(r.cost_usd)}
+              {r.unpriced_count > 0 && ' (unpriced)'}
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <Pager {...page} label="media rows" />
     </>
   );
 }

@@ -14,6 +14,13 @@ export interface CallRow {
   latencyMs: number;
   ok: boolean;
   error: string | null;
+  /** 'llm' for a model call, else the media kind (image, speech, music, video, transcription). */
+  kind: string;
+  /** What a media call used, in `unit` (images, characters, seconds, songs); null for a model call. */
+  units: number | null;
+  unit: string | null;
+  /** Units were used and the catalogue has no price for them: recorded at cost 0. */
+  unpriced: boolean;
 }
 
 export interface Sums {
@@ -41,6 +48,18 @@ export interface PurposeRow {
   request_count: number;
 }
 
+/** Media calls of one kind, provider, model and unit. */
+export interface MediaRow {
+  kind: string;
+  provider: string;
+  model: string;
+  unit: string | null;
+  units: number;
+  cost_usd: number;
+  request_count: number;
+  unpriced_count: number;
+}
+
 export interface DayRow extends Sums {
   date: string;
 }
@@ -66,7 +85,7 @@ const DAY_MS = 86_400_000;
 export const BUDGETS_TOPIC = 'budgets';
 
 /**
- * Storage of the usage module (tables from migrations/0001_usage.sql). A call's row is written just after the
+ * Storage of the usage module (tables from migrations/). A call's row, model or media call, is written just after the
  * answer went out (WriteBehind: no commit on the call's way); every read writes what is queued first, so budgets
  * and reports always count every call of this process. The budgets are few and read on every model call: they are
  * all kept in memory (load() at start) and reloaded when another process changes one.
@@ -84,8 +103,8 @@ export class UsageStore {
       store,
       (t, r) =>
         t.run(
-          `INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO usage_calls (at, agent_id, agent_name, session_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok, error,
+          kind, units, unit, unpriced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
             r.at,
             r.agentId,
@@ -100,6 +119,10 @@ export class UsageStore {
             r.latencyMs,
             r.ok ? 1 : 0,
             r.error,
+            r.kind,
+            r.units,
+            r.unit,
+            r.unpriced ? 1 : 0,
           ],
         ),
       onError,
@@ -161,6 +184,19 @@ export class UsageStore {
       ORDER BY cost_usd DESC, request_count DESC, purpose`,
       [since],
     );
+  }
+
+  /** The media calls since `since`, per kind, provider, model and unit, the dearest first. */
+  async media(since: number): Promise<MediaRow[]> {
+    await this.queue.flush();
+    const rows = await this.store.many<MediaRow>(
+      `SELECT kind, provider, model, unit, COALESCE(SUM(units), 0) AS units, COALESCE(SUM(cost_usd), 0) AS cost_usd, COUNT(*) AS request_count,
+      COALESCE(SUM(unpriced), 0) AS unpriced_count FROM usage_calls WHERE at >= ? AND kind <> 'llm' GROUP BY kind, provider, model, unit
+      ORDER BY cost_usd DESC, request_count DESC, kind, provider, model`,
+      [since],
+    );
+    // Counts are numbers on every engine (a bigint may come back as text).
+    return rows.map((r) => ({ ...r, units: Number(r.units), request_count: Number(r.request_count), unpriced_count: Number(r.unpriced_count) }));
   }
 
   /** Sums per UTC day since `since`: grouped on the day number (integer division of epoch-ms), dated in JS. */

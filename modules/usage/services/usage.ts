@@ -1,10 +1,12 @@
 import type { CallCheck, CallRecord } from '@talon/llm';
 import type { CatalogService } from '@talon/catalog';
 import type { AgentRecord, AgentRegistry } from '@talon/agents';
+import type { MediaCallCheck, MediaCallRecord } from '@talon/media';
 import type { AgentBudgetView, BudgetStatus, BudgetView, UsagePeriod, UsageService, UsageSummary, UsageTotals } from '../api.ts';
 import type { UsageConfig } from '../config.ts';
 import { nextHour, periodStart, usd } from './periods.ts';
-import type { AgentCostRow, DayRow, Limits, ModelRow, PurposeRow, UsageStore } from './store.ts';
+import type { AgentCostRow, DayRow, Limits, MediaRow, ModelRow, PurposeRow, UsageStore } from './store.ts';
+import { priceMedia } from './media.ts';
 
 export interface UsageDeps {
   store: UsageStore;
@@ -41,7 +43,7 @@ export class Usage implements UsageService {
     this.deps.store.record({
       at: this.now(),
       agentId,
-      agentName: agentId ? (this.deps.agents()?.get(agentId)?.name ?? null) : null,
+      agentName: this.agentName(agentId),
       sessionId: record.meta.sessionId ?? null,
       purpose: record.meta.purpose ?? null,
       provider: record.provider,
@@ -52,42 +54,100 @@ export class Usage implements UsageService {
       latencyMs: Math.round(record.latencyMs),
       ok: record.ok,
       error: record.error ?? null,
+      kind: 'llm',
+      units: null,
+      unit: null,
+      unpriced: false,
     });
+  }
+
+  /** Records one media call (mediaHooks.afterCall): units priced with the catalogue's media prices at this moment. */
+  meterMedia(record: MediaCallRecord): void {
+    const agentId = record.agentId ?? null;
+    const { costUsd, unpriced } = priceMedia(record, this.deps.catalog());
+    this.deps.store.record({
+      at: this.now(),
+      agentId,
+      agentName: this.agentName(agentId),
+      sessionId: null,
+      // The purpose names the kind, so GET /api/usage's by_purpose shows media spend apart from the model calls.
+      purpose: `media.${record.kind}`,
+      provider: record.provider,
+      model: record.model,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd,
+      latencyMs: Math.round(record.latencyMs),
+      ok: record.ok,
+      error: record.error ?? null,
+      kind: record.kind,
+      units: record.units,
+      unit: record.unit,
+      unpriced,
+    });
+  }
+
+  private agentName(agentId: string | null): string | null {
+    return agentId ? (this.deps.agents()?.get(agentId)?.name ?? null) : null;
   }
 
   /** The beforeCall verdict: a refusal when the call would break a budget or an hourly token quota. */
   async check(call: CallCheck): Promise<Refusal | undefined> {
     const now = this.now();
     const estimate = this.price(call.provider, call.model, call.estimatedInputTokens, 0);
-    const money = async (scope: string, limits: Limits, agentId?: string): Promise<Refusal | undefined> => {
-      if (limits.daily_limit_usd <= 0 && limits.monthly_limit_usd <= 0) return undefined;
-      const windows = [
-        { name: 'daily', limit: limits.daily_limit_usd, spent: (await this.deps.store.sums(periodStart('day', now), agentId)).cost_usd },
-        { name: 'monthly', limit: limits.monthly_limit_usd, spent: (await this.deps.store.sums(periodStart('month', now), agentId)).cost_usd },
-      ];
-      for (const w of windows) {
-        if (w.limit > 0 && (w.spent >= w.limit || w.spent + estimate > w.limit)) {
-          return { status: BUDGET_STATUS, error: `${scope} ${w.name} budget exceeded: $${usd(w.spent)} spent of $${w.limit}` };
-        }
-      }
-      return undefined;
-    };
-    const tokens = async (scope: string, limit: number, agentId?: string): Promise<Refusal | undefined> => {
-      if (limit <= 0) return undefined;
-      const used = await this.hourlyTokens(now, agentId);
-      if (used + call.estimatedInputTokens <= limit) return undefined;
-      return {
-        status: QUOTA_STATUS,
-        error: `${scope} hourly token quota exceeded: ${used} of ${limit} tokens used this hour (about ${call.estimatedInputTokens} more requested); resets at ${new Date(nextHour(now)).toISOString()}`,
-      };
-    };
-    const global = (await money('global', this.globalLimits())) ?? (await tokens('global', this.deps.config().hourly_token_limit));
+    const tokens = call.estimatedInputTokens;
+    const global =
+      (await this.money('global', this.globalLimits(), now, estimate)) ?? (await this.tokens('global', this.deps.config().hourly_token_limit, now, tokens));
     if (global) return global;
     const agentId = call.meta.agentId;
     if (!agentId) return undefined;
     const agent = this.deps.agents()?.get(agentId);
-    const scope = `agent '${agent?.name ?? agentId}'`;
-    return (await money(scope, this.agentLimits(agentId), agentId)) ?? tokens(scope, agent?.maxLlmTokensPerHour ?? 0, agentId);
+    const scope = this.agentScope(agentId);
+    return (
+      (await this.money(scope, this.agentLimits(agentId), now, estimate, agentId)) ?? this.tokens(scope, agent?.maxLlmTokensPerHour ?? 0, now, tokens, agentId)
+    );
+  }
+
+  /**
+   * The verdict on a media call (mediaHooks.beforeCall): the global and the agent's USD budgets, as for model calls.
+   * Its cost is known only once made, so a call is refused when the money is already spent. Token quotas count
+   * model tokens and do not apply.
+   */
+  async checkMedia(call: MediaCallCheck): Promise<Refusal | undefined> {
+    const now = this.now();
+    const global = await this.money('global', this.globalLimits(), now, 0);
+    if (global || !call.agentId) return global;
+    return this.money(this.agentScope(call.agentId), this.agentLimits(call.agentId), now, 0, call.agentId);
+  }
+
+  private agentScope(agentId: string): string {
+    return `agent '${this.deps.agents()?.get(agentId)?.name ?? agentId}'`;
+  }
+
+  /** A refusal when the scope's daily or monthly spend has reached its limit, or `estimate` more would pass it. */
+  private async money(scope: string, limits: Limits, now: number, estimate: number, agentId?: string): Promise<Refusal | undefined> {
+    if (limits.daily_limit_usd <= 0 && limits.monthly_limit_usd <= 0) return undefined;
+    const windows = [
+      { name: 'daily', limit: limits.daily_limit_usd, spent: (await this.deps.store.sums(periodStart('day', now), agentId)).cost_usd },
+      { name: 'monthly', limit: limits.monthly_limit_usd, spent: (await this.deps.store.sums(periodStart('month', now), agentId)).cost_usd },
+    ];
+    for (const w of windows) {
+      if (w.limit > 0 && (w.spent >= w.limit || w.spent + estimate > w.limit)) {
+        return { status: BUDGET_STATUS, error: `${scope} ${w.name} budget exceeded: $${usd(w.spent)} spent of $${w.limit}` };
+      }
+    }
+    return undefined;
+  }
+
+  /** A refusal when the scope's tokens of this hour plus `requested` would pass its hourly quota. */
+  private async tokens(scope: string, limit: number, now: number, requested: number, agentId?: string): Promise<Refusal | undefined> {
+    if (limit <= 0) return undefined;
+    const used = await this.hourlyTokens(now, agentId);
+    if (used + requested <= limit) return undefined;
+    return {
+      status: QUOTA_STATUS,
+      error: `${scope} hourly token quota exceeded: ${used} of ${limit} tokens used this hour (about ${requested} more requested); resets at ${new Date(nextHour(now)).toISOString()}`,
+    };
   }
 
   async summary(agentId?: string): Promise<UsageSummary> {
@@ -116,6 +176,11 @@ export class Usage implements UsageService {
   /** Usage of the period per purpose of the calls, so background calls (memory extraction) show apart from turns. */
   async byPurpose(period: UsagePeriod): Promise<PurposeRow[]> {
     return (await this.deps.store.byPurpose(periodStart(period, this.now()))).map((p) => ({ ...p, cost_usd: usd(p.cost_usd) }));
+  }
+
+  /** Media calls of the period per kind, provider, model and unit: units, cost, and how many went unpriced. */
+  async media(period: UsagePeriod): Promise<MediaRow[]> {
+    return (await this.deps.store.media(periodStart(period, this.now()))).map((m) => ({ ...m, cost_usd: usd(m.cost_usd) }));
   }
 
   async byModel(): Promise<ModelRow[]> {
