@@ -115,7 +115,8 @@ export async function startMediaHarness(options: MediaConformanceOptions): Promi
   let kernel: TestKernel;
   try {
     const config = stringify(merge(SUITE_CONFIG, parse(options.config?.(fake?.url ?? '') ?? '')));
-    kernel = await startTestKernel({ only: options.only, config });
+    // error-envelope: errors are answered as {error} the way the service answers them.
+    kernel = await startTestKernel({ only: [...options.only, 'error-envelope'], config });
   } catch (err) {
     await fake?.stop();
     clearProviderEnv();
@@ -127,7 +128,11 @@ export async function startMediaHarness(options: MediaConformanceOptions): Promi
     calls: [],
     post: (kind, body) => kernel.request(`/api/media/${kind}`, { method: 'POST', json: body }),
     transcribe: (audio, contentType, query = {}) =>
-      kernel.request(`/api/media/transcribe?${new URLSearchParams(query)}`, { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(audio) }),
+      kernel.request(`/api/media/transcribe?${new URLSearchParams(query)}`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: new Uint8Array(audio),
+      }),
     async file(url) {
       const response = await kernel.request(url);
       return { response, bytes: Buffer.from(await response.arrayBuffer()) };
@@ -146,6 +151,7 @@ export async function startMediaHarness(options: MediaConformanceOptions): Promi
 }
 
 interface Route {
+  /** The media kind of the afterCall record (and, but for transcription, the route's last segment). */
   kind: string;
   unit: string;
   /** The JSON body of a call, for a provider. */
@@ -163,7 +169,7 @@ const ROUTES: Record<MediaCapability, Route> = {
     type: /^audio\//,
   },
   VideoGeneration: { kind: 'video', unit: 'seconds', body: (provider) => ({ prompt: 'waves on a beach', provider, duration_secs: 1 }), type: /^video\// },
-  Transcription: { kind: 'transcribe', unit: 'seconds', type: /^/ },
+  Transcription: { kind: 'transcription', unit: 'seconds', type: /^/ },
 };
 
 /** One call of a capability through its route, as a client makes it. */

@@ -1,0 +1,74 @@
+/**
+ * One provider call, as every media call makes it: the budget check (mediaHooks.beforeCall) before the provider sees
+ * it, a time bound per kind, the metering record (mediaHooks.afterCall) whatever the outcome, and the outcome's
+ * errors as HTTP errors: a MediaError by its kind (429 with Retry-After), our time bound and a driver's own failure
+ * as 502 naming the provider. A caller's abort passes through unchanged.
+ */
+import { HttpError } from '@talon/module-sdk';
+import type { Logger } from 'pino';
+import type { MediaCallCheck, MediaCallRecord, MediaDriver, MediaKind, MediaUnit } from '@talon/media';
+import { isAbortError, isMediaError, mediaErrorStatus } from './kit/errors.ts';
+
+export interface CallHooks {
+  beforeCall(check: MediaCallCheck): Promise<{ status: number; error: string } | undefined>;
+  afterCall(record: MediaCallRecord): Promise<void>;
+}
+
+export interface CallSpec {
+  kind: MediaKind;
+  unit: MediaUnit;
+  driver: MediaDriver;
+  model?: string;
+  agentId?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** Retry-After when a provider said none: long enough not to hammer it. */
+const DEFAULT_RETRY_SECS = 30;
+
+export async function meteredCall<T>(
+  hooks: CallHooks,
+  log: Logger,
+  spec: CallSpec,
+  run: (signal: AbortSignal) => Promise<T>,
+  measure: (result: T) => { units: number; model: string },
+): Promise<T> {
+  const provider = spec.driver.name;
+  const refusal = await hooks.beforeCall({ kind: spec.kind, provider, model: spec.model, agentId: spec.agentId });
+  if (refusal) throw new HttpError(refusal.status, refusal.error);
+  const timeout = AbortSignal.timeout(spec.timeoutMs);
+  const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+  const started = Date.now();
+  const record = { kind: spec.kind, provider, unit: spec.unit, agentId: spec.agentId };
+  try {
+    const result = await run(signal);
+    await meter(hooks, log, { ...record, ...measure(result), latencyMs: Date.now() - started, ok: true });
+    return result;
+  } catch (err) {
+    const failure = spec.signal?.aborted && isAbortError(err) ? (err as Error) : toHttpError(err, provider, timeout.aborted ? spec.timeoutMs : undefined, log);
+    await meter(hooks, log, { ...record, model: spec.model ?? '', units: 0, latencyMs: Date.now() - started, ok: false, error: failure.message });
+    throw failure;
+  }
+}
+
+async function meter(hooks: CallHooks, log: Logger, record: MediaCallRecord): Promise<void> {
+  // Metering never fails the call the user already has (the taps log their own errors too).
+  await hooks.afterCall(record).catch((err: unknown) => log.warn({ err, provider: record.provider }, 'media afterCall failed'));
+}
+
+/** `timedOutMs`: set when our own time bound ended the call. */
+export function toHttpError(err: unknown, provider: string, timedOutMs: number | undefined, log: Logger): Error {
+  if (err instanceof HttpError) return err;
+  if (isMediaError(err)) {
+    const status = mediaErrorStatus(err);
+    if (status !== 429) return new HttpError(status, err.message);
+    const secs = err.retryAfterMs !== undefined ? Math.max(1, Math.ceil(err.retryAfterMs / 1000)) : DEFAULT_RETRY_SECS;
+    return new HttpError(429, err.message, { headers: { 'retry-after': String(secs) } });
+  }
+  if (timedOutMs !== undefined) return new HttpError(502, `media provider '${provider}' did not finish within ${Math.round(timedOutMs / 1000)} s`);
+  if (err instanceof Error && err.name === 'FileRefused')
+    return new HttpError(502, `media provider '${provider}' returned a file that was refused: ${err.message}`);
+  log.error({ err, provider }, 'media driver failed');
+  return new HttpError(502, `media provider '${provider}' failed: ${err instanceof Error ? err.message : String(err)}`);
+}

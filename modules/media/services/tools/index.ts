@@ -1,0 +1,11 @@
+/** The agents' media tools, contributed through agentHooks.tools (the tap goes with this copy of the module). */
+import { agentHooks } from '@talon/agents';
+import type { ModuleContext } from '@talon/module-sdk';
+import { fileTools } from './files.ts';
+import { generateTools } from './generate.ts';
+import type { ToolDeps } from './common.ts';
+
+export function tapMediaTools(ctx: Pick<ModuleContext, 'hooks'>, deps: ToolDeps): void {
+  const tools = [...generateTools(deps), ...fileTools(deps)];
+  ctx.hooks.tap(agentHooks).tools.tap('media', (list) => [...list, ...tools]);
+}
