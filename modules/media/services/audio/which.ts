@@ -1,16 +1,20 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 
+/** A program found stays found; a miss is looked for again after this long (an `apt install` counts without a restart). */
+const MISS_TTL_MS = 60_000;
+
 /** Looked-up paths by PATH and program: the PATH is part of the key, so a test that empties it really finds nothing. */
-const found = new Map<string, string | undefined>();
+const found = new Map<string, { path: string | undefined; at: number }>();
 
 /** The path of a host program (flite, ffmpeg, ffprobe, pocketsphinx_continuous) on PATH, looked up once per PATH. */
 export function which(program: string): string | undefined {
   const dirs = process.env.PATH ?? '';
   const key = `${dirs}\0${program}`;
-  if (found.has(key)) return found.get(key);
+  const known = found.get(key);
+  if (known && (known.path !== undefined || Date.now() - known.at < MISS_TTL_MS)) return known.path;
   const hit = lookup(program, dirs);
-  found.set(key, hit);
+  found.set(key, { path: hit, at: Date.now() });
   return hit;
 }
 
