@@ -7,7 +7,11 @@ const TOPIC = '^[^+#\\x00]{1,200}$';
 export const mqttFields = {
   type: 'object',
   properties: {
-    url: { type: 'string', pattern: '^(mqtts?|wss?)://[^\\s]+$', description: 'the broker, e.g. mqtts://broker.example.com:8883 (mqtt, mqtts, ws or wss)' },
+    url: {
+      type: 'string',
+      pattern: '^(mqtts?|wss?)://[^\\s]+$',
+      description: 'the broker, e.g. mqtts://broker.example.com:8883 (mqtt, mqtts, ws or wss); no user:password@ in it: the account goes in username and token',
+    },
     topic_in: { type: 'string', pattern: TOPIC, description: 'messages for the bot: this topic and every topic under it (topic_in/#), QoS 1' },
     topic_out: { type: 'string', pattern: TOPIC, description: 'replies go to topic_out/<chat> with QoS 1' },
     username: { type: 'string', minLength: 1, maxLength: 200, description: 'the broker account; its password is the token' },
@@ -20,6 +24,16 @@ export const mqttFields = {
   required: ['url', 'topic_in', 'topic_out'],
   additionalProperties: false,
 } as const satisfies ChannelFieldSchema;
+
+/**
+ * A url's user:password@ is refused at configure: `url` is stored and echoed back as any field is, so a password
+ * there would be shown to whoever reads the configuration; the account goes in `username`, its password in the
+ * `token` secret (the vault, never echoed).
+ */
+export function mqttFieldsProblem(values: Readonly<Record<string, unknown>>): string | undefined {
+  if (typeof values.url !== 'string' || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(values.url)) return undefined;
+  return "field 'url' must not carry a user name or password (user:password@host): give the broker account as 'username' and its password as 'token', which is kept secret";
+}
 
 export interface MqttSettings {
   url: string;

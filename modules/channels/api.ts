@@ -187,6 +187,11 @@ export interface ChannelAdapter {
   secretFields: readonly string[];
   /** Fields of `fields` holding URLs whose origin the adapter's fetch may reach although private (loopback tests). */
   urlFields: readonly string[];
+  /**
+   * What the schema cannot say, checked at configure once `fields` took the values (a partial configure gives some):
+   * the problem naming the field, answered as a 400 before anything is stored, or undefined.
+   */
+  fieldsProblem?(values: Readonly<Record<string, unknown>>): string | undefined;
   capabilities: ChannelCapabilities;
   limits: ChannelLimits;
   /** Connects; resolves once the adapter runs (it reconnects on its own, reporting its state). Throws a ChannelError. */

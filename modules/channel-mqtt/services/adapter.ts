@@ -1,7 +1,7 @@
 /** The MQTT adapter as the channels module sees it: its fields, what MQTT chat bridges can do, and the reply limit. */
 import type * as Mqtt from 'mqtt';
 import type { ChannelAdapter, ChannelKit } from '@talon/channels';
-import { mqttFields, mqttSettings } from '../config.ts';
+import { mqttFields, mqttFieldsProblem, mqttSettings } from '../config.ts';
 import { startMqtt, type MqttTuning } from './connection.ts';
 
 /** A reply chunk's length: MQTT takes far more, chat clients on the other side show a screenful comfortably. */
@@ -16,6 +16,7 @@ export function mqttAdapter(kit: ChannelKit, mqtt: () => typeof Mqtt, tuning: Mq
     fields: mqttFields,
     secretFields: [],
     urlFields: [],
+    fieldsProblem: mqttFieldsProblem,
     // Threads pass through as the `thread` field; MQTT has no files, typing or edits, and a broker drops no repeat.
     capabilities: { threads: true, media: false, typing: false, edits: false, qr: false, platformDedup: false },
     limits: { maxLength: MQTT_MAX_CHARS, unit: 'chars', format: 'plain' },

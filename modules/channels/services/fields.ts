@@ -1,4 +1,7 @@
-/** An adapter's own configure fields, checked against the schema it declares: the first problem names the field. */
+/**
+ * An adapter's own configure fields, checked against the schema it declares, then by its own fieldsProblem: the first
+ * problem names the field.
+ */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ChannelAdapter } from '@talon/channels';
 
@@ -13,7 +16,7 @@ export function fieldProblem(adapter: ChannelAdapter, values: Record<string, unk
   let validate = compiled.get(adapter);
   // Required fields are checked by the caller on the merged configuration: a partial configure names only some.
   if (!validate) compiled.set(adapter, (validate = ajv.compile({ ...adapter.fields, required: [], additionalProperties: true })));
-  if (validate(values)) return undefined;
+  if (validate(values)) return adapter.fieldsProblem?.(values);
   const error = validate.errors?.[0];
   if (!error) return 'invalid fields';
   const field = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.replace(/^\//, '').split('/')[0];
