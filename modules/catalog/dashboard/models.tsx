@@ -1,7 +1,8 @@
 /**
  * Models and providers: the default model (set through the config API, as the guided setup does); each provider with
- * where its key comes from, a field to set or remove its key (never shown back) and a connectivity test; the model
- * catalogue, filterable and paged. Providers and models that can be used now (a key, or none needed) come first.
+ * where its key comes from, its media capabilities, a field to set or remove its key (never shown back) and a
+ * connectivity test; the model catalogue, filterable and paged. Providers and models that can be used now (a key, or
+ * none needed) come first.
  */
 import { useState } from 'preact/hooks';
 import { api, ErrorText, fmtInt, type Loaded, Pager, seg, Table, useAction, useApi, useHasModule, usePage } from '@talon/dashboard-kit';
@@ -14,6 +15,8 @@ interface Provider {
   env_var?: string;
   key_required?: boolean;
   model_count: number;
+  /** 'ImageGeneration', 'TextToSpeech'...: what the media module can ask of it. */
+  media_capabilities?: string[];
 }
 interface Model {
   id: string;
@@ -35,6 +38,16 @@ interface DefaultModel {
 const usable = (p: Provider | undefined) => p !== undefined && p.auth_status !== 'missing';
 /** Usable first: with a key, then needing none, then those without their key; by name within each. */
 const RANK: Record<Provider['auth_status'], number> = { configured: 0, no_key_needed: 1, missing: 2 };
+
+const MEDIA_WORDS: Record<string, string> = {
+  ImageGeneration: 'images',
+  TextToSpeech: 'speech',
+  VideoGeneration: 'video',
+  MusicGeneration: 'music',
+  Transcription: 'transcription',
+};
+/** The provider's media capabilities in words ('images, speech'); empty when it has none. */
+const mediaWords = (p: Provider) => (p.media_capabilities ?? []).map((c) => MEDIA_WORDS[c] ?? c).join(', ');
 
 /** Where the provider's key comes from, in words. */
 function keySource(p: Provider): string {
@@ -125,7 +138,7 @@ function DefaultModelForm(props: { current?: DefaultModel; providers: Provider[]
 
 function Providers({ list, error, onChanged }: { list: Provider[]; error: unknown; onChanged: () => void }) {
   const [filter, setFilter] = useState('');
-  const shown = list.filter((p) => `${p.name} ${p.display_name} ${p.auth_status}`.toLowerCase().includes(filter.toLowerCase()));
+  const shown = list.filter((p) => `${p.name} ${p.display_name} ${p.auth_status} ${mediaWords(p)}`.toLowerCase().includes(filter.toLowerCase()));
   const page = usePage(shown, 25);
   return (
     <>
@@ -159,7 +172,10 @@ function ProviderRow({ p, onChanged }: { p: Provider; onChanged: () => void }) {
       <td data-testid="key-source">
         <span class={`badge ${usable(p) ? 'ok' : 'off'}`}>{usable(p) ? 'usable' : 'no key'}</span> <span>{keySource(p)}</span>
       </td>
-      <td>{p.model_count}</td>
+      <td>
+        {p.model_count}
+        {mediaWords(p) && <div class="muted">media: {mediaWords(p)}</div>}
+      </td>
       <td>
         <form
           class="inline"
