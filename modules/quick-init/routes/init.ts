@@ -13,7 +13,8 @@ export function initRoutes(app: Routes, config: ConfigAccess, catalog: () => Cat
     if (current.default_model !== undefined) {
       return { status: 'already_initialized', message: `${config.file} already chooses a default model; edit it or use POST /api/config/set` };
     }
-    const providers = catalog()?.providers() ?? [];
+    // Only providers with chat models can be the default model (a media-only provider such as elevenlabs cannot).
+    const providers = (catalog()?.providers() ?? []).filter((p) => catalog()!.models({ provider: p.name }).length > 0);
     const found = providers.find((p) => p.env_var && process.env[p.env_var]?.trim());
     if (!found) {
       const vars = providers.flatMap((p) => (p.env_var ? [p.env_var] : [])).slice(0, 8);

@@ -11,6 +11,7 @@ before(async () => {
   k = await startTestKernel({ only: ['quick-init', 'catalog', 'llm', 'error-envelope'] });
 });
 after(async () => {
+  delete process.env.ELEVENLABS_API_KEY;
   Object.assign(process.env, saved);
   await k?.stop();
 });
@@ -34,6 +35,8 @@ test('without any provider key in the environment: 409 naming the variables, not
 
 test('with a key: writes [default_model] for that provider and adopts it; a second call says it is already initialised', async () => {
   process.env.OPENAI_API_KEY = 'sk-test-quick-init';
+  // A media-only provider (no chat models) comes first by name and is passed over, not answered 409.
+  process.env.ELEVENLABS_API_KEY = 'el-test-quick-init';
   const res = await init();
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.status, 'initialized');

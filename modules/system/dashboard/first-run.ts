@@ -45,7 +45,8 @@ const seg = encodeURIComponent;
  * the rest by name. The local runtimes are probed through the service, at their configured or default address.
  */
 export async function providerChoices(call: Call): Promise<ProviderChoice[]> {
-  const { providers } = await call<{ providers: Provider[] }>('/api/providers');
+  // A provider without chat models (media only: elevenlabs) cannot be the default model.
+  const providers = (await call<{ providers: Provider[] }>('/api/providers')).providers.filter((p) => p.model_count > 0);
   const local = providers.filter((p) => LOCAL_RUNTIMES.includes(p.name));
   const probes = await Promise.all(local.map((p) => call<Detected>(`/api/providers/${seg(p.name)}/detect`).catch(() => undefined)));
   const detected = new Map(local.map((p, i) => [p.name, probes[i]]));
