@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseHeaders, probe, which } from '../services/audio/index.ts';
 import { maker, NO_FFMPEG, withoutPrograms, type Maker } from './audio-helpers.ts';
@@ -123,5 +124,22 @@ describe('audio probe without programs', () => {
     assert.ok(which('sh'), 'sh is on PATH');
     assert.equal(which('no-such-program-talon'), undefined);
     await withoutPrograms(async () => assert.equal(which('sh'), undefined));
+  });
+
+  it('a program installed after a miss is found a minute later, without a restart', (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const dir = mkdtempSync(path.join(tmpdir(), 'talon-which-'));
+    const saved = process.env.PATH;
+    process.env.PATH = dir;
+    try {
+      assert.equal(which('talon-late-tool'), undefined);
+      writeFileSync(path.join(dir, 'talon-late-tool'), '#!/bin/sh\n', { mode: 0o755 });
+      assert.equal(which('talon-late-tool'), undefined, 'the miss is remembered for a while');
+      t.mock.timers.tick(61_000);
+      assert.equal(which('talon-late-tool'), path.join(dir, 'talon-late-tool'));
+    } finally {
+      process.env.PATH = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
