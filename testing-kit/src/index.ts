@@ -65,6 +65,9 @@ export type { ChannelConformanceOptions, ChannelHarness } from './channel-confor
 export { mediaConformance, startMediaHarness, clearProviderEnv, assertNoProviderEnv, MEDIA_FAKE_REFUSAL, MEDIA_PROVIDER_ENV } from './media-conformance.ts';
 export type { MediaConformanceOptions, MediaHarness, MediaFake, MediaCapability, MediaTestCallRecord } from './media-conformance.ts';
 export { samplePng, sampleWav, sampleMp4 } from '../../test/fakes/media-samples.ts';
+// The media providers' fakes (Gemini API image and Veo endpoints; MiniMax's envelope, hex audio and async video).
+export { startGoogleMediaFake, type GoogleMediaFake, type GoogleMediaFakeOptions, type GoogleRecordedRequest } from '../../test/fakes/google-media-server.ts';
+export { startMinimaxFake, type MinimaxFake, type MinimaxFakeOptions, type MinimaxRecordedRequest } from '../../test/fakes/minimax-server.ts';
 // The OpenAI-compatible and ElevenLabs media fakes.
 export { startOpenaiMediaFake, OPENAI_FAKE_KEY, type OpenaiMediaFake, type OpenaiMediaFakeOptions } from '../../test/fakes/openai-media-server.ts';
 export { startElevenlabsFake, ELEVENLABS_FAKE_KEY, type ElevenlabsFake, type ElevenlabsFakeOptions } from '../../test/fakes/elevenlabs-server.ts';
