@@ -8,6 +8,7 @@ import { mediaConfigSchema, type MediaConfig } from './config.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { transcribeRoutes } from './routes/transcribe.ts';
 import { videoRoutes } from './routes/video.ts';
+import { videoListRoutes } from './routes/video-list.ts';
 import { createDriverRegistry } from './services/drivers.ts';
 import { createKit } from './services/kit/index.ts';
 import { createMedia } from './services/media-service.ts';
@@ -69,6 +70,7 @@ export default defineModule<MediaConfig>({
           () => ctx.config.max_transcribe_bytes,
         );
         videoRoutes(app, () => service);
+        videoListRoutes(app, ctx.store);
       },
     };
   },

@@ -1,0 +1,85 @@
+/**
+ * GET /api/media/video: the video tasks, newest first, for the dashboard's list (ours, additive to the spec). Each is
+ * the task as GET /api/media/video/{task_id} answers it, plus its prompt and when it was submitted.
+ */
+import type { Routes, Store } from '@talon/module-sdk';
+import type { VideoTaskView } from '@talon/media';
+import { toView } from '../services/video/index.ts';
+import { VideoTaskStore } from '../services/video/store.ts';
+
+const tags = ['media'];
+
+export const videoListQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'tasks to return: 1 to 100, default 20' },
+    offset: { type: 'integer', minimum: 0, default: 0, description: 'tasks to skip (newest first)' },
+  },
+  // As GET /api/media/video/{task_id}: other parameters (a cache buster) are ignored.
+  additionalProperties: true,
+} as const;
+
+const listedTask = {
+  type: 'object',
+  properties: {
+    status: { enum: ['processing', 'completed', 'failed', 'cancelled'] },
+    task_id: { type: 'string' },
+    provider: { type: 'string' },
+    prompt: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    progress: { type: 'number' },
+    result: {
+      type: 'object',
+      properties: {
+        file_url: { type: 'string' },
+        file_id: { type: 'string' },
+        width: { type: 'integer' },
+        height: { type: 'integer' },
+        duration_secs: { type: 'number' },
+        provider: { type: 'string' },
+        model: { type: 'string' },
+      },
+    },
+    error: { type: 'string' },
+  },
+  required: ['status', 'task_id', 'provider', 'prompt', 'created_at'],
+} as const;
+
+export type ListedVideoTask = VideoTaskView & { prompt: string; created_at: string };
+
+export function videoListRoutes(app: Routes, store: Store): void {
+  const tasks = new VideoTaskStore(store);
+  app.get(
+    '/api/media/video',
+    {
+      schema: {
+        summary: 'The video tasks, newest first, each with its prompt and when it was submitted',
+        tags,
+        querystring: videoListQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: { tasks: { type: 'array', items: listedTask }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } },
+            required: ['tasks', 'total', 'limit', 'offset'],
+          },
+        },
+      },
+      // The dashboard reads it again while a task is processing.
+      config: { quiet: true },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const ids = await store.many<{ task_id: string }>('SELECT task_id FROM media_video_tasks ORDER BY created_at DESC, task_id DESC LIMIT ? OFFSET ?', [
+        limit,
+        offset,
+      ]);
+      const counted = await store.one<{ n: number | string }>('SELECT COUNT(*) AS n FROM media_video_tasks', []);
+      // Each row read as the task route reads it (one place turns a row into a view); at most 100 key lookups.
+      const rows = await Promise.all(ids.map(({ task_id }) => tasks.get(task_id)));
+      const listed: ListedVideoTask[] = rows.flatMap((row) =>
+        row ? [{ ...toView(row), prompt: row.prompt, created_at: new Date(row.created_at).toISOString() }] : [],
+      );
+      return { tasks: listed, total: Number(counted?.n ?? 0), limit, offset };
+    },
+  );
+}
