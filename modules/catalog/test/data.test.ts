@@ -184,7 +184,7 @@ test('shipped media: providers declare their capabilities, every price fits its 
   const caps = (id: string) => files.get(id)?.provider.media_capabilities;
   assert.deepEqual(caps('openai'), ['ImageGeneration', 'TextToSpeech', 'Transcription']);
   assert.deepEqual(caps('gemini'), ['ImageGeneration', 'VideoGeneration']);
-  assert.deepEqual(caps('minimax'), ['ImageGeneration', 'TextToSpeech', 'VideoGeneration', 'MusicGeneration']);
+  assert.deepEqual(caps('minimax'), ['ImageGeneration', 'TextToSpeech', 'VideoGeneration', 'MusicGeneration', 'Transcription']);
   assert.deepEqual(caps('groq'), ['Transcription']);
   assert.deepEqual(caps('elevenlabs'), ['TextToSpeech', 'Transcription']);
   assert.deepEqual(caps('anthropic'), [], 'the default is none');
