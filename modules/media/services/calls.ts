@@ -7,7 +7,7 @@
 import { HttpError } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { MediaCallCheck, MediaCallRecord, MediaDriver, MediaKind, MediaUnit } from '@talon/media';
-import { isAbortError, isMediaError, mediaErrorStatus } from './kit/errors.ts';
+import { isMediaError, mediaErrorStatus } from './kit/errors.ts';
 
 export interface CallHooks {
   beforeCall(check: MediaCallCheck): Promise<{ status: number; error: string } | undefined>;
@@ -46,7 +46,7 @@ export async function meteredCall<T>(
     await meter(hooks, log, { ...record, ...measure(result), latencyMs: Date.now() - started, ok: true });
     return result;
   } catch (err) {
-    const failure = spec.signal?.aborted && isAbortError(err) ? (err as Error) : toHttpError(err, provider, timeout.aborted ? spec.timeoutMs : undefined, log);
+    const failure = spec.signal?.aborted ? (err as Error) : toHttpError(err, provider, timeout.aborted ? spec.timeoutMs : undefined, log);
     await meter(hooks, log, { ...record, model: spec.model ?? '', units: 0, latencyMs: Date.now() - started, ok: false, error: failure.message });
     throw failure;
   }

@@ -6,7 +6,7 @@
  */
 import type { NetFetch } from '@talon/net';
 import type { MediaError } from '@talon/media';
-import { isAbortError, mediaError } from './errors.ts';
+import { mediaError } from './errors.ts';
 
 const MAX_HOPS = 3;
 
@@ -81,7 +81,7 @@ const refused = (provider: string, why: string): MediaError =>
   mediaError('outage', `the result file of provider '${provider}' was not downloaded: ${why}`, { provider });
 
 function failure(err: unknown, provider: string, target: DownloadTarget, deadline: AbortSignal): Error {
-  if (target.signal.aborted && isAbortError(err)) return err as Error;
+  if (target.signal.aborted) return err instanceof Error ? err : new Error(String(err));
   if (err instanceof Error && err.name === 'MediaError') return err;
   if (deadline.aborted) return refused(provider, `no answer within ${Math.round(target.timeoutMs / 1000)} s`);
   // FetchRefused (SSRF, size): its message says why, for a person.

@@ -47,11 +47,6 @@ export function mediaErrorStatus(err: MediaError): number {
   }
 }
 
-/** True for the rejection of an aborted fetch (the caller's signal, not our timeout). */
-export function isAbortError(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || (err.cause instanceof Error && err.cause.name === 'AbortError'));
-}
-
 /** A Retry-After header (seconds or HTTP date) in milliseconds; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | null | undefined): number | undefined {
   if (value === null || value === undefined || value.trim() === '') return undefined;

@@ -4,7 +4,7 @@
  */
 import type { CatalogService } from '@talon/catalog';
 import type { ProviderAccess, ProviderRequest, ProviderResponse } from '@talon/media';
-import { isAbortError, mediaError, providerMessage, retryAfterMs } from './errors.ts';
+import { mediaError, providerMessage, retryAfterMs } from './errors.ts';
 
 export function providerAccess(catalog: CatalogService, name: string): ProviderAccess {
   return { apiKey: catalog.apiKey(name), baseUrl: catalog.baseUrl(name), envVar: catalog.provider(name)?.env_var };
@@ -60,7 +60,8 @@ export async function providerRequest(access: ProviderAccess, request: ProviderR
 
 /** A failure before or while reading the answer: the caller's abort passes through; our timeout and the network are an outage. */
 function failure(err: unknown, provider: string, request: ProviderRequest, timeout: AbortSignal): Error {
-  if (request.signal.aborted && isAbortError(err)) return err as Error;
+  // The caller's signal ended it (its stop, or its own time bound): the caller knows why.
+  if (request.signal.aborted) return err instanceof Error ? err : new Error(String(err));
   if (err instanceof Error && err.name === 'MediaError') return err;
   if (timeout.aborted) return mediaError('outage', `provider '${provider}' did not answer within ${Math.round(request.timeoutMs / 1000)} s`, { provider });
   const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
