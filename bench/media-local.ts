@@ -22,7 +22,7 @@ const RUNS = 5;
 const kit = { error: mediaError, isMediaError, which, probe } as unknown as MediaDriverKit;
 
 function driver(engine: LocalMediaConfig['speech_engine']) {
-  const config: LocalMediaConfig = { speech_engine: engine, voice: 'rms', pocketsphinx_model: '/usr/share/pocketsphinx/model/en-us' };
+  const config: LocalMediaConfig = { speech_engine: engine, voice: 'rms', max_parallel: 1, pocketsphinx_model: '/usr/share/pocketsphinx/model/en-us' };
   return localMediaDriver(kit, () => config, path.join(ROOT, 'modules/media-local/index.ts'));
 }
 

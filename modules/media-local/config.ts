@@ -23,6 +23,13 @@ export const localMediaConfigSchema = {
       default: 'rms',
       description: 'voice when a request names none: rms (clearest, and the one pocketsphinx understands best), slt, awb, kal',
     },
+    max_parallel: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 64,
+      default: 2,
+      description: 'local engine runs at once, speech and transcription together (each takes a core and 50–120 MB); more wait in line',
+    },
     pocketsphinx_model: {
       type: 'string',
       minLength: 1,

@@ -1,6 +1,7 @@
 import type { MediaCapability, MediaDriver, MediaDriverKit } from '@talon/media';
 import type { LocalMediaConfig } from './config.ts';
 import { lookHost, type Host } from './services/host.ts';
+import { limiter } from './services/limit.ts';
 import { speak } from './services/speech.ts';
 import { listen } from './services/transcribe.ts';
 
@@ -28,12 +29,13 @@ function setupHint(host: Host, config: LocalMediaConfig): string {
  */
 export function localMediaDriver(kit: MediaDriverKit, config: () => LocalMediaConfig, from: string): MediaDriver {
   const host = () => lookHost(kit, config(), from);
+  const slot = limiter(() => config().max_parallel);
   return {
     name: 'local',
     capabilities: () => capabilitiesOf(host()),
     configured: () => true,
     setupHint: () => setupHint(host(), config()),
-    synthesize: (request) => speak(kit, host(), config(), request),
-    transcribe: (request) => listen(kit, host(), request),
+    synthesize: (request) => slot(request.signal, () => speak(kit, host(), config(), request)),
+    transcribe: (request) => slot(request.signal, () => listen(kit, host(), request)),
   };
 }

@@ -20,9 +20,12 @@ export function runEngine(kit: MediaDriverKit, program: string, args: string[], 
         if (!err) return resolve(stdout);
         if (options.signal.aborted) return reject(options.signal.reason);
         const failure = err as Error & { killed?: boolean; code?: number | string };
-        const why = failure.killed
-          ? `did not finish within ${Math.round(options.timeoutMs / 1000)} s`
-          : lastLine(stderr) || String(failure.code ?? failure.message);
+        const why =
+          failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
+            ? 'it wrote too much'
+            : failure.killed
+              ? `did not finish within ${Math.round(options.timeoutMs / 1000)} s`
+              : lastLine(stderr) || String(failure.code ?? failure.message);
         reject(kit.error('outage', `${name} failed: ${why}`, { provider: 'local' }));
       },
     );

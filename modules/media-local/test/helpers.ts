@@ -51,7 +51,7 @@ const moduleEntry = path.join(import.meta.dirname, '..', 'index.ts');
 
 /** The local driver over a running kernel's kit, with this configuration. */
 export function driverWith(kit: MediaDriverKit, config: Partial<LocalMediaConfig> = {}): MediaDriver {
-  const full: LocalMediaConfig = { speech_engine: 'auto', voice: 'rms', pocketsphinx_model: MODEL, ...config };
+  const full: LocalMediaConfig = { speech_engine: 'auto', voice: 'rms', max_parallel: 2, pocketsphinx_model: MODEL, ...config };
   return localMediaDriver(kit, () => full, moduleEntry);
 }
 

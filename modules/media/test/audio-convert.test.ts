@@ -112,6 +112,10 @@ describe('audio convert refusals', () => {
     assert.ok(Date.now() - started < 5000, `killed after ${Date.now() - started} ms`);
   });
 
+  it('a program that writes more than it may is stopped: an outage saying so', async () => {
+    await rejectsWith(run('/usr/bin/yes', [], { timeoutMs: 10_000, maxOutputBytes: 1000 }), 'outage', /^yes wrote more than 1000 bytes/);
+  });
+
   it('an aborted call kills its program and rejects with the reason', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('caller gave up')), 100);

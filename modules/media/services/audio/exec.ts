@@ -35,13 +35,13 @@ export function run(program: string, args: string[], options: RunOptions): Promi
         if (!err) return resolve({ code: 0, stdout, stderr: text });
         if (signal?.aborted) return reject(signal.reason);
         const failure = err as NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string };
+        if (failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+          return reject(mediaError('outage', `${path.basename(program)} wrote more than ${maxOutputBytes} bytes`));
+        }
         if (failure.killed && failure.signal === 'SIGKILL') {
           return reject(mediaError('outage', `${path.basename(program)} did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped`));
         }
         if (typeof failure.code === 'number') return resolve({ code: failure.code, stdout, stderr: text });
-        if (failure.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-          return reject(mediaError('outage', `${path.basename(program)} wrote more than ${maxOutputBytes} bytes`));
-        }
         // Not started (ENOENT after the program was removed) or killed by a signal of someone else's.
         reject(mediaError('outage', `${path.basename(program)} failed: ${failure.code ?? failure.signal ?? failure.message}`));
       },
