@@ -1,14 +1,15 @@
 /**
  * The /sync long-polling loop, one connection of the kit's reconnect loop. Each response's invites are answered by
- * the channel's policy, each new room message is handed to ctx.emit, and only when every one of them is committed is
- * the response's next_batch stored as the cursor and asked for next: a failed commit ends the connection with the
- * cursor unmoved, so the homeserver hands the same events again and the journal drops those it has.
+ * the channel's policy (invites.ts: each answer bounded, one that fails made again on a later sync, so none holds the
+ * loop), each new room message is handed to ctx.emit, and only when every one of them is committed is the response's
+ * next_batch stored as the cursor and asked for next: a failed commit ends the connection with the cursor unmoved, so
+ * the homeserver hands the same events again and the journal drops those it has.
  */
 import type { AdapterContext, ChannelKit } from '@talon/channels';
-import { enc, SYNC_TIMEOUT_MS, type Json, type MatrixClient } from './client.ts';
+import { SYNC_TIMEOUT_MS, type MatrixClient } from './client.ts';
 import type { SyncCursor } from './cursor.ts';
-import { MatrixError } from './errors.ts';
 import { toInbound, type InboundDeps, type MatrixEvent } from './inbound.ts';
+import { Invites, type InviteTuning } from './invites.ts';
 import type { Rooms } from './rooms.ts';
 
 export type ReconnectLink = Parameters<ConstructorParameters<ChannelKit['Reconnector']>[0]['connect']>[0];
@@ -23,17 +24,23 @@ interface SyncResponse {
   rooms?: {
     join?: Record<string, { timeline?: { events?: MatrixEvent[] }; state?: { events?: MatrixEvent[] } }>;
     invite?: Record<string, { invite_state?: { events?: MatrixEvent[] } }>;
+    leave?: Record<string, unknown>;
   };
 }
 
 export class Syncer {
+  private readonly invites: Invites;
+
   constructor(
     private readonly ctx: AdapterContext,
     private readonly client: MatrixClient,
     private readonly rooms: Rooms,
     private readonly cursor: SyncCursor,
     private readonly deps: InboundDeps,
-  ) {}
+    inviteTuning?: InviteTuning,
+  ) {
+    this.invites = new Invites(ctx, client, rooms.me, inviteTuning);
+  }
 
   async connect(link: ReconnectLink): Promise<void> {
     let since = await this.cursor.get();
@@ -42,7 +49,8 @@ export class Syncer {
       const query: Record<string, string> = { timeout: String(timeout), filter: since ? FILTER : FIRST_FILTER, ...(since ? { since } : {}) };
       const res = await this.client.call<SyncResponse>('GET', '/sync', undefined, { query, timeoutMs: timeout + 30_000, signal: link.signal });
       link.ready();
-      for (const [roomId, room] of Object.entries(res.rooms?.invite ?? {})) await this.invited(roomId, room.invite_state?.events ?? []);
+      const invited = Object.fromEntries(Object.entries(res.rooms?.invite ?? {}).map(([roomId, room]) => [roomId, room.invite_state?.events ?? []]));
+      await this.invites.onSync(invited, [...Object.keys(res.rooms?.join ?? {}), ...Object.keys(res.rooms?.leave ?? {})], link.signal);
       for (const [roomId, room] of Object.entries(res.rooms?.join ?? {})) {
         for (const ev of room.state?.events ?? []) this.noteState(roomId, ev);
         for (const ev of room.timeline?.events ?? []) {
@@ -73,34 +81,5 @@ export class Syncer {
     const message = await toInbound(roomId, ev, this.deps);
     // Resolves after the journal commit (or when it knew the event already); a rejection ends this connection.
     if (message) await this.ctx.emit(message);
-  }
-
-  /**
-   * An invite: a direct one (is_direct) is taken unless dm_policy is disabled (under allowlist, only from an allowed
-   * user), a room's unless group_policy is disabled; an encrypted room is declined. A declined invite is left, so it
-   * does not wait for ever.
-   */
-  private async invited(roomId: string, state: MatrixEvent[]): Promise<void> {
-    const own = state.find((e) => e.type === 'm.room.member' && e.state_key === this.rooms.me);
-    const inviter = own?.sender ?? '';
-    const direct = (own?.content as Json | undefined)?.is_direct === true;
-    const policy = this.ctx.policy ?? { dm: 'pairing', group: 'mention', allowedUsers: [] };
-    let refusal: string | undefined;
-    if (state.some((e) => e.type === 'm.room.encryption')) refusal = 'the room is end-to-end encrypted (this adapter has no Matrix crypto)';
-    else if (direct && policy.dm === 'disabled') refusal = 'dm_policy is disabled';
-    else if (direct && policy.dm === 'allowlist' && !policy.allowedUsers.includes(inviter)) refusal = `${inviter} is not in allowed_users`;
-    else if (!direct && policy.group === 'disabled') refusal = 'group_policy is disabled';
-    const path = refusal ? `/rooms/${enc(roomId)}/leave` : `/join/${enc(roomId)}`;
-    try {
-      await this.client.call('POST', path, {}, { signal: this.ctx.signal });
-      this.ctx.log.info(
-        { room: roomId, inviter, direct, ...(refusal ? { declined: refusal } : {}) },
-        refusal ? 'matrix invite declined' : 'matrix invite accepted',
-      );
-    } catch (err) {
-      // A room gone or closed to the bot will not change; anything else fails the sync, so the invite comes again.
-      if (!(err instanceof MatrixError) || err.status >= 500 || err.status === 429 || err.status === 401) throw err;
-      this.ctx.log.warn({ room: roomId, error: err.message }, 'matrix invite could not be answered');
-    }
   }
 }

@@ -1,4 +1,5 @@
 // What the Matrix adapter's tests share: the modules a kernel needs, and rooms on the fake made per test number.
+import type { AdapterContext, InboundMessage } from '@talon/channels';
 import type { MatrixFake } from '@talon/testing';
 
 export const MODULES = ['agents', 'auth', 'error-envelope', 'secrets', 'net', 'tasks', 'commands', 'bindings', 'channels', 'channel-matrix'];
@@ -16,3 +17,35 @@ export function roomsOf(fake: MatrixFake) {
 }
 
 export const configureFor = (fake: MatrixFake) => ({ token: fake.token, homeserver_url: fake.url, user_id: fake.userId });
+
+/** A context for the adapter's parts on their own: fetch is the platform's (loopback fakes only), emit the test's. */
+export function directContext(
+  emit: (m: InboundMessage) => Promise<{ duplicate: boolean }>,
+  signal: AbortSignal,
+  log: Partial<AdapterContext['log']> = {},
+): AdapterContext {
+  return {
+    channel: 'matrix',
+    config: {},
+    secrets: {},
+    signal,
+    log: { info() {}, warn() {}, error() {}, ...log },
+    fetch: async (r: Parameters<AdapterContext['fetch']>[0]) => {
+      const res = await fetch(r.url, {
+        method: r.method ?? 'GET',
+        headers: r.headers ?? {},
+        ...(r.body !== undefined ? { body: r.body as BodyInit } : {}),
+        signal: AbortSignal.any([AbortSignal.timeout(r.timeoutMs), ...(r.signal ? [r.signal] : [])]),
+      });
+      return {
+        status: res.status,
+        statusText: res.statusText,
+        headers: Object.fromEntries(res.headers),
+        body: Buffer.from(await res.arrayBuffer()),
+        truncated: false,
+        finalUrl: r.url,
+      };
+    },
+    emit,
+  } as unknown as AdapterContext;
+}

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdapterContext, ChannelKit, InboundMessage } from '@talon/channels';
+import type { ChannelKit, InboundMessage } from '@talon/channels';
 import { startAgentTestKernel, startMatrixFake, waitFor, type AgentTestKernel, type MatrixFake } from '@talon/testing';
 import { matrixClient } from '../services/client.ts';
 import { Rooms } from '../services/rooms.ts';
 import { Syncer } from '../services/sync.ts';
-import { configureFor, MODULES, person } from './helpers.ts';
+import { configureFor, directContext, MODULES, person } from './helpers.ts';
 
 describe('channel-matrix through a kernel', () => {
   let k: AgentTestKernel;
@@ -68,37 +68,14 @@ describe('the sync cursor', () => {
       const emitted: InboundMessage[] = [];
       let failNext = true;
       const controller = new AbortController();
-      const ctx = {
-        channel: 'matrix',
-        config: {},
-        secrets: {},
-        signal: controller.signal,
-        log: { info() {}, warn() {}, error() {} },
-        fetch: async (r: Parameters<AdapterContext['fetch']>[0]) => {
-          const res = await fetch(r.url, {
-            method: r.method ?? 'GET',
-            headers: r.headers ?? {},
-            ...(r.body !== undefined ? { body: r.body as BodyInit } : {}),
-            signal: r.signal ?? null,
-          });
-          return {
-            status: res.status,
-            statusText: res.statusText,
-            headers: Object.fromEntries(res.headers),
-            body: Buffer.from(await res.arrayBuffer()),
-            truncated: false,
-            finalUrl: r.url,
-          };
-        },
-        emit: async (m: InboundMessage) => {
-          if (failNext) {
-            failNext = false;
-            throw new Error('the database refused the write');
-          }
-          emitted.push(m);
-          return { duplicate: false };
-        },
-      } as unknown as AdapterContext;
+      const ctx = directContext(async (m: InboundMessage) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('the database refused the write');
+        }
+        emitted.push(m);
+        return { duplicate: false };
+      }, controller.signal);
       const client = matrixClient(ctx, { retryAfterMs: () => undefined } as unknown as ChannelKit, hs.url, hs.token);
       const rooms = new Rooms(client, hs.userId, controller.signal);
       const cursor = { get: async () => stored.at(-1), set: async (v: string) => void stored.push(v) };

@@ -55,6 +55,11 @@ export interface MatrixFake {
   rateLimitNext(route: string, retryAfterMs: number): void;
   /** Sends are taken (the event is created) but not answered until `release()`; `held` counts them. */
   holdSends(): { release(): void; held(): number };
+  /**
+   * Joins hang (as one over federation to an unreachable server can): not answered, and not made, until `release()`;
+   * one the client gave up meanwhile is dropped. `held` counts those waiting.
+   */
+  holdJoins(): { release(): void; held(): number };
   /** Destroys the sockets of the syncs in flight with no answer, as a network failure does. */
   dropConnections(): void;
   stop(): Promise<void>;
@@ -91,6 +96,8 @@ export async function startMatrixFake(options: MatrixFakeOptions = {}): Promise<
   const syncs = new Set<http.ServerResponse>();
   const heldSends: Array<() => void> = [];
   let holding = false;
+  const heldJoins: Array<() => void> = [];
+  let holdingJoins = false;
   let seq = 0;
 
   const fake: Omit<MatrixFake, 'url' | 'stop'> = {
@@ -151,6 +158,16 @@ export async function startMatrixFake(options: MatrixFakeOptions = {}): Promise<
         held: () => heldSends.length,
       };
     },
+    holdJoins() {
+      holdingJoins = true;
+      return {
+        release() {
+          holdingJoins = false;
+          for (const answer of heldJoins.splice(0)) answer();
+        },
+        held: () => heldJoins.length,
+      };
+    },
     dropConnections() {
       for (const res of syncs) res.destroy();
       syncs.clear();
@@ -200,6 +217,17 @@ export async function startMatrixFake(options: MatrixFakeOptions = {}): Promise<
 
   const error = (res: http.ServerResponse, status: number, errcode: string, message: string, extra: object = {}) =>
     sendJson(res, status, { errcode, error: message, ...extra });
+
+  /** POST /join/{room} (or /rooms/{room}/join): an invited room (or one the bot is in) is joined. */
+  function join(res: http.ServerResponse, roomId: string): void {
+    const room = rooms.get(roomId);
+    if (!room || (!invites.has(room.id) && !room.members.has(userId))) return error(res, 403, 'M_FORBIDDEN', 'You are not invited to this room.');
+    invites.delete(room.id);
+    room.members.add(userId);
+    fake.joined.push(room.id);
+    append(room, { type: 'm.room.member', sender: userId, state_key: userId, content: { membership: 'join' } });
+    return sendJson(res, 200, { room_id: room.id });
+  }
 
   async function readBody(req: http.IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
@@ -283,13 +311,9 @@ export async function startMatrixFake(options: MatrixFakeOptions = {}): Promise<
       return sendJson(res, 200, {});
     }
     if (method === 'POST' && ((p = m(/^\/_matrix\/client\/v3\/join\/([^/]+)$/)) || (p = m(/^\/_matrix\/client\/v3\/rooms\/([^/]+)\/join$/)))) {
-      const room = rooms.get(p[1]!);
-      if (!room || (!invites.has(room.id) && !room.members.has(userId))) return error(res, 403, 'M_FORBIDDEN', 'You are not invited to this room.');
-      invites.delete(room.id);
-      room.members.add(userId);
-      fake.joined.push(room.id);
-      append(room, { type: 'm.room.member', sender: userId, state_key: userId, content: { membership: 'join' } });
-      return sendJson(res, 200, { room_id: room.id });
+      const roomId = p[1]!;
+      if (holdingJoins) return void heldJoins.push(() => void (res.destroyed || res.writableEnded ? undefined : join(res, roomId)));
+      return join(res, roomId);
     }
     if (method === 'POST' && (p = m(/^\/_matrix\/client\/v3\/rooms\/([^/]+)\/leave$/))) {
       const room = rooms.get(p[1]!);
@@ -330,6 +354,7 @@ export async function startMatrixFake(options: MatrixFakeOptions = {}): Promise<
     async stop() {
       fake.dropConnections();
       for (const answer of heldSends.splice(0)) answer();
+      heldJoins.length = 0;
       await server.close();
     },
   }) as MatrixFake;
