@@ -1,0 +1,124 @@
+/**
+ * The agents' media tools, run the way the agent loop runs them (agents.tools invoke) for a spawned agent: generated
+ * files come back in ToolOutput.files, calls are metered for the agent, video goes through its task, long audio is
+ * transcribed a window at a time, and media_describe hands the image to the agent's model.
+ */
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { clearProviderEnv, samplePng, sampleWav, startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
+import type { AgentTools, ToolOutput, UploadFiles } from '@talon/agents';
+import type { MediaCallRecord } from '@talon/media';
+import { which } from '../services/audio/which.ts';
+import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
+import { FIXTURE_KEY } from './helpers.ts';
+
+const fixtures = path.resolve(import.meta.dirname, '../../../test/fixtures/modules');
+const ffmpeg = which('ffmpeg') ? false : 'ffmpeg is not installed (apt-get install ffmpeg)';
+
+describe('media tools', () => {
+  let k: AgentTestKernel;
+  let fixture: FixtureServer;
+  let agentId: string;
+  const calls: MediaCallRecord[] = [];
+  const service = <T extends object>(id: string) => k.kernel.services.view<T>(id);
+  const invoke = async (tool: string, input: Record<string, unknown>): Promise<ToolOutput> =>
+    (await service<AgentTools>('agents.tools').invoke({ tool, input, agentId, signal: new AbortController().signal, origin: 'test' })).output;
+  const json = (output: ToolOutput) => {
+    assert.equal(output.isError, false, output.content);
+    return JSON.parse(output.content) as Record<string, unknown>;
+  };
+  const stored = (bytes: Buffer, kind: 'image' | 'audio') =>
+    service<UploadFiles>('agents.uploads').saveGenerated({ kind, bytes, name: 'input', agentId, source: { provider: 'test', model: 'test' } });
+
+  before(async () => {
+    clearProviderEnv();
+    fixture = await startFixtureServer();
+    process.env[FIXTURE_KEY] = 'fixture-key';
+    k = await startAgentTestKernel({
+      only: ['media-fixture', 'error-envelope'],
+      config: `module_paths = ["${fixtures}"]\n[provider_urls]\nfixture = "${fixture.url}"\n[media]\nvideo_poll_first_secs = 0.05\nvideo_poll_max_secs = 0.1\n`,
+    });
+    const hooks = k.kernel.hooks.catalogue('media.hooks')!.hooks as { afterCall: { tapPromise(n: string, f: (r: MediaCallRecord) => Promise<void>): void } };
+    hooks.afterCall.tapPromise('test', async (r) => void calls.push(r));
+    agentId = await k.spawnAgent('artist', { capabilities: { tools: ['*'] } });
+  });
+  after(async () => {
+    await k?.stop();
+    await fixture?.stop();
+    clearProviderEnv();
+  });
+
+  it('image_generate: the images come back as files of the reply, metered for the agent', async () => {
+    const output = await invoke('image_generate', { prompt: 'a fox', provider: 'fixture', count: 2 });
+    const body = json(output);
+    assert.equal((body.images as unknown[]).length, 2);
+    assert.equal(output.files?.length, 2);
+    assert.deepEqual(
+      output.files!.map((f) => [f.content_type, f.url]),
+      (body.images as Array<{ url: string }>).map((i) => ['image/png', i.url]),
+    );
+    const record = [...calls].reverse().find((c) => c.kind === 'image')!;
+    assert.deepEqual([record.agentId, record.units], [agentId, 2]);
+  });
+
+  it('speech_generate and music_generate: the audio is a file of the reply; music needs a prompt or lyrics', async () => {
+    const speech = await invoke('speech_generate', { text: 'Hello.', provider: 'fixture' });
+    assert.equal(json(speech).duration_ms, 1000);
+    assert.equal(speech.files?.[0]?.content_type, 'audio/wav');
+    assert.equal((await invoke('music_generate', { lyrics: 'la', provider: 'fixture' })).files?.length, 1);
+    const none = await invoke('music_generate', { instrumental: true, provider: 'fixture' });
+    assert.equal(none.isError, true);
+    assert.match(none.content, /'prompt' or 'lyrics'/);
+  });
+
+  it('a refused call is an error result with the reason, not a throw', async () => {
+    fixture.failNext('refuse');
+    const output = await invoke('image_generate', { prompt: 'a fox', provider: 'fixture' });
+    assert.equal(output.isError, true);
+    assert.match(output.content, /image_generate failed: .*refused by the fake content filter/);
+  });
+
+  it('video_generate then video_status: processing, then completed with the video attached', async () => {
+    const task = json(await invoke('video_generate', { prompt: 'waves', provider: 'fixture' }));
+    assert.equal(task.status, 'processing');
+    const done = await waitFor(
+      async () => {
+        const output = await invoke('video_status', { task_id: task.task_id });
+        return json(output).status === 'completed' ? output : undefined;
+      },
+      10_000,
+      'the video task',
+    );
+    assert.equal(done.files?.[0]?.content_type, 'video/mp4');
+    assert.match((await invoke('video_status', { task_id: 'nope' })).content, /no video task 'nope'/);
+  });
+
+  it('media_transcribe: a long file a window at a time (has_more, next_start_sec); a short one whole', { skip: ffmpeg }, async () => {
+    const file = await stored(sampleWav(5, 16000), 'audio');
+    const first = json(await invoke('media_transcribe', { file_id: file.file_id, provider: 'fixture', max_secs: 2 }));
+    assert.deepEqual([first.has_more, first.next_start_sec, first.duration_secs], [true, 2, 5]);
+    const heard = (body: Record<string, unknown>) => Number(/heard (\d+) bytes/.exec(String(body.text))?.[1]);
+    // 2 s of 16 kHz mono 16-bit PCM is 64,000 bytes, plus the WAV header.
+    assert.ok(Math.abs(heard(first) - 64_044) < 200, `the window's size: ${heard(first)}`);
+    const last = json(await invoke('media_transcribe', { file_id: file.file_id, provider: 'fixture', start_sec: 4, max_secs: 2 }));
+    assert.equal(last.has_more, false);
+    assert.equal(last.next_start_sec, undefined);
+    assert.ok(Math.abs(heard(last) - 32_044) < 200, `the last window's size: ${heard(last)}`);
+    const whole = json(await invoke('media_transcribe', { file_id: file.file_id, provider: 'fixture' }));
+    assert.deepEqual([whole.has_more, heard(whole)], [false, 160_044]);
+    assert.equal((await invoke('media_transcribe', { file_id: file.file_id, provider: 'fixture', start_sec: 9 })).isError, true);
+  });
+
+  it("media_describe: the image goes to the agent's model with the question", async () => {
+    const file = await stored(samplePng(4, 4), 'image');
+    k.fake.enqueue({ text: 'A tiny gradient.' });
+    const body = json(await invoke('media_describe', { file_id: file.file_id, prompt: 'What colours?' }));
+    assert.equal(body.description, 'A tiny gradient.');
+    const sent = JSON.stringify(k.fake.requests.at(-1)!.body);
+    assert.match(sent, /What colours\?/);
+    assert.match(sent, new RegExp(samplePng(4, 4).toString('base64').slice(0, 40).replace(/[+/]/g, '.')));
+    const audio = await stored(sampleWav(1), 'audio');
+    assert.match((await invoke('media_describe', { file_id: audio.file_id })).content, /not an image/);
+  });
+});
