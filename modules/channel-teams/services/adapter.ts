@@ -15,7 +15,7 @@ import { conversations, type Conversations } from './conversations.ts';
 import { channelError, fetchFailure } from './errors.ts';
 import { BotFrameworkKeys } from './keys.ts';
 import { receiver, type TeamsEndpoint } from './receiver.ts';
-import { serviceUrlProblem } from './service-url.ts';
+import { serviceUrlPolicy, serviceUrlProblem } from './service-url.ts';
 import { BotTokens } from './token.ts';
 
 /** The limiter's account key: one adapter is one bot. */
@@ -40,9 +40,9 @@ async function start(ctx: AdapterContext, kit: ChannelKit, known: Conversations,
   const password = ctx.secrets.token;
   if (!password) throw channelError('auth', "teams: 'token' (the bot's app password, a client secret of its app registration) is not set");
   const appId = String(ctx.config.app_id);
-  const allow = typeof ctx.config.service_url_allow === 'string' ? ctx.config.service_url_allow : undefined;
+  const policy = serviceUrlPolicy(ctx.config);
   const fallback = stringOr(ctx.config.service_url, DEFAULT_SERVICE_URL);
-  const fallbackProblem = serviceUrlProblem(fallback, allow);
+  const fallbackProblem = serviceUrlProblem(fallback, policy);
   if (fallbackProblem) throw channelError('permanent', `teams: service_url: ${fallbackProblem}`);
   const tokens = new BotTokens(ctx, kit, { url: stringOr(ctx.config.token_url, DEFAULT_TOKEN_URL), appId, password });
   await tokens.get();
@@ -50,7 +50,7 @@ async function start(ctx: AdapterContext, kit: ChannelKit, known: Conversations,
   await keys.load().catch((err: Error) => {
     throw channelError('transient', err.message);
   });
-  const mine = receiver(ctx, keys, known, allow);
+  const mine = receiver(ctx, keys, known, policy);
   endpoint.current = mine;
   ctx.report('connected');
   // Microsoft's per-conversation limit is about 7 messages a second with bursts, and 50 a second per bot.
@@ -59,7 +59,7 @@ async function start(ctx: AdapterContext, kit: ChannelKit, known: Conversations,
   /** Where a chat is answered: the serviceUrl its activities came with (else service_url), if the allowlist takes it. */
   async function serviceUrlOf(chatId: string): Promise<string> {
     const serviceUrl = (await known.serviceUrl(chatId)) ?? fallback;
-    const problem = serviceUrlProblem(serviceUrl, allow);
+    const problem = serviceUrlProblem(serviceUrl, policy);
     if (problem) throw channelError('permanent', `teams: ${problem}`);
     return serviceUrl;
   }

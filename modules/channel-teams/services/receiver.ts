@@ -8,7 +8,7 @@ import { toInbound, type Activity } from './activity.ts';
 import type { Conversations } from './conversations.ts';
 import { bodyProblem, verifyAuthorization, type TokenCheck, type VerifiedToken } from './jwt.ts';
 import type { BotFrameworkKeys } from './keys.ts';
-import { serviceUrlProblem } from './service-url.ts';
+import { serviceUrlProblem, type ServiceUrlPolicy } from './service-url.ts';
 
 export type Taken = { status: 'ok'; duplicate: boolean } | { status: 'refused'; code: 401 | 403; problem: string };
 
@@ -24,7 +24,7 @@ export interface TeamsEndpoint {
   current?: TeamsReceiver;
 }
 
-export function receiver(ctx: AdapterContext, keys: BotFrameworkKeys, store: Conversations, allow: string | undefined): TeamsReceiver {
+export function receiver(ctx: AdapterContext, keys: BotFrameworkKeys, store: Conversations, policy: ServiceUrlPolicy): TeamsReceiver {
   const appId = String(ctx.config.app_id);
   return {
     verify: (authorization) => verifyAuthorization(authorization, keys, appId),
@@ -32,7 +32,7 @@ export function receiver(ctx: AdapterContext, keys: BotFrameworkKeys, store: Con
       const problem = bodyProblem(token, activity);
       if (problem) return { status: 'refused', code: 401, problem };
       // A conversation the bot could not answer is refused before it is stored (SSRF: see service-url.ts).
-      const hostProblem = serviceUrlProblem(activity.serviceUrl, allow);
+      const hostProblem = serviceUrlProblem(activity.serviceUrl, policy);
       if (hostProblem) return { status: 'refused', code: 403, problem: hostProblem };
       const message = toInbound(activity, appId);
       if (!message) return { status: 'ok', duplicate: false };

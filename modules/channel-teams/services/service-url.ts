@@ -1,14 +1,32 @@
 /**
  * Which connectors replies may go to. An activity names its serviceUrl, and a reply is a POST there carrying the
  * bot's token: were any host taken, whoever got an activity signed could send the token (and the service's requests)
- * anywhere. So only the Bot Framework's own hosts over https (Teams' regional *.trafficmanager.net connectors and
- * *.botframework.com), plus the one origin the operator configured (an emulator, a test connector).
+ * anywhere. So only https on the Bot Framework's service URL hosts (service_url_hosts, by default the documented ones:
+ * config.ts DEFAULT_SERVICE_URL_HOSTS), plus the one origin the operator configured (an emulator, a test connector).
  */
+import { DEFAULT_SERVICE_URL_HOSTS } from '../config.ts';
 
-const ALLOWED_SUFFIXES = ['.botframework.com', '.trafficmanager.net'];
+export interface ServiceUrlPolicy {
+  /** Host names, or `*.domain` for the names under a domain (not the domain itself). */
+  hosts: readonly string[];
+  /** `service_url_allow`: one more origin, any scheme. */
+  allow?: string;
+}
 
-/** Why `serviceUrl` may not be answered, or undefined when it may. `extra` is `service_url_allow`. */
-export function serviceUrlProblem(serviceUrl: string, extra: string | undefined): string | undefined {
+/** The policy of a channel's configuration: service_url_hosts (else the default hosts) and service_url_allow. */
+export function serviceUrlPolicy(config: Readonly<Record<string, unknown>>): ServiceUrlPolicy {
+  const hosts = Array.isArray(config.service_url_hosts) ? config.service_url_hosts.filter((h): h is string => typeof h === 'string') : [];
+  const allow = typeof config.service_url_allow === 'string' ? config.service_url_allow : undefined;
+  return { hosts: hosts.length ? hosts : DEFAULT_SERVICE_URL_HOSTS, ...(allow ? { allow } : {}) };
+}
+
+const hostMatches = (hostname: string, pattern: string): boolean => {
+  const p = pattern.toLowerCase();
+  return p.startsWith('*.') ? hostname.endsWith(p.slice(1)) : hostname === p;
+};
+
+/** Why `serviceUrl` may not be answered, or undefined when it may. */
+export function serviceUrlProblem(serviceUrl: string, policy: ServiceUrlPolicy): string | undefined {
   let url: URL;
   try {
     url = new URL(serviceUrl);
@@ -16,10 +34,10 @@ export function serviceUrlProblem(serviceUrl: string, extra: string | undefined)
     return 'serviceUrl is not a URL';
   }
   if (url.username || url.password) return 'serviceUrl carries credentials';
-  if (extra && url.origin === new URL(extra).origin) return undefined;
+  if (policy.allow && url.origin === new URL(policy.allow).origin) return undefined;
   if (url.protocol !== 'https:') return `serviceUrl ${url.origin} is not https`;
-  if (ALLOWED_SUFFIXES.some((suffix) => url.hostname.endsWith(suffix))) return undefined;
-  return `serviceUrl host ${url.hostname} is not a Bot Framework connector (*.botframework.com, *.trafficmanager.net) nor service_url_allow`;
+  if (policy.hosts.some((h) => hostMatches(url.hostname, h))) return undefined;
+  return `serviceUrl host ${url.hostname} is not a Bot Framework service URL host (service_url_hosts: ${policy.hosts.join(', ')}) nor service_url_allow`;
 }
 
 /** The connector URL of a path under serviceUrl (which ends with a path such as /amer/ that must be kept). */

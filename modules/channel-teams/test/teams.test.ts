@@ -91,3 +91,15 @@ test('a body without its conversation is a 400 naming it (after the token was ch
   assert.match(res.body, /conversation/);
   assert.equal((await teams.post(body, {})).status, 401, 'without a token: 401 before the body is looked at');
 });
+
+test('service_url_hosts is configurable: a bad host is a 400 naming the field, a list with a sovereign cloud is taken', async () => {
+  const configure = (hosts: unknown) => k.request('/api/channels/teams/configure', { method: 'POST', json: { service_url_hosts: hosts } });
+  for (const bad of [['*.com'], ['https://smba.trafficmanager.net/'], []]) {
+    const res = await configure(bad);
+    assert.equal(res.status, 400, JSON.stringify(bad));
+    assert.match(((await res.json()) as { error: string }).error, /field 'service_url_hosts'/);
+  }
+  const res = await configure(['smba.trafficmanager.net', 'smba.infra.gov.teams.microsoft.us', 'smba.example.sovereign.cloud']);
+  assert.equal(res.status, 200, await res.text());
+  await waitFor(async () => ((await (await k.request('/api/channels/teams')).json()) as { state: string }).state === 'connected', 15_000, 'connected');
+});
