@@ -21,7 +21,7 @@ export default defineModule<MediaConfig>({
   events: [mediaEvents],
   register(ctx) {
     const catalog = ctx.use(catalogService);
-    const kit = createKit({ catalog, net: ctx.use(netFetch) });
+    const kit = createKit({ catalog, net: ctx.use(netFetch), maxResultBytes: () => ctx.config.max_result_bytes });
     const hooks = () => ctx.hooks.get(mediaHooks);
     const events = ctx.events.of(mediaEvents);
     const files = () => ctx.use(uploadFiles);

@@ -4,10 +4,9 @@
  * transcription {text}, video a task done on its second poll. failNext() makes the next request fail the way a
  * provider does; every request is recorded with its headers.
  */
-import type http from 'node:http';
-import { MEDIA_FAKE_REFUSAL, type MediaFake } from '@talon/testing';
-import { listen, sendJson } from '../../../test/fakes/http.ts';
-import { sampleMp4, samplePng, sampleWav } from '../../../test/fakes/media-samples.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MEDIA_FAKE_REFUSAL, sampleMp4, samplePng, sampleWav, type MediaFake } from '@talon/testing';
 
 export interface FixtureRequest {
   method: string;
@@ -35,7 +34,8 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     delayNext: (ms) => void (delay = ms),
     stop: async () => undefined,
   };
-  const http = await listen(async (req, res, url) => {
+  const listener = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     server.requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: Buffer.concat(chunks) });
@@ -48,11 +48,22 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       if (mode === 'outage') return sendJson(res, 503, { error: { message: 'the fixture is down' } });
       return sendJson(res, 429, { error: { message: 'slow down' } }, { 'retry-after': '7' });
     }
-    answer(server, polls, req, res, url);
+    answer(server, polls, res, url);
   });
-  server.url = `http://127.0.0.1:${http.port}`;
-  server.stop = () => http.close();
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  server.url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  server.stop = () =>
+    new Promise<void>((resolve) => {
+      listener.closeAllConnections();
+      listener.close(() => resolve());
+    });
   return server;
+}
+
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
 }
 
 function send(res: http.ServerResponse, type: string, bytes: Buffer): void {
@@ -60,7 +71,7 @@ function send(res: http.ServerResponse, type: string, bytes: Buffer): void {
   res.end(bytes);
 }
 
-function answer(server: FixtureServer, polls: Map<string, number>, req: http.IncomingMessage, res: http.ServerResponse, url: URL): void {
+function answer(server: FixtureServer, polls: Map<string, number>, res: http.ServerResponse, url: URL): void {
   const path = url.pathname;
   const body = server.requests.at(-1)!.body;
   if (path === '/image') {
@@ -70,6 +81,7 @@ function answer(server: FixtureServer, polls: Map<string, number>, req: http.Inc
   }
   if (path.startsWith('/files/image-')) return send(res, 'application/octet-stream', samplePng(8, 8, Number(path.match(/\d+/)?.[0] ?? 0)));
   if (path === '/files/page.html') return send(res, 'image/png', Buffer.from('<!doctype html><html><body>not an image</body></html>'));
+  if (path === '/files/big.png') return send(res, 'image/png', Buffer.concat([samplePng(), Buffer.alloc(70_000)]));
   if (path === '/files/sample.mp4') return send(res, 'video/mp4', sampleMp4());
   if (path === '/speech') return send(res, 'audio/mpeg', sampleWav(1, 22050));
   if (path === '/music') return send(res, 'audio/wav', sampleWav(2, 16000));
@@ -81,6 +93,5 @@ function answer(server: FixtureServer, polls: Map<string, number>, req: http.Inc
     polls.set(id, n);
     return sendJson(res, 200, n < 2 ? { status: 'running' } : { status: 'done', url: `${server.url}/files/sample.mp4` });
   }
-  void req;
   sendJson(res, 404, { error: { message: `no route ${path}` } });
 }

@@ -7,7 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetFetch, NetStreamPolicy } from '@talon/net';
 import type { MediaDriver, MediaError } from '@talon/media';
-import { listen, sendJson } from '../../../test/fakes/http.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sendJson } from './fixture-server.ts';
 import { download } from '../services/kit/download.ts';
 import { mediaErrorStatus } from '../services/kit/errors.ts';
 import { providerRequest } from '../services/kit/request.ts';
@@ -23,10 +25,12 @@ async function rejection(promise: Promise<unknown>): Promise<MediaError> {
 }
 
 describe('kit.request', () => {
-  let server: Awaited<ReturnType<typeof listen>>;
+  let server: http.Server;
+  let port: number;
   let base: string;
   before(async () => {
-    server = await listen(async (req, res, url) => {
+    server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const status = Number(url.searchParams.get('status') ?? 200);
       if (url.pathname.endsWith('/slow')) return void setTimeout(() => sendJson(res, 200, {}), 2000);
       if (url.pathname.endsWith('/big')) return void res.end(Buffer.alloc(5000));
@@ -34,16 +38,21 @@ describe('kit.request', () => {
       const message = status === 401 ? 'Incorrect API key provided: sk-secr****' : `reason ${status}`;
       sendJson(res, status, status === 200 ? { ok: true, auth: req.headers.authorization } : { error: { message } }, headers);
     });
-    base = `http://127.0.0.1:${server.port}/v1`;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}/v1`;
   });
-  after(() => server.close());
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
 
   const call = (path: string, extra: { timeoutMs?: number; maxBytes?: number; baseUrl?: string } = {}) =>
     providerRequest(
       { apiKey: 'k', baseUrl: extra.baseUrl ?? base },
       {
         provider: 'p',
-        url: `http://127.0.0.1:${server.port}${path}`,
+        url: `http://127.0.0.1:${port}${path}`,
         headers: { authorization: 'Bearer k' },
         timeoutMs: extra.timeoutMs ?? 2000,
         maxBytes: extra.maxBytes ?? 100_000,

@@ -18,7 +18,7 @@ const ffmpeg = which('ffmpeg') ? false : 'ffmpeg is not installed (apt-get insta
 describe('media routes', () => {
   let h: MediaTestKernel;
   before(async () => {
-    h = await startMediaTest({ media: 'max_transcribe_bytes = 100000\nspeech_timeout_secs = 1' });
+    h = await startMediaTest({ media: 'max_transcribe_bytes = 100000\nspeech_timeout_secs = 1\nmax_result_bytes = 65000' });
   });
   after(() => h?.stop());
 
@@ -229,6 +229,15 @@ describe('media routes', () => {
     } finally {
       h.fixture.imageUrls = undefined;
       await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
+  it('no provider answer or download is read past [media] max_result_bytes, whatever cap the driver asks for', async () => {
+    h.fixture.imageUrls = (base) => [`${base}/files/big.png`];
+    try {
+      await expectRefusal(await h.post('image', { prompt: 'fox', provider: 'fixture' }), 502, /65000 bytes/);
+    } finally {
+      h.fixture.imageUrls = undefined;
     }
   });
 

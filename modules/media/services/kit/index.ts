@@ -10,16 +10,26 @@ import { providerAccess, providerRequest } from './request.ts';
 export interface KitDeps {
   catalog: CatalogService;
   net: NetFetch;
+  /** [media] max_result_bytes: no driver reads more than this into memory, whatever cap it asks for. */
+  maxResultBytes: () => number;
 }
 
-export function createKit({ catalog, net }: KitDeps): MediaDriverKit {
+export function createKit({ catalog, net, maxResultBytes }: KitDeps): MediaDriverKit {
+  const cap = (asked: number) => Math.min(asked, maxResultBytes());
   return {
     error: mediaError,
     isMediaError,
     provider: (name) => providerAccess(catalog, name),
-    request: (request) => providerRequest(providerAccess(catalog, request.provider), request),
+    request: (request) => providerRequest(providerAccess(catalog, request.provider), { ...request, maxBytes: cap(request.maxBytes) }),
     download: (provider, url, options) =>
-      download(net, { provider, url, apiBase: catalog.baseUrl(provider), configuredBase: catalog.configuredUrl(provider), ...options }),
+      download(net, {
+        provider,
+        url,
+        apiBase: catalog.baseUrl(provider),
+        configuredBase: catalog.configuredUrl(provider),
+        ...options,
+        maxBytes: cap(options.maxBytes),
+      }),
     probe,
     convert,
     which,
