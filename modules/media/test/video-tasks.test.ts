@@ -14,6 +14,7 @@ import type { StoredFile, UploadFiles } from '@talon/agents';
 import type { MediaCallRecord, MediaDriver, VideoPoll } from '@talon/media';
 import { createVideoTasks, type VideoConfig, type VideoDeps, type VideoTasks } from '../services/video/index.ts';
 import { pollDelayMs } from '../services/video/poller.ts';
+import { VideoTaskStore } from '../services/video/store.ts';
 import { mediaError } from '../services/kit/errors.ts';
 
 for (const key of Object.keys(process.env)) if (/_API_KEY$|^GOOGLE_CLOUD|^MINIMAX_/.test(key)) delete process.env[key];
@@ -294,6 +295,20 @@ test('two processes on one database never poll one task at once, and it complete
   }
   assert.equal(a.metered.length + b.metered.length, 3, 'metered once per task');
   assert.equal(a.saved.length + b.saved.length, 3, 'stored once per task');
+});
+
+test('of two processes claiming one due task at the same moment, exactly one gets it', async () => {
+  const db = store();
+  const [a, b] = [new VideoTaskStore(db.store), new VideoTaskStore(db.store)];
+  const now = Date.now();
+  for (let i = 0; i < 5; i++) {
+    const task_id = randomUUID();
+    await a.insert({ task_id, provider: 'p', provider_task_id: 'x', model: 'm', prompt: 'p', next_poll_at: now - 1, deadline_at: now + 60_000, now });
+    // Both read the task as free before either writes its claim.
+    const [byA, byB] = await Promise.all([a.claimDue('node-a', Date.now(), 5000, 1), b.claimDue('node-b', Date.now(), 5000, 1)]);
+    assert.equal(byA.length + byB.length, 1, `task ${i}: claimed once`);
+    await db.store.run("UPDATE media_video_tasks SET status = 'failed' WHERE task_id = ?", [task_id]);
+  }
 });
 
 test('a task held by a process that died is polled again: at once after takeOver, else when the lease ends', async () => {
