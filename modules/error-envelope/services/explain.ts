@@ -7,6 +7,8 @@
 interface AjvError {
   instancePath?: string;
   schemaPath?: string;
+  keyword?: string;
+  params?: { additionalProperty?: unknown };
 }
 
 interface ValidationFailure {
@@ -14,10 +16,15 @@ interface ValidationFailure {
   validationContext?: unknown;
 }
 
-/** The message for a failed request validation, when the failing property's schema has `x-error`; else undefined. */
+/**
+ * The message for a failed request validation, when the failing property's schema has `x-error`, or when the request
+ * has a property the schema does not know (Ajv's message does not say which); else undefined.
+ */
 export function explainedValidation(error: unknown, routeSchema: Record<string, unknown> | undefined): string | undefined {
   const { validation, validationContext: part } = (error ?? {}) as ValidationFailure;
   const first = Array.isArray(validation) ? (validation[0] as AjvError | undefined) : undefined;
+  if (first?.keyword === 'additionalProperties' && typeof first.params?.additionalProperty === 'string' && typeof part === 'string')
+    return `${part}${first.instancePath ?? ''} has an unknown property '${first.params.additionalProperty}'`;
   if (!first?.schemaPath || typeof part !== 'string' || !routeSchema) return undefined;
   const text = xErrorAlong(routeSchema[part], first.schemaPath);
   if (text === undefined) return undefined;

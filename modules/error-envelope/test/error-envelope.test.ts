@@ -38,7 +38,7 @@ test("a property's x-error replaces the generic validation message (what is allo
   const put = (json: unknown) => k.request('/probe/budget', { method: 'PUT', json });
   for (const usd of [1e308, -1, 'ten']) await expectError(await put({ usd }), 400, "invalid value for 'body/usd': a number of USD from 0 to 1000");
   await expectError(await put({ note: 5 }), 400, 'body/note must be string');
-  await expectError(await put({ colour: 'red' }), 400, /must NOT have additional properties/);
+  await expectError(await put({ colour: 'red' }), 400, "body has an unknown property 'colour'");
   assert.deepEqual(await (await put({ usd: 12.5 })).json(), { usd: 12.5 });
 });
 
