@@ -77,7 +77,8 @@ export function fromEvent(bus: TalonEvent): AuditRecord | undefined {
     }
     case 'budget.exceeded': {
       const d = event.data;
-      const details = { provider: d.provider, model: d.model, status: d.status, error: d.error };
+      // kind: 'llm' for model calls, else the media kind (image, speech, ...).
+      const details = { kind: d.kind ?? 'llm', provider: d.provider, model: d.model, status: d.status, error: d.error };
       return { event_type: 'budget_exceeded', agent_id: d.agentId ?? null, details, outcome: 'denied' };
     }
     case 'approval.requested':

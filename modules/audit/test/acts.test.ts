@@ -89,6 +89,7 @@ test('a model call refused by the budget: budget_exceeded, whether or not an HTT
   const refused = await entry('budget_exceeded');
   assert.deepEqual([refused.agent_id, refused.outcome, details(refused).status], [agent, 'denied', 402]);
   assert.match(String(details(refused).error), /daily budget exceeded/);
+  assert.equal(details(refused).kind, 'llm');
   assert.equal((await ofType('budget_exceeded')).length, 1, 'one entry per refusal');
   assert.equal((await call('/api/budget', { method: 'PUT', json: { daily_limit_usd: 0 } })).status, 200);
 });
