@@ -105,6 +105,8 @@ export class ChatConnection {
         output_tokens: result.outputTokens,
         iterations: result.iterations,
         cost_usd: result.costUsd,
+        // Files the agent's tools made (generated media), as the HTTP reply and the SSE done event carry them.
+        ...(result.files?.length && { files: result.files }),
       });
     } catch (err) {
       const status = (err as { statusCode?: unknown }).statusCode;
