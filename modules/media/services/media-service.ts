@@ -11,7 +11,7 @@ import type { MediaConfig } from '../config.ts';
 import { meteredCall, toHttpError, type CallHooks, type CallSpec } from './calls.ts';
 import { state, type DriverRegistry } from './drivers.ts';
 import { audioFormatName, storeAudio, storeFile, type Origin, type ResultDeps } from './results.ts';
-import { chooseDriver, hint } from './select.ts';
+import { chooseDriver, setupText } from './select.ts';
 import type { VideoTasks } from './video/index.ts';
 
 export interface MediaServiceDeps extends ResultDeps {
@@ -183,7 +183,7 @@ async function submitVideo(deps: MediaServiceDeps, request: Parameters<MediaServ
 function providerViews(deps: MediaServiceDeps): MediaProviderView[] {
   return deps.registry.ordered().map((driver) => {
     const s = state(driver, deps.log);
-    const setup = hint(driver, deps.keyOf, deps.log);
+    const setup = setupText(driver, deps.keyOf, deps.log);
     return { name: driver.name, configured: s.configured, capabilities: s.capabilities, ...(setup ? { setup } : {}) };
   });
 }

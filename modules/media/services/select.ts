@@ -46,11 +46,15 @@ function named(drivers: MediaDriver[], capability: MediaCapability, provider: st
   return driver;
 }
 
-/** The driver's setup hint, with the catalogue's env var added when the hint does not name it. */
-export function hint(driver: MediaDriver, keyOf: (name: string) => string | undefined, log: Logger): string {
+/** What to set or install for a driver: its setup hint, with the catalogue's env var added when the hint does not name it; '' for nothing. */
+export function setupText(driver: MediaDriver, keyOf: (name: string) => string | undefined, log: Logger): string {
   const text = state(driver, log).setup.trim();
   const key = keyOf(driver.name);
-  if (!key || text.includes(key)) return text || 'see docs/media.md';
+  if (!key || text.includes(key)) return text;
   const keyHint = `set ${key} or POST /api/providers/${driver.name}/key`;
   return text ? `${text} (${keyHint})` : keyHint;
 }
+
+/** The setup text for a refusal, which always says where to look. */
+export const hint = (driver: MediaDriver, keyOf: (name: string) => string | undefined, log: Logger): string =>
+  setupText(driver, keyOf, log) || 'see docs/media.md';

@@ -86,7 +86,7 @@ describe('media routes', () => {
       ['image', { prompt: 'fox', count: 0 }, /count/],
       ['image', { prompt: 'fox', width: 10 }, /width/],
       ['image', { prompt: 'fox', height: 5000 }, /height/],
-      ['image', { prompt: 'fox', sizes: 2 }, /prompt/],
+      ['image', { prompt: 'fox', sizes: 2 }, /sizes/],
       ['speech', { text: 'hi', speed: 5 }, /speed.*0\.25 to 4/],
       ['speech', { text: 'hi', format: 'wma' }, /format.*mp3/],
       ['speech', { text: 'x'.repeat(10001) }, /text/],
@@ -117,7 +117,7 @@ describe('media routes', () => {
     assert.deepEqual([fixture.configured, fixture.capabilities.length, fixture.setup], [true, 5, `set ${FIXTURE_KEY}`]);
     assert.deepEqual(
       body.providers.find((p) => p.name === 'fixture-free'),
-      { name: 'fixture-free', configured: true, capabilities: ['TextToSpeech'], setup: 'see docs/media.md' },
+      { name: 'fixture-free', configured: true, capabilities: ['TextToSpeech'] },
     );
   });
 

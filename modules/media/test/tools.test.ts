@@ -49,6 +49,16 @@ describe('media tools', () => {
     clearProviderEnv();
   });
 
+  it("the tools' schemas are the routes' fields, without the HTTP error texts a strict provider would refuse", () => {
+    const tools = service<AgentTools>('agents.tools');
+    for (const name of ['image_generate', 'speech_generate', 'music_generate', 'video_generate', 'video_status', 'media_transcribe', 'media_describe']) {
+      const schema = JSON.stringify(tools.find(name)?.inputSchema);
+      assert.ok(schema, `${name} is offered`);
+      assert.doesNotMatch(schema, /x-error/, name);
+    }
+    assert.deepEqual(tools.find('image_generate')!.inputSchema.required, ['prompt']);
+  });
+
   it('image_generate: the images come back as files of the reply, metered for the agent', async () => {
     const output = await invoke('image_generate', { prompt: 'a fox', provider: 'fixture', count: 2 });
     const body = json(output);

@@ -9,11 +9,18 @@ import { videoBody } from '../../routes/video.ts';
 import { callMeta, done, failure, given, type ToolDeps } from './common.ts';
 
 const source = 'media';
-/** A tool's JSON Schema as the model sees it: the route's, without the error texts meant for HTTP clients. */
+/** A value without the `x-error` texts meant for HTTP clients (strict providers refuse unknown schema keywords). */
+function withoutErrorTexts(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutErrorTexts);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (k === 'x-error' ? [] : [[k, withoutErrorTexts(v)]])));
+}
+
+/** A tool's JSON Schema as the model sees it: the route's properties and required fields. */
 const schema = (body: { properties: object; required?: readonly string[] }) => ({
   type: 'object',
-  properties: body.properties,
-  ...(body.required ? { required: body.required } : {}),
+  properties: withoutErrorTexts(body.properties) as Record<string, unknown>,
+  ...(body.required ? { required: [...body.required] } : {}),
 });
 
 export function generateTools(deps: ToolDeps): ToolDefinition[] {
