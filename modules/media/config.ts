@@ -18,7 +18,7 @@ export const mediaConfigSchema = {
     speech_timeout_secs: secs(60, 'that synthesises speech'),
     music_timeout_secs: secs(300, 'that generates music'),
     transcribe_timeout_secs: secs(120, 'that transcribes audio'),
-    video_timeout_secs: secs(60, 'of a video task (submit, poll, cancel; the download of the result)'),
+    video_timeout_secs: secs(300, 'of a video task (submit, poll, cancel; a poll includes the download of a finished video, up to generated_video_max_bytes)'),
     video_deadline_mins: {
       type: 'integer',
       minimum: 1,
