@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
+import { ConfigError } from '@talon/module-sdk';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 
 // wal_autocheckpoint: the backstop of the checkpointer thread (checkpointer.ts); reached only if that thread stops.
@@ -35,4 +36,42 @@ export function openDatabase(
 export async function closeDatabase(db: Database.Database): Promise<void> {
   await checkpointers.get(db)?.stop();
   db.close();
+}
+
+/** Which engine the service runs on: SQLite in the home, or the PostgreSQL server a URL names. */
+export type DatabaseChoice = { engine: 'sqlite' } | { engine: 'postgres'; url: string; source: string };
+
+/**
+ * The database to use: the first URL given by the embedder (`databaseUrl`), TALON_DATABASE_URL or `[database] url`;
+ * none: SQLite, as always. A URL that is not a PostgreSQL one stops start-up naming where it came from.
+ */
+export function chooseDatabase(given: Array<[source: string, url: string | undefined]>): DatabaseChoice {
+  const found = given.find(([, url]) => url?.trim());
+  if (!found) return { engine: 'sqlite' };
+  const [source, raw] = found;
+  const url = raw!.trim();
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^postgres(ql)?:$/.test(parsed.protocol) || !parsed.hostname)
+    throw new ConfigError(
+      `invalid value for '${source}': not a PostgreSQL URL (postgres://user@host:5432/database); unset it for SQLite`,
+    );
+  // config.toml is shown by GET /api/config and copied by backups; a password belongs where neither reaches it.
+  if (source === 'database.url' && parsed.password)
+    throw new ConfigError(
+      `invalid value for '${source}': it holds a password; set TALON_DATABASE_URL instead, or the password in ` +
+        'PGPASSWORD or ~/.pgpass',
+    );
+  return { engine: 'postgres', url, source };
+}
+
+/** A database URL as it may be logged: without its password. */
+export function shownUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
 }

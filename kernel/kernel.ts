@@ -8,8 +8,10 @@ import { EventBus } from './events.ts';
 import type { DefinedModule, KernelApi, KernelSettings, ModuleInfo, RouteInfo } from '@talon/module-sdk';
 import { ConfigStore } from './config/store.ts';
 import { createLogger, type KernelLogger } from './logger.ts';
-import { closeDatabase, openDatabase } from './db.ts';
+import { chooseDatabase, closeDatabase, openDatabase, shownUrl } from './db.ts';
 import { SqliteStore } from './store/sqlite.ts';
+import { PostgresStore } from './store/postgres.ts';
+import { prepareLedger } from './migrations.ts';
 import { NodeRegistry } from './store/nodes.ts';
 import { Feed } from './store/feed.ts';
 import { HookBus } from './hooks.ts';
@@ -43,6 +45,8 @@ export interface KernelOptions {
   heartbeatMs?: number;
   /** How often the other processes' changes and events are read (ms; default 250). */
   feedPollMs?: number;
+  /** A PostgreSQL URL to run on, before TALON_DATABASE_URL and `[database] url` (tests, embedding). */
+  databaseUrl?: string;
 }
 
 /** The microkernel: configuration, DI, hooks, the module lifecycle (see supervisor.ts), HTTP and hot reload. */
@@ -58,11 +62,11 @@ export class Kernel implements InstanceDeps {
   /** Modules see it as ConfigAccess (KernelApi). */
   readonly config: ConfigStore;
   readonly api: KernelApi;
-  /** Set by start(): the kernel's logger and the service's database. */
+  /** Set by start(): the kernel's logger and the service's database (the SQLite connection; unset on PostgreSQL). */
   log!: Logger;
   database!: Database;
   /** Set by start(): the storage port over the database, this process as a node, and the cross-process feed. */
-  store!: SqliteStore;
+  store!: SqliteStore | PostgresStore;
   nodes!: NodeRegistry;
   feed!: Feed;
   private readonly front = new FrontServer(this.hooks.kernel.http.baseHeaders);
@@ -188,8 +192,16 @@ export class Kernel implements InstanceDeps {
   /** The database, the store on it, this process's node row and the feed of what the other processes do. */
   private async openStore(): Promise<void> {
     const warn = (message: string) => (err: unknown) => this.log.warn({ err }, message);
-    this.database = openDatabase(this.home, (error) => this.log.warn({ error }, 'database checkpoint failed'));
-    this.store = new SqliteStore(this.database, { checkAwaits: this.dev || Boolean(process.env.NODE_TEST_CONTEXT) });
+    const choice = chooseDatabase([
+      ['databaseUrl', this.options.databaseUrl],
+      ['TALON_DATABASE_URL', process.env.TALON_DATABASE_URL],
+      ['database.url', this.config.settings().database.url],
+    ]);
+    if (choice.engine === 'postgres') await this.openPostgres(choice.url, warn('database connection failed'));
+    else {
+      this.database = openDatabase(this.home, (error) => this.log.warn({ error }, 'database checkpoint failed'));
+      this.store = new SqliteStore(this.database, { checkAwaits: this.dev || Boolean(process.env.NODE_TEST_CONTEXT) });
+    }
     this.nodes = new NodeRegistry(this.store, this.options.heartbeatMs ?? 3_000, warn('node heartbeat failed'), () => {
       this.log.error(
         { node: this.nodes.id },
@@ -210,6 +222,20 @@ export class Kernel implements InstanceDeps {
     this.events.share = (event) => {
       if (!this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id });
     };
+  }
+
+  /** The PostgreSQL store: connected and its version checked, and the migration ledger there, before any module. */
+  private async openPostgres(url: string, onError: (err: unknown) => void): Promise<void> {
+    const { statement_timeout_ms, pool_size } = this.config.settings().database;
+    const store = new PostgresStore({ url, statementTimeoutMs: statement_timeout_ms, poolSize: pool_size, onError });
+    this.store = store;
+    try {
+      await store.check();
+      await prepareLedger(store);
+    } catch (err) {
+      throw new BootAbort(`the PostgreSQL database at ${shownUrl(url)} cannot be used: ${(err as Error).message}`);
+    }
+    this.log.info({ database: shownUrl(url) }, 'database: PostgreSQL');
   }
 
   /** Records every module with its verdict (load, disabled, blocked, failed) and claims its configuration keys. */
@@ -330,6 +356,7 @@ export class Kernel implements InstanceDeps {
     this.feed?.stop();
     await this.nodes?.stop().catch((err: unknown) => log?.warn({ err }, 'node row not updated at stop'));
     if (this.database) await closeDatabase(this.database);
+    if (this.store instanceof PostgresStore) await this.store.close();
     await this.code.dispose();
     log?.info('stopped');
     log?.flush();

@@ -8,7 +8,14 @@ import {
   type ReloadOutcome,
   type RouteInfo,
 } from '@talon/module-sdk';
-import { applyMigrations, needsNoTransaction, pendingMigrations } from './migrations.ts';
+import {
+  applyMigrations,
+  migratePostgres,
+  needsNoTransaction,
+  pendingMigrations,
+  pendingPostgres,
+  SchemaTooNew,
+} from './migrations.ts';
 import { ModuleInstance, type InstanceDeps } from './loader/instance.ts';
 import type { Manifest } from './loader/manifest.ts';
 import { Draft, nextTurn, RouteBuildError, type Generation } from './http/generation.ts';
@@ -59,6 +66,7 @@ export class Supervisor {
    */
   async stage(manifest: Manifest, def: DefinedModule): Promise<{ instance: ModuleInstance; migrated: boolean }> {
     const { store, log } = this.deps.kernel;
+    if (store.dialect === 'postgres') return this.stagePostgres(manifest, def);
     const db = store.sqlite();
     let instance: ModuleInstance | undefined;
     const apply = (): { instance: ModuleInstance; migrated: boolean } => {
@@ -79,6 +87,35 @@ export class Supervisor {
       await instance?.stop();
       throw err;
     }
+  }
+
+  /**
+   * On PostgreSQL: the module's migrations in their own transaction under the migration lock (migratePostgres), then
+   * register(). register() does no I/O, so it cannot join that transaction; a module whose register() fails keeps the
+   * migrations it applied (they are additive), where SQLite rolls them back with it.
+   */
+  private async stagePostgres(
+    manifest: Manifest,
+    def: DefinedModule,
+  ): Promise<{ instance: ModuleInstance; migrated: boolean }> {
+    const { store, log } = this.deps.kernel;
+    const applied = await migratePostgres(store, manifest.name, manifest.dir);
+    if (applied.length) log.info({ module: manifest.name, migrations: applied }, 'migrations applied');
+    const instance = new ModuleInstance(manifest, def, this.deps.kernel);
+    try {
+      instance.register();
+    } catch (err) {
+      await instance.stop();
+      throw err;
+    }
+    return { instance, migrated: applied.length > 0 };
+  }
+
+  /** Whether a module has migrations not applied yet (a security module's reload must not bring one). */
+  private async hasPending(manifest: Manifest): Promise<boolean> {
+    const { store, database } = this.deps.kernel;
+    if (store.dialect === 'postgres') return (await pendingPostgres(store, manifest.name, manifest.dir)).length > 0;
+    return pendingMigrations(database, manifest.name, manifest.dir).length > 0;
   }
 
   /** The next generation (see draft); one prepared for `replacing` (see prewarm) only needs its routes added. */
@@ -191,11 +228,7 @@ export class Supervisor {
       const { manifest, def } = await load();
       // Each step on its own turn of the event loop: requests to other modules go on between them.
       await nextTurn();
-      if (
-        manifest.critical &&
-        old &&
-        pendingMigrations(this.deps.kernel.database, manifest.name, manifest.dir).length
-      ) {
+      if (manifest.critical && old && (await this.hasPending(manifest))) {
         throw new Error(
           `module '${manifest.name}' is a security module and its change brings a new migration: ` +
             'restart the service to apply it',
@@ -409,6 +442,8 @@ export class Supervisor {
     if (!this.booting) return;
     // A module that finds its configuration invalid stops start-up like the kernel does (exit code 2).
     if (isConfigError(err)) throw err;
+    // A database migrated by a newer version: this node must not run against a schema it does not know.
+    if (err instanceof SchemaTooNew) throw new BootAbort(`module '${rec.manifest.name}': ${err.message}`);
     if (rec.manifest.critical)
       throw new BootAbort(`security module '${rec.manifest.name}' failed to start: ${rec.error}`);
     if (this.deps.settings().startup.on_boot_failure === 'abort')

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WriteBehind } from '@talon/module-sdk';
 import { openTestStore, waitFor } from '@talon/testing';
+import { storeContract } from './support/store-contract.ts';
 
 function withStore(fn: (s: ReturnType<typeof openTestStore>['store']) => Promise<void>) {
   return async () => {
@@ -16,62 +17,7 @@ function withStore(fn: (s: ReturnType<typeof openTestStore>['store']) => Promise
   };
 }
 
-test(
-  'one, many and run: rows, the first row, changes',
-  withStore(async (store) => {
-    assert.deepEqual(await store.run('INSERT INTO t (k, v) VALUES (?, ?), (?, ?)', ['a', 1, 'b', 2]), { changes: 2 });
-    assert.deepEqual(await store.one('SELECT v FROM t WHERE k = ?', ['b']), { v: 2 });
-    assert.equal(await store.one('SELECT v FROM t WHERE k = ?', ['zz']), undefined);
-    assert.deepEqual(await store.many('SELECT k FROM t ORDER BY k'), [{ k: 'a' }, { k: 'b' }]);
-    assert.deepEqual(await store.one('INSERT INTO t (k, v) VALUES (?, ?) RETURNING v', ['c', 3]), { v: 3 });
-    await assert.rejects(store.run('INSERT INTO t (k, v) VALUES (?, ?)', ['a', 9]), /UNIQUE/);
-    assert.equal(store.pick({ sqlite: 'x', postgres: 'y' }), 'x');
-  }),
-);
-
-test(
-  'a statement outside an open transaction never joins it: it runs after the commit, and survives its rollback',
-  withStore(async (store) => {
-    let outside: Promise<unknown> | undefined;
-    await assert.rejects(
-      store.tx(async (t) => {
-        await t.run('INSERT INTO t (k, v) VALUES (?, ?)', ['in', 1]);
-        outside = store.run('INSERT INTO t (k, v) VALUES (?, ?)', ['out', 2]);
-        await t.run('INSERT INTO t (k, v) VALUES (?, ?)', ['in2', 1]);
-        throw new Error('boom');
-      }),
-      /boom/,
-    );
-    await outside;
-    assert.deepEqual(await store.many('SELECT k FROM t ORDER BY k'), [{ k: 'out' }]);
-  }),
-);
-
-test(
-  'a failing transaction rolls back everything in it; a nested one is a savepoint',
-  withStore(async (store) => {
-    await store.tx(async (t) => {
-      await t.run('INSERT INTO t (k, v) VALUES (?, ?)', ['kept', 1]);
-      await assert.rejects(
-        t.tx(async (inner) => {
-          await inner.run('INSERT INTO t (k, v) VALUES (?, ?)', ['undone', 1]);
-          throw new Error('inner');
-        }),
-        /inner/,
-      );
-      await t.tx(async (inner) => inner.run('INSERT INTO t (k, v) VALUES (?, ?)', ['nested', 1]));
-    });
-    assert.deepEqual(await store.many('SELECT k FROM t ORDER BY k'), [{ k: 'kept' }, { k: 'nested' }]);
-    await assert.rejects(
-      store.tx(async (t) => {
-        await t.tx(async (inner) => inner.run('INSERT INTO t (k, v) VALUES (?, ?)', ['lost', 1]));
-        throw new Error('outer');
-      }),
-      /outer/,
-    );
-    assert.equal(await store.one('SELECT k FROM t WHERE k = ?', ['lost']), undefined);
-  }),
-);
+storeContract('sqlite', async () => openTestStore());
 
 test(
   'transactions run one after another and a handle is unusable once its transaction ended',

@@ -60,6 +60,34 @@ export const kernelSettingsSchema = {
       additionalProperties: false,
       default: {},
     },
+    database: {
+      type: 'object',
+      description: 'the database: SQLite in the home unless url names a PostgreSQL server (docs/fleet.md)',
+      properties: {
+        url: {
+          type: 'string',
+          pattern: '^(postgres|postgresql)://[^\\s]+$',
+          'x-error':
+            'must be a PostgreSQL URL, e.g. "postgres://talon@db.internal:5432/talon" (TALON_DATABASE_URL wins)',
+          description: 'postgres://user@host:port/database: every module on PostgreSQL 15 or later; absent: SQLite',
+        },
+        statement_timeout_ms: {
+          type: 'integer',
+          minimum: 100,
+          default: 30000,
+          description: 'PostgreSQL: a statement (or an idle transaction) running longer is cancelled',
+        },
+        pool_size: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1000,
+          default: 10,
+          description: 'PostgreSQL: connections each process keeps',
+        },
+      },
+      additionalProperties: false,
+      default: {},
+    },
     startup: {
       type: 'object',
       description: 'start-up policy',

@@ -13,7 +13,7 @@ type Data = Record<string, unknown>;
 
 const KERNEL_KEYS = Object.keys(kernelSettingsSchema.properties);
 /** Kernel keys whose change only takes effect after a restart. */
-const RESTART_KEYS = new Set(['api_listen', 'module_paths', 'startup', 'max_request_body_bytes']);
+const RESTART_KEYS = new Set(['api_listen', 'module_paths', 'startup', 'max_request_body_bytes', 'database']);
 
 /** What the kernel does around a change. */
 export interface ConfigReactions {

@@ -1,11 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Store } from '@talon/module-sdk';
+import { createTables, type TableDdl } from './schema.ts';
 
-const TABLE = `CREATE TABLE IF NOT EXISTS kernel_nodes (
+export const NODE_TABLES: TableDdl = {
+  sqlite: [
+    `CREATE TABLE IF NOT EXISTS kernel_nodes (
   id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL, listen TEXT, boot_at INTEGER NOT NULL,
   heartbeat_at INTEGER NOT NULL, state TEXT NOT NULL CHECK (state IN ('live', 'stopped', 'dead'))
-)`;
+)`,
+  ],
+  postgres: [
+    `CREATE TABLE IF NOT EXISTS kernel_nodes (
+  id TEXT PRIMARY KEY, pid BIGINT NOT NULL, host TEXT NOT NULL, listen TEXT, boot_at BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL, state TEXT NOT NULL CHECK (state IN ('live', 'stopped', 'dead'))
+)`,
+  ],
+};
 
 /**
  * A starting process beats this far ahead (five minutes): loading and migrating modules can hold its event loop past
@@ -54,7 +65,7 @@ export class NodeRegistry {
   }
 
   async start(listen: string): Promise<void> {
-    await this.store.exec(TABLE);
+    await createTables(this.store, NODE_TABLES);
     const now = Date.now();
     await this.store.run(
       'INSERT INTO kernel_nodes (id, pid, host, listen, boot_at, heartbeat_at, state) VALUES (?, ?, ?, ?, ?, ?, ?)',

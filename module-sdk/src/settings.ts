@@ -9,6 +9,8 @@ export interface KernelSettings {
   module_paths: string[];
   modules: { disabled: string[]; enabled: string[]; allow_disable_critical: string[] };
   startup: { on_boot_failure: 'continue' | 'abort' };
+  /** The database: PostgreSQL when url (or TALON_DATABASE_URL) is set, else SQLite in the home. */
+  database: { url?: string; statement_timeout_ms: number; pool_size: number };
 }
 
 /** JSON Schema as modules write it for their config and routes (`as const` objects fit). */

@@ -22,8 +22,10 @@ export type {
 } from './llm.ts';
 export { driverConformance } from './driver-conformance.ts';
 export type { DriverConformanceOptions } from './driver-conformance.ts';
-export { openTestStore } from './store.ts';
-export type { TestStore } from './store.ts';
+export { openTestStore, openPostgresTestStore } from './store.ts';
+export type { TestStore, PostgresTestStore } from './store.ts';
+// A real PostgreSQL (Debian's binaries), one per test process: fresh databases for stores and kernels.
+export { startPostgres, postgresMissing, type PostgresServer } from './servers/postgres.ts';
 export { eventChannel } from './events.ts';
 // The kernel's event bus, for unit tests of a module's subscribers without a kernel.
 export { EventBus } from '../../kernel/events.ts';

@@ -4,6 +4,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '@talon/module-sdk';
 import { SqliteStore } from '../../kernel/store/sqlite.ts';
+import { PostgresStore } from '../../kernel/store/postgres.ts';
+import { migratePostgres, prepareLedger } from '../../kernel/migrations.ts';
+import { startPostgres } from './servers/postgres.ts';
 
 export interface TestStore {
   store: Store;
@@ -36,6 +39,41 @@ export function openTestStore(moduleDirs: readonly string[] = [], file?: string)
     close() {
       db.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PostgresTestStore {
+  store: Store;
+  /** The fresh database's URL (another store, another "process", can open it). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A store on a fresh database of this test process's PostgreSQL server (startPostgres), with the given module
+ * folders' `migrations/postgres/*.sql` applied as the kernel applies them (ledger, lock), for a module's unit tests on
+ * PostgreSQL. close() closes the pool and drops the database.
+ */
+export async function openPostgresTestStore(moduleDirs: readonly string[] = []): Promise<PostgresTestStore> {
+  const server = await startPostgres();
+  const url = await server.createDatabase();
+  const store = new PostgresStore({ url });
+  try {
+    await prepareLedger(store);
+    for (const dir of moduleDirs) await migratePostgres(store, path.basename(dir), dir);
+  } catch (err) {
+    await store.close();
+    await server.stop();
+    throw err;
+  }
+  return {
+    store,
+    url,
+    async close() {
+      await store.close();
+      await server.dropDatabase(url).catch(() => undefined);
+      await server.stop();
     },
   };
 }
