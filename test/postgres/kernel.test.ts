@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { postgresMissing, startPostgres, startTestKernel, waitFor, type PostgresServer, type TestKernel } from '@talon/testing';
 import { PostgresStore } from '../../kernel/store/postgres.ts';
 import { Feed } from '../../kernel/store/feed.ts';
@@ -34,6 +35,18 @@ describe('the kernel on PostgreSQL', { skip: postgresMissing() }, () => {
     }
   }
 
+  /** Sessions open on the database of `url` (the test's own store has not connected yet where this is asked). */
+  async function connectionsTo(url: string): Promise<number> {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [new URL(url).pathname.slice(1)]);
+      return (rows[0] as { n: number }).n;
+    } finally {
+      await client.end();
+    }
+  }
+
   const kernelOn = (url: string, only: string[], modulePaths = fixtures) => startTestKernel({ databaseUrl: url, only, config: config(modulePaths) });
 
   test('modules are migrated from migrations/postgres, recorded as postgres, and not again at a restart', () =>
@@ -48,6 +61,7 @@ describe('the kernel on PostgreSQL', { skip: postgresMissing() }, () => {
         } finally {
           await k.stop();
         }
+        assert.equal(await connectionsTo(url), 0, 'the kernel closed its pool at stop');
       }
       const ledger = await store.many("SELECT module, id, dialect FROM kernel_migrations WHERE module IN ('pgmig', 'goals') ORDER BY module, id");
       assert.deepEqual(ledger, [
