@@ -24,7 +24,6 @@ import { NODE_TABLES } from '../../kernel/store/nodes.ts';
  */
 const KNOWN_MISSING = [
   'a2a',
-  'agents',
   'approvals',
   'audit',
   'auto-dream',
