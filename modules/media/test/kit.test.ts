@@ -91,6 +91,55 @@ describe('kit.request', () => {
     assert.match(elsewhere.message, /not the API of provider 'p'/);
   });
 
+  it('never follows a redirect: the key stays on the API, and the 3xx is an outage naming the origin it pointed to', async () => {
+    const elsewhere: http.IncomingHttpHeaders[] = [];
+    const other = http.createServer((req, res) => {
+      elsewhere.push(req.headers);
+      sendJson(res, 200, { stolen: true });
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const redirecting = http.createServer((req, res) => {
+      const to = req.url?.endsWith('/private') ? 'http://10.0.0.1/metadata' : `${target}/collect?secret=1`;
+      res.writeHead(Number(new URL(req.url ?? '/', 'http://x').searchParams.get('status') ?? 302), { location: to });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const apiBase = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/v1`;
+    try {
+      for (const [path, origin] of [
+        ['/v1/x?status=302', target],
+        ['/v1/x?status=307', target],
+        ['/v1/private', 'http://10.0.0.1'],
+      ] as const) {
+        const err = await rejection(
+          providerRequest(
+            { baseUrl: apiBase },
+            {
+              provider: 'p',
+              url: `${apiBase.replace('/v1', '')}${path}`,
+              method: 'POST',
+              headers: { 'x-goog-api-key': 'secret-key' },
+              body: '{}',
+              timeoutMs: 2000,
+              maxBytes: 1000,
+              signal: new AbortController().signal,
+            },
+          ),
+        );
+        assert.deepEqual([err.name, err.kind, mediaErrorStatus(err)], ['MediaError', 'outage', 502]);
+        assert.match(err.message, new RegExp(`redirect \\(\\d{3}\\) to ${origin.replace(/\./g, '\\.')},`));
+        assert.doesNotMatch(err.message, /collect|secret|metadata/);
+      }
+      assert.equal(elsewhere.length, 0, 'nothing reached the redirect target');
+    } finally {
+      for (const s of [other, redirecting]) {
+        s.closeAllConnections();
+        s.close();
+      }
+    }
+  });
+
   it("the caller's abort passes through as it is", async () => {
     const controller = new AbortController();
     const pending = providerRequest({ baseUrl: base }, { provider: 'p', url: `${base}/../slow`, timeoutMs: 5000, maxBytes: 1000, signal: controller.signal });

@@ -7,6 +7,7 @@
 import type { NetFetch } from '@talon/net';
 import type { MediaError } from '@talon/media';
 import { mediaError } from './errors.ts';
+import { originOf } from './origin.ts';
 
 const MAX_HOPS = 3;
 
@@ -23,14 +24,6 @@ export interface DownloadTarget {
   signal: AbortSignal;
 }
 
-const origin = (url: string | undefined): string | undefined => {
-  try {
-    return url ? new URL(url).origin : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 export async function download(net: NetFetch, target: DownloadTarget): Promise<Buffer> {
   const { provider } = target;
   const deadline = AbortSignal.timeout(target.timeoutMs);
@@ -38,9 +31,9 @@ export async function download(net: NetFetch, target: DownloadTarget): Promise<B
   let url = parse(target.url, provider);
   try {
     for (let hop = 0; hop <= MAX_HOPS; hop++) {
-      const exempt = origin(target.configuredBase) === url.origin;
+      const exempt = originOf(target.configuredBase) === url.origin;
       if (url.protocol !== 'https:' && !exempt) throw refused(provider, `only https URLs are downloaded, not '${url.protocol}//${url.host}'`);
-      const headers = origin(target.apiBase) === url.origin ? target.credentials : undefined;
+      const headers = originOf(target.apiBase) === url.origin ? target.credentials : undefined;
       const response = await net.webFetch(
         url,
         { method: 'GET', headers, signal, redirect: 'manual' },

@@ -5,18 +5,11 @@
 import type { CatalogService } from '@talon/catalog';
 import type { ProviderAccess, ProviderRequest, ProviderResponse } from '@talon/media';
 import { mediaError, providerMessage, retryAfterMs } from './errors.ts';
+import { originOf } from './origin.ts';
 
 export function providerAccess(catalog: CatalogService, name: string): ProviderAccess {
   return { apiKey: catalog.apiKey(name), baseUrl: catalog.baseUrl(name), envVar: catalog.provider(name)?.env_var };
 }
-
-const originOf = (url: string | undefined): string | undefined => {
-  try {
-    return url ? new URL(url).origin : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 export async function providerRequest(access: ProviderAccess, request: ProviderRequest): Promise<ProviderResponse> {
   const { provider } = request;
@@ -33,9 +26,16 @@ export async function providerRequest(access: ProviderAccess, request: ProviderR
       // A copy types the bytes as the ArrayBuffer-backed view fetch's typings accept.
       body: request.body instanceof Uint8Array ? new Uint8Array(request.body) : request.body,
       signal: AbortSignal.any([request.signal, timeout]),
+      // Never followed: fetch would carry the key headers (x-goog-api-key, xi-api-key) to another host, or to a
+      // private address. The provider's API does not redirect its calls; one that does is treated as down.
+      redirect: 'manual',
     });
   } catch (err) {
     throw failure(err, provider, request, timeout);
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel().catch(() => undefined);
+    throw redirected(provider, request.url, response);
   }
   let body: Buffer;
   try {
@@ -56,6 +56,17 @@ export async function providerRequest(access: ProviderAccess, request: ProviderR
       }
     },
   };
+}
+
+/** A 3xx from the provider's API: an outage naming where it pointed (the Location's origin, never its path or query). */
+function redirected(provider: string, requestUrl: string, response: Response): Error {
+  const location = response.headers.get('location');
+  let target = 'nowhere (no Location)';
+  if (location) target = originOf(URL.canParse(location, requestUrl) ? new URL(location, requestUrl).href : undefined) ?? 'an invalid URL';
+  return mediaError('outage', `provider '${provider}' answered with a redirect (${response.status}) to ${target}, which is not followed`, {
+    provider,
+    status: response.status,
+  });
 }
 
 /** A failure before or while reading the answer: the caller's abort passes through; our timeout and the network are an outage. */
