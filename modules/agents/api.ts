@@ -140,8 +140,20 @@ export interface UploadFiles {
     agentId?: string;
     source: { provider: string; model: string };
   }): Promise<StoredFile>;
-  /** A stored file's bytes and sniffed type (an attachment to transcribe or describe); undefined when unknown. */
-  read(fileId: string): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined>;
+  /**
+   * A stored file's bytes and sniffed type (an attachment to transcribe or describe); undefined when unknown. With
+   * `owner`, only a file that agent may read: its own (an upload to it, or a file made for it), or a generated file
+   * made for no agent (the HTTP media routes); any other file is undefined, as an unknown one is, so a caller cannot
+   * learn that another agent's file exists. `agentId` undefined is no agent: only the generated files of no agent.
+   * Without `owner` the read is unchecked: only for an id the caller has from a trusted source (the files of a turn's
+   * own result); a tool must pass the agent it runs for.
+   */
+  read(fileId: string, owner?: FileOwner): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined>;
+}
+
+/** Who asks for a stored file (UploadFiles.read): the agent a tool runs for, or undefined for no agent. */
+export interface FileOwner {
+  agentId: string | undefined;
 }
 
 export const uploadFiles = serviceRef<UploadFiles>('agents.uploads');

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Store } from '@talon/module-sdk';
-import type { GeneratedKind, StoredFile, UploadFiles } from '@talon/agents';
+import type { FileOwner, GeneratedKind, StoredFile, UploadFiles } from '@talon/agents';
 import { FileRefused, generatedType, uploadType } from './file-types.ts';
 import { writeAtomic, TEMP_PREFIX } from './atomic.ts';
 
@@ -94,11 +94,19 @@ export class UploadStore implements UploadFiles {
     return readFile(row.path);
   }
 
-  async read(fileId: string): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined> {
-    const row = UUID.test(fileId) ? await this.get(fileId) : undefined;
+  async read(fileId: string, owner?: FileOwner): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined> {
+    const row = await this.owned(fileId, owner);
     if (!row) return undefined;
     const bytes = await readFile(row.path).catch(() => undefined);
     return bytes && { bytes, content_type: row.content_type, filename: row.filename };
+  }
+
+  /** The row of a file `owner` may read (see UploadFiles.read); any other file is undefined, as an unknown one is. */
+  private async owned(fileId: string, owner: FileOwner | undefined): Promise<UploadRow | undefined> {
+    const row = UUID.test(fileId) ? await this.get(fileId) : undefined;
+    if (!row || !owner) return row;
+    const mayRead = row.agent_id === null ? row.generated === 1 : row.agent_id === owner.agentId;
+    return mayRead ? row : undefined;
   }
 
   /** Files of a killed agent go with it. */

@@ -86,6 +86,26 @@ describe('the upload store', () => {
     assert.equal(await uploads.read('../../etc/passwd'), undefined);
   });
 
+  test("read with an owner: the agent's own files and generated files of no agent; any other is unknown", async () => {
+    const source = { provider: 'p', model: 'm' };
+    const OTHER = '22222222-2222-4222-8222-222222222222';
+    const mine = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'mine', agentId: AGENT, source });
+    const theirs = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'theirs', agentId: OTHER, source });
+    const nobodys = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'route', source });
+    const upload = await uploads.save(AGENT, 'u.txt', 'text/plain', Buffer.from('mine'));
+    const readable = async (id: string, agentId: string | undefined) => (await uploads.read(id, { agentId }))?.filename;
+    assert.equal(await readable(mine.file_id, AGENT), 'mine.png');
+    assert.equal(await readable(upload.id, AGENT), 'u.txt');
+    assert.equal(await readable(nobodys.file_id, AGENT), 'route.png', "a generated file of no agent (the HTTP routes) is anyone's");
+    assert.equal(await readable(theirs.file_id, AGENT), undefined);
+    assert.equal(await readable(upload.id, OTHER), undefined);
+    assert.equal(await readable(mine.file_id, undefined), undefined, "no agent reads no agent's files");
+    assert.equal(await readable(nobodys.file_id, undefined), 'route.png');
+    await db.store.run('UPDATE agents_uploads SET agent_id = NULL WHERE id = ?', [upload.id]);
+    assert.equal(await readable(upload.id, AGENT), undefined, "an upload without its agent is nobody's to read");
+    assert.equal((await uploads.read(theirs.file_id))?.filename, 'theirs.png', 'without an owner the read is unchecked');
+  });
+
   test('bytes that are not of the kind are refused (FileRefused saying why), and nothing is kept', async () => {
     const source = { provider: 'p', model: 'm' };
     await assert.rejects(uploads.saveGenerated({ kind: 'image', bytes: HTML, name: 'x', source }), refused(/image .*HTML page/));

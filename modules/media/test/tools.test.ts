@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { clearProviderEnv, samplePng, sampleWav, startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 import type { AgentTools, ToolOutput, UploadFiles } from '@talon/agents';
-import type { MediaCallRecord } from '@talon/media';
+import type { MediaCallRecord, MediaService } from '@talon/media';
 import { which } from '../services/audio/which.ts';
 import { startFixtureServer, type FixtureServer } from './fixture-server.ts';
 import { FIXTURE_KEY } from './helpers.ts';
@@ -22,14 +22,15 @@ describe('media tools', () => {
   let agentId: string;
   const calls: MediaCallRecord[] = [];
   const service = <T extends object>(id: string) => k.kernel.services.view<T>(id);
-  const invoke = async (tool: string, input: Record<string, unknown>): Promise<ToolOutput> =>
-    (await service<AgentTools>('agents.tools').invoke({ tool, input, agentId, signal: new AbortController().signal, origin: 'test' })).output;
+  const invokeAs = async (as: string, tool: string, input: Record<string, unknown>): Promise<ToolOutput> =>
+    (await service<AgentTools>('agents.tools').invoke({ tool, input, agentId: as, signal: new AbortController().signal, origin: 'test' })).output;
+  const invoke = (tool: string, input: Record<string, unknown>) => invokeAs(agentId, tool, input);
   const json = (output: ToolOutput) => {
     assert.equal(output.isError, false, output.content);
     return JSON.parse(output.content) as Record<string, unknown>;
   };
-  const stored = (bytes: Buffer, kind: 'image' | 'audio') =>
-    service<UploadFiles>('agents.uploads').saveGenerated({ kind, bytes, name: 'input', agentId, source: { provider: 'test', model: 'test' } });
+  const stored = (bytes: Buffer, kind: 'image' | 'audio', owner: string | undefined = agentId) =>
+    service<UploadFiles>('agents.uploads').saveGenerated({ kind, bytes, name: 'input', agentId: owner, source: { provider: 'test', model: 'test' } });
 
   before(async () => {
     clearProviderEnv();
@@ -130,5 +131,35 @@ describe('media tools', () => {
     assert.match(sent, new RegExp(samplePng(4, 4).toString('base64').slice(0, 40).replace(/[+/]/g, '.')));
     const audio = await stored(sampleWav(1), 'audio');
     assert.match((await invoke('media_describe', { file_id: audio.file_id })).content, /not an image/);
+  });
+
+  it("a tool reads only its agent's files and video tasks, and those of no agent; another agent's are answered as unknown ones", async () => {
+    const stranger = await k.spawnAgent('stranger', { capabilities: { tools: ['*'] } });
+    const unknown = '00000000-0000-4000-8000-000000000001';
+    const theirImage = await stored(samplePng(4, 4), 'image', stranger);
+    const theirAudio = await stored(sampleWav(1), 'audio', stranger);
+    for (const [tool, file] of [
+      ['media_describe', theirImage],
+      ['media_transcribe', theirAudio],
+    ] as const) {
+      const foreign = await invoke(tool, { file_id: file.file_id });
+      const none = await invoke(tool, { file_id: unknown });
+      assert.equal(foreign.isError, true, tool);
+      assert.equal(foreign.content, `${tool} failed: file not found`);
+      assert.equal(none.content, foreign.content, `${tool}: no existence oracle`);
+    }
+    k.fake.enqueue({ text: 'Theirs.' });
+    assert.equal(json(await invokeAs(stranger, 'media_describe', { file_id: theirImage.file_id })).description, 'Theirs.', 'the owner reads it');
+    const routeImage = await stored(samplePng(4, 4), 'image', undefined);
+    k.fake.enqueue({ text: 'Anyone may.' });
+    assert.equal(json(await invoke('media_describe', { file_id: routeImage.file_id })).description, 'Anyone may.', 'a file of no agent');
+
+    const theirTask = json(await invokeAs(stranger, 'video_generate', { prompt: 'theirs', provider: 'fixture' }));
+    const foreign = await invoke('video_status', { task_id: theirTask.task_id });
+    assert.equal(foreign.isError, true);
+    assert.equal(foreign.content, `video_status failed: no video task '${String(theirTask.task_id)}'`);
+    assert.equal(json(await invokeAs(stranger, 'video_status', { task_id: theirTask.task_id })).task_id, theirTask.task_id);
+    const routeTask = await service<MediaService>('media.service').submitVideo({ prompt: 'anyone', provider: 'fixture' });
+    assert.equal(json(await invoke('video_status', { task_id: routeTask.task_id })).task_id, routeTask.task_id, 'a task of no agent');
   });
 });

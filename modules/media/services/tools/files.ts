@@ -3,9 +3,9 @@
  * Long audio is transcribed a window at a time (start_sec, max_secs → has_more, next_start_sec), cut to 16 kHz mono
  * WAV by the kit's convert, so that one call stays within the provider's limits and the model's context.
  */
-import type { ToolDefinition } from '@talon/agents';
+import type { ToolContext, ToolDefinition } from '@talon/agents';
 import type { ModelRef } from '@talon/llm';
-import { callMeta, done, failure, type ToolDeps } from './common.ts';
+import { callMeta, done, failure, FILE_NOT_FOUND, ownerOf, type ToolDeps } from './common.ts';
 
 const source = 'media';
 const DEFAULT_WINDOW_SECS = 600;
@@ -32,7 +32,7 @@ export function fileTools(deps: ToolDeps): ToolDefinition[] {
       inputSchema: transcribeSchema,
       async execute(input, ctx) {
         try {
-          return done(await transcribeWindow(deps, input, callMeta(ctx)));
+          return done(await transcribeWindow(deps, input, ctx));
         } catch (err) {
           return failure('media_transcribe', err);
         }
@@ -42,9 +42,9 @@ export function fileTools(deps: ToolDeps): ToolDefinition[] {
   ];
 }
 
-async function transcribeWindow(deps: ToolDeps, input: Record<string, unknown>, meta: ReturnType<typeof callMeta>) {
-  const file = await deps.files().read(String(input.file_id));
-  if (!file) throw new Error(`no file '${String(input.file_id)}'`);
+async function transcribeWindow(deps: ToolDeps, input: Record<string, unknown>, ctx: ToolContext) {
+  const file = await deps.files().read(String(input.file_id), ownerOf(ctx));
+  if (!file) throw new Error(FILE_NOT_FOUND);
   const info = await deps.kit.probe(file.bytes);
   const total = (info.durationMs ?? 0) / 1000;
   const start = typeof input.start_sec === 'number' ? input.start_sec : 0;
@@ -55,7 +55,7 @@ async function transcribeWindow(deps: ToolDeps, input: Record<string, unknown>, 
   const audio = whole ? file.bytes : await deps.kit.convert(file.bytes, 'wav', { startSec: start, maxSecs: window, sampleRate: 16000, channels: 1 });
   const language = typeof input.language === 'string' ? input.language : undefined;
   const provider = typeof input.provider === 'string' ? input.provider : undefined;
-  const heard = await deps.service.transcribe({ audio, language, provider }, meta);
+  const heard = await deps.service.transcribe({ audio, language, provider }, callMeta(ctx));
   const end = start + window;
   const hasMore = total > end;
   return {
@@ -86,8 +86,8 @@ function describeTool(deps: ToolDeps): ToolDefinition {
       try {
         const llm = deps.llm();
         if (!llm) throw new Error('the llm module is not running');
-        const file = await deps.files().read(String(input.file_id));
-        if (!file) throw new Error(`no file '${String(input.file_id)}'`);
+        const file = await deps.files().read(String(input.file_id), ownerOf(ctx));
+        if (!file) throw new Error(FILE_NOT_FOUND);
         if (!file.content_type.startsWith('image/')) throw new Error(`file '${String(input.file_id)}' is ${file.content_type}, not an image`);
         const question = typeof input.prompt === 'string' && input.prompt.trim() ? input.prompt : 'Describe this image in detail.';
         const result = await llm.complete(visionModel(deps, ctx.agent.model), {

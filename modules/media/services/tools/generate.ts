@@ -2,11 +2,13 @@
  * image_generate, speech_generate, music_generate, video_generate and video_status: the routes' calls for agents.
  * Their parameters are the routes' schemas; the files they make are attached to the agent's reply (ToolOutput.files).
  */
-import type { StoredFile, ToolDefinition } from '@talon/agents';
+import type { FileOwner, StoredFile, ToolDefinition } from '@talon/agents';
 import type { FromSchema } from '@talon/module-sdk';
 import { imageBody, musicBody, speechBody } from '../schemas.ts';
 import { videoBody } from '../../routes/video.ts';
-import { callMeta, done, failure, given, type ToolDeps } from './common.ts';
+import { toView } from '../video/index.ts';
+import type { VideoTaskStore } from '../video/store.ts';
+import { callMeta, done, failure, given, ownerOf, type ToolDeps } from './common.ts';
 
 const source = 'media';
 /** A value without the `x-error` texts meant for HTTP clients (strict providers refuse unknown schema keywords). */
@@ -23,7 +25,10 @@ const schema = (body: { properties: object; required?: readonly string[] }) => (
   ...(body.required ? { required: [...body.required] } : {}),
 });
 
-export function generateTools(deps: ToolDeps): ToolDefinition[] {
+/** The video task rows video_status reads (for the owner the service's view leaves out). */
+export type TaskRows = Pick<VideoTaskStore, 'get'>;
+
+export function generateTools(deps: ToolDeps, tasks: TaskRows): ToolDefinition[] {
   return [
     {
       name: 'image_generate',
@@ -69,11 +74,11 @@ export function generateTools(deps: ToolDeps): ToolDefinition[] {
         }
       },
     },
-    ...videoTools(deps),
+    ...videoTools(deps, tasks),
   ];
 }
 
-function videoTools(deps: ToolDeps): ToolDefinition[] {
+function videoTools(deps: ToolDeps, tasks: TaskRows): ToolDefinition[] {
   return [
     {
       name: 'video_generate',
@@ -94,11 +99,15 @@ function videoTools(deps: ToolDeps): ToolDefinition[] {
       source,
       description: 'The state of a video task from video_generate: processing, completed (the video is attached to your reply), failed or cancelled.',
       inputSchema: { type: 'object', properties: { task_id: { type: 'string', description: 'the task_id video_generate gave' } }, required: ['task_id'] },
-      async execute(input) {
+      async execute(input, ctx) {
         try {
-          const view = await deps.service.video(String(input.task_id).toLowerCase());
-          if (!view) return failure('video_status', new Error(`no video task '${String(input.task_id)}'`));
-          return done(view, view.result ? await attachment(deps, view.result.file_id) : []);
+          const owner = ownerOf(ctx);
+          const row = await tasks.get(String(input.task_id).toLowerCase());
+          // Another agent's task is answered as an unknown one; a task of no agent (the HTTP route's) is anyone's.
+          if (!row || (row.agent_id !== null && row.agent_id !== owner.agentId))
+            return failure('video_status', new Error(`no video task '${String(input.task_id)}'`));
+          const view = toView(row);
+          return done(view, view.result ? await attachment(deps, view.result.file_id, owner) : []);
         } catch (err) {
           return failure('video_status', err);
         }
@@ -108,8 +117,8 @@ function videoTools(deps: ToolDeps): ToolDefinition[] {
 }
 
 /** A stored file as an attachment (its type and size from the upload store). */
-async function attachment(deps: ToolDeps, fileId: string): Promise<StoredFile[]> {
-  const file = await deps.files().read(fileId);
+async function attachment(deps: ToolDeps, fileId: string, owner: FileOwner): Promise<StoredFile[]> {
+  const file = await deps.files().read(fileId, owner);
   if (!file) return [];
   return [{ file_id: fileId, url: `/api/uploads/${fileId}`, content_type: file.content_type, filename: file.filename, size: file.bytes.length }];
 }

@@ -4,8 +4,9 @@ import type { ModuleContext } from '@talon/module-sdk';
 import { fileTools } from './files.ts';
 import { generateTools } from './generate.ts';
 import type { ToolDeps } from './common.ts';
+import { VideoTaskStore } from '../video/store.ts';
 
-export function tapMediaTools(ctx: Pick<ModuleContext, 'hooks'>, deps: ToolDeps): void {
-  const tools = [...generateTools(deps), ...fileTools(deps)];
+export function tapMediaTools(ctx: Pick<ModuleContext, 'hooks' | 'store'>, deps: ToolDeps): void {
+  const tools = [...generateTools(deps, new VideoTaskStore(ctx.store)), ...fileTools(deps)];
   ctx.hooks.tap(agentHooks).tools.tap('media', (list) => [...list, ...tools]);
 }
