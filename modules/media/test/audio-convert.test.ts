@@ -1,9 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { AUDIO_FORMATS } from '../services/formats.ts';
 import { convert, probe, wavFormat } from '../services/audio/index.ts';
 import { run } from '../services/audio/exec.ts';
-import { maker, NO_FFMPEG, rms, withoutPrograms, type Maker } from './audio-helpers.ts';
+import { maker, NO_FFMPEG, rms, withFakePrograms, withoutPrograms, type Maker } from './audio-helpers.ts';
 
 const PROBED_AS = { mp3: 'mp3', opus: 'opus', ogg: 'opus', wav: 'wav', flac: 'flac', aac: 'm4a' } as const;
 
@@ -74,7 +76,43 @@ describe('audio convert with ffmpeg', { skip: NO_FFMPEG }, () => {
   });
 
   it('bytes ffmpeg cannot decode: not_supported with its reason', async () => {
-    await rejectsWith(convert(Buffer.from('definitely not audio '.repeat(50)), 'mp3'), 'not_supported', /^ffmpeg could not convert the audio to mp3: \S/);
+    // An MP4 header with no movie in it: given to ffmpeg (its header is one it may read), which fails.
+    const hollow = Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex');
+    await rejectsWith(convert(hollow, 'mp3'), 'not_supported', /^ffmpeg could not convert the audio to mp3: \S/);
+  });
+
+  it('an HLS playlist naming a file on this host is refused before ffmpeg or ffprobe reads it', async () => {
+    const secret = path.join(m.dir, 'secret.mp3');
+    writeFileSync(secret, m.sine(2.5, 16000, ['-c:a', 'libmp3lame'], 'secret-source.mp3'));
+    const playlist = Buffer.from(
+      `#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:3\n#EXTINF:2.5,\nfile://${secret}\n#EXTINF:2.5,\n${secret}\n#EXT-X-ENDLIST\n`,
+    );
+    await rejectsWith(convert(playlist, 'wav'), 'not_supported', /^the audio is not converted: it is not wav, mp3.*\(no known header\)/);
+    await rejectsWith(convert(Buffer.from('ffconcat version 1.0\nfile ' + secret + '\n'), 'mp3'), 'not_supported', /not converted/);
+    assert.deepEqual(await probe(playlist), { format: 'unknown' }, 'ffprobe did not measure the file the playlist names');
+  });
+
+  it('ffmpeg and ffprobe are told the demuxer of the header and only the file protocol', async () => {
+    const mp3 = m.sine(0.5, 16000, ['-c:a', 'libmp3lame'], 'told.mp3');
+    const webm = m.sine(0.5, 48000, ['-c:a', 'libopus', '-f', 'webm'], 'told.webm');
+    const record = (dir: string, name: string) => `printf '%s\\n' "$@" > ${dir}/${name}.args; exit 1`;
+    await withFakePrograms(
+      (dir) => ({ ffmpeg: record(dir, 'ffmpeg'), ffprobe: record(dir, 'ffprobe') }),
+      async (dir) => {
+        await rejectsWith(convert(mp3, 'wav'), 'not_supported', /^ffmpeg could not convert/);
+        assert.deepEqual(await probe(webm), { format: 'webm' });
+        for (const [program, demuxer] of [
+          ['ffmpeg', 'mp3'],
+          ['ffprobe', 'matroska'],
+        ]) {
+          const args = readFileSync(path.join(dir, `${program}.args`), 'utf8').split('\n');
+          const input = args.length - 1 - [...args].reverse().findIndex((a) => a.endsWith('/input'));
+          const [f, whitelist] = [args.indexOf('-f'), args.indexOf('-protocol_whitelist')];
+          assert.ok(f >= 0 && f < input && whitelist >= 0 && whitelist < input, `${program} ${args.join(' ')}`);
+          assert.deepEqual([args[f + 1], args[whitelist + 1]], [demuxer, 'file'], program);
+        }
+      },
+    );
   });
 });
 

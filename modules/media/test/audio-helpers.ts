@@ -1,6 +1,6 @@
 /** Real media files for the audio tests, made by the host's ffmpeg in a temporary folder. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { which } from '../services/audio/index.ts';
@@ -9,6 +9,8 @@ import { which } from '../services/audio/index.ts';
 export const NO_FFMPEG = which('ffmpeg') && which('ffprobe') ? false : 'ffmpeg is not installed (apt install ffmpeg)';
 
 export interface Maker {
+  /** The temporary folder the files are made in (removed by remove()). */
+  dir: string;
   /** ffmpeg's output for these arguments (after -y -i lavfi…), as bytes. */
   make(source: string, args: string[], name: string): Buffer;
   /** A 440 Hz sine of `seconds` at `rate`, mono unless `channels`. */
@@ -24,6 +26,7 @@ export function maker(): Maker {
     return readFileSync(out);
   };
   return {
+    dir,
     make,
     sine: (seconds, rate, args, name, channels = 1) =>
       make(`sine=frequency=440:sample_rate=${rate}:duration=${seconds}`, ['-ac', String(channels), ...args], name),
@@ -50,4 +53,21 @@ export function rms(wav: Buffer, dataOffset: number): number {
   let n = 0;
   for (let at = dataOffset; at + 1 < wav.length; at += 2, n++) sum += wav.readInt16LE(at) ** 2;
   return n ? Math.sqrt(sum / n) : 0;
+}
+
+/**
+ * Runs fn with PATH holding only these stand-in programs (shell scripts): a fake ffmpeg that records its arguments,
+ * or one that hangs. `dir` is their folder, for files the scripts write.
+ */
+export async function withFakePrograms<T>(scripts: (dir: string) => Record<string, string>, fn: (dir: string) => Promise<T>): Promise<T> {
+  const saved = process.env.PATH;
+  const dir = mkdtempSync(path.join(tmpdir(), 'talon-fake-programs-'));
+  for (const [name, body] of Object.entries(scripts(dir))) writeFileSync(path.join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  process.env.PATH = dir;
+  try {
+    return await fn(dir);
+  } finally {
+    process.env.PATH = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,9 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AudioFormat } from '@talon/media';
+import type { AudioFormat, MediaInfo } from '@talon/media';
 import { AUDIO_FORMATS } from '../formats.ts';
 import { mediaError } from '../kit/errors.ts';
 import { lastLine, run, withTempDir } from './exec.ts';
+import { inputOptions, READABLE_FORMATS } from './demuxers.ts';
 import { parseHeaders, wavFormat } from './headers/index.ts';
 import { which } from './which.ts';
 
@@ -49,9 +50,8 @@ function check(to: string, o: ConvertOptions): void {
 }
 
 /** The input is already what was asked (same format, rate and channels, no window): it is returned as it is. */
-function alreadyIs(bytes: Buffer, to: AudioFormat, o: ConvertOptions): boolean {
+function alreadyIs(bytes: Buffer, info: MediaInfo | undefined, to: AudioFormat, o: ConvertOptions): boolean {
   if (o.startSec || o.maxSecs !== undefined) return false;
-  const info = parseHeaders(bytes);
   if (!info || info.format !== PROBED_AS[to]) return false;
   if (to === 'wav') {
     const wav = wavFormat(bytes);
@@ -63,7 +63,7 @@ function alreadyIs(bytes: Buffer, to: AudioFormat, o: ConvertOptions): boolean {
   );
 }
 
-function ffmpegArgs(input: string, output: string, to: AudioFormat, o: ConvertOptions): string[] {
+function ffmpegArgs(input: string, demuxer: string[], output: string, to: AudioFormat, o: ConvertOptions): string[] {
   // -ss and -t before -i: ffmpeg seeks in the input instead of decoding everything before the window.
   const window = [...(o.startSec ? ['-ss', String(o.startSec)] : []), ...(o.maxSecs !== undefined ? ['-t', String(o.maxSecs)] : [])];
   const shape = [...(o.channels ? ['-ac', String(o.channels)] : []), ...(o.sampleRate && to !== 'opus' && to !== 'ogg' ? ['-ar', String(o.sampleRate)] : [])];
@@ -74,6 +74,7 @@ function ffmpegArgs(input: string, output: string, to: AudioFormat, o: ConvertOp
     'error',
     '-y',
     ...window,
+    ...demuxer,
     '-i',
     input,
     '-vn',
@@ -90,19 +91,26 @@ function ffmpegArgs(input: string, output: string, to: AudioFormat, o: ConvertOp
 /**
  * Audio to another format with ffmpeg, through files in a private temporary folder (MP4 input needs seeking, and
  * WAV and M4A output need their headers rewritten at the end, which a pipe cannot do). Without ffmpeg only a no-op
- * succeeds; anything else is a `not_supported` MediaError naming ffmpeg. Bytes ffmpeg cannot decode are
- * `not_supported` with its reason.
+ * succeeds; anything else is a `not_supported` MediaError naming ffmpeg. Only bytes whose header is a format of
+ * demuxers.ts are given to ffmpeg, with that demuxer named (anything else is `not_supported` before ffmpeg runs);
+ * bytes ffmpeg then cannot decode are `not_supported` with its reason.
  */
 export async function convert(bytes: Buffer, to: AudioFormat, options: ConvertOptions = {}): Promise<Buffer> {
   check(to, options);
-  if (alreadyIs(bytes, to, options)) return bytes;
+  const info = parseHeaders(bytes);
+  if (alreadyIs(bytes, info, to, options)) return bytes;
+  const demuxer = inputOptions(info);
+  if (!demuxer) {
+    const found = info ? `its header says ${info.format}` : 'no known header';
+    throw mediaError('not_supported', `the audio is not converted: it is not ${READABLE_FORMATS} (${found})`);
+  }
   const ffmpeg = which('ffmpeg');
   if (!ffmpeg) throw mediaError('not_supported', `converting audio to ${to} needs ffmpeg, which is not installed on this host (apt install ffmpeg)`);
   return withTempDir(async (dir) => {
     const input = path.join(dir, 'input');
     const output = path.join(dir, `output.${to}`);
     await writeFile(input, bytes);
-    const result = await run(ffmpeg, ffmpegArgs(input, output, to, options), { timeoutMs: options.timeoutMs ?? 120_000, signal: options.signal });
+    const result = await run(ffmpeg, ffmpegArgs(input, demuxer, output, to, options), { timeoutMs: options.timeoutMs ?? 120_000, signal: options.signal });
     if (result.code !== 0) throw mediaError('not_supported', `ffmpeg could not convert the audio to ${to}: ${lastLine(result.stderr)}`);
     return readFile(output);
   });

@@ -27,13 +27,21 @@ function formatName(out: FfprobeOutput, audio: FfprobeStream | undefined, video:
   return name.split(',')[0].replace(/_pipe$/, '');
 }
 
-/** What ffprobe reads from the bytes (written to a file: MP4 needs seeking, which a pipe cannot do). */
-export async function ffprobeInfo(program: string, bytes: Buffer, options: { timeoutMs: number; signal?: AbortSignal }): Promise<MediaInfo | undefined> {
+/** What ffprobe reads from the bytes (written to a file: MP4 needs seeking, which a pipe cannot do); `input`: demuxers.ts. */
+export async function ffprobeInfo(
+  program: string,
+  bytes: Buffer,
+  input: string[],
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<MediaInfo | undefined> {
   return withTempDir(async (dir) => {
     const file = path.join(dir, 'input');
     await writeFile(file, bytes);
     const entries = 'stream=codec_type,codec_name,sample_rate,channels,width,height:format=format_name,duration';
-    const result = await run(program, ['-v', 'error', '-print_format', 'json', '-show_entries', entries, file], { ...options, maxOutputBytes: 1024 * 1024 });
+    const result = await run(program, ['-v', 'error', ...input, '-print_format', 'json', '-show_entries', entries, file], {
+      ...options,
+      maxOutputBytes: 1024 * 1024,
+    });
     if (result.code !== 0) return undefined;
     const out = JSON.parse(result.stdout.toString('utf8')) as FfprobeOutput;
     const audio = out.streams?.find((s) => s.codec_type === 'audio');

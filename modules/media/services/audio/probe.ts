@@ -1,6 +1,6 @@
 import type { MediaInfo } from '@talon/media';
 import { ffprobeInfo } from './ffprobe.ts';
-import { parseHeaders } from './headers/index.ts';
+import { readable } from './demuxers.ts';
 import { which } from './which.ts';
 
 const IMAGES = new Set(['png', 'jpeg', 'gif', 'webp']);
@@ -15,15 +15,16 @@ function complete(info: MediaInfo): boolean {
  * Duration, sample rate, channels and size measured from the bytes. The headers are read first and win where they
  * answer: they are exact for WAV, FLAC, Ogg and MP3 with a Xing/LAME header, where ffprobe is not (measured on a
  * 2.5 s, 16 kHz file: ffprobe said 2.592 s for the MP3, whose LAME tag gives 2.500 s, and 2.624 s for ADTS AAC, an
- * estimate from the bitrate). ffprobe, where installed, fills in the rest (WebM, odd files); without it the headers'
- * answer stands. Bytes nobody recognises are `{format: 'unknown'}`.
+ * estimate from the bitrate). ffprobe, where installed, fills in the rest (WebM, odd files) of the formats it may be
+ * given (demuxers.ts: never bytes whose header is none of them); without it the headers' answer stands. Bytes nobody
+ * recognises are `{format: 'unknown'}`.
  */
 export async function probe(bytes: Buffer, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<MediaInfo> {
-  const fromHeaders = parseHeaders(bytes);
+  const { info: fromHeaders, options: input } = readable(bytes);
   if (fromHeaders && complete(fromHeaders)) return fromHeaders;
   const ffprobe = which('ffprobe');
-  if (ffprobe) {
-    const measured = await ffprobeInfo(ffprobe, bytes, { timeoutMs: options.timeoutMs ?? 30_000, signal: options.signal }).catch((err: unknown) => {
+  if (ffprobe && input) {
+    const measured = await ffprobeInfo(ffprobe, bytes, input, { timeoutMs: options.timeoutMs ?? 30_000, signal: options.signal }).catch((err: unknown) => {
       if (options.signal?.aborted) throw err;
       return undefined;
     });
