@@ -13,7 +13,15 @@ export const videoListQuery = {
   type: 'object',
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'tasks to return: 1 to 100, default 20' },
-    offset: { type: 'integer', minimum: 0, default: 0, description: 'tasks to skip (newest first)' },
+    // Bounded: SQLite refuses an OFFSET past 64 bits as a datatype mismatch (a 500), and no list is that long.
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1_000_000_000,
+      default: 0,
+      description: 'tasks to skip (newest first): 0 to 1000000000',
+      'x-error': 'a whole number from 0 to 1000000000',
+    },
   },
   // As GET /api/media/video/{task_id}: other parameters (a cache buster) are ignored.
   additionalProperties: true,

@@ -87,6 +87,8 @@ test('a bad limit or offset is a 400 naming it', async () => {
     ['?limit=ten', /limit/],
     ['?offset=-1', /offset/],
     ['?offset=1.5', /offset/],
+    ['?offset=1e20', /offset.*0 to 1000000000/],
+    ['?offset=1000000001', /offset/],
   ] as const) {
     const res = await k.request(`/api/media/video${query}`);
     const body = (await res.json()) as { error: string };
