@@ -173,7 +173,11 @@ export interface QrSession {
   /** The QR payload to render as an image, and when it expires (ISO). */
   code: string;
   expiresAt: string;
-  status(): { status: 'pending' | 'scanned' | 'authenticated' | 'expired' | 'failed'; error?: string };
+  /**
+   * The sign-in's state. A platform that rotates its code (WhatsApp Web shows a new one every 20-60 s) gives the code
+   * shown now and its expiry here; without them the routes answer `code` and `expiresAt`.
+   */
+  status(): { status: 'pending' | 'scanned' | 'authenticated' | 'expired' | 'failed'; error?: string; code?: string; expiresAt?: string };
   cancel(): void;
 }
 

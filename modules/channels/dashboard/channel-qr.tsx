@@ -1,6 +1,7 @@
 /**
  * QR sign-in (adapters with `capabilities.qr`): starts a sign-in, draws its code as an image in the browser (qrcode),
- * and polls its status every 2 s until it is authenticated, or expired/failed (a 410 saying so; start again).
+ * and polls its status every 2 s until it is authenticated, or expired/failed (a 410 saying so; start again). A pending
+ * status names the code to show now: a platform that rotates its code gets the new one drawn.
  */
 import { useEffect, useState } from 'preact/hooks';
 import QRCode from 'qrcode';
@@ -40,9 +41,11 @@ export function QrSignIn({ name, onSignedIn }: { name: string; onSignedIn: () =>
   useEffect(() => {
     if (!session || status === 'authenticated' || status === 'expired' || status === 'failed') return;
     const timer = setInterval(() => {
-      api<{ status: Status }>(`${base}/status`).then(
+      api<{ status: Status; qr_code?: string; expires_at?: string }>(`${base}/status`).then(
         (r) => {
           setStatus(r.status);
+          // The platform rotated the code (WhatsApp Web): show the one that can be scanned now.
+          if (r.qr_code && r.expires_at && r.qr_code !== session.qr_code) setSession({ status: 'pending', qr_code: r.qr_code, expires_at: r.expires_at });
           if (r.status === 'authenticated') void onSignedIn();
         },
         (err: unknown) => {

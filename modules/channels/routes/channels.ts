@@ -167,8 +167,9 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
     if (!r.adapter.capabilities.qr || !r.adapter.qr) throw badRequest(`channel '${r.adapter.name}' does not sign in by QR code`);
     // A second start while a code is still being scanned answers that code: a reloaded page must not void the phone's scan.
     const open = qr.get(r.adapter.name);
-    const now = open?.status().status;
-    if (open && (now === 'pending' || now === 'scanned')) return { status: now, channel: r.adapter.name, qr_code: open.code, expires_at: open.expiresAt };
+    const now = open?.status();
+    if (open && now && (now.status === 'pending' || now.status === 'scanned'))
+      return { status: now.status, channel: r.adapter.name, qr_code: now.code ?? open.code, expires_at: now.expiresAt ?? open.expiresAt };
     qr.end(r.adapter.name);
     const session = await r.adapter.qr(await runtime.signInContext(r.adapter.name));
     qr.set(r.adapter.name, session);
@@ -182,7 +183,7 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       const r = require(request.params.name);
       const session = qr.get(r.adapter.name);
       if (!session) throw notFound(`no QR sign-in started for channel '${r.adapter.name}'`);
-      const { status, error } = session.status();
+      const { status, error, code, expiresAt } = session.status();
       // The spec's states are pending, scanned and authenticated; an expired or failed sign-in is over: an error (410).
       if (status === 'expired' || status === 'failed')
         throw new HttpError(410, `the QR sign-in of channel '${r.adapter.name}' ${status}${error ? `: ${error}` : ''}; start a new one`, { extra: { status } });
@@ -191,6 +192,11 @@ export function channelRoutes(app: Routes, parts: ChannelsParts): void {
       if (status === 'authenticated' && !restarted.has(session)) {
         restarted.add(session);
         void runtime.apply(r.adapter.name);
+      }
+      // Pending: the code to show now (a platform may have rotated it since the start), also drawn as a PNG.
+      if (status === 'pending') {
+        const qrCode = code ?? session.code;
+        return { status, qr_code: qrCode, qr_data_url: await qrDataUrl(qrCode), expires_at: expiresAt ?? session.expiresAt };
       }
       return { status };
     },
@@ -234,4 +240,10 @@ function commonProblem(common: Record<string, unknown>): string | undefined {
     if (common[key] !== undefined && (typeof common[key] !== 'string' || !common[key])) return `field '${key}' must be a non-empty string`;
   }
   return undefined;
+}
+
+/** A QR payload as a PNG data URL (qrcode, loaded on the first sign-in). */
+async function qrDataUrl(text: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
+  return QRCode.toDataURL(text, { errorCorrectionLevel: 'M', margin: 1, width: 264 });
 }

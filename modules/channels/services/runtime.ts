@@ -101,8 +101,10 @@ export class Runtime {
   async startAll(): Promise<string[]> {
     const started: string[] = [];
     for (const r of this.list()) {
-      if (r.connection) continue;
-      if (await this.restart(r.adapter.name)) started.push(r.adapter.name);
+      const name = r.adapter.name;
+      // Checked in the channel's turn: at boot each module loaded calls this while the first start is still under
+      // way, and each would otherwise stop that start's connection to open another.
+      if (await this.serial(name, async () => (this.channels.get(name)?.connection ? false : this.restartNow(name)))) started.push(name);
     }
     return started;
   }

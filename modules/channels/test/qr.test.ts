@@ -23,7 +23,17 @@ const call = async (method: string, path: string, json?: unknown) => {
 };
 const start = () => call('POST', '/api/channels/qrchat/qr/start');
 const status = () => call('GET', '/api/channels/qrchat/qr/status');
-const signal = (s: string, error?: string) => call('POST', '/api/test-qr/signal', { status: s, error });
+const signal = (s: string, error?: string, code?: string) => call('POST', '/api/test-qr/signal', { status: s, error, code });
+/** A pending status answers the code to show (as text and as a PNG data URL) and its expiry. */
+const assertPending = async (code: string, expiresAt: string) => {
+  const res = await status();
+  assert.equal(res.status, 200);
+  assert.deepEqual(Object.keys(res.body).sort(), ['expires_at', 'qr_code', 'qr_data_url', 'status']);
+  assert.equal(res.body.status, 'pending');
+  assert.equal(res.body.qr_code, code);
+  assert.equal(res.body.expires_at, expiresAt);
+  assert.match(res.body.qr_data_url, /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
+};
 
 test('the channel lists QR sign-in among its capabilities', async () => {
   const { body } = await call('GET', '/api/channels/qrchat');
@@ -49,12 +59,20 @@ test('start answers the code; a second start while pending or scanned answers th
   assert.equal(again.body.qr_code, first.body.qr_code);
   assert.equal(again.body.expires_at, first.body.expires_at);
   assert.equal((await call('GET', '/api/test-qr/sessions')).body.started, 1);
-  assert.deepEqual(await status(), { status: 200, body: { status: 'pending' } });
+  await assertPending(first.body.qr_code, first.body.expires_at);
+
+  // The platform rotates the code: the status and a second start follow the one shown now.
+  await signal('pending', undefined, 'qrchat-rotated-code');
+  const rotated = await start();
+  assert.equal(rotated.body.qr_code, 'qrchat-rotated-code');
+  assert.notEqual(rotated.body.expires_at, first.body.expires_at);
+  await assertPending('qrchat-rotated-code', rotated.body.expires_at);
+  assert.equal((await call('GET', '/api/test-qr/sessions')).body.started, 1);
 
   await signal('scanned');
   assert.deepEqual(await status(), { status: 200, body: { status: 'scanned' } });
   const whileScanned = await start();
-  assert.equal(whileScanned.body.qr_code, first.body.qr_code);
+  assert.equal(whileScanned.body.qr_code, 'qrchat-rotated-code');
   assert.equal(whileScanned.body.status, 'scanned');
   assert.equal((await call('GET', '/api/test-qr/sessions')).body.started, 1);
 });
@@ -72,7 +90,7 @@ test('a start after the sign-in ended begins a new session', async () => {
   const next = await start();
   assert.equal(next.body.status, 'pending');
   assert.equal((await call('GET', '/api/test-qr/sessions')).body.started, before + 1);
-  assert.deepEqual(await status(), { status: 200, body: { status: 'pending' } });
+  await assertPending(next.body.qr_code, next.body.expires_at);
 });
 
 test('expired and failed are errors (410) saying so, and a new start is possible', async () => {
