@@ -1,33 +1,54 @@
 /**
- * The WhatsApp adapter, Cloud API mode: the Business Cloud API over plain HTTP (no SDK: Meta ships none for Node, and
- * the API is a handful of JSON calls) through the context's net fetch. Starting checks the token and phone number id
- * with `GET /{phone-number-id}` (a refused token stops the channel with last_error) and hands the webhook route a
- * receiver; messages come in only by webhook, so nothing stays open and there is nothing to reconnect. Replies go out
- * with `POST /{phone-number-id}/messages`; files are uploaded first and sent by their media id.
+ * The WhatsApp adapter, two modes on one channel (`mode`). Cloud (the default): the Business Cloud API over plain HTTP
+ * (no SDK: Meta ships none for Node, and the API is a handful of JSON calls) through the context's net fetch. Starting
+ * checks the token and phone number id with `GET /{phone-number-id}` (a refused token stops the channel with
+ * last_error) and hands the webhook route a receiver; messages come in only by webhook, so nothing stays open and there
+ * is nothing to reconnect. Replies go out with `POST /{phone-number-id}/messages`; files are uploaded first and sent by
+ * their media id. Web: WhatsApp Web through Baileys on a number signed in by QR code (web/).
+ *
+ * Capabilities belong to the adapter, not to a mode, so they are what either mode can do: typing and QR sign-in are
+ * web mode's. In cloud mode the connection has no typing (none is shown) and a QR sign-in is refused with a 400 naming
+ * the mode.
  */
 import type { AdapterContext, ChannelAdapter, ChannelKit, OutboundChunk } from '@talon/channels';
-import { DEFAULT_API_URL, WEBHOOK_ROUTE, whatsappFields } from '../config.ts';
+import { badRequest } from '@talon/module-sdk';
+import { DEFAULT_API_URL, modeOf, WEBHOOK_ROUTE, whatsappFields } from '../config.ts';
 import { channelError } from './errors.ts';
 import { graphCall, type Graph } from './graph.ts';
 import { messageTypeOf, uploadMedia } from './media.ts';
 import { webhookReceiver, type WhatsAppEndpoint } from './webhook.ts';
+import { startWeb, type WebDeps } from './web/connection.ts';
+import { baileysLogger, type WaCodec } from './web/baileys.ts';
+import { startQrSignIn } from './web/qr.ts';
 
 /** The limiter's account key: one adapter is one business number. */
 const ACCOUNT = 'whatsapp';
 
-export function whatsappAdapter(kit: () => ChannelKit, endpoint: WhatsAppEndpoint): ChannelAdapter {
+/** What web mode takes from the module: the socket factory, the auth store and its codec, the media conversion. */
+export interface WebModeDeps extends Omit<WebDeps, 'kit'> {
+  codec: () => Promise<WaCodec>;
+}
+
+export function whatsappAdapter(kit: () => ChannelKit, endpoint: WhatsAppEndpoint, web: WebModeDeps): ChannelAdapter {
   return {
     name: 'whatsapp',
-    description: 'WhatsApp Business Cloud API: direct messages by signed webhook, replies and files through the Graph API',
+    description:
+      'WhatsApp: the Business Cloud API (direct messages by signed webhook, replies and files through the Graph API) or WhatsApp Web signed in by QR code (direct and group chats)',
     fields: whatsappFields,
     secretFields: ['verify_token', 'app_secret'],
     urlFields: ['api_url'],
-    // No threads or groups (a business number talks one to one); no typing (the Cloud API's typing indicator is tied
-    // to marking a received message read, not to a chat); no edits (the Cloud API cannot edit a sent message).
-    capabilities: { threads: false, media: true, typing: false, edits: false, qr: false, platformDedup: false },
+    // No threads (WhatsApp has replies, not threads); no edits (streamed replies are not edited in place); a send
+    // carries no nonce WhatsApp would deduplicate. Typing and QR sign-in: web mode only (above).
+    capabilities: { threads: false, media: true, typing: true, edits: false, qr: true, platformDedup: false },
     // A text message's body takes at most 4096 characters; WhatsApp's own *bold*/_italic_ is not Markdown: plain text.
     limits: { maxLength: 4096, unit: 'utf16', format: 'plain' },
-    start: (ctx) => start(ctx, kit(), endpoint),
+    start: (ctx) => (modeOf(ctx.config) === 'web' ? startWeb(ctx, { ...web, kit: kit() }) : startCloud(ctx, kit(), endpoint)),
+    async qr(ctx) {
+      if (modeOf(ctx.config) !== 'web')
+        throw badRequest(`channel 'whatsapp' is in mode "cloud", which signs in with a token: configure mode "web" first to sign in by QR code`);
+      const [auth, codec] = await Promise.all([web.auth(), web.codec()]);
+      return startQrSignIn({ factory: web.factory(), freshCreds: codec.freshCreds, auth, logger: baileysLogger(ctx.log) });
+    },
   };
 }
 
@@ -43,7 +64,7 @@ function required(ctx: AdapterContext): { token: string; phoneNumberId: string; 
   return { token, phoneNumberId, appSecret, verifyToken };
 }
 
-async function start(ctx: AdapterContext, kit: ChannelKit, endpoint: WhatsAppEndpoint) {
+async function startCloud(ctx: AdapterContext, kit: ChannelKit, endpoint: WhatsAppEndpoint) {
   const { token, phoneNumberId, appSecret, verifyToken } = required(ctx);
   const graph: Graph = { ctx, kit, token, root: typeof ctx.config.api_url === 'string' ? ctx.config.api_url : DEFAULT_API_URL };
   await graphCall(graph, 'GET', `/${phoneNumberId}`);

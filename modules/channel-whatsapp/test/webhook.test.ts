@@ -1,9 +1,11 @@
 // The webhook's rules through a real kernel and the fake Graph API: the signature is checked on the raw bytes before
 // anything is stored (401, no turn); Meta's verification GET is answered with the challenge for the right verify
 // token only; the 200 comes only after the journal commit (a failed commit is a 500 and Meta's redelivery lands once);
-// a redelivered message is one turn; statuses are acknowledged and ignored; a refused token stops the channel.
+// a redelivered message is one turn; statuses are acknowledged and ignored; a refused token stops the channel; and
+// cloud mode loads nothing of WhatsApp Web (Baileys).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startAgentTestKernel, startWhatsAppFake, waitFor, type AgentTestKernel, type WhatsAppFake } from '@talon/testing';
 import { WEBHOOK_ROUTE } from '../config.ts';
@@ -183,4 +185,11 @@ test('a refused token stops the channel with last_error, the token not shown; mi
     return s.state === 'error' ? s : undefined;
   }, 'stopped');
   assert.match(missing.last_error ?? '', /app_secret/);
+});
+
+test('cloud mode loads nothing of WhatsApp Web: neither Baileys nor its libsignal', () => {
+  // Web mode loads Baileys by import(); the CommonJS packages under it (libsignal) then show in the require cache
+  // (web-run.test.ts checks that they do).
+  const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => /[/\\]node_modules[/\\](baileys|libsignal)[/\\]/.test(f));
+  assert.deepEqual(loaded, []);
 });
