@@ -149,6 +149,8 @@ export interface UploadFiles {
    * own result); a tool must pass the agent it runs for.
    */
   read(fileId: string, owner?: FileOwner): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined>;
+  /** A stored file as a tool attaches it (its row: type, name, size; no bytes read), under read's owner rule. */
+  describe(fileId: string, owner: FileOwner): Promise<StoredFile | undefined>;
 }
 
 /** Who asks for a stored file (UploadFiles.read): the agent a tool runs for, or undefined for no agent. */

@@ -248,6 +248,11 @@ class Turn {
     return result;
   }
 
+  /** A file a tool gives again (video_status on each call once the video is done) goes with the reply once. */
+  private addFiles(files: readonly StoredFile[]): void {
+    for (const file of files) if (!this.files.some((f) => f.file_id === file.file_id)) this.files.push(file);
+  }
+
   /** The calls in order, until an interrupt or a stop; every call gets a result in the session, run or not. */
   private async runTools(uses: ToolUse[], tools: ToolDefinition[], guard: LoopGuard, step: TurnStep): Promise<void> {
     const results: ContentBlock[] = [];
@@ -255,7 +260,7 @@ class Turn {
       for (const use of uses) {
         if (this.turn.interrupted || this.signal.aborted) break;
         const output = await this.toolCall(use, tools, guard, step);
-        if (output.files?.length) this.files.push(...output.files);
+        if (output.files?.length) this.addFiles(output.files);
         results.push({ type: 'tool_result', toolUseId: use.id, content: output.content, isError: output.isError });
         const held = output.held;
         if (held) this.emit({ type: 'approval_pending', id: use.id, tool: use.name, input: use.input, approvalId: held.approvalId, expiresAt: held.expiresAt });

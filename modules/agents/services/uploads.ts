@@ -101,6 +101,11 @@ export class UploadStore implements UploadFiles {
     return bytes && { bytes, content_type: row.content_type, filename: row.filename };
   }
 
+  async describe(fileId: string, owner: FileOwner): Promise<StoredFile | undefined> {
+    const row = await this.owned(fileId, owner);
+    return row && storedFile(row);
+  }
+
   /** The row of a file `owner` may read (see UploadFiles.read); any other file is undefined, as an unknown one is. */
   private async owned(fileId: string, owner: FileOwner | undefined): Promise<UploadRow | undefined> {
     const row = UUID.test(fileId) ? await this.get(fileId) : undefined;

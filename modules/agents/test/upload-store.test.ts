@@ -106,6 +106,16 @@ describe('the upload store', () => {
     assert.equal((await uploads.read(theirs.file_id))?.filename, 'theirs.png', 'without an owner the read is unchecked');
   });
 
+  test('describe: the file as saved, from its row alone (no bytes read), under the same owner rule', async () => {
+    const source = { provider: 'p', model: 'm' };
+    const file = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'seen', agentId: AGENT, source });
+    writeFileSync((await row(file.file_id))!.path, 'x');
+    assert.deepEqual(await uploads.describe(file.file_id, { agentId: AGENT }), file, "the size is the row's, not the bytes now on disk");
+    assert.equal(await uploads.describe(file.file_id, { agentId: '22222222-2222-4222-8222-222222222222' }), undefined);
+    assert.equal(await uploads.describe('00000000-0000-4000-8000-000000000000', { agentId: AGENT }), undefined);
+    assert.equal(await uploads.describe('../../etc/passwd', { agentId: AGENT }), undefined);
+  });
+
   test('bytes that are not of the kind are refused (FileRefused saying why), and nothing is kept', async () => {
     const source = { provider: 'p', model: 'm' };
     await assert.rejects(uploads.saveGenerated({ kind: 'image', bytes: HTML, name: 'x', source }), refused(/image .*HTML page/));

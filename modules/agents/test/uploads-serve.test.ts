@@ -172,6 +172,21 @@ describe('serving stored files', () => {
     const plain = await json(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'words' } }));
     assert.equal('files' in plain, false, 'a reply without files has no files field');
   });
+
+  test("a file the turn's tools give more than once goes with the reply once", async () => {
+    const { agent_id } = await spawn(env.k, 'shower');
+    const kept = await files.saveGenerated({ kind: 'image', bytes: PNG, name: 'kept', agentId: agent_id, source: { provider: 'test', model: 'm' } });
+    const show = { name: 'show_file', input: { file_id: kept.file_id } };
+    env.fake.enqueue({ toolCalls: [show, show] }, { toolCalls: [{ name: 'make_image', input: { name: 'new' } }, show] }, { text: 'Twice shown.' });
+    const reply = await json<{ files: StoredFile[] }>(await env.k.request(`/api/agents/${agent_id}/message`, { method: 'POST', json: { message: 'show' } }));
+    assert.deepEqual(
+      reply.files.map((f) => f.filename),
+      ['kept.png', 'new.png'],
+    );
+    assert.deepEqual(reply.files[0], kept, 'described from its row');
+    const session = await json<{ messages: Array<{ files?: StoredFile[] }> }>(await env.k.request(`/api/agents/${agent_id}/session`));
+    assert.equal(session.messages.at(-1)!.files!.length, 2);
+  });
 });
 
 describe('serving stored files: the API key', () => {

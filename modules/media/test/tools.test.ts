@@ -3,6 +3,7 @@
  * files come back in ToolOutput.files, calls are metered for the agent, video goes through its task, long audio is
  * transcribed a window at a time, and media_describe hands the image to the agent's model.
  */
+import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,6 +104,28 @@ describe('media tools', () => {
     );
     assert.equal(done.files?.[0]?.content_type, 'video/mp4');
     assert.match((await invoke('video_status', { task_id: 'nope' })).content, /no video task 'nope'/);
+  });
+
+  it('video_status attaches the finished video from its row (no bytes read), once per reply however often it is asked', async () => {
+    const task = json(await invoke('video_generate', { prompt: 'tides', provider: 'fixture' }));
+    const finished = await waitFor(
+      async () => {
+        const output = await invoke('video_status', { task_id: task.task_id });
+        return json(output).status === 'completed' ? output : undefined;
+      },
+      10_000,
+      'the video task',
+    );
+    const [video] = finished.files!;
+    const { path: file } = (await k.kernel.store.one<{ path: string }>('SELECT path FROM agents_uploads WHERE id = ?', [video.file_id]))!;
+    await truncate(file, 1);
+    assert.deepEqual((await invoke('video_status', { task_id: task.task_id })).files, [video], "the size is the row's: the file was not read");
+
+    const ask = { name: 'video_status', input: { task_id: task.task_id } };
+    k.fake.enqueue({ toolCalls: [ask, ask] }, { toolCalls: [ask] }, { text: 'Your video.' });
+    const res = await k.request(`/api/agents/${agentId}/message`, { method: 'POST', json: { message: 'is it done?' } });
+    const reply = (await res.json()) as { files?: unknown[] };
+    assert.deepEqual(reply.files, [video]);
   });
 
   it('media_transcribe: a long file a window at a time (has_more, next_start_sec); a short one whole', { skip: ffmpeg }, async () => {

@@ -97,6 +97,7 @@ function start(db: TestStore, driver: MediaDriver, options: { node?: string; con
       return { file_id, url: `/api/uploads/${file_id}`, content_type: 'video/mp4', filename: `${input.name}.mp4`, size: input.bytes.length };
     },
     read: async () => undefined,
+    describe: async () => undefined,
   };
   const deps: VideoDeps = {
     store: db.store,

@@ -116,9 +116,8 @@ function videoTools(deps: ToolDeps, tasks: TaskRows): ToolDefinition[] {
   ];
 }
 
-/** A stored file as an attachment (its type and size from the upload store). */
+/** A stored file as an attachment: its row (type, name, size), never its bytes (a video is up to 100 MB). */
 async function attachment(deps: ToolDeps, fileId: string, owner: FileOwner): Promise<StoredFile[]> {
-  const file = await deps.files().read(fileId, owner);
-  if (!file) return [];
-  return [{ file_id: fileId, url: `/api/uploads/${fileId}`, content_type: file.content_type, filename: file.filename, size: file.bytes.length }];
+  const file = await deps.files().describe(fileId, owner);
+  return file ? [file] : [];
 }
