@@ -35,7 +35,6 @@ const KNOWN_MISSING = [
   'channel-ntfy',
   'channel-rocketchat',
   'channel-teams',
-  'channel-whatsapp',
   'channel-zulip',
   'channels',
   'checkpoints',
