@@ -41,7 +41,6 @@ const KNOWN_MISSING = [
   'hands',
   'hooks-inbound',
   'mcp',
-  'media',
   'memory',
   'migrate',
   'oidc',
