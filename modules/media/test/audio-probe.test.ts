@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseHeaders, probe, which } from '../services/audio/index.ts';
+import { convert, parseHeaders, probe, which } from '../services/audio/index.ts';
 import { maker, NO_FFMPEG, withoutPrograms, type Maker } from './audio-helpers.ts';
 
 const fixture = readFileSync(path.join(import.meta.dirname, '../../../test/fixtures/media/sample.mp4'));
@@ -21,6 +21,24 @@ const CASES: Array<{ name: string; rate: number; args: string[]; format: string;
   // ADTS cannot say how many priming samples there are: at 48 kHz one frame is 21 ms.
   { name: 'a.aac', rate: 48000, args: ['-c:a', 'aac', '-f', 'adts'], format: 'aac' },
 ];
+
+/** A WAV of `dataBytes` of silence whose fmt chunk says what the test writes (a forger's header). */
+function wavWith(fmt: { code?: number; channels?: number; rate: number; byteRate: number; blockAlign: number; bits?: number }, dataBytes = 3000): Buffer {
+  const head = Buffer.alloc(44);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(36 + dataBytes, 4);
+  head.write('WAVEfmt ', 8, 'latin1');
+  head.writeUInt32LE(16, 16);
+  head.writeUInt16LE(fmt.code ?? 1, 20);
+  head.writeUInt16LE(fmt.channels ?? 1, 22);
+  head.writeUInt32LE(fmt.rate, 24);
+  head.writeUInt32LE(fmt.byteRate, 28);
+  head.writeUInt16LE(fmt.blockAlign, 32);
+  head.writeUInt16LE(fmt.bits ?? 16, 34);
+  head.write('data', 36, 'latin1');
+  head.writeUInt32LE(dataBytes, 40);
+  return Buffer.concat([head, Buffer.alloc(dataBytes)]);
+}
 
 const near = (actual: number | undefined, expected: number, what: string) =>
   assert.ok(actual !== undefined && Math.abs(actual - expected) <= 50, `${what}: ${actual} ms, expected ${expected} ± 50 ms`);
@@ -88,6 +106,31 @@ describe('audio probe against real files', { skip: NO_FFMPEG }, () => {
     assert.deepEqual(fallback, { format: 'webm' });
   });
 
+  it('a forged frame count, granule or sample total is bounded by the frames, packets or bytes that are there', async () => {
+    const mp3 = Buffer.from(files.get('lame.mp3')!);
+    const xing = Math.max(mp3.indexOf('Xing'), mp3.indexOf('Info'));
+    mp3.writeUInt32BE(1_000_000, xing + 8);
+    const opus = Buffer.from(files.get('a.opus.ogg')!);
+    opus.writeBigInt64LE(48_000n * 3600n, opus.lastIndexOf('OggS') + 6);
+    const flac = Buffer.from(files.get('a.flac')!.subarray(0, 4000));
+    const streamInfo = flac.indexOf('fLaC') + 8;
+    flac[streamInfo + 13] |= 0x0f;
+    flac.writeUInt32BE(0xffffffff, streamInfo + 14);
+    for (const [name, bytes, most] of [
+      ['mp3 with a Xing count of a million frames', mp3, 2700],
+      ['opus with a last granule of an hour', opus, 3000],
+      // FLAC's bound is coarse (frames of at least 10 bytes, each of at most its largest block): 2^36 samples would be 18 days.
+      ['4 KB of flac saying 2^36 samples', flac, 45_000],
+    ] as const) {
+      for (const [how, info] of [
+        ['probe', await probe(bytes)],
+        ['headers', parseHeaders(bytes)],
+      ] as const) {
+        assert.ok(info?.durationMs !== undefined && info.durationMs < most, `${how}, ${name}: ${info?.durationMs} ms`);
+      }
+    }
+  });
+
   it('without ffprobe the headers still answer for the audio formats', async () => {
     const results = await withoutPrograms(() => Promise.all(CASES.map((c) => probe(files.get(c.name)!))));
     results.forEach((info, i) => near(info.durationMs, 2500, `fallback ${CASES[i].name}`));
@@ -99,6 +142,28 @@ describe('audio probe without programs', () => {
     const junk = Buffer.from('this is not audio at all, only text that goes on for a while '.repeat(20));
     assert.deepEqual(await probe(junk), { format: 'unknown' });
     assert.deepEqual(await withoutPrograms(() => probe(junk)), { format: 'unknown' });
+  });
+
+  it('a WAV whose header contradicts itself (3 KB with a byte rate of 1) is unknown: not measured, converted or given to ffprobe', async () => {
+    const honest = wavWith({ rate: 8000, byteRate: 16000, blockAlign: 2 });
+    assert.deepEqual(parseHeaders(honest), { format: 'wav', sampleRate: 8000, channels: 1, durationMs: 187.5 });
+    for (const [what, forged] of [
+      ['byte rate 1', wavWith({ rate: 8000, byteRate: 1, blockAlign: 2 })],
+      ['block align 4 for 16-bit mono', wavWith({ rate: 8000, byteRate: 32000, blockAlign: 4 })],
+      ['a rate of 1 Hz', wavWith({ rate: 1, byteRate: 2, blockAlign: 2 })],
+      ['no channels', wavWith({ channels: 0, rate: 8000, byteRate: 0, blockAlign: 0 })],
+    ] as const) {
+      assert.deepEqual(parseHeaders(forged), { format: 'unknown' }, what);
+      assert.deepEqual(await probe(forged), { format: 'unknown' }, `${what} (with ffprobe on PATH: ${Boolean(which('ffprobe'))})`);
+      await assert.rejects(convert(forged, 'mp3'), (err: Error & { kind?: string }) => err.kind === 'not_supported' && /not converted/.test(err.message));
+    }
+  });
+
+  it('a compressed WAV (IMA ADPCM) lasts at most what its data allows, whatever its byte rate or fact chunk say', async () => {
+    const adpcm = wavWith({ code: 0x11, rate: 8000, byteRate: 1, blockAlign: 256, bits: 4 }, 3072);
+    const info = await probe(adpcm);
+    assert.equal(info.format, 'wav');
+    assert.ok(info.durationMs! <= (3072 / 600) * 1000, `at most 3072 bytes at 600 B/s: ${info.durationMs} ms`);
   });
 
   it('a WAV written to a pipe (sizes left at 0xFFFFFFFF) counts the data that is there', () => {

@@ -160,6 +160,12 @@ describe('media routes', () => {
     await expectRefusal(await h.transcribe(sampleWav(4, 16000), 'audio/wav', { provider: 'fixture' }), 413, /max_transcribe_bytes/);
     assert.equal((await h.transcribe(sampleWav(10, 16000), 'audio/wav', { provider: 'fixture' })).status, 413);
     await expectRefusal(await h.transcribe(samplePng(), 'audio/wav', { provider: 'fixture' }), 415, /not audio/);
+    // A WAV whose header says a byte rate of 1: it would be metered as 3200 s. Refused, and nothing metered.
+    const forged = sampleWav(0.1, 16000);
+    forged.writeUInt32LE(1, 28);
+    const calls = h.calls.length;
+    await expectRefusal(await h.transcribe(forged, 'audio/wav', { provider: 'fixture' }), 415, /not audio.*found: unknown/);
+    assert.equal(h.calls.length, calls);
     assert.equal((await h.transcribe(samplePng(), 'image/png')).status, 415);
     await expectRefusal(await h.kernel.request('/api/media/transcribe', { method: 'POST', json: { audio: 'x' } }), 415, /file/);
     await expectRefusal(await h.transcribe(Buffer.alloc(0), 'audio/wav'), 400, /file/);

@@ -101,7 +101,7 @@ export async function convert(bytes: Buffer, to: AudioFormat, options: ConvertOp
   if (alreadyIs(bytes, info, to, options)) return bytes;
   const demuxer = inputOptions(info);
   if (!demuxer) {
-    const found = info ? `its header says ${info.format}` : 'no known header';
+    const found = info && info.format !== 'unknown' ? `its header says ${info.format}` : 'no known header, or one that contradicts itself';
     throw mediaError('not_supported', `the audio is not converted: it is not ${READABLE_FORMATS} (${found})`);
   }
   const ffmpeg = which('ffmpeg');

@@ -75,7 +75,7 @@ function headerSamples(b: Buffer, at: number, frame: Frame): number | undefined 
   return undefined;
 }
 
-/** Without an encoder header: every frame is walked and counted (exact in frames, no guess from the bitrate). */
+/** Every frame walked and counted: exact in frames, no guess from the bitrate (the Xing frame itself counts too). */
 function walkedSamples(b: Buffer, at: number): number {
   let samples = 0;
   for (let frame = frameAt(b, at); frame; frame = frameAt(b, at)) {
@@ -92,6 +92,9 @@ export function parseMp3(b: Buffer): MediaInfo | undefined {
   // Without an ID3 tag, the file must start on a frame: random bytes hold 0xFFE patterns.
   if (!found || (start === 0 && found.at !== 0)) return undefined;
   const { at, frame } = found;
-  const samples = headerSamples(b, at, frame) ?? walkedSamples(b, at);
+  // The encoder's header is exact (it knows the delay and padding) but states a count a forger can set: the frames
+  // that are really there bound it (a cut download, or a Xing count of millions on a few kilobytes).
+  const walked = walkedSamples(b, at);
+  const samples = Math.min(headerSamples(b, at, frame) ?? walked, walked);
   return { format: 'mp3', sampleRate: frame.sampleRate, channels: frame.channels, durationMs: (samples / frame.sampleRate) * 1000 };
 }

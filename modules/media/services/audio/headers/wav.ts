@@ -6,6 +6,8 @@ export interface WavFormat {
   channels: number;
   sampleRate: number;
   byteRate: number;
+  /** Bytes of one sample frame (all channels). */
+  blockAlign: number;
   bitsPerSample: number;
   dataOffset: number;
   dataSize: number;
@@ -25,6 +27,7 @@ export function wavFormat(b: Buffer): WavFormat | undefined {
         channels: b.readUInt16LE(body + 2),
         sampleRate: b.readUInt32LE(body + 4),
         byteRate: b.readUInt32LE(body + 8),
+        blockAlign: b.readUInt16LE(body + 12),
         bitsPerSample: b.readUInt16LE(body + 14),
       };
     } else if (id === 'data') {
@@ -38,10 +41,32 @@ export function wavFormat(b: Buffer): WavFormat | undefined {
   return undefined;
 }
 
+/** Codes whose sample frames are all one size (PCM, float, A-law, µ-law, extensible): their byte rate follows from the shape. */
+const FIXED_FRAME_CODES = new Set([1, 3, 6, 7, 0xfffe]);
+/** Rates of audio anyone sends: a forged rate of 1 Hz would stretch 3 KB into most of an hour. */
+const MIN_RATE = 1000;
+const MAX_RATE = 768_000;
+/** Compressed codecs in a WAV (ADPCM, GSM, G.72x, MP3) take at least this many bytes a second: the longest data can last. */
+const MIN_COMPRESSED_BYTE_RATE = 600;
+
+/** The header agrees with itself: a plausible rate, and for fixed-size frames byteRate = rate × blockAlign = rate × channels × bits / 8. */
+function consistent(f: WavFormat): boolean {
+  if (f.channels < 1 || f.sampleRate < MIN_RATE || f.sampleRate > MAX_RATE) return false;
+  if (!FIXED_FRAME_CODES.has(f.audioFormat)) return true;
+  const frame = (f.channels * f.bitsPerSample) / 8;
+  return f.bitsPerSample % 8 === 0 && f.bitsPerSample > 0 && f.blockAlign === frame && f.byteRate === f.sampleRate * frame;
+}
+
+/**
+ * A WAV's duration is its data over its byte rate, which the header states and a forger sets (a 3 KB file with a
+ * byte rate of 1 would be metered as 3000 s). A header that contradicts itself is not audio this service reads
+ * (`unknown`: not converted, not transcribed, never given to ffprobe); a compressed one lasts at most what its data
+ * allows at the lowest rate such codecs have.
+ */
 export function parseWav(b: Buffer): MediaInfo | undefined {
   const f = wavFormat(b);
   if (!f) return b.length >= 12 && b.toString('latin1', 8, 12) === 'WAVE' && b.toString('latin1', 0, 4) === 'RIFF' ? { format: 'wav' } : undefined;
-  const info: MediaInfo = { format: 'wav', sampleRate: f.sampleRate, channels: f.channels };
-  if (f.byteRate > 0) info.durationMs = (f.dataSize / f.byteRate) * 1000;
-  return info;
+  if (!consistent(f)) return { format: 'unknown' };
+  const byteRate = FIXED_FRAME_CODES.has(f.audioFormat) ? f.byteRate : Math.max(f.byteRate, MIN_COMPRESSED_BYTE_RATE);
+  return { format: 'wav', sampleRate: f.sampleRate, channels: f.channels, durationMs: (f.dataSize / byteRate) * 1000 };
 }
