@@ -197,14 +197,15 @@ export class Inbound {
   }
 
   /**
-   * Queues the reply's chunks (the files its tools made after the text: uploads, or links where the channel takes
-   * none) and marks the message answered in one transaction, then sends them.
+   * Queues the reply's chunks (the files its tools made after the text: uploads, or notes naming them where they cannot
+   * go out) and marks the message answered in one transaction, then sends them.
    */
   private async reply(row: InboundRow, m: InboundMessage, text: string, files: readonly StoredFile[] = []): Promise<void> {
     const running = this.deps.runtime.get(row.channel);
     const empty = !text.trim() && !files.length;
     if (!running || empty) return this.deps.journal.settle(row.id, 'answered', empty ? 'empty reply' : 'the channel stopped');
-    const placed = placeMedia(text, await replyMedia(files, running.adapter.capabilities.media, this.deps.files()));
+    const media = await replyMedia(files, running.adapter.capabilities.media, this.deps.files());
+    const placed = placeMedia(text, media.uploads, media.notes);
     const chunks = chunksFor(placed.text, running.adapter.limits, { chatId: m.chatId, threadId: m.threadId, replyTo: m.platformId }, placed.uploads);
     // The conversation's next message need not wait for this reply to reach the platform (its send limiter may hold it
     // for seconds): the outbound side keeps the chat's replies in order on its own.

@@ -3,6 +3,7 @@
  * user message (the way an uploaded attachment does); any other file, or one not downloaded, is a note naming it.
  * Outbound: a file with content goes out as an upload on a channel that takes them (`capabilities.media`), a file
  * given by URL as a link in the text; content for a channel without uploads is refused, since it could not arrive.
+ * A reply's file that cannot go out as an upload is a note in the text saying so, never a link that would not open.
  */
 import type { SessionStore, StoredFile, UploadFiles } from '@talon/agents';
 import type { InboundMessage, OutboundMedia } from '@talon/channels';
@@ -44,26 +45,44 @@ export function mediaProblem(media: readonly OutboundMedia[], uploads: boolean):
   return undefined;
 }
 
-/** Splits checked files into uploads (their own chunks) and links (lines of the text, chunked with it). */
-export function placeMedia(text: string, media: readonly OutboundMedia[]): { text: string; uploads: OutboundMedia[] } {
+/**
+ * Splits checked files into uploads (their own chunks) and links (lines of the text, chunked with it); `notes` (files
+ * of a reply that cannot go out, see replyMedia) are lines after the text.
+ */
+export function placeMedia(text: string, media: readonly OutboundMedia[], notes: readonly string[] = []): { text: string; uploads: OutboundMedia[] } {
   const links = media.filter((f) => f.url !== undefined).map((f) => `${f.name}: ${f.url}`);
-  return { text: [text, ...links].filter((s) => s.trim()).join('\n'), uploads: media.filter((f) => f.data !== undefined) };
+  return { text: [text, ...notes, ...links].filter((s) => s.trim()).join('\n'), uploads: media.filter((f) => f.data !== undefined) };
 }
 
 /**
  * The files a reply's tools made (TurnResult.files), as the channel takes them: their bytes from the upload store as
- * uploads where the channel takes files and the file fits a journal row, otherwise (or when the bytes are gone) a link
- * to the file's API address.
+ * uploads where the channel takes files and the file fits a journal row. Any other file is a note naming it, its type
+ * and size, and why it did not come: its address (/api/uploads/<id>) is relative to this service and needs its API
+ * key, so a chat user could not open it as a link.
  */
-export async function replyMedia(files: readonly StoredFile[], uploads: boolean, store: Pick<UploadFiles, 'read'>): Promise<OutboundMedia[]> {
-  const media: OutboundMedia[] = [];
+export async function replyMedia(
+  files: readonly StoredFile[],
+  uploads: boolean,
+  store: Pick<UploadFiles, 'read'>,
+): Promise<{ uploads: OutboundMedia[]; notes: string[] }> {
+  const out: OutboundMedia[] = [];
+  const notes: string[] = [];
+  const note = (f: StoredFile, why: string) => notes.push(`${f.filename} (${f.content_type}, ${sizeText(f.size)}) — ${why}`);
   for (const f of files) {
-    const read = uploads && f.size <= MAX_OUTBOUND_MEDIA_BYTES ? await store.read(f.file_id) : undefined;
-    media.push(
-      read
-        ? { name: f.filename, mediaType: read.content_type, data: read.bytes.toString('base64') }
-        : { name: f.filename, mediaType: f.content_type, url: f.url },
-    );
+    if (!uploads) note(f, "this channel takes no files; open it in Talon's dashboard");
+    else if (f.size > MAX_OUTBOUND_MEDIA_BYTES) note(f, "too large to send here; open it in Talon's dashboard");
+    else {
+      const read = await store.read(f.file_id);
+      if (read) out.push({ name: f.filename, mediaType: read.content_type, data: read.bytes.toString('base64') });
+      else note(f, 'no longer stored');
+    }
   }
-  return media;
+  return { uploads: out, notes };
+}
+
+/** A size as a person reads it: bytes, KB or MB (1024-based, as file managers show them). */
+export function sizeText(bytes: number): string {
+  if (bytes < 1024) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
