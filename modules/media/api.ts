@@ -199,10 +199,20 @@ export interface MediaDriverKit {
     url: string,
     options: { maxBytes: number; timeoutMs: number; credentials?: Record<string, string>; signal: AbortSignal },
   ): Promise<Buffer>;
-  /** Duration, sample rate, size of audio, video or images: ffprobe where present, else the WAV/MP3/Ogg headers. */
-  probe(bytes: Buffer): Promise<MediaInfo>;
-  /** Audio to another format (ffmpeg); a refusal naming what to install when it is missing. */
-  convert(bytes: Buffer, to: AudioFormat, options?: { sampleRate?: number; channels?: number; startSec?: number; maxSecs?: number }): Promise<Buffer>;
+  /**
+   * Duration, sample rate, size of audio, video or images: the headers, ffprobe where present for what they leave out.
+   * `signal` (additive): ffprobe is killed when it aborts (the caller's time bound or its client gone).
+   */
+  probe(bytes: Buffer, options?: { signal?: AbortSignal }): Promise<MediaInfo>;
+  /**
+   * Audio to another format (ffmpeg); a refusal naming what to install when it is missing. `signal` (additive): ffmpeg
+   * is killed when it aborts, and the call rejects with the signal's reason.
+   */
+  convert(
+    bytes: Buffer,
+    to: AudioFormat,
+    options?: { sampleRate?: number; channels?: number; startSec?: number; maxSecs?: number; signal?: AbortSignal },
+  ): Promise<Buffer>;
   /** The host's programs (flite, pocketsphinx, ffmpeg, ffprobe): their paths, looked up once. */
   which(program: string): string | undefined;
 }

@@ -23,8 +23,9 @@ export async function listen(kit: MediaDriverKit, host: Host, request: Transcrib
   if (request.language && !/^en\b/i.test(request.language)) {
     throw kit.error('not_supported', `language: local transcription knows English only, not '${request.language}'`, { provider: 'local' });
   }
-  const wav = await kit.convert(request.audio, 'wav', { sampleRate: 16000, channels: 1 });
-  const seconds = ((await kit.probe(wav)).durationMs ?? 0) / 1000;
+  // The caller's signal carries its time bound: ffmpeg is killed with it, as pocketsphinx is.
+  const wav = await kit.convert(request.audio, 'wav', { sampleRate: 16000, channels: 1, signal: request.signal });
+  const seconds = ((await kit.probe(wav, { signal: request.signal })).durationMs ?? 0) / 1000;
   return withTempDir(async (dir) => {
     const file = path.join(dir, 'input.wav');
     await writeFile(file, wav);

@@ -1,5 +1,5 @@
 /** What the media-local tests share: the known paragraph, word accuracy, what this host has, and a driver to test. */
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MediaDriver, MediaDriverKit } from '@talon/media';
@@ -55,17 +55,25 @@ export function driverWith(kit: MediaDriverKit, config: Partial<LocalMediaConfig
   return localMediaDriver(kit, () => full, moduleEntry);
 }
 
-/** Runs fn with a PATH that holds only these host programs (symlinks), so the rest is missing for real. */
-export async function withOnly<T>(programs: string[], fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs fn with a PATH that holds only these host programs (symlinks), so the rest is missing for real, and the
+ * stand-ins of `scripts` (shell scripts: name → body; `dir` is the folder, for files they write).
+ */
+export async function withOnly<T>(
+  programs: string[],
+  fn: (dir: string) => Promise<T>,
+  scripts: (dir: string) => Record<string, string> = () => ({}),
+): Promise<T> {
   const saved = process.env.PATH;
   const dir = mkdtempSync(path.join(tmpdir(), 'talon-path-'));
   for (const p of programs) {
     const found = (saved ?? '').split(path.delimiter).find((d) => d && existsSync(path.join(d, p)));
     if (found) symlinkSync(path.join(found, p), path.join(dir, p));
   }
+  for (const [name, body] of Object.entries(scripts(dir))) writeFileSync(path.join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   process.env.PATH = dir;
   try {
-    return await fn();
+    return await fn(dir);
   } finally {
     process.env.PATH = saved;
     rmSync(dir, { recursive: true, force: true });

@@ -3,13 +3,24 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { mediaConformance, sampleWav, type MediaCapability } from '@talon/testing';
+import { readFileSync } from 'node:fs';
+import { mediaConformance, sampleWav, waitFor, type MediaCapability } from '@talon/testing';
 import type { MediaDriver, MediaDriverKit, SpeechRequest, TranscribeRequest } from '@talon/media';
 import { driverWith, has, NO_POCKETSPHINX, NO_SYSTEM_ENGINES, PARAGRAPH, SENTENCE, withOnly, wordAccuracy } from './helpers.ts';
 
 const signal = new AbortController().signal;
 const speech = (text: string, more: Partial<SpeechRequest> = {}): SpeechRequest => ({ text, signal, ...more });
 const heard = (audio: Buffer, more: Partial<TranscribeRequest> = {}): TranscribeRequest => ({ audio, contentType: 'audio/wav', signal, ...more });
+
+/** The process is still there (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function refused(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   await assert.rejects(promise, (err: Error & { kind?: string }) => {
@@ -141,6 +152,24 @@ mediaConformance({ name: 'media-local', only: ['media-local'], provider: 'local'
         });
       },
     );
+
+    it('a caller that gives up while its audio is converted stops ffmpeg at once', { skip: NO_POCKETSPHINX }, async () => {
+      const hanging = (dir: string) => ({ ffmpeg: `echo $$ > ${dir}/ffmpeg.pid\nexec /bin/sleep 30` });
+      await withOnly(
+        ['pocketsphinx_continuous'],
+        async (dir) => {
+          const controller = new AbortController();
+          setTimeout(() => controller.abort(new Error('the caller gave up')), 300);
+          const started = Date.now();
+          // 22.05 kHz: not the 16 kHz pocketsphinx reads, so it goes through ffmpeg.
+          await assert.rejects(driverWith(kit).transcribe!(heard(sampleWav(1, 22050), { signal: controller.signal })), /the caller gave up/);
+          assert.ok(Date.now() - started < 3000, `stopped after ${Date.now() - started} ms`);
+          const pid = Number(readFileSync(path.join(dir, 'ffmpeg.pid'), 'utf8'));
+          await waitFor(() => !alive(pid), 5000, 'ffmpeg killed');
+        },
+        hanging,
+      );
+    });
 
     it('transcription refuses another model or language, naming the field', { skip: NO_POCKETSPHINX }, async () => {
       const driver = driverWith(kit);

@@ -150,7 +150,7 @@ async function transcribe(deps: MediaServiceDeps, request: Parameters<MediaServi
   const max = deps.config().max_transcribe_bytes;
   if (request.audio.length > max)
     throw payloadTooLarge(`file: the audio is ${request.audio.length} bytes, over the cap of ${max} ([media] max_transcribe_bytes)`);
-  const info = await deps.kit.probe(request.audio);
+  const info = await deps.kit.probe(request.audio, { signal: meta.signal });
   const contentType = AUDIO_TYPES[info.format];
   if (!contentType)
     throw new HttpError(415, `file: the body is not audio this service reads (found: ${info.format}); send wav, mp3, ogg/opus, flac, aac/m4a or webm`);

@@ -43,9 +43,9 @@ export async function inFormat(deps: ResultDeps, audio: Buffer, format: AudioFor
     deps.log.info({ format }, 'ffmpeg is not installed: the audio is kept in the format the provider made');
     return audio;
   }
-  signal.throwIfAborted();
-  // convert hands back what already is in the format unchanged.
-  return deps.kit.convert(audio, format);
+  // convert hands back what already is in the format unchanged; ffmpeg is killed when the call's time bound ends or
+  // its client goes away.
+  return deps.kit.convert(audio, format, { signal });
 }
 
 export interface StoredAudio {
@@ -55,7 +55,7 @@ export interface StoredAudio {
 
 export async function storeAudio(deps: ResultDeps, origin: Origin, audio: Buffer, format: AudioFormat | undefined, signal: AbortSignal): Promise<StoredAudio> {
   const bytes = await inFormat(deps, audio, format, signal);
-  const info = await deps.kit.probe(bytes);
+  const info = await deps.kit.probe(bytes, { signal });
   const file = await storeFile(deps, origin, bytes, `${origin.kind}-${origin.provider}`);
   return { file, info };
 }

@@ -7,6 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { eventChannel, samplePng, sampleWav, waitFor } from '@talon/testing';
 import { mediaEvents } from '../api.ts';
 import { which } from '../services/audio/which.ts';
@@ -14,6 +17,16 @@ import { FIXTURE_KEY, expectJson, expectRefusal, lastCall, startMediaTest, type 
 
 type Audio = { url: string; file_id: string; format: string; provider: string; model: string; duration_ms: number; sample_rate: number };
 const ffmpeg = which('ffmpeg') ? false : 'ffmpeg is not installed (apt-get install ffmpeg)';
+
+/** The process is still there (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('media routes', () => {
   let h: MediaTestKernel;
@@ -59,13 +72,13 @@ describe('media routes', () => {
   });
 
   it('speech: without ffmpeg the audio is kept and its true format reported', async () => {
-    const path = process.env.PATH;
+    const saved = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {
       const body = await expectJson<Audio>(await h.post('speech', { text: 'Hi.', provider: 'fixture', format: 'mp3' }), 200);
       assert.deepEqual([body.format, body.duration_ms, body.sample_rate], ['wav', 1000, 22050]);
     } finally {
-      process.env.PATH = path;
+      process.env.PATH = saved;
     }
   });
 
@@ -200,6 +213,23 @@ describe('media routes', () => {
     await expectRefusal(await h.post('speech', { text: 'slow', provider: 'fixture' }), 502, /'fixture' did not finish within 1 s/);
     const record = lastCall(h, 'speech');
     assert.deepEqual([record.ok, record.units], [false, 0]);
+  });
+
+  it("a conversion that outlasts the kind's time bound is stopped with it: ffmpeg killed, a 502 within the bound", { skip: ffmpeg }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'talon-hanging-ffmpeg-'));
+    writeFileSync(path.join(dir, 'ffmpeg'), `#!/bin/sh\necho $$ > ${dir}/pid\nexec /bin/sleep 30\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = dir;
+    try {
+      const started = Date.now();
+      await expectRefusal(await h.post('speech', { text: 'convert me', provider: 'fixture', format: 'mp3' }), 502, /'fixture' did not finish within 1 s/);
+      assert.ok(Date.now() - started < 5000, `answered after ${Date.now() - started} ms`);
+      const pid = Number(readFileSync(path.join(dir, 'pid'), 'utf8'));
+      await waitFor(() => !alive(pid), 5000, 'ffmpeg killed');
+    } finally {
+      process.env.PATH = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a result that is not of its kind (an HTML page labelled image/png) is refused: 502 naming the provider', async () => {

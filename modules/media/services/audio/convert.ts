@@ -97,6 +97,7 @@ function ffmpegArgs(input: string, demuxer: string[], output: string, to: AudioF
  */
 export async function convert(bytes: Buffer, to: AudioFormat, options: ConvertOptions = {}): Promise<Buffer> {
   check(to, options);
+  options.signal?.throwIfAborted();
   const info = parseHeaders(bytes);
   if (alreadyIs(bytes, info, to, options)) return bytes;
   const demuxer = inputOptions(info);

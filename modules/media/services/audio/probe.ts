@@ -24,6 +24,7 @@ export async function probe(bytes: Buffer, options: { timeoutMs?: number; signal
   if (fromHeaders && complete(fromHeaders)) return fromHeaders;
   const ffprobe = which('ffprobe');
   if (ffprobe && input) {
+    options.signal?.throwIfAborted();
     const measured = await ffprobeInfo(ffprobe, bytes, input, { timeoutMs: options.timeoutMs ?? 30_000, signal: options.signal }).catch((err: unknown) => {
       if (options.signal?.aborted) throw err;
       return undefined;
