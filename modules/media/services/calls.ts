@@ -1,6 +1,7 @@
 /**
  * One provider call, as every media call makes it: the budget check (mediaHooks.beforeCall) before the provider sees
- * it, a time bound per kind, the metering record (mediaHooks.afterCall) whatever the outcome, and the outcome's
+ * it, a time bound per kind, the metering record (mediaHooks.afterCall) whatever the outcome (with the units the
+ * provider made once it answered, also when storing or converting them failed afterwards), and the outcome's
  * errors as HTTP errors: a MediaError by its kind (429 with Retry-After), our time bound and a driver's own failure
  * as 502 naming the provider. A caller's abort passes through unchanged.
  */
@@ -27,13 +28,17 @@ export interface CallSpec {
 /** Retry-After when a provider said none: long enough not to hammer it. */
 const DEFAULT_RETRY_SECS = 30;
 
-export async function meteredCall<T>(
-  hooks: CallHooks,
-  log: Logger,
-  spec: CallSpec,
-  run: (signal: AbortSignal) => Promise<T>,
-  measure: (result: T) => { units: number; model: string },
-): Promise<T> {
+/** A provider call in two parts, so that what the provider made is metered even when our part afterwards fails. */
+export interface CallSteps<M, T> {
+  /** The provider's part: the driver's call. */
+  call(signal: AbortSignal): Promise<M>;
+  /** What the provider made, in units and model: billed once it answered, whatever happens next. */
+  measure(made: M): { units: number; model: string };
+  /** Our part: convert, store, measure. A failure here is still metered with the units the provider billed. */
+  finish(made: M, signal: AbortSignal): Promise<T>;
+}
+
+export async function meteredCall<M, T>(hooks: CallHooks, log: Logger, spec: CallSpec, steps: CallSteps<M, T>): Promise<T> {
   const provider = spec.driver.name;
   const refusal = await hooks.beforeCall({ kind: spec.kind, provider, model: spec.model, agentId: spec.agentId });
   if (refusal) throw new HttpError(refusal.status, refusal.error);
@@ -41,13 +46,17 @@ export async function meteredCall<T>(
   const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
   const started = Date.now();
   const record = { kind: spec.kind, provider, unit: spec.unit, agentId: spec.agentId };
+  // Before the provider answered nothing was made: the model asked for, else the provider's name (never '').
+  let billed = { units: 0, model: spec.model ?? provider };
   try {
-    const result = await run(signal);
-    await meter(hooks, log, { ...record, ...measure(result), latencyMs: Date.now() - started, ok: true });
+    const made = await steps.call(signal);
+    billed = steps.measure(made);
+    const result = await steps.finish(made, signal);
+    await meter(hooks, log, { ...record, ...billed, latencyMs: Date.now() - started, ok: true });
     return result;
   } catch (err) {
     const failure = spec.signal?.aborted ? (err as Error) : toHttpError(err, provider, timeout.aborted ? spec.timeoutMs : undefined, log);
-    await meter(hooks, log, { ...record, model: spec.model ?? '', units: 0, latencyMs: Date.now() - started, ok: false, error: failure.message });
+    await meter(hooks, log, { ...record, ...billed, latencyMs: Date.now() - started, ok: false, error: failure.message });
     throw failure;
   }
 }

@@ -86,39 +86,43 @@ function createCore(deps: MediaServiceDeps): MediaCore {
   return {
     async image(request, meta = {}) {
       const driver = choose(deps, 'ImageGeneration', request.provider);
-      const run = async (signal: AbortSignal): Promise<Made<ImageResponse>> => {
-        const { prompt, model, width, height } = request;
-        const made = await driver.generateImage!({ prompt, model, width, height, count: request.count ?? 1, signal });
-        const origin: Origin = { kind: 'image', provider: driver.name, model: made.model, agentId: meta.agentId };
-        const files: StoredFile[] = [];
-        for (const [i, bytes] of made.images.entries()) files.push(await storeFile(deps, origin, bytes, `image-${driver.name}-${i + 1}`));
-        const images = files.map((f) => ({ url: f.url, file_id: f.file_id }));
-        return { response: { images, model: made.model, provider: driver.name, revised_prompt: made.revisedPrompt ?? null }, files };
-      };
-      const call = spec('image', 'images', driver, config().image_timeout_secs, request.model, meta);
-      return meteredCall(deps.hooks, log, call, run, (r) => ({ units: r.files.length, model: r.response.model }));
+      const { prompt, model, width, height } = request;
+      const call = spec('image', 'images', driver, config().image_timeout_secs, model, meta);
+      return meteredCall(deps.hooks, log, call, {
+        call: (signal) => driver.generateImage!({ prompt, model, width, height, count: request.count ?? 1, signal }),
+        measure: (made) => ({ units: made.images.length, model: made.model }),
+        async finish(made) {
+          const origin: Origin = { kind: 'image', provider: driver.name, model: made.model, agentId: meta.agentId };
+          const files: StoredFile[] = [];
+          for (const [i, bytes] of made.images.entries()) files.push(await storeFile(deps, origin, bytes, `image-${driver.name}-${i + 1}`));
+          const images = files.map((f) => ({ url: f.url, file_id: f.file_id }));
+          return { response: { images, model: made.model, provider: driver.name, revised_prompt: made.revisedPrompt ?? null }, files };
+        },
+      });
     },
 
     async speech(request, meta = {}) {
       const driver = choose(deps, 'TextToSpeech', request.provider);
-      const run = async (signal: AbortSignal) => {
-        const { text, voice, format, speed, model, language } = request;
-        const made = await driver.synthesize!({ text, voice, format, speed, model, language, signal });
-        return audioResult(deps, { kind: 'speech', provider: driver.name, model: made.model, agentId: meta.agentId }, made.audio, format, signal);
-      };
-      const call = spec('speech', 'characters', driver, config().speech_timeout_secs, request.model, meta);
-      return meteredCall(deps.hooks, log, call, run, (r) => ({ units: [...request.text].length, model: r.response.model }));
+      const { text, voice, format, speed, model, language } = request;
+      const call = spec('speech', 'characters', driver, config().speech_timeout_secs, model, meta);
+      return meteredCall(deps.hooks, log, call, {
+        call: (signal) => driver.synthesize!({ text, voice, format, speed, model, language, signal }),
+        measure: (made) => ({ units: [...text].length, model: made.model }),
+        finish: (made, signal) =>
+          audioResult(deps, { kind: 'speech', provider: driver.name, model: made.model, agentId: meta.agentId }, made.audio, format, signal),
+      });
     },
 
     async music(request, meta = {}) {
       const driver = choose(deps, 'MusicGeneration', request.provider);
-      const run = async (signal: AbortSignal) => {
-        const { prompt, lyrics, format, model } = request;
-        const made = await driver.generateMusic!({ prompt, lyrics, instrumental: request.instrumental ?? false, format, model, signal });
-        return audioResult(deps, { kind: 'music', provider: driver.name, model: made.model, agentId: meta.agentId }, made.audio, format, signal);
-      };
-      const call = spec('music', 'songs', driver, config().music_timeout_secs, request.model, meta);
-      return meteredCall(deps.hooks, log, call, run, (r) => ({ units: 1, model: r.response.model }));
+      const { prompt, lyrics, format, model } = request;
+      const call = spec('music', 'songs', driver, config().music_timeout_secs, model, meta);
+      return meteredCall(deps.hooks, log, call, {
+        call: (signal) => driver.generateMusic!({ prompt, lyrics, instrumental: request.instrumental ?? false, format, model, signal }),
+        measure: (made) => ({ units: 1, model: made.model }),
+        finish: (made, signal) =>
+          audioResult(deps, { kind: 'music', provider: driver.name, model: made.model, agentId: meta.agentId }, made.audio, format, signal),
+      });
     },
   };
 }
@@ -136,7 +140,7 @@ async function audioResult(
   const response: AudioResponse = {
     url: file.url,
     file_id: file.file_id,
-    format: audioFormatName(info),
+    format: audioFormatName(info, format),
     provider: origin.provider,
     model: origin.model,
     // Measured from the stored file; 0 where nothing could measure it, never an estimate.
@@ -156,12 +160,12 @@ async function transcribe(deps: MediaServiceDeps, request: Parameters<MediaServi
     throw new HttpError(415, `file: the body is not audio this service reads (found: ${info.format}); send wav, mp3, ogg/opus, flac, aac/m4a or webm`);
   const driver = choose(deps, 'Transcription', request.provider);
   const durationMs = Math.round(info.durationMs ?? 0);
-  const run = async (signal: AbortSignal) => {
-    const heard = await driver.transcribe!({ audio: request.audio, contentType, language: request.language, model: request.model, signal });
-    return { text: heard.text, provider: driver.name, model: heard.model, duration_ms: durationMs };
-  };
   const call = spec('transcription', 'seconds', driver, deps.config().transcribe_timeout_secs, request.model, meta);
-  return meteredCall(deps.hooks, deps.log, call, run, (r) => ({ units: durationMs / 1000, model: r.model }));
+  return meteredCall(deps.hooks, deps.log, call, {
+    call: (signal) => driver.transcribe!({ audio: request.audio, contentType, language: request.language, model: request.model, signal }),
+    measure: (heard) => ({ units: durationMs / 1000, model: heard.model }),
+    finish: async (heard) => ({ text: heard.text, provider: driver.name, model: heard.model, duration_ms: durationMs }),
+  });
 }
 
 async function submitVideo(deps: MediaServiceDeps, request: Parameters<MediaService['submitVideo']>[0], meta: MediaCallMeta = {}) {
@@ -174,7 +178,9 @@ async function submitVideo(deps: MediaServiceDeps, request: Parameters<MediaServ
     if (meta.signal?.aborted) throw err;
     const failure = toHttpError(err, driver.name, undefined, deps.log);
     // A submit the provider refused is a call made; a task that ends is metered by the task store.
-    const record = { kind: 'video' as const, provider: driver.name, model: request.model ?? '', units: 0, unit: 'seconds' as const, agentId: meta.agentId };
+    // No model came back: the one asked for, else the provider's name (a record's model is never '').
+    const model = request.model ?? driver.name;
+    const record = { kind: 'video' as const, provider: driver.name, model, units: 0, unit: 'seconds' as const, agentId: meta.agentId };
     await deps.hooks.afterCall({ ...record, latencyMs: 0, ok: false, error: failure.message }).catch(() => undefined);
     throw failure;
   }

@@ -36,16 +36,26 @@ export async function storeFile(deps: ResultDeps, origin: Origin, bytes: Buffer,
   return file;
 }
 
-/** The audio in the format asked for, when ffmpeg can make it; else as the provider made it. */
-export async function inFormat(deps: ResultDeps, audio: Buffer, format: AudioFormat | undefined, signal: AbortSignal): Promise<Buffer> {
+/**
+ * The audio in the format asked for, when ffmpeg can make it; else as the provider made it. Audio the provider made
+ * that cannot be read or converted is the provider's failure (an outage, 502), not the caller's bad request.
+ */
+export async function inFormat(deps: ResultDeps, origin: Origin, audio: Buffer, format: AudioFormat | undefined, signal: AbortSignal): Promise<Buffer> {
   if (!format) return audio;
   if (!deps.kit.which('ffmpeg')) {
     deps.log.info({ format }, 'ffmpeg is not installed: the audio is kept in the format the provider made');
     return audio;
   }
-  // convert hands back what already is in the format unchanged; ffmpeg is killed when the call's time bound ends or
-  // its client goes away.
-  return deps.kit.convert(audio, format, { signal });
+  try {
+    // convert hands back what already is in the format unchanged; ffmpeg is killed when the call's time bound ends
+    // or its client goes away.
+    return await deps.kit.convert(audio, format, { signal });
+  } catch (err) {
+    if (!deps.kit.isMediaError(err) || err.kind !== 'not_supported') throw err;
+    throw deps.kit.error('outage', `the audio provider '${origin.provider}' made could not be converted to ${format}: ${err.message}`, {
+      provider: origin.provider,
+    });
+  }
 }
 
 export interface StoredAudio {
@@ -54,13 +64,18 @@ export interface StoredAudio {
 }
 
 export async function storeAudio(deps: ResultDeps, origin: Origin, audio: Buffer, format: AudioFormat | undefined, signal: AbortSignal): Promise<StoredAudio> {
-  const bytes = await inFormat(deps, audio, format, signal);
+  const bytes = await inFormat(deps, origin, audio, format, signal);
   const info = await deps.kit.probe(bytes, { signal });
   const file = await storeFile(deps, origin, bytes, `${origin.kind}-${origin.provider}`);
   return { file, info };
 }
 
-/** The format as the response names it: what the bytes are (an M4A is AAC). */
-export function audioFormatName(info: MediaInfo): string {
-  return info.format === 'm4a' ? 'aac' : info.format;
+/**
+ * The format as the response names it: what the bytes are (an M4A is AAC), in the caller's word where both name the
+ * same thing (`ogg` is asked for as Ogg/Opus, which probe calls opus).
+ */
+export function audioFormatName(info: MediaInfo, asked?: AudioFormat): string {
+  if (info.format === 'm4a') return 'aac';
+  if (info.format === 'opus' && asked === 'ogg') return 'ogg';
+  return info.format;
 }

@@ -19,6 +19,8 @@ export interface FixtureServer extends MediaFake {
   requests: FixtureRequest[];
   /** What the next image answer's URLs are (default: this server's PNGs). */
   imageUrls?: (base: string) => string[];
+  /** What the speech answers are (default: a 1 s 22.05 kHz WAV). */
+  speechBytes?: () => Buffer;
   /** Delay of the next answer, in ms (a slow provider). */
   delayNext(ms: number): void;
 }
@@ -39,8 +41,10 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     server.requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body: Buffer.concat(chunks) });
-    if (delay) await new Promise((r) => setTimeout(r, delay));
+    // Taken at once: a request that arrives while the slow one waits is not slowed too.
+    const wait = delay;
     delay = 0;
+    if (wait) await new Promise((r) => setTimeout(r, wait));
     const mode = url.pathname.startsWith('/files/') ? undefined : fail;
     if (mode) {
       fail = undefined;
@@ -83,7 +87,7 @@ function answer(server: FixtureServer, polls: Map<string, number>, res: http.Ser
   if (path === '/files/page.html') return send(res, 'image/png', Buffer.from('<!doctype html><html><body>not an image</body></html>'));
   if (path === '/files/big.png') return send(res, 'image/png', Buffer.concat([samplePng(), Buffer.alloc(70_000)]));
   if (path === '/files/sample.mp4') return send(res, 'video/mp4', sampleMp4());
-  if (path === '/speech') return send(res, 'audio/mpeg', sampleWav(1, 22050));
+  if (path === '/speech') return send(res, 'audio/mpeg', server.speechBytes?.() ?? sampleWav(1, 22050));
   if (path === '/music') return send(res, 'audio/wav', sampleWav(2, 16000));
   if (path === '/transcribe') return sendJson(res, 200, { text: `heard ${body.length} bytes of ${url.searchParams.get('type')}` });
   if (path === '/video') return sendJson(res, 200, { id: `task/${polls.size + 1}?x=1` });

@@ -71,6 +71,44 @@ describe('media routes', () => {
     assert.equal((await h.file(body.url)).response.headers.get('content-type'), 'audio/mpeg');
   });
 
+  it("speech: format 'ogg' is answered as ogg (Ogg/Opus), not as the codec's name", { skip: ffmpeg }, async () => {
+    const body = await expectJson<Audio>(await h.post('speech', { text: 'Hello there.', provider: 'fixture', format: 'ogg' }), 200);
+    assert.deepEqual([body.format, body.sample_rate], ['ogg', 48000]);
+    assert.match((await h.file(body.url)).response.headers.get('content-type') ?? '', /^audio\/ogg\b/);
+    const opus = await expectJson<Audio>(await h.post('speech', { text: 'Hello there.', provider: 'fixture', format: 'opus' }), 200);
+    assert.equal(opus.format, 'opus');
+  });
+
+  it("audio the provider made that cannot be converted is the provider's failure: 502, metered with the characters it billed", { skip: ffmpeg }, async () => {
+    const hollowMp4 = Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex');
+    for (const [what, bytes] of [
+      ['an MP4 without its movie (ffmpeg fails)', hollowMp4],
+      ['bytes of no known format (never given to ffmpeg)', Buffer.from('not audio at all '.repeat(40))],
+    ] as const) {
+      h.fixture.speechBytes = () => bytes;
+      try {
+        await expectRefusal(
+          await h.post('speech', { text: 'unplayable', provider: 'fixture', format: 'mp3' }),
+          502,
+          /'fixture' made could not be converted to mp3/,
+        );
+      } finally {
+        h.fixture.speechBytes = undefined;
+      }
+      const record = lastCall(h, 'speech');
+      assert.deepEqual([record.ok, record.units, record.model], [false, 10, 'fixture-tts'], what);
+    }
+  });
+
+  it('a failed call is metered with the model asked for, else the provider name, never an empty model', async () => {
+    h.fixture.failNext('outage');
+    await expectRefusal(await h.post('speech', { text: 'down', provider: 'fixture', model: 'tts-asked' }), 502, /fixture/);
+    assert.deepEqual([lastCall(h, 'speech').model, lastCall(h, 'speech').units], ['tts-asked', 0]);
+    h.fixture.failNext('refuse');
+    await expectRefusal(await h.post('image', { prompt: 'fox', provider: 'fixture' }), 400, /content filter/);
+    assert.deepEqual([lastCall(h, 'image').model, lastCall(h, 'image').ok], ['fixture', false]);
+  });
+
   it('speech: without ffmpeg the audio is kept and its true format reported', async () => {
     const saved = process.env.PATH;
     process.env.PATH = '/nonexistent';
@@ -212,7 +250,7 @@ describe('media routes', () => {
     h.fixture.delayNext(3000);
     await expectRefusal(await h.post('speech', { text: 'slow', provider: 'fixture' }), 502, /'fixture' did not finish within 1 s/);
     const record = lastCall(h, 'speech');
-    assert.deepEqual([record.ok, record.units], [false, 0]);
+    assert.deepEqual([record.ok, record.units, record.model], [false, 0, 'fixture']);
   });
 
   it("a conversion that outlasts the kind's time bound is stopped with it: ffmpeg killed, a 502 within the bound", { skip: ffmpeg }, async () => {
@@ -236,7 +274,9 @@ describe('media routes', () => {
     h.fixture.imageUrls = (base) => [`${base}/files/page.html`];
     try {
       await expectRefusal(await h.post('image', { prompt: 'fox', provider: 'fixture' }), 502, /'fixture'/);
-      assert.equal(lastCall(h, 'image').ok, false);
+      // The provider made (and billed) the image: metered with it, though it was refused.
+      const record = lastCall(h, 'image');
+      assert.deepEqual([record.ok, record.units, record.model], [false, 1, 'fixture-image']);
     } finally {
       h.fixture.imageUrls = undefined;
     }
