@@ -43,6 +43,8 @@ export default defineModule<MediaConfig>({
       probe: (bytes) => kit.probe(bytes),
       afterCall,
       events,
+      track: (work) => ctx.track(work),
+      signal: ctx.signal,
     });
     const { service, core } = createMedia({
       registry,

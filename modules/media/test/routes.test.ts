@@ -107,6 +107,9 @@ describe('media routes', () => {
     h.fixture.failNext('refuse');
     await expectRefusal(await h.post('image', { prompt: 'fox', provider: 'fixture' }), 400, /content filter/);
     assert.deepEqual([lastCall(h, 'image').model, lastCall(h, 'image').ok], ['fixture', false]);
+    h.fixture.failNext('refuse');
+    await expectRefusal(await h.post('video', { prompt: 'waves', provider: 'fixture' }), 400, /content filter/);
+    assert.deepEqual([lastCall(h, 'video').model, lastCall(h, 'video').ok], ['fixture', false]);
   });
 
   it('speech: without ffmpeg the audio is kept and its true format reported', async () => {

@@ -89,6 +89,9 @@ function start(db: TestStore, driver: MediaDriver, options: { node?: string; con
   const events: Harness['events'] = [];
   const metered: MediaCallRecord[] = [];
   const saved: Buffer[] = [];
+  // ctx.track and ctx.signal: stop() aborts the signal and waits for the tracked work, as the kernel does.
+  const tracked: Array<Promise<unknown>> = [];
+  const abort = new AbortController();
   const files: UploadFiles = {
     async saveGenerated(input): Promise<StoredFile> {
       if (input.bytes.subarray(0, 1).toString() === '<') throw Object.assign(new Error('the bytes are text/html, not a video'), { name: 'FileRefused' });
@@ -115,9 +118,13 @@ function start(db: TestStore, driver: MediaDriver, options: { node?: string; con
       },
       subscribe: () => () => undefined,
     },
+    track: (work) => {
+      tracked.push(work);
+      return work;
+    },
+    signal: abort.signal,
   };
   const tasks = createVideoTasks(deps);
-  const abort = new AbortController();
   const loop = options.poll === false ? Promise.resolve() : tasks.run(abort.signal);
   const h: Harness = {
     tasks,
@@ -126,7 +133,7 @@ function start(db: TestStore, driver: MediaDriver, options: { node?: string; con
     saved,
     async stop() {
       abort.abort();
-      await loop;
+      await Promise.allSettled([loop, ...tracked]);
     },
   };
   running.push(h);
@@ -257,7 +264,7 @@ test('a cancelled task stays cancelled although the poll in flight brings the vi
   await waitFor(async () => s.polls.length === 1, 5000);
   const cancelled = await h.tasks.cancel(task_id);
   assert.deepEqual(cancelled, { status: 'cancelled', task_id, provider: 'scripted', error: 'cancelled on request' });
-  assert.equal(s.cancels.length, 1, "the provider's cancel was called");
+  await waitFor(() => s.cancels.length === 1, 2000, "the provider's cancel was called (after the answer)");
   await sleep(500); // the poll ends with "completed"
   assert.equal(await statusOf(h, task_id), 'cancelled');
   assert.deepEqual(await h.tasks.cancel(task_id), cancelled);
@@ -270,6 +277,33 @@ test('a cancelled task stays cancelled although the poll in flight brings the vi
     h.metered.map((r) => [r.ok, r.error]),
     [[false, 'cancelled']],
   );
+});
+
+test("DELETE answers at once while the provider's cancel hangs: it runs in the background, bounded and tracked", async () => {
+  const s = scripted(() => ({ state: 'processing' }));
+  let asked: AbortSignal | undefined;
+  s.driver.cancelVideo = (id, signal) => {
+    s.cancels.push(id);
+    asked = signal;
+    return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  };
+  const h = start(store(), s.driver, { poll: false, config: { video_timeout_secs: 30 } });
+  const { task_id } = await h.tasks.submit(s.driver, { prompt: 'a slow cancel' });
+  const started = Date.now();
+  const view = await h.tasks.cancel(task_id);
+  assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
+  assert.equal(view?.status, 'cancelled');
+  assert.equal(await statusOf(h, task_id), 'cancelled');
+  assert.deepEqual(
+    h.events.map((e) => e.data.status),
+    ['processing', 'cancelled'],
+    'announced before the answer',
+  );
+  await waitFor(() => s.cancels.length === 1, 2000, "the provider's cancel asked");
+  assert.equal(asked?.aborted, false, 'still waiting for the provider');
+  await waitFor(() => h.metered.length === 1, 2000, 'metered');
+  await h.stop();
+  assert.equal(asked?.aborted, true, 'stopped with the module copy');
 });
 
 test('a completed or failed task cannot be cancelled (409); an unknown one is undefined', async () => {

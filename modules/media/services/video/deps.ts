@@ -23,4 +23,8 @@ export interface VideoDeps {
   /** mediaHooks.afterCall: metering, when a task ends. */
   afterCall: (record: MediaCallRecord) => Promise<void>;
   events: EventChannel<typeof mediaEvents>;
+  /** ctx.track: work that outlives the request that began it (the provider's cancel after DELETE has answered). */
+  track: <T>(work: Promise<T>) => Promise<T>;
+  /** ctx.signal: aborted when this copy of the module retires (the background work stops with it). */
+  signal: AbortSignal;
 }

@@ -70,18 +70,24 @@ export class TaskEnds {
     if (await this.fail(row, `timed out after ${minutes} min`)) await this.cancelAtProvider(row);
   }
 
-  /** Announces and meters a task the cancel route ended, then asks the provider to stop it where it can. */
-  async cancelled(row: VideoTaskRow): Promise<void> {
+  /**
+   * Announces a task the cancel route ended, at once; then, in the background (tracked: the route has answered, and a
+   * provider's cancel may take up to video_timeout_secs), meters it and asks the provider to stop it where it can.
+   */
+  cancelled(row: VideoTaskRow): void {
     this.deps.events.publish('media.video_task', { task_id: row.task_id, provider: row.provider, status: 'cancelled', error: row.error ?? 'cancelled' });
-    await this.meter(row, { ok: false, model: row.model, units: 0, error: 'cancelled' });
-    await this.cancelAtProvider(row);
+    const rest = async () => {
+      await this.meter(row, { ok: false, model: row.model, units: 0, error: 'cancelled' });
+      await this.cancelAtProvider(row);
+    };
+    void this.deps.track(rest());
   }
 
-  /** Best effort: the task is over here whatever the provider answers. */
+  /** Best effort: the task is over here whatever the provider answers. Bounded, and stopped when this copy retires. */
   private async cancelAtProvider(row: VideoTaskRow): Promise<void> {
     const driver = this.deps.driver(row.provider);
     if (!driver?.cancelVideo) return;
-    const signal = AbortSignal.timeout(this.deps.config().video_timeout_secs * 1000);
+    const signal = AbortSignal.any([this.deps.signal, AbortSignal.timeout(this.deps.config().video_timeout_secs * 1000)]);
     await driver.cancelVideo(row.provider_task_id, signal).catch((err: unknown) => {
       this.deps.log.warn({ task_id: row.task_id, provider: row.provider, err: errorText(err) }, 'the provider did not cancel the video task');
     });

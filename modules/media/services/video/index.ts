@@ -85,7 +85,7 @@ export function createVideoTasks(deps: VideoDeps): VideoTasks {
         if (now.status === 'cancelled') return toView(now);
         throw conflict(`video task ${taskId} is already ${now.status}; only a processing task can be cancelled`);
       }
-      await ends.cancelled(cancelled);
+      ends.cancelled(cancelled);
       return toView(cancelled);
     },
     run: (signal) => poller.run(signal),
