@@ -13,6 +13,7 @@ import { createDriverRegistry } from './services/drivers.ts';
 import { createKit } from './services/kit/index.ts';
 import { createMedia } from './services/media-service.ts';
 import { tapMediaTools } from './services/tools/index.ts';
+import { VideoGate } from './services/video/gate.ts';
 import { createVideoTasks } from './services/video/index.ts';
 
 export default defineModule<MediaConfig>({
@@ -21,7 +22,8 @@ export default defineModule<MediaConfig>({
   events: [mediaEvents],
   register(ctx) {
     const catalog = ctx.use(catalogService);
-    const kit = createKit({ catalog, net: ctx.use(netFetch), maxResultBytes: () => ctx.config.max_result_bytes });
+    const videoGate = new VideoGate();
+    const kit = createKit({ catalog, net: ctx.use(netFetch), maxResultBytes: () => ctx.config.max_result_bytes, videoGate });
     const hooks = () => ctx.hooks.get(mediaHooks);
     const events = ctx.events.of(mediaEvents);
     const files = () => ctx.use(uploadFiles);
@@ -43,6 +45,7 @@ export default defineModule<MediaConfig>({
       probe: (bytes) => kit.probe(bytes),
       afterCall,
       events,
+      gate: videoGate,
       track: (work) => ctx.track(work),
       signal: ctx.signal,
     });

@@ -16,6 +16,10 @@ import { createVideoTasks, type VideoConfig, type VideoDeps, type VideoTasks } f
 import { pollDelayMs } from '../services/video/poller.ts';
 import { VideoTaskStore } from '../services/video/store.ts';
 import { mediaError } from '../services/kit/errors.ts';
+import { createKit } from '../services/kit/index.ts';
+import { VideoGate } from '../services/video/gate.ts';
+import type { CatalogService } from '@talon/catalog';
+import type { NetFetch } from '@talon/net';
 
 for (const key of Object.keys(process.env)) if (/_API_KEY$|^GOOGLE_CLOUD|^MINIMAX_/.test(key)) delete process.env[key];
 
@@ -85,7 +89,18 @@ function store(): TestStore {
 }
 
 /** One "process": the video tasks on the store with this node id, its poller running. */
-function start(db: TestStore, driver: MediaDriver, options: { node?: string; config?: Partial<VideoConfig>; leaseMs?: number; poll?: boolean } = {}): Harness {
+interface StartOptions {
+  node?: string;
+  config?: Partial<VideoConfig>;
+  leaseMs?: number;
+  poll?: boolean;
+  /** The process's video gate (shared with a kit the driver downloads through). */
+  gate?: VideoGate;
+  /** Called as a video is stored (the upload store's write). */
+  onSave?: () => Promise<void>;
+}
+
+function start(db: TestStore, driver: MediaDriver, options: StartOptions = {}): Harness {
   const events: Harness['events'] = [];
   const metered: MediaCallRecord[] = [];
   const saved: Buffer[] = [];
@@ -95,6 +110,7 @@ function start(db: TestStore, driver: MediaDriver, options: { node?: string; con
   const files: UploadFiles = {
     async saveGenerated(input): Promise<StoredFile> {
       if (input.bytes.subarray(0, 1).toString() === '<') throw Object.assign(new Error('the bytes are text/html, not a video'), { name: 'FileRefused' });
+      await options.onSave?.();
       saved.push(input.bytes);
       const file_id = randomUUID();
       return { file_id, url: `/api/uploads/${file_id}`, content_type: 'video/mp4', filename: `${input.name}.mp4`, size: input.bytes.length };
@@ -118,6 +134,7 @@ function start(db: TestStore, driver: MediaDriver, options: { node?: string; con
       },
       subscribe: () => () => undefined,
     },
+    gate: options.gate ?? new VideoGate(),
     track: (work) => {
       tracked.push(work);
       return work;
@@ -304,6 +321,42 @@ test("DELETE answers at once while the provider's cancel hangs: it runs in the b
   await waitFor(() => h.metered.length === 1, 2000, 'metered');
   await h.stop();
   assert.equal(asked?.aborted, true, 'stopped with the module copy');
+});
+
+test('of videos that finish at once, one at a time is downloaded and held until stored; downloads outside a poll do not wait', async () => {
+  const gate = new VideoGate();
+  // Videos downloading or downloaded and not yet stored: what the process holds in memory.
+  let held = 0;
+  let most = 0;
+  const net = {
+    async webFetch() {
+      most = Math.max(most, ++held);
+      await sleep(80);
+      return new Response(new Uint8Array(VIDEO), { status: 200 });
+    },
+  } as unknown as NetFetch;
+  const catalog = { baseUrl: () => 'https://api.example', configuredUrl: () => undefined } as unknown as CatalogService;
+  const kit = createKit({ catalog, net, maxResultBytes: () => 1_000_000, videoGate: gate });
+  const download = (id: string, signal: AbortSignal) =>
+    kit.download('scripted', `https://cdn.example/${id}.mp4`, { maxBytes: 1_000_000, timeoutMs: 5000, signal });
+  const s = scripted(() => ({ state: 'processing' }));
+  s.driver.pollVideo = async (id, signal) => ({ state: 'completed', video: await download(id, signal), model: 'm' });
+  const h = start(store(), s.driver, {
+    gate,
+    onSave: async () => {
+      await sleep(40);
+      held--;
+    },
+  });
+  const ids = await Promise.all([1, 2, 3].map((n) => h.tasks.submit(s.driver, { prompt: `video ${n}` })));
+  await waitFor(async () => (await Promise.all(ids.map(({ task_id }) => statusOf(h, task_id)))).every((st) => st === 'completed'), 5000, 'all completed');
+  assert.equal(most, 1, 'one finished video in memory at a time');
+  assert.equal(h.saved.length, 3);
+  // Image downloads (no poll around them) run side by side.
+  most = 0;
+  held = 0;
+  await Promise.all([download('a', new AbortController().signal), download('b', new AbortController().signal)]);
+  assert.equal(most, 2);
 });
 
 test('a completed or failed task cannot be cancelled (409); an unknown one is undefined', async () => {

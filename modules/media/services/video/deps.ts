@@ -4,6 +4,7 @@ import type { EventChannel, NodeAccess, Store } from '@talon/module-sdk';
 import type { UploadFiles } from '@talon/agents';
 import type { MediaCallRecord, MediaDriver, MediaInfo, mediaEvents } from '@talon/media';
 import type { MediaConfig } from '../../config.ts';
+import type { VideoGate } from './gate.ts';
 
 export type VideoConfig = Pick<
   MediaConfig,
@@ -23,6 +24,8 @@ export interface VideoDeps {
   /** mediaHooks.afterCall: metering, when a task ends. */
   afterCall: (record: MediaCallRecord) => Promise<void>;
   events: EventChannel<typeof mediaEvents>;
+  /** One finished video in memory at a time: the kit's download waits for it inside a poll (gate.ts). */
+  gate: VideoGate;
   /** ctx.track: work that outlives the request that began it (the provider's cancel after DELETE has answered). */
   track: <T>(work: Promise<T>) => Promise<T>;
   /** ctx.signal: aborted when this copy of the module retires (the background work stops with it). */

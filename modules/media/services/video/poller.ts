@@ -11,7 +11,7 @@ import type { VideoConfig, VideoDeps } from './deps.ts';
 import { errorText, type TaskEnds } from './ends.ts';
 import type { VideoTaskRow, VideoTaskStore } from './store.ts';
 
-/** Tasks one process polls at once: each may be downloading a video of up to the result cap. */
+/** Tasks one process polls at once; of their finished videos one at a time is downloaded and stored (gate.ts). */
 const CONCURRENCY = 4;
 /** How long a stopping poller waits for the polls in flight (aborted by the stop) before giving their claims back. */
 const DRAIN_MS = 3_000;
@@ -74,7 +74,8 @@ export class VideoPoller {
     if (free <= 0) return;
     const { nodes } = this.deps;
     for (const row of await this.tasks.claimDue(nodes.id, Date.now(), nodes.leaseMs, free)) {
-      const work = this.pollTask(row, signal)
+      const work = this.deps.gate
+        .poll(signal, () => this.pollTask(row, signal))
         .catch((err: unknown) => this.retry(row, err, signal))
         .catch((err: unknown) => this.deps.log.warn({ task_id: row.task_id, err: errorText(err) }, 'a video poll could not be recorded'))
         .finally(() => this.inflight.delete(row.task_id));
@@ -88,7 +89,11 @@ export class VideoPoller {
     if (!driver?.pollVideo) throw new Error(`the media provider '${row.provider}' is not running (or cannot poll video tasks)`);
     const timeout = AbortSignal.timeout(this.deps.config().video_timeout_secs * 1000);
     const poll: VideoPoll = await driver.pollVideo(row.provider_task_id, AbortSignal.any([signal, timeout]));
-    if (poll.state === 'completed') return this.ends.complete(row, poll);
+    if (poll.state === 'completed') {
+      // Taken already when the video came through kit.download; a driver that had it another way takes it here.
+      await this.deps.gate.enter();
+      return this.ends.complete(row, poll);
+    }
     if (poll.state === 'failed') {
       await this.ends.fail(row, poll.error || 'the provider reported a failure');
       return;
