@@ -1,16 +1,44 @@
 /**
  * POST /api/media/transcribe: the audio as a raw `audio/*` body (provider, language and model in the query) or as
  * multipart/form-data with the field `file` (the same three as fields or in the query). Over [media]
- * max_transcribe_bytes is 413; a body that is not audio is 415. The parsers are the media module's own (each module's routes are a Fastify scope of their own).
+ * max_transcribe_bytes (read on each request) is 413; a body that is not audio is 415. The parsers are the media module's own (each module's routes are a Fastify scope of their own).
  */
-import { HttpError, badRequest, type FastifyRequest, type Routes } from '@talon/module-sdk';
+import { Transform, type Readable } from 'node:stream';
+import { HttpError, badRequest, payloadTooLarge, type FastifyRequest, type Routes } from '@talon/module-sdk';
 import type { MediaService } from '@talon/media';
+import { mediaConfigSchema } from '../config.ts';
 import { transcribeQuery, transcriptionResponse } from '../services/schemas.ts';
 import { clientGone } from './media.ts';
 
 const tags = ['media'];
 /** Room for the multipart framing and fields around the file. */
 const MULTIPART_SLACK = 64 * 1024;
+/** The route's own limit: the largest cap the configuration allows. The configured one is checked on each request. */
+const HARD_LIMIT = mediaConfigSchema.properties.max_transcribe_bytes.maximum + MULTIPART_SLACK;
+
+const tooLarge = (max: number, size?: number) =>
+  payloadTooLarge(`file: the body is ${size === undefined ? 'larger' : `${size} bytes,`} over the cap of ${max} bytes ([media] max_transcribe_bytes)`);
+
+/**
+ * [media] max_transcribe_bytes as it is now (a config change counts at once): a body that declares more is refused
+ * before it is read, one that turns out longer (chunked) when it passes the cap; nothing past it is kept in memory.
+ */
+function capBody(maxBytes: () => number) {
+  return async (request: FastifyRequest, _reply: unknown, payload: Readable): Promise<Readable> => {
+    const max = maxBytes();
+    const limit = max + MULTIPART_SLACK;
+    const declared = Number(request.headers['content-length']);
+    if (declared > limit) throw tooLarge(max, declared);
+    let seen = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, next) {
+        seen += chunk.length;
+        next(seen > limit ? tooLarge(max) : null, chunk);
+      },
+    });
+    return payload.pipe(counted);
+  };
+}
 
 type Fields = { provider?: string; language?: string; model?: string };
 
@@ -26,7 +54,8 @@ export function transcribeRoutes(app: Routes, service: () => MediaService, maxBy
         querystring: transcribeQuery,
         response: { 200: transcriptionResponse },
       },
-      bodyLimit: maxBytes() + MULTIPART_SLACK,
+      bodyLimit: HARD_LIMIT,
+      preParsing: capBody(maxBytes),
       config: { rateCost: 30 },
     },
     async (request, reply) => {

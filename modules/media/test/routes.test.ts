@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventChannel, samplePng, sampleWav, waitFor } from '@talon/testing';
+import { eventChannel, samplePng, sampleWav, setConfig, waitFor } from '@talon/testing';
 import { mediaEvents } from '../api.ts';
 import { which } from '../services/audio/which.ts';
 import { FIXTURE_KEY, expectJson, expectRefusal, lastCall, startMediaTest, type MediaTestKernel } from './helpers.ts';
@@ -231,6 +231,36 @@ describe('media routes', () => {
     bad.append('language', 'not a tag!');
     await expectRefusal(await h.kernel.request('/api/media/transcribe', { method: 'POST', body: bad }), 400, /'language'/);
     await expectRefusal(await h.transcribe(sampleWav(1), 'audio/wav', { language: 'not a tag!' }), 400, /language/);
+  });
+
+  it('[media] max_transcribe_bytes is read on each request: raised, a larger body passes; lowered, it is 413 naming the key', async () => {
+    const big = sampleWav(10, 16000); // 320 KB: over the cap the route was registered with (100000)
+    try {
+      await setConfig(h.kernel, 'media.max_transcribe_bytes', 400_000);
+      assert.equal((await expectJson<{ duration_ms: number }>(await h.transcribe(big, 'audio/wav', { provider: 'fixture' }), 200)).duration_ms, 10_000);
+      await setConfig(h.kernel, 'media.max_transcribe_bytes', 50_000);
+      await expectRefusal(await h.transcribe(sampleWav(2, 16000), 'audio/wav', { provider: 'fixture' }), 413, /over the cap of 50000 .*max_transcribe_bytes/);
+      await expectRefusal(await h.transcribe(big, 'audio/wav', { provider: 'fixture' }), 413, /over the cap of 50000 .*max_transcribe_bytes/);
+      // Chunked, so no Content-Length to refuse it by: cut off as it passes the cap.
+      const chunks = Array.from({ length: 10 }, (_, i) => big.subarray(i * 32_000, (i + 1) * 32_000));
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.shift();
+          if (next) controller.enqueue(new Uint8Array(next));
+          else controller.close();
+        },
+      });
+      const chunked = await h.kernel.request('/api/media/transcribe?provider=fixture', {
+        method: 'POST',
+        headers: { 'content-type': 'audio/wav' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      await expectRefusal(chunked, 413, /max_transcribe_bytes/);
+      assert.equal((await h.transcribe(sampleWav(1, 16000), 'audio/wav', { provider: 'fixture' })).status, 200, 'the service answers on');
+    } finally {
+      await setConfig(h.kernel, 'media.max_transcribe_bytes', 100_000);
+    }
   });
 
   it('a refusal from mediaHooks.beforeCall (a spent budget) stops the call before the provider', async () => {
