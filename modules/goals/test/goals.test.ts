@@ -60,7 +60,7 @@ describe('goals', () => {
       [{ title: 't', agent_id: 'x' }, 400, /not a UUID/],
       [{ title: 't', agent_id: '00000000-0000-4000-8000-000000000000' }, 404, /agent/],
       [{ title: 't', parent_id: '00000000-0000-4000-8000-000000000000' }, 404, /goal/],
-      [{ title: 't', owner: 'me' }, 400, /additional/],
+      [{ title: 't', owner: 'me' }, 400, /unknown property 'owner'/],
     ];
     for (const [json, status, error] of cases) {
       const res = await call<{ error: string }>('/api/goals', { method: 'POST', json });

@@ -97,7 +97,7 @@ describe('scheduler: /api/schedules and /api/cron/jobs', () => {
       [{ ...base, cron: 'at soon' }, 400, /ISO 8601/],
       [{ cron: '0 9 * * *', prompt: 'x' }, 400, /agent_id/],
       [{ ...base, agent_id: 'nobody', cron: '0 9 * * *' }, 404, /agent 'nobody' not found/],
-      [{ ...base, cron: '0 9 * * *', colour: 1 }, 400, /additional/],
+      [{ ...base, cron: '0 9 * * *', colour: 1 }, 400, /unknown property 'colour'/],
       [{ ...base, cron: '0 9 * * *', schedule: '0 10 * * *' }, 400, /not both/],
       [{ ...base, cron: '0 9 * * *', misfire_policy: 'sometimes' }, 400, /misfire_policy|allowed/],
     ];

@@ -51,7 +51,7 @@ describe('tasks: the board over HTTP', () => {
     const cases: Array<[unknown, number, RegExp]> = [
       [{ description: 'x' }, 400, /title/],
       [{ title: '   ' }, 400, /title/],
-      [{ title: 't', colour: 'red' }, 400, /additional/],
+      [{ title: 't', colour: 'red' }, 400, /unknown property 'colour'/],
       [{ title: 't', assigned_to: 'nobody-here' }, 404, /nobody-here/],
     ];
     for (const [json, status, error] of cases) {

@@ -92,7 +92,7 @@ describe('triggers: create, list, get, PATCH, DELETE', () => {
       [{ ...ok, max_fires: -1 }, 400, /max_fires/],
       [{ ...ok, target_agent_id: '00000000-0000-4000-8000-000000000000' }, 404, /target_agent_id/],
       [{ ...ok, target_agent_id: 'x' }, 400, /not a UUID/],
-      [{ ...ok, extra: 1 }, 400, /additional/],
+      [{ ...ok, extra: 1 }, 400, /unknown property 'extra'/],
     ];
     for (const [json, status, error] of cases) {
       const res = await call<{ error: string }>(env.k, '/api/triggers', { method: 'POST', json });

@@ -65,7 +65,7 @@ describe('workflows: create, list, get, update, delete', () => {
       [{ name: 'x', steps: [{ ...step, error_mode: 'ignore' }] }, /error_mode|allowed values/],
       [{ name: 'x', steps: [{ ...step, output_var: 'input' }] }, /reserved/],
       [{ name: 'x', steps: [{ ...step, timeout_secs: -1 }] }, /timeout_secs|>= 0/],
-      [{ name: 'x', steps: [{ ...step, colour: 'red' }] }, /additional/],
+      [{ name: 'x', steps: [{ ...step, colour: 'red' }] }, /unknown property 'colour'/],
       [{ name: 'x', steps: 'all of them' }, /steps/],
     ];
     for (const [json, error] of cases) {

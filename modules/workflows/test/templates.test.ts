@@ -237,7 +237,7 @@ describe('workflow templates: the hub registry and saved ones', () => {
       ['not-a-uuid', {}, 400, /workflow id/],
       [id, {}, 400, /the name '!!!' makes no template id: give an id/],
       [id, { id: 'Bad Id' }, 400, /id/],
-      [id, { colour: 'red' }, 400, /additional/],
+      [id, { colour: 'red' }, 400, /unknown property 'colour'/],
     ];
     for (const [wf, body, status, error] of cases) {
       const res = await call<{ error: string }>(k, `/api/workflows/${wf}/save-as-template`, { method: 'POST', json: body });
