@@ -215,6 +215,15 @@ export interface MediaDriverKit {
   ): Promise<Buffer>;
   /** The host's programs (flite, pocketsphinx, ffmpeg, ffprobe): their paths, looked up once. */
   which(program: string): string | undefined;
+  /**
+   * Runs a host program (a local engine) without a shell, its arguments never parsed, killed when `timeoutMs` is up or
+   * `signal` aborts (additive). Resolves with its stdout; a non-zero exit, the time bound or output past
+   * `maxOutputBytes` (64 MB) is an `outage` naming the program and its last line on stderr; an abort rejects with the
+   * signal's reason.
+   */
+  run(program: string, args: string[], options: { timeoutMs: number; signal: AbortSignal; maxOutputBytes?: number }): Promise<Buffer>;
+  /** A private temporary folder for one call (input and output files of a program), removed afterwards (additive). */
+  withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T>;
 }
 
 // ------------------------------------------------------------------ the service (HTTP shapes)

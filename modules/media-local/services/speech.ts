@@ -4,7 +4,6 @@ import type { AudioResult, MediaDriverKit, SpeechRequest } from '@talon/media';
 import { VOICES, type LocalMediaConfig, type Voice } from '../config.ts';
 import { runFliteWasm } from './flite-wasm.ts';
 import type { Host } from './host.ts';
-import { runEngine, withTempDir } from './run.ts';
 
 /** The voice: the request's (a voice name, or a model flite-<voice>) or the configured one; anything else is refused. */
 function voiceOf(kit: MediaDriverKit, config: LocalMediaConfig, request: SpeechRequest): Voice {
@@ -41,9 +40,9 @@ export async function speak(kit: MediaDriverKit, host: Host, config: LocalMediaC
   }
   // About 7 ms a character with the WebAssembly build on a slow core; the bound is generous, not a guess of the need.
   const options = { timeoutMs: 30_000 + request.text.length * 20, signal: request.signal };
-  return withTempDir(async (dir) => {
+  return kit.withTempDir(async (dir) => {
     await writeFile(path.join(dir, 'text.txt'), request.text);
-    if (host.flite) await runEngine(kit, host.flite, fliteArgs(voice, speed, path.join(dir, 'text.txt'), path.join(dir, 'out.wav')), options);
+    if (host.flite) await kit.run(host.flite, fliteArgs(voice, speed, path.join(dir, 'text.txt'), path.join(dir, 'out.wav')), options);
     else await runFliteWasm(kit, host.fliteWasm!, ['flite', ...fliteArgs(voice, speed, '/work/text.txt', '/work/out.wav')], dir, options);
     return { audio: await readFile(path.join(dir, 'out.wav')), model: `flite-${voice}` };
   });

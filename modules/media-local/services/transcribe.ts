@@ -2,7 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaDriverKit, TranscribeRequest, TranscribeResult } from '@talon/media';
 import type { Host } from './host.ts';
-import { runEngine, withTempDir } from './run.ts';
 
 export const TRANSCRIPTION_MODEL = 'pocketsphinx-en-us';
 
@@ -26,13 +25,14 @@ export async function listen(kit: MediaDriverKit, host: Host, request: Transcrib
   // The caller's signal carries its time bound: ffmpeg is killed with it, as pocketsphinx is.
   const wav = await kit.convert(request.audio, 'wav', { sampleRate: 16000, channels: 1, signal: request.signal });
   const seconds = ((await kit.probe(wav, { signal: request.signal })).durationMs ?? 0) / 1000;
-  return withTempDir(async (dir) => {
+  return kit.withTempDir(async (dir) => {
     const file = path.join(dir, 'input.wav');
     await writeFile(file, wav);
     // Measured: about a quarter of real time on two cores; the bound allows eight times that and a slow start.
     const args = ['-infile', file, '-hmm', model.hmm, '-lm', model.lm, '-dict', model.dict];
-    const out = await runEngine(kit, pocketsphinx, args, { timeoutMs: 60_000 + seconds * 2000, signal: request.signal });
+    const out = await kit.run(pocketsphinx, args, { timeoutMs: 60_000 + seconds * 2000, signal: request.signal, maxOutputBytes: 16 * 1024 * 1024 });
     const text = out
+      .toString('utf8')
       .split('\n')
       .map((line) => line.trim())
       .filter(Boolean)

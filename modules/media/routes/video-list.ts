@@ -4,6 +4,7 @@
  */
 import type { Routes, Store } from '@talon/module-sdk';
 import type { VideoTaskView } from '@talon/media';
+import { videoTaskResponse } from '../services/schemas.ts';
 import { toView } from '../services/video/index.ts';
 import { VideoTaskStore } from '../services/video/store.ts';
 
@@ -27,30 +28,11 @@ export const videoListQuery = {
   additionalProperties: true,
 } as const;
 
+/** A task as its own route answers it, plus its prompt and when it was submitted. */
 const listedTask = {
-  type: 'object',
-  properties: {
-    status: { enum: ['processing', 'completed', 'failed', 'cancelled'] },
-    task_id: { type: 'string' },
-    provider: { type: 'string' },
-    prompt: { type: 'string' },
-    created_at: { type: 'string', format: 'date-time' },
-    progress: { type: 'number' },
-    result: {
-      type: 'object',
-      properties: {
-        file_url: { type: 'string' },
-        file_id: { type: 'string' },
-        width: { type: 'integer' },
-        height: { type: 'integer' },
-        duration_secs: { type: 'number' },
-        provider: { type: 'string' },
-        model: { type: 'string' },
-      },
-    },
-    error: { type: 'string' },
-  },
-  required: ['status', 'task_id', 'provider', 'prompt', 'created_at'],
+  ...videoTaskResponse,
+  properties: { ...videoTaskResponse.properties, prompt: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } },
+  required: [...videoTaskResponse.required, 'prompt', 'created_at'],
 } as const;
 
 export type ListedVideoTask = VideoTaskView & { prompt: string; created_at: string };

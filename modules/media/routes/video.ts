@@ -5,6 +5,7 @@
  */
 import { badRequest, isUuid, notFound, type Routes } from '@talon/module-sdk';
 import type { MediaService, VideoTaskView } from '@talon/media';
+import { videoTaskResponse } from '../services/schemas.ts';
 
 const tags = ['media'];
 
@@ -39,30 +40,6 @@ const taskQuery = {
   additionalProperties: true,
 } as const;
 
-const taskView = {
-  type: 'object',
-  properties: {
-    status: { enum: ['processing', 'completed', 'failed', 'cancelled'] },
-    task_id: { type: 'string' },
-    provider: { type: 'string' },
-    progress: { type: 'number' },
-    result: {
-      type: 'object',
-      properties: {
-        file_url: { type: 'string' },
-        file_id: { type: 'string' },
-        width: { type: 'integer' },
-        height: { type: 'integer' },
-        duration_secs: { type: 'number' },
-        provider: { type: 'string' },
-        model: { type: 'string' },
-      },
-    },
-    error: { type: 'string' },
-  },
-  required: ['status', 'task_id'],
-} as const;
-
 export function videoRoutes(app: Routes, service: () => Pick<MediaService, 'submitVideo' | 'video' | 'cancelVideo'>): void {
   app.post(
     '/api/media/video',
@@ -89,7 +66,7 @@ export function videoRoutes(app: Routes, service: () => Pick<MediaService, 'subm
         tags,
         params: taskParams,
         querystring: taskQuery,
-        response: { 200: taskView },
+        response: { 200: videoTaskResponse },
       },
       // The dashboard and clients poll it.
       config: { quiet: true },
@@ -111,7 +88,7 @@ export function videoRoutes(app: Routes, service: () => Pick<MediaService, 'subm
         summary: 'Cancel a video task (and at its provider where it can); 409 once it completed or failed',
         tags,
         params: taskParams,
-        response: { 200: taskView },
+        response: { 200: videoTaskResponse },
       },
     },
     async (request) => known(request.params.task_id, (id) => service().cancelVideo(id)),

@@ -156,6 +156,31 @@ export const transcriptionResponse = {
   required: ['text', 'provider', 'model', 'duration_ms'],
 } as const;
 
+/** A video task as GET /api/media/video/{task_id} and DELETE answer it (VideoTaskView); the list adds to it. */
+export const videoTaskResponse = {
+  type: 'object',
+  properties: {
+    status: { enum: ['processing', 'completed', 'failed', 'cancelled'] },
+    task_id: { type: 'string' },
+    provider: { type: 'string' },
+    progress: { type: 'number' },
+    result: {
+      type: 'object',
+      properties: {
+        file_url: { type: 'string' },
+        file_id: { type: 'string' },
+        width: { type: 'integer' },
+        height: { type: 'integer' },
+        duration_secs: { type: 'number' },
+        provider: { type: 'string' },
+        model: { type: 'string' },
+      },
+    },
+    error: { type: 'string' },
+  },
+  required: ['status', 'task_id', 'provider'],
+} as const;
+
 export const providersResponse = {
   type: 'object',
   properties: {

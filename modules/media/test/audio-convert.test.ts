@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AUDIO_FORMATS } from '../services/formats.ts';
 import { convert, probe, wavFormat } from '../services/audio/index.ts';
-import { run } from '../services/audio/exec.ts';
+import { run, runChecked, withTempDir } from '../services/audio/exec.ts';
 import { maker, NO_FFMPEG, rms, withFakePrograms, withoutPrograms, type Maker } from './audio-helpers.ts';
 
 const PROBED_AS = { mp3: 'mp3', opus: 'opus', ogg: 'opus', wav: 'wav', flac: 'flac', aac: 'm4a' } as const;
@@ -148,6 +148,26 @@ describe('audio convert refusals', () => {
     const started = Date.now();
     await rejectsWith(run('/bin/sleep', ['20'], { timeoutMs: 300 }), 'outage', /^sleep did not finish within 0 s/);
     assert.ok(Date.now() - started < 5000, `killed after ${Date.now() - started} ms`);
+  });
+
+  it("the kit's run (local engines): stdout, or an outage naming the program, its exit code and last line; withTempDir cleans up", async () => {
+    const signal = new AbortController().signal;
+    assert.equal((await runChecked('/bin/sh', ['-c', 'echo heard; echo noise >&2'], { timeoutMs: 5000, signal })).toString(), 'heard\n');
+    await rejectsWith(
+      runChecked('/bin/sh', ['-c', 'echo first >&2; echo the reason >&2; exit 3'], { timeoutMs: 5000, signal }),
+      'outage',
+      /^sh failed \(exit code 3\): the reason$/,
+    );
+    let kept = '';
+    await assert.rejects(
+      withTempDir(async (dir) => {
+        kept = dir;
+        writeFileSync(path.join(dir, 'input.wav'), 'x');
+        throw new Error('the engine failed');
+      }),
+      /the engine failed/,
+    );
+    assert.ok(kept && !existsSync(kept), 'the folder is gone, also after a failure');
   });
 
   it('a program that writes more than it may is stopped: an outage saying so', async () => {

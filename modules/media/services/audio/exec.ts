@@ -49,6 +49,13 @@ export function run(program: string, args: string[], options: RunOptions): Promi
   });
 }
 
+/** run() for a program whose every failure is one (the kit's `run`): its stdout, or an `outage` naming it and why. */
+export async function runChecked(program: string, args: string[], options: RunOptions): Promise<Buffer> {
+  const result = await run(program, args, options);
+  if (result.code === 0) return result.stdout;
+  throw mediaError('outage', `${path.basename(program)} failed (exit code ${result.code}): ${lastLine(result.stderr)}`);
+}
+
 /** The last meaningful line a program wrote to stderr: enough to say why, short enough for an error message. */
 export function lastLine(stderr: string): string {
   const lines = stderr

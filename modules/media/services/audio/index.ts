@@ -6,4 +6,5 @@
 export { which } from './which.ts';
 export { probe } from './probe.ts';
 export { convert, type ConvertOptions } from './convert.ts';
+export { runChecked, withTempDir } from './exec.ts';
 export { parseHeaders, wavFormat, type WavFormat } from './headers/index.ts';

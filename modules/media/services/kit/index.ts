@@ -2,7 +2,7 @@
 import type { CatalogService } from '@talon/catalog';
 import type { MediaDriverKit } from '@talon/media';
 import type { NetFetch } from '@talon/net';
-import { convert, probe, which } from '../audio/index.ts';
+import { convert, probe, runChecked, which, withTempDir } from '../audio/index.ts';
 import type { VideoGate } from '../video/gate.ts';
 import { download } from './download.ts';
 import { isMediaError, mediaError } from './errors.ts';
@@ -38,5 +38,7 @@ export function createKit({ catalog, net, maxResultBytes, videoGate }: KitDeps):
     probe,
     convert,
     which,
+    run: runChecked,
+    withTempDir,
   };
 }
