@@ -3,7 +3,7 @@
 // sign-in beside it (the phone scans at once), and the channel connects on the account that sign-in stored. Bad
 // credentials are a session WhatsApp has logged out (401 on the next connection).
 import { channelConformance, waitFor, type AgentTestKernel, type ChannelHarness } from '@talon/testing';
-import { BOT_NUMBER, groupJid, userJid, type SentMessage } from './fake-socket.ts';
+import { BOT_NUMBER, groupJid, userJid, type SentMessage } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { channel, fakeOf, qrStart, qrStatus, WEB_CONFIG, WEB_MODULES } from './web-helpers.ts';
 
 /** Once the channel is configured in web mode: the QR sign-in, scanned, polled until authenticated. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
-import type { FakeWhatsApp } from './fake-socket.ts';
+import type { FakeWhatsApp } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { MODULES } from './helpers.ts';
 
 export const WEB_MODULES = [...MODULES, 'whatsapp-fake-socket'];

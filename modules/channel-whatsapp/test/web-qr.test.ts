@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentTestKernel } from '@talon/testing';
-import type { FakeWhatsApp } from './fake-socket.ts';
+import type { FakeWhatsApp } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { call, channel, configureWeb, fakeOf, qrStart, qrStatus, startWebKernel, until, untilState } from './web-helpers.ts';
 
 let k: AgentTestKernel;

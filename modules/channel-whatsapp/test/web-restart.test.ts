@@ -4,7 +4,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentTestKernel } from '@talon/testing';
-import { userJid } from './fake-socket.ts';
+import { userJid } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { channel, configureWeb, fakeOf, signIn, startWebKernel, until, untilState } from './web-helpers.ts';
 
 let k: AgentTestKernel | undefined;

@@ -7,22 +7,31 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentTestKernel } from '@talon/testing';
-import { BOT_LID, BOT_NUMBER, groupJid, userJid, type FakeWhatsApp } from './fake-socket.ts';
+import { eventChannel, type AgentTestKernel } from '@talon/testing';
+import { channelEvents } from '@talon/channels';
+import { BOT_LID, BOT_NUMBER, groupJid, userJid, type FakeWhatsApp } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { call, channel, configureWeb, fakeOf, signIn, startWebKernel, until, untilState } from './web-helpers.ts';
 
 let k: AgentTestKernel;
 let fake: FakeWhatsApp;
+let events: ReturnType<typeof eventChannel<typeof channelEvents>>;
+/** Every message the channels journal committed (channel.message_received: a duplicate delivery publishes none). */
+const received: Array<{ channel: string; chatId: string; senderId: string; platformId: string }> = [];
 const OWNER = '+1 555 000-2222';
 
 before(async () => {
   k = await startWebKernel();
+  events = eventChannel(k.kernel.events, channelEvents);
+  events.subscribe('channel.message_received', (e) => void received.push(e.data));
   await k.spawnAgent('helper');
   fake = fakeOf(k);
   await configureWeb(k, { owners: [OWNER] });
   await signIn(k);
 });
-after(() => k?.stop());
+after(async () => {
+  events?.close();
+  await k?.stop();
+});
 
 interface Channels {
   send(message: {
@@ -36,11 +45,9 @@ interface Channels {
 const channels = () => k.kernel.services.view<Channels>('channels.service');
 const replies = (jid: string, count: number) =>
   until(() => (fake.textsTo(jid).length >= count ? fake.textsTo(jid) : undefined), `${count} repl(ies) to ${jid}`);
-const inboundRows = (platformId: string) =>
-  k.kernel.store.many<{ sender_id: string; chat_id: string }>(
-    "SELECT sender_id, chat_id FROM channels_inbound WHERE channel = 'whatsapp' AND platform_id = ?",
-    [platformId],
-  );
+/** The journal's commits of one WhatsApp message, as the channels module announces them. */
+const journaled = (platformId: string) =>
+  received.filter((m) => m.channel === 'whatsapp' && m.platformId === platformId).map((m) => ({ sender_id: m.senderId, chat_id: m.chatId }));
 const authRows = async () =>
   (await k.kernel.store.many<{ key: string }>("SELECT key FROM channel_whatsapp_auth WHERE channel = 'whatsapp'")).map((r) => r.key).sort();
 
@@ -61,7 +68,9 @@ test('a direct message is answered through a turn, typing shown while it runs; t
     fake.presences.some((p) => p.type === 'composing' && p.jid === userJid(1)),
     'composing shown',
   );
-  assert.deepEqual(await inboundRows(m.key.id!), [{ sender_id: userJid(1).split('@')[0], chat_id: userJid(1) }]);
+  assert.deepEqual(await until(() => (journaled(m.key.id!).length > 0 ? journaled(m.key.id!) : undefined), 'the message journaled'), [
+    { sender_id: userJid(1).split('@')[0], chat_id: userJid(1) },
+  ]);
 });
 
 test('in a group only a mention (jid, LID) or a reply to the bot is answered', async () => {
@@ -100,7 +109,7 @@ test('a message emitted again after a reconnect is one journal row and one turn'
   await untilState(k, 'connected');
   fake.emitMessages([m]);
   await sleep(500);
-  assert.equal((await inboundRows(m.key.id!)).length, 1);
+  assert.equal(journaled(m.key.id!).length, 1);
   assert.deepEqual(fake.textsTo(userJid(3)), ['once']);
 });
 
@@ -114,7 +123,7 @@ test("history (append), the account's own messages and status broadcasts are not
   ]);
   await sleep(400);
   assert.equal(k.fake.requests.length, asked);
-  for (const id of ['HIST-1', 'OWN-1', 'STATUS-1']) assert.deepEqual(await inboundRows(id), [], id);
+  for (const id of ['HIST-1', 'OWN-1', 'STATUS-1']) assert.deepEqual(journaled(id), [], id);
 });
 
 test('515 makes a new socket at once; 408 reconnects through the backoff; messages after each are answered', async () => {

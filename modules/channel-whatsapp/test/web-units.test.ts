@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openTestStore, waitFor, type TestStore } from '@talon/testing';
-import type { AdapterContext, ChannelKit, OutboundChunk } from '@talon/channels';
+import { openTestStore, startAgentTestKernel, waitFor, type AgentTestKernel, type TestStore } from '@talon/testing';
+import { channelKit, type AdapterContext, type ChannelKit, type OutboundChunk } from '@talon/channels';
 import type { WaCreds, WaMessage, WaSocketFactory } from '@talon/channel-whatsapp';
-import * as kit from '../../channels/kit/index.ts';
 import { AuthStore } from '../services/web/auth.ts';
 import { baileysFactoryFor, baileysLogger, loadCodec, type WaCodec } from '../services/web/baileys.ts';
 import { closeAction } from '../services/web/close.ts';
@@ -18,7 +17,8 @@ import { startWeb } from '../services/web/connection.ts';
 import { downloadFile, MAX_MEDIA_BYTES, readWebMessage, selfJids } from '../services/web/inbound.ts';
 import { contentsOf, sendError, toJid } from '../services/web/outbound.ts';
 import { startQrSignIn } from '../services/web/qr.ts';
-import { BOT_JID, BOT_LID, FakeWhatsApp } from './fake-socket.ts';
+import { BOT_JID, BOT_LID, FakeWhatsApp } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
+import { MODULES } from './helpers.ts';
 
 const self = selfJids({ id: BOT_JID, lid: BOT_LID });
 const dm = (message: Record<string, unknown>, key: Partial<WaMessage['key']> = {}): WaMessage => ({
@@ -207,6 +207,9 @@ test("send errors: WhatsApp's rate limit waits, a refused message fails the chun
 
 let db: TestStore;
 let codec: WaCodec;
+/** The channels kit the connection runs on, as an adapter gets it: from the running channels module. */
+let k: AgentTestKernel;
+let kit: ChannelKit;
 /** A vault that binds each value to its owner, as the real one does (a value under another owner does not open). */
 const vault = {
   seal: (plain: string, owner: string) => `${owner}|${Buffer.from(plain).toString('base64')}`,
@@ -223,8 +226,13 @@ const rows = async () => (await db.store.many<{ key: string }>('SELECT key FROM 
 before(async () => {
   db = openTestStore([path.resolve(import.meta.dirname, '..')]);
   codec = await loadCodec();
+  k = await startAgentTestKernel({ only: MODULES.filter((m) => m !== 'channel-whatsapp') });
+  kit = k.kernel.services.view<ChannelKit>(channelKit.id);
 });
-after(() => db?.close());
+after(async () => {
+  db?.close();
+  await k?.stop();
+});
 
 test('the auth state round-trips through sealed rows, Buffers and app-state keys included', async () => {
   const auth = authStore();
@@ -337,7 +345,7 @@ test('the running connection: 515 makes the socket again at once, but not for ev
   const fake = new FakeWhatsApp();
   const { ctx, reports, controller } = adapterContext();
   fake.failNext(515, 515, 515, 515);
-  const connection = await startWeb(ctx, { factory: () => fake.factory, auth: async () => auth, kit: kit as unknown as ChannelKit, toOpus: () => undefined });
+  const connection = await startWeb(ctx, { factory: () => fake.factory, auth: async () => auth, kit, toOpus: () => undefined });
   try {
     await waitFor(() => (reports.includes('connected') ? true : undefined), 5_000, 'connected');
     assert.deepEqual(reports, ['connecting: whatsapp web: WhatsApp asked for a restart again and again', 'connected']);
@@ -361,7 +369,7 @@ test('the production factory: Baileys itself, pointed at a refused loopback port
   await auth.replace(paired(), new Map());
   const { ctx, reports, controller } = adapterContext();
   const factory = baileysFactoryFor({ waWebSocketUrl: `ws://127.0.0.1:${port}/ws/chat` });
-  const connection = await startWeb(ctx, { factory: () => factory, auth: async () => auth, kit: kit as unknown as ChannelKit, toOpus: () => undefined });
+  const connection = await startWeb(ctx, { factory: () => factory, auth: async () => auth, kit, toOpus: () => undefined });
   try {
     const report = await waitFor(() => reports.find((r) => r.startsWith('connecting: ')), 10_000, 'a close reported');
     assert.match(report, /closed \(408: WebSocket Error \(connect ECONNREFUSED/);

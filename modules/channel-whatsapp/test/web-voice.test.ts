@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { sampleWav, type AgentTestKernel } from '@talon/testing';
-import { userJid, type FakeWhatsApp } from './fake-socket.ts';
+import { userJid, type FakeWhatsApp } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { configureWeb, fakeOf, signIn, startWebKernel } from './web-helpers.ts';
 
 const NO_FFMPEG = spawnSync('ffmpeg', ['-version']).status === 0 ? false : 'ffmpeg is not installed (apt-get install ffmpeg)';

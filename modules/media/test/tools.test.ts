@@ -3,7 +3,7 @@
  * files come back in ToolOutput.files, calls are metered for the agent, video goes through its task, long audio is
  * transcribed a window at a time, and media_describe hands the image to the agent's model.
  */
-import { truncate } from 'node:fs/promises';
+import { readdir, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -117,8 +117,12 @@ describe('media tools', () => {
       'the video task',
     );
     const [video] = finished.files!;
-    const { path: file } = (await k.kernel.store.one<{ path: string }>('SELECT path FROM agents_uploads WHERE id = ?', [video.file_id]))!;
-    await truncate(file, 1);
+    // The upload store keeps the bytes in $TALON_HOME/data/agents/uploads (docs/agents.md), named by the file's id.
+    const uploads = path.join(k.home, 'data', 'agents', 'uploads');
+    const names = (await readdir(uploads)).filter((n) => n === video.file_id || n.startsWith(`${video.file_id}.`));
+    assert.equal(names.length, 1, `the video's file among ${uploads}'s`);
+    await truncate(path.join(uploads, names[0]!), 1);
+    assert.equal((await service<UploadFiles>('agents.uploads').read(video.file_id))?.bytes.length, 1, 'the stored file was cut');
     assert.deepEqual((await invoke('video_status', { task_id: task.task_id })).files, [video], "the size is the row's: the file was not read");
 
     const ask = { name: 'video_status', input: { task_id: task.task_id } };
