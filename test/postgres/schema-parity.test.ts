@@ -41,7 +41,6 @@ const KNOWN_MISSING: string[] = [
   'hands',
   'hooks-inbound',
   'mcp',
-  'memory',
   'migrate',
   'oidc',
   'pairing',
@@ -61,7 +60,14 @@ const KNOWN_MISSING: string[] = [
  * for an FTS5 table), `sqlite: […]` for the reverse. SQLite virtual tables (FTS5, vec0) and their shadow tables are
  * always left out.
  */
-const ENGINE_ONLY: Record<string, { sqlite?: string[]; postgres?: string[] }> = {};
+const ENGINE_ONLY: Record<string, { sqlite?: string[]; postgres?: string[] }> = {
+  // memory: FTS5 and sqlite-vec on SQLite; a tsvector column with its GIN index and a binary-quantised vector column
+  // on PostgreSQL; the relation name indexes are COLLATE NOCASE columns on SQLite, LOWER() expressions on PostgreSQL.
+  memory: {
+    sqlite: ['memory_relations_subject', 'memory_relations_object'],
+    postgres: ['memory_entries.content_tsv', 'memory_entries_fts', 'memory_embeddings.quantized', 'memory_relations_subject', 'memory_relations_object'],
+  },
+};
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const modulesDir = path.join(repo, 'modules');

@@ -87,7 +87,9 @@ export class Consolidator {
    * the keeper's history (reason 'consolidated', their own histories too), tags
    * are united, access counts summed, the best score kept; the others are deleted.
    * The groups are found and merged in one transaction, so two processes consolidating one agent (a scheduled run
-   * here, a manual one there) never merge from rows the other already changed.
+   * here, a manual one there) never merge from rows the other already changed. SQLite runs one write transaction at a
+   * time; on PostgreSQL, where two would read the same rows at once, the transaction first takes a lock of its own
+   * on the agent's consolidation (released at its end), so the second reads what the first committed.
    */
   async consolidate(
     agentId: string,
@@ -96,6 +98,8 @@ export class Consolidator {
   ): Promise<{ consolidated: true; merged_count: number; groups: Array<{ kept: string; merged: string[] }> }> {
     const now = this.entries.now();
     const { groups, removed } = await this.store.tx(async (t) => {
+      const lock = t.pick({ sqlite: '', postgres: "SELECT pg_advisory_xact_lock(hashtext('memory:consolidate:' || CAST(? AS TEXT))) AS locked" });
+      if (lock) await t.one(lock, [agentId]);
       const found = await this.groups(agentId, threshold, model, t);
       const gone: Removed[] = [];
       for (const g of found) gone.push(...(await this.merge(t, g, now)));

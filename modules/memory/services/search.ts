@@ -41,25 +41,26 @@ const MAX_TERMS = 8;
 const DF_TTL_MS = 300_000;
 
 /**
- * The full-text statements: FTS5 (memory_fts, BM25) on SQLite; a best-effort tsvector form for PostgreSQL (not run
- * yet: the fleet issue builds PostgreSQL search, with an index). `match` is the engine's query text (matchText).
+ * The full-text statements: FTS5 (memory_fts, BM25) on SQLite; on PostgreSQL the content_tsv column (english
+ * configuration, GIN index) ranked by ts_rank_cd, negated so that lower is better as BM25 is. `match` is the engine's
+ * query text (matchText).
  */
 const FTS = {
   docFreq: {
     sqlite: 'SELECT COUNT(*) AS n FROM memory_fts WHERE memory_fts MATCH ?',
-    postgres: "SELECT COUNT(*) AS n FROM memory_entries WHERE to_tsvector('english', content) @@ websearch_to_tsquery('english', ?)",
+    postgres: "SELECT COUNT(*) AS n FROM memory_entries WHERE content_tsv @@ websearch_to_tsquery('english', ?)",
   },
   ranked: {
     sqlite: 'SELECT rowid AS seq, bm25(memory_fts) AS bm FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm LIMIT ?',
-    postgres: `SELECT seq, -ts_rank_cd(to_tsvector('english', content), query) AS bm FROM memory_entries, websearch_to_tsquery('english', ?) AS query
-      WHERE to_tsvector('english', content) @@ query ORDER BY bm LIMIT ?`,
+    postgres: `SELECT seq, -ts_rank_cd(content_tsv, query) AS bm FROM memory_entries, websearch_to_tsquery('english', ?) AS query
+      WHERE content_tsv @@ query ORDER BY bm, seq DESC LIMIT ?`,
   },
   /** With the filters (`where`, each part starting with AND, on `e.`). */
   rankedWhere: (where: string) => ({
     sqlite: `SELECT e.seq AS seq, bm25(memory_fts) AS bm FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
       WHERE memory_fts MATCH ? ${where} ORDER BY bm LIMIT ?`,
-    postgres: `SELECT e.seq AS seq, -ts_rank_cd(to_tsvector('english', e.content), query) AS bm FROM memory_entries e, websearch_to_tsquery('english', ?) AS query
-      WHERE to_tsvector('english', e.content) @@ query ${where} ORDER BY bm LIMIT ?`,
+    postgres: `SELECT e.seq AS seq, -ts_rank_cd(e.content_tsv, query) AS bm FROM memory_entries e, websearch_to_tsquery('english', ?) AS query
+      WHERE e.content_tsv @@ query ${where} ORDER BY bm, e.seq DESC LIMIT ?`,
   }),
 };
 

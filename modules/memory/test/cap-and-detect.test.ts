@@ -28,7 +28,7 @@ test('max_entries_per_agent: past the cap the lowest score goes first, then the 
     await memory.transfer.import(AGENT_A, { memories: [{ content: 'imported one' }, { content: 'imported two' }] });
     assert.equal((await ids()).length, 3);
   } finally {
-    close();
+    await close();
   }
 });
 

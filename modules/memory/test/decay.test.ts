@@ -51,7 +51,7 @@ test('decay over simulated days: exact scores, once per period, path independent
     const bDays = (T0 + 10 * DAY - bAccessed) / DAY;
     assert.ok(Math.abs((await score(b.id)) - Math.exp(-0.1 * 2.75) * Math.exp(-0.1 * bDays)) < 1e-12);
   } finally {
-    close();
+    await close();
   }
 });
 
@@ -74,8 +74,8 @@ test('daily and one-shot decay agree (path independence)', async () => {
     assert.ok(Math.abs(sa - sb) < 1e-12);
     assert.ok(Math.abs(sa - Math.exp(-0.05 * 30)) < 1e-12);
   } finally {
-    daily.close();
-    once.close();
+    await daily.close();
+    await once.close();
   }
 });
 
@@ -96,6 +96,6 @@ test('cleanup: session entries expire after session_ttl_hours, stale ones go bel
     assert.equal(await memory.entries.row(agent.id), undefined);
     assert.ok(await memory.entries.row(user.id));
   } finally {
-    close();
+    await close();
   }
 });
