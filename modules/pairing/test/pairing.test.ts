@@ -84,7 +84,7 @@ describe('pairing', () => {
 
   test('an expired code is refused; the device limit holds; bad input is 4xx', async () => {
     const code = await json<{ pairing_code: string }>(await request('/api/pairing/request', { method: 'POST' }));
-    k.kernel.database.prepare('UPDATE pairing_codes SET expires_at = 1').run();
+    await k.kernel.store.run('UPDATE pairing_codes SET expires_at = 1');
     assert.equal((await k.request('/api/pairing/complete', { method: 'POST', json: { pairing_code: code.pairing_code } })).status, 410);
     assert.equal((await k.request('/api/pairing/complete', { method: 'POST', json: {} })).status, 400);
     assert.equal((await k.request('/api/pairing/complete', { method: 'POST', json: { pairing_code: 'nope' } })).status, 410);
