@@ -77,16 +77,21 @@ export class QueueRows {
    * conditional UPDATE, in a transaction of its own, so the count and the claim see the same rows.
    */
   claim(lane: string, cap: number, node: string, holder: string, localOnly: boolean, at: number): Promise<Claimed | undefined> {
-    return this.store.tx((t) =>
-      t.one<Claimed>(
+    return this.store.tx(async (t) => {
+      // SQLite's write lock runs claims one at a time. On PostgreSQL (read committed) two claims of different rows
+      // could each count the lane's running rows before the other commits: a lock per lane, held to the commit, makes
+      // the second count after the first claim.
+      const lock = t.pick({ sqlite: '', postgres: "SELECT pg_advisory_xact_lock(hashtext('tasks:lane:' || CAST(? AS TEXT))) AS locked" });
+      if (lock) await t.one(lock, [lane]);
+      return t.one<Claimed>(
         `UPDATE tasks_queue SET state = 'running', node = ?, started_at = ?, attempts = attempts + 1
          WHERE id = (SELECT id FROM tasks_queue WHERE lane = ? AND state = 'queued' AND ${MINE} ORDER BY seq LIMIT 1)
            AND state = 'queued'
            AND (SELECT COUNT(*) FROM tasks_queue WHERE lane = ? AND state = 'running') < ?
          RETURNING id, lane, kind, payload, attempts`,
         [node, at, lane, localOnly ? 1 : 0, holder, lane, cap],
-      ),
-    );
+      );
+    });
   }
 
   /** Records the end of a row this node runs; false when it was no longer its own (cancelled, taken over). */
@@ -137,7 +142,8 @@ export class QueueRows {
   /**
    * Takes over a gone node's rows, in one conditional UPDATE (of several live nodes, one moves each row): its running
    * turns go back to the queue, or fail once they were started MAX_ATTEMPTS times; the local jobs it queued or ran
-   * fail (their function lived in that process only). Answers how many rows moved.
+   * fail (their function lived in that process only). Answers how many rows moved. (The CAST: PostgreSQL types a CASE
+   * of NULL and a bare parameter as text, which a BIGINT column refuses.)
    */
   async takeOver(node: string, at: number, t: Queries): Promise<number> {
     const requeue = "kind = 'turn' AND attempts < ?";
@@ -146,7 +152,7 @@ export class QueueRows {
          state = CASE WHEN ${requeue} THEN 'queued' ELSE 'failed' END,
          error = CASE WHEN ${requeue} THEN NULL WHEN kind = 'turn' THEN ? ELSE ? END,
          error_status = CASE WHEN ${requeue} THEN NULL ELSE 503 END,
-         finished_at = CASE WHEN ${requeue} THEN NULL ELSE ? END,
+         finished_at = CASE WHEN ${requeue} THEN NULL ELSE CAST(? AS BIGINT) END,
          node = CASE WHEN ${requeue} THEN NULL ELSE node END,
          started_at = CASE WHEN ${requeue} THEN NULL ELSE started_at END
        WHERE (node = ? AND state = 'running') OR (owner = ? AND kind = 'local' AND state IN ('queued', 'running'))`,

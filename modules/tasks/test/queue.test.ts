@@ -1,18 +1,19 @@
 /**
- * The durable queue on its own: two Queue copies on two connections to one database file stand for two processes,
- * each with its own node id; the agent runner is a stub the test resolves. Refreshes and takeovers that the change
- * feed and the node heartbeat would start are called directly, so every step is deterministic.
+ * The durable queue on its own: two Queue copies on two connections to one database file (or to one PostgreSQL
+ * database, with TALON_TEST_DB=postgres) stand for two processes, each with its own node id; the agent runner is a stub
+ * the test resolves. Refreshes and takeovers that the change feed and the node heartbeat would start are called
+ * directly, so every step is deterministic.
  */
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import pino from 'pino';
 import { HttpError, type Store } from '@talon/module-sdk';
-import { openTestStore, waitFor, type TestStore } from '@talon/testing';
+import { openPostgresTestStore, openTestStore, waitFor } from '@talon/testing';
 import type { AgentRegistry, AgentRunner, SessionStore, TurnRequest, TurnResult } from '@talon/agents';
 import type { TasksConfig } from '../config.ts';
 import { Queue } from '../services/queue.ts';
-import { MAX_ATTEMPTS } from '../services/rows.ts';
+import { MAX_ATTEMPTS, QueueRows } from '../services/rows.ts';
 
 const MODULE = path.resolve(import.meta.dirname, '..');
 const AGENT = { id: 'a1', name: 'worker', manifest: { extra: {} } };
@@ -48,19 +49,37 @@ interface Process {
   live: Set<string>;
 }
 
-const opened: TestStore[] = [];
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+const opened: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
 });
 
 function lanes(caps: Record<string, number>): () => TasksConfig {
   return () => ({ claim_timeout_secs: 600, max_retries: 3, sweep_interval_secs: 30, lanes: caps }) as TasksConfig;
 }
 
-/** A process on the database: a connection of its own (the first one creates the database). */
-function proc(node: string, file?: string, caps: Record<string, number> = { schedule: 1 }): Process & { file: string } {
-  const s = file ? openTestStore([], file) : openTestStore([MODULE]);
-  opened.push(s);
+/** The PostgreSQL stores of the databases made here (TALON_TEST_DB=postgres), by URL. */
+const pools = new Map<string, Store>();
+
+/**
+ * A process on the database: a connection of its own (the first one creates the database). With TALON_TEST_DB=postgres
+ * a fresh PostgreSQL database, whose processes share one pool (each statement and transaction takes a connection of
+ * its own, as another process's would); `file` is then its URL.
+ */
+async function proc(node: string, file?: string, caps: Record<string, number> = { schedule: 1 }): Promise<Process & { file: string }> {
+  let s: { store: Store; file: string };
+  if (process.env.TALON_TEST_DB !== 'postgres') {
+    const sqlite = file ? openTestStore([], file) : openTestStore([MODULE]);
+    opened.push(sqlite);
+    s = sqlite;
+  } else if (file) {
+    s = { store: pools.get(file)!, file };
+  } else {
+    const pg = await openPostgresTestStore([MODULE]);
+    opened.push({ close: () => (pools.delete(pg.url), pg.close()) });
+    pools.set(pg.url, pg.store);
+    s = { store: pg.store, file: pg.url };
+  }
   const runner = new StubRunner();
   const live = new Set<string>();
   const queue = new Queue({
@@ -87,7 +106,7 @@ async function row(p: Process, id?: string) {
 }
 
 test('a turn is a committed row before it runs; the row records the result the caller gets', async () => {
-  const a = proc('node-a');
+  const a = await proc('node-a');
   const answer = a.queue.runTurn(turn());
   await waitFor(() => a.runner.calls.length === 1, 2000, 'the turn to start');
   const running = await row(a);
@@ -101,8 +120,8 @@ test('a turn is a committed row before it runs; the row records the result the c
 });
 
 test("the lane cap holds across processes: a second process does not start a turn while the first runs the lane's only slot", async () => {
-  const a = proc('node-a');
-  const b = proc('node-b', a.file);
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
   const first = a.queue.runTurn(turn());
   await waitFor(() => a.runner.calls.length === 1, 2000, 'the first turn');
   const second = b.queue.runTurn(turn({ message: 'second' }));
@@ -121,8 +140,8 @@ test("the lane cap holds across processes: a second process does not start a tur
 });
 
 test('a turn another process ran resolves its caller here when the row turns done', async () => {
-  const a = proc('node-a');
-  const b = proc('node-b', a.file);
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
   // A retired copy claims no turns: the turn a queues is b's to run.
   a.queue.retire();
   const answer = a.queue.runTurn(turn());
@@ -137,8 +156,8 @@ test('a turn another process ran resolves its caller here when the row turns don
 });
 
 test('a failure recorded elsewhere rejects the caller here with its HTTP status', async () => {
-  const a = proc('node-a');
-  const b = proc('node-b', a.file);
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
   a.queue.retire();
   const answer = a.queue.runTurn(turn({ agentId: 'nobody' }));
   await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'the row');
@@ -149,12 +168,12 @@ test('a failure recorded elsewhere rejects the caller here with its HTTP status'
 });
 
 test("kill -9: a dead node's running turn goes back to the queue (attempts counted) and a live node runs it; the result is recorded", async () => {
-  const a = proc('node-a');
-  const b = proc('node-b', a.file);
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
   void a.queue.runTurn(turn()).catch(() => undefined);
   await waitFor(() => a.runner.calls.length === 1, 2000, 'a to run it');
   // a dies here: its turn never ends. Two live nodes notice; one UPDATE moves the row.
-  const c = proc('node-c', a.file);
+  const c = await proc('node-c', a.file);
   await Promise.all([b.queue.takeOver('node-a'), c.queue.takeOver('node-a')]);
   await waitFor(() => b.runner.calls.length + c.runner.calls.length === 1, 2000, 'one live node to run it again');
   // A pause that proves an absence: the other live node does not run it too.
@@ -168,13 +187,13 @@ test("kill -9: a dead node's running turn goes back to the queue (attempts count
 });
 
 test(`a turn whose node died ${MAX_ATTEMPTS} times is failed, saying so`, async () => {
-  const a = proc('node-a');
+  const a = await proc('node-a');
   void a.queue.runTurn(turn()).catch(() => undefined);
   const others = [a];
   for (let i = 1; i <= MAX_ATTEMPTS; i++) {
     const dying = others[others.length - 1];
     await waitFor(() => dying.runner.calls.length === 1, 2000, `attempt ${i}`);
-    const next = proc(`node-${i}`, a.file);
+    const next = await proc(`node-${i}`, a.file);
     await next.queue.takeOver(dying.node);
     others.push(next);
   }
@@ -185,14 +204,14 @@ test(`a turn whose node died ${MAX_ATTEMPTS} times is failed, saying so`, async 
 });
 
 test('at start, rows whose caller is gone are claimed and run, and the rows of nodes not live are taken over', async () => {
-  const a = proc('node-a');
+  const a = await proc('node-a');
   a.queue.retire();
   void a.queue.runTurn(turn({ message: 'orphan' })).catch(() => undefined);
   await waitFor(async () => (await row(a))?.state === 'queued', 2000, 'the row');
   // A local job of a: its function died with a.
   a.queue.run('schedule', () => new Promise<void>(() => undefined)).catch(() => undefined);
   await waitFor(async () => (await a.store.many('SELECT id FROM tasks_queue')).length === 2, 2000, 'two rows');
-  const b = proc('node-b', a.file);
+  const b = await proc('node-b', a.file);
   b.live.add('node-b');
   await b.queue.start();
   await waitFor(() => b.runner.calls.length === 1, 2000, 'b to run the orphan');
@@ -205,8 +224,8 @@ test('at start, rows whose caller is gone are claimed and run, and the rows of n
 });
 
 test('cancelling (the signal) marks the row cancelled and stops the turn on the process that runs it', async () => {
-  const a = proc('node-a');
-  const b = proc('node-b', a.file);
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
   a.queue.retire();
   const controller = new AbortController();
   const answer = a.queue.runTurn(turn({ signal: controller.signal }));
@@ -224,7 +243,7 @@ test('cancelling (the signal) marks the row cancelled and stops the turn on the 
 });
 
 test('a cancelled queued turn never runs', async () => {
-  const a = proc('node-a');
+  const a = await proc('node-a');
   const blocker = a.queue.runTurn(turn());
   await waitFor(() => a.runner.calls.length === 1, 2000, 'the blocker');
   const controller = new AbortController();
@@ -241,8 +260,8 @@ test('a cancelled queued turn never runs', async () => {
 });
 
 test('a key already queued runs nothing more: the second caller gets the first row’s outcome', async () => {
-  const a = proc('node-a');
-  const b = proc('node-b', a.file);
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
   const first = a.queue.runTurn(turn({ key: 'job:1:slot' }));
   await waitFor(() => a.runner.calls.length === 1, 2000, 'the turn');
   const second = b.queue.runTurn(turn({ key: 'job:1:slot' }));
@@ -257,8 +276,8 @@ test('a key already queued runs nothing more: the second caller gets the first r
 });
 
 test('lane status counts rows: running and queued over every process, and the cap', async () => {
-  const a = proc('node-a', undefined, { schedule: 1, trigger: 8 });
-  const b = proc('node-b', a.file, { schedule: 1, trigger: 8 });
+  const a = await proc('node-a', undefined, { schedule: 1, trigger: 8 });
+  const b = await proc('node-b', a.file, { schedule: 1, trigger: 8 });
   void a.queue.runTurn(turn()).catch(() => undefined);
   await waitFor(() => a.runner.calls.length === 1, 2000, 'running');
   void b.queue.runTurn(turn()).catch(() => undefined);
@@ -267,4 +286,18 @@ test('lane status counts rows: running and queued over every process, and the ca
   assert.deepEqual(status[0], { lane: 'schedule', active: 1, queued: 1, capacity: 1, completed: 0 });
   a.runner.calls[0].end('x');
   await waitFor(async () => (await b.queue.lanes())[0].completed === 1, 2000, 'completed');
+});
+
+test("claims of different rows at once keep the lane's cap: of two processes claiming together, one gets the only slot", async () => {
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
+  const rows = [new QueueRows(a.store), new QueueRows(b.store)];
+  for (let round = 0; round < 10; round++) {
+    const lane = `race-${round}`;
+    // Two rows each process alone may take (a copy holding a local job, one taking only turns): no row lock decides.
+    await rows[0].add({ id: `${lane}-job`, lane, kind: 'local', payload: '{}', owner: 'node-a', holder: 'copy-a' }, 1);
+    await rows[1].add({ id: `${lane}-turn`, lane, kind: 'turn', payload: '{}', owner: 'node-b' }, 1);
+    const claimed = await Promise.all([rows[0].claim(lane, 1, 'node-a', 'copy-a', true, 2), rows[1].claim(lane, 1, 'node-b', 'copy-b', false, 2)]);
+    assert.equal(claimed.filter(Boolean).length, 1, `round ${round}: ${JSON.stringify(claimed)}`);
+  }
 });
