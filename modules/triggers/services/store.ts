@@ -128,8 +128,9 @@ export class TriggerStore {
   /**
    * One fire, if it may happen: the count (only while enabled and under max_fires; the fire that reaches it disables
    * the trigger) and the cooldown stamp for the subject, set by one conditional upsert only when the stored stamp is
-   * at least `cooldownMs` old (or in the future: the clock went back). Of two processes firing at once, the second
-   * finds the first's stamp and fires nothing. Answers the trigger as it now is, or undefined when it did not fire.
+   * at least `cooldownMs` old (or more than `cooldownMs` in the future: the clock went back). Of two processes firing
+   * at once, the second finds the first's stamp and fires nothing, also when the first's time is a little later than
+   * its own (on PostgreSQL the later one may commit first). Answers the trigger as it now is, or undefined when it did not fire.
    * `pending` is written in the same commit: a turn lost before its delivery row is written can be told (see
    * DeliveryLog.loseFires), rather than the fire using up the cooldown with no trace.
    */
@@ -146,9 +147,9 @@ export class TriggerStore {
         const stamped = await t.one<{ fired_at: number }>(
           `INSERT INTO triggers_cooldowns (trigger_id, subject, fired_at) VALUES (?, ?, ?)
            ON CONFLICT (trigger_id, subject) DO UPDATE SET fired_at = excluded.fired_at
-           WHERE triggers_cooldowns.fired_at <= excluded.fired_at - ? OR triggers_cooldowns.fired_at > excluded.fired_at
+           WHERE triggers_cooldowns.fired_at <= excluded.fired_at - ? OR triggers_cooldowns.fired_at > excluded.fired_at + ?
            RETURNING fired_at`,
-          [id, subject, at, cooldownMs],
+          [id, subject, at, cooldownMs, cooldownMs],
         );
         if (!stamped) throw new NotFired();
         if (pending)

@@ -5,23 +5,37 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore, type TestStore } from '@talon/testing';
+import { openPostgresTestStore, openTestStore } from '@talon/testing';
+import type { Store } from '@talon/module-sdk';
 import { TriggerStore } from '../services/store.ts';
 
 const MODULE = path.resolve(import.meta.dirname, '..');
-const opened: TestStore[] = [];
-afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+const opened: Array<{ close(): unknown }> = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
 });
 
-async function setup(extra: { max_fires?: number } = {}) {
+/**
+ * Two processes' stores: on SQLite each its own connection to the same database file; with TALON_TEST_DB=postgres one
+ * pool on a fresh database (each statement and transaction takes a connection of its own, as another process's would).
+ */
+async function stores(): Promise<[Store, Store]> {
+  if (process.env.TALON_TEST_DB === 'postgres') {
+    const pg = await openPostgresTestStore([MODULE]);
+    opened.push(pg);
+    return [pg.store, pg.store];
+  }
   const first = openTestStore([MODULE]);
-  // A second process: its own connection to the same database file.
   const second = openTestStore([], first.file);
   opened.push(first, second);
+  return [first.store, second.store];
+}
+
+async function setup(extra: { max_fires?: number } = {}) {
+  const [first, second] = await stores();
   const notes: string[] = [];
-  const store = new TriggerStore(first.store, { note: async (topic, key) => void notes.push(`${topic}:${key}`) });
-  const other = new TriggerStore(second.store, { note: async () => undefined });
+  const store = new TriggerStore(first, { note: async (topic, key) => void notes.push(`${topic}:${key}`) });
+  const other = new TriggerStore(second, { note: async () => undefined });
   const trigger = await store.create({
     agent_id: 'a1',
     pattern: { custom: { event_type: 'ping' } },
@@ -49,7 +63,15 @@ test('two fires at once for one subject within the cooldown: one fires, the othe
   assert.equal((await store.get(trigger.id))?.fire_count, 3);
 });
 
-test('a stamp in the future (the clock went back) does not hold the trigger', async () => {
+test('two fires at once where the later time commits first: the earlier one finds its stamp and fires nothing', async () => {
+  const { store, other, trigger } = await setup();
+  const now = Date.now();
+  assert.ok(await other.recordFire(trigger.id, 'subject', now + 5, 60_000));
+  assert.equal(await store.recordFire(trigger.id, 'subject', now, 60_000), undefined);
+  assert.equal((await store.get(trigger.id))?.fire_count, 1);
+});
+
+test('a stamp further in the future than the cooldown (the clock went back) does not hold the trigger', async () => {
   const { store, trigger } = await setup();
   const now = Date.now();
   assert.ok(await store.recordFire(trigger.id, 's', now, 60_000));
