@@ -64,9 +64,9 @@ describe('media metering and budgets', () => {
   /** The usage rows of media calls, oldest first (written behind: a read of the API flushes them). */
   const rows = async (): Promise<Row[]> => {
     await h.json('/api/usage');
-    return h.kernel.kernel.database
-      .prepare("SELECT kind, provider, model, units, unit, cost_usd, unpriced, ok, purpose, agent_id FROM usage_calls WHERE kind <> 'llm' ORDER BY id")
-      .all() as Row[];
+    return h.kernel.kernel.store.many<Row>(
+      "SELECT kind, provider, model, units, unit, cost_usd, unpriced, ok, purpose, agent_id FROM usage_calls WHERE kind <> 'llm' ORDER BY id",
+    );
   };
   const last = async () => (await rows()).at(-1)!;
 

@@ -74,18 +74,16 @@ describe('usage metering and analytics', () => {
     h.fake.enqueue({ status: 500 });
     const turn = await h.json(`/api/agents/${alpha}/message`, { method: 'POST', json: { message: 'fail please' } });
     assert.ok(turn.status >= 500, `turn status ${turn.status}`);
-    const rows = h.kernel.kernel.database.prepare('SELECT ok, error, agent_id, purpose FROM usage_calls ORDER BY id').all() as Array<{
-      ok: number;
-      error: string | null;
-      agent_id: string;
-      purpose: string;
-    }>;
+    // The rows are written behind: a read of the API flushes them.
+    assert.equal((await h.json<Totals>('/api/usage')).body.request_count, 3);
+    const rows = await h.kernel.kernel.store.many<{ ok: number; error: string | null; agent_id: string; purpose: string }>(
+      'SELECT ok, error, agent_id, purpose FROM usage_calls ORDER BY id',
+    );
     assert.equal(rows.length, 3);
     assert.equal(rows[2].ok, 0);
     assert.ok(rows[2].error);
     assert.equal(rows[2].agent_id, alpha);
     assert.equal(rows[0].ok, 1);
-    assert.equal((await h.json<Totals>('/api/usage')).body.request_count, 3);
   });
 
   it('summarises today and the hourly quota', async () => {
@@ -120,11 +118,10 @@ describe('usage metering and analytics', () => {
   it('breaks usage down per day, zero-filled, with ?days=', async () => {
     // A call recorded three days ago (written straight into the table: the clock is not ours to move).
     const threeDaysAgo = Date.now() - 3 * 86_400_000;
-    h.kernel.kernel.database
-      .prepare(
-        "INSERT INTO usage_calls (at, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, 'openai', 'gpt-4o-mini', 10, 20, 0.5, 1, 1)",
-      )
-      .run(threeDaysAgo);
+    await h.kernel.kernel.store.run(
+      "INSERT INTO usage_calls (at, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, 'openai', 'gpt-4o-mini', 10, 20, 0.5, 1, 1)",
+      [threeDaysAgo],
+    );
     const res = await h.json<{ days: Array<{ date: string; input_tokens: number; output_tokens: number; cost_usd: number; requests: number }> }>(
       '/api/usage/daily?days=5',
     );
@@ -165,11 +162,10 @@ describe('usage metering and analytics', () => {
 
   it("breaks the period's usage down by purpose, so background calls show apart from turns", async () => {
     // A memory extraction call as the llm module records it (the memory module's own tests make real ones).
-    h.kernel.kernel.database
-      .prepare(
-        "INSERT INTO usage_calls (at, agent_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, ?, 'memory_extraction', 'openai', 'gpt-4o-mini', 300, 40, 0.25, 1, 1)",
-      )
-      .run(Date.now(), alpha);
+    await h.kernel.kernel.store.run(
+      "INSERT INTO usage_calls (at, agent_id, purpose, provider, model, input_tokens, output_tokens, cost_usd, latency_ms, ok) VALUES (?, ?, 'memory_extraction', 'openai', 'gpt-4o-mini', 300, 40, 0.25, 1, 1)",
+      [Date.now(), alpha],
+    );
     type Row = { purpose: string | null; input_tokens: number; output_tokens: number; cost_usd: number; request_count: number };
     const res = await h.json<Totals & { by_purpose: Row[] }>('/api/usage?period=hour');
     assert.equal(res.status, 200);
