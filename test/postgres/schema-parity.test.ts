@@ -45,7 +45,6 @@ const KNOWN_MISSING: string[] = [
   'oidc',
   'prompts',
   'skills',
-  'webhooks',
   'workflows',
 ];
 
