@@ -45,7 +45,6 @@ const KNOWN_MISSING: string[] = [
   'oidc',
   'prompts',
   'skills',
-  'workflows',
 ];
 
 /**
@@ -61,6 +60,8 @@ const ENGINE_ONLY: Record<string, { sqlite?: string[]; postgres?: string[] }> = 
     sqlite: ['memory_relations_subject', 'memory_relations_object'],
     postgres: ['memory_entries.content_tsv', 'memory_entries_fts', 'memory_embeddings.quantized', 'memory_relations_subject', 'memory_relations_object'],
   },
+  // workflows: the name index is on name COLLATE NOCASE on SQLite, on LOWER(name) on PostgreSQL (what the lookup compares).
+  workflows: { sqlite: ['workflows_workflows_name'], postgres: ['workflows_workflows_name'] },
 };
 
 const repo = path.resolve(import.meta.dirname, '../..');

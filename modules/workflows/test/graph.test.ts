@@ -1,7 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@talon/testing';
-import { call, createWorkflow, prompts, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
+import { call, createWorkflow, prompts, replyByPrompt, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type RunResult = { run_id: string; output: string; status: string; error?: string };
 type StepResult = { step_name: string; status: string; output: string | null; error: string | null };
@@ -19,14 +19,17 @@ const requestOf = (env: Env, prefix: string) => {
 describe('workflows: depends_on runs the steps as a graph', () => {
   let env: Env;
   let a: string;
+  let script: ReturnType<typeof replyByPrompt>;
   const run = async (id: string, input: unknown) => (await call<RunResult>(env.k, `/api/workflows/${id}/run`, { method: 'POST', json: { input } })).body;
   const steps = async (runId: string) => (await call<{ step_results: StepResult[] }>(env.k, `/api/workflows/runs/${runId}`)).body.step_results;
 
   before(async () => {
     env = await startEnv();
     a = await spawn(env.k, 'alpha');
+    script = replyByPrompt(env.fake);
   });
   beforeEach(() => {
+    script.set({});
     env.fake.requests.length = 0;
     env.fake.setFallback({ text: 'ok' });
   });
@@ -43,8 +46,8 @@ describe('workflows: depends_on runs the steps as a graph', () => {
       ],
     });
     env.fake.setFallback({ text: 'unused' });
-    // Replies go in the order requests arrive: slow and quick together, then after_quick, then join.
-    env.fake.enqueue({ text: 'S', delayMs: 1500 }, { text: 'Q', delayMs: 100 }, { text: 'AQ' }, { text: 'J' });
+    // Slow and quick start together (in either order at the provider), then after_quick, then join.
+    script.set({ 'slow:': { text: 'S', delayMs: 1500 }, 'quick:': { text: 'Q', delayMs: 100 }, 'after quick:': { text: 'AQ' }, 'join:': { text: 'J' } });
     const res = await run(id, { input: 'the input', topic: 'otters' });
     assert.equal(res.status, 'completed', res.error);
     assert.equal(res.output, 'J', 'the last step that completed');
@@ -92,7 +95,8 @@ describe('workflows: depends_on runs the steps as a graph', () => {
         { name: 'never', agent_id: a, prompt: 'never {{long}} {{broken}}', depends_on: ['long', 'broken'] },
       ],
     });
-    env.fake.enqueue({ text: 'late', delayMs: 3000 }, { status: 500 });
+    // Long and broken start together, in either order at the provider.
+    script.set({ long: { text: 'late', delayMs: 3000 }, broken: { status: 500 } });
     const res = await run(id, 'x');
     assert.equal(res.status, 'failed');
     assert.match(String(res.error), /^Step 'broken' failed: /);

@@ -1,5 +1,5 @@
 /** A kernel with agents, the queue, workflows and an OpenAI-format fake provider. */
-import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type TestKernel } from '@talon/testing';
+import { startAgentTestKernel, type AgentTestKernel, type FakeProvider, type RecordedRequest, type ScriptedReply, type TestKernel } from '@talon/testing';
 
 export interface Env {
   fake: FakeProvider;
@@ -56,11 +56,32 @@ export async function createWorkflow(k: { request: TestKernel['request'] }, body
 
 /** The text of the last user message of each provider request, in order. */
 export function prompts(fake: FakeProvider): string[] {
-  return fake.requests
-    .filter((r) => Array.isArray(r.body.messages))
-    .map((r) => {
-      const messages = r.body.messages as Array<{ role: string; content: unknown }>;
-      const last = [...messages].reverse().find((m) => m.role === 'user');
-      return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
-    });
+  return fake.requests.filter((r) => Array.isArray(r.body.messages)).map(promptOf);
+}
+
+function promptOf(r: RecordedRequest): string {
+  const messages = r.body.messages as Array<{ role: string; content: unknown }>;
+  const last = [...messages].reverse().find((m) => m.role === 'user');
+  return typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
+}
+
+/**
+ * Answers provider requests by their prompt (the first key the last user message starts with), whatever order they
+ * arrive in: steps that start together reach the provider in an order the engine decides (on PostgreSQL a turn's
+ * reads before its call are round trips). A request matching no key gets the queue or the fallback, as before. The
+ * reply is queued as the fake records the request, just before it takes the next reply; set() replaces the script.
+ */
+export function replyByPrompt(fake: FakeProvider): { set(replies: Record<string, ScriptedReply>): void } {
+  let script: Record<string, ScriptedReply> = {};
+  const requests = fake.requests;
+  const push = requests.push.bind(requests);
+  requests.push = (...records: RecordedRequest[]) => {
+    for (const r of records) {
+      const prompt = Array.isArray(r.body.messages) ? promptOf(r) : '';
+      const key = Object.keys(script).find((k) => prompt.startsWith(k));
+      if (key && !fake.pending) fake.enqueue(script[key]);
+    }
+    return push(...records);
+  };
+  return { set: (replies) => void (script = replies) };
 }

@@ -1,7 +1,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@talon/testing';
-import { call, createWorkflow, prompts, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
+import { call, createWorkflow, prompts, replyByPrompt, spawn, startEnv, stopEnv, type Env } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 type RunResult = { run_id: string; output: string; status: string; error?: string };
@@ -19,6 +19,7 @@ describe('workflows: running the five modes', () => {
   let env: Env;
   let a: string;
   let b: string;
+  let script: ReturnType<typeof replyByPrompt>;
   const run = async (id: string, input: unknown) => (await call<RunResult>(env.k, `/api/workflows/${id}/run`, { method: 'POST', json: { input } })).body;
   const steps = async (runId: string) => (await call<{ step_results: StepResult[] }>(env.k, `/api/workflows/runs/${runId}`)).body.step_results;
 
@@ -26,8 +27,10 @@ describe('workflows: running the five modes', () => {
     env = await startEnv('[workflows]\nretry_backoff_ms = 10\nfan_out_concurrency = 2\n');
     a = await spawn(env.k, 'alpha');
     b = await spawn(env.k, 'beta');
+    script = replyByPrompt(env.fake);
   });
   beforeEach(() => {
+    script.set({});
     env.fake.requests.length = 0;
     env.fake.setFallback({ text: 'ok' });
   });
@@ -131,7 +134,8 @@ describe('workflows: running the five modes', () => {
         { name: 'use', agent_id: b, prompt: 'input={{input}} var={{gathered}}' },
       ],
     });
-    env.fake.enqueue({ text: 'P' }, { text: 'X', delayMs: 50 }, { text: 'Y' }, { text: 'final' });
+    // x and y start together, in either order at the provider.
+    script.set({ prep: { text: 'P' }, 'x:': { text: 'X', delayMs: 50 }, 'y:': { text: 'Y' }, 'input=': { text: 'final' } });
     const res = await run(id, 'topic');
     assert.equal(res.status, 'completed');
     assert.equal(prompts(env.fake).length, 4, 'prep, x, y and use: no turn for the collect step');
@@ -171,13 +175,14 @@ describe('workflows: running the five modes', () => {
     const id = await createWorkflow(env.k, {
       name: 'collect-summarize',
       steps: [
-        { name: 'x', agent_id: a, mode: 'fan_out' },
-        { name: 'y', agent_id: a, mode: 'fan_out' },
+        { name: 'x', agent_id: a, mode: 'fan_out', prompt: 'x:{{input}}' },
+        { name: 'y', agent_id: a, mode: 'fan_out', prompt: 'y:{{input}}' },
         { name: 'sum', agent_id: b, mode: 'collect', summarize: true, prompt: 'Summarise: {{input}}', output_var: 'summary' },
         { name: 'after', agent_id: a, prompt: 'got {{summary}}' },
       ],
     });
-    env.fake.enqueue({ text: 'X' }, { text: 'Y' }, { text: 'S' }, { text: 'end' });
+    // x and y start together, in either order at the provider.
+    script.set({ 'x:': { text: 'X' }, 'y:': { text: 'Y' }, 'Summarise:': { text: 'S' }, got: { text: 'end' } });
     const res = await run(id, 'in');
     assert.equal(res.output, 'end');
     const sent = prompts(env.fake);
