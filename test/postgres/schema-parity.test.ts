@@ -43,7 +43,6 @@ const KNOWN_MISSING: string[] = [
   'mcp',
   'migrate',
   'oidc',
-  'skills',
 ];
 
 /**

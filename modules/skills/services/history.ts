@@ -45,12 +45,15 @@ export class SkillHistory {
   /**
    * Records each version whose content hash differs from the last one recorded for its skill, in one transaction
    * (loading a thousand skills: one commit). The comparison is part of the insert, so two processes loading the same
-   * change record it once. Answers how many were recorded.
+   * change record it once (SQLite's write lock runs their transactions one after the other; on PostgreSQL, where both
+   * would find no row under read committed, a lock held to the commit does). Answers how many were recorded.
    */
   async record(versions: readonly VersionRecord[]): Promise<number> {
     if (!versions.length) return 0;
     const at = new Date().toISOString();
     return this.store.tx(async (t) => {
+      const lock = t.pick({ sqlite: '', postgres: "SELECT pg_advisory_xact_lock(hashtext('skills:versions')) AS locked" });
+      if (lock) await t.one(lock);
       let recorded = 0;
       for (const v of versions) {
         const { changes } = await t.run(

@@ -9,7 +9,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { openPostgresTestStore, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { SkillHistory } from '../services/history.ts';
 import { json, skillMd, writeSkill } from './helpers.ts';
 
@@ -17,8 +17,14 @@ const moduleDir = path.resolve(import.meta.dirname, '..');
 const noFeed: ChangeFeed = { note: async () => undefined, on: () => undefined };
 const failOnLoss = (err: unknown) => assert.fail(`uses lost: ${String(err)}`);
 
+/**
+ * The module's tables on a fresh store; with TALON_TEST_DB=postgres on a fresh PostgreSQL database, where each statement
+ * and transaction takes a connection of its own, as another process's would.
+ */
+const openStore = async () => (process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]));
+
 test('a version is recorded when its content differs from the last one; uses of two processes add up', async () => {
-  const opened = openTestStore([moduleDir]);
+  const opened = await openStore();
   try {
     const here = new SkillHistory(opened.store, noFeed, failOnLoss);
     const there = new SkillHistory(opened.store, noFeed, failOnLoss);
@@ -35,7 +41,23 @@ test('a version is recorded when its content differs from the last one; uses of 
     await there.flush();
     assert.equal(await here.useCount('tidy'), 3);
   } finally {
-    opened.close();
+    await opened.close();
+  }
+});
+
+test('the same content loaded by two processes at once is recorded once', async () => {
+  const opened = await openStore();
+  try {
+    const here = new SkillHistory(opened.store, noFeed, failOnLoss);
+    const there = new SkillHistory(opened.store, noFeed, failOnLoss);
+    for (let i = 0; i < 10; i++) {
+      const v = { name: 'tidy', version: '1.0.0', contentHash: `h${i}`, changelog: 'test' };
+      const [x, y] = await Promise.all([here.record([v]), there.record([v])]);
+      assert.equal(x + y, 1, `content ${i}`);
+    }
+    assert.equal((await here.evolution('tidy')).evolution_count, 10);
+  } finally {
+    await opened.close();
   }
 });
 
