@@ -29,7 +29,6 @@ const KNOWN_MISSING: string[] = [
   'auto-dream',
   'backup',
   'bindings',
-  'catalog',
   'channel-matrix',
   'channel-mattermost',
   'channel-ntfy',
