@@ -2,8 +2,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { Server } from 'node:http';
 import express from 'express';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
@@ -135,9 +133,7 @@ describe('A2A client', () => {
     assert.equal(again.agent.has_token, true);
     const listed = JSON.stringify(await json(await a.k.request('/api/a2a/agents')));
     assert.ok(!listed.includes(B_KEY), 'the token was read back');
-    const db = new Database(path.join(a.k.home, 'talon.db'), { readonly: true });
-    const stored = db.prepare('SELECT token FROM a2a_remote_agents WHERE id = ?').get(agent.id) as { token: string };
-    db.close();
+    const stored = (await a.k.kernel.store.one<{ token: string }>('SELECT token FROM a2a_remote_agents WHERE id = ?', [agent.id]))!;
     assert.ok(stored.token && !stored.token.includes(B_KEY), 'the token is stored in clear');
     const list = await json<{ agents: Array<{ id: string }>; total: number }>(await a.k.request('/api/a2a/agents'));
     assert.equal(list.total, 2);
