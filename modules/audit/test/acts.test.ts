@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { startAgentTestKernel, waitFor, type AgentTestKernel } from '@talon/testing';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -133,17 +134,32 @@ test('skills, hands and MCP servers: installs, uninstalls and changes', async ()
 });
 
 test('the shutdown is written before the trail closes, without an entry for each module it stops', async () => {
-  await k.stop();
+  // The kernel alone: its database stays (k.stop() in after() drops a PostgreSQL one), read without the kernel's store.
+  await k.kernel.stop('test');
+  const types = await storedTypes('SELECT event_type FROM audit_entries ORDER BY id');
+  const at = types.lastIndexOf('shutdown');
+  assert.ok(at > 0, 'a shutdown entry');
+  assert.deepEqual(
+    types.slice(at + 1).filter((t) => t.startsWith('module_')),
+    [],
+  );
+});
+
+/** The event types a query of the stopped kernel's database gives: its PostgreSQL database, else the home's file. */
+async function storedTypes(sql: string): Promise<string[]> {
+  if (k.databaseUrl) {
+    const client = new pg.Client({ connectionString: k.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<{ event_type: string }>(sql)).rows.map((r) => r.event_type);
+    } finally {
+      await client.end();
+    }
+  }
   const db = new Database(path.join(k.home, 'talon.db'), { readonly: true });
   try {
-    const types = (db.prepare('SELECT event_type FROM audit_entries ORDER BY id').all() as Array<{ event_type: string }>).map((r) => r.event_type);
-    const at = types.lastIndexOf('shutdown');
-    assert.ok(at > 0, 'a shutdown entry');
-    assert.deepEqual(
-      types.slice(at + 1).filter((t) => t.startsWith('module_')),
-      [],
-    );
+    return (db.prepare(sql).all() as Array<{ event_type: string }>).map((r) => r.event_type);
   } finally {
     db.close();
   }
-});
+}

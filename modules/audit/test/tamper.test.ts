@@ -26,23 +26,24 @@ beforeEach(async () => {
 });
 afterEach(() => k.stop());
 
-const db = () => k.kernel.database;
+// Tampering goes through the kernel's store, so the same statements break the chain on either engine.
+const store = () => k.kernel.store;
 const verify = async (): Promise<Broken> => {
   const res = await k.request('/api/audit/verify');
   assert.equal(res.status, 200);
   return (await res.json()) as Broken;
 };
-const lastId = () => (db().prepare('SELECT max(id) AS n FROM audit_entries').get() as { n: number }).n;
+const lastId = async () => (await store().one<{ n: number }>('SELECT max(id) AS n FROM audit_entries'))!.n;
 
 test('the untouched chain verifies', async () => {
   const report = await verify();
   assert.equal(report.status, 'valid');
-  assert.equal(report.chain_length, lastId());
+  assert.equal(report.chain_length, await lastId());
 });
 
 test('changed details: a hash break at that entry', async () => {
-  const id = lastId() - 4;
-  db().prepare(`UPDATE audit_entries SET details = '{"i":999}' WHERE id = ?`).run(id);
+  const id = (await lastId()) - 4;
+  await store().run(`UPDATE audit_entries SET details = '{"i":999}' WHERE id = ?`, [id]);
   const report = await verify();
   assert.equal(report.status, 'broken');
   assert.equal(report.broken_at, id);
@@ -52,8 +53,8 @@ test('changed details: a hash break at that entry', async () => {
 });
 
 test('a changed hash that someone recomputed still breaks the next link', async () => {
-  const id = lastId() - 4;
-  db().prepare(`UPDATE audit_entries SET hash = ? WHERE id = ?`).run('f'.repeat(64), id);
+  const id = (await lastId()) - 4;
+  await store().run(`UPDATE audit_entries SET hash = ? WHERE id = ?`, ['f'.repeat(64), id]);
   const report = await verify();
   assert.deepEqual(
     report.breaks.map((b) => [b.broken_at, b.kind]),
@@ -65,8 +66,8 @@ test('a changed hash that someone recomputed still breaks the next link', async 
 });
 
 test('a deleted entry: a prev_hash break at the next one', async () => {
-  const id = lastId() - 3;
-  db().prepare('DELETE FROM audit_entries WHERE id = ?').run(id);
+  const id = (await lastId()) - 3;
+  await store().run('DELETE FROM audit_entries WHERE id = ?', [id]);
   const report = await verify();
   assert.equal(report.status, 'broken');
   assert.equal(report.broken_at, id + 1);
@@ -74,13 +75,13 @@ test('a deleted entry: a prev_hash break at the next one', async () => {
 });
 
 test('reordered entries are found', async () => {
-  const a = lastId() - 5;
+  const a = (await lastId()) - 5;
   const b = a + 1;
-  db().transaction(() => {
-    db().prepare('UPDATE audit_entries SET id = -1 WHERE id = ?').run(a);
-    db().prepare('UPDATE audit_entries SET id = ? WHERE id = ?').run(a, b);
-    db().prepare('UPDATE audit_entries SET id = ? WHERE id = -1').run(b);
-  })();
+  await store().tx(async (t) => {
+    await t.run('UPDATE audit_entries SET id = -1 WHERE id = ?', [a]);
+    await t.run('UPDATE audit_entries SET id = ? WHERE id = ?', [a, b]);
+    await t.run('UPDATE audit_entries SET id = ? WHERE id = -1', [b]);
+  });
   const report = await verify();
   assert.equal(report.status, 'broken');
   assert.equal(report.broken_at, a);
@@ -88,10 +89,8 @@ test('reordered entries are found', async () => {
 });
 
 test('a cut tail: the tip no longer matches', async () => {
-  const id = lastId();
-  db()
-    .prepare('DELETE FROM audit_entries WHERE id >= ?')
-    .run(id - 1);
+  const id = await lastId();
+  await store().run('DELETE FROM audit_entries WHERE id >= ?', [id - 1]);
   const report = await verify();
   assert.equal(report.status, 'broken');
   assert.equal(report.kind, 'tip');
@@ -100,16 +99,22 @@ test('a cut tail: the tip no longer matches', async () => {
 
 test('appends go on from the chain tip after a restart', async () => {
   const home = k.home;
-  const before = lastId();
+  const before = await lastId();
   await k.kernel.stop();
-  const again = await startTestKernel({ only: ['audit', 'error-envelope'], home, config: 'log_level = "silent"\napi_listen = "127.0.0.1:0"\n' });
+  // The same home and, on PostgreSQL, the same database (k's, dropped by afterEach).
+  const again = await startTestKernel({
+    only: ['audit', 'error-envelope'],
+    home,
+    databaseUrl: k.databaseUrl,
+    config: 'log_level = "silent"\napi_listen = "127.0.0.1:0"\n',
+  });
   try {
     const res = await again.request('/api/audit/verify');
     const report = (await res.json()) as { status: string; chain_length: number };
     assert.equal(report.status, 'valid');
     // The shutdown and the module stops of the first run were written on the clean stop.
     assert.ok(report.chain_length > before);
-    const types = (again.kernel.database.prepare('SELECT event_type FROM audit_entries WHERE id > ?').all(before) as Array<{ event_type: string }>).map(
+    const types = (await again.kernel.store.many<{ event_type: string }>('SELECT event_type FROM audit_entries WHERE id > ?', [before])).map(
       (r) => r.event_type,
     );
     assert.ok(types.includes('shutdown'));
