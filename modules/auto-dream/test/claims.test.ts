@@ -5,12 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore } from '@talon/testing';
+import { openPostgresTestStore, openTestStore } from '@talon/testing';
 import type { AgentRegistry } from '@talon/agents';
 import type { JobRequest, JobSummary, SchedulerJobs } from '@talon/scheduler';
 import { Dreams, HANDLER } from '../services/dreams.ts';
 
 const AGENT = '11111111-1111-4111-8111-111111111111';
+/** TALON_TEST_DB=postgres: the copies share a PostgreSQL database, their statements side by side on its pool. */
+const onPostgres = process.env.TALON_TEST_DB === 'postgres';
 
 /** The scheduler's jobs, in memory: what was created, and by whom. */
 class FakeJobs implements SchedulerJobs {
@@ -46,8 +48,9 @@ class FakeJobs implements SchedulerJobs {
   }
 }
 
-function setup() {
-  const opened = openTestStore([path.join(import.meta.dirname, '..')]);
+async function setup() {
+  const dir = path.join(import.meta.dirname, '..');
+  const opened = onPostgres ? await openPostgresTestStore([dir]) : openTestStore([dir]);
   const jobs = new FakeJobs();
   const agents = { list: () => [{ id: AGENT, name: 'dreamer' }], get: () => ({ id: AGENT, name: 'dreamer' }) } as unknown as AgentRegistry;
   /** A copy of the module in the process `node`, with `live` the nodes it sees alive. */
@@ -67,7 +70,7 @@ function setup() {
 }
 
 test('two processes syncing one agent at once create one scheduler job', async () => {
-  const { opened, jobs, process, jobId } = setup();
+  const { opened, jobs, process, jobId } = await setup();
   try {
     await Promise.all([process('node-a').syncAll(), process('node-b').syncAll(), process('node-a').sync(AGENT)]);
     assert.equal(jobs.jobs.size, 1);
@@ -76,12 +79,12 @@ test('two processes syncing one agent at once create one scheduler job', async (
     await process('node-b').syncAll();
     assert.equal(jobs.jobs.size, 1);
   } finally {
-    opened.close();
+    await opened.close();
   }
 });
 
 test("a dead process's pending creation is taken over: by onDead's handler, and by the sweep at start", async () => {
-  const { opened, jobs, process, jobId } = setup();
+  const { opened, jobs, process, jobId } = await setup();
   try {
     // node-dead claimed the creation and died before making the job.
     await opened.store.run('INSERT INTO auto_dream_agents (agent_id, job_id) VALUES (?, ?)', [AGENT, 'pending:node-dead']);
@@ -98,12 +101,12 @@ test("a dead process's pending creation is taken over: by onDead's handler, and 
     await process('node-b', ['node-b', 'node-a']).sweep();
     assert.equal(await jobId(), 'pending:node-a', 'a live node keeps its claim');
   } finally {
-    opened.close();
+    await opened.close();
   }
 });
 
 test('a job made by a process that died before recording it is removed when it fires, not run; the recorded one runs', async () => {
-  const { opened, jobs, process, jobId } = setup();
+  const { opened, jobs, process, jobId } = await setup();
   try {
     // node-dead claimed the creation, made the job, and died before writing its id.
     await opened.store.run('INSERT INTO auto_dream_agents (agent_id, job_id) VALUES (?, ?)', [AGENT, 'pending:node-dead']);
@@ -126,6 +129,6 @@ test('a job made by a process that died before recording it is removed when it f
     await fire(recorded);
     assert.equal(jobs.jobs.size, 1);
   } finally {
-    opened.close();
+    await opened.close();
   }
 });
