@@ -24,7 +24,6 @@ import { NODE_TABLES } from '../../kernel/store/nodes.ts';
  */
 const KNOWN_MISSING: string[] = [
   'backup',
-  'bindings',
   'channel-matrix',
   'channel-mattermost',
   'channel-ntfy',
