@@ -30,7 +30,6 @@ const KNOWN_MISSING: string[] = [
   'channel-teams',
   'channel-zulip',
   'channels',
-  'checkpoints',
   'hands',
   'hooks-inbound',
   'mcp',
