@@ -111,6 +111,9 @@ export class Approvals implements ApprovalService {
     // Looked up in the writing transaction: another process may hold the same call meanwhile. A repeat is not a new
     // request, so it does not count against the cap.
     const existing = await this.deps.store.tx(async (t) => {
+      // PostgreSQL runs transactions side by side: the agent's requests are looked up and written one transaction at a
+      // time (SQLite runs one writing transaction at a time anyway).
+      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`approvals:agent:${input.agent.id}`]);
       const same = await this.pendingSame(t, input);
       if (same) return same;
       if (this.pendingCount(input.agent.id) >= config.max_pending_per_agent) {

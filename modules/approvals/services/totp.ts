@@ -158,6 +158,8 @@ export class Totp {
   /** Counts a failure; the read and the write in one transaction, so failures in two processes both count. */
   private async fail(): Promise<void> {
     await this.store.tx(async (t) => {
+      // PostgreSQL runs transactions side by side: the count is read and written under a lock, or two would count one.
+      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`approvals:totp:${LOCK_KEY}`]);
       const row = await t.one<{ failures: number }>('SELECT failures FROM approvals_totp_failures WHERE purpose = ?', [LOCK_KEY]);
       const failures = (row?.failures ?? 0) + 1;
       const locked = failures >= MAX_FAILURES ? Date.now() + LOCKOUT_SECONDS * 1000 : 0;

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore } from '@talon/testing';
+import { openPostgresTestStore, openTestStore } from '@talon/testing';
 import { ApprovalStore, type StoredApproval } from '../services/store.ts';
 
 function request(id: string, node: string | null, held = true): StoredApproval {
@@ -27,12 +27,14 @@ function request(id: string, node: string | null, held = true): StoredApproval {
   };
 }
 
+/** A fresh database: a SQLite file, or with TALON_TEST_DB=postgres a PostgreSQL database. */
 async function withStore(fn: (store: ApprovalStore) => Promise<void>): Promise<void> {
-  const opened = openTestStore([path.resolve(import.meta.dirname, '..')]);
+  const dir = path.resolve(import.meta.dirname, '..');
+  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([dir]) : openTestStore([dir]);
   try {
     await fn(new ApprovalStore(opened.store));
   } finally {
-    opened.close();
+    await opened.close();
   }
 }
 
