@@ -27,6 +27,9 @@ export class Pairing {
   async request(channel: string, sender: string, name?: string): Promise<{ code: string; fresh: boolean }> {
     const now = Date.now();
     return this.store.tx(async (t) => {
+      // Two messages of one sender at once get one code: PostgreSQL runs transactions side by side, so the sender's
+      // lookup and write hold its lock until the commit (SQLite runs one writing transaction at a time anyway).
+      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`channels:pairing:${channel}:${sender}`]);
       const open = await t.one<{ code: string }>('SELECT code FROM channels_pairing WHERE channel = ? AND sender_id = ? AND expires_at > ?', [
         channel,
         sender,

@@ -14,6 +14,9 @@ async function ready(keepHome = false): Promise<AgentTestKernel> {
   return k;
 }
 
+/** The rows, or undefined while there are none (what until waits for: an empty list would end the wait). */
+const nonEmpty = <T>(rows: T[]) => (rows.length ? rows : undefined);
+
 /** The user messages of the session a channel message was adopted into, with this text (through the agents API). */
 const sessionMessages = async (k: AgentTestKernel, text: string) => {
   const row = await k.kernel.store.one<{ session_id: string }>('SELECT session_id FROM channels_inbound WHERE session_id IS NOT NULL AND payload LIKE ?', [
@@ -28,7 +31,7 @@ test('a DM reaches the agent once, its reply goes back to the chat; a redelivery
   k.fake.enqueue({ text: 'hello back' });
   assert.deepEqual(await inject(k, { platformId: 'p1', text: 'hi there' }), { duplicate: false });
   assert.deepEqual(await inject(k, { platformId: 'p1', text: 'hi there' }), { duplicate: true });
-  const [reply] = await until(async () => (await sent(k)).filter((s) => s.text === 'hello back'), 'reply sent');
+  const [reply] = await until(async () => nonEmpty((await sent(k)).filter((s) => s.text === 'hello back')), 'reply sent');
   assert.equal(reply.chatId, 'c1');
   assert.equal(reply.replyTo, 'p1');
   assert.equal((await sessionMessages(k, 'hi there')).length, 1);
@@ -88,7 +91,7 @@ test('pairing: an unknown sender gets a code once; after the owner approves it, 
   assert.equal((await configure(k, { dm_policy: 'pairing' })).status, 200);
   await inject(k, { platformId: 'pp1', senderId: 'stranger', chatId: 'dm-s', text: 'let me in' });
   await inject(k, { platformId: 'pp2', senderId: 'stranger', chatId: 'dm-s', text: 'please' });
-  const codes = await until(async () => (await sent(k)).filter((s) => s.chatId === 'dm-s'), 'code sent');
+  const codes = await until(async () => nonEmpty((await sent(k)).filter((s) => s.chatId === 'dm-s')), 'code sent');
   await new Promise((r) => setTimeout(r, 200));
   assert.equal((await sent(k)).filter((s) => s.chatId === 'dm-s' && s.text.startsWith('This bot')).length, 1, 'the code is sent once');
   const list = (await (await k.request('/api/channels/fake/pairing')).json()) as { requests: Array<{ code: string; sender_id: string }> };

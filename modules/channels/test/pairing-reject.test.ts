@@ -36,11 +36,14 @@ test('a rejected code is gone, its sender is not admitted, and a later message a
     return open.length ? open : undefined;
   }, 'a new pairing code');
   assert.notEqual(next.code, request.code);
-  const told = (await sent(k))
-    .filter((s) => s.chatId === 'dm-r')
-    .map((s) => s.text)
-    .join('');
-  assert.ok(told.includes(next.code), 'the sender is told the new code');
+  // The code is stored before the message telling it goes out.
+  const told = async () =>
+    (await sent(k))
+      .filter((s) => s.chatId === 'dm-r')
+      .map((s) => s.text)
+      .join('')
+      .includes(next.code);
+  await until(told, 'the sender is told the new code');
   const refused = await k.kernel.store.many<{ reason: string }>("SELECT reason FROM channels_inbound WHERE platform_id IN ('r1', 'r2')");
   assert.deepEqual(
     refused.map((r) => r.reason),
