@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
 import type { HandInstance } from '@talon/hands';
-import { openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { openPostgresTestStore, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { InstanceStore } from '../services/instances.ts';
 import { activate, install, json } from './helpers.ts';
 
@@ -36,7 +36,8 @@ function instance(id: string, status: string): HandInstance {
 }
 
 test('one live instance per hand is checked in the write; counts of two processes add up', async () => {
-  const opened = openTestStore([moduleDir]);
+  // TALON_TEST_DB=postgres: both copies on one PostgreSQL database, their statements side by side on its pool.
+  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]);
   try {
     const here = new InstanceStore(opened.store, noFeed, failOnLoss);
     const there = new InstanceStore(opened.store, noFeed, failOnLoss);
@@ -55,7 +56,24 @@ test('one live instance per hand is checked in the write; counts of two processe
     await there.save({ ...there.get('first')!, status: 'Paused', events_processed: 0, errors: 0 });
     assert.deepEqual(await here.counters('first'), { events_processed: 3, errors: 1, last_error: 'it broke' });
   } finally {
-    opened.close();
+    await opened.close();
+  }
+});
+
+test('two processes activating one hand at the same moment: one instance is saved, the other is a 409', async () => {
+  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]);
+  try {
+    for (let round = 0; round < 5; round++) {
+      const copies = [0, 1, 2].map(() => new InstanceStore(opened.store, noFeed, failOnLoss));
+      const saved = await Promise.allSettled(
+        copies.map((c, i) => c.save({ ...instance(`r${round}-${i}`, 'Active'), hand_id: `hand-${round}` }, { exclusive: true })),
+      );
+      assert.equal(saved.filter((s) => s.status === 'fulfilled').length, 1, `round ${round}: one live instance`);
+      const live = await opened.store.many('SELECT id FROM hands_instances WHERE hand_id = ?', [`hand-${round}`]);
+      assert.equal(live.length, 1);
+    }
+  } finally {
+    await opened.close();
   }
 });
 
