@@ -87,9 +87,11 @@ describe('A2A server', () => {
     assert.deepEqual(states.slice(-2), [TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED]);
 
     env.fake.enqueue({ text: 'too late', delayMs: 3000 });
+    // Counted before: the last request seen may still be the streamed one above.
+    const asked = env.fake.requests.length;
     const started = (await client.sendMessage(sendParams('take your time', true))) as Task;
     assert.notEqual(started.status?.state, TaskState.TASK_STATE_COMPLETED);
-    await waitFor(() => env.fake.requests.length > 0 && env.fake.requests.at(-1)!.body.stream !== undefined, 3000, 'the turn to reach the model');
+    await waitFor(() => env.fake.requests.length > asked, 3000, 'the turn to reach the model');
     const cancelled = await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
     assert.equal(cancelled.status?.state, TaskState.TASK_STATE_CANCELED);
     const view = await json<TaskView>(await env.k.request(`/a2a/tasks/${started.id}`));
