@@ -149,7 +149,11 @@ export class SessionLeases {
    */
   async takeOver(node: string): Promise<Owner[]> {
     const lost = await this.deps.store.tx(async (t) => {
-      const rows = await t.many<LeaseRow>('SELECT * FROM agents_session_leases WHERE node = ? AND turn_id IS NOT NULL', [node]);
+      // PostgreSQL: a process taking over at the same moment waits for these rows, then finds them released.
+      const rows = await t.many<LeaseRow>(
+        `SELECT * FROM agents_session_leases WHERE node = ? AND turn_id IS NOT NULL${t.pick({ sqlite: '', postgres: ' FOR UPDATE' })}`,
+        [node],
+      );
       if (rows.length) await t.run('UPDATE agents_session_leases SET turn_id = NULL WHERE node = ? AND turn_id IS NOT NULL', [node]);
       const now = Date.now();
       for (const row of rows) {
@@ -191,6 +195,7 @@ export class SessionLeases {
 
   /** One attempt, in a transaction: the lease is taken when free (or this copy's own, its turn over) and no older turn waits. */
   private async take(t: Queries, turn: LeaseTurn, queued: boolean): Promise<{ previousNode?: string } | undefined> {
+    await lockSession(t, turn.sessionId);
     const lease = await t.one<LeaseRow>('SELECT * FROM agents_session_leases WHERE session_id = ?', [turn.sessionId]);
     const busy = lease?.turn_id != null && !(lease.holder === this.holder && !this.held.has(lease.turn_id));
     const older = await t.one(
@@ -223,6 +228,7 @@ export class SessionLeases {
 
   /** Frees the lease if the turn still holds it; tells the processes waiting for the session (there are tickets). */
   private async writeRelease(t: Queries, sessionId: string, turnId: string): Promise<void> {
+    await lockSession(t, sessionId);
     const { changes } = await t.run('UPDATE agents_session_leases SET turn_id = NULL WHERE session_id = ? AND turn_id = ?', [sessionId, turnId]);
     if (!changes) return;
     if (await t.one('SELECT turn_id FROM agents_session_waits WHERE session_id = ? LIMIT 1', [sessionId]))
@@ -275,4 +281,13 @@ export class SessionLeases {
     const sets = sessionId === '' ? [...this.waiters.values()] : [this.waiters.get(sessionId)];
     for (const set of sets) for (const fire of set ?? []) fire();
   }
+}
+
+/**
+ * The session's lease is taken and released one transaction at a time. SQLite runs one writing transaction at a time
+ * anyway; PostgreSQL runs them side by side, where two could each find the lease free (or no row yet) and both take it,
+ * or a release could miss a ticket written meanwhile: the lock is held until the commit.
+ */
+async function lockSession(t: Queries, sessionId: string): Promise<void> {
+  if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`agents:session:${sessionId}`]);
 }

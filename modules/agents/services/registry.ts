@@ -227,7 +227,8 @@ export class AgentStore implements AgentRegistry {
     }
     const written = await nameUnique(
       this.deps.store.tx(async (t) => {
-        const row = await t.one<Row>('SELECT * FROM agents_agents WHERE id = ?', [id]);
+        // PostgreSQL runs transactions side by side: the row stays locked until the commit, so a change made meanwhile waits.
+        const row = await t.one<Row>(`SELECT * FROM agents_agents WHERE id = ?${t.pick({ sqlite: '', postgres: ' FOR UPDATE' })}`, [id]);
         if (!row) return undefined;
         const next: AgentRecord = { ...this.fromRow(row), ...patch };
         const toml = manifestToml ?? row.manifest_toml;

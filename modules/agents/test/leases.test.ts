@@ -1,11 +1,14 @@
-/** Session leases on two connections to one database file (two processes): order, release, takeover. */
+/**
+ * Session leases on two connections to one database file (two processes): order, release, takeover. With
+ * TALON_TEST_DB=postgres the "processes" share one PostgreSQL database, their statements side by side on its pool.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openTestStore, waitFor, type TestStore } from '@talon/testing';
+import { openPostgresTestStore, openTestStore, waitFor, type TestStore } from '@talon/testing';
 import { SessionLeases, type LeaseTurn } from '../services/leases.ts';
 import { TraceStore } from '../services/traces.ts';
 
@@ -28,16 +31,26 @@ function feeds() {
   };
 }
 
-function processes(count: number) {
-  const first = openTestStore([MODULE]);
-  const stores: TestStore[] = [first];
-  for (let i = 1; i < count; i++) stores.push(openTestStore([], first.file));
+async function processes(count: number) {
+  let stores: Array<TestStore['store']>;
+  let close: () => Promise<void>;
+  if (process.env.TALON_TEST_DB === 'postgres') {
+    const opened = await openPostgresTestStore([MODULE]);
+    stores = Array.from({ length: count }, () => opened.store);
+    close = () => opened.close();
+  } else {
+    const first = openTestStore([MODULE]);
+    const opened: TestStore[] = [first];
+    for (let i = 1; i < count; i++) opened.push(openTestStore([], first.file));
+    stores = opened.map((s) => s.store);
+    close = async () => opened.reverse().forEach((s) => s.close());
+  }
   const feed = feeds();
-  const nodes = stores.map((s, i) => {
-    const traces = new TraceStore(s.store, log);
-    return { store: s.store, traces, leases: new SessionLeases({ store: s.store, changes: feed(), node: `node-${i}`, traces, log }) };
+  const nodes = stores.map((store, i) => {
+    const traces = new TraceStore(store, log);
+    return { store, traces, leases: new SessionLeases({ store, changes: feed(), node: `node-${i}`, traces, log }) };
   });
-  return { nodes, close: () => stores.reverse().forEach((s) => s.close()) };
+  return { nodes, close };
 }
 
 let seq = 0;
@@ -54,7 +67,7 @@ function within<T>(work: Promise<T>, ms = 3000): Promise<T> {
 }
 
 test('turns of one session hold it one after another, in arrival order across processes', async () => {
-  const { nodes, close } = processes(2);
+  const { nodes, close } = await processes(2);
   const [a, b] = nodes;
   try {
     const order: string[] = [];
@@ -76,12 +89,12 @@ test('turns of one session hold it one after another, in arrival order across pr
     await a.leases.flush();
     assert.equal(await a.leases.ofSession('s1'), undefined);
   } finally {
-    close();
+    await close();
   }
 });
 
 test('a turn that gives up waiting leaves the queue (the turn behind it is not held up)', async () => {
-  const { nodes, close } = processes(2);
+  const { nodes, close } = await processes(2);
   const [a, b] = nodes;
   try {
     const t1 = turn('t1');
@@ -96,12 +109,12 @@ test('a turn that gives up waiting leaves the queue (the turn behind it is not h
     await within(t3);
     assert.equal((await a.leases.ofSession('s1'))?.turnId, 't3');
   } finally {
-    close();
+    await close();
   }
 });
 
 test("a dead process's turns are taken over by exactly one process, recorded as interrupted, and its tickets dropped", async () => {
-  const { nodes, close } = processes(3);
+  const { nodes, close } = await processes(3);
   const [dead, b, c] = nodes;
   try {
     await dead.leases.acquire(turn('lost-1', 's1'), never);
@@ -122,12 +135,12 @@ test("a dead process's turns are taken over by exactly one process, recorded as 
     await b.leases.acquire(turn('next', 's1'), never);
     assert.equal((await c.leases.ofSession('s1'))?.node, 'node-1');
   } finally {
-    close();
+    await close();
   }
 });
 
 test('at start, leases and tickets of processes that are not live are taken over', async () => {
-  const { nodes, close } = processes(2);
+  const { nodes, close } = await processes(2);
   const [ghost, b] = nodes;
   try {
     await ghost.leases.acquire(turn('ghost-turn'), never);
@@ -139,6 +152,30 @@ test('at start, leases and tickets of processes that are not live are taken over
     await b.leases.sweep(['node-1']);
     assert.equal((await b.leases.ofSession('s1'))?.turnId, 'mine');
   } finally {
-    close();
+    await close();
+  }
+});
+
+test('processes that try to take a free session at the same moment: one holds it, the others wait their turn', async () => {
+  const { nodes, close } = await processes(4);
+  try {
+    for (let round = 0; round < 5; round++) {
+      const session = `race-${round}`;
+      const holding: string[] = [];
+      const acquired = nodes.map((n, i) => n.leases.acquire(turn(`r${round}-${i}`, session), never).then(() => holding.push(`r${round}-${i}`)));
+      await waitFor(() => holding.length > 0, 3000, 'a holder');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(holding.length, 1, `round ${round}: one turn holds the session (${holding.join(', ')})`);
+      // Each releases in turn; every turn gets the session, one at a time.
+      for (let done = 1; done <= nodes.length; done++) {
+        const holder = holding[done - 1];
+        assert.equal((await nodes[0].leases.ofSession(session))?.turnId, holder);
+        nodes[Number(holder.split('-')[1])].leases.release({ id: holder, sessionId: session });
+        if (done < nodes.length) await within(new Promise<void>((resolve) => void waitFor(() => holding.length > done, 3000).then(() => resolve())));
+      }
+      await within(Promise.all(acquired));
+    }
+  } finally {
+    await close();
   }
 });
