@@ -92,15 +92,20 @@ async function flushWaiting(store: Queries): Promise<void> {
   if (!queues) return;
   const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
   if (!taken.length) return;
-  try {
-    await store.tx(async (t) => {
-      for (const [queue, rows] of taken) await queue.write(rows, t);
-    });
-  } catch (err) {
-    // Another process held the database past the store's wait: nothing was written, so the rows go back, first in line.
-    if (isBusy(err)) for (const [queue, rows] of taken) queue.requeue(rows);
-    else for (const [queue, rows] of taken) queue.failed(err, rows);
-  }
+  const written = (async () => {
+    try {
+      await store.tx(async (t) => {
+        for (const [queue, rows] of taken) await queue.write(rows, t);
+      });
+    } catch (err) {
+      // Another process held the database past the store's wait: nothing was written, so the rows go back, first in line.
+      if (isBusy(err)) for (const [queue, rows] of taken) queue.requeue(rows);
+      else for (const [queue, rows] of taken) queue.failed(err, rows);
+    }
+  })();
+  // A queue's flush() waits for this commit: its rows are taken, but a read sees them only once it is done.
+  for (const [queue] of taken) queue.writing(written);
+  await written;
 }
 
 /** Whether a statement failed because another connection holds the lock (SQLite's SQLITE_BUSY and its variants). */
@@ -115,6 +120,8 @@ export const isBusy = (err: unknown): boolean => /^SQLITE_BUSY/.test(String((err
  */
 export class WriteBehind<T> {
   private queued: T[] = [];
+  /** Writes of rows taken from this queue (by the shared flush or flush()) that have not ended yet. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly store: Queries,
@@ -127,10 +134,24 @@ export class WriteBehind<T> {
     schedule(this.store, this as unknown as WriteBehind<never>);
   }
 
-  /** Writes what is queued, now (its own transaction). */
+  /**
+   * Writes what is queued, now (its own transaction), once the writes of this queue's rows already under way (the
+   * shared flush's transaction, another flush()) have ended: when it returns, every row pushed before it is committed.
+   * On SQLite those writes end within the tick; on PostgreSQL each is network round trips.
+   */
   async flush(): Promise<void> {
+    // Rows of a write that failed for a busy database are back in the queue before it ends: taken below.
+    if (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
     const rows = this.take();
-    if (rows.length) await this.write(rows, this.store);
+    if (rows.length) await this.writing(this.write(rows, this.store));
+  }
+
+  /** Notes a write of rows taken from this queue, until it ends (flush() waits for it); returns it. */
+  writing<P extends Promise<unknown>>(write: P): P {
+    this.inFlight.add(write);
+    const done = () => void this.inFlight.delete(write);
+    write.then(done, done);
+    return write;
   }
 
   /** The rows queued so far, handed over to be written (by flush or the shared flush). */

@@ -24,36 +24,76 @@ export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 
   home?: string;
   keepHome?: boolean;
   /**
-   * The engine: 'sqlite' (the home's file) or 'postgres' (a fresh database of this process's PostgreSQL server, dropped
-   * at stop). Default: TALON_TEST_DB, else 'sqlite'.
+   * The engine: 'sqlite' (the home's file) or 'postgres' (a database of this process's PostgreSQL server, one per home:
+   * a kernel on a reused home runs on the same one; dropped with the home). Default: TALON_TEST_DB, else 'sqlite'.
    */
   database?: 'sqlite' | 'postgres';
   /** Run on this PostgreSQL database (two kernels on one database); it is left as it is at stop. */
   databaseUrl?: string;
 }
 
-/** The database of each reused home (a restart test starts a kernel on the same home again: same database). */
-const homeDatabases = new Map<string, string>();
+interface HomeDatabase {
+  /** The server it lives on (`url#pid`): a database of a server that has stopped is gone with it. */
+  server: string;
+  url: Promise<string>;
+  /** Kernels running on it now. */
+  kernels: number;
+  /** Its home was removed: the database is dropped once no kernel runs on it. */
+  removed: boolean;
+}
 
 /**
- * A fresh database for a kernel, when the test asks for PostgreSQL; dropped with the kernel, unless the test reuses its
- * home (then it lives as long as the server, for the next kernel on that home).
+ * The database of each home a kernel ran on: the next kernel on that home (a restart test, a second "process" on the
+ * same home) runs on the same database. The promise is recorded before it is made, so kernels started together share it.
  */
-async function testDatabase(options: TestKernelOptions, home: string): Promise<{ url?: string; release(): Promise<void> }> {
+const homeDatabases = new Map<string, HomeDatabase>();
+
+interface TestDatabase {
+  url?: string;
+  /** The kernel stopped (and its home was removed, or not): what it took is given back. */
+  release(homeRemoved: boolean): Promise<void>;
+}
+
+/**
+ * The database of the kernel's home when the test asks for PostgreSQL: made for the first kernel on the home, shared
+ * by the next ones. A home the test keeps (given, or keepHome) keeps its database, and so the server (without holding
+ * the test process: see PostgresServer.keep); a home removed at stop takes its database with it.
+ */
+async function testDatabase(options: TestKernelOptions, home: string): Promise<TestDatabase> {
   if (options.databaseUrl) return { url: options.databaseUrl, release: async () => undefined };
   const engine = options.database ?? process.env.TALON_TEST_DB ?? 'sqlite';
   if (engine === 'sqlite') return { release: async () => undefined };
   if (engine !== 'postgres') throw new Error(`TALON_TEST_DB is '${engine}': it is 'sqlite' or 'postgres'`);
   const server: PostgresServer = await startPostgres();
-  const kept = options.home ? homeDatabases.get(home) : undefined;
-  const url = kept ?? (await server.createDatabase());
-  if (options.home) homeDatabases.set(home, url);
+  if (options.home || options.keepHome) server.keep();
+  const id = `${server.url}#${server.pid ?? ''}`;
+  let entry = homeDatabases.get(home);
+  if (!entry || entry.server !== id || entry.removed) {
+    const made: HomeDatabase = { server: id, url: server.createDatabase(), kernels: 0, removed: false };
+    homeDatabases.set(home, (entry = made));
+    made.url.catch(() => homeDatabases.get(home) === made && homeDatabases.delete(home));
+  }
+  const database = entry;
+  database.kernels++;
+  let url: string;
+  try {
+    url = await database.url;
+  } catch (err) {
+    database.kernels--;
+    await server.stop();
+    throw err;
+  }
+  let released = false;
   return {
     url,
-    async release() {
-      // A reused home's database outlives its kernel, so the server does too (until the test process exits).
-      if (options.home) return;
-      await server.dropDatabase(url).catch(() => undefined);
+    async release(homeRemoved) {
+      if (released) return;
+      released = true;
+      if (homeRemoved) database.removed = true;
+      if (--database.kernels === 0 && database.removed) {
+        if (homeDatabases.get(home) === database) homeDatabases.delete(home);
+        await server.dropDatabase(url).catch(() => undefined);
+      }
       await server.stop();
     },
   };
@@ -75,6 +115,8 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
   }
   const { only, dev, modulesDir, settleMs, heartbeatMs, feedPollMs } = options;
   const listen = options.config === null ? '127.0.0.1:0' : undefined;
+  // A home the kit made is removed at stop unless the test keeps it.
+  const removeHome = !options.keepHome && !options.home;
   const database = await testDatabase(options, home);
   const stdout = Boolean(process.env.TALON_TEST_LOG);
   const kernel = new Kernel({ home, only, dev, modulesDir, listen, settleMs, heartbeatMs, feedPollMs, stdout, databaseUrl: database.url });
@@ -82,8 +124,8 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     await kernel.start();
   } catch (err) {
     await kernel.stop().catch(() => undefined);
-    await database.release();
-    if (!options.keepHome && !options.home) rmSync(home, { recursive: true, force: true });
+    await database.release(removeHome);
+    if (removeHome) rmSync(home, { recursive: true, force: true });
     throw err;
   }
   const url = `http://127.0.0.1:${kernel.port}`;
@@ -104,8 +146,8 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     },
     async stop() {
       await kernel.stop('test');
-      await database.release();
-      if (!options.keepHome && !options.home) rmSync(home, { recursive: true, force: true });
+      await database.release(removeHome);
+      if (removeHome) rmSync(home, { recursive: true, force: true });
     },
   };
 }

@@ -33,19 +33,45 @@ export interface PostgresServer {
   dropDatabase(url: string): Promise<void>;
   /** The postmaster's pid (undefined for a server this process did not start). */
   pid: number | undefined;
-  /** Done with it: the last user of this process's server stops it (by pid) and removes its data directory. */
+  /**
+   * Done with it: the last user of this process's server stops it (by pid) and removes its data directory, unless a
+   * user asked to keep it.
+   */
   stop(): Promise<void>;
+  /**
+   * Keeps the server, and so its databases, past its last user's stop(), for a later user of this process (the next
+   * kernel on a reused home). Kept, it does not hold the process: it is stopped when the process has nothing else to
+   * do (or exits), unless a new user took it by then.
+   */
+  keep(): void;
 }
 
 interface Running {
   url: string;
   pid?: number;
+  /** Whether the server (its process and output pipes) keeps this process alive: only while it has users. */
+  hold(held: boolean): void;
   halt(): Promise<void>;
 }
 
 let shared: Promise<Running> | undefined;
 let users = 0;
+let kept = false;
+let waitingForIdle = false;
 let databases = 0;
+
+/** The process has nothing left to do: a kept server nobody uses any more is stopped (which the process waits for). */
+function stopKeptServer(): void {
+  waitingForIdle = false;
+  const running = shared;
+  if (!running || users > 0) return;
+  shared = undefined;
+  kept = false;
+  void running.then(
+    (server) => server.halt(),
+    () => undefined,
+  );
+}
 
 /** This process's server (started on the first call); call stop() on what it returns when done with it. */
 export async function startPostgres(): Promise<PostgresServer> {
@@ -61,16 +87,25 @@ export async function startPostgres(): Promise<PostgresServer> {
     shared = undefined;
     throw err;
   }
+  // A kept server taken again: it holds the process while it has a user.
+  server.hold(true);
   let stopped = false;
   return {
     url: server.url,
     pid: server.pid,
     createDatabase: () => createDatabase(server.url),
     dropDatabase: (url) => dropDatabase(server.url, url),
+    keep: () => void (kept = true),
     async stop() {
       if (stopped) return;
       stopped = true;
       if (--users > 0) return;
+      if (kept) {
+        server.hold(false);
+        if (!waitingForIdle) process.once('beforeExit', stopKeptServer);
+        waitingForIdle = true;
+        return;
+      }
       shared = undefined;
       await server.halt();
     },
@@ -79,7 +114,7 @@ export async function startPostgres(): Promise<PostgresServer> {
 
 async function boot(): Promise<Running> {
   const external = process.env.TALON_TEST_POSTGRES_URL;
-  if (external) return { url: external, halt: async () => undefined };
+  if (external) return { url: external, hold: () => undefined, halt: async () => undefined };
   const dir = serverDir('postgres');
   const data = path.join(dir, 'data');
   const { uid, gid, root } = serverIdentity();
@@ -119,8 +154,17 @@ async function run(dir: string, data: string, port: number, as: { uid?: number; 
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
   process.once('exit', onExit);
+  const handles = [child, child.stdout, child.stderr] as unknown as ({ ref?(): void; unref?(): void } | null)[];
+  const hold = (held: boolean) => {
+    for (const handle of handles) {
+      if (held) handle?.ref?.();
+      else handle?.unref?.();
+    }
+  };
   const halt = async () => {
     process.removeListener('exit', onExit);
+    // The process waits for the server to exit, also when it was not holding it.
+    hold(true);
     if (!gone) {
       process.kill(child.pid!, 'SIGINT');
       const timer = setTimeout(() => !gone && process.kill(child.pid!, 'SIGQUIT'), 5_000);
@@ -137,7 +181,7 @@ async function run(dir: string, data: string, port: number, as: { uid?: number; 
     await halt();
     throw new Error(`${(err as Error).message}\n${output.trim()}`);
   }
-  return { url, pid: child.pid, halt };
+  return { url, pid: child.pid, hold, halt };
 }
 
 async function accepts(url: string): Promise<boolean> {
