@@ -13,12 +13,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { waitFor } from '@talon/testing';
+import { startPostgres, waitFor, type PostgresServer } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const home = mkdtempSync(path.join(tmpdir(), 'talon-wake-crash-'));
 const TOKEN = 'hook-token-crash-0123456789abcdefghijk';
 const children: ChildProcess[] = [];
+/** With TALON_TEST_DB=postgres, both processes run on one database of this process's PostgreSQL. */
+let postgres: { server: PostgresServer; url: string } | undefined;
 
 interface Envelope {
   event: string;
@@ -38,13 +40,21 @@ after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
   receiver.close();
   rmSync(home, { recursive: true, force: true });
+  if (postgres) {
+    await postgres.server.dropDatabase(postgres.url).catch(() => undefined);
+    await postgres.server.stop();
+  }
 });
 
 /** Starts the service in its own process group; resolves with its base URL once it logs that it listens. */
 async function startService(): Promise<{ child: ChildProcess; url: string }> {
+  if (process.env.TALON_TEST_DB === 'postgres' && !postgres) {
+    const server = await startPostgres();
+    postgres = { server, url: await server.createDatabase() };
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/talon.ts'], {
     cwd: root,
-    env: { ...process.env, TALON_HOME: home },
+    env: { ...process.env, TALON_HOME: home, ...(postgres ? { TALON_DATABASE_URL: postgres.url } : {}) },
     detached: true,
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -45,15 +45,13 @@ describe('inbound hooks', () => {
     assert.equal(data.type, 'webhook.wake');
     assert.equal(data.data.text, 'build finished');
     assert.equal(data.data.source, 'webhook');
-    const row = k.kernel.database.prepare('SELECT text, delivered_at FROM hooks_inbound_wakes WHERE id = ?').get(body.event_id) as {
-      text: string;
-      delivered_at: number;
-    };
-    assert.equal(row.text, 'build finished');
+    const row = await k.kernel.store.one<{ text: string; delivered_at: number }>('SELECT text, delivered_at FROM hooks_inbound_wakes WHERE id = ?', [
+      body.event_id,
+    ]);
+    assert.equal(row?.text, 'build finished');
     await waitFor(
-      () =>
-        (k.kernel.database.prepare('SELECT delivered_at FROM hooks_inbound_wakes WHERE id = ?').get(body.event_id) as { delivered_at: number | null })
-          .delivered_at,
+      async () =>
+        (await k.kernel.store.one<{ delivered_at: number | null }>('SELECT delivered_at FROM hooks_inbound_wakes WHERE id = ?', [body.event_id]))?.delivered_at,
       2000,
       'the row marked delivered',
     );
@@ -97,19 +95,19 @@ describe('inbound hooks', () => {
   });
 
   test('retention: delivered wakes older than wake_retention_days are pruned; undelivered ones stay and go out', async () => {
-    const db = k.kernel.database;
+    const db = k.kernel.store;
     const old = Date.now() - 8 * 86_400_000;
-    db.prepare("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at, delivered_at) VALUES ('old-done', 'x', 'now', ?, ?)").run(old, old);
-    db.prepare("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at, delivered_at) VALUES ('recent-done', 'x', 'now', ?, ?)").run(
+    await db.run("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at, delivered_at) VALUES ('old-done', 'x', 'now', ?, ?)", [old, old]);
+    await db.run("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at, delivered_at) VALUES ('recent-done', 'x', 'now', ?, ?)", [
       Date.now(),
       Date.now(),
-    );
-    db.prepare("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at) VALUES ('old-pending', 'x', 'now', ?)").run(old);
+    ]);
+    await db.run("INSERT INTO hooks_inbound_wakes (id, text, mode, received_at) VALUES ('old-pending', 'x', 'now', ?)", [old]);
     // A new copy of the module prunes at its start, and publishes what is undelivered at once (the service listens).
     await k.kernel.reloadModule('hooks-inbound');
-    const ids = (
-      db.prepare("SELECT id FROM hooks_inbound_wakes WHERE id IN ('old-done', 'recent-done', 'old-pending') ORDER BY id").all() as Array<{ id: string }>
-    ).map((r) => r.id);
+    const ids = (await db.many<{ id: string }>("SELECT id FROM hooks_inbound_wakes WHERE id IN ('old-done', 'recent-done', 'old-pending') ORDER BY id")).map(
+      (r) => r.id,
+    );
     assert.deepEqual(ids, ['old-pending', 'recent-done']);
     await waitFor(() => wakesOf('old-pending').length > 0, 2000, 'the undelivered wake, after the reload');
   });
