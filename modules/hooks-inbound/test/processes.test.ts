@@ -4,11 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { openTestStore, startPostgres, startTestKernel, waitFor } from '@talon/testing';
+import { openTestStore, startTestKernel, waitFor } from '@talon/testing';
 import type { TalonEvent, EventAccess } from '@talon/module-sdk';
 import { WakeInbox } from '../services/wakes.ts';
 
@@ -74,11 +73,7 @@ test('two processes given the same Idempotency-Key at once: one stores the wake,
 });
 
 test("a dead process's claimed wakes are published by a live one; at start, those of nodes that are not live are", async () => {
-  // One home for both kernels, and with TALON_TEST_DB=postgres one database of the test's own (kept between them).
-  const home = mkdtempSync(path.join(tmpdir(), 'talon-hooks-'));
-  const postgres = process.env.TALON_TEST_DB === 'postgres' ? await startPostgres() : undefined;
-  const databaseUrl = await postgres?.createDatabase();
-  const k = await startTestKernel({ only: ['hooks-inbound'], home, databaseUrl, heartbeatMs: 200, feedPollMs: 50 });
+  const k = await startTestKernel({ only: ['hooks-inbound'], heartbeatMs: 200, feedPollMs: 50, keepHome: true });
   let again: Awaited<ReturnType<typeof startTestKernel>> | undefined;
   const heard: string[] = [];
   const listen = (kernel: typeof k.kernel) => {
@@ -109,17 +104,13 @@ test("a dead process's claimed wakes are published by a live one; at start, thos
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.ok(!heard.includes('claimed-before-the-start'), 'a running process leaves claims it was not told about');
     await k.stop();
-    again = await startTestKernel({ only: ['hooks-inbound'], home, databaseUrl, heartbeatMs: 200, feedPollMs: 50 });
+    again = await startTestKernel({ only: ['hooks-inbound'], home: k.home, heartbeatMs: 200, feedPollMs: 50 });
     // Published when the service became ready (before a test could listen): the row says so.
     const delivered = async () =>
       (await again!.kernel.store.one<{ at: number | null }>("SELECT delivered_at AS at FROM hooks_inbound_wakes WHERE id = 'claimed-before-the-start'"))?.at;
     await waitFor(delivered, 5000, 'the wake swept at start');
   } finally {
     await again?.stop();
-    rmSync(home, { recursive: true, force: true });
-    if (postgres) {
-      await postgres.dropDatabase(databaseUrl!);
-      await postgres.stop();
-    }
+    rmSync(k.home, { recursive: true, force: true });
   }
 });
