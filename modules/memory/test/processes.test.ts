@@ -21,8 +21,7 @@ test('a vec0 table one process creates is searched by the other (its KNN pass le
   let k2: TestKernel | undefined;
   try {
     // The second process starts before any vector exists: at its start there is no vec0 table to find.
-    // (On PostgreSQL, k1's database: the kit gives a home it made itself no database of its own to share.)
-    k2 = await startTestKernel({ only: ['memory', 'error-envelope'], home: k1.home, databaseUrl: k1.databaseUrl });
+    k2 = await startTestKernel({ only: ['memory', 'error-envelope'], home: k1.home });
     const created = await json<{ id: string }>(
       await k1.request('/api/memory', { method: 'POST', json: { content: 'What is it about otters and rivers', agent_id: AGENT_A } }),
     );
