@@ -1,8 +1,6 @@
 /** The service as MCP client: stdio servers as real subprocesses, their tools in agent turns, supervision, removal. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { waitFor } from '@talon/testing';
 import { addFixture, EVERYTHING, json, server, spawnAgent, startEnv, STDIO_SERVER, stopEnv, waitConnected, type Env, type ServerView } from './helpers.ts';
 import { isAlive } from '../services/process-tree.ts';
@@ -31,10 +29,8 @@ describe('MCP client: stdio servers', () => {
     assert.equal(list.servers[0].name, 'fixture');
     const raw = JSON.stringify(list) + JSON.stringify(await server(env.k, view.id));
     assert.ok(!raw.includes('secret-token-value'), 'an env value was read back');
-    const db = new Database(path.join(env.k.home, 'talon.db'), { readonly: true });
-    const row = db.prepare('SELECT secrets FROM mcp_servers WHERE id = ?').get(view.id) as { secrets: string };
-    db.close();
-    assert.ok(!row.secrets.includes('secret-token-value'), 'the env value is stored in clear');
+    const row = await env.k.kernel.store.one<{ secrets: string }>('SELECT secrets FROM mcp_servers WHERE id = ?', [view.id]);
+    assert.ok(row && !row.secrets.includes('secret-token-value'), 'the env value is stored in clear');
   });
 
   it('an agent listing the server calls its tool through the model; the result reaches the model', async () => {
