@@ -29,7 +29,6 @@ const KNOWN_MISSING: string[] = [
   'channel-rocketchat',
   'channel-teams',
   'channel-zulip',
-  'oidc',
 ];
 
 /**
