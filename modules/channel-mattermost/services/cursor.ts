@@ -26,7 +26,7 @@ export function seenCursor(store: Store, account: string): SeenCursor {
     },
     async advance(channelId, at) {
       await store.run(
-        'INSERT INTO channel_mattermost_seen (account, channel_id, last_at) VALUES (?, ?, ?) ON CONFLICT (account, channel_id) DO UPDATE SET last_at = MAX(last_at, excluded.last_at)',
+        'INSERT INTO channel_mattermost_seen (account, channel_id, last_at) VALUES (?, ?, ?) ON CONFLICT (account, channel_id) DO UPDATE SET last_at = excluded.last_at WHERE excluded.last_at > channel_mattermost_seen.last_at',
         [account, channelId, at],
       );
     },
