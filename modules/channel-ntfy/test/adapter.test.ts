@@ -7,9 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openTestStore, startAgentTestKernel, startNtfyFake, waitFor, type AgentTestKernel, type NtfyFake, type TestStore } from '@talon/testing';
+import { openPostgresTestStore, openTestStore, startAgentTestKernel, startNtfyFake, waitFor, type AgentTestKernel, type NtfyFake } from '@talon/testing';
 import { channelKit, type AdapterContext, type ChannelKit, type EmitResult, type InboundMessage } from '@talon/channels';
 import type { NetFetch } from '@talon/net';
+import type { Store } from '@talon/module-sdk';
 import { ntfyAdapter } from '../services/adapter.ts';
 import { storeCursor, type Cursor } from '../services/cursor.ts';
 
@@ -19,19 +20,19 @@ const TOKEN = 'tk_adapter00000000000000000000';
 describe('ntfy adapter on the ntfy fake', () => {
   let k: AgentTestKernel;
   let ntfy: NtfyFake;
-  let db: TestStore;
+  let db: { store: Store; close(): unknown };
   let cursor: Cursor;
   before(async () => {
     k = await startAgentTestKernel({
       only: ['agents', 'auth', 'error-envelope', 'secrets', 'net', 'tasks', 'commands', 'bindings', 'channels', 'channel-ntfy'],
     });
     ntfy = await startNtfyFake({ token: TOKEN, keepaliveMs: 1_000 });
-    db = openTestStore([MODULE]);
+    db = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([MODULE]) : openTestStore([MODULE]);
     cursor = storeCursor(() => db.store);
   });
   after(async () => {
     await ntfy?.stop();
-    db?.close();
+    await db?.close();
     await k?.stop();
   });
 
