@@ -26,7 +26,7 @@ export function seenCursor(store: Store, account: string): SeenCursor {
     },
     async advance(roomId, at) {
       await store.run(
-        'INSERT INTO channel_rocketchat_seen (account, room_id, last_at) VALUES (?, ?, ?) ON CONFLICT (account, room_id) DO UPDATE SET last_at = MAX(last_at, excluded.last_at)',
+        'INSERT INTO channel_rocketchat_seen (account, room_id, last_at) VALUES (?, ?, ?) ON CONFLICT (account, room_id) DO UPDATE SET last_at = excluded.last_at WHERE excluded.last_at > channel_rocketchat_seen.last_at',
         [account, roomId, at],
       );
     },
