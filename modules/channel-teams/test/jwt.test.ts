@@ -12,7 +12,7 @@ let k: AgentTestKernel;
 let teams: TeamsFake;
 
 const detail = async () => (await (await k.request('/api/channels/teams')).json()) as { state: string; messages_received: number; last_error: string | null };
-const remembered = () => k.kernel.store.sqlite().prepare('SELECT conversation_id FROM channel_teams_conversations').all() as Array<{ conversation_id: string }>;
+const remembered = () => k.kernel.store.many<{ conversation_id: string }>('SELECT conversation_id FROM channel_teams_conversations');
 const dm = (id: string, text: string) => ({ conversationId: `a:${id}`, conversationType: 'personal' as const, text });
 
 before(async () => {
@@ -29,6 +29,22 @@ after(async () => {
   await teams?.stop();
 });
 
+/**
+ * Until the answer is called, the channels journal cannot commit: SQLite's connection is made read-only; on PostgreSQL
+ * (no such switch for a pool's connections) a trigger refuses every write of channels_inbound.
+ */
+async function journalFails(): Promise<() => Promise<void>> {
+  const store = k.kernel.store;
+  if (store.dialect === 'sqlite') {
+    const db = store.sqlite();
+    db.pragma('query_only = ON');
+    return async () => void db.pragma('query_only = OFF');
+  }
+  await store.exec(`CREATE FUNCTION test_refuse_journal() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+    CREATE TRIGGER test_refuse_journal BEFORE INSERT OR UPDATE ON channels_inbound FOR EACH ROW EXECUTE FUNCTION test_refuse_journal();`);
+  return () => store.exec('DROP TRIGGER test_refuse_journal ON channels_inbound; DROP FUNCTION test_refuse_journal();');
+}
+
 /** Sends a DM signed as told and checks it is refused with `status` and a reason matching `reason`, storing nothing. */
 async function refused(options: TeamsSignOptions, status: number, reason: RegExp, message = dm('refused', 'let me in')) {
   const turns = k.fake.requests.length;
@@ -39,7 +55,7 @@ async function refused(options: TeamsSignOptions, status: number, reason: RegExp
   await sleep(200);
   assert.equal(k.fake.requests.length, turns, 'no turn');
   assert.equal((await detail()).messages_received, received, 'nothing journaled');
-  assert.ok(!remembered().some((r) => r.conversation_id === message.conversationId), 'no conversation remembered');
+  assert.ok(!(await remembered()).some((r) => r.conversation_id === message.conversationId), 'no conversation remembered');
 }
 
 test('no token, a forged signature, another audience, another issuer, an expired token: 401 and nothing stored', async () => {
@@ -64,7 +80,7 @@ test("a serviceurl claim other than the activity's serviceUrl is 401; a serviceU
   const res = await teams.post(evil, { authorization: `Bearer ${token}` });
   assert.equal(res.status, 403, res.body);
   assert.match(res.body, /not a Bot Framework connector|not https/);
-  assert.ok(!remembered().some((r) => r.conversation_id === 'a:evil'));
+  assert.ok(!(await remembered()).some((r) => r.conversation_id === 'a:evil'));
 });
 
 test('a key the adapter has not seen (rotation) makes it read the keys again, and the activity is taken', async () => {
@@ -89,14 +105,13 @@ test("a key that does not endorse the activity's channel is 401", async () => {
 });
 
 test('a failed journal commit answers 500; the delivery again is taken once and answered once', async () => {
-  const db = k.kernel.store.sqlite();
   k.fake.enqueue({ text: 'answered once' });
   const message = { ...dm('commit', 'keep me'), id: '1700000000001' };
-  db.pragma('query_only = ON');
+  const undo = await journalFails();
   try {
     assert.equal((await teams.send(message)).status, 500);
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   assert.equal((await teams.send(message)).status, 200);
   assert.equal((await teams.send(message)).status, 200, 'a repeat is acknowledged');
