@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Store } from '@talon/module-sdk';
+import { isUuid, type Store } from '@talon/module-sdk';
 import type { FileOwner, GeneratedKind, StoredFile, UploadFiles } from '@talon/agents';
 import { FileRefused, generatedType, uploadType } from './file-types.ts';
 import { writeAtomic, TEMP_PREFIX } from './atomic.ts';
@@ -40,7 +40,6 @@ export interface UploadLimits {
 const DAY_MS = 86_400_000;
 /** A temporary file this old is left from a write that died (a crash between write and rename). */
 const STALE_TEMP_MS = 3_600_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Saved = Pick<UploadRow, 'agent_id' | 'filename' | 'content_type' | 'generated' | 'kind' | 'source_provider' | 'source_model' | 'expires_at'>;
 
@@ -108,7 +107,7 @@ export class UploadStore implements UploadFiles {
 
   /** The row of a file `owner` may read (see UploadFiles.read); any other file is undefined, as an unknown one is. */
   private async owned(fileId: string, owner: FileOwner | undefined): Promise<UploadRow | undefined> {
-    const row = UUID.test(fileId) ? await this.get(fileId) : undefined;
+    const row = isUuid(fileId) ? await this.get(fileId) : undefined;
     if (!row || !owner) return row;
     const mayRead = row.agent_id === null ? row.generated === 1 : row.agent_id === owner.agentId;
     return mayRead ? row : undefined;
