@@ -59,17 +59,10 @@ export function videoListRoutes(app: Routes, store: Store): void {
     },
     async (request) => {
       const { limit, offset } = request.query;
-      const ids = await store.many<{ task_id: string }>('SELECT task_id FROM media_video_tasks ORDER BY created_at DESC, task_id DESC LIMIT ? OFFSET ?', [
-        limit,
-        offset,
-      ]);
-      const counted = await store.one<{ n: number | string }>('SELECT COUNT(*) AS n FROM media_video_tasks', []);
-      // Each row read as the task route reads it (one place turns a row into a view); at most 100 key lookups.
-      const rows = await Promise.all(ids.map(({ task_id }) => tasks.get(task_id)));
-      const listed: ListedVideoTask[] = rows.flatMap((row) =>
-        row ? [{ ...toView(row), prompt: row.prompt, created_at: new Date(row.created_at).toISOString() }] : [],
-      );
-      return { tasks: listed, total: Number(counted?.n ?? 0), limit, offset };
+      // Each row turned into a view as the task route turns it (toView).
+      const [rows, total] = await Promise.all([tasks.list(limit, offset), tasks.count()]);
+      const listed: ListedVideoTask[] = rows.map((row) => ({ ...toView(row), prompt: row.prompt, created_at: new Date(row.created_at).toISOString() }));
+      return { tasks: listed, total, limit, offset };
     },
   );
 }

@@ -110,6 +110,20 @@ export class VideoTaskStore {
     return row && normalise(row);
   }
 
+  /** A page of the tasks, newest first (GET /api/media/video). */
+  async list(limit: number, offset: number): Promise<VideoTaskRow[]> {
+    const rows = await this.store.many<VideoTaskRow>(`SELECT ${COLUMNS} FROM media_video_tasks ORDER BY created_at DESC, task_id DESC LIMIT ? OFFSET ?`, [
+      limit,
+      offset,
+    ]);
+    return rows.map(normalise);
+  }
+
+  async count(): Promise<number> {
+    const counted = await this.store.one<{ n: number | string }>('SELECT COUNT(*) AS n FROM media_video_tasks', []);
+    return Number(counted?.n ?? 0);
+  }
+
   /**
    * Claims up to `limit` tasks that are due (their next poll, or their deadline, has come) and that no process holds:
    * unclaimed, or the holder's lease ran out. Each claim is its own conditional UPDATE, so a task another process
