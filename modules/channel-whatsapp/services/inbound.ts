@@ -14,10 +14,14 @@ export interface ReadMessage {
   media?: MediaRef;
 }
 
-type Obj = Record<string, unknown>;
-const obj = (value: unknown): Obj | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined);
+export type Obj = Record<string, unknown>;
+export const obj = (value: unknown): Obj | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined);
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
+export const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
+
+/** Seconds since the epoch as ISO, when a plausible time: past JavaScript's last date (8.64e15 ms) toISOString throws. */
+export const sentAtOf = (seconds: number): string | undefined =>
+  Number.isFinite(seconds) && seconds > 0 && seconds < 8.64e12 ? new Date(seconds * 1000).toISOString() : undefined;
 
 const MEDIA_TYPES = ['image', 'document', 'audio', 'video', 'sticker'] as const;
 
@@ -56,7 +60,7 @@ function readMessage(item: Obj | undefined, names: Map<string, string>): ReadMes
   const id = str(item?.id);
   const type = str(item?.type);
   if (!item || !from || !id || !type) return undefined;
-  const seconds = Number(item.timestamp);
+  const sentAt = sentAtOf(Number(item.timestamp));
   const name = names.get(from);
   const base = {
     platformId: id,
@@ -64,8 +68,8 @@ function readMessage(item: Obj | undefined, names: Map<string, string>): ReadMes
     senderId: from,
     ...(name ? { senderName: name } : {}),
     isGroup: false,
-    // Past JavaScript's last date (8.64e15 ms) toISOString throws: such a stamp is dropped, not answered 500 for days.
-    ...(Number.isFinite(seconds) && seconds > 0 && seconds < 8.64e12 ? { sentAt: new Date(seconds * 1000).toISOString() } : {}),
+    // An impossible stamp is dropped, not answered 500 (and redelivered) for days.
+    ...(sentAt ? { sentAt } : {}),
   };
   if (type === 'text') {
     const text = str(obj(item.text)?.body);

@@ -10,13 +10,10 @@
  */
 import type { InboundMedia, InboundMessage } from '@talon/channels';
 import type { WaMessage, WaSocket } from '@talon/channel-whatsapp';
+import { obj, sentAtOf, str, type Obj } from '../inbound.ts';
 
 /** Files in up to this size are downloaded; larger ones are named for the agent. */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
-
-type Obj = Record<string, unknown>;
-const obj = (value: unknown): Obj | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : undefined);
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
 
 /** The wrappers whose `message` holds the real content. */
 const WRAPPERS = ['ephemeralMessage', 'viewOnceMessage', 'viewOnceMessageV2', 'viewOnceMessageV2Extension', 'documentWithCaptionMessage'];
@@ -126,7 +123,7 @@ function senderIdOf(jid: string, alt: string | null | undefined): string {
 function timestampOf(value: unknown): string | undefined {
   const long = obj(value);
   const seconds = long && typeof long.toNumber === 'function' ? Number((long.toNumber as () => number)()) : Number(value);
-  return Number.isFinite(seconds) && seconds > 0 && seconds < 8.64e12 ? new Date(seconds * 1000).toISOString() : undefined;
+  return sentAtOf(seconds);
 }
 
 /** The file of a message: its content up to MAX_MEDIA_BYTES, named only when larger or when the download fails. */
