@@ -15,6 +15,7 @@ import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MEDIA_FAKE_REFUSAL, type MediaFake } from '../../testing-kit/src/media-conformance.ts';
 import { listen, sendJson } from './http.ts';
+import { FAKE_RETRY_AFTER, sendBytes, type FailMode } from './media-fake-kit.ts';
 import { sampleMp4, samplePng } from './media-samples.ts';
 
 export interface GoogleRecordedRequest {
@@ -43,8 +44,6 @@ export interface GoogleMediaFake extends MediaFake {
   videoPolls: number;
 }
 
-type FailMode = 'refuse' | 'outage' | 'rate_limit';
-
 const IMAGEN_RATIOS = new Set(['1:1', '3:4', '4:3', '9:16', '16:9']);
 const GEMINI_RATIOS = new Set(['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9']);
 
@@ -62,7 +61,7 @@ const FAILURES: Record<FailMode, (res: http.ServerResponse) => void> = {
       'RESOURCE_EXHAUSTED',
       'You exceeded your current quota, please check your plan and billing details.',
       { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] },
-      { 'retry-after': '7' },
+      { 'retry-after': FAKE_RETRY_AFTER },
     ),
 };
 
@@ -128,12 +127,7 @@ export async function startGoogleMediaFake(options: GoogleMediaFakeOptions = {})
       return predictLongRunning(res, model, body);
     }
     if (req.method === 'GET' && (m = /^\/v1beta\/(models\/([^/]+)\/operations\/([^/]+))$/.exec(path))) return readOperation(res, m[1], m[3]);
-    if (req.method === 'GET' && (m = /^\/v1beta\/files\/([^/:]+):download$/.exec(path)) && files.has(m[1])) {
-      const mp4 = sampleMp4();
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': mp4.length });
-      res.end(mp4);
-      return;
-    }
+    if (req.method === 'GET' && (m = /^\/v1beta\/files\/([^/:]+):download$/.exec(path)) && files.has(m[1])) return sendBytes(res, 'video/mp4', sampleMp4());
     googleError(res, 404, 'NOT_FOUND', 'Requested entity was not found.');
   });
 

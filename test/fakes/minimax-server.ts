@@ -16,8 +16,8 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { MEDIA_FAKE_REFUSAL, type MediaFake } from '../../testing-kit/src/media-conformance.ts';
-import { listen, readParams, sendJson, type FakeFile } from './http.ts';
-import { toneFile } from './media-fake-kit.ts';
+import { listen, nowSeconds, readParams, sendJson, type FakeFile } from './http.ts';
+import { sendBytes, toneFile, type FailMode } from './media-fake-kit.ts';
 import { sampleMp4, samplePng, sampleWav } from './media-samples.ts';
 
 export interface MinimaxRecordedRequest {
@@ -53,8 +53,6 @@ export interface MinimaxFake extends MediaFake {
   /** The envelope error the next POST answers with (HTTP 200), e.g. {status_code: 1026, status_msg: '...'}. */
   envelopeNext(status_code: number, status_msg: string): void;
 }
-
-type FailMode = 'refuse' | 'outage' | 'rate_limit';
 
 const FAILURES: Record<FailMode, [number, string]> = {
   refuse: [1026, `input new_sensitive: ${MEDIA_FAKE_REFUSAL}`],
@@ -142,7 +140,7 @@ export async function startMinimaxFake(options: MinimaxFakeOptions = {}): Promis
   function publish(bytes: Buffer, type: string, ext: string): string {
     const name = `${randomBytes(6).toString('hex')}.${ext}`;
     files.set(name, { bytes, type });
-    return `${origin}/cdn/${name}?Expires=${Math.floor(Date.now() / 1000) + 86400}&Signature=${randomBytes(8).toString('hex')}`;
+    return `${origin}/cdn/${name}?Expires=${nowSeconds() + 86400}&Signature=${randomBytes(8).toString('hex')}`;
   }
 
   const server = await listen(async (req, res, url) => {
@@ -151,9 +149,7 @@ export async function startMinimaxFake(options: MinimaxFakeOptions = {}): Promis
       downloads.push({ path: url.pathname, authorization: req.headers.authorization });
       const file = files.get(cdn[1]);
       if (!file) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': file.type, 'content-length': file.bytes.length });
-      res.end(file.bytes);
-      return;
+      return sendBytes(res, file.type, file.bytes);
     }
     const body = await readBody(req, url);
     requests.push({ method: req.method ?? 'GET', rawUrl: req.url ?? '/', path: url.pathname, query: url.searchParams, headers: req.headers, body });
@@ -291,7 +287,7 @@ export async function startMinimaxFake(options: MinimaxFakeOptions = {}): Promis
       file: {
         file_id: fileId,
         bytes: file.bytes.length,
-        created_at: Math.floor(Date.now() / 1000),
+        created_at: nowSeconds(),
         filename: 'output.mp4',
         purpose: 'video_generation',
         download_url,

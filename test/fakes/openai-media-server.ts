@@ -10,7 +10,7 @@
  */
 import type http from 'node:http';
 import { MEDIA_FAKE_REFUSAL, type MediaFake } from '../../testing-kit/src/media-conformance.ts';
-import { listen, readParams, sendJson, type FakeFile } from './http.ts';
+import { listen, nowSeconds, readParams, sendJson, type FakeFile } from './http.ts';
 import { FAKE_RETRY_AFTER, recordOf, sendBytes, toneFile, tonePcm, type FailMode, type FakeMediaRequest } from './media-fake-kit.ts';
 import { samplePng, sampleWav } from './media-samples.ts';
 
@@ -73,7 +73,7 @@ function images(p: Record<string, unknown>, origin: string): Reply {
     ...(b64 ? { b64_json: samplePng(8, 8, i).toString('base64') } : { url: `${origin}/files/img-${i}.png` }),
     ...(model === 'dall-e-3' ? { revised_prompt: `A detailed picture of ${p.prompt as string}` } : {}),
   }));
-  return { status: 200, body: { created: Math.floor(Date.now() / 1000), data } };
+  return { status: 200, body: { created: nowSeconds(), data } };
 }
 
 function speechBytes(format: string): Reply {
