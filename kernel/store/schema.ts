@@ -1,11 +1,4 @@
-import type { Queries, Store } from '@talon/module-sdk';
-
-/**
- * The lock every process takes on PostgreSQL before it creates the kernel's tables or reads the migration ledger to
- * migrate: one key for the whole database, held to the end of the transaction, so that processes starting together
- * migrate once (the others wait, then find the ledger written).
- */
-export const MIGRATION_LOCK = "SELECT pg_advisory_xact_lock(hashtext('talon:migrations'))";
+import { lockInTransaction, type Queries, type Store } from '@talon/module-sdk';
 
 export type TableDdl = { sqlite: readonly string[]; postgres: readonly string[] };
 
@@ -25,6 +18,9 @@ export async function createTables(store: Store, ddl: TableDdl): Promise<void> {
   });
 }
 
-export async function lockMigrations(t: Queries): Promise<void> {
-  await t.one(MIGRATION_LOCK);
-}
+/**
+ * The lock every process takes on PostgreSQL before it creates the kernel's tables or reads the migration ledger to
+ * migrate: one key for the whole database, held to the end of the transaction, so that processes starting together
+ * migrate once (the others wait, then find the ledger written).
+ */
+export const lockMigrations = (t: Queries): Promise<void> => lockInTransaction(t, 'talon:migrations');

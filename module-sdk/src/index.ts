@@ -37,7 +37,7 @@ export type {
 export { safeJoin, isInside } from './paths.ts';
 export { lazy, lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
-export { WriteBehind, isBusy } from './store.ts';
+export { WriteBehind, isBusy, lockInTransaction } from './store.ts';
 export type { Store, Queries, Params, SqlValue, Dialect, NodeAccess, ChangeFeed } from './store.ts';
 export { readPage, readLimit, paginate, pageQueryProperties, cappedLimitProperty } from './pagination.ts';
 export type { Page, PageSize } from './pagination.ts';

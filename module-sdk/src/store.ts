@@ -112,6 +112,16 @@ async function flushWaiting(store: Queries): Promise<void> {
 export const isBusy = (err: unknown): boolean => /^SQLITE_BUSY/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
 
 /**
+ * Takes the lock named `key` until the transaction `t` ends, so that the transactions taking it run their work one
+ * after another. SQLite runs one writing transaction at a time anyway: nothing is done there. PostgreSQL runs them
+ * side by side (read committed), where two could each read the same rows before either commits:
+ * `pg_advisory_xact_lock(hashtext(key))`. Keys are prefixed with the module's id.
+ */
+export async function lockInTransaction(t: Queries, key: string): Promise<void> {
+  if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [key]);
+}
+
+/**
  * Rows written just after the current piece of work has answered: push() queues a row, and right after the current
  * I/O callback (setImmediate, so after the HTTP answer went out) every queue of the store with rows is written in one
  * transaction. Bookkeeping (turn traces, usage rows, the messages of a turn) then costs the caller no commit, and a

@@ -5,7 +5,7 @@
  * kept so their status can be read again (GET /api/a2a/tasks/{id}).
  */
 import { randomUUID } from 'node:crypto';
-import { HttpError, badRequest, notFound, type ChangeFeed, type Store } from '@talon/module-sdk';
+import { HttpError, badRequest, lockInTransaction, notFound, type ChangeFeed, type Store } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/secrets';
 import type { AgentCard, Task } from '@a2a-js/sdk';
 import type { ClientFactory, Client } from '@a2a-js/sdk/client';
@@ -171,7 +171,7 @@ export class RemoteAgents {
       // The row is read again in the transaction: a discovery of the same URL (here or in another process) may have
       // made it meanwhile, and the token must be sealed for the id the row keeps. (PostgreSQL runs transactions side by
       // side: the URL's lock makes a discovery of it wait for the other's commit, as SQLite's one writer does.)
-      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`a2a:remote:${url}`]);
+      await lockInTransaction(t, `a2a:remote:${url}`);
       const current = await t.one<{ id: string; token: string | null }>('SELECT id, token FROM a2a_remote_agents WHERE url = ?', [url]);
       const id = current?.id ?? randomUUID();
       const sealed = token === undefined ? (current?.token ?? null) : token ? this.deps.vault().seal(token, tokenOwner(id)) : null;

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { HttpError, WriteBehind, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
+import { HttpError, lockInTransaction, WriteBehind, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
 import type { TraceStore } from './traces.ts';
 
 /** The change-feed topic of leases (key: the session id; '' for any). */
@@ -289,5 +289,5 @@ export class SessionLeases {
  * or a release could miss a ticket written meanwhile: the lock is held until the commit.
  */
 async function lockSession(t: Queries, sessionId: string): Promise<void> {
-  if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`agents:session:${sessionId}`]);
+  await lockInTransaction(t, `agents:session:${sessionId}`);
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import { conflict, HttpError, notFound, tooManyRequests, type EventChannel, type Queries } from '@talon/module-sdk';
+import { conflict, HttpError, lockInTransaction, notFound, tooManyRequests, type EventChannel, type Queries } from '@talon/module-sdk';
 import type { ApprovalDecision, approvalEvents, ApprovalRecord, ApprovalService, ApprovalStatus } from '@talon/approvals';
 import type { ApprovalConfig } from '../config.ts';
 import { riskOf } from './policy.ts';
@@ -113,7 +113,7 @@ export class Approvals implements ApprovalService {
     const existing = await this.deps.store.tx(async (t) => {
       // PostgreSQL runs transactions side by side: the agent's requests are looked up and written one transaction at a
       // time (SQLite runs one writing transaction at a time anyway).
-      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`approvals:agent:${input.agent.id}`]);
+      await lockInTransaction(t, `approvals:agent:${input.agent.id}`);
       const same = await this.pendingSame(t, input);
       if (same) return same;
       if (this.pendingCount(input.agent.id) >= config.max_pending_per_agent) {

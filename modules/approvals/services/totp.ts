@@ -4,7 +4,7 @@
  * after repeated failures (one count for every purpose), and single-use recovery codes stored as SHA-256 hashes and compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { badRequest, tooManyRequests, type Store } from '@talon/module-sdk';
+import { badRequest, lockInTransaction, tooManyRequests, type Store } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/secrets';
 
 /** 6 digits, 30 s steps, SHA-1: what every authenticator app does by default. One step of clock skew either way. */
@@ -159,7 +159,7 @@ export class Totp {
   private async fail(): Promise<void> {
     await this.store.tx(async (t) => {
       // PostgreSQL runs transactions side by side: the count is read and written under a lock, or two would count one.
-      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`approvals:totp:${LOCK_KEY}`]);
+      await lockInTransaction(t, `approvals:totp:${LOCK_KEY}`);
       const row = await t.one<{ failures: number }>('SELECT failures FROM approvals_totp_failures WHERE purpose = ?', [LOCK_KEY]);
       const failures = (row?.failures ?? 0) + 1;
       const locked = failures >= MAX_FAILURES ? Date.now() + LOCKOUT_SECONDS * 1000 : 0;

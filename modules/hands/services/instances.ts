@@ -3,7 +3,7 @@
  * model call, are read far more often than instances change). A change is noted (topic INSTANCES): the other processes
  * of the home read the instances again. The counters are the store's: each process adds its own events to them.
  */
-import { conflict, WriteBehind, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
+import { conflict, lockInTransaction, WriteBehind, type ChangeFeed, type Queries, type Store } from '@talon/module-sdk';
 import type { HandInstance } from '@talon/hands';
 
 interface Row {
@@ -134,7 +134,7 @@ export class InstanceStore {
   private async checkNoOtherLive(t: Queries, instance: HandInstance): Promise<void> {
     // SQLite runs one writing transaction at a time. PostgreSQL runs them side by side, and two could each find no
     // other live instance and both insert theirs: the check and the write hold the hand's lock until the commit.
-    if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`hands:${instance.hand_id}`]);
+    await lockInTransaction(t, `hands:${instance.hand_id}`);
     const other = await t.one<{ id: string; status: string }>(`SELECT id, status FROM hands_instances WHERE hand_id = ? AND id <> ? AND ${LIVE}`, [
       instance.hand_id,
       instance.id,

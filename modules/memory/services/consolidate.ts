@@ -1,4 +1,4 @@
-import type { Queries, Store } from '@talon/module-sdk';
+import { lockInTransaction, type Queries, type Store } from '@talon/module-sdk';
 import type { EntryRow, EntryStore, Removed } from './entries.ts';
 import { jaccard, wordSet } from './text.ts';
 import { cosine, type VectorIndex } from './vectors.ts';
@@ -98,8 +98,7 @@ export class Consolidator {
   ): Promise<{ consolidated: true; merged_count: number; groups: Array<{ kept: string; merged: string[] }> }> {
     const now = this.entries.now();
     const { groups, removed } = await this.store.tx(async (t) => {
-      const lock = t.pick({ sqlite: '', postgres: "SELECT pg_advisory_xact_lock(hashtext('memory:consolidate:' || CAST(? AS TEXT))) AS locked" });
-      if (lock) await t.one(lock, [agentId]);
+      await lockInTransaction(t, `memory:consolidate:${agentId}`);
       const found = await this.groups(agentId, threshold, model, t);
       const gone: Removed[] = [];
       for (const g of found) gone.push(...(await this.merge(t, g, now)));

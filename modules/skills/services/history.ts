@@ -3,7 +3,7 @@
  * Origins are held in memory (every skill load reads one); a change is noted (topic ORIGINS) and the other processes
  * of the home read them again. Uses are counted behind the tool call that made them.
  */
-import { WriteBehind, type ChangeFeed, type Store } from '@talon/module-sdk';
+import { lockInTransaction, WriteBehind, type ChangeFeed, type Store } from '@talon/module-sdk';
 import type { SkillOrigin, SkillVersion } from '@talon/skills';
 
 /** The newest versions shown in a detail. */
@@ -52,8 +52,7 @@ export class SkillHistory {
     if (!versions.length) return 0;
     const at = new Date().toISOString();
     return this.store.tx(async (t) => {
-      const lock = t.pick({ sqlite: '', postgres: "SELECT pg_advisory_xact_lock(hashtext('skills:versions')) AS locked" });
-      if (lock) await t.one(lock);
+      await lockInTransaction(t, 'skills:versions');
       let recorded = 0;
       for (const v of versions) {
         const { changes } = await t.run(

@@ -2,7 +2,7 @@
  * The queue's rows (tasks_queue): every move is one conditional UPDATE, so of several processes on one database only
  * one claims a row, one records its end, one takes over a dead node's rows.
  */
-import type { Queries, Store } from '@talon/module-sdk';
+import { lockInTransaction, type Queries, type Store } from '@talon/module-sdk';
 
 export type RowState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export type RowKind = 'turn' | 'local';
@@ -81,8 +81,7 @@ export class QueueRows {
       // SQLite's write lock runs claims one at a time. On PostgreSQL (read committed) two claims of different rows
       // could each count the lane's running rows before the other commits: a lock per lane, held to the commit, makes
       // the second count after the first claim.
-      const lock = t.pick({ sqlite: '', postgres: "SELECT pg_advisory_xact_lock(hashtext('tasks:lane:' || CAST(? AS TEXT))) AS locked" });
-      if (lock) await t.one(lock, [lane]);
+      await lockInTransaction(t, `tasks:lane:${lane}`);
       return t.one<Claimed>(
         `UPDATE tasks_queue SET state = 'running', node = ?, started_at = ?, attempts = attempts + 1
          WHERE id = (SELECT id FROM tasks_queue WHERE lane = ? AND state = 'queued' AND ${MINE} ORDER BY seq LIMIT 1)
