@@ -6,7 +6,8 @@
  * restart, another process or the successor of a hot reload picks up where this one stopped.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MediaError, VideoPoll } from '@talon/media';
+import type { VideoPoll } from '@talon/media';
+import { isMediaError } from '../kit/errors.ts';
 import type { VideoConfig, VideoDeps } from './deps.ts';
 import { errorText, type TaskEnds } from './ends.ts';
 import type { VideoTaskRow, VideoTaskStore } from './store.ts';
@@ -118,7 +119,7 @@ export class VideoPoller {
     const now = Date.now();
     const polls = row.polls + 1;
     const attempts = row.attempts + 1;
-    const retryAfter = (err as Partial<MediaError>)?.name === 'MediaError' ? (err as MediaError).retryAfterMs : undefined;
+    const retryAfter = isMediaError(err) ? err.retryAfterMs : undefined;
     const wait = Math.max(pollDelayMs(this.deps.config(), polls), retryAfter ?? 0);
     const error = errorText(err);
     this.deps.log.warn({ task_id: row.task_id, provider: row.provider, attempts, retry_in_ms: wait, err: error }, 'a video poll failed');
