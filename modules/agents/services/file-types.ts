@@ -42,7 +42,7 @@ const AUDIO_CONTAINERS: Record<string, string> = { 'video/mp4': 'audio/mp4', 'vi
 /** Served inline (a browser shows or plays them; none of them runs code). */
 const INLINE = new Set(Object.values(KIND_TYPES).flatMap((types) => Object.keys(types).map(baseType)));
 
-export function baseType(mime: string): string {
+function baseType(mime: string): string {
   return mime.split(';')[0].trim().toLowerCase();
 }
 
@@ -58,7 +58,7 @@ export function isInline(mime: string): boolean {
   return INLINE.has(baseType(mime)) && !isActive(mime);
 }
 
-export async function sniff(bytes: Buffer): Promise<Sniffed | undefined> {
+async function sniff(bytes: Buffer): Promise<Sniffed | undefined> {
   const found = await fileTypeFromBuffer(bytes);
   return found && { mime: found.mime, ext: found.ext };
 }

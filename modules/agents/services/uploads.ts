@@ -180,7 +180,7 @@ export class UploadStore implements UploadFiles {
   }
 }
 
-export function storedFile(row: UploadRow): StoredFile {
+function storedFile(row: UploadRow): StoredFile {
   return { file_id: row.id, url: `/api/uploads/${row.id}`, content_type: row.content_type, filename: row.filename, size: row.size };
 }
 
