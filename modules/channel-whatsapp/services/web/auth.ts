@@ -53,8 +53,8 @@ export class AuthStore {
   }
 
   /** A new sign-in's complete state (its credentials and the keys it made) in place of whatever was stored. */
-  async replace(creds: WaCreds, keys: ReadonlyMap<string, unknown>): Promise<AuthWriter> {
-    const generation = ++this.generation;
+  async replace(creds: WaCreds, keys: ReadonlyMap<string, unknown>): Promise<void> {
+    this.generation++;
     const now = Date.now();
     const rows: Array<[string, string]> = [
       [CREDS, this.seal(CREDS, creds)],
@@ -67,7 +67,6 @@ export class AuthStore {
         for (const [key, value] of rows) await insert(t, this.channel, key, value, now);
       }),
     );
-    return this.writer(creds, generation);
   }
 
   /** Forgets the account (logged out): every row of the channel. */

@@ -21,10 +21,10 @@ type Baileys = typeof import('baileys');
 const nativeImport = new Function('url', 'return import(url)') as (url: string) => Promise<unknown>;
 
 /** Baileys, resolved from this module's folder (then the service's), loaded once. */
-export const loadBaileys = lazy(async () => (await nativeImport(pathToFileURL(createRequire(import.meta.url).resolve('baileys')).href)) as Baileys);
+const loadBaileys = lazy(async () => (await nativeImport(pathToFileURL(createRequire(import.meta.url).resolve('baileys')).href)) as Baileys);
 
 /** How long each QR code lives; Baileys shows the next one when it ends, until WhatsApp's refs run out (408). */
-export const QR_TTL_MS = 30_000;
+const QR_TTL_MS = 30_000;
 /** The only host media is downloaded from: a sender's message cannot point the download elsewhere. */
 const MEDIA_HOST = 'mmg.whatsapp.net';
 

@@ -19,7 +19,7 @@ import { closeAction, LOGGED_OUT } from './close.ts';
 import { downloadFile, readWebMessage, selfJids } from './inbound.ts';
 import { contentsOf, sendError, toJid } from './outbound.ts';
 
-export const NOT_SIGNED_IN = 'whatsapp web: not signed in: start the QR sign-in (POST /api/channels/whatsapp/qr/start) and scan the code with the phone';
+const NOT_SIGNED_IN = 'whatsapp web: not signed in: start the QR sign-in (POST /api/channels/whatsapp/qr/start) and scan the code with the phone';
 const LIVENESS_MS = 12 * 60 * 60 * 1000;
 const READY_WAIT_MS = 20_000;
 /** Sockets made again at once on 515 without one opening, before the loop's backoff takes over. */

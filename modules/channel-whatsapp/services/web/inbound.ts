@@ -34,7 +34,7 @@ export interface ReadWebMessage {
 }
 
 /** `4915112345678:12@s.whatsapp.net` → `4915112345678@s.whatsapp.net`: a jid without its device. */
-export const bareJid = (jid: string): string => jid.replace(/:\d+@/, '@');
+const bareJid = (jid: string): string => jid.replace(/:\d+@/, '@');
 /** A jid's user part (the phone number of an `@s.whatsapp.net` jid). */
 const userOf = (jid: string): string => bareJid(jid).split('@')[0]!;
 
@@ -43,7 +43,7 @@ export const selfJids = (user: { id: string; lid?: string } | undefined): Set<st
   new Set([user?.id, user?.lid].filter((j): j is string => Boolean(j)).map(bareJid));
 
 /** The content inside WhatsApp's wrappers (at most a few levels deep). */
-export function unwrap(content: unknown): Obj | undefined {
+function unwrap(content: unknown): Obj | undefined {
   let current = obj(content);
   for (let depth = 0; current && depth < 4; depth++) {
     const wrapper = WRAPPERS.map((w) => obj(obj(current![w])?.message)).find(Boolean);

@@ -13,7 +13,7 @@ import { channelError, RATE_WAIT_MS } from '../errors.ts';
 const IMAGE = new Set(['image/jpeg', 'image/png', 'image/webp']);
 const VIDEO = new Set(['video/mp4', 'video/3gpp']);
 const OGG = new Set(['audio/ogg', 'audio/opus']);
-export const VOICE_MIMETYPE = 'audio/ogg; codecs=opus';
+const VOICE_MIMETYPE = 'audio/ogg; codecs=opus';
 
 /** The jid a chat id names: a jid as it is, a phone number (digits, with any `+`, spaces or dashes) as its DM. */
 export function toJid(chatId: string): string {

@@ -29,7 +29,7 @@ export interface QrDeps {
 /** How long the sign-in waits for WhatsApp's first code before it answers an error. */
 const FIRST_CODE_MS = 30_000;
 /** Past a code's expiry, how long the next one may take to come before the sign-in counts as expired. */
-export const QR_GRACE_MS = 2_000;
+const QR_GRACE_MS = 2_000;
 /** Sockets made again within one sign-in (515 after the pairing, a dropped connection) before it fails. */
 const MAX_RESTARTS = 3;
 
