@@ -56,11 +56,6 @@ export class VideoPoller {
     if (released > 0) this.deps.log.info({ node, tasks: released }, 'took over the video tasks of a process that is gone');
   }
 
-  /** Resolves when the polls in flight have ended (tests). */
-  async idle(): Promise<void> {
-    await Promise.allSettled(this.inflight.values());
-  }
-
   /**
    * The loop's period: short enough to poll a task soon after it is due (at most a second late, or the first wait
    * when that is shorter) and to renew the claims in flight well within a lease.
