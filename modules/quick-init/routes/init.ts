@@ -14,7 +14,8 @@ export function initRoutes(app: Routes, config: ConfigAccess, catalog: () => Cat
       return { status: 'already_initialized', message: `${config.file} already chooses a default model; edit it or use POST /api/config/set` };
     }
     // Only providers with chat models can be the default model (a media-only provider such as elevenlabs cannot).
-    const providers = (catalog()?.providers() ?? []).filter((p) => catalog()!.models({ provider: p.name }).length > 0);
+    const cat = catalog();
+    const providers = (cat?.providers() ?? []).filter((p) => cat!.models({ provider: p.name }).length > 0);
     const found = providers.find((p) => p.env_var && process.env[p.env_var]?.trim());
     if (!found) {
       const vars = providers.flatMap((p) => (p.env_var ? [p.env_var] : [])).slice(0, 8);
@@ -23,8 +24,8 @@ export function initRoutes(app: Routes, config: ConfigAccess, catalog: () => Cat
         `no provider key in the environment: set one of ${vars.join(', ') || 'the provider key variables'} and restart, or set [default_model] in config.toml`,
       );
     }
-    const model = catalog()!.models({ provider: found.name })[0]?.id;
-    if (!model) throw new HttpError(409, `provider '${found.name}' has no model in the catalogue; set [default_model] in config.toml`);
+    // A provider with models, by the filter above.
+    const model = cat!.models({ provider: found.name })[0].id;
     const table = `\n[default_model]\nprovider = ${JSON.stringify(found.name)}\nmodel = ${JSON.stringify(model)}\napi_key_env = ${JSON.stringify(found.env_var)}\n`;
     config.check({ ...current, default_model: { provider: found.name, model, api_key_env: found.env_var } });
     appendFileSync(config.file, table);
