@@ -5,7 +5,7 @@
  * errors as HTTP errors: a MediaError by its kind (429 with Retry-After), our time bound and a driver's own failure
  * as 502 naming the provider. A caller's abort passes through unchanged.
  */
-import { HttpError } from '@talon/module-sdk';
+import { HttpError, tooManyRequests } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { MediaCallCheck, MediaCallRecord, MediaDriver, MediaKind, MediaUnit } from '@talon/media';
 import { isMediaError, mediaErrorStatus } from './kit/errors.ts';
@@ -73,7 +73,7 @@ export function toHttpError(err: unknown, provider: string, timedOutMs: number |
     const status = mediaErrorStatus(err);
     if (status !== 429) return new HttpError(status, err.message);
     const secs = err.retryAfterMs !== undefined ? Math.max(1, Math.ceil(err.retryAfterMs / 1000)) : DEFAULT_RETRY_SECS;
-    return new HttpError(429, err.message, { headers: { 'retry-after': String(secs) } });
+    return tooManyRequests(err.message, secs);
   }
   if (timedOutMs !== undefined) return new HttpError(502, `media provider '${provider}' did not finish within ${Math.round(timedOutMs / 1000)} s`);
   if (err instanceof Error && err.name === 'FileRefused')
