@@ -2,7 +2,7 @@ import { defineModule } from '@talon/module-sdk';
 import { uploadFiles } from '@talon/agents';
 import { catalogService } from '@talon/catalog';
 import { llmService } from '@talon/llm';
-import { mediaDriverKit, mediaEvents, mediaHooks, mediaService } from '@talon/media';
+import { mediaDriverKit, mediaEvents, mediaHooks, mediaService, type MediaCallRecord } from '@talon/media';
 import { netFetch } from '@talon/net';
 import { mediaConfigSchema, type MediaConfig } from './config.ts';
 import { mediaRoutes } from './routes/media.ts';
@@ -34,7 +34,7 @@ export default defineModule<MediaConfig>({
       catalogue: () => catalog.providers().map((p) => p.name),
       log: ctx.log,
     });
-    const afterCall = (record: Parameters<ReturnType<typeof hooks>['afterCall']['promise']>[0]) => hooks().afterCall.promise(record);
+    const afterCall = (record: MediaCallRecord) => hooks().afterCall.promise(record);
     const video = createVideoTasks({
       store: ctx.store,
       nodes: ctx.nodes,
