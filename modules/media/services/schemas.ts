@@ -3,6 +3,8 @@
  * its properties are the agents' media tools' parameters too. Each property says in `x-error` what a client must
  * send, so a 400 names the field and what is allowed.
  */
+import { AUDIO_FORMATS, MEDIA_CAPABILITIES } from './formats.ts';
+
 const provider = {
   type: 'string',
   minLength: 1,
@@ -18,7 +20,7 @@ const model = {
   'x-error': 'a model name of 1 to 200 characters',
 } as const;
 const format = {
-  enum: ['mp3', 'wav', 'opus', 'ogg', 'flac', 'aac'],
+  enum: AUDIO_FORMATS,
   description: 'the audio format of the result (converted with ffmpeg where the provider makes another)',
   'x-error': 'one of mp3, wav, opus, ogg, flac, aac',
 } as const;
@@ -191,7 +193,7 @@ export const providersResponse = {
         properties: {
           name: { type: 'string' },
           configured: { type: 'boolean' },
-          capabilities: { type: 'array', items: { enum: ['ImageGeneration', 'TextToSpeech', 'VideoGeneration', 'MusicGeneration', 'Transcription'] } },
+          capabilities: { type: 'array', items: { enum: MEDIA_CAPABILITIES } },
           setup: { type: 'string', description: 'what to set or install' },
         },
         required: ['name', 'configured', 'capabilities'],
