@@ -189,7 +189,7 @@ async function submitVideo(deps: MediaServiceDeps, request: Parameters<MediaServ
 function providerViews(deps: MediaServiceDeps): MediaProviderView[] {
   return deps.registry.ordered().map((driver) => {
     const s = state(driver, deps.log);
-    const setup = setupText(driver, deps.keyOf, deps.log);
+    const setup = setupText(driver.name, s.setup, deps.keyOf);
     return { name: driver.name, configured: s.configured, capabilities: s.capabilities, ...(setup ? { setup } : {}) };
   });
 }

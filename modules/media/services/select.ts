@@ -26,7 +26,7 @@ export function chooseDriver(
   }
   const able = drivers.filter((d) => typeof d[CAPABILITY_METHOD[capability]] === 'function');
   const how = able.length
-    ? able.map((d) => `${d.name}: ${hint(d, keyOf, log)}`).join('; ')
+    ? able.map((d) => `${d.name}: ${hint(d.name, state(d, log).setup, keyOf)}`).join('; ')
     : 'no media driver module that offers it is running (see docs/media.md)';
   throw unprocessable(`no configured media provider offers ${capability}: ${how}`);
 }
@@ -34,27 +34,27 @@ export function chooseDriver(
 function named(drivers: MediaDriver[], capability: MediaCapability, provider: string, keyOf: (name: string) => string | undefined, log: Logger): MediaDriver {
   const driver = drivers.find((d) => d.name === provider);
   if (!driver) throw badRequest(`provider: unknown media provider '${provider}' (known: ${drivers.map((d) => d.name).join(', ') || 'none'})`);
-  if (typeof driver[CAPABILITY_METHOD[capability]] !== 'function') {
-    throw badRequest(
-      `provider: media provider '${provider}' does not offer ${capability} (it offers ${state(driver, log).capabilities.join(', ') || 'nothing here'})`,
-    );
-  }
   const s = state(driver, log);
-  if (!s.configured) throw unprocessable(`media provider '${provider}' is not configured: ${hint(driver, keyOf, log)}`);
+  if (typeof driver[CAPABILITY_METHOD[capability]] !== 'function') {
+    throw badRequest(`provider: media provider '${provider}' does not offer ${capability} (it offers ${s.capabilities.join(', ') || 'nothing here'})`);
+  }
+  if (!s.configured) throw unprocessable(`media provider '${provider}' is not configured: ${hint(provider, s.setup, keyOf)}`);
   if (!s.capabilities.includes(capability))
-    throw unprocessable(`media provider '${provider}' cannot offer ${capability} on this host: ${hint(driver, keyOf, log)}`);
+    throw unprocessable(`media provider '${provider}' cannot offer ${capability} on this host: ${hint(provider, s.setup, keyOf)}`);
   return driver;
 }
 
-/** What to set or install for a driver: its setup hint, with the catalogue's env var added when the hint does not name it; '' for nothing. */
-export function setupText(driver: MediaDriver, keyOf: (name: string) => string | undefined, log: Logger): string {
-  const text = state(driver, log).setup.trim();
-  const key = keyOf(driver.name);
+/**
+ * What to set or install for a driver: its setup hint (`state(driver).setup`), with the catalogue's env var added
+ * when the hint does not name it; '' for nothing.
+ */
+export function setupText(name: string, setup: string, keyOf: (name: string) => string | undefined): string {
+  const text = setup.trim();
+  const key = keyOf(name);
   if (!key || text.includes(key)) return text;
-  const keyHint = `set ${key} or POST /api/providers/${driver.name}/key`;
+  const keyHint = `set ${key} or POST /api/providers/${name}/key`;
   return text ? `${text} (${keyHint})` : keyHint;
 }
 
 /** The setup text for a refusal, which always says where to look. */
-export const hint = (driver: MediaDriver, keyOf: (name: string) => string | undefined, log: Logger): string =>
-  setupText(driver, keyOf, log) || 'see docs/media.md';
+const hint = (name: string, setup: string, keyOf: (name: string) => string | undefined): string => setupText(name, setup, keyOf) || 'see docs/media.md';
