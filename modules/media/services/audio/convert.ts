@@ -15,10 +15,11 @@ export interface ConvertOptions {
   /** The window to keep: from startSec, at most maxSecs (for transcribing long audio piece by piece). */
   startSec?: number;
   maxSecs?: number;
-  /** Default 120 s; ffmpeg is killed when it is up. */
-  timeoutMs?: number;
   signal?: AbortSignal;
 }
+
+/** ffmpeg is killed when this is up. */
+const FFMPEG_TIMEOUT_MS = 120_000;
 
 /**
  * ffmpeg's encoder and container for each format. `opus` and `ogg` are both Ogg/Opus at 48 kHz: what Telegram and
@@ -111,7 +112,7 @@ export async function convert(bytes: Buffer, to: AudioFormat, options: ConvertOp
     const input = path.join(dir, 'input');
     const output = path.join(dir, `output.${to}`);
     await writeFile(input, bytes);
-    const result = await run(ffmpeg, ffmpegArgs(input, demuxer, output, to, options), { timeoutMs: options.timeoutMs ?? 120_000, signal: options.signal });
+    const result = await run(ffmpeg, ffmpegArgs(input, demuxer, output, to, options), { timeoutMs: FFMPEG_TIMEOUT_MS, signal: options.signal });
     if (result.code !== 0) throw mediaError('not_supported', `ffmpeg could not convert the audio to ${to}: ${lastLine(result.stderr)}`);
     return readFile(output);
   });

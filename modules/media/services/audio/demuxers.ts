@@ -5,7 +5,6 @@
  * could read the host's files or reach the network).
  */
 import type { MediaInfo } from '@talon/media';
-import { parseHeaders } from './headers/index.ts';
 
 /** Our format names (parseHeaders) → ffmpeg's demuxer. M4A and MP4 are ISO BMFF ('mov'); WebM is Matroska. */
 const DEMUXERS: Record<string, string> = {
@@ -26,10 +25,4 @@ export const READABLE_FORMATS = 'wav, mp3, ogg/opus, flac, aac, m4a, mp4 or webm
 export function inputOptions(info: MediaInfo | undefined): string[] | undefined {
   const demuxer = info && DEMUXERS[info.format];
   return demuxer ? ['-protocol_whitelist', 'file', '-f', demuxer] : undefined;
-}
-
-/** parseHeaders' answer and the input options for those bytes (undefined options: not given to ffmpeg). */
-export function readable(bytes: Buffer): { info: MediaInfo | undefined; options: string[] | undefined } {
-  const info = parseHeaders(bytes);
-  return { info, options: inputOptions(info) };
 }

@@ -5,6 +5,6 @@
  */
 export { which } from './which.ts';
 export { probe } from './probe.ts';
-export { convert, type ConvertOptions } from './convert.ts';
+export { convert } from './convert.ts';
 export { runChecked, withTempDir } from './exec.ts';
-export { parseHeaders, wavFormat, type WavFormat } from './headers/index.ts';
+export { parseHeaders, wavFormat } from './headers/index.ts';

@@ -1,7 +1,11 @@
 import type { MediaInfo } from '@talon/media';
 import { ffprobeInfo } from './ffprobe.ts';
-import { readable } from './demuxers.ts';
+import { inputOptions } from './demuxers.ts';
+import { parseHeaders } from './headers/index.ts';
 import { which } from './which.ts';
+
+/** ffprobe is killed when this is up. */
+const FFPROBE_TIMEOUT_MS = 30_000;
 
 const IMAGES = new Set(['png', 'jpeg', 'gif', 'webp']);
 
@@ -19,13 +23,14 @@ function complete(info: MediaInfo): boolean {
  * given (demuxers.ts: never bytes whose header is none of them); without it the headers' answer stands. Bytes nobody
  * recognises are `{format: 'unknown'}`.
  */
-export async function probe(bytes: Buffer, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<MediaInfo> {
-  const { info: fromHeaders, options: input } = readable(bytes);
+export async function probe(bytes: Buffer, options: { signal?: AbortSignal } = {}): Promise<MediaInfo> {
+  const fromHeaders = parseHeaders(bytes);
   if (fromHeaders && complete(fromHeaders)) return fromHeaders;
   const ffprobe = which('ffprobe');
+  const input = inputOptions(fromHeaders);
   if (ffprobe && input) {
     options.signal?.throwIfAborted();
-    const measured = await ffprobeInfo(ffprobe, bytes, input, { timeoutMs: options.timeoutMs ?? 30_000, signal: options.signal }).catch((err: unknown) => {
+    const measured = await ffprobeInfo(ffprobe, bytes, input, { timeoutMs: FFPROBE_TIMEOUT_MS, signal: options.signal }).catch((err: unknown) => {
       if (options.signal?.aborted) throw err;
       return undefined;
     });

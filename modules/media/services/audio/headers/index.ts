@@ -26,4 +26,4 @@ export function parseHeaders(b: Buffer): MediaInfo | undefined {
   return undefined;
 }
 
-export { wavFormat, type WavFormat } from './wav.ts';
+export { wavFormat } from './wav.ts';
