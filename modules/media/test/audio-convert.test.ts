@@ -5,7 +5,7 @@ import path from 'node:path';
 import { AUDIO_FORMATS } from '../services/formats.ts';
 import { convert, probe, wavFormat } from '../services/audio/index.ts';
 import { run, runChecked, withTempDir } from '../services/audio/exec.ts';
-import { maker, NO_FFMPEG, rms, withFakePrograms, withoutPrograms, type Maker } from './audio-helpers.ts';
+import { maker, NO_FFMPEG, rms, wavWith, withFakePrograms, withoutPrograms, type Maker } from './audio-helpers.ts';
 
 const PROBED_AS = { mp3: 'mp3', opus: 'opus', ogg: 'opus', wav: 'wav', flac: 'flac', aac: 'm4a' } as const;
 
@@ -118,19 +118,7 @@ describe('audio convert with ffmpeg', { skip: NO_FFMPEG }, () => {
 
 describe('audio convert refusals', () => {
   it('without ffmpeg: a not_supported MediaError naming ffmpeg and how to install it', async () => {
-    const wav = Buffer.alloc(44 + 3200);
-    wav.write('RIFF', 0, 'latin1');
-    wav.writeUInt32LE(36 + 3200, 4);
-    wav.write('WAVEfmt ', 8, 'latin1');
-    wav.writeUInt32LE(16, 16);
-    wav.writeUInt16LE(1, 20);
-    wav.writeUInt16LE(1, 22);
-    wav.writeUInt32LE(16000, 24);
-    wav.writeUInt32LE(32000, 28);
-    wav.writeUInt16LE(2, 32);
-    wav.writeUInt16LE(16, 34);
-    wav.write('data', 36, 'latin1');
-    wav.writeUInt32LE(3200, 40);
+    const wav = wavWith({ rate: 16000, byteRate: 32000, blockAlign: 2 }, 3200);
     await withoutPrograms(async () => {
       await rejectsWith(convert(wav, 'mp3'), 'not_supported', /needs ffmpeg.*apt install ffmpeg/);
       await rejectsWith(convert(wav, 'wav', { sampleRate: 8000 }), 'not_supported', /needs ffmpeg/);

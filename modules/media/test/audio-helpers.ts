@@ -71,3 +71,24 @@ export async function withFakePrograms<T>(scripts: (dir: string) => Record<strin
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** A WAV of `dataBytes` of silence whose fmt chunk says what the test writes (a forger's header). */
+export function wavWith(
+  fmt: { code?: number; channels?: number; rate: number; byteRate: number; blockAlign: number; bits?: number },
+  dataBytes = 3000,
+): Buffer {
+  const head = Buffer.alloc(44);
+  head.write('RIFF', 0, 'latin1');
+  head.writeUInt32LE(36 + dataBytes, 4);
+  head.write('WAVEfmt ', 8, 'latin1');
+  head.writeUInt32LE(16, 16);
+  head.writeUInt16LE(fmt.code ?? 1, 20);
+  head.writeUInt16LE(fmt.channels ?? 1, 22);
+  head.writeUInt32LE(fmt.rate, 24);
+  head.writeUInt32LE(fmt.byteRate, 28);
+  head.writeUInt16LE(fmt.blockAlign, 32);
+  head.writeUInt16LE(fmt.bits ?? 16, 34);
+  head.write('data', 36, 'latin1');
+  head.writeUInt32LE(dataBytes, 40);
+  return Buffer.concat([head, Buffer.alloc(dataBytes)]);
+}

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { convert, parseHeaders, probe, which } from '../services/audio/index.ts';
-import { maker, NO_FFMPEG, withoutPrograms, type Maker } from './audio-helpers.ts';
+import { maker, NO_FFMPEG, wavWith, withoutPrograms, type Maker } from './audio-helpers.ts';
 
 const fixture = readFileSync(path.join(import.meta.dirname, '../../../test/fixtures/media/sample.mp4'));
 
@@ -21,24 +21,6 @@ const CASES: Array<{ name: string; rate: number; args: string[]; format: string;
   // ADTS cannot say how many priming samples there are: at 48 kHz one frame is 21 ms.
   { name: 'a.aac', rate: 48000, args: ['-c:a', 'aac', '-f', 'adts'], format: 'aac' },
 ];
-
-/** A WAV of `dataBytes` of silence whose fmt chunk says what the test writes (a forger's header). */
-function wavWith(fmt: { code?: number; channels?: number; rate: number; byteRate: number; blockAlign: number; bits?: number }, dataBytes = 3000): Buffer {
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(36 + dataBytes, 4);
-  head.write('WAVEfmt ', 8, 'latin1');
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(fmt.code ?? 1, 20);
-  head.writeUInt16LE(fmt.channels ?? 1, 22);
-  head.writeUInt32LE(fmt.rate, 24);
-  head.writeUInt32LE(fmt.byteRate, 28);
-  head.writeUInt16LE(fmt.blockAlign, 32);
-  head.writeUInt16LE(fmt.bits ?? 16, 34);
-  head.write('data', 36, 'latin1');
-  head.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([head, Buffer.alloc(dataBytes)]);
-}
 
 const near = (actual: number | undefined, expected: number, what: string) =>
   assert.ok(actual !== undefined && Math.abs(actual - expected) <= 50, `${what}: ${actual} ms, expected ${expected} ± 50 ms`);
@@ -168,21 +150,10 @@ describe('audio probe without programs', () => {
 
   it('a WAV written to a pipe (sizes left at 0xFFFFFFFF) counts the data that is there', () => {
     const rate = 8000;
-    const data = Buffer.alloc(rate * 2 * 3); // 3 s, 16-bit mono
-    const head = Buffer.alloc(44);
-    head.write('RIFF', 0, 'latin1');
-    head.writeUInt32LE(0xffffffff, 4);
-    head.write('WAVEfmt ', 8, 'latin1');
-    head.writeUInt32LE(16, 16);
-    head.writeUInt16LE(1, 20);
-    head.writeUInt16LE(1, 22);
-    head.writeUInt32LE(rate, 24);
-    head.writeUInt32LE(rate * 2, 28);
-    head.writeUInt16LE(2, 32);
-    head.writeUInt16LE(16, 34);
-    head.write('data', 36, 'latin1');
-    head.writeUInt32LE(0xffffffff, 40);
-    assert.deepEqual(parseHeaders(Buffer.concat([head, data])), { format: 'wav', sampleRate: rate, channels: 1, durationMs: 3000 });
+    const piped = wavWith({ rate, byteRate: rate * 2, blockAlign: 2 }, rate * 2 * 3); // 3 s, 16-bit mono
+    piped.writeUInt32LE(0xffffffff, 4);
+    piped.writeUInt32LE(0xffffffff, 40);
+    assert.deepEqual(parseHeaders(piped), { format: 'wav', sampleRate: rate, channels: 1, durationMs: 3000 });
   });
 
   it('which finds programs on PATH once, and nothing on an empty PATH', async () => {
