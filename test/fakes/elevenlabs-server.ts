@@ -8,8 +8,8 @@
  */
 import type http from 'node:http';
 import { MEDIA_FAKE_REFUSAL, type MediaFake } from '../../testing-kit/src/media-conformance.ts';
-import { listen, readParams, sendJson, type FakeFile } from './http.ts';
-import { FAKE_RETRY_AFTER, recordOf, sendBytes, toneFile, tonePcm, type FailMode, type FakeMediaRequest } from './media-fake-kit.ts';
+import { listen, readParams, type FakeFile } from './http.ts';
+import { FAKE_RETRY_AFTER, recordOf, sendReply, toneFile, tonePcm, type FailMode, type FakeMediaRequest, type FakeReply as Reply } from './media-fake-kit.ts';
 
 export interface ElevenlabsFakeOptions {
   key?: string;
@@ -28,8 +28,6 @@ export interface ElevenlabsFake extends MediaFake {
 export const ELEVENLABS_FAKE_KEY = 'el-media-test';
 /** "Rachel", ElevenLabs' long-standing premade voice, and "George". */
 const PREMADE_VOICES = ['21m00Tcm4TlvDq8ikWAM', 'JBFqnCBsd6RMkjVDRZzb'];
-
-type Reply = { status: number; body: unknown; headers?: Record<string, string> } | { bytes: Buffer; type: string };
 
 const detail = (status: number, code: string, message: string): Reply => ({ status, body: { detail: { status: code, message } } });
 const missing = (where: 'body' | 'query', field: string): Reply => ({
@@ -100,9 +98,7 @@ export async function startElevenlabsFake(options: ElevenlabsFakeOptions = {}): 
   const server = await listen(async (req, res, url) => {
     const params = await readParams(req, url);
     fake.requests.push(recordOf(req, url, params));
-    const reply = route(req, url, params);
-    if ('bytes' in reply) return sendBytes(res, reply.type, reply.bytes);
-    sendJson(res, reply.status, reply.body, reply.headers);
+    sendReply(res, route(req, url, params));
   });
 
   return Object.assign(fake, {

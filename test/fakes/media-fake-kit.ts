@@ -7,6 +7,7 @@ import type http from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sendJson } from './http.ts';
 import { sampleWav } from './media-samples.ts';
 
 /** One request a driver made to a fake, in order. Multipart files are FakeFile values in `params`. */
@@ -51,4 +52,12 @@ export function recordOf(req: http.IncomingMessage, url: URL, params: Record<str
 export function sendBytes(res: http.ServerResponse, type: string, bytes: Buffer): void {
   res.writeHead(200, { 'content-type': type, 'content-length': bytes.length });
   res.end(bytes);
+}
+
+/** What a fake's route answers: a JSON body with its status (and headers), or audio or image bytes. */
+export type FakeReply = { status: number; body: unknown; headers?: Record<string, string> } | { bytes: Buffer; type: string };
+
+export function sendReply(res: http.ServerResponse, reply: FakeReply): void {
+  if ('bytes' in reply) sendBytes(res, reply.type, reply.bytes);
+  else sendJson(res, reply.status, reply.body, reply.headers);
 }

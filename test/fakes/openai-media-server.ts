@@ -10,8 +10,18 @@
  */
 import type http from 'node:http';
 import { MEDIA_FAKE_REFUSAL, type MediaFake } from '../../testing-kit/src/media-conformance.ts';
-import { listen, nowSeconds, readParams, sendJson, type FakeFile } from './http.ts';
-import { FAKE_RETRY_AFTER, recordOf, sendBytes, toneFile, tonePcm, type FailMode, type FakeMediaRequest } from './media-fake-kit.ts';
+import { listen, nowSeconds, readParams, type FakeFile } from './http.ts';
+import {
+  FAKE_RETRY_AFTER,
+  recordOf,
+  sendBytes,
+  sendReply,
+  toneFile,
+  tonePcm,
+  type FailMode,
+  type FakeMediaRequest,
+  type FakeReply as Reply,
+} from './media-fake-kit.ts';
 import { samplePng, sampleWav } from './media-samples.ts';
 
 export interface OpenaiMediaFakeOptions {
@@ -30,8 +40,6 @@ export interface OpenaiMediaFake extends MediaFake {
 }
 
 export const OPENAI_FAKE_KEY = 'sk-media-test';
-
-type Reply = { status: number; body: unknown; headers?: Record<string, string> } | { bytes: Buffer; type: string };
 
 const fail = (status: number, message: string, param: string | null, code: string | null, type = 'invalid_request_error'): Reply => ({
   status,
@@ -146,9 +154,7 @@ export async function startOpenaiMediaFake(options: OpenaiMediaFakeOptions = {})
     }
     const params = await readParams(req, url);
     fake.requests.push(recordOf(req, url, params));
-    const reply = route(req, new URL(url.pathname + url.search, origin), params);
-    if ('bytes' in reply) return sendBytes(res, reply.type, reply.bytes);
-    sendJson(res, reply.status, reply.body, reply.headers);
+    sendReply(res, route(req, new URL(url.pathname + url.search, origin), params));
   });
 
   return Object.assign(fake, {
