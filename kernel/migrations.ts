@@ -44,20 +44,36 @@ export function pendingMigrations(db: Database, moduleId: string, moduleDir: str
   }>;
   const done = new Map(applied.map((m) => [m.id, m.checksum]));
   const pending: Migration[] = [];
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql'));
-  for (const file of files.sort()) {
-    const id = path.basename(file, '.sql');
-    const where = path.join(dir, file);
-    const sql = readFileSync(where, 'utf8');
-    const checksum = createHash('sha256').update(sql).digest('hex');
-    if (!done.has(id)) pending.push({ id, file: where, sql, checksum });
-    else if (done.get(id) !== checksum)
+  for (const file of sqlFiles(dir)) {
+    const m = readMigration(dir, file);
+    if (!done.has(m.id)) pending.push(m);
+    else if (done.get(m.id) !== m.checksum)
       throw located(
         new Error(`migration ${moduleId}/${file} was changed after it was applied; add a new migration instead`),
-        where,
+        m.file,
       );
   }
   return pending;
+}
+
+/** The `.sql` files of a migrations folder, in lexical order (none when it does not exist). */
+const sqlFiles = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.sql'))
+        .sort()
+    : [];
+
+/** A migration file: its id (the name without `.sql`), its text and the checksum the ledger keeps. */
+function readMigration(dir: string, file: string): Migration {
+  const where = path.join(dir, file);
+  const sql = readFileSync(where, 'utf8');
+  return {
+    id: path.basename(file, '.sql'),
+    file: where,
+    sql,
+    checksum: createHash('sha256').update(sql).digest('hex'),
+  };
 }
 
 export const needsNoTransaction = (migrations: readonly Migration[]): boolean =>
@@ -96,13 +112,6 @@ const POSTGRES = 'postgres';
 export const prepareLedger = (store: Store): Promise<void> =>
   createTables(store, { sqlite: [LEDGER], postgres: [LEDGER] });
 
-const sqlFiles = (dir: string): string[] =>
-  existsSync(dir)
-    ? readdirSync(dir)
-        .filter((f) => f.endsWith('.sql'))
-        .sort()
-    : [];
-
 /**
  * A module's PostgreSQL migrations, `migrations/postgres/NNNN_name.sql`, in lexical order. Their ids are the SQLite
  * files' ids: a SQLite migration without its PostgreSQL file (or the reverse) stops the module, naming the file.
@@ -130,16 +139,10 @@ export function postgresMigrations(moduleId: string, moduleDir: string): Migrati
       path.join(dir, POSTGRES, `${extra}.sql`),
     );
   return files.map((file) => {
-    const where = path.join(dir, POSTGRES, file);
-    const sql = readFileSync(where, 'utf8');
-    if (sql.startsWith(NO_TRANSACTION))
-      throw located(new Error(`migration ${moduleId}/postgres/${file}: ${NO_TRANSACTION} is for SQLite only`), where);
-    return {
-      id: path.basename(file, '.sql'),
-      file: where,
-      sql,
-      checksum: createHash('sha256').update(sql).digest('hex'),
-    };
+    const m = readMigration(path.join(dir, POSTGRES), file);
+    if (m.sql.startsWith(NO_TRANSACTION))
+      throw located(new Error(`migration ${moduleId}/postgres/${file}: ${NO_TRANSACTION} is for SQLite only`), m.file);
+    return m;
   });
 }
 
