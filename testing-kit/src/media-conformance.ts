@@ -93,15 +93,18 @@ const merge = (base: Table, over: Table): Table => {
   return out;
 };
 
-/** Removes every provider key from the environment; throws naming any that comes back (a leak would bill a real account). */
+/** The provider keys in the environment, but those in `keep`. */
+const providerEnv = (keep: Record<string, string>) =>
+  Object.keys(process.env).filter((n) => (MEDIA_PROVIDER_ENV.includes(n) || /_API_(KEY|TOKEN)$/.test(n)) && !(n in keep));
+
+/** Removes every provider key from the environment but those in `keep`. */
 export function clearProviderEnv(keep: Record<string, string> = {}): void {
-  for (const name of Object.keys(process.env)) {
-    if ((MEDIA_PROVIDER_ENV.includes(name) || /_API_(KEY|TOKEN)$/.test(name)) && !(name in keep)) delete process.env[name];
-  }
+  for (const name of providerEnv(keep)) delete process.env[name];
 }
 
+/** Fails naming any provider key left in the environment but those in `keep` (a leak would bill a real account). */
 export function assertNoProviderEnv(keep: Record<string, string> = {}): void {
-  const leaked = Object.keys(process.env).filter((n) => (MEDIA_PROVIDER_ENV.includes(n) || /_API_(KEY|TOKEN)$/.test(n)) && !(n in keep));
+  const leaked = providerEnv(keep);
   assert.deepEqual(leaked, [], `provider keys leaked into a media test: ${leaked.join(', ')}`);
 }
 
