@@ -10,9 +10,10 @@ import type { StoredFile, UploadFiles } from '@talon/agents';
 import { startAgentTestKernel, type AgentTestKernel } from '@talon/testing';
 import { MAX_OUTBOUND_MEDIA_BYTES, placeMedia, replyMedia, sizeText } from '../services/media.ts';
 import { configure, fixtures, inject, sent, until } from './helpers.ts';
+/** The PNG the agents fixture's make_image stores, base64 (as the upload chunk carries it). */
+import { PNG_BASE64 as PNG } from '../../agents/test/fixtures/file-tool-module/index.ts';
 
 const AGENT_FIXTURES = path.resolve(import.meta.dirname, '../../agents/test/fixtures');
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 describe('files a reply carries, through a running channel', () => {
   let k: AgentTestKernel;
