@@ -15,8 +15,6 @@ export interface CallOptions {
 }
 
 export interface GeminiApi {
-  /** `https://generativelanguage.googleapis.com`, without a version. */
-  root: string;
   /** The header a download from the API's own origin needs (Veo's file URIs); the kit sends it nowhere else. */
   credentials: Record<string, string>;
   post<T>(path: string, body: unknown, options: CallOptions): Promise<T>;
@@ -54,7 +52,6 @@ export function geminiApi(kit: MediaDriverKit): GeminiApi {
     }
   };
   return {
-    root,
     credentials,
     post: (path, body, options) => call('POST', path, body, options),
     get: (path, options) => call('GET', path, undefined, options),
