@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ErrorText, request, useAction } from '@talon/dashboard-kit';
-import { formFields, MediaCard, MediaFile, onSubmitForm, ProviderSelect, seconds, type Provider } from './media-parts.tsx';
+import { chosen, formFields, MediaCard, MediaFile, onSubmitForm, ProviderSelect, seconds, type Provider } from './media-parts.tsx';
 
 interface ImageResult {
   images: { url: string }[];
@@ -29,8 +29,6 @@ interface Transcript {
 }
 
 const FORMATS = ['mp3', 'wav', 'opus', 'ogg', 'flac', 'aac'];
-/** The chosen provider as a body field: none = the service chooses. */
-const chosen = (provider: string) => (provider ? { provider } : {});
 
 export function ImageForm({ providers }: { providers: Provider[] }) {
   const [provider, setProvider] = useState('');

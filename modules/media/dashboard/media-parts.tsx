@@ -116,6 +116,9 @@ function NoProvider({ providers, capability }: { providers: Provider[]; capabili
   return <p class="muted">Not configured yet: {offering.map((p) => p.name).join(', ')} (see "To set up" above).</p>;
 }
 
+/** The chosen provider as a body field: none = the service chooses. */
+export const chosen = (provider: string) => (provider ? { provider } : {});
+
 /** The fields of a form as strings, the empty ones left out. */
 export function formFields(form: HTMLFormElement): Record<string, string> {
   const out: Record<string, string> = {};

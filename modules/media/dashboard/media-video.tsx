@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ConfirmButton, ErrorText, fmtTime, seg, useAction, useApi } from '@talon/dashboard-kit';
-import { formFields, MediaCard, MediaFile, onSubmitForm, ProviderSelect, type Provider } from './media-parts.tsx';
+import { chosen, formFields, MediaCard, MediaFile, onSubmitForm, ProviderSelect, type Provider } from './media-parts.tsx';
 
 interface VideoTask {
   task_id: string;
@@ -59,7 +59,7 @@ function VideoForm({ providers, onSubmitted }: { providers: Provider[]; onSubmit
   const action = useAction();
   const submit = onSubmitForm(action, async (form) => {
     const f = formFields(form);
-    const body = { prompt: f.prompt, ...(f.duration_secs ? { duration_secs: Number(f.duration_secs) } : {}), ...(provider ? { provider } : {}) };
+    const body = { prompt: f.prompt, ...(f.duration_secs ? { duration_secs: Number(f.duration_secs) } : {}), ...chosen(provider) };
     await api('/api/media/video', { json: body });
     form.reset();
     onSubmitted();
