@@ -77,3 +77,11 @@ export async function openPostgresTestStore(moduleDirs: readonly string[] = []):
     },
   };
 }
+
+/**
+ * A store with the given module folders' migrations applied, on the engine the test run is for (TALON_TEST_DB, as
+ * startTestKernel's kernels): openPostgresTestStore's database with TALON_TEST_DB=postgres, else openTestStore's file.
+ */
+export async function openTestDbStore(moduleDirs: readonly string[] = []): Promise<TestStore | PostgresTestStore> {
+  return process.env.TALON_TEST_DB === 'postgres' ? openPostgresTestStore(moduleDirs) : openTestStore(moduleDirs);
+}

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { openPostgresTestStore, openTestStore } from '@talon/testing';
+import { openTestDbStore } from '@talon/testing';
 import { ApprovalStore, type StoredApproval } from '../services/store.ts';
 
 function request(id: string, node: string | null, held = true): StoredApproval {
@@ -30,7 +30,7 @@ function request(id: string, node: string | null, held = true): StoredApproval {
 /** A fresh database: a SQLite file, or with TALON_TEST_DB=postgres a PostgreSQL database. */
 async function withStore(fn: (store: ApprovalStore) => Promise<void>): Promise<void> {
   const dir = path.resolve(import.meta.dirname, '..');
-  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([dir]) : openTestStore([dir]);
+  const opened = await openTestDbStore([dir]);
   try {
     await fn(new ApprovalStore(opened.store));
   } finally {

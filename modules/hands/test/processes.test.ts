@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
 import type { HandInstance } from '@talon/hands';
-import { openPostgresTestStore, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { openTestDbStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { InstanceStore } from '../services/instances.ts';
 import { activate, install, json } from './helpers.ts';
 
@@ -37,7 +37,7 @@ function instance(id: string, status: string): HandInstance {
 
 test('one live instance per hand is checked in the write; counts of two processes add up', async () => {
   // TALON_TEST_DB=postgres: both copies on one PostgreSQL database, their statements side by side on its pool.
-  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]);
+  const opened = await openTestDbStore([moduleDir]);
   try {
     const here = new InstanceStore(opened.store, noFeed, failOnLoss);
     const there = new InstanceStore(opened.store, noFeed, failOnLoss);
@@ -61,7 +61,7 @@ test('one live instance per hand is checked in the write; counts of two processe
 });
 
 test('two processes activating one hand at the same moment: one instance is saved, the other is a 409', async () => {
-  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]);
+  const opened = await openTestDbStore([moduleDir]);
   try {
     for (let round = 0; round < 5; round++) {
       const copies = [0, 1, 2].map(() => new InstanceStore(opened.store, noFeed, failOnLoss));

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openPostgresTestStore, openTestStore, startTestKernel, waitFor } from '@talon/testing';
+import { openTestDbStore, startTestKernel, waitFor } from '@talon/testing';
 import type { SecretVault } from '@talon/secrets';
 import { ServerStore } from '../services/store.ts';
 import type { ServerSpec } from '../services/spec.ts';
@@ -14,7 +14,7 @@ import { addFixture, waitConnected } from './helpers.ts';
 const moduleDir = path.resolve(import.meta.dirname, '..');
 
 test('a name is checked against every stored server in the write: a process that has not heard of one yet gets 409', async () => {
-  const opened = process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]);
+  const opened = await openTestDbStore([moduleDir]);
   try {
     const plain: SecretVault = { seal: (text) => text, open: (text) => text };
     const notes: string[] = [];

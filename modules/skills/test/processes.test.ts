@@ -9,7 +9,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeFeed } from '@talon/module-sdk';
-import { openPostgresTestStore, openTestStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { openTestDbStore, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { SkillHistory } from '../services/history.ts';
 import { json, skillMd, writeSkill } from './helpers.ts';
 
@@ -21,7 +21,7 @@ const failOnLoss = (err: unknown) => assert.fail(`uses lost: ${String(err)}`);
  * The module's tables on a fresh store; with TALON_TEST_DB=postgres on a fresh PostgreSQL database, where each statement
  * and transaction takes a connection of its own, as another process's would.
  */
-const openStore = async () => (process.env.TALON_TEST_DB === 'postgres' ? await openPostgresTestStore([moduleDir]) : openTestStore([moduleDir]));
+const openStore = () => openTestDbStore([moduleDir]);
 
 test('a version is recorded when its content differs from the last one; uses of two processes add up', async () => {
   const opened = await openStore();
