@@ -1,6 +1,6 @@
 /** dm_policy = pairing: an unknown sender gets a one-time code; the owner approves it; approved senders are kept. */
 import { randomInt } from 'node:crypto';
-import type { Store } from '@talon/module-sdk';
+import { lockInTransaction, type Store } from '@talon/module-sdk';
 
 export interface PairingRequest {
   code: string;
@@ -29,7 +29,7 @@ export class Pairing {
     return this.store.tx(async (t) => {
       // Two messages of one sender at once get one code: PostgreSQL runs transactions side by side, so the sender's
       // lookup and write hold its lock until the commit (SQLite runs one writing transaction at a time anyway).
-      if (t.dialect === 'postgres') await t.one('SELECT pg_advisory_xact_lock(hashtext(?))', [`channels:pairing:${channel}:${sender}`]);
+      await lockInTransaction(t, `channels:pairing:${channel}:${sender}`);
       const open = await t.one<{ code: string }>('SELECT code FROM channels_pairing WHERE channel = ? AND sender_id = ? AND expires_at > ?', [
         channel,
         sender,
