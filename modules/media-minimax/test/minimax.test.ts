@@ -11,8 +11,8 @@ const signal = () => AbortSignal.timeout(10_000);
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 /** The driver on the running kernel's kit: the catalogue's key and [provider_urls] base, the net module's downloads. */
-const driverOf = (h: MediaHarness) => minimaxDriver(h.kernel.kernel.services.view<MediaDriverKit>('media.kit'));
 const kitOf = (h: MediaHarness) => h.kernel.kernel.services.view<MediaDriverKit>('media.kit');
+const driverOf = (h: MediaHarness) => minimaxDriver(kitOf(h));
 
 async function rejection(promise: Promise<unknown>): Promise<MediaError> {
   try {
