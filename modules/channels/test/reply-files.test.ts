@@ -10,8 +10,6 @@ import type { StoredFile, UploadFiles } from '@talon/agents';
 import { startAgentTestKernel, type AgentTestKernel } from '@talon/testing';
 import { MAX_OUTBOUND_MEDIA_BYTES, placeMedia, replyMedia, sizeText } from '../services/media.ts';
 import { configure, fixtures, inject, sent, until } from './helpers.ts';
-/** The PNG the agents fixture's make_image stores, base64 (as the upload chunk carries it). */
-import { PNG_BASE64 as PNG } from '../../agents/test/fixtures/file-tool-module/index.ts';
 
 const AGENT_FIXTURES = path.resolve(import.meta.dirname, '../../agents/test/fixtures');
 
@@ -41,12 +39,17 @@ describe('files a reply carries, through a running channel', () => {
     await inject(k, { platformId: 'u1', chatId: 'files', text: 'paint a sunset' });
     const chunks = await replyTo('u1');
     assert.deepEqual(
-      chunks.map((c) => [c.text, c.media]),
+      chunks.map((c) => [c.text, c.media && { ...c.media, data: '' }]),
       [
         ['Done.', undefined],
-        ['', { name: 'sunset.png', mediaType: 'image/png', data: PNG }],
+        ['', { name: 'sunset.png', mediaType: 'image/png', data: '' }],
       ],
     );
+    // The agents fixture's make_image stores a 1×1 PNG of 70 bytes; the upload carries exactly those bytes.
+    const png = Buffer.from(chunks[1].media!.data, 'base64');
+    assert.equal(png.length, 70);
+    assert.ok(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'a PNG signature');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [1, 1], 'the 1×1 image of the fixture');
   });
 
   test('on a channel without uploads, each file is a note naming it (type, size) and where to open it, not a relative link', async () => {
