@@ -46,7 +46,7 @@ describe('files a reply carries, through a running channel', () => {
       ],
     );
     // The agents fixture's make_image stores a 1×1 PNG of 70 bytes; the upload carries exactly those bytes.
-    const png = Buffer.from(chunks[1].media!.data, 'base64');
+    const png = Buffer.from(chunks[1].media?.data ?? '', 'base64');
     assert.equal(png.length, 70);
     assert.ok(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'a PNG signature');
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [1, 1], 'the 1×1 image of the fixture');
