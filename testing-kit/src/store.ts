@@ -85,3 +85,20 @@ export async function openPostgresTestStore(moduleDirs: readonly string[] = []):
 export async function openTestDbStore(moduleDirs: readonly string[] = []): Promise<TestStore | PostgresTestStore> {
   return process.env.TALON_TEST_DB === 'postgres' ? openPostgresTestStore(moduleDirs) : openTestStore(moduleDirs);
 }
+
+/**
+ * Makes writes fail until the returned undo is called, to test what a module does when its commit fails: on SQLite the
+ * connection becomes read-only (every write fails); on PostgreSQL, where a pool's connections have no such switch, a
+ * trigger refuses every insert and update of `table`.
+ */
+export async function refuseWrites(store: Store, table: string): Promise<() => Promise<void>> {
+  if (store.dialect === 'sqlite') {
+    const db = store.sqlite();
+    db.pragma('query_only = ON');
+    return async () => void db.pragma('query_only = OFF');
+  }
+  const name = `test_refuse_${table}`;
+  await store.exec(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
+    CREATE TRIGGER ${name} BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}();`);
+  return () => store.exec(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}();`);
+}

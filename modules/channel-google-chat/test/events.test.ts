@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT } from 'jose';
-import { startAgentTestKernel, startGoogleChatFake, waitFor, type AgentTestKernel, type GoogleChatFake } from '@talon/testing';
+import { refuseWrites, startAgentTestKernel, startGoogleChatFake, waitFor, type AgentTestKernel, type GoogleChatFake } from '@talon/testing';
 import { EVENTS_ROUTE } from '../config.ts';
 import { configureOf, MODULES, textsIn } from './harness.ts';
 
@@ -76,12 +76,11 @@ test('an event other than MESSAGE (the app added to a space) is answered {} and 
 });
 
 test('a failed journal commit answers 500 (nothing acknowledged); the same event sent again is answered once', async () => {
-  const db = k.kernel.store.sqlite();
-  db.pragma('query_only = ON');
+  const undo = await refuseWrites(k.kernel.store, 'channels_inbound');
   try {
     assert.equal((await chat.postRaw(event('spaces/dm902', 'b', 'keep me'), `Bearer ${await chat.signEvent()}`)).status, 500);
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   k.fake.enqueue({ text: 'answered once' });
   for (let i = 0; i < 2; i++) assert.equal((await chat.postRaw(event('spaces/dm902', 'b', 'keep me'), `Bearer ${await chat.signEvent()}`)).status, 200);

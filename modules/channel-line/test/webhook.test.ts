@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startAgentTestKernel, startLineFake, waitFor, type AgentTestKernel, type LineFake } from '@talon/testing';
+import { refuseWrites, startAgentTestKernel, startLineFake, waitFor, type AgentTestKernel, type LineFake } from '@talon/testing';
 import { WEBHOOK_ROUTE } from '../config.ts';
 import { lineSignature } from '../services/signature.ts';
 import { configureOf, dmId, MODULES, textsTo, user } from './harness.ts';
@@ -59,15 +59,14 @@ test("the console's Verify (a body without events) is answered 200", async () =>
 });
 
 test('a failed journal commit answers 500: LINE redelivers and the message is answered once', async () => {
-  const db = k.kernel.store.sqlite();
   k.fake.enqueue({ text: 'answered once' });
-  db.pragma('query_only = ON');
+  const undo = await refuseWrites(k.kernel.store, 'channels_inbound');
   const { webhookEventId } = line.injectMessage(user(902), { type: 'text', text: 'keep me' });
   const statuses = () => line.deliveries.filter((d) => d.webhookEventId === webhookEventId);
   try {
     await waitFor(() => statuses().some((d) => d.status === 500) || undefined, 10_000, 'the failed commit answered 500');
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   await waitFor(() => textsTo(line, dmId(902)).length === 1 || undefined, 10_000, 'the reply to the redelivered event');
   const seen = statuses();

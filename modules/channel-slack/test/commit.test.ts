@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentTestKernel, startSlackFake, waitFor, type AgentTestKernel, type SlackFake } from '@talon/testing';
+import { refuseWrites, startAgentTestKernel, startSlackFake, waitFor, type AgentTestKernel, type SlackFake } from '@talon/testing';
 import { MODULES } from './helpers.ts';
 
 const CHAT = 'D0COMMIT';
@@ -30,14 +30,13 @@ after(async () => {
 });
 
 test('a message whose journal commit failed is not acked; Slack sends it again and it is in the session once', async () => {
-  const db = k.kernel.store.sqlite();
   k.fake.enqueue({ text: 'answered once' });
-  db.pragma('query_only = ON');
+  const undo = await refuseWrites(k.kernel.store, 'channels_inbound');
   const envelope = slack.injectMessage({ channel: CHAT, channel_type: 'im', text: 'keep me' });
   try {
     await waitFor(() => k.logLines().some((l) => l.includes('not committed')), 10_000, 'the failed commit');
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   const acks = () => slack.calls.filter((c) => c.method === 'socket ack' && c.params.envelope_id === envelope.envelope_id);
   assert.equal(acks().length, 0, 'not acked after the failed commit');

@@ -6,7 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentTestKernel, startSlackFake, waitFor, type AgentTestKernel, type SlackFake } from '@talon/testing';
+import { refuseWrites, startAgentTestKernel, startSlackFake, waitFor, type AgentTestKernel, type SlackFake } from '@talon/testing';
 import { EVENTS_PATH } from '../routes/events.ts';
 import { MODULES } from './helpers.ts';
 
@@ -129,15 +129,14 @@ test('a retry (X-Slack-Retry-Num) of a stored event is answered 200 and makes no
 });
 
 test('the 200 comes only after the journal commit: a failed commit is a 503, and the retry is stored once', async () => {
-  const db = k.kernel.store.sqlite();
   k.fake.enqueue({ text: 'after the retry' });
   const before = deliveries().length;
-  db.pragma('query_only = ON');
+  const undo = await refuseWrites(k.kernel.store, 'channels_inbound');
   try {
     slack.injectMessage({ channel: 'D0COMMIT', channel_type: 'im', text: 'keep me' });
     await waitFor(() => deliveries().length > before, 10_000, 'the first delivery');
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   assert.equal(deliveries()[before]!.params.status, 503, 'not acknowledged while the commit fails');
   await waitFor(() => postsTo('D0COMMIT').length === 1, 15_000, 'the reply to the retry');

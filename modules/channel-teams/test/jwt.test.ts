@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startAgentTestKernel, startTeamsFake, waitFor, type AgentTestKernel, type TeamsFake, type TeamsSignOptions } from '@talon/testing';
+import { refuseWrites, startAgentTestKernel, startTeamsFake, waitFor, type AgentTestKernel, type TeamsFake, type TeamsSignOptions } from '@talon/testing';
 import { MESSAGES_ROUTE } from '../config.ts';
 import { configureFor, MODULES, textsTo } from './helpers.ts';
 
@@ -28,22 +28,6 @@ after(async () => {
   await k?.stop();
   await teams?.stop();
 });
-
-/**
- * Until the answer is called, the channels journal cannot commit: SQLite's connection is made read-only; on PostgreSQL
- * (no such switch for a pool's connections) a trigger refuses every write of channels_inbound.
- */
-async function journalFails(): Promise<() => Promise<void>> {
-  const store = k.kernel.store;
-  if (store.dialect === 'sqlite') {
-    const db = store.sqlite();
-    db.pragma('query_only = ON');
-    return async () => void db.pragma('query_only = OFF');
-  }
-  await store.exec(`CREATE FUNCTION test_refuse_journal() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$;
-    CREATE TRIGGER test_refuse_journal BEFORE INSERT OR UPDATE ON channels_inbound FOR EACH ROW EXECUTE FUNCTION test_refuse_journal();`);
-  return () => store.exec('DROP TRIGGER test_refuse_journal ON channels_inbound; DROP FUNCTION test_refuse_journal();');
-}
 
 /** Sends a DM signed as told and checks it is refused with `status` and a reason matching `reason`, storing nothing. */
 async function refused(options: TeamsSignOptions, status: number, reason: RegExp, message = dm('refused', 'let me in')) {
@@ -107,7 +91,7 @@ test("a key that does not endorse the activity's channel is 401", async () => {
 test('a failed journal commit answers 500; the delivery again is taken once and answered once', async () => {
   k.fake.enqueue({ text: 'answered once' });
   const message = { ...dm('commit', 'keep me'), id: '1700000000001' };
-  const undo = await journalFails();
+  const undo = await refuseWrites(k.kernel.store, 'channels_inbound');
   try {
     assert.equal((await teams.send(message)).status, 500);
   } finally {

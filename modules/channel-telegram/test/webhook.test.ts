@@ -5,6 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { refuseWrites } from '@talon/testing';
 import { WEBHOOK_ROUTE } from '../config.ts';
 import { channel, configure, sentTo, startTelegramEnv, until, type Env } from './helpers.ts';
 
@@ -103,15 +104,14 @@ test('a configured webhook_secret is the one given to Telegram and is never show
 
 test('a failed journal commit answers 500: Telegram delivers again and the message is in its session once, answered once', async () => {
   await toWebhook();
-  const db = env.k.kernel.store.sqlite();
   env.k.fake.enqueue({ text: 'answered once' });
-  db.pragma('query_only = ON');
+  const undo = await refuseWrites(env.k.kernel.store, 'channels_inbound');
   const pushed = dm(605, 'keep me');
   const statuses = () => env.tg.deliveries.filter((d) => d.update_id === pushed.update_id).map((d) => d.status);
   try {
     await until(() => statuses().includes(500), 'the failed commit answered 500');
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   await until(() => texts(605).length === 1, 'the reply to the redelivered update');
   await until(() => statuses().at(-1) === 200, 'the redelivery acknowledged');

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startAgentTestKernel, startWhatsAppFake, waitFor, type AgentTestKernel, type WhatsAppFake } from '@talon/testing';
+import { refuseWrites, startAgentTestKernel, startWhatsAppFake, waitFor, type AgentTestKernel, type WhatsAppFake } from '@talon/testing';
 import { WEBHOOK_ROUTE } from '../config.ts';
 import { configureFor, MODULES } from './helpers.ts';
 
@@ -103,15 +103,14 @@ test('the same message delivered again (same wamid) is one turn and one reply', 
 });
 
 test('a failed journal commit answers 500: Meta delivers again, the message lands once and is answered once', async () => {
-  const db = k.kernel.store.sqlite();
   k.fake.enqueue({ text: 'answered once' });
-  db.pragma('query_only = ON');
+  const undo = await refuseWrites(k.kernel.store, 'channels_inbound');
   const pushed = wa.injectMessage({ from: '4920', text: 'keep me' });
   const statuses = () => wa.deliveries.filter((d) => d.body.includes(pushed.id)).map((d) => d.status);
   try {
     await until(() => (statuses().includes(500) ? true : undefined), 'the failed commit answered 500');
   } finally {
-    db.pragma('query_only = OFF');
+    await undo();
   }
   await until(() => (texts('4920').length === 1 ? true : undefined), 'the reply to the redelivery');
   await until(() => (statuses().at(-1) === 200 ? true : undefined), 'the redelivery acknowledged');
