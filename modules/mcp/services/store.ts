@@ -3,7 +3,7 @@
  * reconcile); their environment and header values are sealed by the service vault. A change is noted (topic
  * SERVERS): the other processes of the home read the rows again and reconnect what changed.
  */
-import { conflict, type ChangeFeed, type Store } from '@talon/module-sdk';
+import { conflict, lockInTransaction, type ChangeFeed, type Store } from '@talon/module-sdk';
 import type { SecretVault } from '@talon/secrets';
 import type { ServerSpec, TransportSpec } from './spec.ts';
 
@@ -67,6 +67,9 @@ export class ServerStore {
     const now = new Date().toISOString();
     const sealed = this.vault().seal(JSON.stringify({ env: spec.env, headers: spec.headers } satisfies Secrets), owner(spec.id));
     await this.store.tx(async (t) => {
+      // Two saves of one name at once (any process) take turns, so the second finds the first and answers 409, not a
+      // unique-index violation.
+      await lockInTransaction(t, `mcp:server-name:${spec.name}`);
       const taken = await t.one('SELECT id FROM mcp_servers WHERE name = ? AND id <> ?', [spec.name, spec.id]);
       if (taken) throw conflict(`an MCP server named '${spec.name}' already exists`);
       await t.run(

@@ -44,6 +44,21 @@ test('a name is checked against every stored server in the write: a process that
   }
 });
 
+test('two saves of one name at once, by different processes: one is stored, the other is a 409 (not a server error)', async () => {
+  const opened = await openTestDbStore([moduleDir]);
+  try {
+    const plain: SecretVault = { seal: (text) => text, open: (text) => text };
+    const feed: ChangeFeed = { note: async () => undefined, on: () => undefined };
+    const spec = (id: string): ServerSpec => ({ id, name: 'raced', source: 'api', transport: { type: 'stdio', command: 'x', args: [] }, env: {}, headers: {} });
+    const results = await Promise.allSettled(['one', 'two', 'three'].map((id) => new ServerStore(opened.store, feed, () => plain).save(spec(id))));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one save stored');
+    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as { statusCode?: number }).statusCode, 409, String(r.reason));
+    assert.equal((await opened.store.many("SELECT id FROM mcp_servers WHERE name = 'raced'")).length, 1);
+  } finally {
+    await opened.close();
+  }
+});
+
 test('a server stored by one process connects in the other; removed there, it goes here', async () => {
   const home = mkdtempSync(path.join(tmpdir(), 'talon-mcp-two-'));
   const options = { only: ['mcp', 'auth', 'error-envelope'], home, config: '[mcp]\nreconnect_base_ms = 50', feedPollMs: 50 };
