@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, notFound, payloadTooLarge, type Queries, type SqlValue, type Store } from '@talon/module-sdk';
+import { badRequest, lockInTransaction, notFound, payloadTooLarge, type Queries, type SqlValue, type Store } from '@talon/module-sdk';
 import type { Level, MemoryConfig } from '../config.ts';
 import type { MemoryChange } from '../api.ts';
 import { jsonHas, jsonList } from './sql.ts';
@@ -175,6 +175,9 @@ export class EntryStore {
   async evict(agentId: string, keep: number | undefined, q: Queries = this.store): Promise<string[]> {
     const cap = this.config().max_entries_per_agent;
     if (!cap) return [];
+    // Writers of one agent's entries count and evict in turn: otherwise, on PostgreSQL, two at once each miss the
+    // other's new entry and together leave the agent over its cap.
+    await lockInTransaction(q, `memory:cap:${agentId}`);
     const count = (await q.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_entries WHERE agent_id = ?', [agentId]))!.n;
     if (count <= cap) return [];
     const gone = await q.many<{ id: string }>(

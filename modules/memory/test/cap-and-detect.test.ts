@@ -32,6 +32,16 @@ test('max_entries_per_agent: past the cap the lowest score goes first, then the 
   }
 });
 
+test('max_entries_per_agent holds when many entries of one agent are stored at once', async () => {
+  const { memory, close } = await memoryOnDisk({ config: { max_entries_per_agent: 5 } });
+  try {
+    await Promise.all(Array.from({ length: 20 }, (_, i) => memory.entries.add({ content: `fact ${i}`, agentId: AGENT_A, level: 'user' })));
+    assert.equal((await memory.entries.agentRows(AGENT_A)).length, 5);
+  } finally {
+    await close();
+  }
+});
+
 test('detectEmbeddingProvider: cloud keys in the reference order, then local servers as OpenAI-compatible base URLs', () => {
   assert.equal(detectEmbeddingProvider({}), undefined);
   assert.deepEqual(detectEmbeddingProvider({ MISTRAL_API_KEY: 'm', OPENROUTER_API_KEY: 'o', OLLAMA_HOST: 'x:1' }), {
