@@ -24,6 +24,8 @@ export interface MqttTuning {
 
 /** CONNACK codes of refused credentials (3.1.1: 4, 5; 5.0: 134, 135): retrying cannot fix them. */
 const AUTH_CODES = new Set([4, 5, 134, 135]);
+/** How long stopping waits for the broker connection to close. */
+const CLOSE_WAIT_MS = 2_000;
 
 interface Live {
   client: Mqtt.MqttClient;
@@ -102,12 +104,15 @@ export function startMqtt(ctx: AdapterContext, settings: MqttSettings, kit: Chan
       link.signal.addEventListener('abort', () => resolve(), { once: true });
     });
 
-  const teardown = () => {
+  const teardown = async () => {
     const c = client;
     client = undefined;
     if (live?.client === c) live = undefined;
-    // Forced: messages in flight are not acknowledged, so the broker keeps them for the next connection.
-    c?.end(true);
+    if (!c) return;
+    // Forced: messages in flight are not acknowledged, so the broker keeps them for the next connection. Waiting for
+    // the socket to close (bounded) frees the client id before a restart connects with it again: a broker that is
+    // still tearing the old connection down while the new one subscribes may drop the session's subscriptions.
+    await Promise.race([c.endAsync(true), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
   };
 
   const loop = new kit.Reconnector({
