@@ -13,6 +13,7 @@ import { SqliteStore } from './store/sqlite.ts';
 import { PostgresStore } from './store/postgres.ts';
 import { prepareLedger } from './migrations.ts';
 import { NodeRegistry } from './store/nodes.ts';
+import { agreeOnDataDir, prepareDataDir, type DataPlace } from './store/fleet.ts';
 import { Feed } from './store/feed.ts';
 import { HookBus } from './hooks.ts';
 import { ServiceRegistry } from './services.ts';
@@ -27,6 +28,8 @@ import { BootAbort, Supervisor, type ModuleRecord } from './supervisor.ts';
 export interface KernelOptions {
   /** Default $TALON_HOME, else ~/.talon. */
   home?: string;
+  /** The shared data directory (tests, embedding); default $TALON_DATA_DIR, else the home (see store/fleet.ts). */
+  dataDir?: string;
   /** Hot reload: watch module folders. */
   dev?: boolean;
   /** Load only these modules (plus what they depend on); for tests and embedding. */
@@ -55,7 +58,11 @@ export class Kernel implements InstanceDeps {
   readonly settleMs: number;
   readonly startedAt = new Date();
   readonly dev: boolean;
+  /** This node's own folder: config.toml, the SQLite database, logs. */
   readonly home: string;
+  /** Where the shared files live (modules' `ctx.home`): TALON_DATA_DIR on the nodes of a fleet, else the home. */
+  readonly dataHome: string;
+  private readonly dataPlace: DataPlace;
   readonly hooks = new HookBus();
   readonly services = new ServiceRegistry();
   readonly events = new EventBus((data, message) => this.log.warn(data, message));
@@ -84,7 +91,9 @@ export class Kernel implements InstanceDeps {
   constructor(private readonly options: KernelOptions = {}) {
     this.dev = Boolean(options.dev);
     this.settleMs = options.settleMs ?? 5_000;
-    this.home = path.resolve(options.home ?? homeFromEnv() ?? path.join(os.homedir(), '.talon'));
+    this.home = path.resolve(options.home ?? folderFromEnv('TALON_HOME') ?? path.join(os.homedir(), '.talon'));
+    this.dataPlace = dataPlaceOf(options.dataDir, this.home);
+    this.dataHome = this.dataPlace.dir;
     this.config = new ConfigStore(path.join(this.home, 'config.toml'), this.hooks.kernel, {
       applied: async (changed) => {
         if (changed.includes('modules')) await this.switchModules();
@@ -162,6 +171,7 @@ export class Kernel implements InstanceDeps {
   /** Boots; throws ConfigError for an invalid configuration, BootAbort when start-up must stop (Supervisor.fail). */
   async start(): Promise<void> {
     mkdirSync(this.home, { recursive: true });
+    prepareDataDir(this.dataPlace);
     this.config.load();
     const override = this.listenOverride();
     if (override) parseListen(override.value, override.source);
@@ -173,6 +183,8 @@ export class Kernel implements InstanceDeps {
     this.log = this.logger.log;
     this.plan(discoverManifests(this.moduleRoots(), this.log));
     await this.openStore();
+    // A fleet node that mounted another data directory (or none) stops here, before any module writes a file.
+    if (this.store.dialect === 'postgres') await agreeOnDataDir(this.store, this.dataPlace);
     const defs = await this.loadCode();
     for (const warning of this.config.revalidate()) this.log.warn(warning);
     await this.supervisor.boot(defs);
@@ -508,10 +520,17 @@ export class Kernel implements InstanceDeps {
   }
 }
 
-/** $TALON_HOME, with a leading ~ meaning the user's home folder; undefined when unset. */
-function homeFromEnv(): string | undefined {
-  const fromEnv = process.env.TALON_HOME?.trim();
+/** A folder named by an environment variable, a leading ~ meaning the user's home folder; undefined when unset. */
+function folderFromEnv(name: string): string | undefined {
+  const fromEnv = process.env[name]?.trim();
   return fromEnv ? fromEnv.replace(/^~(?=$|\/)/, os.homedir()) : undefined;
+}
+
+/** The data directory: KernelOptions.dataDir, else $TALON_DATA_DIR, else the home. */
+function dataPlaceOf(option: string | undefined, home: string): DataPlace {
+  if (option) return { dir: path.resolve(option), from: 'dataDir' };
+  const fromEnv = folderFromEnv('TALON_DATA_DIR');
+  return fromEnv ? { dir: path.resolve(fromEnv), from: 'TALON_DATA_DIR' } : { dir: home };
 }
 
 /** Whether `[modules]` (and the module's own manifest) want a module running. */

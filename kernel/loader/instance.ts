@@ -33,7 +33,9 @@ export interface InstanceDeps {
   readonly nodes: NodeRegistry;
   readonly feed: Feed;
   readonly log: Logger;
+  /** The node's own home (ctx.nodeHome) and the shared data directory (ctx.home; the same folder off a fleet). */
   readonly home: string;
+  readonly dataHome: string;
   readonly hooks: HookBus;
   readonly events: EventBus;
   readonly services: ServiceRegistry;
@@ -265,9 +267,10 @@ export class ModuleInstance implements ServiceProvider {
         note: (topic, key = '', t) => deps.feed.note(id, topic, key, t),
         on: (topic, fn) => void this.stopFns.push(deps.feed.on(id, topic, fn)),
       },
-      home: deps.home,
+      home: deps.dataHome,
+      nodeHome: deps.home,
       get dataDir() {
-        if (!dataDir) mkdirSync((dataDir = path.join(deps.home, 'data', id)), { recursive: true });
+        if (!dataDir) mkdirSync((dataDir = path.join(deps.dataHome, 'data', id)), { recursive: true });
         return dataDir;
       },
       container,

@@ -28,9 +28,18 @@ export interface ModuleContext<C = Record<string, unknown>> {
   readonly nodes: NodeAccess;
   /** Cache invalidation across processes: note changes of cached rows; hear the other processes' notes. */
   readonly changes: ChangeFeed;
-  /** The Talon home ($TALON_HOME), for folders a person is meant to browse (agent workspaces). */
+  /**
+   * Where the service's shared files live, for folders a person is meant to browse (agent workspaces, installed
+   * skills, backups): `$TALON_DATA_DIR`, the one directory every node of a fleet mounts, else the Talon home
+   * (`$TALON_HOME`). A file one node writes here is read by the others.
+   */
   readonly home: string;
-  /** `$TALON_HOME/data/<module>`, the module's private folder; created on first use. */
+  /**
+   * This node's own home (`$TALON_HOME`: config.toml, logs), for what each node keeps to itself; the same folder as
+   * `home` unless `TALON_DATA_DIR` is set. Anything the other nodes must see belongs in `home` or `dataDir`.
+   */
+  readonly nodeHome: string;
+  /** `<home>/data/<module>`, the module's private folder (shared by the nodes of a fleet); created on first use. */
   readonly dataDir: string;
   /**
    * The module's awilix container: what it provides is registered here by ref id, and so are live

@@ -10,7 +10,8 @@ import { streamRoutes } from './routes/stream.ts';
 export default defineModule<LogsConfig>({
   configSchema: logsConfigSchema,
   register(ctx) {
-    const dir = path.join(ctx.home, 'logs');
+    // Each node writes its own log file: in its own home, not in the data directory the nodes of a fleet share.
+    const dir = path.join(ctx.nodeHome, 'logs');
     const file = ctx.config.file ? new DailyFile(dir) : undefined;
     const bus = new LogBus();
     const backlog = new Backlog(ctx.config.backlog_lines);

@@ -23,15 +23,21 @@ describe('the kernel on PostgreSQL', { skip: postgresMissing() }, () => {
   before(async () => void (server = await startPostgres()));
   after(async () => server?.stop());
 
+  /** The data directory the kernels of each database share (each has a home of its own, as the nodes of a fleet). */
+  const dataDirs = new Map<string, string>();
+
   /** Runs `fn` with a store on a fresh database (closed after). */
   async function onDatabase(fn: (url: string, store: PostgresStore) => Promise<void>): Promise<void> {
     const url = await server.createDatabase();
     const store = new PostgresStore({ url });
+    dataDirs.set(url, mkdtempSync(path.join(tmpdir(), 'talon-pg-data-')));
     try {
       await fn(url, store);
     } finally {
       await store.close();
       await server.dropDatabase(url);
+      rmSync(dataDirs.get(url)!, { recursive: true, force: true });
+      dataDirs.delete(url);
     }
   }
 
@@ -47,7 +53,8 @@ describe('the kernel on PostgreSQL', { skip: postgresMissing() }, () => {
     }
   }
 
-  const kernelOn = (url: string, only: string[], modulePaths = fixtures) => startTestKernel({ databaseUrl: url, only, config: config(modulePaths) });
+  const kernelOn = (url: string, only: string[], modulePaths = fixtures) =>
+    startTestKernel({ databaseUrl: url, dataDir: dataDirs.get(url), only, config: config(modulePaths) });
 
   test('modules are migrated from migrations/postgres, recorded as postgres, and not again at a restart', () =>
     onDatabase(async (url, store) => {

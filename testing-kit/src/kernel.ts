@@ -17,7 +17,7 @@ export interface TestKernel {
   stop(): Promise<void>;
 }
 
-export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 'modulesDir' | 'settleMs' | 'heartbeatMs' | 'feedPollMs'> {
+export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 'modulesDir' | 'settleMs' | 'heartbeatMs' | 'feedPollMs' | 'dataDir'> {
   /** config.toml contents (api_listen and log_level are added unless given); null: no file, a first start. */
   config?: string | null;
   /** Reuse a home (to test persistence across restarts). */
@@ -28,7 +28,10 @@ export interface TestKernelOptions extends Pick<KernelOptions, 'only' | 'dev' | 
    * a kernel on a reused home runs on the same one; dropped with the home). Default: TALON_TEST_DB, else 'sqlite'.
    */
   database?: 'sqlite' | 'postgres';
-  /** Run on this PostgreSQL database (two kernels on one database); it is left as it is at stop. */
+  /**
+   * Run on this PostgreSQL database (two kernels on one database: give them one home, or one `dataDir`, else the
+   * second refuses to start); it is left as it is at stop.
+   */
   databaseUrl?: string;
 }
 
@@ -113,13 +116,13 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     if (!/^\s*log_level\s*=/m.test(config)) config = `log_level = "${process.env.TALON_TEST_LOG ?? 'silent'}"\n${config}`;
     writeFileSync(file, config);
   }
-  const { only, dev, modulesDir, settleMs, heartbeatMs, feedPollMs } = options;
+  const { only, dev, modulesDir, settleMs, heartbeatMs, feedPollMs, dataDir } = options;
   const listen = options.config === null ? '127.0.0.1:0' : undefined;
   // A home the kit made is removed at stop unless the test keeps it.
   const removeHome = !options.keepHome && !options.home;
   const database = await testDatabase(options, home);
   const stdout = Boolean(process.env.TALON_TEST_LOG);
-  const kernel = new Kernel({ home, only, dev, modulesDir, listen, settleMs, heartbeatMs, feedPollMs, stdout, databaseUrl: database.url });
+  const kernel = new Kernel({ home, only, dev, modulesDir, listen, settleMs, heartbeatMs, feedPollMs, stdout, dataDir, databaseUrl: database.url });
   try {
     await kernel.start();
   } catch (err) {

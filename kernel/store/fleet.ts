@@ -1,0 +1,122 @@
+/**
+ * The data directory: where the service's shared files live (agent workspaces, uploads, checkpoint repositories,
+ * installed skills, plugins, hands and templates, backups, the modules' data folders, the secret key). One machine
+ * keeps them in its home; the nodes of a fleet each have a home of their own (config.toml, logs) and share one data
+ * directory, `TALON_DATA_DIR`. On PostgreSQL the database remembers which directory that is, so that a node that
+ * mounted another one (or none) refuses to start instead of writing workspaces and uploads the other nodes never see.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { accessSync, constants, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, type Store } from '@talon/module-sdk';
+import { createTables, type TableDdl } from './schema.ts';
+
+/**
+ * Facts the whole fleet agrees on, one row each. Only PostgreSQL runs the check (on SQLite the database is a file of
+ * the home, so a second machine cannot share it); the SQLite statement is there for the parity of the kernel's tables.
+ */
+export const FLEET_TABLES: TableDdl = {
+  sqlite: ['CREATE TABLE IF NOT EXISTS kernel_fleet (key TEXT PRIMARY KEY, value TEXT NOT NULL)'],
+  postgres: ['CREATE TABLE IF NOT EXISTS kernel_fleet (key TEXT PRIMARY KEY, value TEXT NOT NULL)'],
+};
+
+/** The marker file in the data directory, holding the id the database keeps under DATA_DIR_KEY. */
+export const MARKER = '.talon-fleet';
+const DATA_DIR_KEY = 'data_dir';
+
+/** The data directory and where it was named: an option or `TALON_DATA_DIR`; undefined: it is the node's home. */
+export interface DataPlace {
+  dir: string;
+  from?: string;
+}
+
+/**
+ * Makes a named data directory if missing and checks this process can write there. A path that is a file, or a folder
+ * it may not write, stops start-up naming it (a ConfigError: exit code 2).
+ */
+export function prepareDataDir(place: DataPlace): void {
+  if (!place.from) return;
+  try {
+    mkdirSync(place.dir, { recursive: true });
+    if (!statSync(place.dir).isDirectory()) throw new Error('it is not a directory');
+    accessSync(place.dir, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(`${place.from}=${place.dir} is not a writable directory (${why})`);
+  }
+}
+
+/**
+ * The data directory against the database. A directory without a marker gets one (created exclusively, so nodes
+ * starting together on it read the same id); the first id written to the database wins (INSERT … ON CONFLICT DO
+ * NOTHING, then read back), and every node must then find that id in its directory. A directory that holds another
+ * id, or held none while the database already had one, is refused (the marker this node made there is taken back).
+ */
+export async function agreeOnDataDir(store: Store, place: DataPlace): Promise<void> {
+  await createTables(store, FLEET_TABLES);
+  const file = path.join(place.dir, MARKER);
+  const found = readMarker(file);
+  const made = found === undefined ? createMarker(file) : undefined;
+  const mine = found ?? made!.id;
+  await store.run('INSERT INTO kernel_fleet (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [
+    DATA_DIR_KEY,
+    mine,
+  ]);
+  const row = await store.one<{ value: string }>('SELECT value FROM kernel_fleet WHERE key = ?', [DATA_DIR_KEY]);
+  if (row?.value === mine) return;
+  if (made?.created) unlinkSync(file);
+  throw new ConfigError(refusal(place, found === undefined ? 'missing' : `different (${found}, not ${row?.value})`));
+}
+
+function refusal(place: DataPlace, state: string): string {
+  const fix = 'mount the same directory on every node';
+  if (place.from)
+    return `${place.from}=${place.dir} is not the fleet's shared directory: its ${MARKER} is ${state}; ${fix}`;
+  return (
+    `TALON_DATA_DIR is not set, so this node keeps the shared files in its home ${place.dir}, which is not the ` +
+    `fleet's shared directory: its ${MARKER} is ${state}; ${fix} and set TALON_DATA_DIR to it`
+  );
+}
+
+/** The marker's id; undefined when there is no marker. */
+function readMarker(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`${file} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Creates the marker complete or not at all: written to a file of this process's own, then linked to the final name,
+ * which fails when the name exists (another node made it meanwhile: its id is read). A plain exclusive open could
+ * show a racing reader an empty file.
+ */
+function createMarker(file: string): { id: string; created: boolean } {
+  const id = randomUUID();
+  const own = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(own, `${id}\n`, { flag: 'wx' });
+  try {
+    linkSync(own, file);
+    return { id, created: true };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A shared file system without hard links: an exclusive open, with the small window the link avoids.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') return createExclusively(file, id);
+    if (code !== 'EEXIST') throw err;
+    return { id: readMarker(file) ?? id, created: false };
+  } finally {
+    unlinkSync(own);
+  }
+}
+
+function createExclusively(file: string, id: string): { id: string; created: boolean } {
+  try {
+    writeFileSync(file, `${id}\n`, { flag: 'wx' });
+    return { id, created: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return { id: readMarker(file) ?? id, created: false };
+  }
+}
