@@ -17,6 +17,7 @@ import { applyMigrations, LEDGER, migratePostgres, pendingMigrations, prepareLed
 import { PostgresStore } from '../../kernel/store/postgres.ts';
 import { FEED_TABLES } from '../../kernel/store/feed.ts';
 import { NODE_TABLES } from '../../kernel/store/nodes.ts';
+import { FLEET_TABLES } from '../../kernel/store/fleet.ts';
 
 /**
  * Modules whose migrations have no PostgreSQL twins yet (they cannot run on PostgreSQL). Whoever writes a module's
@@ -247,18 +248,18 @@ describe('schema parity on PostgreSQL', { skip: postgresMissing() }, () => {
     });
   }
 
-  test("the kernel's own tables (ledger, nodes, change feed, events) are the same on both engines", async () => {
+  test("the kernel's own tables (ledger, nodes, change feed, events, fleet) are the same on both engines", async () => {
     const schemas = await build(
       'kernel',
       (table) => table.startsWith('kernel_'),
       (db) => {
-        for (const ddl of [LEDGER, ...NODE_TABLES.sqlite, ...FEED_TABLES.sqlite]) db.exec(ddl);
+        for (const ddl of [LEDGER, ...NODE_TABLES.sqlite, ...FEED_TABLES.sqlite, ...FLEET_TABLES.sqlite]) db.exec(ddl);
       },
       async (store) => {
-        for (const ddl of [...NODE_TABLES.postgres, ...FEED_TABLES.postgres]) await store.exec(ddl);
+        for (const ddl of [...NODE_TABLES.postgres, ...FEED_TABLES.postgres, ...FLEET_TABLES.postgres]) await store.exec(ddl);
       },
     );
-    assert.deepEqual(Object.keys(schemas.sqlite).sort(), ['kernel_changes', 'kernel_events', 'kernel_migrations', 'kernel_nodes']);
+    assert.deepEqual(Object.keys(schemas.sqlite).sort(), ['kernel_changes', 'kernel_events', 'kernel_fleet', 'kernel_migrations', 'kernel_nodes']);
     assert.deepEqual(schemas.postgres, schemas.sqlite);
   });
 });
