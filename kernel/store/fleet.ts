@@ -1,9 +1,9 @@
 /**
- * The data directory: where the service's shared files live (agent workspaces, uploads, checkpoint repositories,
- * installed skills, plugins, hands and templates, backups, the modules' data folders, the secret key). One machine
- * keeps them in its home; the nodes of a fleet each have a home of their own (config.toml, logs) and share one data
- * directory, `TALON_DATA_DIR`. On PostgreSQL the database remembers which directory that is, so that a node that
- * mounted another one (or none) refuses to start instead of writing workspaces and uploads the other nodes never see.
+ * The data directory: where the files the modules keep for the whole service live (their data folders and the folders
+ * a person browses: modules' `ctx.home` and `ctx.dataDir`). One machine keeps them in its home; the nodes of a fleet
+ * each have a home of their own (config.toml, the log files) and share one data directory, `TALON_DATA_DIR`. On
+ * PostgreSQL the database remembers which directory that is, so that a node that mounted another one (or none)
+ * refuses to start instead of writing files the other nodes never see.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { accessSync, constants, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
