@@ -5,6 +5,7 @@ import { dashboardSessions } from '@talon/oidc';
 import { netFetch } from '@talon/net';
 import { oidcConfigSchema, type OidcConfig } from './config.ts';
 import { Flows } from './services/flows.ts';
+import { PendingSignIns } from './services/pending.ts';
 import { Introspector } from './services/introspect.ts';
 import { Providers } from './services/providers.ts';
 import { Sessions, SESSIONS_TOPIC } from './services/sessions.ts';
@@ -23,7 +24,8 @@ export default defineModule<OidcConfig>({
     );
     // Another process signed someone in or out: the cookie works, or stops working, here too.
     ctx.changes.on(SESSIONS_TOPIC, (hash) => sessions.heard(hash));
-    const flows = new Flows(providers, config);
+    // In the database, not in memory: the provider may send the browser back to another process or node.
+    const flows = new Flows(new PendingSignIns(ctx.store), providers, config);
     const introspector = new Introspector(providers, sessions);
     ctx.provide(dashboardSessions, sessions);
     // The session cookie admits a request while auth runs; auth owns what an administrator's cookie may change.

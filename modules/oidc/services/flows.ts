@@ -1,6 +1,6 @@
 /**
- * The authorization code flow with PKCE: a login remembers state, nonce and verifier (ten minutes, single use) and
- * redirects; the callback exchanges the code, has the ID token validated (issuer, audience, nonce, signature),
+ * The authorization code flow with PKCE: a login remembers state, nonce and verifier (ten minutes, single use, in the
+ * database: pending.ts) and redirects; the callback exchanges the code, has the ID token validated (issuer, audience, nonce, signature),
  * reads the profile from the userinfo endpoint and applies allowed_domains.
  */
 import { badRequest, forbidden, HttpError, unauthorized, lazyRequire } from '@talon/module-sdk';
@@ -8,20 +8,10 @@ import type * as Client from 'openid-client';
 import type { OidcConfig, ProviderConfig } from '../config.ts';
 import type { Providers } from './providers.ts';
 import type { Profile } from './sessions.ts';
+import type { PendingSignIns } from './pending.ts';
 
 /** openid-client is loaded with the first sign-in or token check, not at start-up. */
 const client = lazyRequire<typeof Client>(import.meta.url, 'openid-client');
-
-const PENDING_MS = 10 * 60 * 1000;
-const MAX_PENDING = 1000;
-
-interface Pending {
-  provider: string;
-  verifier: string;
-  nonce: string;
-  redirectUri: string;
-  at: number;
-}
 
 export interface CallbackParams {
   code?: string;
@@ -34,21 +24,19 @@ export interface CallbackParams {
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
 export class Flows {
-  private readonly pending = new Map<string, Pending>();
-
   constructor(
+    private readonly pending: PendingSignIns,
     private readonly providers: Providers,
     private readonly config: () => OidcConfig,
   ) {}
 
   async begin(provider: ProviderConfig, baseUrl: string): Promise<URL> {
     const oidc = await this.providers.client(provider);
-    this.prune();
     const verifier = client().randomPKCECodeVerifier();
     const state = client().randomState();
     const nonce = client().randomNonce();
     const redirectUri = provider.redirect_url || `${baseUrl}/api/auth/callback`;
-    this.pending.set(state, { provider: provider.id, verifier, nonce, redirectUri, at: Date.now() });
+    await this.pending.add(state, { provider: provider.id, verifier, nonce, redirectUri });
     return client().buildAuthorizationUrl(oidc, {
       redirect_uri: redirectUri,
       scope: provider.scopes.join(' '),
@@ -63,9 +51,8 @@ export class Flows {
     if (params.error)
       throw unauthorized(`the identity provider refused the sign-in: ${params.error}${params.error_description ? ` (${params.error_description})` : ''}`);
     if (!params.state || !params.code) throw badRequest('the callback needs code and state');
-    const pending = this.pending.get(params.state);
-    this.pending.delete(params.state);
-    if (!pending || Date.now() - pending.at > PENDING_MS) throw badRequest('unknown or expired sign-in state: start again at /api/auth/login');
+    const pending = await this.pending.take(params.state);
+    if (!pending) throw badRequest('unknown or expired sign-in state: start again at /api/auth/login');
     const provider = this.providers.find(pending.provider);
     const oidc = await this.providers.client(provider);
     const current = new URL(pending.redirectUri);
@@ -105,12 +92,6 @@ export class Flows {
     if (!domain || !provider.allowed_domains.some((d) => d.toLowerCase() === domain))
       throw forbidden(`accounts of '${domain ?? 'no e-mail'}' may not sign in here`);
     if (this.config().require_email_verified && profile.email_verified !== true) throw forbidden('the provider has not verified this e-mail address');
-  }
-
-  private prune(): void {
-    const now = Date.now();
-    for (const [state, p] of this.pending) if (now - p.at > PENDING_MS) this.pending.delete(state);
-    while (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
   }
 }
 

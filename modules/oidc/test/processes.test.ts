@@ -1,4 +1,7 @@
-/** Two processes on one home: a session begun on one is accepted by the other within a second, and so is its end. */
+/**
+ * Two processes on one home (on PostgreSQL, two nodes on one database): a sign-in begun on one completes on the other,
+ * once; a session begun on one is accepted by the other within a second, and so is its end.
+ */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -62,4 +65,35 @@ test('a session begun on one process is accepted by the other within a second; e
   assert.deepEqual(await out.json(), { ok: true, signed_out: true });
   assert.equal(await userinfo(b), 401);
   await waitFor(async () => (await userinfo(a)) === 401, 1000, 'the logout known to the first process');
+});
+
+/** A login on `a` up to the provider's answer: the callback URL's path and query, for either process. */
+async function callbackOfLoginOnA(): Promise<string> {
+  const login = await a.request('/api/auth/login/test', { redirect: 'manual' });
+  assert.equal(login.status, 302);
+  const back = await throughProvider(login.headers.get('location')!, idp.issuer);
+  return back.pathname + back.search;
+}
+
+const unknownState = async (res: Response) => {
+  assert.equal(res.status, 400);
+  assert.match(((await res.json()) as { error: string }).error, /unknown or expired sign-in state: start again at \/api\/auth\/login/);
+};
+
+test('a sign-in begun on one process completes on the other; its state replayed on the first is refused with 400', async () => {
+  const callback = await callbackOfLoginOnA();
+  const done = await b.request(callback, { redirect: 'manual', headers: { accept: 'application/json' } });
+  assert.equal(done.status, 200, await done.clone().text());
+  assert.equal(((await done.json()) as { user: { sub: string } }).user.sub, 'alice');
+  const cookie = done.headers.get('set-cookie')!.split(';')[0];
+  assert.equal((await b.request('/api/auth/userinfo', { headers: { cookie } })).status, 200);
+  await unknownState(await a.request(callback, { redirect: 'manual' }));
+});
+
+test('one state called back on both processes at once: one signs in, the other gets the same 400', async () => {
+  const callback = await callbackOfLoginOnA();
+  const answers = await Promise.all([a, b].map((k) => k.request(callback, { redirect: 'manual' })));
+  const signedIn = answers.filter((r) => r.status === 303);
+  assert.equal(signedIn.length, 1, `statuses ${answers.map((r) => r.status).join(', ')}`);
+  await unknownState(answers.find((r) => r.status !== 303)!);
 });
