@@ -24,7 +24,7 @@ export default defineModule<CatalogConfig>({
       stateDir: () => ctx.dataDir,
       providerUrls: () => ctx.config.provider_urls,
     });
-    const flows = new DeviceFlows();
+    const flows = new DeviceFlows(ctx.store);
     const config = () => ctx.config;
     ctx.provide(catalogService, store);
     return {

@@ -1,9 +1,11 @@
 /**
  * OAuth 2.0 device authorization grant (RFC 8628), as GitHub runs it for
  * Copilot: start asks for a device/user code pair; each poll asks the token
- * endpoint once. Pending flows live in memory (they last minutes).
+ * endpoint once. Pending flows live in catalog_device_flows (they last minutes), so a poll that reaches another
+ * process or node than the start finds its flow.
  */
 import { randomUUID } from 'node:crypto';
+import type { Queries } from '@talon/module-sdk';
 import { excerpt, probe, ProbeError } from './http-probe.ts';
 
 export interface DeviceFlowConfig {
@@ -26,8 +28,8 @@ export type PollResult = { status: 'pending' } | { status: 'expired' } | { statu
 
 interface Flow {
   provider: string;
-  deviceCode: string;
-  expiresAt: number;
+  device_code: string;
+  expires_at: number;
 }
 
 const TIMEOUT_MS = 10_000;
@@ -35,12 +37,13 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const headers = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
 
 export class DeviceFlows {
-  private readonly flows = new Map<string, Flow>();
-
-  constructor(private readonly now: () => number = () => Date.now()) {}
+  constructor(
+    private readonly store: Queries,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
 
   async start(provider: string, cfg: DeviceFlowConfig): Promise<DeviceStart> {
-    for (const [id, f] of this.flows) if (f.expiresAt <= this.now()) this.flows.delete(id);
+    await this.store.run('DELETE FROM catalog_device_flows WHERE expires_at <= ?', [this.now()]);
     const reply = await probe(cfg.device_code_url, {
       method: 'POST',
       headers,
@@ -53,7 +56,12 @@ export class DeviceFlows {
     const expiresIn = typeof b.expires_in === 'number' ? b.expires_in : 900;
     const interval = typeof b.interval === 'number' ? b.interval : 5;
     const pollId = randomUUID();
-    this.flows.set(pollId, { provider, deviceCode: b.device_code as string, expiresAt: this.now() + expiresIn * 1000 });
+    await this.store.run('INSERT INTO catalog_device_flows (poll_id, provider, device_code, expires_at) VALUES (?, ?, ?, ?)', [
+      pollId,
+      provider,
+      b.device_code as string,
+      this.now() + expiresIn * 1000,
+    ]);
     return {
       poll_id: pollId,
       device_code: b.device_code as string,
@@ -66,35 +74,33 @@ export class DeviceFlows {
 
   /** undefined for an unknown poll id (or one of another provider). */
   async poll(provider: string, pollId: string, cfg: DeviceFlowConfig): Promise<PollResult | undefined> {
-    const flow = this.flows.get(pollId);
+    const flow = await this.store.one<Flow>('SELECT provider, device_code, expires_at FROM catalog_device_flows WHERE poll_id = ?', [pollId]);
     if (!flow || flow.provider !== provider) return undefined;
-    if (flow.expiresAt <= this.now()) {
-      this.flows.delete(pollId);
-      return { status: 'expired' };
-    }
+    if (flow.expires_at <= this.now()) return this.end(pollId, { status: 'expired' });
     const reply = await probe(cfg.token_url, {
       method: 'POST',
       headers,
-      body: form({ client_id: cfg.client_id, device_code: flow.deviceCode, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' }),
+      body: form({ client_id: cfg.client_id, device_code: flow.device_code, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' }),
       timeoutMs: TIMEOUT_MS,
     });
     const b = (reply.body ?? {}) as Record<string, unknown>;
-    if (typeof b.access_token === 'string' && b.access_token) {
-      this.flows.delete(pollId);
-      return { status: 'authorized', token: b.access_token };
-    }
+    if (typeof b.access_token === 'string' && b.access_token) return this.end(pollId, { status: 'authorized', token: b.access_token });
     switch (b.error) {
       case 'authorization_pending':
       case 'slow_down':
         return { status: 'pending' };
       case 'expired_token':
-        this.flows.delete(pollId);
-        return { status: 'expired' };
+        return this.end(pollId, { status: 'expired' });
       case 'access_denied':
-        this.flows.delete(pollId);
-        return { status: 'denied' };
+        return this.end(pollId, { status: 'denied' });
       default:
         throw new ProbeError(`token request to ${cfg.token_url} failed (HTTP ${reply.status}): ${excerpt(reply.body)}`);
     }
+  }
+
+  /** A finished flow is forgotten: a later poll of it is an unknown poll id. */
+  private async end(pollId: string, result: PollResult): Promise<PollResult> {
+    await this.store.run('DELETE FROM catalog_device_flows WHERE poll_id = ?', [pollId]);
+    return result;
   }
 }
