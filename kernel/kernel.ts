@@ -378,6 +378,10 @@ export class Kernel implements InstanceDeps {
     moduleRoots(this.options.modulesDir, this.config.settings().module_paths, path.dirname(this.config.file));
 
   private async startWatcher(): Promise<void> {
+    if (this.store.dialect === 'postgres') {
+      this.log.warn(`hot reload is off (--dev ignored): ${FLEET_RELOAD}`);
+      return;
+    }
     const roots = this.moduleRoots().flatMap((r) => (existsSync(r.dir) ? [r.dir] : []));
     const known = () => [...this.supervisor.records.values()].map((r) => r.manifest.dir);
     const files = new Map([[this.config.file, () => void this.onConfigFileChanged()]]);
@@ -485,6 +489,16 @@ export class Kernel implements InstanceDeps {
   private switchModules(): Promise<void> {
     return this.enqueue(async () => {
       const settings = this.config.settings();
+      // A module whose wish changed (off to on, or the reverse) would start or stop on this node alone.
+      if (this.store.dialect === 'postgres') {
+        const switching = [...this.supervisor.records.values()]
+          .filter((r) => (r.state === 'disabled') === this.wanted(r.manifest, settings))
+          .map((r) => r.manifest.name);
+        if (switching.length) {
+          const message = `modules are not switched at run time (${switching.join(', ')}): ${FLEET_RELOAD}`;
+          throw Object.assign(new Error(message), { statusCode: 409 });
+        }
+      }
       const claimed: Manifest[] = [];
       const load = async ({ manifest: m }: ModuleRecord) => {
         const def = await this.code.definition(m);
@@ -546,6 +560,15 @@ function parseListen(listen: string, source = 'api_listen'): { host: string; por
     );
   return { host: m[1] ?? m[2], port: Number(m[3]) };
 }
+
+/**
+ * Why modules are not reloaded, added, removed or switched while running on PostgreSQL: the database may be shared by
+ * several nodes (a fleet), each with its own code and config.toml, and a change on the one node a request reached
+ * would leave the others running something else.
+ */
+const FLEET_RELOAD =
+  'on PostgreSQL the nodes of a fleet must run the same modules, and a change on one node would split the fleet; ' +
+  'change config.toml or the code on every node and restart them one after another (rolling) instead';
 
 /** The shutdown reason of a process found dead by another one (the CLI exits with 1, for supervisors to restart it). */
 export const FENCED = 'declared dead by another process';

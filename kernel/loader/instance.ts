@@ -259,6 +259,7 @@ export class ModuleInstance implements ServiceProvider {
         leaseMs: deps.nodes.leaseMs,
         live: () => deps.nodes.live(),
         address: (node) => deps.nodes.address(node),
+        list: () => deps.nodes.list(),
         // Handed gone nodes only once this copy has started: a takeover needs the module's state loaded.
         onDead: (fn) =>
           this.onceStarted(() => this.stopFns.push(deps.nodes.onDead(fn, (work) => void this.track(work)))),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Store } from '@talon/module-sdk';
+import type { NodeInfo, Store } from '@talon/module-sdk';
 import { createTables, type TableDdl } from './schema.ts';
 
 export const NODE_TABLES: TableDdl = {
@@ -122,6 +122,16 @@ export class NodeRegistry {
       [nodeId, Date.now() - this.leaseMs],
     );
     return row?.listen ?? undefined;
+  }
+
+  /** The nodes seen within FORGET_AFTER_MS (the rows beat() keeps), oldest boot first. */
+  async list(): Promise<NodeInfo[]> {
+    const rows = await this.store.many<Omit<NodeInfo, 'self'>>(
+      `SELECT id, host, pid, listen, state, boot_at AS "bootAt", heartbeat_at AS "heartbeatAt" FROM kernel_nodes
+       WHERE heartbeat_at >= ? ORDER BY boot_at, id`,
+      [Date.now() - FORGET_AFTER_MS],
+    );
+    return rows.map((row) => ({ ...row, self: row.id === this.id }));
   }
 
   /** A module copy's handler; `run` tracks its work. Nodes already gone are handed to it at the next beat. */

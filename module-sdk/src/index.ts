@@ -38,7 +38,7 @@ export { safeJoin, isInside } from './paths.ts';
 export { lazy, lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { WriteBehind, isBusy, lockInTransaction } from './store.ts';
-export type { Store, Queries, Params, SqlValue, Dialect, NodeAccess, ChangeFeed } from './store.ts';
+export type { Store, Queries, Params, SqlValue, Dialect, NodeAccess, NodeInfo, ChangeFeed } from './store.ts';
 export { readPage, readLimit, paginate, pageQueryProperties, cappedLimitProperty } from './pagination.ts';
 export type { Page, PageSize } from './pagination.ts';
 export { openSse, LONG_LIVED } from './sse.ts';

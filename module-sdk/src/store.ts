@@ -57,6 +57,25 @@ export interface NodeAccess {
   onDead(handler: (nodeId: string) => unknown): void;
   /** How long a claim lasts without renewal: a lease written now should end at `Date.now() + leaseMs`. */
   readonly leaseMs: number;
+  /** The nodes seen in the last 24 hours (rows of gone nodes are kept that long), oldest boot first; read-only. */
+  list(): Promise<NodeInfo[]>;
+}
+
+/** A node as the others see it: what an operator needs to tell the processes apart, nothing secret. */
+export interface NodeInfo {
+  id: string;
+  host: string;
+  pid: number;
+  /** The API address (host:port) it listens on; null while it starts. */
+  listen: string | null;
+  /** As its row says: a node killed a moment ago stays 'live' until a live node finds it silent (three beats). */
+  state: 'live' | 'stopped' | 'dead';
+  /** Epoch ms. */
+  bootAt: number;
+  /** Epoch ms of its last beat. */
+  heartbeatAt: number;
+  /** Whether it is this process. */
+  self: boolean;
 }
 
 /**

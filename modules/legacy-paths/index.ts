@@ -1,10 +1,15 @@
-import { defineModule } from '@talon/module-sdk';
+import { conflict, defineModule } from '@talon/module-sdk';
 import { llmService } from '@talon/llm';
 import { aliasRoutes } from './routes/aliases.ts';
 
 export default defineModule({
   register(ctx) {
     const restart = () => {
+      // On PostgreSQL other nodes may share the database (a fleet) and would keep running their copies (docs/fleet.md).
+      if (ctx.store.dialect === 'postgres')
+        throw conflict(
+          'no in-process restart on PostgreSQL: a restart of one node would split the fleet; restart the nodes one after another (rolling) instead',
+        );
       // Security modules keep running (a restart must not open a gap in them); this one answers the request.
       const modules = ctx.kernel
         .modules()

@@ -7,7 +7,7 @@ import { createMetrics } from './services/collectors.ts';
 export default defineModule({
   register(ctx) {
     // Each copy has its own registry (prom-client's global one would keep the previous copy's collectors).
-    const metrics = createMetrics(ctx.kernel, () => ctx.tryUse(agentRegistry));
+    const metrics = createMetrics(ctx.kernel, () => ctx.tryUse(agentRegistry), ctx.nodes.id);
     ctx.provide(metricsRegistry, metrics.registry, (registry) => registry.clear());
     const registers = [metrics.registry];
     ctx.provide(metricsFactory, { counter: (config) => new Counter({ ...config, registers }), gauge: (config) => new Gauge({ ...config, registers }) });

@@ -52,7 +52,7 @@ export default defineModule<PeersConfig>({
         await state.network?.stop();
         await pins.flush();
       },
-      routes: (app) => peerRoutes(app, { network: () => state.network, identity: () => state.identity, pins }),
+      routes: (app) => peerRoutes(app, { network: () => state.network, identity: () => state.identity, pins, nodes: ctx.nodes, database: ctx.store.dialect }),
     };
   },
 });

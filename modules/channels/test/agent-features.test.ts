@@ -164,23 +164,23 @@ test('GET /api/metrics carries the per-channel counters, the connection gauge an
   const text = await waitFor(
     async () => {
       const t = await (await k.request('/api/metrics')).text();
-      return /talon_channel_messages_refused_total\{channel="telegram",reason="not_mentioned"\} [1-9]/.test(t) ? t : undefined;
+      return /talon_channel_messages_refused_total\{channel="telegram",reason="not_mentioned",node="[^"]+"\} [1-9]/.test(t) ? t : undefined;
     },
     10_000,
     'refused counted',
   );
   const value = (line: RegExp) => Number(text.match(line)?.[1]);
-  assert.ok(value(/^talon_channel_messages_received_total\{channel="telegram"\} (\d+)$/m) >= 2);
-  assert.ok(value(/^talon_channel_messages_sent_total\{channel="telegram"\} (\d+)$/m) >= 5);
-  assert.equal(value(/^talon_channel_send_failures_total\{channel="telegram"\} (\d+)$/m), 0);
-  assert.equal(value(/^talon_channel_connected\{channel="telegram"\} (\d+)$/m), 1);
-  assert.equal(value(/^talon_channel_journal_backlog\{channel="telegram",kind="failed"\} (\d+)$/m), 0);
-  assert.match(text, /^talon_channel_journal_backlog\{channel="telegram",kind="inbound"\} \d+$/m);
+  assert.ok(value(/^talon_channel_messages_received_total\{channel="telegram",node="[^"]+"\} (\d+)$/m) >= 2);
+  assert.ok(value(/^talon_channel_messages_sent_total\{channel="telegram",node="[^"]+"\} (\d+)$/m) >= 5);
+  assert.equal(value(/^talon_channel_send_failures_total\{channel="telegram",node="[^"]+"\} (\d+)$/m), 0);
+  assert.equal(value(/^talon_channel_connected\{channel="telegram",node="[^"]+"\} (\d+)$/m), 1);
+  assert.equal(value(/^talon_channel_journal_backlog\{channel="telegram",kind="failed",node="[^"]+"\} (\d+)$/m), 0);
+  assert.match(text, /^talon_channel_journal_backlog\{channel="telegram",kind="inbound",node="[^"]+"\} \d+$/m);
   assert.match(text, /# TYPE talon_channel_messages_sent_total counter/);
 });
 
 test('the channel metrics survive a reload of the metrics module and of the channels module', async () => {
-  const scrape = async () => (await (await k.request('/api/metrics')).text()).match(/^talon_channel_connected\{channel="telegram"\} (\d)$/m)?.[1];
+  const scrape = async () => (await (await k.request('/api/metrics')).text()).match(/^talon_channel_connected\{channel="telegram",node="[^"]+"\} (\d)$/m)?.[1];
   assert.equal((await k.kernel.reloadModule('metrics')).ok, true);
   assert.equal(await scrape(), '1');
   assert.equal((await k.kernel.reloadModule('channels')).ok, true);

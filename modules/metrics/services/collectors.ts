@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HttpResponseEvent, KernelApi } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
@@ -27,9 +28,24 @@ class ScrapedRegistry extends Registry {
   }
 }
 
-/** The module's registry with its own collectors; never prom-client's global one. */
-export function createMetrics(kernel: KernelApi, agents: () => AgentRegistry | undefined): { registry: Registry; observe(event: HttpResponseEvent): void } {
+/**
+ * The module's registry with its own collectors; never prom-client's global one. Every series, other modules' too, is
+ * rendered with a `node` label, this process's node id: nodes sharing a database (a fleet) report apart, and one label
+ * keeps the cardinality low; the host and pid are told once, by talon_node_info.
+ */
+export function createMetrics(
+  kernel: KernelApi,
+  agents: () => AgentRegistry | undefined,
+  node: string,
+): { registry: Registry; observe(event: HttpResponseEvent): void } {
   const registry = new ScrapedRegistry();
+  registry.setDefaultLabels({ node });
+  new Gauge({
+    name: 'talon_node_info',
+    help: 'This node (1): its host and process id, joined to the other series by the node label',
+    labelNames: ['host', 'pid'] as const,
+    registers: [registry],
+  }).set({ host: hostname(), pid: String(process.pid) }, 1);
   const stats = new HttpStats();
   new Counter({
     name: 'talon_http_requests_total',

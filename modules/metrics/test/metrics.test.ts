@@ -1,5 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { startTestKernel, type TestKernel } from '@talon/testing';
 import { metricsRegistry } from '../api.ts';
@@ -11,6 +13,24 @@ before(async () => {
 });
 after(() => k?.stop());
 
+/** The samples of an exposition text: name, labels, value (label order is prom-client's, so compared as a map). */
+function samples(text: string): Array<{ name: string; labels: Record<string, string>; value: string }> {
+  return text
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => {
+      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      assert.ok(m, `not a sample line: ${line}`);
+      return { name: m[1], labels: Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, key, value]) => [key, value])), value: m[3] };
+    });
+}
+
+/** The value of the series `name` with exactly these labels plus this node's `node` label; undefined without one. */
+function valueOf(text: string, name: string, labels: Record<string, string> = {}): string | undefined {
+  const want = { ...labels, node: k.kernel.nodes.id };
+  return samples(text).find((s) => s.name === name && isDeepStrictEqual(s.labels, want))?.value;
+}
+
 async function scrape(): Promise<string> {
   const res = await k.request('/api/metrics');
   assert.equal(res.status, 200);
@@ -21,7 +41,7 @@ async function scrape(): Promise<string> {
 test('the process defaults (their GC observer, event-loop monitor) start with the first scrape, not at start-up', async () => {
   const registry = k.kernel.services.view<Registry>(metricsRegistry.id);
   assert.equal(registry.getSingleMetric('nodejs_gc_duration_seconds'), undefined, 'nothing observes GC before anyone reads the metrics');
-  assert.match(await scrape(), /^process_cpu_user_seconds_total \d/m);
+  assert.ok(valueOf(await scrape(), 'process_cpu_user_seconds_total'));
   assert.ok(registry.getSingleMetric('nodejs_gc_duration_seconds'));
 });
 
@@ -29,33 +49,45 @@ test('requests are counted by method, route pattern and status, after they compl
   assert.equal((await k.request('/api/health')).status, 200);
   assert.equal((await k.request('/api/nothing/here')).status, 404);
   const text = await scrape();
-  assert.match(text, /^talon_http_requests_total\{method="GET",route="\/api\/health",status="200"\} 1$/m);
-  assert.match(text, /^talon_http_requests_total\{method="GET",route="\(unmatched\)",status="404"\} 1$/m, 'raw URLs never become labels');
-  assert.match(text, /^talon_http_request_duration_seconds_count\{method="GET",route="\/api\/health",status="200"\} 1$/m);
+  const health = { method: 'GET', route: '/api/health', status: '200' };
+  assert.equal(valueOf(text, 'talon_http_requests_total', health), '1');
+  assert.equal(valueOf(text, 'talon_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }), '1', 'raw URLs never become labels');
+  assert.equal(valueOf(text, 'talon_http_request_duration_seconds_count', health), '1');
 });
 
 test('module, agent, uptime and process metrics', async () => {
   const text = await scrape();
-  assert.match(text, /^talon_modules_loaded 3$/m);
-  assert.match(text, /^talon_modules\{state="running"\} 3$/m);
-  assert.match(text, /^talon_agents_active 0$/m);
-  assert.match(text, /^talon_uptime_seconds \d/m);
-  assert.match(text, /^process_resident_memory_bytes \d/m);
-  assert.match(text, /^nodejs_heap_size_used_bytes \d/m);
+  assert.equal(valueOf(text, 'talon_modules_loaded'), '3');
+  assert.equal(valueOf(text, 'talon_modules', { state: 'running' }), '3');
+  assert.equal(valueOf(text, 'talon_agents_active'), '0');
+  for (const name of ['talon_uptime_seconds', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) assert.ok(Number(valueOf(text, name)) > 0, name);
+});
+
+test("every series carries this node's id as its node label, and talon_node_info names its host and pid", async () => {
+  const text = await scrape();
+  assert.equal(valueOf(text, 'talon_node_info', { host: hostname(), pid: String(process.pid) }), '1');
+  const all = samples(text);
+  assert.ok(all.length > 50, `${all.length} samples`);
+  assert.deepEqual(
+    all.filter((s) => s.labels.node !== k.kernel.nodes.id).map((s) => s.name),
+    [],
+    'series without this node as their node label',
+  );
 });
 
 test('other modules can add metrics through the metrics.registry service', async () => {
   const registry = k.kernel.services.view<Registry>(metricsRegistry.id);
   const counter = new Counter({ name: 'probe_events_total', help: 'probe', registers: [registry] });
   counter.inc(3);
-  assert.match(await scrape(), /^probe_events_total 3$/m);
+  // Another module's series is labelled as the module's own are.
+  assert.equal(valueOf(await scrape(), 'probe_events_total'), '3');
 });
 
 test('a hot reload starts a fresh registry without duplicate-registration errors', async () => {
   const result = await k.kernel.reloadModule('metrics');
   assert.ok(result.ok, result.error);
   const text = await scrape();
-  assert.match(text, /^talon_modules_loaded 3$/m);
+  assert.equal(valueOf(text, 'talon_modules_loaded'), '3');
   assert.doesNotMatch(text, /probe_events_total/);
 });
 

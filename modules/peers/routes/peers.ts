@@ -1,4 +1,4 @@
-import { notFound, type Routes } from '@talon/module-sdk';
+import { notFound, type Dialect, type NodeAccess, type NodeInfo, type Routes } from '@talon/module-sdk';
 import type { Network } from '../services/network.ts';
 import type { Identity } from '../services/identity.ts';
 import type { Pins } from '../services/pins.ts';
@@ -19,7 +19,17 @@ export interface PeerRouteDeps {
   network: () => Network | undefined;
   identity: () => Identity | undefined;
   pins: Pins;
+  /** The processes of this service sharing its database (the fleet's nodes; not peers) and the database's engine. */
+  nodes: Pick<NodeAccess, 'list'>;
+  database: Dialect;
 }
+
+/** A node row as the API shows it: times as ISO strings. */
+const nodeView = ({ bootAt, heartbeatAt, ...node }: NodeInfo) => ({
+  ...node,
+  boot_at: new Date(bootAt).toISOString(),
+  heartbeat_at: new Date(heartbeatAt).toISOString(),
+});
 
 export function peerRoutes(app: Routes, deps: PeerRouteDeps): void {
   const peerOf = (id: string) => {
@@ -66,6 +76,10 @@ export function peerRoutes(app: Routes, deps: PeerRouteDeps): void {
       total_peers: peers.length,
       pinned_peers: deps.pins.count(),
       messages: { sent: network?.throughput.sent ?? 0, received: network?.throughput.received ?? 0, last_minute: network?.throughput.perMinute() ?? 0 },
+      // Additive (issue 30): this service's own processes on its database. On PostgreSQL it runs as a fleet of nodes.
+      database: deps.database,
+      fleet: deps.database === 'postgres',
+      nodes: (await deps.nodes.list()).map(nodeView),
     };
   });
 }

@@ -121,13 +121,25 @@ describe('peers: configuration', () => {
     await assert.rejects(startTestKernel({ only: ['peers'], config: '[peers]\nlisten = "127.0.0.1:0"\n' }), /shared_secret/);
   });
 
-  test('unconfigured: no listener, empty lists', async () => {
+  test('unconfigured: no listener, empty lists; the nodes on the database are listed all the same', async () => {
     const k = await startTestKernel({ only: ['peers', 'error-envelope'] });
     try {
       assert.deepEqual(await json(await k.request('/api/peers')), { peers: [], total: 0 });
-      const status = await json<{ enabled: boolean; listen_address: string | null }>(await k.request('/api/network/status'));
+      const status = await json<{ enabled: boolean; listen_address: string | null; database: string; fleet: boolean; nodes: Array<Record<string, unknown>> }>(
+        await k.request('/api/network/status'),
+      );
       assert.equal(status.enabled, false);
       assert.equal(status.listen_address, null);
+      assert.equal(status.database, k.kernel.store.dialect);
+      assert.equal(status.fleet, k.kernel.store.dialect === 'postgres');
+      assert.equal(status.nodes.length, 1);
+      const [self] = status.nodes;
+      assert.deepEqual(Object.keys(self).sort(), ['boot_at', 'heartbeat_at', 'host', 'id', 'listen', 'pid', 'self', 'state']);
+      assert.deepEqual(
+        { id: self.id, pid: self.pid, listen: self.listen, state: self.state, self: self.self },
+        { id: k.kernel.nodes.id, pid: process.pid, listen: k.kernel.listenAddress(), state: 'live', self: true },
+      );
+      assert.ok(Date.parse(String(self.boot_at)) <= Date.parse(String(self.heartbeat_at)));
       assert.equal((await k.request('/api/peers/x/message', { method: 'POST', json: { agent: 'a', message: 'm' } })).status, 404);
     } finally {
       await k.stop();

@@ -1,4 +1,4 @@
-import type { ModuleContext, Routes } from '@talon/module-sdk';
+import type { ModuleContext, NodeInfo, Routes } from '@talon/module-sdk';
 import { uptimeSeconds } from '../services/uptime.ts';
 
 const healthSchema = {
@@ -9,7 +9,7 @@ const healthSchema = {
 } as const;
 
 const detailSchema = {
-  summary: 'Full health: database, modules, memory',
+  summary: "Full health: database, modules, memory, the service's nodes",
   response: {
     200: {
       type: 'object',
@@ -20,8 +20,28 @@ const detailSchema = {
         checks: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, status: { type: 'string' }, error: { type: 'string' } } } },
         modules: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, state: { type: 'string' } } } },
         memory: { type: 'object', additionalProperties: { type: 'integer' } },
+        database: { type: 'string', enum: ['sqlite', 'postgres'] },
+        fleet: { type: 'boolean', description: 'on PostgreSQL: several nodes may share the database' },
+        nodes: {
+          type: 'array',
+          description: "this service's processes on its database, seen in the last 24 hours",
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              host: { type: 'string' },
+              pid: { type: 'integer' },
+              listen: { type: ['string', 'null'] },
+              state: { type: 'string', enum: ['live', 'stopped', 'dead'] },
+              boot_at: { type: 'string', format: 'date-time' },
+              heartbeat_at: { type: 'string', format: 'date-time' },
+              self: { type: 'boolean' },
+            },
+            required: ['id', 'host', 'pid', 'listen', 'state', 'boot_at', 'heartbeat_at', 'self'],
+          },
+        },
       },
-      required: ['status', 'version', 'uptime_seconds', 'checks', 'modules', 'memory'],
+      required: ['status', 'version', 'uptime_seconds', 'checks', 'modules', 'memory', 'database', 'fleet', 'nodes'],
     },
   },
 } as const;
@@ -33,6 +53,23 @@ async function databaseCheck(ctx: ModuleContext): Promise<{ name: string; status
   } catch (err) {
     ctx.log.error({ err }, 'health: database check failed');
     return { name: 'database', status: 'error', error: 'database query failed' };
+  }
+}
+
+/** A node row as the API shows it: times as ISO strings. */
+const nodeView = ({ bootAt, heartbeatAt, ...node }: NodeInfo) => ({
+  ...node,
+  boot_at: new Date(bootAt).toISOString(),
+  heartbeat_at: new Date(heartbeatAt).toISOString(),
+});
+
+/** The nodes; none when the database cannot be read (the database check then says why). */
+async function nodes(ctx: ModuleContext): Promise<ReturnType<typeof nodeView>[]> {
+  try {
+    return (await ctx.nodes.list()).map(nodeView);
+  } catch (err) {
+    ctx.log.error({ err }, 'health: the node list could not be read');
+    return [];
   }
 }
 
@@ -55,6 +92,9 @@ export function healthRoutes(app: Routes, ctx: ModuleContext): void {
       checks,
       modules,
       memory: { rss: memory.rss, heap_total: memory.heapTotal, heap_used: memory.heapUsed, external: memory.external, array_buffers: memory.arrayBuffers },
+      database: ctx.store.dialect,
+      fleet: ctx.store.dialect === 'postgres',
+      nodes: await nodes(ctx),
     };
   });
 }
