@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { defineModule } from '@talon/module-sdk';
 import { agentHooks, agentRegistry, sessionStore } from '@talon/agents';
@@ -30,7 +30,9 @@ export default defineModule<Config>({
   register(ctx) {
     const config = () => ctx.config;
     const pluginsDir = () => ctx.config.dir || path.join(ctx.home, 'plugins');
-    const runRoot = path.join(ctx.dataDir, 'run');
+    // One folder per process: several processes (a fleet's nodes) share the data directory.
+    const runBase = path.join(ctx.dataDir, 'run');
+    const runRoot = path.join(runBase, ctx.nodes.id);
     let isolation: Isolation = { method: 'none', network: false, pid: false, reason: 'not probed yet' };
     // The probe runs beside start-up (it starts processes); every hook waits for it, so none runs less isolated.
     let isolationProbed: Promise<unknown> = Promise.resolve();
@@ -116,8 +118,10 @@ export default defineModule<Config>({
 
     return {
       async start() {
-        // Private folders of hook processes left by an earlier run (a crash) go first.
-        rmSync(runRoot, { recursive: true, force: true });
+        // Private folders of hook processes left by processes that are gone (a crash) go first; live ones keep theirs.
+        const live = new Set(await ctx.nodes.live());
+        for (const name of existsSync(runBase) ? readdirSync(runBase) : [])
+          if (!live.has(name)) rmSync(path.join(runBase, name), { recursive: true, force: true });
         mkdirSync(runRoot, { recursive: true });
         isolationProbed = probeIsolation(ctx.config.isolation === 'auto').then((found) => {
           isolation = found;
