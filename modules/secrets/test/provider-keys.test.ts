@@ -33,7 +33,7 @@ test('a provider key is sealed at rest under its provider, opened again after a 
     assert.equal(keys(k).get('openai'), undefined);
     await keys(k).set('openai', SECRET);
     assert.equal(keys(k).get('openai'), SECRET, 'effective at once');
-    const row = k.kernel.database.prepare("SELECT ciphertext FROM secrets_provider_keys WHERE provider = 'openai'").get() as { ciphertext: string };
+    const row = (await k.kernel.store.one<{ ciphertext: string }>("SELECT ciphertext FROM secrets_provider_keys WHERE provider = 'openai'"))!;
     assert.ok(row.ciphertext.startsWith('v1:'));
     assert.ok(!Buffer.from(row.ciphertext.slice(3), 'base64').toString('latin1').includes(SECRET), 'no plaintext in the database');
     assert.equal(vault(k).open(row.ciphertext, 'openai'), SECRET, 'sealed by the vault under the provider name');
@@ -57,7 +57,7 @@ test('a stored value that no longer opens is ignored with a warning naming the p
   try {
     await keys(k).set('groq', SECRET);
     // Moved to another row: the owner binding refuses it.
-    k.kernel.database.prepare("UPDATE secrets_provider_keys SET provider = 'mistral' WHERE provider = 'groq'").run();
+    await k.kernel.store.run("UPDATE secrets_provider_keys SET provider = 'mistral' WHERE provider = 'groq'");
     await k.stop();
     k = await startTestKernel({ only: ['secrets'], home, config: 'log_level = "info"' });
     assert.equal(keys(k).get('mistral'), undefined);
