@@ -26,7 +26,13 @@ writeFileSync(
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ dev: true, only: ['hello', 'body-echo'], config: `log_level = "info"\nmodule_paths = ["${root}", "${extra}"]\n` });
+  // Hot reload is a SQLite feature: on PostgreSQL (a fleet) --dev watches nothing (test/fleet-reload.test.ts).
+  k = await startTestKernel({
+    dev: true,
+    database: 'sqlite',
+    only: ['hello', 'body-echo'],
+    config: `log_level = "info"\nmodule_paths = ["${root}", "${extra}"]\n`,
+  });
 });
 after(async () => {
   await k.stop();

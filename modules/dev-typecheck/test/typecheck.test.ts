@@ -12,7 +12,8 @@ cpSync(path.resolve('examples/hello-module'), dir, { recursive: true });
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ dev: true, only: ['hello', 'dev-typecheck'], config: `log_level = "info"\nmodule_paths = ["${root}"]\n` });
+  // Hot reload is a SQLite feature: on PostgreSQL (a fleet) --dev watches nothing (test/fleet-reload.test.ts).
+  k = await startTestKernel({ dev: true, database: 'sqlite', only: ['hello', 'dev-typecheck'], config: `log_level = "info"\nmodule_paths = ["${root}"]\n` });
 });
 after(async () => {
   await k.stop();
