@@ -46,7 +46,7 @@ export interface KernelOptions {
   settleMs?: number;
   /** The node heartbeat (ms; default 3 s): a process silent for three beats is dead and its claims are taken over. */
   heartbeatMs?: number;
-  /** How often the other processes' changes and events are read (ms; default 250). */
+  /** How often the other processes' changes and events are read (ms; default 250; PostgreSQL: 5 s, behind LISTEN). */
   feedPollMs?: number;
   /** A PostgreSQL URL to run on, before TALON_DATABASE_URL and `[database] url` (tests, embedding). */
   databaseUrl?: string;
@@ -226,9 +226,10 @@ export class Kernel implements InstanceDeps {
     this.feed = new Feed(
       this.store,
       this.nodes.id,
-      this.options.feedPollMs ?? 250,
+      this.options.feedPollMs,
       (event) => this.events.receive(event),
       warn("reading the other processes' changes failed"),
+      this.log,
     );
     await this.feed.start();
     this.events.share = (event) => {

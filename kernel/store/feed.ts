@@ -1,4 +1,6 @@
 import type { Queries, Store, TalonEvent } from '@talon/module-sdk';
+import type { PgListener } from './pg-listener.ts';
+import { PostgresStore } from './postgres.ts';
 import { createTables, type TableDdl } from './schema.ts';
 
 export const FEED_TABLES: TableDdl = {
@@ -30,6 +32,20 @@ export const FEED_TABLES: TableDdl = {
   ],
 };
 
+/**
+ * How often the tables are read when no `pollMs` is given. On SQLite the poll is the feed (an idle one costs a
+ * pragma); on PostgreSQL each row is notified at its commit and the poll is only the safety net that picks up what a
+ * lost notification did not bring.
+ */
+const POLL_MS = { sqlite: 250, postgres: 5_000 } as const;
+/** The PostgreSQL channel every process LISTENs to: each row of kernel_changes and kernel_events is notified on it. */
+export const FEED_CHANNEL = 'talon_events';
+/**
+ * NOTIFY takes at most 8000 bytes: a row whose notification would be longer is sent as its table, seq and node only,
+ * and the receivers read it from the table.
+ */
+const WHOLE_ROW_BYTES = 7_000;
+
 /** Rows older than this are pruned: a process that did not read them by then was not running. */
 const KEEP_MS = 10 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
@@ -49,6 +65,26 @@ type ChangeHandler = (key: string) => unknown;
  */
 type Listener = { module: string; handler: ChangeHandler };
 
+interface ChangeRow {
+  seq: number;
+  node: string;
+  module: string;
+  topic: string;
+  key: string;
+}
+
+interface EventRow {
+  seq: number;
+  node: string;
+  event: string;
+}
+
+/** Where the feed tells that its listening connection dropped and came back (the kernel's logger). */
+export interface FeedLog {
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+}
+
 /**
  * Where a reader of a table ordered by seq is: past `last`, plus, on PostgreSQL, the seqs it skipped (gaps), read again
  * at each poll until they appear or GAP_WAIT_MS has passed. On SQLite writers take turns, so a row never appears after
@@ -67,11 +103,14 @@ class Cursor {
     return { where: `(seq > ? OR seq IN (${gaps.map(() => '?').join(', ')}))`, params: [this.last, ...gaps] };
   }
 
-  read(seq: number, now: number): void {
-    if (this.gaps.delete(seq)) return;
+  /** Marks a row read; whether it was new (on PostgreSQL a row may come twice, notified and polled: it counts once). */
+  read(seq: number, now: number): boolean {
+    if (this.gaps.delete(seq)) return true;
+    if (seq <= this.last) return false;
     if (this.tracksGaps && seq - this.last - 1 <= MAX_GAPS)
       for (let s = this.last + 1; s < seq; s++) this.gaps.set(s, now);
-    this.last = Math.max(this.last, seq);
+    this.last = seq;
+    return true;
   }
 
   expire(now: number): void {
@@ -81,12 +120,17 @@ class Cursor {
 
 /**
  * What other processes on the database did: the change feed (kernel_changes, "the rows behind this cache changed")
- * and the events they published (kernel_events). Polled every `pollMs`; on SQLite `PRAGMA data_version` tells at
- * almost no cost whether any other connection wrote, so an idle poll reads no table. On PostgreSQL each poll reads
- * both tables by seq (an index lookup); LISTEN/NOTIFY is to replace the poll there (docs/fleet.md).
+ * and the events they published (kernel_events). The tables are the record every process reads past its cursors.
+ * On SQLite they are polled every `pollMs` (250 ms), and `PRAGMA data_version` tells at almost no cost whether any
+ * other connection wrote, so an idle poll reads no table. On PostgreSQL each row is also sent with `pg_notify` in the
+ * writing transaction (delivered at its commit) to every process LISTENing on a connection of its own, which takes it
+ * at once; the tables are then polled only every 5 s, as a safety net. A process whose listening connection dropped
+ * may have missed notes: once it listens again it reads both tables past its cursors and calls every change handler
+ * with the key '' ("any row of the topic may have changed"), so that caches forget what they hold.
  */
 export class Feed {
   private timer?: NodeJS.Timeout;
+  private readonly pollMs: number;
   private readonly changes: Cursor;
   private readonly events: Cursor;
   private dataVersion = -1;
@@ -96,14 +140,23 @@ export class Feed {
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Events waiting to be shared, written together right after the current I/O callback. */
   private outbox: string[] = [];
+  /** The outbox's last write (see publish). */
+  private flushing: Promise<void> = Promise.resolve();
+  /** PostgreSQL: the connection that LISTENs. */
+  private listener?: PgListener;
+  /** Notifications are taken one at a time, in the order they came (a row read from its table holds up the next). */
+  private incoming: Promise<void> = Promise.resolve();
+  private stopped = false;
 
   constructor(
     private readonly store: Store,
     private readonly node: string,
-    private readonly pollMs: number,
+    pollMs: number | undefined,
     private readonly deliver: (event: TalonEvent) => void,
     private readonly onError: (err: unknown) => void,
+    private readonly log?: FeedLog,
   ) {
+    this.pollMs = pollMs ?? POLL_MS[store.dialect];
     this.changes = new Cursor(store.dialect !== 'sqlite');
     this.events = new Cursor(store.dialect !== 'sqlite');
   }
@@ -114,23 +167,40 @@ export class Feed {
       (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_changes'))?.seq ?? 0;
     this.events.last =
       (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_events'))?.seq ?? 0;
+    if (this.store instanceof PostgresStore) {
+      this.listener = this.store.listen({
+        channel: FEED_CHANNEL,
+        applicationName: `talon-feed ${this.node}`,
+        onNotify: (payload) => this.serially(() => this.take(payload)),
+        onReconnect: () => this.serially(() => this.catchUp()),
+        onDown: (err) => this.down(err),
+        onUp: (downMs) =>
+          this.log?.info({ downMs }, "listening for the other processes' notifications again; caches were reset"),
+      });
+      await this.listener.start();
+      // What was committed between reading the last seqs and LISTEN was notified before this process listened.
+      await this.readChanges();
+      await this.readEvents();
+    }
     this.timer = setInterval(() => void this.poll().catch(this.onError), this.pollMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops polling and listening; resolves once the listening connection is closed (it never rejects). */
+  stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    const listener = this.listener;
+    this.listener = undefined;
+    return listener?.stop() ?? Promise.resolve();
   }
 
   async note(module: string, topic: string, key: string, t: Queries = this.store): Promise<void> {
-    await t.run('INSERT INTO kernel_changes (node, module, topic, key, at) VALUES (?, ?, ?, ?, ?)', [
-      this.node,
-      module,
-      topic,
-      key,
-      Date.now(),
-    ]);
+    const values = [this.node, module, topic, key, Date.now()];
+    const insert = 'INSERT INTO kernel_changes (node, module, topic, key, at) VALUES (?, ?, ?, ?, ?)';
+    if (this.store.dialect === 'sqlite') await t.run(insert, values);
+    else await t.run(notified(insert), [...values, noticeTail({ t: 'c', node: this.node, module, topic, key })]);
   }
 
   on(module: string, topic: string, handler: ChangeHandler): () => void {
@@ -142,9 +212,13 @@ export class Feed {
     return () => void set.delete(listener);
   }
 
-  /** Shares an event published here with the other processes: the events of one I/O callback go in one transaction. */
+  /**
+   * Shares an event published here with the other processes: the events of one I/O callback go in one transaction,
+   * and the transactions one after another, so that the others get them in the order they were published (those
+   * published while one is written go together in the next).
+   */
   publish(event: TalonEvent): void {
-    if (!this.outbox.length) setImmediate(() => void this.flushOutbox());
+    if (!this.outbox.length) setImmediate(() => (this.flushing = this.flushing.then(() => this.flushOutbox())));
     this.outbox.push(JSON.stringify(event));
   }
 
@@ -152,10 +226,12 @@ export class Feed {
     const events = this.outbox;
     this.outbox = [];
     const at = Date.now();
+    const insert = 'INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)';
     try {
       await this.store.tx(async (t) => {
         for (const event of events)
-          await t.run('INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)', [this.node, event, at]);
+          if (this.store.dialect === 'sqlite') await t.run(insert, [this.node, event, at]);
+          else await t.run(notified(insert), [this.node, event, at, noticeTail({ t: 'e', node: this.node, event })]);
       });
     } catch (err) {
       this.onError(err);
@@ -172,6 +248,7 @@ export class Feed {
         await this.readEvents();
       }
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) await this.prune();
+      await this.listener?.check();
     } finally {
       this.polling = false;
     }
@@ -186,36 +263,79 @@ export class Feed {
     return true;
   }
 
+  /** Queues work on the notifications (see incoming); none once stopped, when the store is closing. */
+  private serially(work: () => Promise<void>): void {
+    this.incoming = this.incoming.then(() => (this.stopped ? undefined : work())).catch(this.onError);
+  }
+
+  /** A notification: the row it carries, or, when the row was too long to carry, what its table has unread. */
+  private async take(payload: string): Promise<void> {
+    const notice = parseNotice(payload);
+    if (!notice) throw new Error(`a notification on ${FEED_CHANNEL} that is not a feed row: ${payload.slice(0, 200)}`);
+    const now = Date.now();
+    if (notice.t === 'c') {
+      if (notice.row) this.takeChange(notice.row, now);
+      else if (notice.node === this.node) this.changes.read(notice.seq, now);
+      else await this.readChanges();
+    } else if (notice.row) this.takeEvent(notice.row, now);
+    else if (notice.node === this.node) this.events.read(notice.seq, now);
+    else await this.readEvents();
+  }
+
+  /** Listening again after an outage: what was notified meanwhile is read from the tables, and every cache resets. */
+  private async catchUp(): Promise<void> {
+    try {
+      await this.readChanges();
+      await this.readEvents();
+    } finally {
+      // Rows older than KEEP_MS are pruned, so the tables may not hold every note missed: caches forget it all.
+      for (const set of this.listeners.values()) for (const listener of set) this.handle(listener, '');
+    }
+  }
+
+  private down(err: Error): void {
+    const message =
+      "the connection listening for the other processes' notifications dropped: connecting again, and reading " +
+      `their changes every ${this.pollMs} ms meanwhile`;
+    if (this.log) this.log.warn({ err }, message);
+    else this.onError(new Error(`${message}: ${err.message}`, { cause: err }));
+  }
+
   private async readChanges(): Promise<void> {
     const { where, params } = this.changes.unread();
-    const rows = await this.store.many<{ seq: number; node: string; module: string; topic: string; key: string }>(
+    const rows = await this.store.many<ChangeRow>(
       `SELECT seq, node, module, topic, key FROM kernel_changes WHERE ${where} ORDER BY seq`,
       params,
     );
     const now = Date.now();
     this.changes.expire(now);
-    for (const row of rows) {
-      this.changes.read(row.seq, now);
-      if (row.node === this.node) continue;
-      for (const { module, handler } of this.listeners.get(`${row.module}\u0000${row.topic}`) ?? []) {
-        const chain = (this.chains.get(module) ?? Promise.resolve()).then(() => handler(row.key)).catch(this.onError);
-        this.chains.set(module, chain);
-      }
-    }
+    for (const row of rows) this.takeChange(row, now);
   }
 
   private async readEvents(): Promise<void> {
     const { where, params } = this.events.unread();
-    const rows = await this.store.many<{ seq: number; node: string; event: string }>(
+    const rows = await this.store.many<EventRow>(
       `SELECT seq, node, event FROM kernel_events WHERE ${where} ORDER BY seq`,
       params,
     );
     const now = Date.now();
     this.events.expire(now);
-    for (const row of rows) {
-      this.events.read(row.seq, now);
-      if (row.node !== this.node) this.deliver(JSON.parse(row.event) as TalonEvent);
-    }
+    for (const row of rows) this.takeEvent(row, now);
+  }
+
+  private takeChange(row: ChangeRow, now: number): void {
+    if (!this.changes.read(row.seq, now) || row.node === this.node) return;
+    for (const listener of this.listeners.get(`${row.module}\u0000${row.topic}`) ?? []) this.handle(listener, row.key);
+  }
+
+  private takeEvent(row: EventRow, now: number): void {
+    if (this.events.read(row.seq, now) && row.node !== this.node) this.deliver(JSON.parse(row.event) as TalonEvent);
+  }
+
+  /** Runs a handler after the ones of its module called before (see Listener). */
+  private handle({ module, handler }: Listener, key: string): void {
+    const chain = (this.chains.get(module) ?? Promise.resolve()).then(() => handler(key)).catch(this.onError);
+    this.chains.set(module, chain);
   }
 
   private async prune(): Promise<void> {
@@ -224,4 +344,55 @@ export class Feed {
     await this.store.run('DELETE FROM kernel_changes WHERE at < ?', [before]);
     await this.store.run('DELETE FROM kernel_events WHERE at < ?', [before]);
   }
+}
+
+/**
+ * PostgreSQL: the row inserted and notified in one statement (one round trip). The payload is `{"seq":…,` and the
+ * rest of the notice (its last parameter, see noticeTail); it is sent when the transaction commits.
+ */
+const notified = (insert: string): string =>
+  `WITH added AS (${insert} RETURNING seq) ` +
+  `SELECT pg_notify('${FEED_CHANNEL}', '{"seq":' || seq || ',' || ?) FROM added`;
+
+type Notice =
+  { t: 'c'; node: string; module: string; topic: string; key: string } | { t: 'e'; node: string; event: string };
+
+/**
+ * A notice's JSON without its opening brace (the seq goes first, see notified): the whole row when it fits in a
+ * notification, else its table and node only.
+ */
+function noticeTail(notice: Notice): string {
+  const whole = JSON.stringify(notice);
+  return (
+    Buffer.byteLength(whole) <= WHOLE_ROW_BYTES ? whole : JSON.stringify({ t: notice.t, node: notice.node })
+  ).slice(1);
+}
+
+/** A notification as received: its table, seq and node, and the row when it was carried whole. */
+type Heard =
+  { t: 'c'; seq: number; node: string; row?: ChangeRow } | { t: 'e'; seq: number; node: string; row?: EventRow };
+
+/** A notification's payload, checked (it comes from the database: anything may have been sent on the channel). */
+function parseNotice(payload: string): Heard | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const { seq, node } = v;
+  if (typeof seq !== 'number' || typeof node !== 'string') return undefined;
+  const text = (field: string): string | undefined => (typeof v[field] === 'string' ? (v[field] as string) : undefined);
+  if (v.t === 'c') {
+    const [module, topic, key] = [text('module'), text('topic'), text('key')];
+    const whole = module !== undefined && topic !== undefined && key !== undefined;
+    return { t: 'c', seq, node, row: whole ? { seq, node, module, topic, key } : undefined };
+  }
+  if (v.t === 'e') {
+    const event = text('event');
+    return { t: 'e', seq, node, row: event === undefined ? undefined : { seq, node, event } };
+  }
+  return undefined;
 }

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import pg from 'pg';
 import type { Params, Queries, Store } from '@talon/module-sdk';
 import { Mutex } from './mutex.ts';
+import { PgListener, type PgListenerOptions } from './pg-listener.ts';
 import { numberPlaceholders } from './postgres-sql.ts';
 
 /** The oldest server the store runs on: Debian 12's (MERGE, NULLS NOT DISTINCT, the fleet's needs, came with it). */
@@ -39,8 +40,11 @@ export class PostgresStore implements Store {
   private readonly statements = new Map<string, { name: string; text: string }>();
   /** Transactions open now: a statement that times out meanwhile may be one waiting for such a transaction's locks. */
   private openTransactions = 0;
+  /** Kept for the listener's connection, which is not one of the pool's (see listen). */
+  private readonly url: string;
 
   constructor(options: PostgresStoreOptions) {
+    this.url = options.url;
     this.statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
     this.pool = new pg.Pool({
       connectionString: options.url,
@@ -79,6 +83,11 @@ export class PostgresStore implements Store {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+
+  /** LISTEN on a connection of its own to the same database (a pooled one would lose its LISTEN when released). */
+  listen(options: Omit<PgListenerOptions, 'url'>): PgListener {
+    return new PgListener({ ...options, url: this.url });
   }
 
   async one<R>(sql: string, params?: Params): Promise<R | undefined> {

@@ -80,12 +80,18 @@ export interface NodeInfo {
 
 /**
  * Cache invalidation across processes. A module that caches rows notes each change of them; the other processes'
- * copies of the module get `on` callbacks within about a quarter of a second. Topics are the module's own.
+ * copies of the module get `on` callbacks within about a quarter of a second on SQLite, within milliseconds on
+ * PostgreSQL (LISTEN/NOTIFY). Topics are the module's own.
  */
 export interface ChangeFeed {
   /** Notes that the rows behind `topic` (and `key`, '' for all of them) changed; inside a transaction, pass it. */
   note(topic: string, key?: string, t?: Queries): Promise<void>;
-  /** Runs handler when another process noted a change of the topic. Ends when the module copy stops. */
+  /**
+   * Runs handler when another process noted a change of the topic. Ends when the module copy stops. The key '' means
+   * any row of the topic may have changed: a note of '', or a reset — this process may have missed notes (on
+   * PostgreSQL, its connection listening for them dropped and came back). A handler must then forget or reload
+   * everything it holds for the topic.
+   */
   on(topic: string, handler: (key: string) => unknown): void;
 }
 

@@ -34,8 +34,9 @@ export function recovery(ctx: ChannelsContext, parts: RecoveryParts): { recover(
       if (first) void ctx.track(outbound.deliver(reply_id, `${first.channel}\u0000${first.chat_id}`));
     }
   }
+  // '' (notes may have been missed): any channel; deliverOrphans takes only those running here.
   ctx.changes.on(HANDED_OVER_TOPIC, (channel) => {
-    if (channel && runtime.get(channel)?.connection) void ctx.track(deliverOrphans());
+    if (!channel || runtime.get(channel)?.connection) void ctx.track(deliverOrphans());
   });
 
   /** Rows this process may take: those of dead processes (released) and its own from before a restart. */

@@ -67,8 +67,17 @@ export class Runtime {
 
   constructor(private readonly deps: RuntimeDeps) {
     // Another process changed a channel's configuration (configure, enable, disable, reload): restart it here from
-    // the stored one. Only the holder's adapter starts; a standby process just tries the lease again.
-    deps.changes.on(CONFIG_TOPIC, (name) => this.restart(name));
+    // the stored one. Only the holder's adapter starts; a standby process just tries the lease again. '' (notes may
+    // have been missed): each channel whose stored configuration is not the one it was started with.
+    deps.changes.on(CONFIG_TOPIC, (name) => (name ? this.restart(name) : this.restartChanged()));
+  }
+
+  /** Restarts the channels whose stored configuration differs from the one they last read. */
+  private async restartChanged(): Promise<void> {
+    for (const r of this.list()) {
+      const stored = await this.deps.settings.get(r.adapter).catch(() => undefined);
+      if (JSON.stringify(stored) !== JSON.stringify(r.settings)) await this.restart(r.adapter.name);
+    }
   }
 
   /** Every loaded adapter, running or not, by name. */

@@ -27,7 +27,9 @@ export class IndexMirror {
     return paths;
   }
 
+  /** Forgets one repository's mirror ('': every one). */
   forget(gitDir: string): void {
-    this.byRepo.delete(gitDir);
+    if (gitDir) this.byRepo.delete(gitDir);
+    else this.byRepo.clear();
   }
 }

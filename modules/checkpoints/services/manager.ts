@@ -54,7 +54,7 @@ export class CheckpointManager {
     this.log = deps.log;
   }
 
-  /** Another process changed this shadow index: the mirror is reloaded on next use. */
+  /** Another process changed this shadow index ('': any of them): the mirror is reloaded on next use. */
   forgetIndex(gitDir: string): void {
     this.index.forget(gitDir);
   }

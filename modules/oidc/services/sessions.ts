@@ -77,8 +77,9 @@ export class Sessions implements DashboardSessions {
     this.live = new Map(rows.map((r) => [r.token_hash, r]));
   }
 
-  /** Another process began or ended this session: read it again. */
+  /** Another process began or ended this session: read it again ('' — notes may have been missed — all of them). */
   async heard(hash: string): Promise<void> {
+    if (!hash) return this.load();
     const row = await this.store.one<Row>('SELECT * FROM oidc_sessions WHERE token_hash = ? AND expires_at > ?', [hash, Date.now()]);
     if (row) this.live.set(hash, row);
     else this.live.delete(hash);

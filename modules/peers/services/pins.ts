@@ -41,8 +41,12 @@ export class Pins {
     this.pinned = new Map(rows.map((r) => [r.node_id, { public_key: r.public_key, fingerprint: r.fingerprint }]));
   }
 
-  /** Another process pinned this node (or this one lost a race to pin it first): its pin as stored. */
+  /**
+   * Another process pinned this node (or this one lost a race to pin it first): its pin as stored. '' (notes may have
+   * been missed): every pin.
+   */
   async heard(nodeId: string): Promise<void> {
+    if (!nodeId) return this.load();
     const row = await this.store.one<Pin>('SELECT public_key, fingerprint FROM peers_identities WHERE node_id = ?', [nodeId]);
     if (row) this.pinned.set(nodeId, row);
     else this.pinned.delete(nodeId);
