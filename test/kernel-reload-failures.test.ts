@@ -79,7 +79,9 @@ export default defineModule({
 
 let k: TestKernel;
 before(async () => {
-  k = await startTestKernel({ only: ['prov', 'cons'], config: `log_level = "info"\nmodule_paths = ["${root}"]\n` });
+  // SQLite in every run: these are hot reloads, which a kernel on PostgreSQL does not do (docs/fleet.md), and a failed
+  // register() there keeps the migrations it applied (docs/decisions-fleet.md).
+  k = await startTestKernel({ only: ['prov', 'cons'], database: 'sqlite', config: `log_level = "info"\nmodule_paths = ["${root}"]\n` });
 });
 after(async () => {
   await k?.stop();
