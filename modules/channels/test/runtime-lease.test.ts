@@ -1,7 +1,8 @@
 /**
  * The runtime's lease rules, on a lease table in memory (services/lease.ts has the SQL): a transient store failure while
  * taking the lease leaves the channel to be tried again (not run by nobody), and an adapter module reloaded while its
- * old connection is still stopping keeps the lease its new copy took (the old copy's release must not drop it).
+ * old connection is still stopping keeps the lease its new copy took (the old copy's release must not drop it). A
+ * reset of the change feed restarts only the channels whose stored configuration changed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -77,11 +78,15 @@ function adapter(stopMs: number, started: string[], label: string): ChannelAdapt
 /** Lets a restart the tick queued finish. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
-function runtime(leases: MemoryLeases, adapters: () => ChannelAdapter[]): Runtime {
-  const changes: ChangeFeed = { note: async () => undefined, on: () => undefined };
+function runtime(
+  leases: MemoryLeases,
+  adapters: () => ChannelAdapter[],
+  changes: ChangeFeed = { note: async () => undefined, on: () => undefined },
+  stored: () => ChannelSettings = () => settings,
+): Runtime {
   return new Runtime({
     adapters,
-    settings: { get: async () => settings } as unknown as SettingsStore,
+    settings: { get: async () => stored() } as unknown as SettingsStore,
     leases: leases as unknown as ChannelLeases,
     changes,
     net: () => ({}) as NetFetch,
@@ -207,4 +212,24 @@ test('a pending retry of a failed start is dropped when the channel stops', asyn
   await new Promise((resolve) => setTimeout(resolve, 150));
   assert.deepEqual(started, ['failed'], 'a stopped channel started again');
   assert.equal(rt.get('fake')!.connection, undefined);
+});
+
+test("a reset of the change feed ('': notes may have been missed) restarts only the channels whose stored configuration changed", async () => {
+  const started: string[] = [];
+  const a = adapter(0, started, 'a');
+  let heard: ((key: string) => unknown) | undefined;
+  let stored = settings;
+  const changes: ChangeFeed = { note: async () => undefined, on: (_topic, handler) => void (heard = handler) };
+  const rt = runtime(
+    new MemoryLeases(),
+    () => [a],
+    changes,
+    () => stored,
+  );
+  assert.equal(await rt.restart('fake'), true);
+  await heard!('');
+  assert.deepEqual(started, ['a'], 'the same configuration: left running');
+  stored = { ...settings, fields: { greeting: 'hi' } };
+  await heard!('');
+  assert.deepEqual(started, ['a', 'a'], 'restarted with the stored configuration');
 });
