@@ -3,12 +3,14 @@
  * here polls its tables only once a minute, so what arrives sooner came by notification: events fan out in a few
  * milliseconds (the figures are printed), an event or note too long for a notification still arrives whole, a note
  * reaches the other process's handler, and a listener whose connection is killed connects again, reads what was
- * written meanwhile and resets every cache (its handlers hear ''). Two kernels then do the same through the noter
- * fixture, their `feedPollMs` also set to a minute, and a module of the one whose listener is killed hears the reset.
+ * written meanwhile and resets every cache (its handlers hear ''); so does one whose backend stops answering, found by
+ * the poll's liveness check (on a server this process started: it stops one of its backends). Two kernels then do the
+ * same through the noter fixture, their `feedPollMs` also set to a minute, and a module of the one whose listener is
+ * killed hears the reset.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -30,6 +32,15 @@ interface Side {
   changes: string[];
   errors: unknown[];
   log: { warn: string[]; info: string[] };
+}
+
+/** The parent of a process (Linux), to be sure a pid is a backend of this test's server before signalling it. */
+function parentOf(pid: number): number | undefined {
+  try {
+    return Number(/^PPid:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 const dataOf = (s: Side): unknown[] => s.events.map(({ event: e }) => e.data);
@@ -169,6 +180,30 @@ describe('the feed on PostgreSQL: LISTEN/NOTIFY', { skip: postgresMissing() }, (
       a.feed.publish(event('after'));
       await waitFor(() => b.events.length === 2, 2_000, 'an event after the reconnection');
       assert.deepEqual(a.changes, [], "a's listener never dropped: no reset there");
+    }));
+
+  test('a listening connection that stops answering (a network gone silent) is dropped at a poll and made again', (t) =>
+    twoSides(async (a, b) => {
+      const [silent] = await listeners(b.node);
+      assert.ok(silent);
+      // Its backend is stopped, as a peer behind a dead network would be: the socket stays open and nothing comes.
+      if (!server.pid || parentOf(silent.pid) !== server.pid) return void t.skip('needs a server this test process started (one of its backends is stopped)');
+      process.kill(silent.pid, 'SIGSTOP');
+      try {
+        const asked = Date.now();
+        await b.feed.poll();
+        assert.ok(Date.now() - asked >= 9_000, 'the poll waited for an answer');
+        await waitFor(() => b.changes.includes(''), 5_000, 'the reset once listening again');
+        assert.equal(b.log.warn.length, 1);
+        assert.ok(
+          (await listeners(b.node)).some((l) => l.pid !== silent.pid),
+          'a new listening backend',
+        );
+        a.feed.publish(event('after'));
+        await waitFor(() => b.events.length === 1, 2_000, 'an event by notification on the new connection');
+      } finally {
+        process.kill(silent.pid, 'SIGCONT');
+      }
     }));
 
   test('two kernels: a note and an event of one reach the other by notification (feedPollMs a minute); a reset reaches a module', async () => {
