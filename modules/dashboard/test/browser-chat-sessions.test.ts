@@ -48,6 +48,8 @@ test('regenerate and edit-and-branch: the reply is asked again, an edited messag
   // Three sessions now: the first, the regenerated branch and the edited one; the first still holds its answer.
   const sessions = page.getByRole('complementary', { name: 'Sessions' });
   await waitFor(async () => (await sessions.locator('.session-list li').count()) === 3);
+  // The list may show the new session before its title (a second read); the title follows.
+  await sessions.getByRole('button', { name: 'Branch: Name a bird that swims' }).waitFor({ timeout: 10_000 });
   assert.equal(await sessions.getByRole('button', { name: 'Branch: Name a bird that swims' }).count(), 1);
   await sessions.locator('.session-list li').last().locator('button.session-title').click();
   await page.getByText('A dull answer.').waitFor();
