@@ -86,7 +86,7 @@ test('hooks run with a cleared environment plus the declared variables and a pri
   assert.ok(names.includes('PLUGIN_TOKEN') && names.includes('TALON_AGENT_ID') && names.includes('PATH'));
   assert.equal(line[4], 'set');
   assert.equal(line[2], line[3], 'HOME is the private folder');
-  assert.match(line[2], /data\/plugins\/run\/node-env-/);
+  assert.match(line[2], /data\/plugins\/run\/[^/]+\/node-env-/);
   const { existsSync } = await import('node:fs');
   assert.equal(existsSync(line[2]), false, 'the private folder is removed after the call');
 });
