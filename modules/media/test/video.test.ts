@@ -6,8 +6,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { eventChannel, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { mediaEvents, type VideoTaskView } from '@talon/media';
 import { clearProviderEnv, count, sampleMp4, scriptedCalls, videoKernelOptions } from './video-setup.ts';
@@ -107,13 +105,8 @@ test('a result that is no video (an HTML page) fails the task instead of being s
 test('a task past its deadline fails with "timed out after N min" and is cancelled at the provider', async () => {
   const { id, task } = await submitTracked('forever polls=100000');
   await waitFor(() => count(callsOf(task), 'poll-end') >= 1);
-  const db = new Database(path.join(k.home, 'talon.db'));
-  try {
-    const now = Date.now();
-    db.prepare('UPDATE media_video_tasks SET created_at = ?, deadline_at = ? WHERE task_id = ?').run(now - 30 * 60_000, now - 1, id);
-  } finally {
-    db.close();
-  }
+  const now = Date.now();
+  await k.kernel.store.run('UPDATE media_video_tasks SET created_at = ?, deadline_at = ? WHERE task_id = ?', [now - 30 * 60_000, now - 1, id]);
   assert.deepEqual(await until(id, 'failed'), { status: 'failed', task_id: id, provider: 'scripted', error: 'timed out after 30 min' });
   await waitFor(() => count(callsOf(task), 'cancel') === 1, 5000, "the provider's cancel");
 });
