@@ -12,8 +12,9 @@
  * arrives twice beyond the killed node's in-flight leases; every slot ends ok, error or lost with a record; every
  * queued turn the killed node held runs again within the lease plus a beat; every turn the killed node owned ends
  * `interrupted`, and its attachers on the other node get a final event, none hangs; an agent created on either node
- * answers on the other within 1 s; the trigger made on one node fires for spawns on both. It prints the counters
- * (duplicates, lost runs, takeover seconds, event fan-out lag) and fails on any duplicate.
+ * answers on the other within 1 s; the trigger made on one node fires for spawns on both; every provider call carries
+ * the user message of its turn. It prints the counters (duplicates, lost runs, takeover seconds, event fan-out lag)
+ * and fails on any duplicate.
  *
  * It runs in the PostgreSQL pass of the suite (TALON_TEST_DB=postgres; `.ci/run` runs the suite twice): the SQLite
  * pass would run the same fleet on the same engine a second time.
@@ -265,7 +266,11 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
 
   // Everything settles: every slot has its record, every spawn its delivery and background turn.
   const expectedHooks = [...spawned.keys()];
-  const backgrounds = [...spawned.keys()].filter((n) => n.startsWith('bg-'));
+  // A spawn the killed node answered just before it died may have taken its trigger fire with it: the event lives in
+  // that process until the fire is committed (no outbox). Those are counted, not expected to run.
+  const diedWith = (n: string) => spawned.get(n) === a && spawnedAt.get(n)! > inFlight.at - 2_000 && spawnedAt.get(n)! <= inFlight.at;
+  const backgrounds = [...spawned.keys()].filter((n) => n.startsWith('bg-') && !diedWith(n));
+  const firesAtRisk = [...spawned.keys()].filter((n) => n.startsWith('bg-') && diedWith(n));
   type Run = { state: string; node: string; error?: string | null };
   const slotRuns = async () => Promise.all(jobs.map(async (id) => (await call<Run[]>(b, `/api/schedules/${id}/runs`)).body));
   await waitFor(async () => (await slotRuns()).every((runs) => runs.length >= 1 && runs.every((r) => r.state !== 'running')), 60_000, 'every slot to end');
@@ -323,18 +328,19 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
       `# talon_runs_lost_total ${states.lost ?? 0}`,
       `# takeover seconds ${(takeoverMs / 1000).toFixed(1)} (${reruns} calls the killed node had in flight ran again)`,
       `# event fan-out lag p50 ${percentile(fanout, 50).toFixed(0)} ms, p99 ${percentile(fanout, 99).toFixed(0)} ms (${fanout.length} agents; never heard on the other node: ${unheard.join(', ') || 'none'})`,
-      `# slots ${JSON.stringify(states)} ${slotErrors.slice(0, 3).join('; ')}; webhook deliveries ${receiver!.received.length} (${byId.size} ids); cut by the kill: ${[...cut].join(', ') || 'none'}`,
+      `# slots ${JSON.stringify(states)} ${slotErrors.slice(0, 3).join('; ')}; webhook deliveries ${receiver!.received.length} (${byId.size} ids); cut by the kill: ${[...cut].join(', ') || 'none'}; spawned on the killed node within 2 s of its death: ${firesAtRisk.map((n) => `${n} (${runsOf(fake.requests, `'${n}'`).requests.length ? 'fired' : 'not fired'})`).join(', ') || 'none'}`,
       `# turns owned by the killed node: ${owned.length}, recorded interrupted: ${interrupted.length}; provider calls without their user message: ${blind.length}; run took ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ].join('\n'),
   );
 
-  assert.deepEqual(failures, [], 'requests to live nodes failed');
+  assert.deepEqual(duplicates, [], 'work items that ran twice');
+  // Before the failures: a background turn whose call lacked its message also shows there as not run.
   assert.deepEqual(
     blind.map((r) => JSON.stringify(r.body.messages)),
     [],
     `${blind.length} of ${fake.requests.length} provider calls lacked their turn's user message`,
   );
-  assert.deepEqual(duplicates, [], 'work items that ran twice');
+  assert.deepEqual(failures, [], 'requests to live nodes failed');
   assert.deepEqual(
     hookDuplicates.map((ds) => ds[0].id),
     [],
