@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kernel, type KernelOptions } from '../../kernel/kernel.ts';
@@ -72,7 +72,7 @@ async function testDatabase(options: TestKernelOptions, home: string): Promise<T
   const id = `${server.url}#${server.pid ?? ''}`;
   let entry = homeDatabases.get(home);
   if (!entry || entry.server !== id || entry.removed) {
-    const made: HomeDatabase = { server: id, url: server.createDatabase(), kernels: 0, removed: false };
+    const made: HomeDatabase = { server: id, url: homeDatabaseUrl(server, home), kernels: 0, removed: false };
     homeDatabases.set(home, (entry = made));
     made.url.catch(() => homeDatabases.get(home) === made && homeDatabases.delete(home));
   }
@@ -100,6 +100,23 @@ async function testDatabase(options: TestKernelOptions, home: string): Promise<T
       await server.stop();
     },
   };
+}
+
+/** Where a home records its database on a server other processes share (see homeDatabaseUrl). */
+const DATABASE_NOTE = '.talon-test-database';
+
+/**
+ * The home's database: made now, or, on a server that outlives this process (TALON_TEST_POSTGRES_URL, as in CI), the
+ * one another process (a child the test killed, a service it restarted) recorded in the home, so processes on one
+ * home share a database as they share its SQLite file. A server this process started stops with it: nothing to share.
+ */
+async function homeDatabaseUrl(server: PostgresServer, home: string): Promise<string> {
+  const note = path.join(home, DATABASE_NOTE);
+  const shared = server.pid === undefined;
+  if (shared && existsSync(note)) return readFileSync(note, 'utf8').trim();
+  const url = await server.createDatabase();
+  if (shared) writeFileSync(note, url);
+  return url;
 }
 
 /**
