@@ -22,7 +22,7 @@ export type {
 } from './llm.ts';
 export { driverConformance } from './driver-conformance.ts';
 export type { DriverConformanceOptions } from './driver-conformance.ts';
-export { openTestStore, openPostgresTestStore, openTestDbStore, refuseWrites } from './store.ts';
+export { openTestStore, openPostgresTestStore, openTestDbStore, openKernelStore, refuseWrites } from './store.ts';
 export type { TestStore, PostgresTestStore } from './store.ts';
 // A real PostgreSQL (Debian's binaries), one per test process: fresh databases for stores and kernels.
 export { startPostgres, postgresMissing, type PostgresServer } from './servers/postgres.ts';

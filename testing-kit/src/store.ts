@@ -102,3 +102,17 @@ export async function refuseWrites(store: Store, table: string): Promise<() => P
     CREATE TRIGGER ${name} BEFORE INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}();`);
   return () => store.exec(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}();`);
 }
+
+/**
+ * A store on the database a (stopped) test kernel ran on, to change what the next kernel on its home will find (the
+ * downtime of a restart test): the home's SQLite file, or the kernel's PostgreSQL database.
+ */
+export async function openKernelStore(kernel: { home: string; databaseUrl?: string }): Promise<{ store: Store; close(): Promise<void> }> {
+  if (kernel.databaseUrl) {
+    const store = new PostgresStore({ url: kernel.databaseUrl });
+    return { store, close: () => store.close() };
+  }
+  const db = new Database(path.join(kernel.home, 'talon.db'));
+  db.pragma('busy_timeout = 5000');
+  return { store: new SqliteStore(db), close: async () => void db.close() };
+}

@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { FakeProvider, waitFor } from '@talon/testing';
+import { FakeProvider, openKernelStore, waitFor } from '@talon/testing';
 import { call, createJob, job, spawn, startEnv, startKernel, stopEnv, type Env } from './helpers.ts';
 
 const HOUR = 3_600_000;
@@ -107,16 +106,16 @@ describe('scheduler: a job due while the service was down', () => {
     const agent = (await call<Array<{ id: string; name: string }>>(k, '/api/agents')).body.find((a) => a.name === 'sleeper')?.id ?? (await spawn(k, 'sleeper'));
     const j = await createJob(k, { agent_id: agent, cron: '0 * * * *', prompt: 'hourly', misfire_policy: policy });
     await k.stop();
-    const db = new Database(path.join(home, 'talon.db'));
+    const db = await openKernelStore(k);
     const slot = Math.floor(Date.now() / HOUR) * HOUR;
-    db.prepare('UPDATE scheduler_jobs SET next_run = ? WHERE id = ?').run(slot - (missed - 1) * HOUR, j.id);
-    db.close();
+    await db.store.run('UPDATE scheduler_jobs SET next_run = ? WHERE id = ?', [slot - (missed - 1) * HOUR, j.id]);
+    await db.close();
     ({ k } = await startKernel(fake, { home }));
     try {
       // The first tick after the start plans the next slot and claims the missed runs in one write; each run ends in
       // another. Caught up: the next slot is planned and no run is left (read in one statement, one snapshot).
-      const caughtUp = `SELECT (SELECT next_run FROM scheduler_jobs WHERE id = ?) = ?
-        AND NOT EXISTS (SELECT 1 FROM scheduler_runs WHERE job_id = ? AND state = 'running') AS done`;
+      const caughtUp = `SELECT CASE WHEN (SELECT next_run FROM scheduler_jobs WHERE id = ?) = ?
+        AND NOT EXISTS (SELECT 1 FROM scheduler_runs WHERE job_id = ? AND state = 'running') THEN 1 ELSE 0 END AS done`;
       await waitFor(async () => (await k.kernel.store.one<{ done: number }>(caughtUp, [j.id, slot + HOUR, j.id]))?.done === 1, 5000, 'the catch-up');
       const after = (await call<Record<string, unknown>>(k, `/api/schedules/${j.id}`)).body;
       assert.equal(after.next_run, new Date(slot + HOUR).toISOString(), 'the next slot after now');
