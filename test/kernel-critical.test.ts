@@ -76,6 +76,7 @@ test('a failed reload of a security module keeps its old version, never none', a
     await k.kernel.settled();
     assert.equal((await k.request('/api/plain')).headers.get('x-guard'), 'v1');
     mods.write('guard', 'migrations/0001_guard.sql', 'CREATE TABLE guard_seen (at TEXT);\n');
+    mods.write('guard', 'migrations/postgres/0001_guard.sql', 'CREATE TABLE guard_seen (at TEXT);\n');
     mods.write('guard', 'index.ts', guardIndex({ header: 'v3' }));
     const migrating = await k.kernel.reloadModule('guard');
     assert.equal(migrating.ok, false, 'a security module does not take a new migration while running');
