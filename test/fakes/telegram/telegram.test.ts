@@ -230,6 +230,8 @@ test('webhook: updates are POSTed with the secret header until a 2xx answers; ge
     const u = tg.injectMessage({ chat: { id: 7, type: 'private' }, text: 'pushed' });
     await waitFor(() => got.length === 1, 5_000, 'the delivery');
     assert.deepEqual(got, [{ secret: 's3cret_-', update_id: u.update_id }]);
+    // The fake records a delivery when it has read the receiver's answer, a moment after the receiver got it.
+    await waitFor(() => tg.deliveries.length === 2, 5_000, 'the second delivery recorded');
     assert.deepEqual(
       tg.deliveries.map((d) => d.status),
       [500, 200],
