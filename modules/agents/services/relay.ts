@@ -15,6 +15,12 @@ const FORWARDED = ['authorization', 'cookie', 'x-request-id', 'content-type', 'a
 
 /** The final event of a relayed attach whose owner died. */
 export const OWNER_LOST = 'the process that ran the turn was lost; the turn is recorded as interrupted';
+/**
+ * The final event of a relayed attach whose owner's stream ended without one: its connection broke (a process killed
+ * outright closes it at once, long before it is found dead) or it closed early. Attachers always get a final event.
+ */
+export const OWNER_UNREACHABLE =
+  'the connection to the process running the turn ended before the turn did; if that process died, the turn is recorded as interrupted once it is found dead';
 
 export interface RelayDeps {
   nodes: NodeAccess;
@@ -105,6 +111,7 @@ export class Relay {
   private async pump(body: ReadableStream<Uint8Array>, sse: ReturnType<typeof openSse>, signal: AbortSignal): Promise<void> {
     const decoder = new TextDecoder();
     let buffered = '';
+    let ended = false;
     try {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         buffered += decoder.decode(chunk, { stream: true });
@@ -113,13 +120,16 @@ export class Relay {
           const block = buffered.slice(0, end);
           buffered = buffered.slice(end + 2);
           const event = parseEvent(block);
-          if (event) sse.send(event.name, event.data);
+          if (!event) continue;
+          sse.send(event.name, event.data);
+          if (event.name === 'done' || event.name === 'error') ended = true;
         }
       }
     } catch (err) {
       if (!signal.aborted) this.deps.log.warn({ err }, 'a relayed attach stream broke');
     }
-    // The owner closed its stream: the turn ended (its last event went through) or the owner stopped.
+    // The owner closed its stream: the turn ended (its last event went through), or it broke before the final event.
+    if (!ended && !signal.aborted) sse.send('error', { error: OWNER_UNREACHABLE, status: 503 });
     sse.close();
   }
 }
