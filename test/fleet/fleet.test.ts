@@ -333,42 +333,42 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
     ].join('\n'),
   );
 
-  assert.deepEqual(duplicates, [], 'work items that ran twice');
-  // Before the failures: a background turn whose call lacked its message also shows there as not run.
-  assert.deepEqual(
-    blind.map((r) => JSON.stringify(r.body.messages)),
-    [],
-    `${blind.length} of ${fake.requests.length} provider calls lacked their turn's user message`,
+  // Every property is checked, and all that fail are reported together (one defect often shows in several).
+  const problems: string[] = [];
+  const check = (ok: unknown, problem: string) => void (ok || problems.push(problem));
+  check(!duplicates.length, `work items that ran twice: ${duplicates.join('; ')}`);
+  check(!hookDuplicates.length, `webhook ids received twice beyond the in-flight ones: ${hookDuplicates.map((ds) => ds[0].id).join(', ')}`);
+  check(
+    !blind.length,
+    `${blind.length} of ${fake.requests.length} provider calls lacked their turn's user message (a background turn's also shows below as not run)`,
   );
-  assert.deepEqual(failures, [], 'requests to live nodes failed');
-  assert.deepEqual(
-    hookDuplicates.map((ds) => ds[0].id),
-    [],
-    'webhook ids received twice beyond the in-flight ones',
-  );
-  assert.ok(
+  for (const failure of failures) problems.push(`a request to a live node failed: ${failure}`);
+  check(
     runs.every((slot) => slot.length === 1),
-    `each slot has one run record: ${JSON.stringify(runs.filter((s) => s.length !== 1))}`,
+    `slots without exactly one run record: ${JSON.stringify(runs.filter((slot) => slot.length !== 1))}`,
   );
-  assert.equal((states.ok ?? 0) + (states.error ?? 0) + (states.lost ?? 0), SLOTS, `every slot ended ok, error or lost: ${JSON.stringify(states)}`);
-  assert.ok(takeoverMs <= LEASE_MS + BEAT_MS + 3_000, `the killed node's queued turns ran again within a lease and a beat (${takeoverMs} ms)`);
+  check((states.ok ?? 0) + (states.error ?? 0) + (states.lost ?? 0) === SLOTS, `not every slot ended ok, error or lost: ${JSON.stringify(states)}`);
+  check(
+    takeoverMs <= LEASE_MS + BEAT_MS + 3_000,
+    `the killed node's queued turns ran again only after ${takeoverMs} ms (a lease and a beat: ${LEASE_MS + BEAT_MS} ms)`,
+  );
   for (const i of owned)
-    assert.ok(
+    check(
       interrupted.some((t) => t.agent_id === chatAgents[i]),
-      `chat-${i}, cut off on the killed node, is recorded as interrupted`,
+      `chat-${i}, cut off on the killed node, is not recorded as interrupted`,
     );
   // An attacher on the node that was killed lost its connection with it; every other one ends with a final event.
   for (const [i, chat] of chats.entries()) {
     const attach = chat.attach;
     if (!attach || (attach.node === a && attach.broken)) continue;
     const last = attach.events.at(-1);
-    assert.ok(attach.ended, `chat-${i}'s attach on node ${attach.node.name} ended (its turn ran on ${chat.node?.name})`);
-    assert.ok(last && ['done', 'error'].includes(last.name), `chat-${i}'s attach got a final event: ${JSON.stringify(attach.events.slice(-2))}`);
+    check(attach.ended, `chat-${i}'s attach on node ${attach.node.name} did not end (its turn ran on ${chat.node?.name})`);
+    check(last && ['done', 'error'].includes(last.name), `chat-${i}'s attach got no final event: ${JSON.stringify(attach.events.slice(-2))}`);
   }
   for (const [i, c] of cross.entries()) {
-    assert.ok(c.visibleMs! <= 1_000, `cross agent ${i} answered on the other node after ${c.visibleMs} ms`);
-    assert.equal(c.status, 200, `cross agent ${i}'s message: ${c.response}`);
+    check(c.visibleMs !== undefined && c.visibleMs <= 1_000, `cross agent ${i} answered on the other node only after ${c.visibleMs} ms`);
+    check(c.status === 200, `cross agent ${i}'s message on the other node: ${c.status} ${c.response}`);
   }
-  const firedFrom = new Set(backgrounds.map((n) => spawned.get(n)!.name));
-  assert.equal(firedFrom.size, 2, 'background turns fired for spawns on both nodes');
+  check(new Set(backgrounds.map((n) => spawned.get(n)!.name)).size === 2, 'background turns did not fire for spawns on both nodes');
+  assert.deepEqual(problems, []);
 });
