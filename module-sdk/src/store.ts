@@ -95,6 +95,12 @@ export interface ChangeFeed {
   on(topic: string, handler: (key: string) => unknown): void;
 }
 
+/** A row of a write-behind queue, numbered in the order it was pushed (flush() waits for the rows before it). */
+type Queued<T> = { seq: number; row: T };
+/** How a write of queued rows ended: committed (in its transaction), back in the queue, or failed and reported. */
+type Outcome = 'written' | 'requeued' | 'failed';
+const ignore = (): void => undefined;
+
 /** Per store, the write-behind queues that have rows waiting for the next flush (one transaction for all of them). */
 const waiting = new WeakMap<Queries, Set<WriteBehind<never>>>();
 
@@ -118,17 +124,21 @@ async function flushWaiting(store: Queries): Promise<void> {
   const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
   if (!taken.length) return;
   const written = (async () => {
+    const outcomes = new Map<WriteBehind<never>, Outcome>();
     try {
       await store.tx(async (t) => {
-        for (const [queue, rows] of taken) await queue.write(rows, t);
+        for (const [queue, rows] of taken) outcomes.set(queue, await queue.write(rows, t));
       });
     } catch (err) {
       // Another process held the database past the store's wait: nothing was written, so the rows go back, first in line.
-      if (isBusy(err)) for (const [queue, rows] of taken) queue.requeue(rows);
-      else for (const [queue, rows] of taken) queue.failed(err, rows);
+      // (Rows whose savepoint already failed or went back are not handled twice.)
+      for (const [queue, rows] of taken)
+        if (outcomes.get(queue) === undefined || outcomes.get(queue) === 'written')
+          outcomes.set(queue, isBusy(err) ? queue.requeue(rows) : queue.failed(err, rows));
     }
+    // Only now, after the commit, are the rows readable: flush() waits for this.
+    for (const [queue, rows] of taken) if (outcomes.get(queue) !== 'requeued') queue.settle(rows);
   })();
-  // A queue's flush() waits for this commit: its rows are taken, but a read sees them only once it is done.
   for (const [queue] of taken) queue.writing(written);
   await written;
 }
@@ -154,7 +164,10 @@ export async function lockInTransaction(t: Queries, key: string): Promise<void> 
  * failed write reaches onError with the rows it lost.
  */
 export class WriteBehind<T> {
-  private queued: T[] = [];
+  private queued: Array<Queued<T>> = [];
+  private nextSeq = 0;
+  /** Rows pushed whose write has not ended (committed, or failed and reported): queued, or in a write under way. */
+  private readonly unsettled = new Set<number>();
   /** Writes of rows taken from this queue (by the shared flush or flush()) that have not ended yet. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -165,20 +178,31 @@ export class WriteBehind<T> {
   ) {}
 
   push(row: T): void {
-    this.queued.push(row);
+    const seq = this.nextSeq++;
+    this.unsettled.add(seq);
+    this.queued.push({ seq, row });
     schedule(this.store, this as unknown as WriteBehind<never>);
   }
 
   /**
-   * Writes what is queued, now (its own transaction), once the writes of this queue's rows already under way (the
-   * shared flush's transaction, another flush()) have ended: when it returns, every row pushed before it is committed.
-   * On SQLite those writes end within the tick; on PostgreSQL each is network round trips.
+   * Returns once every row pushed before the call is committed (or failed and reported). It writes what is still
+   * queued itself, in its own transaction, and otherwise waits for the writes that took such rows (the shared flush's
+   * transaction, another flush()): on SQLite those end within the tick; on PostgreSQL each is network round trips,
+   * and a shared flush may take a row while this call waits for an earlier write.
    */
   async flush(): Promise<void> {
-    // Rows of a write that failed for a busy database are back in the queue before it ends: taken below.
-    if (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
-    const rows = this.take();
-    if (rows.length) await this.writing(this.write(rows, this.store));
+    const before = this.nextSeq;
+    const pending = () => [...this.unsettled].some((seq) => seq < before);
+    while (pending()) {
+      const rows = this.take();
+      if (rows.length) {
+        await this.writing(this.writeOwn(rows));
+        continue;
+      }
+      // Every unsettled row is queued or in a write under way: wait for one of those to end.
+      if (!this.inFlight.size) return;
+      await Promise.race([...this.inFlight].map((write) => write.then(ignore, ignore)));
+    }
   }
 
   /** Notes a write of rows taken from this queue, until it ends (flush() waits for it); returns it. */
@@ -190,31 +214,46 @@ export class WriteBehind<T> {
   }
 
   /** The rows queued so far, handed over to be written (by flush or the shared flush). */
-  take(): T[] {
+  take(): Array<Queued<T>> {
     const rows = this.queued;
     this.queued = [];
     return rows;
   }
 
   /** Writes rows in a transaction (a savepoint inside the shared one); a failure is reported, not thrown. */
-  async write(rows: readonly T[], on: Queries): Promise<void> {
+  async write(rows: ReadonlyArray<Queued<T>>, on: Queries): Promise<Outcome> {
     try {
       await on.tx(async (t) => {
-        for (const row of rows) await this.writeRow(t, row);
+        for (const { row } of rows) await this.writeRow(t, row);
       });
+      return 'written';
     } catch (err) {
-      if (isBusy(err)) this.requeue(rows);
-      else this.failed(err, rows);
+      return isBusy(err) ? this.requeue(rows) : this.failed(err, rows);
     }
   }
 
   /** Rows that could not be written for now: back in front of the queue, for the next flush. */
-  requeue(rows: readonly T[]): void {
+  requeue(rows: ReadonlyArray<Queued<T>>): Outcome {
     this.queued.unshift(...rows);
     schedule(this.store, this as unknown as WriteBehind<never>);
+    return 'requeued';
   }
 
-  failed(err: unknown, rows: readonly T[]): void {
-    this.onError(err, rows);
+  failed(err: unknown, rows: ReadonlyArray<Queued<T>>): Outcome {
+    this.onError(
+      err,
+      rows.map((r) => r.row),
+    );
+    return 'failed';
+  }
+
+  /** The write of these rows has ended for good: committed, or failed and reported. */
+  settle(rows: ReadonlyArray<Queued<T>>): void {
+    for (const { seq } of rows) this.unsettled.delete(seq);
+  }
+
+  /** flush()'s own write, in its own transaction: settled when it ends (unless its rows went back to the queue). */
+  private async writeOwn(rows: ReadonlyArray<Queued<T>>): Promise<void> {
+    if ((await this.write(rows, this.store)) !== 'requeued') this.settle(rows);
   }
 }

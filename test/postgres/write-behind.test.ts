@@ -64,4 +64,15 @@ describe('write-behind on PostgreSQL', { skip: postgresMissing() }, () => {
     assert.deepEqual(await rowsOf('flushes'), [1, 2]);
     assert.deepEqual(lost, []);
   });
+
+  test('flush() waits for a row pushed before it that a later shared flush took while it waited for an earlier write', async () => {
+    const lost: number[] = [];
+    const queue = slowQueue('later', lost);
+    queue.push(1);
+    await nextTurn(); // the shared flush is writing row 1
+    queue.push(2); // a second shared flush will take row 2 at the next turn, while flush() below waits for row 1
+    await queue.flush();
+    assert.deepEqual(await rowsOf('later'), [1, 2], 'row 2, pushed before flush(), is committed when it returns');
+    assert.deepEqual(lost, []);
+  });
 });
