@@ -232,8 +232,12 @@ export class Kernel implements InstanceDeps {
       this.log,
     );
     await this.feed.start();
+    // On SQLite a process alone on its home shares nothing (the common case costs no write). A node learns of a new
+    // one only at its next beat, so on PostgreSQL, where nodes come and go, every event is shared: a node that has just
+    // started must not miss what the others publish meanwhile.
+    const fleet = this.store.dialect === 'postgres';
     this.events.share = (event) => {
-      if (!this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id });
+      if (fleet || !this.nodes.alone) this.feed.publish({ ...event, node: this.nodes.id });
     };
   }
 
