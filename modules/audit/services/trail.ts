@@ -2,9 +2,9 @@
  * The trail: record() queues (a push, nothing more, on the request path); flush() writes the queued entries in one
  * transaction that reads the chain's tip and appends after it. Several processes share the database, so the tip is
  * never kept in memory: another process may have moved it. The transaction takes the write lock before it reads
- * (SQLite: BEGIN IMMEDIATE; PostgreSQL: the tip row FOR UPDATE), so two appenders queue up and the chain never forks.
+ * (SQLite: BEGIN IMMEDIATE; PostgreSQL: a transaction lock), so two appenders queue up and the chain never forks.
  */
-import type { Queries } from '@talon/module-sdk';
+import { lockInTransaction, type Queries } from '@talon/module-sdk';
 import type { AuditEntry, AuditRecord, AuditTrail, VerifyReport } from '@talon/audit';
 import { ChainWalk, GENESIS, entryHash } from './chain.ts';
 
@@ -118,12 +118,10 @@ export class Trail implements AuditTrail {
  * of the tip's id and the highest row's, so a row slipped in past the tip never blocks the trail with a key clash.
  */
 async function append(t: Queries, batch: readonly Queued[]): Promise<void> {
-  const recorded = await t.one<Tip>(
-    t.pick({
-      sqlite: 'SELECT last_id, last_hash FROM audit_tip WHERE one = 1',
-      postgres: 'SELECT last_id, last_hash FROM audit_tip WHERE one = 1 FOR UPDATE',
-    }),
-  );
+  // Appenders take turns (on PostgreSQL a lock for the transaction; a tip row FOR UPDATE would lock nothing while
+  // the trail is still empty, and two first batches would both take id 1).
+  await lockInTransaction(t, 'audit:chain');
+  const recorded = await t.one<Tip>('SELECT last_id, last_hash FROM audit_tip WHERE one = 1');
   const highest = await t.one<{ id: number; hash: string }>('SELECT id, hash FROM audit_entries ORDER BY id DESC LIMIT 1');
   let hash = recorded?.last_hash ?? highest?.hash ?? GENESIS;
   let id = Math.max(recorded?.last_id ?? 0, highest?.id ?? 0);
