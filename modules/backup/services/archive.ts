@@ -15,7 +15,6 @@ import { lazyRequire } from '@talon/module-sdk';
 import {
   CHECKSUMS,
   CONFIG_ENTRY,
-  DB_ENTRY,
   FOLDERS,
   FORMAT,
   FORMAT_VERSION,
@@ -23,6 +22,7 @@ import {
   isFolder,
   type Checksums,
   type Component,
+  type DatabaseManifest,
   type Manifest,
 } from './components.ts';
 
@@ -37,11 +37,17 @@ export interface ArchiveInput {
   home: string;
   version: string;
   components: Component[];
-  /** Path of the consistent database snapshot (made before), when the database is included. */
-  snapshot?: string;
+  /** The consistent database snapshot (made before), when the database is included: its files and what they are. */
+  database?: DatabaseSnapshot;
   /** config.toml text without secrets, when the config is included. */
   configText?: string;
   warn: (message: string) => void;
+}
+
+export interface DatabaseSnapshot {
+  /** Entry name in the archive → the file holding it. */
+  files: Array<{ name: string; source: string }>;
+  manifest: DatabaseManifest;
 }
 
 class Packer {
@@ -99,6 +105,7 @@ export async function writeArchive(input: ArchiveInput): Promise<{ sizeBytes: nu
     components: input.components,
     checksums: CHECKSUMS,
     secrets: 'excluded',
+    ...(input.database && { database: input.database.manifest }),
   };
   const p = new Packer();
   const tmp = `${input.file}.partial`;
@@ -106,7 +113,7 @@ export async function writeArchive(input: ArchiveInput): Promise<{ sizeBytes: nu
   try {
     await p.buffer(MANIFEST, Buffer.from(JSON.stringify(manifest, null, 2)));
     for (const c of input.components) {
-      if (c === 'database' && input.snapshot) await p.file(DB_ENTRY, input.snapshot, (await stat(input.snapshot)).size);
+      if (c === 'database' && input.database) for (const f of input.database.files) await p.file(f.name, f.source, (await stat(f.source)).size);
       else if (c === 'config' && input.configText !== undefined) await p.buffer(CONFIG_ENTRY, Buffer.from(input.configText));
       else if (isFolder(c)) await p.tree(c, path.join(input.home, FOLDERS[c].dir), input.warn);
     }

@@ -19,11 +19,33 @@ export const isFolder = (c: string): c is FolderComponent => Object.hasOwn(FOLDE
 /** Modules whose tables a restore keeps as they are: the audit trail must survive a restore (and record it). */
 export const PRESERVED_MODULES = ['audit', 'backup'];
 
+/** A module's tables start with its id, '-' written '_' (docs/modules.md). */
+export const tablePrefix = (module: string): string => `${module.replace(/-/g, '_')}_`;
+
 export const FORMAT = 'talon-backup';
 export const FORMAT_VERSION = 1;
 export const MANIFEST = 'manifest.json';
 export const CHECKSUMS = 'checksums.json';
 export const DB_ENTRY = 'database/talon.db';
+/** On PostgreSQL the database part is one file per table here (services/pg-export.ts). */
+export const TABLES_DIR = 'database/tables';
+
+export type Engine = 'sqlite' | 'postgres';
+export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+
+/** A table of a PostgreSQL archive: its file under TABLES_DIR and how many rows it holds. */
+export interface TableEntry {
+  name: string;
+  file: string;
+  rows: number;
+}
+
+/** What the database part is: a SQLite file, or PostgreSQL's tables. */
+export interface DatabaseManifest {
+  engine: Engine;
+  /** PostgreSQL only: every table of the schema, as exported. */
+  tables?: TableEntry[];
+}
 export const CONFIG_ENTRY = 'config/config.toml';
 
 export interface Manifest {
@@ -36,7 +58,12 @@ export interface Manifest {
   checksums: typeof CHECKSUMS;
   /** How secrets were handled (docs/operations.md). */
   secrets: 'excluded';
+  /** With the database component. Archives written before it was added hold a SQLite database. */
+  database?: DatabaseManifest;
 }
+
+/** The engine that made an archive's database part. */
+export const archivedEngine = (m: Manifest): Engine => m.database?.engine ?? 'sqlite';
 
 export interface Checksums {
   files: Record<string, { size: number; sha256: string }>;

@@ -13,7 +13,17 @@ import { createGunzip } from 'node:zlib';
 import type * as TarStream from 'tar-stream';
 import type { Header } from 'tar-stream';
 import { lazyRequire } from '@talon/module-sdk';
-import { CHECKSUMS, COMPONENTS, FORMAT, FORMAT_VERSION, MANIFEST, type Checksums, type Manifest } from './components.ts';
+import {
+  CHECKSUMS,
+  COMPONENTS,
+  FORMAT,
+  FORMAT_VERSION,
+  MANIFEST,
+  type Checksums,
+  type DatabaseManifest,
+  type Manifest,
+  type TableEntry,
+} from './components.ts';
 
 /** tar-stream is loaded with the first archive, not at start-up. */
 const tarStream = lazyRequire<typeof TarStream>(import.meta.url, 'tar-stream');
@@ -55,7 +65,19 @@ function readManifest(data: Buffer): Manifest {
     throw new BadArchive(`backup format version ${m.format_version} is not supported (this service reads ${FORMAT_VERSION})`);
   if (!Array.isArray(m.components) || !m.components.every((c) => (COMPONENTS as readonly string[]).includes(c)))
     throw new BadArchive('manifest lists unknown components');
+  if (m.database !== undefined) checkDatabaseManifest(m.database);
   return m;
+}
+
+/** A table file's name: what pg-export writes (the table name, percent-encoded), never a path. */
+const TABLE_FILE = /^[A-Za-z0-9_.%-]+\.jsonl$/;
+
+function checkDatabaseManifest(d: DatabaseManifest): void {
+  if (d.engine !== 'sqlite' && d.engine !== 'postgres') throw new BadArchive(`manifest names an unknown database engine '${String(d.engine)}'`);
+  if (d.tables === undefined) return;
+  const valid = (t: TableEntry) =>
+    typeof t?.name === 'string' && typeof t.file === 'string' && TABLE_FILE.test(t.file) && Number.isSafeInteger(t.rows) && t.rows >= 0;
+  if (!Array.isArray(d.tables) || !d.tables.every(valid)) throw new BadArchive('manifest lists its tables wrongly');
 }
 
 export interface Staged {

@@ -6,7 +6,6 @@ import path from 'node:path';
 import Database, { type Database as Db } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import {
-  HttpError,
   badRequest,
   conflict,
   notFound,
@@ -19,12 +18,26 @@ import {
 } from '@talon/module-sdk';
 import type { AuditTrail } from '@talon/audit';
 import type { backupEvents } from '@talon/backup';
-import { ARCHIVE_NAME, COMPONENTS, DB_ENTRY, FOLDERS, PRESERVED_MODULES, isFolder, type Component } from './components.ts';
-import { writeArchive } from './archive.ts';
+import {
+  ARCHIVE_NAME,
+  COMPONENTS,
+  DB_ENTRY,
+  ENGINE_NAMES,
+  FOLDERS,
+  PRESERVED_MODULES,
+  TABLES_DIR,
+  archivedEngine,
+  isFolder,
+  type Component,
+  type Manifest,
+} from './components.ts';
+import { writeArchive, type DatabaseSnapshot } from './archive.ts';
 import { BadArchive, extractArchive } from './extract.ts';
 import { configText, parseConfig, withCurrentSecrets, withoutSecrets } from './config-file.ts';
 import { carryOver, copyDatabase } from './swap.ts';
 import { applyPending, type Pending } from './folders.ts';
+import { exportTables } from './pg-export.ts';
+import { planRestore, restoreTables, type RestorePlan } from './pg-restore.ts';
 
 export interface BackupDeps {
   store: Store;
@@ -72,13 +85,26 @@ export class Backups {
     }
   }
 
-  /**
-   * The SQLite file of the service's database. Copying a database is SQLite's backup API; PostgreSQL has its own
-   * tools, so a backup or restore with the database component is refused there.
-   */
+  /** The SQLite file of the service's database (on SQLite only: PostgreSQL's tables go through the store). */
   private databaseFile(): string {
-    if (this.d.store.dialect !== 'sqlite') throw new HttpError(501, 'backup on PostgreSQL: use pg_dump; see the fleet issue');
     return this.d.store.sqlite().name;
+  }
+
+  /**
+   * A consistent snapshot of the database under `snapshot` (removed by the caller): on SQLite a copy of the file by
+   * the online backup API in a worker, on PostgreSQL every table exported in one read-only transaction. Either way
+   * the service keeps serving and writing meanwhile.
+   */
+  private async snapshotDatabase(snapshot: string): Promise<DatabaseSnapshot> {
+    if (this.d.store.dialect === 'sqlite') {
+      await copyDatabase(this.databaseFile(), snapshot, this.d.moduleDir);
+      return { files: [{ name: DB_ENTRY, source: snapshot }], manifest: { engine: 'sqlite' } };
+    }
+    const tables = await exportTables(this.d.store, snapshot);
+    return {
+      files: tables.map((t) => ({ name: `${TABLES_DIR}/${t.file}`, source: path.join(snapshot, t.file) })),
+      manifest: { engine: 'postgres', tables },
+    };
   }
 
   archivePath(filename: string): string {
@@ -90,31 +116,29 @@ export class Backups {
 
   create(components: Component[] = [...COMPONENTS]) {
     return this.exclusive('backup', async () => {
-      const database = components.includes('database') ? this.databaseFile() : undefined;
       const dir = this.d.backupsDir();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const now = new Date();
       let filename = `talon-backup-${stamp(now)}.tar.gz`;
       for (let n = 2; existsSync(path.join(dir, filename)); n++) filename = `talon-backup-${stamp(now)}-${n}.tar.gz`;
       mkdirSync(this.d.dataDir, { recursive: true });
-      const snapshot = database ? path.join(this.d.dataDir, `snapshot-${randomUUID()}.db`) : undefined;
+      const snapshot = components.includes('database') ? path.join(this.d.dataDir, `snapshot-${randomUUID()}`) : undefined;
       try {
-        // The online backup API in a worker: a consistent copy while the service keeps serving and writing.
-        if (database && snapshot) await copyDatabase(database, snapshot, this.d.moduleDir);
+        const database = snapshot ? await this.snapshotDatabase(snapshot) : undefined;
         const file = path.join(dir, filename);
         const { sizeBytes, files, manifest } = await writeArchive({
           file,
           home: this.d.home,
           version: this.d.version,
           components,
-          snapshot,
+          database,
           configText: components.includes('config') ? configText(withoutSecrets(this.d.config.read())) : undefined,
           warn: (message) => this.d.log.warn(message),
         });
         this.d.events.publish('backup.created', { filename, components, sizeBytes });
         return { filename, path: file, size_bytes: sizeBytes, components, files, created_at: manifest.created_at, service_version: manifest.service_version };
       } finally {
-        if (snapshot) rmSync(snapshot, { force: true });
+        if (snapshot) rmSync(snapshot, { recursive: true, force: true });
       }
     });
   }
@@ -161,7 +185,7 @@ export class Backups {
       const staging = path.join(this.d.dataDir, `restore-${id}`);
       try {
         const plan = await this.validate(file, staging, requested);
-        const result = await this.commit(id, staging, plan.components, plan.config);
+        const result = await this.commit(id, staging, plan.components, plan.config, plan.tables);
         this.d.events.publish('backup.restored', { filename, components: plan.components, files: plan.files, modulesRestarted: result.restarted });
         return {
           status: 'restored' as const,
@@ -210,19 +234,47 @@ export class Backups {
         throw new BadArchive(`its config.toml is not valid here: ${(err as Error).message}`);
       }
     }
-    if (components.includes('database')) {
-      this.databaseFile();
-      checkDatabase(path.join(staging, 'files', DB_ENTRY));
-    }
-    return { components, config, files: staged.files.size, manifest: staged.manifest };
+    const tables = components.includes('database') ? await this.checkArchivedDatabase(staged.manifest, path.join(staging, 'files')) : undefined;
+    return { components, config, tables, files: staged.files.size, manifest: staged.manifest };
   }
 
-  /** The commit point is the journal row: with the database, inside the swapped database; without, a plain insert. */
-  private async commit(id: string, staging: string, components: Component[], config: Record<string, unknown> | undefined) {
+  /**
+   * The archived database can replace this one: made on the same engine (a SQLite file and PostgreSQL's tables are not
+   * interchangeable: 400 naming both), sound, and ours. On PostgreSQL answers the plan of the tables to restore.
+   */
+  private async checkArchivedDatabase(manifest: Manifest, files: string): Promise<RestorePlan | undefined> {
+    const archived = archivedEngine(manifest);
+    const here = this.d.store.dialect;
+    if (archived !== here)
+      throw badRequest(
+        `this backup's database was made on ${ENGINE_NAMES[archived]} and this service runs on ${ENGINE_NAMES[here]}: ` +
+          'a database restores only on the engine that made it (the other components restore anywhere: list them in components)',
+      );
+    if (here === 'sqlite') {
+      checkDatabase(path.join(files, DB_ENTRY));
+      return undefined;
+    }
+    return planRestore(this.d.store, files, manifest, PRESERVED_MODULES);
+  }
+
+  /**
+   * The commit point is the journal row: with the database, inside the swapped database (SQLite) or the transaction
+   * that replaces the tables (PostgreSQL); without, a plain insert.
+   */
+  private async commit(id: string, staging: string, components: Component[], config: Record<string, unknown> | undefined, tables: RestorePlan | undefined) {
     const pending: Pending = { id, staging, components: components.filter((c) => c !== 'database') };
+    const warnings: string[] = [...(tables?.warnings ?? [])];
     const release = await this.d.audit()?.hold();
     try {
-      if (components.includes('database')) {
+      if (tables) {
+        // The store may run the work twice (a lost race): its warnings are taken from the run that committed.
+        const cascaded = await this.d.store.tx(async (t) => {
+          const emptied = await restoreTables(t, tables);
+          await insertJournal(t, pending);
+          return emptied;
+        });
+        warnings.push(...cascaded);
+      } else if (components.includes('database')) {
         const stagedDb = path.join(staging, 'files', DB_ENTRY);
         const live = this.databaseFile();
         carryOver(live, stagedDb, PRESERVED_MODULES, pending);
@@ -234,7 +286,6 @@ export class Backups {
       release?.();
     }
     await this.finish(pending);
-    const warnings: string[] = [];
     if (config) await this.d.config.apply(config, '');
     const restarted = await this.restartModules(components, warnings);
     return { restarted, warnings };

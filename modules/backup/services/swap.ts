@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database, { type Database as Db } from 'better-sqlite3';
+import { tablePrefix } from './components.ts';
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -20,7 +21,7 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * transaction, so the live tables are read as of one moment.
  */
 export function carryOver(liveFile: string, stagingFile: string, modules: string[], journal: { id: string; staging: string; components: string[] }): void {
-  const prefixes = modules.map((m) => `${m.replace(/-/g, '_')}_`);
+  const prefixes = modules.map(tablePrefix);
   const ours = (name: string) => prefixes.some((p) => name.startsWith(p)) || LIVE_KERNEL_TABLES.includes(name);
   const db = new Database(stagingFile, { fileMustExist: true });
   try {

@@ -6,9 +6,15 @@ export const auth = { authorization: `Bearer ${KEY}` };
 
 export const MODULES = ['backup', 'audit', 'auth', 'agents', 'memory', 'error-envelope'];
 
-/** `fake`: a provider shared by kernels on one home (a restart, two processes); their stop() leaves it running. */
-export async function start(options: { home?: string; extra?: string; modules?: string[]; fake?: FakeProvider } = {}): Promise<AgentTestKernel> {
+/**
+ * `fake`: a provider shared by kernels on one home (a restart, two processes); their stop() leaves it running.
+ * `database`: the engine, when a test needs one whatever the run's (TALON_TEST_DB) is.
+ */
+export async function start(
+  options: { home?: string; extra?: string; modules?: string[]; fake?: FakeProvider; database?: 'sqlite' | 'postgres' } = {},
+): Promise<AgentTestKernel> {
   return startAgentTestKernel({
+    database: options.database,
     only: [...MODULES, ...(options.modules ?? [])],
     config: `api_key = "${KEY}"\n${options.extra ?? ''}`,
     fake: options.fake,

@@ -1,13 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { FakeProvider, type TestKernel } from '@talon/testing';
 import { auth, call, start } from './env.ts';
 
-/** The database part of a backup is SQLite's backup API; on PostgreSQL POST /api/backup is a 501 (dialect.test.ts). */
-const sqliteOnly = { skip: process.env.TALON_TEST_DB === 'postgres' && 'backs up and restores a SQLite database' };
+/** The test's own home: the last test starts a second kernel on it (a restart), and each kernel's stop() keeps it. */
+const home = mkdtempSync(path.join(tmpdir(), 'talon-backup-errors-'));
 let fake: FakeProvider;
 let k: TestKernel;
 let good: string;
@@ -15,14 +16,13 @@ let good: string;
 before(async () => {
   fake = new FakeProvider();
   await fake.start();
-  k = await start({ fake });
+  k = await start({ fake, home });
   good = (await call<{ filename: string }>(k, '/api/backup', { method: 'POST', json: { components: ['database', 'config'] } })).body.filename;
 });
 after(async () => {
   await k?.stop();
   await fake?.stop();
-  // The last kernel reused the first one's home (a restart), so it is removed here.
-  if (k) rmSync(k.home, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
 });
 
 const dir = () => path.join(k.home, 'backups');
@@ -34,7 +34,7 @@ async function expectError(status: number, p: string, init: { method?: string; j
   assert.match(res.body.error, pattern);
 }
 
-test('restore refuses a corrupt archive, a foreign one and a cut one with 400, changing nothing', sqliteOnly, async () => {
+test('restore refuses a corrupt archive, a foreign one and a cut one with 400, changing nothing', async () => {
   await call(k, '/api/agents', { method: 'POST', json: { manifest_toml: 'name = "stays"\n[model]\nprovider = "default"\nmodel = "default"\n' } });
   const count = await agents();
   const bytes = readFileSync(path.join(dir(), good));
@@ -53,7 +53,7 @@ test('restore refuses a corrupt archive, a foreign one and a cut one with 400, c
   );
 });
 
-test('restore: bad names, unknown files, components the archive lacks, empty selections', sqliteOnly, async () => {
+test('restore: bad names, unknown files, components the archive lacks, empty selections', async () => {
   await expectError(400, '/api/restore', { method: 'POST', json: {} }, /filename/);
   await expectError(400, '/api/restore', { method: 'POST', json: { filename: '../../config.toml' } }, /invalid backup filename/);
   await expectError(404, '/api/restore', { method: 'POST', json: { filename: 'talon-backup-20990101T000000000Z.tar.gz' } }, /not found/);
@@ -62,7 +62,7 @@ test('restore: bad names, unknown files, components the archive lacks, empty sel
   await expectError(400, '/api/restore', { method: 'POST', json: { filename: good, components: ['skills'] } }, /does not hold 'skills'/);
 });
 
-test('backup: bad bodies are 400; delete is path-safe, 204 then 404', sqliteOnly, async () => {
+test('backup: bad bodies are 400; delete is path-safe, 204 then 404', async () => {
   await expectError(400, '/api/backup', { method: 'POST', json: { components: ['nope'] } }, /components/);
   await expectError(400, '/api/backup', { method: 'POST', json: { components: [] } }, /components/);
   await expectError(400, '/api/backup', { method: 'POST', json: { extra: 1 } }, /extra|additional/);
@@ -74,7 +74,7 @@ test('backup: bad bodies are 400; delete is path-safe, 204 then 404', sqliteOnly
   await expectError(404, '/api/backups/talon-backup-20200101T000000009Z.tar.gz', { method: 'DELETE' }, /not found/);
 });
 
-test('download: the archive as it is on disk, as an attachment; path-safe; 404 for an unknown one', sqliteOnly, async () => {
+test('download: the archive as it is on disk, as an attachment; path-safe; 404 for an unknown one', async () => {
   const res = await k.request(`/api/backups/${good}`, { headers: auth });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'application/gzip');
@@ -85,7 +85,7 @@ test('download: the archive as it is on disk, as an attachment; path-safe; 404 f
   assert.equal((await k.request(`/api/backups/${good}`)).status, 401, 'the key is required');
 });
 
-test('list: newest first, with the manifest of each; an unreadable archive is listed without one', sqliteOnly, async () => {
+test('list: newest first, with the manifest of each; an unreadable archive is listed without one', async () => {
   const { body } = await call<{ backups: Array<{ filename: string; components: string[] | null; valid_manifest: boolean }>; total: number }>(k, '/api/backups');
   assert.equal(body.total, body.backups.length);
   const mine = body.backups.find((b) => b.filename === good)!;
@@ -95,19 +95,22 @@ test('list: newest first, with the manifest of each; an unreadable archive is li
   assert.ok(body.backups.some((b) => !b.valid_manifest));
 });
 
-test('a restore interrupted after its commit point is finished at the next start', sqliteOnly, async () => {
-  const home = k.home;
+test('a restore interrupted after its commit point is finished at the next start', async () => {
   const staging = path.join(home, 'data', 'backup', 'restore-crashed');
   mkdirSync(path.join(staging, 'files', 'skills', 'from-backup'), { recursive: true });
   writeFileSync(path.join(staging, 'files', 'skills', 'from-backup', 'SKILL.md'), 'restored');
   mkdirSync(path.join(home, 'skills', 'current'), { recursive: true });
-  k.kernel.database
-    .prepare('INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)')
-    .run('crashed', staging, JSON.stringify(['skills']), new Date().toISOString());
-  await k.kernel.stop();
+  await k.kernel.store.run('INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)', [
+    'crashed',
+    staging,
+    JSON.stringify(['skills']),
+    new Date().toISOString(),
+  ]);
+  // The kit's stop(): on PostgreSQL it also lets go of the home's database (the next kernel takes it again).
+  await k.stop();
   k = await start({ fake, home });
   assert.equal(readFileSync(path.join(home, 'skills', 'from-backup', 'SKILL.md'), 'utf8'), 'restored');
   assert.ok(!existsSync(path.join(home, 'skills', 'current')));
   assert.ok(!existsSync(staging));
-  assert.equal((k.kernel.database.prepare('SELECT count(*) AS n FROM backup_restore_journal').get() as { n: number }).n, 0);
+  assert.equal((await k.kernel.store.one<{ n: number }>('SELECT count(*) AS n FROM backup_restore_journal'))?.n, 0);
 });
