@@ -149,6 +149,7 @@ export class Supervisor {
       log,
       hooks,
       bodyLimit: this.deps.settings().max_request_body_bytes,
+      trustedProxies: this.deps.settings().trusted_proxies,
       newcomer: replacing?.id,
     });
   }

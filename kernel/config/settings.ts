@@ -28,6 +28,19 @@ export const kernelSettingsSchema = {
       default: 8388608,
       description: 'request bodies above this answer 413',
     },
+    trusted_proxies: {
+      type: 'array',
+      items: {
+        type: 'string',
+        pattern: '^(loopback|linklocal|uniquelocal|[0-9a-fA-F:.]+(/[0-9]{1,3})?)$',
+        'x-error':
+          'each must be the IP address or CIDR range of a proxy in front, e.g. "10.0.0.5", "10.0.0.0/24", "loopback"',
+      },
+      default: [],
+      description:
+        'load balancers or proxies in front (addresses, CIDR ranges, or "loopback"): X-Forwarded-For from them ' +
+        'names the client (rate limits, logs); empty: the peer is the client',
+    },
     module_paths: {
       type: 'array',
       items: { type: 'string' },

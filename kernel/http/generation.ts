@@ -37,7 +37,13 @@ export interface Generation {
 }
 
 /** `newcomer`: a module whose routes changed; they are added last, so that a clash is blamed on it. */
-export type GenerationOptions = { log: Logger; bodyLimit: number; hooks: HookBus; newcomer?: string };
+export type GenerationOptions = {
+  log: Logger;
+  bodyLimit: number;
+  trustedProxies: string[];
+  hooks: HookBus;
+  newcomer?: string;
+};
 
 /** Fastify writes no request lines (the logs module's access log comes from http.response); its diagnostics stay. */
 class NoRequestLines extends LogController {
@@ -86,6 +92,8 @@ export class Draft {
       logController: new NoRequestLines(),
       childLoggerFactory: lazyChildLogger,
       bodyLimit: options.bodyLimit,
+      // Only the proxies named in trusted_proxies may say who the client is (X-Forwarded-For): anyone else could.
+      trustProxy: options.trustedProxies.length ? options.trustedProxies : false,
       genReqId: (req) => {
         const given = req.headers['x-request-id'];
         return typeof given === 'string' && isUuid(given) ? given : randomUUID();

@@ -38,8 +38,8 @@ export const FEED_TABLES: TableDdl = {
  * lost notification did not bring.
  */
 const POLL_MS = { sqlite: 250, postgres: 5_000 } as const;
-/** The PostgreSQL channel every process LISTENs to: each row of kernel_changes and kernel_events is notified on it. */
-export const FEED_CHANNEL = 'talon_events';
+/** The name every process LISTENs to on PostgreSQL: each row of kernel_changes and kernel_events is notified on it. */
+export const FEED_NOTIFY_NAME = 'talon_events';
 /**
  * NOTIFY takes at most 8000 bytes: a row whose notification would be longer is sent as its table, seq and node only,
  * and the receivers read it from the table.
@@ -169,7 +169,7 @@ export class Feed {
       (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_events'))?.seq ?? 0;
     if (this.store instanceof PostgresStore) {
       this.listener = this.store.listen({
-        channel: FEED_CHANNEL,
+        name: FEED_NOTIFY_NAME,
         applicationName: `talon-feed ${this.node}`,
         onNotify: (payload) => this.serially(() => this.take(payload)),
         onReconnect: () => this.serially(() => this.catchUp()),
@@ -271,7 +271,8 @@ export class Feed {
   /** A notification: the row it carries, or, when the row was too long to carry, what its table has unread. */
   private async take(payload: string): Promise<void> {
     const notice = parseNotice(payload);
-    if (!notice) throw new Error(`a notification on ${FEED_CHANNEL} that is not a feed row: ${payload.slice(0, 200)}`);
+    if (!notice)
+      throw new Error(`a notification on ${FEED_NOTIFY_NAME} that is not a feed row: ${payload.slice(0, 200)}`);
     const now = Date.now();
     if (notice.t === 'c') {
       if (notice.row) this.takeChange(notice.row, now);
@@ -352,7 +353,7 @@ export class Feed {
  */
 const notified = (insert: string): string =>
   `WITH added AS (${insert} RETURNING seq) ` +
-  `SELECT pg_notify('${FEED_CHANNEL}', '{"seq":' || seq || ',' || ?) FROM added`;
+  `SELECT pg_notify('${FEED_NOTIFY_NAME}', '{"seq":' || seq || ',' || ?) FROM added`;
 
 type Notice =
   { t: 'c'; node: string; module: string; topic: string; key: string } | { t: 'e'; node: string; event: string };
@@ -372,7 +373,7 @@ function noticeTail(notice: Notice): string {
 type Heard =
   { t: 'c'; seq: number; node: string; row?: ChangeRow } | { t: 'e'; seq: number; node: string; row?: EventRow };
 
-/** A notification's payload, checked (it comes from the database: anything may have been sent on the channel). */
+/** A notification's payload, checked (it comes from the database: anyone may have sent anything under the name). */
 function parseNotice(payload: string): Heard | undefined {
   let value: unknown;
   try {

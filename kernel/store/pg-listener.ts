@@ -9,8 +9,8 @@ const ANSWER_MS = 10_000;
 export interface PgListenerOptions {
   /** The store's URL (postgres://…). */
   url: string;
-  /** The channel LISTENed to; a plain identifier (it is written into the statement). */
-  channel: string;
+  /** The name LISTENed to, a plain identifier (it is written into the statement). */
+  name: string;
   /** Shown in pg_stat_activity, one per node: an operator (or a test) can tell whose listener a backend is. */
   applicationName: string;
   /** A notification's payload, in the order the notifying transactions committed. */
@@ -73,7 +73,7 @@ export class PgListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const { url, channel, applicationName } = this.options;
+    const { url, name, applicationName } = this.options;
     const client = new pg.Client({
       connectionString: url,
       application_name: applicationName,
@@ -85,12 +85,12 @@ export class PgListener {
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('the server closed the connection')));
     client.on('notification', (message) => {
-      if (client === this.client && message.channel === channel && message.payload !== undefined)
-        this.options.onNotify(message.payload);
+      // The client listens to this one name only, so every notification it gets is one of it.
+      if (client === this.client && message.payload !== undefined) this.options.onNotify(message.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${channel}`);
+      await client.query(`LISTEN ${name}`);
     } catch (err) {
       this.lost(client, err);
       return;

@@ -7,6 +7,8 @@ export interface KernelSettings {
   log_level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   max_request_body_bytes: number;
   module_paths: string[];
+  /** Proxies in front whose X-Forwarded-For names the client (request.ip). */
+  trusted_proxies: string[];
   modules: { disabled: string[]; enabled: string[]; allow_disable_critical: string[] };
   startup: { on_boot_failure: 'continue' | 'abort' };
   /** The database: PostgreSQL when url (or TALON_DATABASE_URL) is set, else SQLite in the home. */
