@@ -15,7 +15,8 @@ test('migrations run once, in order, and are recorded per module across restarts
   const home = mkdtempSync(path.join(tmpdir(), 'talon-mig-'));
   try {
     for (let i = 0; i < 2; i++) {
-      const k = await startTestKernel({ home, modulesDir: path.dirname(fixture), only: ['migrator'] });
+      // SQLite in every run: the ledger is read from the home's file below (PostgreSQL's: test/postgres/kernel.test.ts).
+      const k = await startTestKernel({ home, modulesDir: path.dirname(fixture), only: ['migrator'], database: 'sqlite' });
       const body = (await (await k.request('/api/migrator')).json()) as { items: Array<{ name: string }> };
       assert.deepEqual(body.items, [{ name: 'seed' }], 'the seed row is inserted once, not once per start');
       await k.stop();

@@ -14,8 +14,12 @@ const modulesDir = path.resolve('test/fixtures/modules');
 type Heard = { node: string; live: string[]; changes: string[]; remote: unknown[]; local: unknown[]; gone: string[] };
 const heard = async (k: TestKernel): Promise<Heard> => (await (await k.request('/api/noter')).json()) as Heard;
 
+/**
+ * Two processes on one home's SQLite file, in every run (the same on PostgreSQL: test/postgres/kernel.test.ts and
+ * feed-notify.test.ts).
+ */
 async function twoKernels(home: string): Promise<[TestKernel, TestKernel]> {
-  const options = { home, modulesDir, only: ['noter', 'migrator'], heartbeatMs: 200 };
+  const options = { home, modulesDir, only: ['noter', 'migrator'], heartbeatMs: 200, database: 'sqlite' as const };
   return Promise.all([startTestKernel(options), startTestKernel(options)]);
 }
 
@@ -78,7 +82,7 @@ test('a node that stops beating is found dead and handed to every live process, 
     await b.kernel.nodes.beat();
     await waitFor(async () => (await b.request('/api/health').catch(() => undefined)) === undefined, 5_000, 'the fenced process to stop');
     // A process that starts now is handed the gone node too, once its modules have started.
-    const c = await startTestKernel({ home, modulesDir, only: ['noter', 'migrator'], heartbeatMs: 200 });
+    const c = await startTestKernel({ home, modulesDir, only: ['noter', 'migrator'], heartbeatMs: 200, database: 'sqlite' });
     await waitFor(async () => (await heard(c)).gone.length > 0, 5_000, 'the new process to hear of the gone node');
     assert.deepEqual((await heard(c)).gone, [silent]);
     await c.stop();
