@@ -35,6 +35,7 @@ export type {
   TalonEvent,
 } from './events.ts';
 export { safeJoin, isInside } from './paths.ts';
+export { readOrCreateOnce } from './files.ts';
 export { lazy, lazyRequire } from './lazy.ts';
 export { redactSecrets, isSecretKey, REDACTED } from './redact.ts';
 export { WriteBehind, isBusy, lockInTransaction } from './store.ts';

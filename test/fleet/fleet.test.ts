@@ -212,7 +212,7 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
   );
 
   // Agents made on one node and used at once on the other, while both are up: before the kill and after the restart.
-  const cross: Array<{ visibleMs?: number; fanoutMs?: number; status?: number; response?: string }> = [];
+  const cross: Array<{ name: string; visibleMs?: number; fanoutMs?: number; status?: number; response?: string }> = [];
   const unheard: string[] = [];
   const crossOne = async (i: number) => {
     const maker = pick();
@@ -225,7 +225,7 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
         const id = await spawnAgent(maker, name);
         spawned.set(name, maker);
         const made = performance.now();
-        const result: (typeof cross)[number] = {};
+        const result: (typeof cross)[number] = { name };
         cross.push(result);
         await waitFor(async () => (await call(user, `/api/agents/${id}`)).status === 200, 5_000, `${name} on node ${user.name}`);
         result.visibleMs = performance.now() - made;
@@ -365,9 +365,11 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
     check(attach.ended, `chat-${i}'s attach on node ${attach.node.name} did not end (its turn ran on ${chat.node?.name})`);
     check(last && ['done', 'error'].includes(last.name), `chat-${i}'s attach got no final event: ${JSON.stringify(attach.events.slice(-2))}`);
   }
-  for (const [i, c] of cross.entries()) {
-    check(c.visibleMs !== undefined && c.visibleMs <= 1_000, `cross agent ${i} answered on the other node only after ${c.visibleMs} ms`);
-    check(c.status === 200, `cross agent ${i}'s message on the other node: ${c.status} ${c.response}`);
+  for (const c of cross) {
+    // One whose node was killed under it (a step of it still going at 15 s) is cut, like every other item.
+    if (cut.has(c.name)) continue;
+    check(c.visibleMs !== undefined && c.visibleMs <= 1_000, `${c.name} answered on the other node only after ${c.visibleMs} ms`);
+    check(c.status === 200, `${c.name}'s message on the other node: ${c.status} ${c.response}`);
   }
   check(new Set(backgrounds.map((n) => spawned.get(n)!.name)).size === 2, 'background turns did not fire for spawns on both nodes');
   assert.deepEqual(problems, []);

@@ -2,9 +2,10 @@
  * The node identity: an Ed25519 key pair generated on first start under $TALON_HOME/identity (private key file
  * mode 0600, never served), loaded on later starts.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { readOrCreateOnce } from '@talon/module-sdk';
 
 export interface NodeIdentity {
   privateKey: KeyObject;
@@ -26,33 +27,10 @@ export function publicKeyFromHex(hex: string): KeyObject {
 
 export function loadOrCreateIdentity(dir: string): NodeIdentity {
   const file = path.join(dir, 'node_ed25519.pem');
-  let privateKey: KeyObject;
-  if (existsSync(file)) privateKey = createPrivateKey(readFileSync(file));
-  else {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const made = String(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    privateKey = createPrivateKey(storeOnce(file, made));
-  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Processes starting together on one home (or a fleet's data directory) end up with one key.
+  const privateKey = createPrivateKey(readOrCreateOnce(file, () => String(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }))));
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 private key`);
   const publicKey = createPublicKey(privateKey);
   return { privateKey, publicKey, publicHex: rawPublicHex(publicKey) };
-}
-
-/**
- * Writes `content` to `file` unless it exists, and returns what the file holds. Processes starting together on one
- * home race here: the content is written whole to a temporary name and linked into place (atomic, refused when the
- * file exists), so no process reads a half-written key and the first one's key is everyone's.
- */
-export function storeOnce(file: string, content: string): string {
-  const temp = `${file}.${randomUUID()}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
-  try {
-    linkSync(temp, file);
-    return content;
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'EEXIST') throw err;
-    return readFileSync(file, 'utf8');
-  } finally {
-    rmSync(temp, { force: true });
-  }
 }

@@ -3,9 +3,10 @@
  * data folder (mode 0600). Peers pin the public key to the node id on first contact.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { readOrCreateOnce } from '@talon/module-sdk';
 
 export interface Identity {
   nodeId: string;
@@ -18,22 +19,13 @@ export interface Identity {
 
 export const fingerprintOf = (publicKey: string) => createHash('sha256').update(Buffer.from(publicKey, 'base64')).digest('hex');
 
-function readOrCreate(file: string, make: () => string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    const value = make();
-    writeFileSync(file, value, { mode: 0o600, flag: 'wx' });
-    return value;
-  }
-}
-
 export function loadIdentity(dir: string, configured: { nodeId: string; nodeName: string }): Identity {
   mkdirSync(dir, { recursive: true });
-  const pem = readOrCreate(path.join(dir, 'identity.pem'), () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  const pem = readOrCreateOnce(path.join(dir, 'identity.pem'), () =>
+    generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  );
   const privateKey = createPrivateKey(pem);
   const publicKey = createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
-  const nodeId = configured.nodeId || readOrCreate(path.join(dir, 'node-id'), () => randomUUID()).trim();
+  const nodeId = configured.nodeId || readOrCreateOnce(path.join(dir, 'node-id'), () => randomUUID()).trim();
   return { nodeId, nodeName: configured.nodeName || hostname(), privateKey, publicKey, fingerprint: fingerprintOf(publicKey) };
 }
