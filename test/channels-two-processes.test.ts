@@ -8,11 +8,10 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { FakeProvider, startTelegramFake, waitFor, type TelegramFake } from '@talon/testing';
+import { FakeProvider, freePort, startTelegramFake, waitFor, type TelegramFake } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '..');
 const home = mkdtempSync(path.join(tmpdir(), 'talon-channels-two-'));
@@ -28,16 +27,6 @@ interface Service {
 interface Detail {
   state: string;
   holder: string | null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 /** A service process in its own process group; resolves once /api/health answers 200. */

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { postgresMissing, startPostgres, startTestKernel, waitFor, type PostgresServer } from '@talon/testing';
+import { freePort, postgresMissing, startPostgres, startTestKernel, waitFor, type PostgresServer } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '..');
 const temp = (prefix: string) => mkdtempSync(path.join(tmpdir(), `talon-fleet-${prefix}-`));
@@ -26,16 +25,6 @@ interface Node {
   port: number;
   child: ChildProcess;
   output: string[];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 /** A home with its config.toml (the model is never called: no test here runs a turn). */

@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { FakeProvider, waitFor } from '@talon/testing';
+import { FakeProvider, freePort, waitFor } from '@talon/testing';
 
 const root = path.resolve(import.meta.dirname, '..');
 const home = mkdtempSync(path.join(tmpdir(), 'talon-two-processes-'));
@@ -38,16 +38,6 @@ interface Service {
   stderr: string[];
 }
 const services: Record<'a' | 'b', Service> = {} as never;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** Starts a service process in its own process group; resolves once /api/health answers 200. */
 async function start(name: 'a' | 'b', port: number): Promise<Service> {

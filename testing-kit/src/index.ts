@@ -6,6 +6,7 @@ export { setConfig } from './config.ts';
 export { FakeProvider, fakeEmbedding } from './fake-provider.ts';
 export type { ScriptedReply, ScriptedToolCall, RecordedRequest } from './fake-provider.ts';
 export { waitFor } from './wait.ts';
+export { freePort } from './servers/process.ts';
 export { gitHttpServer } from './git-server.ts';
 export { startLlmHarness, LLM_TEST_KEY_ENV, userMessage, collect, weatherTool } from './llm.ts';
 export type {

@@ -1,20 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import { startTestKernel, type TestKernel } from '@talon/testing';
+import { freePort, startTestKernel, type TestKernel } from '@talon/testing';
 import type { DashboardSessions } from '@talon/oidc';
 import { startIdp, throughProvider, type Idp } from './idp.ts';
 
 const API_KEY = 'admin-key-for-oidc-tests-123';
 const json = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('oidc: dashboard sign-in against a real provider', () => {
   let k: TestKernel;

@@ -5,24 +5,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startTestKernel, waitFor, type TestKernel } from '@talon/testing';
+import { freePort, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { startIdp, throughProvider, type Idp } from './idp.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-oidc-two-'));
 let a: TestKernel;
 let b: TestKernel;
 let idp: Idp;
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const config = (listen: string) =>
   [

@@ -6,10 +6,9 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FakeProvider, waitFor } from '@talon/testing';
+import { FakeProvider, freePort, waitFor } from '@talon/testing';
 import { call, createWorkflow, FAKE_KEY_ENV, modelConfig, spawn } from './helpers.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -22,16 +21,6 @@ after(async () => {
   await fake.stop();
   rmSync(home, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
