@@ -8,33 +8,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '@talon/testing';
-import { fakeServer, json, type FakeServer } from './helpers.ts';
+import { fakeGithub, json, type FakeGithub } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-device-two-'));
 let a: TestKernel;
 let b: TestKernel;
-let github: FakeServer;
-/** What the fake token endpoint answers next, per device code. */
-const tokenReplies = new Map<string, Record<string, unknown>>();
-let codes = 0;
+let github: FakeGithub;
 
 before(async () => {
-  github = await fakeServer((req) => {
-    const form = new URLSearchParams(req.body);
-    if (req.path === '/login/device/code') {
-      codes++;
-      return { json: { device_code: `dev-${codes}`, user_code: `WXYZ-000${codes}`, verification_uri: 'https://github.com/login/device', expires_in: 900 } };
-    }
-    return { json: tokenReplies.get(form.get('device_code') ?? '') ?? { error: 'bad_verification_code' } };
-  });
-  const config = `[catalog.copilot_oauth]\nclient_id = "test-client"\ndevice_code_url = "${github.url}/login/device/code"\ntoken_url = "${github.url}/login/oauth/access_token"\n`;
+  github = await fakeGithub();
+  const config = github.config;
   const options = { only: ['catalog'], home, config, heartbeatMs: 200 };
   a = await startTestKernel(options);
   b = await startTestKernel(options);
 });
 after(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
-  await github?.close();
+  await github?.server.close();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -48,11 +38,11 @@ async function startOnA(): Promise<{ poll_id: string; device_code: string }> {
 
 test('started on one process, polled pending and then authorized on the other; finished, it is unknown on both', async () => {
   const s = await startOnA();
-  tokenReplies.set(s.device_code, { error: 'authorization_pending' });
+  github.tokenReplies.set(s.device_code, { error: 'authorization_pending' });
   const pending = await poll(b, s.poll_id);
   assert.equal(pending.status, 200);
   assert.equal((await json(pending)).status, 'pending');
-  tokenReplies.set(s.device_code, { access_token: 'gho_fromTheOtherNode0123456789', token_type: 'bearer' });
+  github.tokenReplies.set(s.device_code, { access_token: 'gho_fromTheOtherNode0123456789', token_type: 'bearer' });
   assert.deepEqual(await json(await poll(b, s.poll_id)), { status: 'authorized', provider: 'github-copilot' });
   assert.equal((await poll(a, s.poll_id)).status, 404);
   assert.equal((await poll(b, s.poll_id)).status, 404);
@@ -60,7 +50,7 @@ test('started on one process, polled pending and then authorized on the other; f
 
 test('denied when polled on the other process, and then unknown on the first', async () => {
   const s = await startOnA();
-  tokenReplies.set(s.device_code, { error: 'access_denied' });
+  github.tokenReplies.set(s.device_code, { error: 'access_denied' });
   assert.equal((await json(await poll(b, s.poll_id))).status, 'denied');
   assert.equal((await poll(a, s.poll_id)).status, 404);
 });

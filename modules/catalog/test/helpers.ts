@@ -1,4 +1,5 @@
 /** Test helpers: local fake HTTP servers (127.0.0.1 only) and the catalog service of a test kernel. */
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestKernel } from '@talon/testing';
@@ -63,4 +64,37 @@ export function service(k: TestKernel): CatalogService {
 
 export async function json(res: Response): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
+}
+
+export interface FakeGithub {
+  server: FakeServer;
+  /** What the token endpoint answers next, per device code (unknown codes: bad_verification_code). */
+  tokenReplies: Map<string, Record<string, unknown>>;
+  /** How many device codes were handed out (the last user code is `ABCD-000<codes>`). */
+  codes(): number;
+  /** The `[catalog.copilot_oauth]` section pointing the device flow at it. */
+  config: string;
+}
+
+/** GitHub's device-flow endpoints as the Copilot login calls them: a device code per start, scripted token answers. */
+export async function fakeGithub(): Promise<FakeGithub> {
+  const tokenReplies = new Map<string, Record<string, unknown>>();
+  let codes = 0;
+  const server = await fakeServer((req) => {
+    const form = new URLSearchParams(req.body);
+    if (req.path === '/login/device/code') {
+      assert.equal(form.get('client_id'), 'test-client');
+      codes++;
+      return {
+        json: { device_code: `dev-${codes}`, user_code: `ABCD-000${codes}`, verification_uri: 'https://github.com/login/device', expires_in: 900, interval: 5 },
+      };
+    }
+    if (req.path === '/login/oauth/access_token') {
+      assert.equal(form.get('grant_type'), 'urn:ietf:params:oauth:grant-type:device_code');
+      return { json: tokenReplies.get(form.get('device_code') ?? '') ?? { error: 'bad_verification_code' } };
+    }
+    return { status: 404, text: 'no' };
+  });
+  const config = `[catalog.copilot_oauth]\nclient_id = "test-client"\ndevice_code_url = "${server.url}/login/device/code"\ntoken_url = "${server.url}/login/oauth/access_token"\n`;
+  return { server, tokenReplies, codes: () => codes, config };
 }
