@@ -25,10 +25,10 @@ test('the module is reported as third-party and running', () => {
   assert.equal(info?.thirdParty, true);
 });
 
-test('its hook tap is registered under its name and its migration is recorded', () => {
+test('its hook tap is registered under its name and its migration is recorded', async () => {
   const taps = k.kernel.hooks.kernel.http.response.taps.map((t) => t.name);
   assert.ok(taps.some((n) => n.startsWith('hello#') && n.endsWith(':count')));
-  const row = k.kernel.database.prepare("SELECT id FROM kernel_migrations WHERE module = 'hello'").get();
+  const row = await k.kernel.store.one("SELECT id FROM kernel_migrations WHERE module = 'hello'");
   assert.deepEqual(row, { id: '0001_greetings' });
 });
 
