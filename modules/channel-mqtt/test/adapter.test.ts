@@ -158,9 +158,13 @@ describe('MQTT adapter on mosquitto', { skip }, () => {
     await people.say('in/eve', { text: 'fine' });
     await waitFor(() => seen.length === 1, 10_000, 'the good message');
     await first.stop();
-    const second = await start(id, emit);
+    const states: string[] = [];
+    const second = await start(id, emit, states);
     await people.say('in/eve', { text: 'after' });
-    await waitFor(() => seen.length === 2, 10_000, 'the next message');
+    // (A rare CI failure here: say what the restarted adapter went through, to tell a broker hiccup from a defect.)
+    await waitFor(() => seen.length === 2, 10_000, 'the next message').catch((err: Error) => {
+      throw new Error(`${err.message}; seen ${JSON.stringify(seen)}; the restarted adapter reported ${JSON.stringify(states)}`);
+    });
     await second.stop();
     assert.deepEqual(seen, ['fine', 'after']);
   });
