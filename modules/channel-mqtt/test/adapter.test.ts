@@ -24,7 +24,10 @@ describe('MQTT adapter on mosquitto', { skip }, () => {
     broker = await startMqttServer({ users: { talon: 'bot-password', people: 'people-password' } });
     people = await People.connect(broker.url, { username: 'people', password: 'people-password' }, 'out');
   });
+  /** Every adapter a test started: stopped here too, so one a failed test left running cannot hold the process. */
+  const running: Array<{ stop(): Promise<void> }> = [];
   after(async () => {
+    await Promise.all(running.map((r) => r.stop()));
     await people?.close();
     await broker?.stop();
     await k?.stop();
@@ -48,13 +51,15 @@ describe('MQTT adapter on mosquitto', { skip }, () => {
     const conn: ChannelConnection = await mqttAdapter(k.kernel.services.view<ChannelKit>(channelKit.id), () => mqtt).start(ctx);
     await waitFor(() => reports.includes('connected'), 10_000, 'the adapter to connect');
     clients++;
-    return {
+    const run = {
       conn,
       async stop() {
         controller.abort();
         await conn.stop();
       },
     };
+    running.push(run);
+    return run;
   }
   const session = () => `test-session-${clients}-${Date.now()}`;
 
