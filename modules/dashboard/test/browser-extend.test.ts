@@ -93,9 +93,11 @@ test('workflows: built in the step editor (a refusal shown on its step, steps re
   await chooseDrafter(2);
   await step(2).getByRole('combobox', { name: 'Agent' }).fill('');
   await step(2).getByRole('combobox', { name: 'Agent' }).press('Tab');
-  // After the effects have run (a kept choice would put its name back).
-  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50))));
-  assert.equal(await step(2).getByRole('combobox', { name: 'Agent' }).inputValue(), '');
+  // Empty once the effects have run, and still empty a while later (a kept choice would put its name back).
+  const agentBox = step(2).getByRole('combobox', { name: 'Agent' });
+  await waitFor(async () => (await agentBox.inputValue()) === '', 5_000, 'the emptied agent box');
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 300))));
+  assert.equal(await agentBox.inputValue(), '');
   await chooseDrafter(2);
   await step(2)
     .getByLabel(/^Prompt/)

@@ -105,7 +105,8 @@ for (const [id, title, ready] of VIEWS) {
 test('the dark theme is kept across reloads and passes the same checks', browserTest, async () => {
   const { page, problems } = await openPage(env!, '/#/modules');
   await page.getByRole('button', { name: 'Dark theme' }).click();
-  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  // The theme is applied by the app's next render, not within the click.
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark', undefined, { timeout: 5_000 });
   await page.reload();
   await page.getByRole('row', { name: /^dashboard/ }).waitFor();
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
