@@ -55,6 +55,8 @@ const PRUNE_EVERY_MS = 60_000;
  * an insert rolled back.
  */
 const GAP_WAIT_MS = 60_000;
+/** How long a remote event waits for the change handlers of the notes taken before it. */
+const NOTES_FIRST_MS = 1_000;
 /** More missing seqs than this in one jump are not tracked (a burst of rolled-back inserts). */
 const MAX_GAPS = 1000;
 
@@ -138,6 +140,8 @@ export class Feed {
   private polling = false;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Remote events waiting for the change handlers before them (see takeEvent), delivered in order. */
+  private delivering: Promise<unknown> = Promise.resolve();
   /** Events waiting to be shared, written together right after the current I/O callback. */
   private outbox: string[] = [];
   /** The outbox's last write (see publish). */
@@ -329,8 +333,24 @@ export class Feed {
     for (const listener of this.listeners.get(`${row.module}\u0000${row.topic}`) ?? []) this.handle(listener, row.key);
   }
 
+  /**
+   * Delivers another process's event once the change handlers of the notes taken before it have run (bounded by
+   * NOTES_FIRST_MS, so a hanging handler delays events, never stops them): a process notes its rows, then publishes
+   * the event about them, and a subscriber reading a cache (the record a note was about) must find the row. Events
+   * keep their order.
+   */
   private takeEvent(row: EventRow, now: number): void {
-    if (this.events.read(row.seq, now) && row.node !== this.node) this.deliver(JSON.parse(row.event) as TalonEvent);
+    if (!this.events.read(row.seq, now) || row.node === this.node) return;
+    const event = JSON.parse(row.event) as TalonEvent;
+    const notes = Promise.allSettled([...this.chains.values()]);
+    const bounded = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, NOTES_FIRST_MS).unref();
+      void notes.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    this.delivering = this.delivering.then(() => bounded).then(() => this.deliver(event), this.onError);
   }
 
   /** Runs a handler after the ones of its module called before (see Listener). */

@@ -101,6 +101,22 @@ describe('the feed on PostgreSQL: LISTEN/NOTIFY', { skip: postgresMissing() }, (
   /** The backends listening for a node (its feed's connection is named after it). */
   const listeners = (node: string) => admin<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`talon-feed ${node}`]);
 
+  test("an event comes after the handlers of the notes its process wrote before it (a cache finds the event's row)", () =>
+    twoSides(async (a, b) => {
+      const handled: string[] = [];
+      b.feed.on('m', 'slow', async (key) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        handled.push(key);
+      });
+      const seenWith: string[][] = [];
+      const delivered = b.events.length;
+      await a.feed.note('m', 'slow', 'agent-1');
+      a.feed.publish(event({ about: 'agent-1' }));
+      await waitFor(() => b.events.length > delivered, 5_000, 'the event on the other process');
+      seenWith.push([...handled]);
+      assert.deepEqual(seenWith, [['agent-1']], 'the note was handled when the event arrived');
+    }));
+
   test('events fan out to the other process in milliseconds, not at a poll', () =>
     twoSides(async (a, b) => {
       for (let i = 0; i < FAN_OUT_EVENTS; i++) {
