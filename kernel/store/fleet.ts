@@ -5,10 +5,10 @@
  * PostgreSQL the database remembers which directory that is, so that a node that mounted another one (or none)
  * refuses to start instead of writing files the other nodes never see.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { accessSync, constants, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { accessSync, constants, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type Store } from '@talon/module-sdk';
+import { ConfigError, readOrCreateOnce, type Store } from '@talon/module-sdk';
 import { createTables, type TableDdl } from './schema.ts';
 
 /**
@@ -56,15 +56,17 @@ export async function agreeOnDataDir(store: Store, place: DataPlace): Promise<vo
   await createTables(store, FLEET_TABLES);
   const file = path.join(place.dir, MARKER);
   const found = readMarker(file);
-  const made = found === undefined ? createMarker(file) : undefined;
-  const mine = found ?? made!.id;
+  // Made whole or not at all, and by one of the nodes starting together on it (the others read its id).
+  const made = randomUUID();
+  const mine = found ?? readOrCreateOnce(file, () => `${made}\n`).trim();
+  const created = found === undefined && mine === made;
   await store.run('INSERT INTO kernel_fleet (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [
     DATA_DIR_KEY,
     mine,
   ]);
   const row = await store.one<{ value: string }>('SELECT value FROM kernel_fleet WHERE key = ?', [DATA_DIR_KEY]);
   if (row?.value === mine) return;
-  if (made?.created) unlinkSync(file);
+  if (created) unlinkSync(file);
   throw new ConfigError(refusal(place, found === undefined ? 'missing' : `different (${found}, not ${row?.value})`));
 }
 
@@ -85,38 +87,5 @@ function readMarker(file: string): string | undefined {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(`${file} cannot be read: ${(err as Error).message}`);
-  }
-}
-
-/**
- * Creates the marker complete or not at all: written to a file of this process's own, then linked to the final name,
- * which fails when the name exists (another node made it meanwhile: its id is read). A plain exclusive open could
- * show a racing reader an empty file.
- */
-function createMarker(file: string): { id: string; created: boolean } {
-  const id = randomUUID();
-  const own = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(own, `${id}\n`, { flag: 'wx' });
-  try {
-    linkSync(own, file);
-    return { id, created: true };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // A shared file system without hard links: an exclusive open, with the small window the link avoids.
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') return createExclusively(file, id);
-    if (code !== 'EEXIST') throw err;
-    return { id: readMarker(file) ?? id, created: false };
-  } finally {
-    unlinkSync(own);
-  }
-}
-
-function createExclusively(file: string, id: string): { id: string; created: boolean } {
-  try {
-    writeFileSync(file, `${id}\n`, { flag: 'wx' });
-    return { id, created: true };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return { id: readMarker(file) ?? id, created: false };
   }
 }

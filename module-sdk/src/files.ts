@@ -20,9 +20,22 @@ export function readOrCreateOnce(file: string, make: () => string): string {
     linkSync(temp, file);
     return content;
   } catch (err) {
-    if ((err as { code?: string }).code !== 'EEXIST') throw err;
+    const code = (err as { code?: string }).code;
+    // A shared file system without hard links: an exclusive open, with the small window the link avoids.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') return createExclusively(file, content);
+    if (code !== 'EEXIST') throw err;
     return readFileSync(file, 'utf8');
   } finally {
     rmSync(temp, { force: true });
+  }
+}
+
+function createExclusively(file: string, content: string): string {
+  try {
+    writeFileSync(file, content, { mode: 0o600, flag: 'wx' });
+    return content;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EEXIST') throw err;
+    return readFileSync(file, 'utf8');
   }
 }
