@@ -69,13 +69,20 @@ function Conversation({ agentId }: { agentId: string }) {
   const list = useRef<HTMLOListElement>(null);
   /** The reply being streamed, if any: a decision waits for it (see decide). */
   const streaming = useRef<Promise<void> | undefined>(undefined);
+  /** The session on screen; a turn streamed into it stops showing once another session replaces it. */
+  const viewed = useRef<string | undefined>(undefined);
 
-  /** Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack. */
-  async function load(turn?: { attachments: string[]; reply: ChatMessage }) {
+  /**
+   * Reads the session back; `turn` is what the page saw of the last turn and the stored session may lack — added only
+   * when the current session is still the one the turn ran in (a new session started meanwhile stays empty).
+   */
+  async function load(turn?: { session?: string; attachments: string[]; reply: ChatMessage }) {
     try {
       const session = await api<StoredSession>(`/api/agents/${seg(agentId)}/session`);
+      viewed.current = session.session_id;
       setSessionId(session.session_id);
-      const stored = turn ? withTurn(fromSession(session), turn) : fromSession(session);
+      const ranHere = turn && (turn.session === undefined || turn.session === session.session_id);
+      const stored = ranHere ? withTurn(fromSession(session), turn) : fromSession(session);
       setMessages((seen) => keepHeld(seen, stored));
       setLoaded(true);
       setError(undefined);
@@ -138,10 +145,12 @@ function Conversation({ agentId }: { agentId: string }) {
     setError(undefined);
     setUsage(undefined);
     let reply: ChatMessage = { role: 'assistant', text: '', steps: [], streaming: true };
+    const session = viewed.current;
+    const onScreen = () => viewed.current === session;
     setMessages((m) => [...m, ...(user ? [user] : []), reply]);
     const update = (next: ChatMessage) => {
       reply = next;
-      setMessages((m) => [...m.slice(0, -1), next]);
+      if (onScreen()) setMessages((m) => [...m.slice(0, -1), next]);
     };
     let finished: TurnUsage | undefined;
     try {
@@ -149,13 +158,14 @@ function Conversation({ agentId }: { agentId: string }) {
       await readSse(res, ({ event, data }) => {
         const parsed = JSON.parse(data) as Record<string, unknown>;
         if (event === 'owner_notice') setNotices((n) => [...n, String(parsed.text)]);
-        else if (event === 'approval_result') setMessages((m) => [...settle(m.slice(0, -1), parsed), reply]);
-        else if (event === 'done') finished = { ...(parsed.usage as TurnUsage), iterations: Number(parsed.iterations) };
+        else if (event === 'approval_result') {
+          if (onScreen()) setMessages((m) => [...settle(m.slice(0, -1), parsed), reply]);
+        } else if (event === 'done') finished = { ...(parsed.usage as TurnUsage), iterations: Number(parsed.iterations) };
         else update(applyEvent(reply, event, parsed));
       });
       update({ ...reply, streaming: false });
       if (finished) setUsage(await withCost(agentId, finished));
-      await load({ attachments: user?.attachments ?? [], reply });
+      await load({ session, attachments: user?.attachments ?? [], reply });
       setTurns((n) => n + 1);
       // The turn may have held a call (or a decision resumed it): the navigation's counts follow.
       refreshBadges();

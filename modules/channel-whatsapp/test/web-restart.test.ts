@@ -3,7 +3,7 @@
 // opened) signs in and the main row is written again from it; with neither, the channel asks for a sign-in.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AgentTestKernel } from '@talon/testing';
+import { openKernelStore, type AgentTestKernel } from '@talon/testing';
 import { userJid } from './fixtures/whatsapp-fake-socket/fake-socket.ts';
 import { channel, configureWeb, fakeOf, signIn, startWebKernel, until, untilState } from './web-helpers.ts';
 
@@ -11,9 +11,17 @@ let k: AgentTestKernel | undefined;
 let home: string | undefined;
 after(() => k?.stop());
 
-/** Stops the running kernel (keeping its home) and starts another on it. */
-async function restart(): Promise<AgentTestKernel> {
+/**
+ * Stops the running kernel (keeping its home) and starts another on it; `downtime` runs on the stopped kernel's
+ * database, so nothing the running adapter still writes (a backup after a connection opened) can undo it.
+ */
+async function restart(downtime?: string): Promise<AgentTestKernel> {
   await k?.stop();
+  if (downtime) {
+    const db = await openKernelStore(k!);
+    await db.store.run(downtime);
+    await db.close();
+  }
   k = await startWebKernel({ home: home!, keepHome: true });
   return k;
 }
@@ -45,8 +53,7 @@ test('after a restart the channel connects on the stored account: no QR code, th
 });
 
 test('credentials that cannot be opened: the backup signs in, and the main row is written again', async () => {
-  await k!.kernel.store.run("UPDATE channel_whatsapp_auth SET value = 'v1:not-a-sealed-value' WHERE channel = 'whatsapp' AND key = 'creds'");
-  const again = await restart();
+  const again = await restart("UPDATE channel_whatsapp_auth SET value = 'v1:not-a-sealed-value' WHERE channel = 'whatsapp' AND key = 'creds'");
   await untilState(again, 'connected');
   assert.deepEqual(
     fakeOf(again)
@@ -59,8 +66,7 @@ test('credentials that cannot be opened: the backup signs in, and the main row i
 });
 
 test('neither the credentials nor their backup readable: the channel asks for a sign-in', async () => {
-  await k!.kernel.store.run("UPDATE channel_whatsapp_auth SET value = 'broken' WHERE channel = 'whatsapp' AND key IN ('creds', 'creds.backup')");
-  const again = await restart();
+  const again = await restart("UPDATE channel_whatsapp_auth SET value = 'broken' WHERE channel = 'whatsapp' AND key IN ('creds', 'creds.backup')");
   const c = await untilState(again, 'error');
   assert.match(c.last_error!, /not signed in/);
   assert.equal(fakeOf(again).sockets.length, 0);

@@ -225,6 +225,23 @@ test('sessions: a new one becomes current, renaming names it, search finds it, s
   assert.deepEqual(problems, []);
 });
 
+test('a new session started while a reply still streams stays empty: the reply goes on in the old one', browserTest, async () => {
+  const id = await spawn(env!.k, writer());
+  env!.fake.enqueue({ text: 'slow answer arriving in parts', chunkSize: 12, chunkDelayMs: 700 });
+  const { page, problems } = await openPage(env!, `/#/chat/${id}`);
+  await page.getByLabel('Message', { exact: true }).fill('take your time');
+  await page.getByLabel('Message', { exact: true }).press('Enter');
+  await page.getByText('slow answer').waitFor();
+  const sessions = page.getByRole('complementary', { name: 'Sessions' });
+  await sessions.getByRole('button', { name: 'New session' }).click();
+  await page.getByText('slow answer').waitFor({ state: 'detached' });
+  // The turn ends (the composer takes input again) in the session it ran in, not on screen.
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
+  assert.equal(await page.locator('.messages').getByText('slow answer').count(), 0, 'the new session shows none of it');
+  await sessions.locator('li', { hasText: '2 messages' }).waitFor();
+  assert.deepEqual(problems, []);
+});
+
 test('an agent is edited, its turns and log are shown, it is cloned; agents are stopped in bulk', browserTest, async () => {
   const id = await spawn(env!.k, writer());
   env!.fake.enqueue({ text: 'a logged turn' });
