@@ -64,8 +64,12 @@ async function checkWithout(off: string | undefined): Promise<void> {
   }
 }
 
+// Which modules run does not depend on the engine (each module migrates its own tables, named after it), and on
+// PostgreSQL each of these kernels migrates a database of its own (about twice the time): it runs in the SQLite pass.
+const skip = process.env.TALON_TEST_DB === 'postgres' ? 'module independence is checked in the SQLite pass' : false;
+
 // Kernels boot in parallel, four at a time: each takes about a second, mostly waiting on I/O.
-describe('the service starts with each module disabled in turn', { concurrency: 4 }, () => {
+describe('the service starts with each module disabled in turn', { concurrency: 4, skip }, () => {
   it('all modules run when none is disabled', () => checkWithout(undefined));
   for (const m of manifests) {
     it(`without ${m.name}${m.critical ? ' (critical, with allow_disable_critical)' : ''}`, () => checkWithout(m.name));
