@@ -34,6 +34,9 @@ export default defineModule<BackupConfig>({
         const recovered = early ?? (await backups.recoverLater());
         if (recovered.finished.length) ctx.log.warn({ restores: recovered.finished }, 'finished a restore that was interrupted');
         if (recovered.config) await ctx.kernel.config.apply(recovered.config, '');
+        const removed = await backups.removeLeftovers();
+        if (removed.length) ctx.log.info({ removed }, 'removed what unfinished backups and restores left');
+        ctx.nodes.onDead((node) => backups.removeLeftoversOf(node));
       },
       routes: (app) => backupRoutes(app, backups),
     };

@@ -34,6 +34,8 @@ const WHOLE = 1024 * 1024;
 
 export interface ArchiveInput {
   file: string;
+  /** Where the archive is written before it is renamed to `file` (see leftovers.ts). */
+  partial: string;
   home: string;
   version: string;
   components: Component[];
@@ -108,7 +110,7 @@ export async function writeArchive(input: ArchiveInput): Promise<{ sizeBytes: nu
     ...(input.database && { database: input.database.manifest }),
   };
   const p = new Packer();
-  const tmp = `${input.file}.partial`;
+  const tmp = input.partial;
   const written = pipeline(p.pack, createGzip({ level: 1 }), createWriteStream(tmp, { mode: 0o600 }));
   try {
     await p.buffer(MANIFEST, Buffer.from(JSON.stringify(manifest, null, 2)));

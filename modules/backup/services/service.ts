@@ -1,6 +1,6 @@
 /** Backups: create, list, delete, restore, and finishing a restore a crash interrupted. */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import Database, { type Database as Db } from 'better-sqlite3';
@@ -32,6 +32,7 @@ import {
   type Manifest,
 } from './components.ts';
 import { writeArchive, type DatabaseSnapshot } from './archive.ts';
+import { partialFile, removeLeftovers, workFolder } from './leftovers.ts';
 import { BadArchive, extractArchive } from './extract.ts';
 import { configText, parseConfig, withCurrentSecrets, withoutSecrets } from './config-file.ts';
 import { carryOver, copyDatabase } from './swap.ts';
@@ -122,12 +123,13 @@ export class Backups {
       let filename = `talon-backup-${stamp(now)}.tar.gz`;
       for (let n = 2; existsSync(path.join(dir, filename)); n++) filename = `talon-backup-${stamp(now)}-${n}.tar.gz`;
       mkdirSync(this.d.dataDir, { recursive: true });
-      const snapshot = components.includes('database') ? path.join(this.d.dataDir, `snapshot-${randomUUID()}`) : undefined;
+      const snapshot = components.includes('database') ? workFolder(this.d.dataDir, 'snapshot', this.d.nodes.id) : undefined;
       try {
         const database = snapshot ? await this.snapshotDatabase(snapshot) : undefined;
         const file = path.join(dir, filename);
         const { sizeBytes, files, manifest } = await writeArchive({
           file,
+          partial: partialFile(file, this.d.nodes.id),
           home: this.d.home,
           version: this.d.version,
           components,
@@ -182,7 +184,7 @@ export class Backups {
     return this.exclusive('restore', async () => {
       await this.refuseIfOthersLive();
       const id = randomUUID();
-      const staging = path.join(this.d.dataDir, `restore-${id}`);
+      const staging = workFolder(this.d.dataDir, 'restore', this.d.nodes.id);
       try {
         const plan = await this.validate(file, staging, requested);
         const result = await this.commit(id, staging, plan.components, plan.config, plan.tables);
@@ -349,14 +351,22 @@ export class Backups {
       config = placed.config ?? config;
       finished.push(row.id);
     }
-    if (existsSync(this.d.dataDir)) {
-      for (const name of readdirSync(this.d.dataDir)) {
-        if (/^(restore-|snapshot-)/.test(name)) rmSync(path.join(this.d.dataDir, name), { recursive: true, force: true });
-      }
-    }
-    const dir = this.d.backupsDir();
-    if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.endsWith('.partial')) rmSync(path.join(dir, name), { force: true });
     return { finished, config };
+  }
+
+  /** At start: the work files of backups and restores that no live process is doing (their processes are gone). */
+  async removeLeftovers(): Promise<string[]> {
+    const live = new Set(await this.d.nodes.live());
+    return this.sweep((owner) => owner === undefined || !live.has(owner));
+  }
+
+  /** The work files of a node just found dead: its backup or restore will never finish. */
+  removeLeftoversOf(node: string): string[] {
+    return this.sweep((owner) => owner === node);
+  }
+
+  private sweep(gone: (owner: string | undefined) => boolean): string[] {
+    return removeLeftovers({ dataDir: this.d.dataDir, backupsDir: this.d.backupsDir() }, gone);
   }
 }
 

@@ -11,7 +11,7 @@ export const MODULES = ['backup', 'audit', 'auth', 'agents', 'memory', 'error-en
  * `database`: the engine, when a test needs one whatever the run's (TALON_TEST_DB) is.
  */
 export async function start(
-  options: { home?: string; extra?: string; modules?: string[]; fake?: FakeProvider; database?: 'sqlite' | 'postgres' } = {},
+  options: { home?: string; extra?: string; modules?: string[]; fake?: FakeProvider; database?: 'sqlite' | 'postgres'; heartbeatMs?: number } = {},
 ): Promise<AgentTestKernel> {
   return startAgentTestKernel({
     database: options.database,
@@ -20,6 +20,7 @@ export async function start(
     fake: options.fake,
     home: options.home,
     keepHome: Boolean(options.home),
+    heartbeatMs: options.heartbeatMs,
   });
 }
 
