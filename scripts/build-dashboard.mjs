@@ -5,9 +5,11 @@
 // views and `--out <folder>` builds elsewhere: the dashboard module does both, into its data folder, when a running
 // third-party module declares views the build lacks (modules/dashboard/services/coverage.ts).
 // It builds into a fresh folder and renames it into place, so a service serving the old build, or a second build
-// running at the same time, never sees a half-written folder. The gzip and brotli forms of the assets are made here,
+// running at the same time (another node of a fleet building into the shared data directory), never sees a
+// half-written folder; when two builds finish together, the one placed first stays (they are the same build). The gzip and brotli forms of the assets are made here,
 // once, into dist/compressed/ (the service reads them at start instead of compressing at every start).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,7 +19,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 const { values: args } = parseArgs({ options: { module: { type: 'string', multiple: true, default: [] }, out: { type: 'string' } } });
 const appDir = fileURLToPath(new URL('../modules/dashboard/app/', import.meta.url));
 const dist = args.out ? path.resolve(args.out) : path.resolve(appDir, '../dist');
-const staging = `${dist}.tmp-${process.pid}`;
+const staging = `${dist}.tmp-${randomUUID()}`;
 
 // Vite is the dashboard module's package (modules/dashboard/package.json): found from its folder, not from scripts/.
 const { build } = await import(pathToFileURL(createRequire(appDir).resolve('vite')).href);
@@ -28,13 +30,29 @@ const started = Date.now();
 try {
   await build({ ...config, configFile: false, logLevel: 'warn', build: { ...config.build, outDir: staging } });
   precompress(staging);
-  const old = `${dist}.old-${process.pid}`;
-  if (existsSync(dist)) renameSync(dist, old);
-  renameSync(staging, dist);
-  rmSync(old, { recursive: true, force: true });
+  place(staging, dist);
 } catch (err) {
   rmSync(staging, { recursive: true, force: true });
   throw err;
+}
+
+/** Renames the new build into place; the old one goes once it is out of the way. */
+function place(from, to) {
+  const old = `${to}.old-${randomUUID()}`;
+  try {
+    renameSync(to, old);
+  } catch (err) {
+    // No build there yet, or another build just moved it away.
+    if (err.code !== 'ENOENT') throw err;
+  }
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    // Another build was placed in between: it is as new as this one, which goes.
+    if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+    rmSync(from, { recursive: true, force: true });
+  }
+  rmSync(old, { recursive: true, force: true });
 }
 
 /** What modules/dashboard/services/assets.ts serves compressed: these types, from 512 bytes on. */
