@@ -231,12 +231,17 @@ export class Feed {
     this.outbox = [];
     const at = Date.now();
     const insert = 'INSERT INTO kernel_events (node, event, at) VALUES (?, ?, ?)';
+    const write = (t: Queries, event: string) =>
+      this.store.dialect === 'sqlite'
+        ? t.run(insert, [this.node, event, at])
+        : t.run(notified(insert), [this.node, event, at, noticeTail({ t: 'e', node: this.node, event })]);
     try {
-      await this.store.tx(async (t) => {
-        for (const event of events)
-          if (this.store.dialect === 'sqlite') await t.run(insert, [this.node, event, at]);
-          else await t.run(notified(insert), [this.node, event, at, noticeTail({ t: 'e', node: this.node, event })]);
-      });
+      // One event is one statement, which commits on its own (no BEGIN and COMMIT round trips on PostgreSQL).
+      if (events.length === 1) await write(this.store, events[0]!);
+      else
+        await this.store.tx(async (t) => {
+          for (const event of events) await write(t, event);
+        });
     } catch (err) {
       this.onError(err);
     }

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Store } from '@talon/module-sdk';
+import { WriteBehind, type Store } from '@talon/module-sdk';
 
 export type OpenStore = () => Promise<{ store: Store; close(): Promise<void> | void }>;
 
@@ -117,6 +117,30 @@ export function storeContract(engine: string, open: OpenStore): void {
           { n: Number.MAX_SAFE_INTEGER, r: -2.25, b: [0, 1, 255], x: null },
         ],
       );
+    }),
+  );
+
+  test(
+    `${engine}: write-behind queues flushed together: one whose rows fail loses only its own, the others are committed`,
+    withStore(async (store) => {
+      const lost: Record<string, string[]> = { good: [], bad: [] };
+      const queue = (name: string) =>
+        new WriteBehind<string>(
+          store,
+          (t, k) => t.run('INSERT INTO t (k, v) VALUES (?, ?)', [k, 1]),
+          (_err, rows) => void lost[name]!.push(...rows),
+        );
+      const [good, bad, after] = [queue('good'), queue('bad'), queue('good')];
+      await store.run('INSERT INTO t (k, v) VALUES (?, ?)', ['taken', 0]);
+      // Pushed in one tick: one shared flush takes all three queues.
+      good.push('g1');
+      bad.push('b1');
+      bad.push('taken');
+      after.push('g2');
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([good.flush(), bad.flush(), after.flush()]);
+      assert.deepEqual(lost, { good: [], bad: ['b1', 'taken'] });
+      assert.deepEqual(await store.many('SELECT k FROM t ORDER BY k'), [{ k: 'g1' }, { k: 'g2' }, { k: 'taken' }]);
     }),
   );
 }

@@ -378,16 +378,16 @@ export class SessionService {
 
   /** One queued message; the first of a session in a transaction notes the session for the other processes. */
   private async insert(t: Queries, m: QueuedMessage): Promise<void> {
-    await t.run('INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped, files) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-      m.sessionId,
-      m.role,
-      m.content,
-      m.blocks,
-      m.createdAt,
-      m.stopped ? 1 : 0,
-      m.files,
-    ]);
-    await t.run('UPDATE agents_sessions SET updated_at = ? WHERE id = ?', [m.createdAt, m.sessionId]);
+    const insert = 'INSERT INTO agents_messages (session_id, role, content, blocks, created_at, stopped, files) VALUES (?, ?, ?, ?, ?, ?, ?)';
+    const values = [m.sessionId, m.role, m.content, m.blocks, m.createdAt, m.stopped ? 1 : 0, m.files];
+    const touch = 'UPDATE agents_sessions SET updated_at = ? WHERE id = ?';
+    if (t.dialect === 'postgres') {
+      // One statement, so one round trip: the session's updated_at is set by the message's insert.
+      await t.run(`WITH touched AS (${touch}) ${insert}`, [m.createdAt, m.sessionId, ...values]);
+    } else {
+      await t.run(insert, values);
+      await t.run(touch, [m.createdAt, m.sessionId]);
+    }
     let noted = this.noted.get(t);
     if (!noted) this.noted.set(t, (noted = new Set()));
     if (noted.has(m.sessionId)) return;

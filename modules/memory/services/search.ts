@@ -124,7 +124,7 @@ export class Searcher {
   private async textCandidates(match: string, options: SearchOptions, pool: number): Promise<Array<{ seq: number; bm: number }>> {
     const { where, args } = filters(options, 'e.');
     const plain = await this.store.many<{ seq: number; bm: number }>(this.store.pick(FTS.ranked), [match, where ? pool * 2 : pool]);
-    if (!where) return plain;
+    if (!where || !plain.length) return plain;
     const rows = await this.store.many<FilterRow>(
       `SELECT seq, agent_id, user_id, level, session_id FROM memory_entries WHERE seq IN ${jsonList(this.store, 'integer')}`,
       [JSON.stringify(plain.map((r) => r.seq))],
