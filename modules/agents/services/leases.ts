@@ -196,14 +196,16 @@ export class SessionLeases {
   /** One attempt, in a transaction: the lease is taken when free (or this copy's own, its turn over) and no older turn waits. */
   private async take(t: Queries, turn: LeaseTurn, queued: boolean): Promise<{ previousNode?: string } | undefined> {
     await lockSession(t, turn.sessionId);
-    const lease = await t.one<LeaseRow>('SELECT * FROM agents_session_leases WHERE session_id = ?', [turn.sessionId]);
-    const busy = lease?.turn_id != null && !(lease.holder === this.holder && !this.held.has(lease.turn_id));
-    const older = await t.one(
-      `SELECT turn_id FROM agents_session_waits WHERE session_id = ? AND turn_id <> ?
-         AND (arrived_at < ? OR (arrived_at = ? AND (seq < ? OR (seq = ? AND turn_id < ?)))) LIMIT 1`,
-      [turn.sessionId, turn.id, turn.arrivedAt, turn.arrivedAt, turn.seq, turn.seq, turn.id],
+    // The lease (if the session has one) and whether an older turn waits, in one statement: one round trip.
+    const found = await t.one<Partial<LeaseRow> & { older: string | null }>(
+      `SELECT l.*, (SELECT w.turn_id FROM agents_session_waits w WHERE w.session_id = ? AND w.turn_id <> ?
+           AND (w.arrived_at < ? OR (w.arrived_at = ? AND (w.seq < ? OR (w.seq = ? AND w.turn_id < ?)))) LIMIT 1) AS older
+         FROM (SELECT 1 AS one) AS one_row LEFT JOIN agents_session_leases l ON l.session_id = ?`,
+      [turn.sessionId, turn.id, turn.arrivedAt, turn.arrivedAt, turn.seq, turn.seq, turn.id, turn.sessionId],
     );
-    if (busy || older) {
+    const lease = found?.session_id ? (found as LeaseRow) : undefined;
+    const busy = lease?.turn_id != null && !(lease.holder === this.holder && !this.held.has(lease.turn_id));
+    if (busy || found?.older) {
       if (!queued)
         await t.run('INSERT INTO agents_session_waits (turn_id, session_id, node, arrived_at, seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT (turn_id) DO NOTHING', [
           turn.id,
@@ -229,10 +231,13 @@ export class SessionLeases {
   /** Frees the lease if the turn still holds it; tells the processes waiting for the session (there are tickets). */
   private async writeRelease(t: Queries, sessionId: string, turnId: string): Promise<void> {
     await lockSession(t, sessionId);
-    const { changes } = await t.run('UPDATE agents_session_leases SET turn_id = NULL WHERE session_id = ? AND turn_id = ?', [sessionId, turnId]);
-    if (!changes) return;
-    if (await t.one('SELECT turn_id FROM agents_session_waits WHERE session_id = ? LIMIT 1', [sessionId]))
-      await this.deps.changes.note(LEASES_TOPIC, sessionId, t);
+    // Released, and whether a turn waits for the session, in one statement.
+    const released = await t.one<{ waiting: string | null }>(
+      `UPDATE agents_session_leases SET turn_id = NULL WHERE session_id = ? AND turn_id = ?
+         RETURNING (SELECT turn_id FROM agents_session_waits WHERE session_id = ? LIMIT 1) AS waiting`,
+      [sessionId, turnId, sessionId],
+    );
+    if (released?.waiting) await this.deps.changes.note(LEASES_TOPIC, sessionId, t);
   }
 
   private async leaveQueue(turn: LeaseTurn): Promise<void> {
