@@ -104,6 +104,21 @@ const ignore = (): void => undefined;
 /** Per store, the write-behind queues that have rows waiting for the next flush (one transaction for all of them). */
 const waiting = new WeakMap<Queries, Set<WriteBehind<never>>>();
 
+/** Per store, the write-behind transaction under way (or the last one), which the next one waits for. */
+const writes = new WeakMap<Queries, Promise<void>>();
+
+/**
+ * Runs a write-behind transaction after the store's previous one has ended, so that rows commit in the order they
+ * were taken. SQLite runs one transaction at a time anyway; PostgreSQL runs them side by side, where a later flush
+ * could commit first: a turn's lease release before the turn's own messages, so another node took the session and
+ * read its history without them.
+ */
+function inTurn<T>(store: Queries, write: () => Promise<T>): Promise<T> {
+  const result = (writes.get(store) ?? Promise.resolve()).then(write);
+  writes.set(store, result.then(ignore, ignore));
+  return result;
+}
+
 function schedule(store: Queries, queue: WriteBehind<never>): void {
   let queues = waiting.get(store);
   if (!queues) {
@@ -123,25 +138,30 @@ async function flushWaiting(store: Queries): Promise<void> {
   const queues = waiting.get(store);
   waiting.delete(store);
   if (!queues) return;
-  const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
-  if (!taken.length) return;
-  const written = (async () => {
-    const outcomes = new Map<WriteBehind<never>, Outcome>();
-    try {
-      await store.tx(async (t) => {
-        for (const [queue, rows] of taken) await queue.writeRows(rows, t);
-      });
-      for (const [queue] of taken) outcomes.set(queue, 'written');
-    } catch (err) {
-      // Another process held the database past the store's wait: nothing was written, so the rows go back, first in line.
-      if (isBusy(err)) for (const [queue, rows] of taken) outcomes.set(queue, queue.requeue(rows));
-      else for (const [queue, rows] of taken) outcomes.set(queue, await queue.write(rows, store));
-    }
-    // Only now, after the commit, are the rows readable: flush() waits for this.
-    for (const [queue, rows] of taken) if (outcomes.get(queue) !== 'requeued') queue.settle(rows);
-  })();
-  for (const [queue] of taken) queue.writing(written);
-  await written;
+  // Rows are taken when this write's turn comes, so those pushed while an earlier write ran go with it.
+  await inTurn(store, async () => {
+    const taken = [...queues].map((queue) => [queue, queue.take()] as const).filter(([, rows]) => rows.length);
+    if (!taken.length) return;
+    const written = writeTogether(store, taken);
+    for (const [queue] of taken) queue.writing(written);
+    await written;
+  });
+}
+
+async function writeTogether(store: Queries, taken: ReadonlyArray<readonly [WriteBehind<never>, Array<Queued<never>>]>): Promise<void> {
+  const outcomes = new Map<WriteBehind<never>, Outcome>();
+  try {
+    await store.tx(async (t) => {
+      for (const [queue, rows] of taken) await queue.writeRows(rows, t);
+    });
+    for (const [queue] of taken) outcomes.set(queue, 'written');
+  } catch (err) {
+    // Another process held the database past the store's wait: nothing was written, so the rows go back, first in line.
+    if (isBusy(err)) for (const [queue, rows] of taken) outcomes.set(queue, queue.requeue(rows));
+    else for (const [queue, rows] of taken) outcomes.set(queue, await queue.write(rows, store));
+  }
+  // Only now, after the commit, are the rows readable: flush() waits for this.
+  for (const [queue, rows] of taken) if (outcomes.get(queue) !== 'requeued') queue.settle(rows);
 }
 
 /** Whether a statement failed because another connection holds the lock (SQLite's SQLITE_BUSY and its variants). */
@@ -258,6 +278,6 @@ export class WriteBehind<T> {
 
   /** flush()'s own write, in its own transaction: settled when it ends (unless its rows went back to the queue). */
   private async writeOwn(rows: ReadonlyArray<Queued<T>>): Promise<void> {
-    if ((await this.write(rows, this.store)) !== 'requeued') this.settle(rows);
+    if ((await inTurn(this.store, () => this.write(rows, this.store))) !== 'requeued') this.settle(rows);
   }
 }

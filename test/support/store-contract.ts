@@ -143,4 +143,34 @@ export function storeContract(engine: string, open: OpenStore): void {
       assert.deepEqual(await store.many('SELECT k FROM t ORDER BY k'), [{ k: 'g1' }, { k: 'g2' }, { k: 'taken' }]);
     }),
   );
+
+  test(
+    `${engine}: write-behind rows commit in the order they were taken: a later flush waits for an earlier slow one`,
+    withStore(async (store) => {
+      // A slow first write (a quarter second inside its transaction on PostgreSQL), a fast second one a tick later.
+      const pause = store.pick({ sqlite: 'SELECT 1', postgres: 'SELECT pg_sleep(0.25)' });
+      const slow = new WriteBehind<string>(
+        store,
+        async (t, k) => {
+          await t.one(pause);
+          await t.run('INSERT INTO t (k, v) VALUES (?, ?)', [k, 1]);
+        },
+        () => undefined,
+      );
+      const fast = new WriteBehind<string>(
+        store,
+        (t, k) => t.run('INSERT INTO t (k, v) VALUES (?, ?)', [k, 2]),
+        () => undefined,
+      );
+      slow.push('first');
+      await new Promise((resolve) => setImmediate(resolve));
+      fast.push('second');
+      const seen = async () => (await store.many<{ k: string }>('SELECT k FROM t ORDER BY k')).map((r) => r.k);
+      for (let waited = 0; !(await seen()).includes('second'); waited += 10) {
+        assert.ok(waited < 5_000, 'the second row was never written');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(await seen(), ['first', 'second'], 'the second row is never visible without the first');
+    }),
+  );
 }
