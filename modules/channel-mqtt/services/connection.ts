@@ -109,10 +109,14 @@ export function startMqtt(ctx: AdapterContext, settings: MqttSettings, kit: Chan
     client = undefined;
     if (live?.client === c) live = undefined;
     if (!c) return;
-    // Forced: messages in flight are not acknowledged, so the broker keeps them for the next connection. Waiting for
-    // the socket to close (bounded) frees the client id before a restart connects with it again: a broker that is
-    // still tearing the old connection down while the new one subscribes may drop the session's subscriptions.
-    await Promise.race([c.endAsync(true), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+    // A clean end first: the PUBACKs of messages already committed go out before the DISCONNECT, so the broker does
+    // not deliver them again; a message whose commit has not finished was never acknowledged and comes again on the
+    // next connection. A connection that does not close in time is cut. Waiting for the socket to close (bounded) frees
+    // the client id before a restart connects with it again: a broker that is still tearing the old connection down
+    // while the new one subscribes may drop the session's subscriptions.
+    const within = (ending: Promise<unknown>) =>
+      Promise.race([ending.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), CLOSE_WAIT_MS).unref())]);
+    if (!(await within(c.endAsync(false)))) await within(c.endAsync(true));
   };
 
   const loop = new kit.Reconnector({

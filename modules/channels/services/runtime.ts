@@ -106,14 +106,22 @@ export class Runtime {
     }
   }
 
-  /** Starts every configured, enabled adapter not running (boot, POST /api/channels/reload, a module loaded). */
+  /**
+   * Starts every configured, enabled adapter not running and not tried yet (boot, a module loaded). One whose start
+   * failed waits for its retry (transient) or its owner (a new configuration, POST /api/channels/reload), not for
+   * whichever module loads next.
+   */
   async startAll(): Promise<string[]> {
     const started: string[] = [];
     for (const r of this.list()) {
       const name = r.adapter.name;
       // Checked in the channel's turn: at boot each module loaded calls this while the first start is still under
       // way, and each would otherwise stop that start's connection to open another.
-      if (await this.serial(name, async () => (this.channels.get(name)?.connection ? false : this.restartNow(name)))) started.push(name);
+      const untried = () => {
+        const current = this.channels.get(name);
+        return !current?.connection && !current?.startFailed;
+      };
+      if (await this.serial(name, async () => (untried() ? this.restartNow(name) : false))) started.push(name);
     }
     return started;
   }

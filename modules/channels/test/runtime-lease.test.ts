@@ -191,12 +191,14 @@ for (const kind of ['transient', undefined] as const) {
   });
 }
 
-test('an adapter whose start fails with an auth error: its lease goes, it stays in error, and neither retry nor tick restarts it', async () => {
+test('an adapter whose start fails with an auth error: its lease goes, it stays in error, and neither retry, tick nor another module loading restarts it', async () => {
   const { leases, started, rt } = failingRuntime(1, 'auth');
   assert.equal(await rt.restart('fake'), false);
   assert.equal(leases.rows.get('fake'), undefined);
   await new Promise((resolve) => setTimeout(resolve, 150)); // several backoffs
   await rt.tick();
+  // What the channels module does when any module is loaded.
+  assert.deepEqual(await rt.startAll(), []);
   await settle();
   const r = rt.get('fake')!;
   assert.equal(r.state, 'error');
