@@ -6,8 +6,9 @@
 // third-party module declares views the build lacks (modules/dashboard/services/coverage.ts).
 // It builds into a fresh folder and renames it into place, so a service serving the old build, or a second build
 // running at the same time (another node of a fleet building into the shared data directory), never sees a
-// half-written folder; when two builds finish together, the one placed first stays (they are the same build). The gzip and brotli forms of the assets are made here,
-// once, into dist/compressed/ (the service reads them at start instead of compressing at every start).
+// half-written folder; when two builds finish together, the one placed first stays (they are the same build). The
+// gzip and brotli forms of the assets are made here, once, into dist/compressed/ (the service reads them at start
+// instead of compressing at every start).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
