@@ -116,7 +116,7 @@ export class FakeProvider {
     if (path.endsWith('/embeddings')) return this.embeddings(body, res);
     const reply = this.queue.shift() ?? this.fallback;
     if (reply.delayMs) {
-      await new Promise((r) => setTimeout(r, reply.delayMs));
+      await pause(reply.delayMs, res);
       if (record.aborted || res.destroyed) return;
     }
     if (reply.status && reply.status >= 400) {
@@ -358,9 +358,24 @@ async function textChunks(reply: ScriptedReply, res: http.ServerResponse, emit: 
     }
     if (res.destroyed) return false;
     emit(part);
-    if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
+    if (reply.chunkDelayMs) await pause(reply.chunkDelayMs, res);
   }
   return !res.destroyed;
+}
+
+/** Waits ms, or less when the client goes away: a long scripted delay must not keep a finished test's process alive. */
+function pause(ms: number, res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const closed = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      res.off('close', closed);
+      resolve();
+    }, ms);
+    res.once('close', closed);
+  });
 }
 
 function split(text: string, size: number): string[] {

@@ -27,13 +27,15 @@ before(async () => {
 });
 
 after(async () => {
+  await fake.stop(); // first: it cuts the dead node's turn, which a stopping kernel would wait for
   for (const k of kernels) await k.stop().catch(() => undefined);
-  await fake.stop();
   rmSync(home, { recursive: true, force: true });
 });
 
 test('a run whose node died is taken over by the live node, run again once, and recorded once', { timeout: 30_000 }, async () => {
-  fake.setFallback({ text: 'done', delayMs: 1500 });
+  // The dead node's turn outlasts the test: had it ended before the takeover, the live node would join the finished
+  // turn and nothing would run again (right, but not what this test is about).
+  fake.enqueue({ text: 'done', delayMs: 20_000 }).setFallback({ text: 'done', delayMs: 300 });
   const at = new Date(Date.now() + 800).toISOString();
   const job = await createJob(kernels[0], { agent_id: agent, cron: `at ${at}`, prompt: 'the nightly run' });
   const runs = async (k: TestKernel) => (await call<Run[]>(k, `/api/schedules/${job.id}/runs`)).body;
@@ -55,7 +57,7 @@ test('a run whose node died is taken over by the live node, run again once, and 
       const [run] = await runs(live);
       return run?.state === 'ok' ? [run] : undefined;
     },
-    // Found dead within a few 100 ms beats, then a 1.5 s turn; the margin is for a loaded CI machine.
+    // Found dead within a few 100 ms beats, then a 0.3 s turn; the margin is for a loaded CI machine.
     20_000,
     'the live node to run it again and record it',
   ))!;
