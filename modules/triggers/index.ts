@@ -55,8 +55,10 @@ export default defineModule<TriggersConfig>({
       log: ctx.log,
       node: ctx.nodes.id,
     });
-    // A dead process's fires whose turns never reported are recorded as lost (one process wins each).
-    ctx.nodes.onDead((dead) => log.loseFiresOf(dead));
+    // A dead process's fires whose turns never reported are resumed here (one process wins each).
+    ctx.nodes.onDead(async (dead) => {
+      for (const fire of await log.takeFiresOf(dead, ctx.nodes.id)) firing.resume(fire);
+    });
     // Every event is evaluated; the handler only decides, records and queues, so it keeps up with the bus. Local
     // events only (the default): a fire acts, so each event is evaluated by the process where it happened.
     ctx.events.subscribe('*', (event) => firing.handle(known(event)), { queue: 10_000 });
@@ -73,8 +75,9 @@ export default defineModule<TriggersConfig>({
         // Another process created, changed, fired or deleted a trigger: this engine takes it as stored.
         await loadAndFollow({ engine, store, changes: ctx.changes, follow });
         // Fires of processes that are gone (also those that ended while none ran) whose turns never reported.
-        const lost = await log.loseFiresAllBut(await ctx.nodes.live());
-        if (lost) ctx.log.warn({ lost }, 'trigger fires whose process ended before their turn reported: recorded as lost deliveries');
+        const taken = await log.takeFiresAllBut(await ctx.nodes.live(), ctx.nodes.id);
+        if (taken.length) ctx.log.warn({ fires: taken.length }, 'trigger fires whose process ended before their turn reported: resumed here');
+        for (const fire of taken) firing.resume(fire);
         const prune = () => store.pruneCooldowns(Date.now(), ctx.config.cooldown_secs);
         await prune();
         ctx.setInterval(prune, PRUNE_MS);

@@ -281,8 +281,22 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
     const where = unrun().map((n) => `${n} (spawned on ${spawned.get(n)!.name} at ${((spawnedAt.get(n)! - t0) / 1000).toFixed(1)} s)`);
     failures.push(`${err.message}; not run: ${where.join(', ')}`);
   });
+  // Every background turn that ran has its delivery: a fire the kill cut off is resumed on the live node.
+  type TurnDelivery = { status: string; cause: string | null };
+  const watcherDeliveries = async () => (await call<{ deliveries: TurnDelivery[] }>(b, `/api/agents/${watcher}/deliveries?limit=200`)).body.deliveries;
+  const ranBackground = [...spawned.keys()].filter((n) => n.startsWith('bg-') && runsOf(fake.requests, `'${n}'`).completed.length);
+  const deliveriesFor = (list: TurnDelivery[], n: string) => list.filter((d) => d.cause?.includes(`'${n}'`));
+  await waitFor(
+    async () => {
+      const list = await watcherDeliveries();
+      return ranBackground.every((n) => deliveriesFor(list, n).length) || undefined;
+    },
+    30_000,
+    'a delivery for every background turn that ran',
+  ).catch((err: Error) => failures.push(err.message));
   // Anything done twice would show within this.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const backgroundDeliveries = await watcherDeliveries();
   clearInterval(topper);
 
   // Runs per item: a second provider call is allowed only for a call the killed node had in flight.
@@ -347,6 +361,13 @@ test('a fleet of two nodes on one PostgreSQL: nothing done twice, nothing lost w
     runs.every((slot) => slot.length === 1),
     `slots without exactly one run record: ${JSON.stringify(runs.filter((slot) => slot.length !== 1))}`,
   );
+  const misdelivered = ranBackground.filter(
+    (n) =>
+      deliveriesFor(backgroundDeliveries, n)
+        .map((d) => d.status)
+        .join() !== 'kept',
+  );
+  check(!misdelivered.length, `background turns without exactly one delivery, kept: ${misdelivered.join(', ')}`);
   check((states.ok ?? 0) + (states.error ?? 0) + (states.lost ?? 0) === SLOTS, `not every slot ended ok, error or lost: ${JSON.stringify(states)}`);
   check(
     takeoverMs <= LEASE_MS + BEAT_MS + 3_000,

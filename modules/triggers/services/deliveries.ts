@@ -9,6 +9,16 @@ import type { Queries, Store } from '@talon/module-sdk';
 import type { AgentRegistry } from '@talon/agents';
 import type { Deliveries, Delivery, DeliveryRequest, HomeDelivery } from '@talon/triggers';
 
+/** A pending fire (triggers_fires) taken over from a gone process. `prompt` is null on rows written before 0003. */
+export interface TakenFire {
+  id: string;
+  trigger_id: string;
+  agent_id: string;
+  cause: string | null;
+  prompt: string | null;
+  depth: number;
+}
+
 export interface DeliveryDeps {
   store: Store;
   log: Logger;
@@ -20,15 +30,28 @@ export interface DeliveryDeps {
 const MAX_TEXT = 32_000;
 const COLUMN_LIST = ['id', 'agent_id', 'source', 'source_id', 'session_id', 'status', 'channel', 'response', 'error', 'cause', 'created_at'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
-const LOST =
-  "lost: the process that fired this trigger ended before the turn's outcome was recorded (the turn may not have run; if it ran, its reply is in the agent's session)";
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 export class DeliveryLog implements Deliveries {
   constructor(private readonly deps: DeliveryDeps) {}
 
-  /** `fireId`: the trigger fire whose turn this reports (its triggers_fires row goes in the same commit). */
-  async deliver(req: DeliveryRequest, fireId?: string): Promise<Delivery> {
+  deliver(req: DeliveryRequest): Promise<Delivery> {
+    return this.write(req, async () => true) as Promise<Delivery>;
+  }
+
+  /**
+   * The delivery of a trigger fire's turn, recorded only while the fire is `node`'s: its triggers_fires row goes in
+   * the same commit. A process found dead whose fire another one took over (see takeFires) records nothing, and is
+   * not offered to the home channel: the one that took it over delivers it. Undefined when not recorded here.
+   */
+  async deliverFire(req: DeliveryRequest, fire: { id: string; node: string }): Promise<Delivery | undefined> {
+    const params = [fire.id, fire.node];
+    if (!(await this.deps.store.one('SELECT 1 AS mine FROM triggers_fires WHERE id = ? AND node = ?', params))) return undefined;
+    return this.write(req, async (t) => (await t.run('DELETE FROM triggers_fires WHERE id = ? AND node = ?', params)).changes > 0);
+  }
+
+  /** Offers the reply to the home channel, then records the delivery if `claim` (in its commit) says so. */
+  private async write(req: DeliveryRequest, claim: (t: Queries) => Promise<boolean>): Promise<Delivery | undefined> {
     let channel: string | undefined;
     if (req.error === undefined && req.response !== undefined) {
       const agent = this.deps.agents()?.get(req.agentId);
@@ -58,48 +81,29 @@ export class DeliveryLog implements Deliveries {
       cause: req.cause ?? null,
       created_at: new Date().toISOString(),
     };
-    await this.deps.store.tx(async (t) => {
+    return this.deps.store.tx(async (t) => {
+      if (!(await claim(t))) return undefined;
       await this.record(t, delivery);
-      if (fireId) await t.run('DELETE FROM triggers_fires WHERE id = ?', [fireId]);
+      return delivery;
     });
-    return delivery;
   }
 
-  /** A node died: the fires it had not reported become failed deliveries saying so. Returns how many. */
-  loseFiresOf(node: string): Promise<number> {
-    return this.loseFires('node = ?', [node]);
+  /** A node died: the fires it had not reported are taken over by `node`, to be resumed there. */
+  takeFiresOf(dead: string, node: string): Promise<TakenFire[]> {
+    return this.takeFires('node = ?', [dead], node);
   }
 
   /** At start: the same for every node that is not live (they died or stopped while this one did not run). */
-  loseFiresAllBut(live: readonly string[]): Promise<number> {
-    return live.length ? this.loseFires(`node NOT IN (${marks(live.length)})`, live) : this.loseFires('1 = 1', []);
+  takeFiresAllBut(live: readonly string[], node: string): Promise<TakenFire[]> {
+    return live.length ? this.takeFires(`node NOT IN (${marks(live.length)})`, live, node) : this.takeFires('1 = 1', [], node);
   }
 
-  /** One conditional DELETE … RETURNING takes the rows, so of several processes only one records each as lost. */
-  private loseFires(where: string, params: readonly string[]): Promise<number> {
-    return this.deps.store.tx(async (t) => {
-      const fires = await t.many<{ trigger_id: string; agent_id: string; cause: string | null }>(
-        `DELETE FROM triggers_fires WHERE ${where} RETURNING trigger_id, agent_id, cause`,
-        [...params],
-      );
-      const now = new Date().toISOString();
-      for (const f of fires) {
-        await this.record(t, {
-          id: randomUUID(),
-          agent_id: f.agent_id,
-          source: 'trigger',
-          source_id: f.trigger_id,
-          session_id: null,
-          status: 'failed',
-          channel: null,
-          response: null,
-          error: LOST,
-          cause: f.cause,
-          created_at: now,
-        });
-      }
-      return fires.length;
-    });
+  /** One conditional UPDATE … RETURNING moves the rows to `node`, so of several processes only one resumes each. */
+  private takeFires(where: string, params: readonly string[], node: string): Promise<TakenFire[]> {
+    return this.deps.store.many<TakenFire>(`UPDATE triggers_fires SET node = ? WHERE ${where} RETURNING id, trigger_id, agent_id, cause, prompt, depth`, [
+      node,
+      ...params,
+    ]);
   }
 
   /** The row and the pruning of the agent's oldest, in the caller's commit. */

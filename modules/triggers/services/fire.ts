@@ -11,10 +11,10 @@ import type { Logger } from 'pino';
 import type { AgentRecord, AgentRegistry, AgentTools } from '@talon/agents';
 import type { TaskBoard, taskEvents, TaskQueue } from '@talon/tasks';
 import type { WorkflowRunner } from '@talon/workflows';
-import type { DeliverySource } from '@talon/triggers';
+import type { DeliveryRequest, DeliverySource } from '@talon/triggers';
 import type { TriggersConfig } from '../config.ts';
 import type { ChainTracker } from './chain.ts';
-import type { DeliveryLog } from './deliveries.ts';
+import type { DeliveryLog, TakenFire } from './deliveries.ts';
 import { describeEvent } from './describe.ts';
 import type { Engine, Match } from './engine.ts';
 import type { Trigger, TriggerStore } from './store.ts';
@@ -28,7 +28,7 @@ export interface FireDeps {
   agents: () => AgentRegistry;
   tools: () => AgentTools | undefined;
   workflows: () => WorkflowRunner | undefined;
-  deliveries: Pick<DeliveryLog, 'deliver'>;
+  deliveries: Pick<DeliveryLog, 'deliver' | 'deliverFire'>;
   config: () => TriggersConfig;
   log: Logger;
   /** This process's node id: a fire records it with its pending turn (a lost turn is then told, see DeliveryLog). */
@@ -56,7 +56,7 @@ export class Firing {
    * Records the fire (the store decides: cooldown and max_fires hold across processes) and queues its turn. The queue
    * commits its row on its own (its contract: the caller waits for the result, so not inside a transaction), so the
    * fire's commit also writes a pending-fire row, removed with the delivery row: if this process dies in between,
-   * another one (or the next start) records the turn as lost, and the used-up cooldown is not silent.
+   * another one (or the next start) resumes the turn (see resume).
    */
   private async fire(match: Match, event: KnownEvent, depth: number): Promise<boolean> {
     const t = match.trigger;
@@ -67,8 +67,10 @@ export class Firing {
     const cooldownMs = (t.cooldown_secs ?? this.deps.config().cooldown_secs) * 1000;
     const cause = describeEvent(event);
     const fireId = randomUUID();
+    const prompt = t.prompt_template.replaceAll('{{event}}', cause);
     try {
-      const updated = await this.deps.store.recordFire(t.id, match.subject, now, cooldownMs, { id: fireId, agentId, node: this.deps.node, cause });
+      const pending = { id: fireId, agentId, node: this.deps.node, cause, prompt, depth };
+      const updated = await this.deps.store.recordFire(t.id, match.subject, now, cooldownMs, pending);
       // Another process fired it for this subject within the cooldown, or it reached max_fires, or it went.
       if (!updated) return false;
       this.deps.engine.fired(match, now, updated);
@@ -76,25 +78,46 @@ export class Firing {
       this.deps.log.error({ err, trigger: match.trigger.id }, 'could not record a trigger fire; not firing it');
       return false;
     }
-    const prompt = t.prompt_template.replaceAll('{{event}}', cause);
-    void this.run(agentId, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, prompt, fireId), fireId);
+    const fire = { id: fireId, node: this.deps.node };
+    void this.run(agentId, depth, 'trigger', t.id, cause, () => this.turnOrWorkflow(t, agentId, prompt, fireId), fire);
     return true;
   }
 
-  private async turnOrWorkflow(t: Trigger, prompt: string, fireId: string): Promise<{ response: string; sessionId?: string }> {
-    const agentId = t.target_agent_id ?? t.agent_id;
+  /**
+   * A pending fire of a process that died before its turn reported: its turn runs here, keyed by the fire's id, so it
+   * joins the turn (or workflow run) that process had queued — run by the queue's own takeover, or ended already —
+   * and queues it only if it never was; then its delivery is recorded here. Not awaited (see handle).
+   */
+  resume(fire: TakenFire): void {
+    const run = async () => {
+      const trigger = await this.deps.store.get(fire.trigger_id);
+      // Rows written before prompts were kept: the prompt made again from the trigger as it is now.
+      const prompt = fire.prompt ?? trigger?.prompt_template.replaceAll('{{event}}', fire.cause ?? '');
+      if (prompt === undefined) throw new Error('the trigger was deleted before its turn, cut off by a process that ended, could run again');
+      const spec = { session_mode: trigger?.session_mode ?? null, workflow_id: trigger?.workflow_id ?? null };
+      return this.turnOrWorkflow(spec, fire.agent_id, prompt, fire.id);
+    };
+    const mine = { id: fire.id, node: this.deps.node };
+    void this.run(fire.agent_id, fire.depth, 'trigger', fire.trigger_id, fire.cause ?? '', run, mine);
+  }
+
+  private async turnOrWorkflow(
+    t: Pick<Trigger, 'session_mode' | 'workflow_id'>,
+    agentId: string,
+    prompt: string,
+    fireId: string,
+  ): Promise<{ response: string; sessionId?: string }> {
+    const key = `trigger:${fireId}`;
     if (!t.workflow_id) {
-      const timeout = this.deps.config().fire_timeout_secs;
-      const r = await this.deps
-        .queue()
-        .runTurn({ lane: 'trigger', agentId, message: prompt, origin: 'trigger', sessionMode: t.session_mode, timeoutMs: timeout * 1000 });
+      const timeoutMs = this.deps.config().fire_timeout_secs * 1000;
+      const r = await this.deps.queue().runTurn({ lane: 'trigger', agentId, message: prompt, origin: 'trigger', sessionMode: t.session_mode, timeoutMs, key });
       return { response: r.response, sessionId: r.sessionId };
     }
     const workflows = this.deps.workflows();
     if (!workflows) throw new Error('the workflows module is not running');
     // The run is the workflows module's once started: waiting for it outside the 'trigger' lane keeps long workflows
     // (whose steps wait for 'workflow' slots) from holding every trigger slot. The fire's id keys it: started once.
-    const started = await workflows.start(t.workflow_id, prompt, 'trigger', `trigger:${fireId}`);
+    const started = await workflows.start(t.workflow_id, prompt, 'trigger', key);
     const run = await started.done;
     if (run.status !== 'completed') throw new Error(`workflow run ${run.run_id} ${run.status}: ${run.error ?? ''}`);
     return { response: run.output };
@@ -130,19 +153,23 @@ export class Firing {
     sourceId: string,
     cause: string,
     turn: () => Promise<{ response: string; sessionId?: string }>,
-    fireId?: string,
+    fire?: { id: string; node: string },
   ): Promise<void> {
     const leave = this.deps.chain.enter(agentId, depth);
     try {
       const { response, sessionId } = await turn();
-      await this.deps.deliveries.deliver({ agentId, source, sourceId, sessionId, response, cause }, fireId);
+      await this.report({ agentId, source, sourceId, sessionId, response, cause }, fire);
     } catch (err) {
       const error = (err as Error).message ?? String(err);
       this.deps.log.warn({ agentId, source, sourceId, error }, 'background turn failed');
-      await this.deps.deliveries.deliver({ agentId, source, sourceId, error, cause }, fireId).catch(() => undefined);
+      await this.report({ agentId, source, sourceId, error, cause }, fire).catch(() => undefined);
     } finally {
       leave();
     }
+  }
+
+  private report(req: DeliveryRequest, fire: { id: string; node: string } | undefined): Promise<unknown> {
+    return fire ? this.deps.deliveries.deliverFire(req, fire) : this.deps.deliveries.deliver(req);
   }
 
   private resolve(ref: string): AgentRecord | undefined {

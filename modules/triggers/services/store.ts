@@ -8,7 +8,7 @@ import type { ChangeFeed, Queries, SqlValue, Store } from '@talon/module-sdk';
 import type { SessionMode } from '@talon/tasks';
 import type { Pattern } from './pattern.ts';
 
-/** A fire's turn that has not reported yet (triggers_fires): who fired it, so a lost turn can be told. */
+/** A fire's turn that has not reported yet (triggers_fires): what another process needs to resume it. */
 export interface PendingFire {
   id: string;
   /** The agent the turn runs on (the trigger's target or owner). */
@@ -16,6 +16,10 @@ export interface PendingFire {
   /** The node (process) that runs the turn and records its delivery. */
   node: string;
   cause: string;
+  /** The turn's message, made from the event. */
+  prompt: string;
+  /** The chain depth the turn runs at. */
+  depth: number;
 }
 
 export interface Trigger {
@@ -153,12 +157,14 @@ export class TriggerStore {
         );
         if (!stamped) throw new NotFired();
         if (pending)
-          await t.run('INSERT INTO triggers_fires (id, trigger_id, agent_id, node, cause, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          await t.run('INSERT INTO triggers_fires (id, trigger_id, agent_id, node, cause, prompt, depth, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
             pending.id,
             id,
             pending.agentId,
             pending.node,
             pending.cause,
+            pending.prompt,
+            pending.depth,
             new Date(at).toISOString(),
           ]);
         await this.changes.note(TOPIC, id, t);
