@@ -22,6 +22,13 @@ export async function startEnv(config = '', modules: string[] = []): Promise<Env
   return { fake: k.fake, k, events, publish: (type, data) => void scope.publish(type, data) };
 }
 
+/** Publishes an event on a kernel's bus, as a module of that process would. */
+export function publishOn<K extends KnownEvent['type']>(k: TestKernel, type: K, data: Extract<KnownEvent, { type: K }>['data']): void {
+  const scope = k.kernel.events.scope('test');
+  scope.publish(type, data);
+  scope.commit();
+}
+
 export async function stopEnv(env: Env | undefined): Promise<void> {
   await env?.k.stop();
 }

@@ -7,20 +7,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { KnownEvent } from '../services/known.ts';
 import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import { call, createTrigger, spawn } from './helpers.ts';
+import { call, createTrigger, publishOn, spawn } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-triggers-procs-'));
 const fake = new FakeProvider();
 const kernels: TestKernel[] = [];
 let watcher: string;
 
-const publish = <K extends KnownEvent['type']>(k: TestKernel, type: K, data: Extract<KnownEvent, { type: K }>['data']) => {
-  const scope = k.kernel.events.scope('test');
-  scope.publish(type, data);
-  scope.commit();
-};
 const fireCount = async (k: TestKernel, id: string) => (await call<{ fire_count: number }>(k, `/api/triggers/${id}`)).body.fire_count;
 
 before(async () => {
@@ -45,7 +39,7 @@ test('a trigger created on one process fires for an event on the other', { timeo
   // b's engine hears of it through the change feed (polled every 50 ms here); until then an event there finds nothing.
   await waitFor(
     async () => {
-      publish(b, 'custom', { type: 'made-on-a', data: 1 });
+      publishOn(b, 'custom', { type: 'made-on-a', data: 1 });
       await new Promise((resolve) => setTimeout(resolve, 100));
       return (await fireCount(b, id)) > 0;
     },
@@ -60,8 +54,8 @@ test('the same event on both processes fires a trigger once per cooldown', { tim
   await waitFor(async () => (await call(b, `/api/triggers/${id}`)).status === 200, 2000, 'the trigger');
   // Wait until b's engine has it too (its fire attempts then reach the store, which decides).
   await new Promise((resolve) => setTimeout(resolve, 300));
-  publish(a, 'custom', { type: 'everywhere', data: 1 });
-  publish(b, 'custom', { type: 'everywhere', data: 1 });
+  publishOn(a, 'custom', { type: 'everywhere', data: 1 });
+  publishOn(b, 'custom', { type: 'everywhere', data: 1 });
   await waitFor(async () => (await fireCount(a, id)) >= 1, 5000, 'a fire');
   // A pause that proves an absence: the other process's attempt does not fire it a second time.
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -9,19 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FakeProvider, startAgentTestKernel, waitFor, type TestKernel } from '@talon/testing';
-import type { KnownEvent } from '../services/known.ts';
-import { call, createTrigger, deliveries, spawn } from './helpers.ts';
+import { call, createTrigger, deliveries, publishOn, spawn } from './helpers.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'talon-triggers-takeover-'));
 const fake = new FakeProvider();
 const kernels: TestKernel[] = [];
 let watcher: string;
 
-const publish = <K extends KnownEvent['type']>(k: TestKernel, type: K, data: Extract<KnownEvent, { type: K }>['data']) => {
-  const scope = k.kernel.events.scope('test');
-  scope.publish(type, data);
-  scope.commit();
-};
 const turnsFor = (text: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(text));
 const pendingFires = async (k: TestKernel) => (await k.kernel.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM triggers_fires'))!.n;
 
@@ -45,7 +39,7 @@ test('a fire whose process died before its turn reported is resumed by the live 
   const id = await createTrigger(dying, { agent_id: watcher, pattern: { custom: { event_type: 'nightly' } }, prompt_template: 'resume me: {{event}}' });
   // The dead node's turn outlasts the test; the one the live node runs answers at once.
   fake.enqueue({ text: 'from the dead node', delayMs: 20_000 }).setFallback({ text: 'from the live node' });
-  publish(dying, 'custom', { type: 'nightly', data: 1 });
+  publishOn(dying, 'custom', { type: 'nightly', data: 1 });
   await waitFor(() => turnsFor('resume me').length === 1 || undefined, 5000, 'the fired turn to reach the provider');
   assert.equal(await pendingFires(live), 1);
 
