@@ -22,8 +22,8 @@ before(async () => {
 });
 
 after(async () => {
+  await fake.stop(); // first: it cuts the step still waiting on the gone node, which a stopping kernel would wait for
   for (const k of kernels) await k.stop().catch(() => undefined);
-  await fake.stop();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -99,7 +99,8 @@ test(
     const a = await start();
     const agent = await spawn(a, 'slow');
     const id = await createWorkflow(a, { name: 'long', steps: [{ agent_id: agent }] });
-    fake.setFallback({ text: 'late', delayMs: 3000 });
+    // The step outlasts the test (had it ended before b found a gone, the run would be Completed).
+    fake.enqueue({ text: 'late', delayMs: 30_000 });
     void a.request(`/api/workflows/${id}/run`, { method: 'POST', json: { input: 'go' } }).catch(() => undefined);
     await waitFor(() => fake.requests.length > 0, 5000, 'the step to reach the provider');
 
