@@ -15,9 +15,9 @@ import { isActive, isInline } from '../services/file-types.ts';
 /** A file id names its bytes forever, so a browser may keep it; private: it was served behind the API's auth. */
 const CACHE_CONTROL = 'private, max-age=86400, immutable';
 
-/** Sends the row's file, or returns false when its bytes are gone from disk. */
-export async function serveUpload(row: UploadRow, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-  const info = await stat(row.path).catch(() => undefined);
+/** Sends the row's file (its bytes at `file`), or returns false when they are gone from disk. */
+export async function serveUpload(row: UploadRow, file: string, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) return false;
   const size = info.size;
   const etag = row.sha256 ? `"${row.sha256}"` : `W/"${size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
@@ -47,11 +47,11 @@ export async function serveUpload(row: UploadRow, request: FastifyRequest, reply
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
       .header('content-length', range.end - range.start + 1);
-    reply.send(createReadStream(row.path, { start: range.start, end: range.end }));
+    reply.send(createReadStream(file, { start: range.start, end: range.end }));
     return true;
   }
   reply.header('content-length', size);
-  reply.send(size === 0 ? '' : createReadStream(row.path));
+  reply.send(size === 0 ? '' : createReadStream(file));
   return true;
 }
 

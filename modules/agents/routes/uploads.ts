@@ -42,7 +42,7 @@ export function uploadRoutes(app: Routes, s: AgentServices): void {
     },
     async (request, reply) => {
       const row = await s.uploads.get(requireUuid(request.params.file_id, 'file id'));
-      if (!row || !(await serveUpload(row, request, reply))) throw notFound(`upload '${request.params.file_id}' not found`);
+      if (!row || !(await serveUpload(row, s.uploads.fileOf(row), request, reply))) throw notFound(`upload '${request.params.file_id}' not found`);
       return reply;
     },
   );

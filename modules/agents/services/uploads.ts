@@ -18,6 +18,11 @@ export interface UploadRow {
   filename: string;
   content_type: string;
   size: number;
+  /**
+   * The file's name in the uploads folder (see fileOf). Rows written before names were kept hold a full path; only
+   * its last part is used, so a data directory moved or restored elsewhere, or mounted at another path on another
+   * node, still finds its files.
+   */
   path: string;
   created_at: number;
   /** Null for files stored before hashes were kept. */
@@ -89,14 +94,19 @@ export class UploadStore implements UploadFiles {
     return this.store.one<UploadRow>('SELECT * FROM agents_uploads WHERE id = ?', [fileId]);
   }
 
+  /** Where a row's bytes are on this node: every file lies flat in the uploads folder. */
+  fileOf(row: Pick<UploadRow, 'path'>): string {
+    return path.join(this.root(), path.basename(row.path));
+  }
+
   readRow(row: UploadRow): Promise<Buffer> {
-    return readFile(row.path);
+    return readFile(this.fileOf(row));
   }
 
   async read(fileId: string, owner?: FileOwner): Promise<{ bytes: Buffer; content_type: string; filename: string } | undefined> {
     const row = await this.owned(fileId, owner);
     if (!row) return undefined;
-    const bytes = await readFile(row.path).catch(() => undefined);
+    const bytes = await readFile(this.fileOf(row)).catch(() => undefined);
     return bytes && { bytes, content_type: row.content_type, filename: row.filename };
   }
 
@@ -116,7 +126,7 @@ export class UploadStore implements UploadFiles {
   /** Files of a killed agent go with it. */
   async deleteAgent(agentId: string): Promise<void> {
     const rows = await this.store.many<{ path: string }>('DELETE FROM agents_uploads WHERE agent_id = ? RETURNING path', [agentId]);
-    await removeFiles(rows);
+    await this.removeFiles(rows);
   }
 
   /**
@@ -129,7 +139,7 @@ export class UploadStore implements UploadFiles {
       'DELETE FROM agents_uploads WHERE generated = 1 AND expires_at IS NOT NULL AND expires_at <= ? RETURNING path',
       [now],
     );
-    await removeFiles(rows);
+    await this.removeFiles(rows);
     await this.removeStaleTemps(now);
     return rows.length;
   }
@@ -139,9 +149,10 @@ export class UploadStore implements UploadFiles {
     const id = randomUUID();
     const root = this.root();
     await mkdir(root, { recursive: true });
-    const file = path.join(root, ext ? `${id}.${ext}` : id);
+    const name = ext ? `${id}.${ext}` : id;
+    const file = path.join(root, name);
     await writeAtomic(file, data);
-    const row: UploadRow = { id, ...meta, size: data.length, path: file, created_at: Date.now(), sha256: createHash('sha256').update(data).digest('hex') };
+    const row: UploadRow = { id, ...meta, size: data.length, path: name, created_at: Date.now(), sha256: createHash('sha256').update(data).digest('hex') };
     try {
       await this.store.run(
         `INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at, sha256, generated, kind, source_provider, source_model, expires_at)
@@ -169,6 +180,10 @@ export class UploadStore implements UploadFiles {
     return row;
   }
 
+  private async removeFiles(rows: ReadonlyArray<Pick<UploadRow, 'path'>>): Promise<void> {
+    for (const row of rows) await rm(this.fileOf(row), { force: true });
+  }
+
   private async removeStaleTemps(now: number): Promise<void> {
     const root = this.root();
     const names = await readdir(root).catch(() => [] as string[]);
@@ -182,10 +197,6 @@ export class UploadStore implements UploadFiles {
 
 function storedFile(row: UploadRow): StoredFile {
   return { file_id: row.id, url: `/api/uploads/${row.id}`, content_type: row.content_type, filename: row.filename, size: row.size };
-}
-
-async function removeFiles(rows: ReadonlyArray<{ path: string }>): Promise<void> {
-  for (const row of rows) await rm(row.path, { force: true });
 }
 
 /** A file name without folders or control characters, at most 120 characters; `fallback` when nothing is left. */

@@ -2,7 +2,7 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -80,7 +80,7 @@ describe('the upload store', () => {
     assert.equal(r.source_provider, 'openai');
     assert.equal(r.agent_id, AGENT);
     assert.ok(r.expires_at! >= before + 7 * 86_400_000 && r.expires_at! <= Date.now() + 7 * 86_400_000);
-    assert.equal(path.basename(r.path), `${file.file_id}.png`);
+    assert.equal(r.path, `${file.file_id}.png`, 'the name in the uploads folder, not a full path');
     assert.deepEqual(await uploads.read(file.file_id), { bytes: PNG, content_type: 'image/png', filename: 'a cat.png' });
     assert.equal(await uploads.read('00000000-0000-4000-8000-000000000000'), undefined);
     assert.equal(await uploads.read('../../etc/passwd'), undefined);
@@ -109,7 +109,7 @@ describe('the upload store', () => {
   test('describe: the file as saved, from its row alone (no bytes read), under the same owner rule', async () => {
     const source = { provider: 'p', model: 'm' };
     const file = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'seen', agentId: AGENT, source });
-    writeFileSync((await row(file.file_id))!.path, 'x');
+    writeFileSync(uploads.fileOf((await row(file.file_id))!), 'x');
     assert.deepEqual(await uploads.describe(file.file_id, { agentId: AGENT }), file, "the size is the row's, not the bytes now on disk");
     assert.equal(await uploads.describe(file.file_id, { agentId: '22222222-2222-4222-8222-222222222222' }), undefined);
     assert.equal(await uploads.describe('00000000-0000-4000-8000-000000000000', { agentId: AGENT }), undefined);
@@ -184,7 +184,7 @@ describe('the upload store', () => {
       `sizes seen under the final name: ${[...seen].join(', ')}`,
     );
     assert.deepEqual(files(), [saved.id]);
-    assert.ok(readFileSync(saved.path).equals(big));
+    assert.ok(readFileSync(uploads.fileOf(saved)).equals(big));
   });
 
   test('the sweeper removes expired generated files (rows and bytes) and stale temporaries, nothing else', async () => {
@@ -205,13 +205,29 @@ describe('the upload store', () => {
     assert.equal(await uploads.sweep(), 0, 'nothing expired yet');
     assert.equal(existsSync(staleTemp), false);
     assert.equal(existsSync(freshTemp), true, 'a temporary file being written is left alone');
-    const expiredPath = (await row(expiring.file_id))!.path;
+    const expiredPath = uploads.fileOf((await row(expiring.file_id))!);
     assert.equal(await uploads.sweep(Date.now() + 2 * 86_400_000), 1);
     assert.equal(await row(expiring.file_id), undefined);
     assert.equal(existsSync(expiredPath), false);
     assert.ok(await row(kept.file_id));
     assert.ok(await row(upload.id), 'uploads never expire');
     assert.equal(await uploads.sweep(Date.now() + 2 * 86_400_000), 0, 'a row is claimed once');
+  });
+
+  test('a data directory moved elsewhere (a restore into another home, a node mounting it at another path) still finds its files, also those whose rows hold a full path', async () => {
+    const source = { provider: 'p', model: 'm' };
+    const named = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'named', agentId: AGENT, source });
+    const old = await uploads.saveGenerated({ kind: 'image', bytes: PNG, name: 'old', agentId: AGENT, source });
+    // A row written before names were kept: the full path of the folder the file was in then.
+    await db.store.run('UPDATE agents_uploads SET path = ? WHERE id = ?', [path.join('/srv/old-home/data/agents/uploads', `${old.file_id}.png`), old.file_id]);
+    const moved = mkdtempSync(path.join(tmpdir(), 'talon-uploads-moved-'));
+    roots.push(moved);
+    renameSync(root, path.join(moved, 'uploads'));
+    root = path.join(moved, 'uploads');
+    for (const file of [named, old])
+      assert.deepEqual(await uploads.read(file.file_id), { bytes: PNG, content_type: 'image/png', filename: `${file.filename}` });
+    await uploads.deleteAgent(AGENT);
+    assert.deepEqual(files(), [], 'removed where they are now');
   });
 
   test('killing an agent removes its generated files too', async () => {

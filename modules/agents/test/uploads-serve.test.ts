@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { StoredFile, UploadFiles } from '@talon/agents';
@@ -117,7 +117,10 @@ describe('serving stored files', () => {
       ['image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'],
     ]) {
       const id = randomUUID();
-      const file = path.join(env.k.home, `legacy-${id}`);
+      // As an old row has it: the file in the uploads folder, the row naming its full path.
+      const folder = path.join(env.k.home, 'data', 'agents', 'uploads');
+      mkdirSync(folder, { recursive: true });
+      const file = path.join(folder, `legacy-${id}`);
       writeFileSync(file, body);
       await env.k.kernel.store.run(
         'INSERT INTO agents_uploads (id, agent_id, filename, content_type, size, path, created_at) VALUES (?, NULL, ?, ?, ?, ?, ?)',
@@ -220,7 +223,9 @@ describe('serving stored files: the sweeper', () => {
     const files = env.k.kernel.services.view<UploadFiles>('agents.uploads');
     const expired = await files.saveGenerated({ kind: 'image', bytes: PNG, name: 'old', source: { provider: 'test', model: 'm' } });
     const fresh = await files.saveGenerated({ kind: 'image', bytes: PNG, name: 'new', source: { provider: 'test', model: 'm' } });
-    const { path: file } = (await env.k.kernel.store.one<{ path: string }>('SELECT path FROM agents_uploads WHERE id = ?', [expired.file_id]))!;
+    const { path: name } = (await env.k.kernel.store.one<{ path: string }>('SELECT path FROM agents_uploads WHERE id = ?', [expired.file_id]))!;
+    const file = path.join(home, 'data', 'agents', 'uploads', name);
+    assert.ok(existsSync(file));
     await env.k.kernel.store.run('UPDATE agents_uploads SET expires_at = ? WHERE id = ?', [Date.now() - 1, expired.file_id]);
     await env.k.stop();
     env = await startEnv({ home, keepHome: true });
