@@ -13,9 +13,10 @@ function clientError(config: ConfigAccess, err: unknown): never {
  * whole file first, then written (comments kept), then applied; an invalid
  * change is a 400 and changes nothing.
  */
-export function createEditor(config: ConfigAccess) {
+export function createEditor(config: ConfigAccess, share: (path: string, value: unknown) => Promise<void>) {
   return {
-    async set(path: string, value: unknown): Promise<{ path: string; restartRequired: boolean }> {
+    /** `shared` false: a change another node made, applied here (see SharedChanges), is not shared again. */
+    async set(path: string, value: unknown, shared = true): Promise<{ path: string; restartRequired: boolean }> {
       const segments = path.split('.').map((s) => s.trim());
       if (!path || segments.some((s) => !s)) throw badRequest(`invalid key path '${path}'`);
       const candidate = setIn(config.raw(), segments, value);
@@ -27,14 +28,16 @@ export function createEditor(config: ConfigAccess) {
       }
       const previous = readText(config.file);
       persistValue(config.file, segments, value);
+      let restartRequired: boolean;
       try {
-        const { restartRequired } = await config.apply(candidate, segments.join('.'));
-        return { path: segments.join('.'), restartRequired };
+        ({ restartRequired } = await config.apply(candidate, segments.join('.')));
       } catch (err) {
         // Applying failed (a module switch that could not start, say): the file goes back to what it said.
         writeAtomically(config.file, previous);
         return clientError(config, err);
       }
+      if (shared) await share(segments.join('.'), value);
+      return { path: segments.join('.'), restartRequired };
     },
     /** The file as it is now; an unknown key is a warning here as at start-up (only POST /api/config/set refuses one). */
     async reload(): Promise<{ changed: string[]; warnings: string[] }> {
