@@ -3,13 +3,12 @@
  * folder, which the archive then takes in (tar needs each file's size before its bytes). In-process, through the
  * store: no pg_dump binary and no database URL for the module (docs/decisions-fleet.md says why).
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { Queries, Store } from '@talon/module-sdk';
 import type { TableEntry } from './components.ts';
-import { quote, schemaTables, tableFile, type Column, type TableHeader } from './pg-tables.ts';
+import { quote, schemaTables, tableFile, writeLine, type Column, type TableHeader } from './pg-tables.ts';
 
 /** Rows per fetch: a table is never held whole, only this many rows of it. */
 const PAGE = 500;
@@ -62,7 +61,3 @@ async function exportTable(t: Queries, table: string, columns: Column[], file: s
 }
 
 const encode = (v: string | Buffer | null | undefined): string | null => (v == null ? null : Buffer.isBuffer(v) ? v.toString('base64') : v);
-
-async function writeLine(out: WriteStream, line: string): Promise<void> {
-  if (!out.write(`${line}\n`)) await once(out, 'drain');
-}

@@ -4,10 +4,12 @@
  * then one row per line as an array of values in the header's order, each null or the value's PostgreSQL text form
  * (exact for every type, BIGINT past 2^53 included), BYTEA as base64.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Queries } from '@talon/module-sdk';
 
+/** A quoted identifier (the same in PostgreSQL and SQLite). */
 export const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 export interface Column {
@@ -55,4 +57,9 @@ export async function* lines(file: string): AsyncGenerator<string> {
     reader.close();
     input.destroy();
   }
+}
+
+/** Writes one line of a table file, waiting when the stream asks to. */
+export async function writeLine(out: WriteStream, line: string): Promise<void> {
+  if (!out.write(`${line}\n`)) await once(out, 'drain');
 }

@@ -38,6 +38,7 @@ import { configText, parseConfig, withCurrentSecrets, withoutSecrets } from './c
 import { carryOver, copyDatabase } from './swap.ts';
 import { applyPending, type Pending } from './folders.ts';
 import { exportTables } from './pg-export.ts';
+import { sqliteToTableFiles } from './sqlite-to-pg.ts';
 import { planRestore, restoreTables, type RestorePlan } from './pg-restore.ts';
 
 export interface BackupDeps {
@@ -241,22 +242,23 @@ export class Backups {
   }
 
   /**
-   * The archived database can replace this one: made on the same engine (a SQLite file and PostgreSQL's tables are not
-   * interchangeable: 400 naming both), sound, and ours. On PostgreSQL answers the plan of the tables to restore.
+   * The archived database can replace this one: sound, ours, and made on this engine — or on SQLite when this is
+   * PostgreSQL (one machine moving onto a fleet: its file is turned into table files first). PostgreSQL's tables do not
+   * go back into a SQLite file: 400 naming both. On PostgreSQL answers the plan of the tables to restore.
    */
   private async checkArchivedDatabase(manifest: Manifest, files: string): Promise<RestorePlan | undefined> {
     const archived = archivedEngine(manifest);
     const here = this.d.store.dialect;
-    if (archived !== here)
+    if (archived === 'postgres' && here === 'sqlite')
       throw badRequest(
         `this backup's database was made on ${ENGINE_NAMES[archived]} and this service runs on ${ENGINE_NAMES[here]}: ` +
-          'a database restores only on the engine that made it (the other components restore anywhere: list them in components)',
+          "PostgreSQL's tables restore on PostgreSQL only (the other components restore anywhere: list them in components)",
       );
-    if (here === 'sqlite') {
-      checkDatabase(path.join(files, DB_ENTRY));
-      return undefined;
-    }
-    return planRestore(this.d.store, files, manifest, PRESERVED_MODULES);
+    if (archived === 'postgres') return planRestore(this.d.store, files, manifest, PRESERVED_MODULES);
+    checkDatabase(path.join(files, DB_ENTRY));
+    if (here === 'sqlite') return undefined;
+    const tables = await sqliteToTableFiles(path.join(files, DB_ENTRY), files, this.d.store);
+    return planRestore(this.d.store, files, { ...manifest, database: { engine: 'postgres', tables } }, PRESERVED_MODULES);
   }
 
   /**

@@ -1,17 +1,18 @@
 /**
  * Backup and restore of the database on PostgreSQL (a real server): every table exported in one snapshot, restored in
- * one transaction. Rows of several modules come back through their APIs, the audit trail is kept, an archive of the
- * other engine or of another schema is refused, naming why. The values modules' APIs do not reach (BYTEA byte for
+ * one transaction. Rows of several modules come back through their APIs, the audit trail is kept, a SQLite archive
+ * is converted (one machine moving onto a fleet), a PostgreSQL archive on SQLite or one of another schema is refused,
+ * naming why. The values modules' APIs do not reach (BYTEA byte for
  * byte, BIGINT past 2^53, arrays, bit strings, a table restored before the one it refers to, a GENERATED ALWAYS
  * identity) are in tables of the test's own: the export takes every table of the schema, whoever made it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { postgresMissing, type AgentTestKernel } from '@talon/testing';
-import { call, start } from './env.ts';
+import { FakeProvider, postgresMissing, type AgentTestKernel } from '@talon/testing';
+import { auth, call, start } from './env.ts';
 
 const skip = postgresMissing();
 let k: AgentTestKernel;
@@ -160,26 +161,84 @@ test('an archive of another schema version is refused (409) and changes nothing'
   }
 });
 
-test('a database archive of the other engine is refused with 400 naming both; its other components restore', { skip, timeout: 60_000 }, async () => {
+/** What the modules' APIs answer about one agent and the rest of the service. */
+async function apiState(kernel: AgentTestKernel, agentId: string) {
+  return {
+    agents: (await call<Array<{ id: string; name: string }>>(kernel, '/api/agents')).body.map((a) => [a.id, a.name]).sort(),
+    session: (await call(kernel, `/api/agents/${agentId}/session`)).body,
+    kv: (await call(kernel, `/api/memory/agents/${agentId}/kv`)).body,
+    memory: (await call(kernel, '/api/memory?limit=100')).body,
+    schedules: (await call(kernel, '/api/schedules')).body,
+  };
+}
+
+test('a SQLite archive restores on PostgreSQL (one machine moving onto a fleet): rows, uploads and search come back', { skip, timeout: 120_000 }, async () => {
+  const fake = new FakeProvider();
+  await fake.start();
+  const embeddings = `[memory]\nembedding_provider = "${fake.url}/v1"\nembedding_model = "fake-embed"\n`;
+  const lite = await start({ database: 'sqlite', modules: ['scheduler'], fake, extra: embeddings });
+  try {
+    const spawned = await call<{ agent_id: string }>(lite, '/api/agents', { method: 'POST', json: { manifest_toml: manifest('mover') } });
+    const id = spawned.body.agent_id;
+    lite.fake.enqueue({ text: 'noted on the old machine' });
+    assert.equal((await call(lite, `/api/agents/${id}/message`, { method: 'POST', json: { message: 'before the move' } })).status, 200);
+    assert.equal((await call(lite, `/api/memory/agents/${id}/kv/colour`, { method: 'PUT', json: { value: 'amber' } })).status, 200);
+    const entry = await call<{ id: string }>(lite, '/api/memory', { method: 'POST', json: { content: 'the user drinks oolong tea', agent_id: id } });
+    assert.equal(entry.status, 201);
+    const job = { agent_id: id, cron: '30 7 * * *', tz: 'Europe/Berlin', prompt: 'Morning summary' };
+    assert.equal((await call(lite, '/api/schedules', { method: 'POST', json: job })).status, 201);
+    const form = new FormData();
+    form.append('file', new Blob([VECTOR]), 'bytes.bin');
+    const uploaded = (await (await lite.request(`/api/agents/${id}/upload`, { method: 'POST', headers: auth, body: form })).json()) as { file_id: string };
+    const vectors = await lite.kernel.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_embeddings');
+    assert.ok(vectors!.n > 0, 'the memory entry has its vector (the fake provider embeds)');
+    const before = await apiState(lite, id);
+    const made = await call<Made>(lite, '/api/backup', { method: 'POST' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    copyFileSync(path.join(lite.home, 'backups', made.body.filename), path.join(k.home, 'backups', made.body.filename));
+
+    const restored = await call<Restored>(k, '/api/restore', { method: 'POST', json: { filename: made.body.filename } });
+    assert.equal(restored.status, 200, JSON.stringify(restored.body));
+    assert.equal(restored.body.manifest.database?.engine, 'sqlite', "the archive's own manifest");
+    assert.ok(
+      !restored.body.warnings.some((w) => /memory_fts|memory_vec/.test(w)),
+      `SQLite's own tables are left out quietly: ${restored.body.warnings.join('; ')}`,
+    );
+    assert.deepEqual(await apiState(k, id), before);
+    const served = await k.request(`/api/uploads/${uploaded.file_id}`, { headers: auth });
+    assert.equal(served.status, 200, 'an upload of the old home is served from the new data directory');
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), VECTOR);
+    const found = await call<{ results: Array<{ id: string }> }>(k, '/api/memory/search?q=oolong');
+    assert.ok(
+      found.body.results.some((r) => r.id === entry.body.id),
+      JSON.stringify(found.body),
+    );
+    assert.deepEqual(
+      await k.kernel.store.one('SELECT COUNT(*) AS n, COUNT(quantized) AS q FROM memory_embeddings'),
+      { n: vectors!.n, q: vectors!.n },
+      "every restored vector has its quantised form (the memory module's start fills it in)",
+    );
+    // The kernel's own tables are this database's: the schema and the running nodes stay.
+    assert.ok((await call(k, '/api/agents', { method: 'POST', json: { manifest_toml: manifest('after-the-move') } })).status === 201);
+  } finally {
+    await lite.stop();
+    await fake.stop();
+  }
+});
+
+test('a PostgreSQL archive on SQLite is refused with 400 naming both; its other components restore', { skip, timeout: 60_000 }, async () => {
   const lite = await start({ database: 'sqlite' });
   try {
-    const fromLite = await call<Made>(lite, '/api/backup', { method: 'POST', json: { components: ['database', 'config'] } });
     const fromPg = await call<Made>(k, '/api/backup', { method: 'POST', json: { components: ['database', 'config'] } });
-    assert.equal(fromLite.status, 201);
     assert.equal(fromPg.status, 201);
-    copyFileSync(path.join(lite.home, 'backups', fromLite.body.filename), path.join(k.home, 'backups', fromLite.body.filename));
+    mkdirSync(path.join(lite.home, 'backups'), { recursive: true });
     copyFileSync(path.join(k.home, 'backups', fromPg.body.filename), path.join(lite.home, 'backups', fromPg.body.filename));
-
-    const onPg = await call<{ error: string }>(k, '/api/restore', { method: 'POST', json: { filename: fromLite.body.filename } });
-    assert.equal(onPg.status, 400, JSON.stringify(onPg.body));
-    assert.match(onPg.body.error, /made on SQLite and this service runs on PostgreSQL/);
     const onLite = await call<{ error: string }>(lite, '/api/restore', { method: 'POST', json: { filename: fromPg.body.filename } });
     assert.equal(onLite.status, 400, JSON.stringify(onLite.body));
     assert.match(onLite.body.error, /made on PostgreSQL and this service runs on SQLite/);
-
-    const configOnly = await call<{ status: string }>(k, '/api/restore', {
+    const configOnly = await call<{ status: string }>(lite, '/api/restore', {
       method: 'POST',
-      json: { filename: fromLite.body.filename, components: ['config'] },
+      json: { filename: fromPg.body.filename, components: ['config'] },
     });
     assert.equal(configOnly.status, 200, JSON.stringify(configOnly.body));
     assert.equal(configOnly.body.status, 'restored');

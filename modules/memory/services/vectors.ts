@@ -37,6 +37,7 @@ export class VectorIndex {
   async init(): Promise<void> {
     if (this.store.dialect !== 'sqlite') {
       this.loaded = true;
+      await this.fillQuantized();
       return;
     }
     try {
@@ -50,6 +51,27 @@ export class VectorIndex {
       sqliteOnly(this.store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'", 'listing vec0 tables'),
     );
     for (const t of tables) this.dims.add(Number(t.name.slice(TABLE_PREFIX.length)));
+  }
+
+  /**
+   * PostgreSQL: vectors stored without their quantised form — restored from a SQLite backup, whose index was a vec0
+   * table — get it, so that the coarse pass finds them. Page by page, in entry order.
+   */
+  private async fillQuantized(): Promise<void> {
+    const PAGE = 500;
+    for (let after = 0; ;) {
+      const rows = await this.store.many<{ entry_seq: number; vector: Buffer }>(
+        'SELECT entry_seq, vector FROM memory_embeddings WHERE quantized IS NULL AND entry_seq > ? ORDER BY entry_seq LIMIT ?',
+        [after, PAGE],
+      );
+      for (const row of rows)
+        await this.store.run('UPDATE memory_embeddings SET quantized = CAST(? AS BIT VARYING) WHERE entry_seq = ?', [
+          quantize(fromBlob(row.vector)),
+          row.entry_seq,
+        ]);
+      if (rows.length < PAGE) return;
+      after = rows[rows.length - 1]!.entry_seq;
+    }
   }
 
   /** Another process created the vec0 table of this dimension. */
