@@ -35,7 +35,9 @@ if (!chosen.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-const flags = ['--import', 'tsx', '--expose-gc', '--test', '--test-concurrency=2', '--test-reporter=spec'];
+// --test-force-exit: a file whose code leaves a timer or socket open ends once its tests and hooks have (else the run
+// waits for it forever); the handle is still a defect to fix, but it no longer stalls the whole suite.
+const flags = ['--import', 'tsx', '--expose-gc', '--test', '--test-force-exit', '--test-concurrency=2', '--test-reporter=spec'];
 const result = spawnSync(process.execPath, [...flags, ...chosen.sort()], {
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test' },
