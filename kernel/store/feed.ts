@@ -57,6 +57,8 @@ const PRUNE_EVERY_MS = 60_000;
 const GAP_WAIT_MS = 60_000;
 /** How long a remote event waits for the change handlers of the notes taken before it. */
 const NOTES_FIRST_MS = 1_000;
+/** How many seqs below the newest a reader watches when it starts, for rows still to commit (see startAtNewest). */
+const RECENT_ROWS = 200;
 /** More missing seqs than this in one jump are not tracked (a burst of rolled-back inserts). */
 const MAX_GAPS = 1000;
 
@@ -115,6 +117,17 @@ class Cursor {
     return true;
   }
 
+  /**
+   * At start, on PostgreSQL: the seqs of the `window` below `last` missing from `present` (the rows read as `last`
+   * was) may be inserts not committed yet, whose rows appear after this reader started: watched as gaps. (Others are
+   * rolled back or pruned: they expire.)
+   */
+  watchMissing(window: number, present: readonly number[], now: number): void {
+    if (!this.tracksGaps) return;
+    const seen = new Set(present);
+    for (let s = Math.max(1, this.last - window); s < this.last; s++) if (!seen.has(s)) this.gaps.set(s, now);
+  }
+
   expire(now: number): void {
     for (const [seq, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(seq);
   }
@@ -167,10 +180,8 @@ export class Feed {
 
   async start(): Promise<void> {
     await createTables(this.store, FEED_TABLES);
-    this.changes.last =
-      (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_changes'))?.seq ?? 0;
-    this.events.last =
-      (await this.store.one<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM kernel_events'))?.seq ?? 0;
+    await this.startAtNewest('kernel_changes', this.changes);
+    await this.startAtNewest('kernel_events', this.events);
     if (this.store instanceof PostgresStore) {
       this.listener = this.store.listen({
         name: FEED_NOTIFY_NAME,
@@ -188,6 +199,22 @@ export class Feed {
     }
     this.timer = setInterval(() => void this.poll().catch(this.onError), this.pollMs);
     this.timer.unref();
+  }
+
+  /**
+   * A reader starts past the newest row: what was written before it started is not its to deliver. On PostgreSQL a
+   * lower seq can still commit after that read (see GAP_WAIT_MS): the seqs missing among the newest rows are watched.
+   */
+  private async startAtNewest(table: 'kernel_changes' | 'kernel_events', cursor: Cursor): Promise<void> {
+    const newest = await this.store.many<{ seq: number }>(`SELECT seq FROM ${table} ORDER BY seq DESC LIMIT ?`, [
+      RECENT_ROWS,
+    ]);
+    cursor.last = newest[0]?.seq ?? 0;
+    cursor.watchMissing(
+      RECENT_ROWS,
+      newest.map((r) => r.seq),
+      Date.now(),
+    );
   }
 
   /** Stops polling and listening; resolves once the listening connection is closed (it never rejects). */

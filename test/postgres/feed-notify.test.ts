@@ -117,6 +117,37 @@ describe('the feed on PostgreSQL: LISTEN/NOTIFY', { skip: postgresMissing() }, (
       assert.deepEqual(seenWith, [['agent-1']], 'the note was handled when the event arrived');
     }));
 
+  test('a note whose transaction commits after a process started, below the newest seq it saw then, still reaches it', async () => {
+    const url = await server.createDatabase();
+    const a = await side(url, 'node-a');
+    const slow = new pg.Client({ connectionString: url });
+    await slow.connect();
+    let b: Side | undefined;
+    try {
+      // A transaction takes its seq, then another commits a higher one; a process starts between the two commits.
+      await slow.query('BEGIN');
+      const { rows } = await slow.query<{ seq: string }>(
+        "INSERT INTO kernel_changes (node, module, topic, key, at) VALUES ('node-x', 'm', 'rows', 'committed-late', 0) RETURNING seq",
+      );
+      const seq = Number(rows[0]!.seq);
+      const notice = JSON.stringify({ seq, t: 'c', node: 'node-x', module: 'm', topic: 'rows', key: 'committed-late' });
+      await slow.query("SELECT pg_notify('talon_events', $1)", [notice]);
+      await a.feed.note('m', 'rows', 'committed-first');
+      b = await side(url, 'node-b');
+      await slow.query('COMMIT');
+      await waitFor(() => b!.changes.includes('committed-late') || undefined, 5_000, 'the late row on the process that started before it');
+      assert.deepEqual(b.changes, ['committed-late']);
+      assert.deepEqual([...a.errors, ...b.errors], []);
+    } finally {
+      await slow.end();
+      for (const s of [a, b]) {
+        await s?.feed.stop();
+        await s?.store.close();
+      }
+      await server.dropDatabase(url);
+    }
+  });
+
   test('events fan out to the other process in milliseconds, not at a poll', () =>
     twoSides(async (a, b) => {
       for (let i = 0; i < FAN_OUT_EVENTS; i++) {
