@@ -13,9 +13,10 @@ import { manifest, tempModules } from './support/temp-modules.ts';
 const sqliteOnly = { skip: process.env.TALON_TEST_DB === 'postgres' && 'modules are not switched at run time on PostgreSQL (test/fleet-reload.test.ts)' };
 
 // The built-in modules these tests need, as a modules folder of their own (the rest would only slow the test down);
-// auth imports the contracts of oidc and pairing, which are installed but left off.
+// auth imports the contracts of oidc and pairing, which are installed but left off; config-api the vault's of secrets.
 const builtins = mkdtempSync(path.join(tmpdir(), 'talon-builtins-'));
-for (const name of ['config-api', 'error-envelope', 'auth', 'oidc', 'pairing']) symlinkSync(path.resolve('modules', name), path.join(builtins, name));
+for (const name of ['config-api', 'error-envelope', 'auth', 'oidc', 'pairing', 'secrets'])
+  symlinkSync(path.resolve('modules', name), path.join(builtins, name));
 const OFF = ['oidc', 'pairing'];
 
 const routeModule = (name: string, extra = '') => `import { defineModule } from '@talon/module-sdk';
