@@ -22,6 +22,8 @@ interface ChangeRow {
   path: string;
   value: string;
   sealed: number;
+  /** Epoch ms of the change. */
+  at: number;
 }
 
 export interface SharedDeps {
@@ -39,7 +41,7 @@ export interface SharedDeps {
 export class SharedChanges {
   /** The changes of other nodes applied here (or found already in the file at start), by seq. */
   private readonly seen = new Set<number>();
-  /** Applying runs one pass at a time; a note meanwhile asks for one more. */
+  /** Passes run one after another (see pass), so changes apply in the order they were made. */
   private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: SharedDeps) {}
@@ -69,29 +71,32 @@ export class SharedChanges {
     });
   }
 
-  /** At start: applies the other nodes' changes newer than this node's file; then follows the change feed. */
+  /**
+   * At start: follows the change feed, and applies the other nodes' changes newer than this node's file (those older
+   * are in it, or the file replaced them). Fails when the table cannot be read.
+   */
   async start(): Promise<void> {
     const written = statSync(this.deps.file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    const rows = await this.deps.store.many<ChangeRow & { at: number }>(
-      'SELECT seq, path, value, sealed, at FROM config_api_changes WHERE node <> ? ORDER BY seq',
-      [this.deps.node],
-    );
-    for (const row of rows) if (row.at <= written) this.seen.add(row.seq);
-    await this.applyUnseen(rows);
     this.deps.changes.on(TOPIC, () => this.sync());
+    await this.pass((row) => row.at <= written);
   }
 
   /** Applies the changes of other nodes not applied here yet, in the order they were made. */
   sync(): Promise<void> {
-    this.syncing = this.syncing
-      .then(async () => {
-        const rows = await this.deps.store.many<ChangeRow>('SELECT seq, path, value, sealed FROM config_api_changes WHERE node <> ? ORDER BY seq', [
-          this.deps.node,
-        ]);
-        await this.applyUnseen(rows);
-      })
-      .catch((err: unknown) => this.deps.log.warn({ err }, "reading the other nodes' configuration changes failed"));
-    return this.syncing;
+    return this.pass().catch((err: unknown) => this.deps.log.warn({ err }, "reading the other nodes' configuration changes failed"));
+  }
+
+  /** One pass after the one before: reads the other nodes' changes, counts those `inFile` as seen, applies the rest. */
+  private pass(inFile?: (row: ChangeRow) => boolean): Promise<void> {
+    const run = this.syncing.then(async () => {
+      const rows = await this.deps.store.many<ChangeRow>('SELECT seq, path, value, sealed, at FROM config_api_changes WHERE node <> ? ORDER BY seq', [
+        this.deps.node,
+      ]);
+      if (inFile) for (const row of rows) if (inFile(row)) this.seen.add(row.seq);
+      await this.applyUnseen(rows);
+    });
+    this.syncing = run.catch(() => undefined);
+    return run;
   }
 
   /** A change that does not apply here (a module this node lacks, say) is logged and not tried again. */

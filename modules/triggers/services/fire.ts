@@ -31,7 +31,7 @@ export interface FireDeps {
   deliveries: Pick<DeliveryLog, 'deliver' | 'deliverFire'>;
   config: () => TriggersConfig;
   log: Logger;
-  /** This process's node id: a fire records it with its pending turn (a lost turn is then told, see DeliveryLog). */
+  /** This process's node id: a fire records it with its pending turn (another process resumes it if this one dies). */
   node: string;
 }
 
@@ -67,7 +67,7 @@ export class Firing {
     const cooldownMs = (t.cooldown_secs ?? this.deps.config().cooldown_secs) * 1000;
     const cause = describeEvent(event);
     const fireId = randomUUID();
-    const prompt = t.prompt_template.replaceAll('{{event}}', cause);
+    const prompt = promptOf(t, cause);
     try {
       const pending = { id: fireId, agentId, node: this.deps.node, cause, prompt, depth };
       const updated = await this.deps.store.recordFire(t.id, match.subject, now, cooldownMs, pending);
@@ -92,7 +92,7 @@ export class Firing {
     const run = async () => {
       const trigger = await this.deps.store.get(fire.trigger_id);
       // Rows written before prompts were kept: the prompt made again from the trigger as it is now.
-      const prompt = fire.prompt ?? trigger?.prompt_template.replaceAll('{{event}}', fire.cause ?? '');
+      const prompt = fire.prompt ?? (trigger && promptOf(trigger, fire.cause ?? ''));
       if (prompt === undefined) throw new Error('the trigger was deleted before its turn, cut off by a process that ended, could run again');
       const spec = { session_mode: trigger?.session_mode ?? null, workflow_id: trigger?.workflow_id ?? null };
       return this.turnOrWorkflow(spec, fire.agent_id, prompt, fire.id);
@@ -176,4 +176,9 @@ export class Firing {
     const agents = this.deps.agents();
     return isUuid(ref) ? agents.get(ref.toLowerCase()) : agents.findByName(ref);
   }
+}
+
+/** A fired turn's message: the trigger's template with the line about the event. */
+function promptOf(trigger: Pick<Trigger, 'prompt_template'>, cause: string): string {
+  return trigger.prompt_template.replaceAll('{{event}}', cause);
 }
