@@ -126,7 +126,9 @@ test('search as you type across sessions', browserTest, async () => {
 
 test('stop, then reload: the stopped reply keeps its partial text and its mark; the next message is a turn of its own', browserTest, async () => {
   const id = await spawn(env!.k, chatter());
-  env!.fake.enqueue({ text: 'Counting: one two three four five six seven eight nine ten', chunkSize: 4, chunkDelayMs: 120 });
+  // Long enough (about 9 s) that a busy CI machine still finds the reply streaming when it clicks Stop.
+  const counting = 'Counting: ' + 'one two three four five six seven eight nine '.repeat(4) + 'ten';
+  env!.fake.enqueue({ text: counting, chunkSize: 4, chunkDelayMs: 200 });
   const { page, problems } = await openPage(env!, `/#/chat/${id}`);
   const box = page.getByLabel('Message', { exact: true });
   await box.fill('Count to ten');
