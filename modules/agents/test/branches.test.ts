@@ -139,11 +139,11 @@ describe('agents: branches, titles and stopped replies', () => {
 
   test('stop mid-stream: the partial reply is kept marked stopped, its tokens are counted and metered, and the next message is a turn of its own', async () => {
     const { agent_id } = await spawn(env.k, 'stopped-partial');
-    env.fake.enqueue({ text: 'One two three four five six seven eight nine ten', chunkSize: 4, chunkDelayMs: 150 });
+    env.fake.enqueue({ text: 'One two three four five six seven eight nine ten', chunkSize: 4, chunkDelayMs: 300 });
     const before = env.fake.requests.length;
     const pending = send(agent_id, 'Count to ten');
     await waitFor(() => env.fake.requests.length > before);
-    // A few chunks (one every 150 ms) go out before the stop.
+    // A few chunks (one every 300 ms) go out before the stop.
     await new Promise((r) => setTimeout(r, 500));
     await env.k.request(`/api/agents/${agent_id}/stop`, { method: 'POST' });
     const reply = await json<{ response: string; interrupted?: boolean; output_tokens: number; input_tokens: number }>(await pending);
