@@ -31,7 +31,6 @@ export const DB_ENTRY = 'database/talon.db';
 export const TABLES_DIR = 'database/tables';
 
 export type Engine = 'sqlite' | 'postgres';
-export const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 /** A table of a PostgreSQL archive: its file under TABLES_DIR and how many rows it holds. */
 export interface TableEntry {

@@ -1,130 +1,34 @@
 /**
  * The database part of a restore on PostgreSQL, from the table files of pg-export. planRestore checks the archive
- * against this database and changes nothing; restoreTables then replaces the tables' rows inside the caller's
+ * against this database and changes nothing (restore-plan); restoreTables then replaces the tables' rows inside the caller's
  * transaction (which also writes the restore's journal row: one commit point).
  *
  * Not restored: the kernel's tables (the running processes' nodes, change feed and events, and the migration ledger:
  * the schema stays this database's) and the preserved modules' (the audit trail is never rolled back).
  */
-import path from 'node:path';
-import { conflict, type Queries } from '@talon/module-sdk';
-import { TABLES_DIR, tablePrefix, type Manifest } from './components.ts';
+import type { Queries } from '@talon/module-sdk';
+import type { Manifest } from './components.ts';
 import { BadArchive } from './extract.ts';
-import { lines, quote, schemaTables, type Column, type TableHeader } from './pg-tables.ts';
+import { lines, quote, schemaTables, type Column } from './pg-tables.ts';
+import { parseHeader, parseRow, planTables, type RestorePlan, type TablePlan } from './restore-plan.ts';
 
 /** A batch of rows goes to the server as one JSON array parameter: at most this many rows, about this many characters. */
 const BATCH_ROWS = 1000;
 const BATCH_CHARS = 4 << 20;
 
-export interface TablePlan {
-  name: string;
-  file: string;
-  rows: number;
-  /** This database's columns, each with its position in the file's rows. */
-  columns: Array<Column & { at: number }>;
-}
-
-export interface RestorePlan {
-  tables: TablePlan[];
-  warnings: string[];
-}
-
-const LEDGER = 'kernel_migrations';
-
-/**
- * Finds what can be wrong before anything changes: a table file whose header is not its table's, a schema that is not
- * this database's (the migration ledgers differ for a module both have, or a table's columns differ). Tables of
- * modules not installed here are left out, and tables the backup does not hold are left as they are (both warned).
- */
+/** The plan of the archive's tables: each with this database's columns, which must be the archive's (names and types). */
 export async function planRestore(q: Queries, staged: string, manifest: Manifest, preserved: string[]): Promise<RestorePlan> {
-  const tables = manifest.database?.tables;
-  if (!tables) throw new BadArchive('its manifest does not list the tables of its database');
-  const fileOf = (file: string) => path.join(staged, TABLES_DIR, file);
-  const ledger = tables.find((t) => t.name === LEDGER);
-  if (!ledger) throw new BadArchive('its database is not a Talon database (no migration ledger)');
-  await checkLedger(q, fileOf(ledger.file), preserved);
+  return planTables(q, staged, manifest, preserved, await schemaTables(q), sameColumns);
+}
 
-  const skipped = (name: string) => name.startsWith('kernel_') || preserved.some((m) => name.startsWith(tablePrefix(m)));
-  const live = await schemaTables(q);
-  const plan: RestorePlan = { tables: [], warnings: [] };
-  for (const t of tables.filter((x) => !skipped(x.name))) {
-    const columns = live.get(t.name);
-    if (!columns) {
-      plan.warnings.push(`table ${t.name} is not in this database (its module is not installed here): left out`);
-      continue;
-    }
-    const header = await readHeader(fileOf(t.file), t.name);
-    const archived = new Map(header.columns.map((c, at) => [c.name, { type: c.type, at }]));
-    const differs = header.columns.length !== columns.length || columns.some((c) => archived.get(c.name)?.type !== c.type);
-    if (differs)
-      throw conflict(
-        `the backup's table ${t.name} has columns (${describe(header.columns)}), this database's has (${describe(columns)}): ` +
-          'restore it with the version that made it',
-      );
-    plan.tables.push({ name: t.name, file: fileOf(t.file), rows: t.rows, columns: columns.map((c) => ({ ...c, at: archived.get(c.name)!.at })) });
-  }
-  const held = new Set(tables.map((t) => t.name));
-  for (const name of live.keys()) if (!skipped(name) && !held.has(name)) plan.warnings.push(`table ${name} is not in the backup: left as it is`);
-  return plan;
+function sameColumns(archived: Column[], live: Column[]): Array<Column & { at: number }> | string {
+  const at = new Map(archived.map((c, i) => [c.name, { type: c.type, at: i }]));
+  const differs = archived.length !== live.length || live.some((c) => at.get(c.name)?.type !== c.type);
+  if (differs) return `has columns (${describe(archived)}), this database's has (${describe(live)})`;
+  return live.map((c) => ({ ...c, at: at.get(c.name)!.at }));
 }
 
 const describe = (columns: Column[]) => columns.map((c) => `${c.name} ${c.type}`).join(', ');
-
-/** Every module both ledgers know has the same migrations in both: the tables are the same, so are their meanings. */
-async function checkLedger(q: Queries, file: string, preserved: string[]): Promise<void> {
-  const archived = new Map<string, string[]>();
-  let header: TableHeader | undefined;
-  for await (const line of lines(file)) {
-    if (!header) {
-      header = parseHeader(line, LEDGER);
-      continue;
-    }
-    const row = parseRow(line, header.columns.length, LEDGER);
-    const value = (column: string) => row[header!.columns.findIndex((c) => c.name === column)];
-    const module = value('module');
-    const id = value('id');
-    if (typeof module !== 'string' || typeof id !== 'string') throw new BadArchive('its migration ledger has a row without module or id');
-    archived.set(module, [...(archived.get(module) ?? []), id].sort());
-  }
-  const here = new Map<string, string[]>();
-  for (const r of await q.many<{ module: string; id: string }>(`SELECT module, id FROM ${LEDGER} ORDER BY module, id`))
-    here.set(r.module, [...(here.get(r.module) ?? []), r.id]);
-  const differ = [...archived.keys()].filter((m) => !preserved.includes(m) && here.has(m) && archived.get(m)!.join(',') !== here.get(m)!.join(','));
-  if (differ.length) {
-    const which = differ.map((m) => `${m}: ${archived.get(m)!.at(-1)} in the backup, ${here.get(m)!.at(-1)} here`).join('; ');
-    throw conflict(`the backup was made at another schema version (${which}): restore it with the version that made it`);
-  }
-}
-
-async function readHeader(file: string, table: string): Promise<TableHeader> {
-  for await (const line of lines(file)) return parseHeader(line, table);
-  throw new BadArchive(`the file of table ${table} is empty`);
-}
-
-function parseHeader(line: string, table: string): TableHeader {
-  let header: TableHeader;
-  try {
-    header = JSON.parse(line) as TableHeader;
-  } catch {
-    throw new BadArchive(`the file of table ${table} does not start with its header`);
-  }
-  const valid =
-    header?.table === table && Array.isArray(header.columns) && header.columns.every((c) => typeof c?.name === 'string' && typeof c.type === 'string');
-  if (!valid) throw new BadArchive(`the file of table ${table} does not start with its header`);
-  return header;
-}
-
-function parseRow(line: string, width: number, table: string): Array<string | null> {
-  let row: unknown;
-  try {
-    row = JSON.parse(line);
-  } catch {
-    row = undefined;
-  }
-  if (!Array.isArray(row) || row.length !== width || !row.every((v) => v === null || typeof v === 'string'))
-    throw new BadArchive(`the file of table ${table} holds a line that is not one of its rows`);
-  return row as Array<string | null>;
-}
 
 /**
  * Replaces the planned tables' rows, in the caller's transaction: emptied (identities restarted), the rows inserted in

@@ -22,7 +22,6 @@ import {
   ARCHIVE_NAME,
   COMPONENTS,
   DB_ENTRY,
-  ENGINE_NAMES,
   FOLDERS,
   PRESERVED_MODULES,
   TABLES_DIR,
@@ -39,7 +38,9 @@ import { carryOver, copyDatabase } from './swap.ts';
 import { applyPending, type Pending } from './folders.ts';
 import { exportTables } from './pg-export.ts';
 import { sqliteToTableFiles } from './sqlite-to-pg.ts';
-import { planRestore, restoreTables, type RestorePlan } from './pg-restore.ts';
+import { planRestore, restoreTables } from './pg-restore.ts';
+import type { RestorePlan } from './restore-plan.ts';
+import { planSqliteRestore, restoreSqliteTables } from './sqlite-restore.ts';
 
 export interface BackupDeps {
   store: Store;
@@ -242,19 +243,14 @@ export class Backups {
   }
 
   /**
-   * The archived database can replace this one: sound, ours, and made on this engine — or on SQLite when this is
-   * PostgreSQL (one machine moving onto a fleet: its file is turned into table files first). PostgreSQL's tables do not
-   * go back into a SQLite file: 400 naming both. On PostgreSQL answers the plan of the tables to restore.
+   * The archived database can replace this one: sound, ours, and of this schema. Across the engines it is converted:
+   * a SQLite file into table files on PostgreSQL (one machine moving onto a fleet), PostgreSQL's table files into this
+   * SQLite database's tables (a fleet back onto one machine). Answers the plan of the tables to restore, or nothing
+   * when a SQLite file replaces this one whole.
    */
   private async checkArchivedDatabase(manifest: Manifest, files: string): Promise<RestorePlan | undefined> {
-    const archived = archivedEngine(manifest);
     const here = this.d.store.dialect;
-    if (archived === 'postgres' && here === 'sqlite')
-      throw badRequest(
-        `this backup's database was made on ${ENGINE_NAMES[archived]} and this service runs on ${ENGINE_NAMES[here]}: ` +
-          "PostgreSQL's tables restore on PostgreSQL only (the other components restore anywhere: list them in components)",
-      );
-    if (archived === 'postgres') return planRestore(this.d.store, files, manifest, PRESERVED_MODULES);
+    if (archivedEngine(manifest) === 'postgres') return (here === 'sqlite' ? planSqliteRestore : planRestore)(this.d.store, files, manifest, PRESERVED_MODULES);
     checkDatabase(path.join(files, DB_ENTRY));
     if (here === 'sqlite') return undefined;
     const tables = await sqliteToTableFiles(path.join(files, DB_ENTRY), files, this.d.store);
@@ -273,7 +269,7 @@ export class Backups {
       if (tables) {
         // The store may run the work twice (a lost race): its warnings are taken from the run that committed.
         const cascaded = await this.d.store.tx(async (t) => {
-          const emptied = await restoreTables(t, tables);
+          const emptied = await (t.dialect === 'sqlite' ? restoreSqliteTables : restoreTables)(t, tables);
           await insertJournal(t, pending);
           return emptied;
         });

@@ -17,6 +17,7 @@ import { conflict, type Queries } from '@talon/module-sdk';
 import { TABLES_DIR, type TableEntry } from './components.ts';
 import { BadArchive } from './extract.ts';
 import { quote, schemaTables, tableFile, writeLine, type Column, type TableHeader } from './pg-tables.ts';
+import { ordinaryTables, SQLITE_TABLES, type MasterRow } from './sqlite-tables.ts';
 
 type SqliteValue = bigint | number | string | Buffer | null;
 
@@ -29,7 +30,7 @@ export async function sqliteToTableFiles(file: string, files: string, q: Queries
   try {
     db.defaultSafeIntegers(true);
     const written: TableEntry[] = [];
-    for (const table of ordinaryTables(db)) {
+    for (const table of ordinaryTables(db.prepare(SQLITE_TABLES).all() as MasterRow[])) {
       const columns = live.get(table);
       if (!columns) continue;
       const entry = { name: table, file: tableFile(table) };
@@ -39,16 +40,6 @@ export async function sqliteToTableFiles(file: string, files: string, q: Queries
   } finally {
     db.close();
   }
-}
-
-/** The file's tables that hold rows of their own: not a virtual table, nor one of a virtual table's shadow tables. */
-function ordinaryTables(db: Db): string[] {
-  const tables = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as Array<{
-    name: string;
-    sql: string | null;
-  }>;
-  const virtual = tables.filter((t) => /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(t.sql ?? '')).map((t) => t.name);
-  return tables.map((t) => t.name).filter((name) => !virtual.some((v) => name === v || name.startsWith(`${v}_`)));
 }
 
 /** One table, row by row, in this database's column order; answers the row count. */

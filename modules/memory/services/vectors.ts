@@ -50,7 +50,39 @@ export class VectorIndex {
     const tables = await this.store.many<{ name: string }>(
       sqliteOnly(this.store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'", 'listing vec0 tables'),
     );
-    for (const t of tables) this.dims.add(Number(t.name.slice(TABLE_PREFIX.length)));
+    // The GLOB also matches a vec0 table's shadow tables (memory_vec_384_info): only the tables themselves count.
+    for (const t of tables) if (/^\d+$/.test(t.name.slice(TABLE_PREFIX.length))) this.dims.add(Number(t.name.slice(TABLE_PREFIX.length)));
+    await this.fillIndex();
+  }
+
+  /**
+   * SQLite: vectors with no row in their dimension's vec0 table — restored from a PostgreSQL backup, which keeps the
+   * quantised form in a column instead — get one, so that the coarse pass finds them. A dimension whose counts agree
+   * costs two counts; the rest page by page, in entry order.
+   */
+  private async fillIndex(): Promise<void> {
+    const PAGE = 500;
+    const dims = await this.store.many<{ dim: number; n: number }>('SELECT dim, COUNT(*) AS n FROM memory_embeddings GROUP BY dim');
+    for (const { dim, n } of dims.filter((d) => isDimension(d.dim))) {
+      await this.ensureTable(dim);
+      const table = `${TABLE_PREFIX}${dim}`;
+      const indexed = await this.store.one<{ n: number }>(sqliteOnly(this.store, `SELECT COUNT(*) AS n FROM ${table}`, 'vec0 count'));
+      if (indexed?.n === n) continue;
+      for (let after = 0; ;) {
+        const rows = await this.store.many<{ seq: number; vector: Buffer; agent_id: string | null }>(
+          sqliteOnly(
+            this.store,
+            `SELECT e.entry_seq AS seq, e.vector, m.agent_id FROM memory_embeddings e JOIN memory_entries m ON m.seq = e.entry_seq
+              WHERE e.dim = ? AND e.entry_seq > ? AND e.entry_seq NOT IN (SELECT rowid FROM ${table}) ORDER BY e.entry_seq LIMIT ?`,
+            'vec0 fill',
+          ),
+          [dim, after, PAGE],
+        );
+        for (const row of rows) await indexVector(this.store, dim, row.seq, row.agent_id, row.vector);
+        if (rows.length < PAGE) break;
+        after = rows[rows.length - 1]!.seq;
+      }
+    }
   }
 
   /**
@@ -117,11 +149,7 @@ export class VectorIndex {
     }
     await t.run('INSERT INTO memory_embeddings (entry_seq, model, dim, vector) VALUES (?, ?, ?, ?)', [seq, model, vector.length, toBlob(vector)]);
     if (!this.loaded || !this.dims.has(vector.length)) return;
-    await t.run(sqliteOnly(t, `INSERT INTO ${TABLE_PREFIX}${vector.length} (rowid, agent_id, embedding) VALUES (?, ?, vec_quantize_binary(?))`, 'vec0'), [
-      BigInt(seq),
-      agentId ?? '',
-      toBlob(vector),
-    ]);
+    await indexVector(t, vector.length, seq, agentId, toBlob(vector));
   }
 
   /** Coarse candidates by Hamming distance of the quantised vectors. */
@@ -163,6 +191,15 @@ export class VectorIndex {
     for (const r of rows) out.set(r.entry_seq, fromBlob(r.vector));
     return out;
   }
+}
+
+/** SQLite: an entry's binary-quantised vector into its dimension's vec0 table (the agent is its partition). */
+async function indexVector(q: Queries, dim: number, seq: number, agentId: string | null, vector: Buffer): Promise<void> {
+  await q.run(sqliteOnly(q, `INSERT INTO ${TABLE_PREFIX}${dim} (rowid, agent_id, embedding) VALUES (?, ?, vec_quantize_binary(?))`, 'vec0'), [
+    BigInt(seq),
+    agentId ?? '',
+    vector,
+  ]);
 }
 
 const isDimension = (dim: number) => Number.isInteger(dim) && dim > 0 && dim <= 8192 && dim % 8 === 0;

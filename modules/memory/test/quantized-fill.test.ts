@@ -1,7 +1,7 @@
 /**
- * PostgreSQL keeps each vector's binary-quantised form beside it for the coarse search pass. Vectors stored without
- * it (restored from a SQLite backup, whose index was a vec0 table) get it at the module's start, so that search finds
- * them again.
+ * Each vector's binary-quantised form serves the coarse search pass: beside it on PostgreSQL, in a vec0 table per
+ * dimension on SQLite. Vectors stored without it (restored from a backup made on the other engine) get it at the
+ * module's start, so that search finds them again.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,6 @@ import path from 'node:path';
 import { FakeProvider, startTestKernel, waitFor, type TestKernel } from '@talon/testing';
 import { AGENT_A, json } from './helpers.ts';
 
-const skip = process.env.TALON_TEST_DB !== 'postgres' && 'the quantised column is PostgreSQL’s (SQLite keeps a vec0 table)';
 const home = mkdtempSync(path.join(tmpdir(), 'talon-memory-quantized-'));
 let fake: FakeProvider;
 before(async () => {
@@ -29,15 +28,36 @@ const start = () =>
     home,
     config: `[memory]\nembedding_provider = "${fake.url}/v1"\nembedding_model = "fake-embed"\n`,
   });
-const coarse = (k: TestKernel) => k.kernel.store.one<{ n: number; q: number }>('SELECT COUNT(*) AS n, COUNT(quantized) AS q FROM memory_embeddings');
+const store = (k: TestKernel) => k.kernel.store;
+/** The vec0 tables (SQLite). */
+const vecTables = async (k: TestKernel) =>
+  (await store(k).many<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'"))
+    .map((t) => t.name)
+    .filter((name) => /^memory_vec_\d+$/.test(name));
 
-test('vectors without their quantised form get it at the start, and the search finds them by it', { skip, timeout: 60_000 }, async () => {
+/** How many vectors there are, and how many have their quantised form. */
+async function coarse(k: TestKernel): Promise<{ n: number; q: number }> {
+  const n = (await store(k).one<{ n: number }>('SELECT COUNT(*) AS n FROM memory_embeddings'))!.n;
+  if (store(k).dialect !== 'sqlite') return { n, q: (await store(k).one<{ q: number }>('SELECT COUNT(quantized) AS q FROM memory_embeddings'))!.q };
+  let q = 0;
+  for (const table of await vecTables(k)) q += (await store(k).one<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+  return { n, q };
+}
+
+/** Drops every vector's quantised form, as a restore from the other engine leaves them. */
+async function stripQuantized(k: TestKernel): Promise<void> {
+  if (store(k).dialect !== 'sqlite') await store(k).run('UPDATE memory_embeddings SET quantized = NULL');
+  else for (const table of await vecTables(k)) await store(k).run(`DELETE FROM ${table}`);
+  assert.equal((await coarse(k)).q, 0);
+}
+
+test('vectors without their quantised form get it at the start, and the search finds them by it', { timeout: 60_000 }, async () => {
   let k = await start();
   try {
     for (const content of ['The user keeps bees on the roof.', 'The user collects old maps.'])
       assert.equal((await k.request('/api/memory', { method: 'POST', json: { content, agent_id: AGENT_A } })).status, 201);
     await waitFor(async () => ((await coarse(k))!.n === 2 ? true : undefined), 5000, 'both entries embedded');
-    await k.kernel.store.run('UPDATE memory_embeddings SET quantized = NULL');
+    await stripQuantized(k);
     await k.stop();
     k = await start();
     assert.deepEqual(await coarse(k), { n: 2, q: 2 });
