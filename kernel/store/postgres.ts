@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import pg from 'pg';
-import type { Params, Queries, Store } from '@talon/module-sdk';
+import type { Params, Queries, SqlValue, Store } from '@talon/module-sdk';
 import { Mutex } from './mutex.ts';
 import { PgListener, type PgListenerOptions } from './pg-listener.ts';
 import { numberPlaceholders } from './postgres-sql.ts';
@@ -173,7 +173,7 @@ export class PostgresStore implements Store {
       statement = { name: `talon_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text };
       this.statements.set(sql, statement);
     }
-    return { ...statement, values: params ? [...params] : [] };
+    return { ...statement, values: params ? params.map(withoutNul) : [] };
   }
 
   /** A statement timeout says which setting bounds it, and the likely cause when a transaction was open. */
@@ -272,6 +272,14 @@ function getTypeParser(oid: number, format?: string): (text: string) => unknown 
 }
 
 /** BIGINT, NUMERIC (COUNT, SUM): as a number, or an error when past 2^53, where numbers stop being exact. */
+/**
+ * PostgreSQL's text cannot hold U+0000 (the server refuses the whole statement): a NUL in a string value, which a
+ * client, a channel or a tool may send, is stored as U+FFFD, the replacement character, rather than lose the row.
+ */
+function withoutNul(value: SqlValue): SqlValue {
+  return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
+}
+
 export function toNumber(text: string): number {
   const n = Number(text);
   if (Math.abs(n) > Number.MAX_SAFE_INTEGER || Number.isNaN(n))

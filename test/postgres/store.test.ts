@@ -40,6 +40,17 @@ describe('PostgreSQL store', { skip: postgresMissing() }, () => {
   storeContract('postgres', async () => openPostgresTestStore());
 
   test(
+    'a NUL in a string value (which PostgreSQL text cannot hold) is stored as U+FFFD, in and out of a transaction, not refused',
+    withStore(async (store) => {
+      await store.exec('CREATE TABLE t (v TEXT NOT NULL)');
+      await store.run('INSERT INTO t (v) VALUES (?)', ['a\0b']);
+      await store.tx((t) => t.run('INSERT INTO t (v) VALUES (?)', ['\0\0']));
+      assert.deepEqual(await store.many('SELECT v FROM t ORDER BY v'), [{ v: 'a\uFFFDb' }, { v: '\uFFFD\uFFFD' }]);
+      assert.deepEqual(await store.one('SELECT COUNT(*) AS n FROM t WHERE v = ?', ['a\0b']), { n: 1 }, 'a lookup by the same value finds it');
+    }),
+  );
+
+  test(
     'integers come back as numbers (BIGINT, COUNT, SUM, NUMERIC, arrays); a value past 2^53 is refused, not rounded',
     withStore(async (store) => {
       await store.exec('CREATE TABLE n (v BIGINT NOT NULL)');
@@ -90,16 +101,21 @@ describe('PostgreSQL store', { skip: postgresMissing() }, () => {
       const barrier = new Promise<void>((resolve) => (bothLocked = resolve));
       let locked = 0;
       let attempts = 0;
+      let survived!: () => void;
+      const committed = new Promise<void>((resolve) => (survived = resolve));
       // Each locks one row, waits until the other has its row, then asks for the other's: a deadlock (this test
-      // breaks the rule "await only t" on purpose, to line the two up).
+      // breaks the rule "await only t" on purpose, to line the two up). The victim's second run waits for the other
+      // to commit: started sooner, it could take its first row again before the other had both, a second deadlock.
       const crossing = (first: string, second: string) =>
-        store.tx(async (t) => {
-          attempts++;
-          await t.run('UPDATE d SET v = v + 1 WHERE k = ?', [first]);
-          if (++locked === 2) bothLocked();
-          await barrier;
-          await t.run('UPDATE d SET v = v + 1 WHERE k = ?', [second]);
-        });
+        store
+          .tx(async (t) => {
+            if (++attempts > 2) await committed;
+            await t.run('UPDATE d SET v = v + 1 WHERE k = ?', [first]);
+            if (++locked === 2) bothLocked();
+            await barrier;
+            await t.run('UPDATE d SET v = v + 1 WHERE k = ?', [second]);
+          })
+          .then(() => survived());
       await Promise.all([crossing('a', 'b'), crossing('b', 'a')]);
       assert.equal(attempts, 3, 'the victim ran twice');
       assert.deepEqual(await store.many('SELECT k, v FROM d ORDER BY k'), [

@@ -44,6 +44,18 @@ test('POST /api/memory creates an entry (201) with defaults', async () => {
   assert.equal(user.category, 'preference');
 });
 
+test('a NUL in the content is kept on SQLite and stored as U+FFFD on PostgreSQL (whose text cannot hold it), never a 500', async () => {
+  const item = await create({ content: 'before\u0000after', tags: ['t\u0000'] });
+  const nul = k.kernel.store.dialect === 'sqlite' ? '\u0000' : '\uFFFD';
+  assert.equal(item.content, `before${nul}after`);
+  const listed = await json<{ memories: Item[] }>(await k.request('/api/memory?limit=100'));
+  const stored = listed.memories.find((i) => i.id === item.id);
+  assert.equal(stored?.content, `before${nul}after`);
+  assert.deepEqual(stored.tags, ['t\u0000'], 'inside JSON text the NUL is an escape, kept on both engines');
+  // The tests below count the entries.
+  assert.equal((await k.request(`/api/memory/items/${item.id}`, { method: 'DELETE' })).status, 200);
+});
+
 test('POST /api/memory refuses bad bodies', async () => {
   for (const [body, status, pattern] of [
     [{}, 400, /content/],
