@@ -274,7 +274,7 @@ function getTypeParser(oid: number, format?: string): (text: string) => unknown 
 /** BIGINT, NUMERIC (COUNT, SUM): as a number, or an error when past 2^53, where numbers stop being exact. */
 /**
  * PostgreSQL's text cannot hold U+0000 (the server refuses the whole statement): a NUL in a string value, which a
- * client, a channel or a tool may send, is stored as U+FFFD, the replacement character, rather than lose the row.
+ * caller may pass, is stored as U+FFFD, the replacement character, rather than lose the row.
  */
 function withoutNul(value: SqlValue): SqlValue {
   return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
