@@ -271,7 +271,6 @@ function getTypeParser(oid: number, format?: string): (text: string) => unknown 
   return pg.types.getTypeParser(oid as never);
 }
 
-/** BIGINT, NUMERIC (COUNT, SUM): as a number, or an error when past 2^53, where numbers stop being exact. */
 /**
  * PostgreSQL's text cannot hold U+0000 (the server refuses the whole statement): a NUL in a string value, which a
  * caller may pass, is stored as U+FFFD, the replacement character, rather than lose the row.
@@ -280,6 +279,7 @@ function withoutNul(value: SqlValue): SqlValue {
   return typeof value === 'string' && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
 }
 
+/** BIGINT, NUMERIC (COUNT, SUM): as a number, or an error when past 2^53, where numbers stop being exact. */
 export function toNumber(text: string): number {
   const n = Number(text);
   if (Math.abs(n) > Number.MAX_SAFE_INTEGER || Number.isNaN(n))
