@@ -71,6 +71,11 @@ interface JournalRow {
 
 const JOURNAL_ROWS = 'SELECT id, staging, components FROM backup_restore_journal';
 const JOURNAL_DELETE = 'DELETE FROM backup_restore_journal WHERE id = ?';
+/** A journal row, held until the transaction ends (on SQLite the transaction's write lock holds it). */
+const JOURNAL_HOLD = {
+  sqlite: 'SELECT id FROM backup_restore_journal WHERE id = ?',
+  postgres: 'SELECT id FROM backup_restore_journal WHERE id = ? FOR UPDATE',
+};
 
 export class Backups {
   private busy: string | undefined;
@@ -291,17 +296,27 @@ export class Backups {
     return { restarted, warnings };
   }
 
-  /** Moves the folders in place and closes the journal entry. */
-  private async finish(pending: Pending): Promise<void> {
-    this.place(pending);
-    await this.d.store.run(JOURNAL_DELETE, [pending.id]);
+  /**
+   * Moves the folders of a restore in place and closes its journal entry, in one transaction holding the entry: a
+   * process starting meanwhile recovers interrupted restores under the same hold (SQLite's write lock, PostgreSQL's row
+   * lock), so it waits, then finds the entry gone, and the folders are never moved by two processes at once. The
+   * staging folder is removed after the commit by the process that placed it (what a crash leaves goes with the
+   * leftovers). Answers the config placed, or undefined when another process had finished the entry.
+   */
+  private async finish(pending: Pending): Promise<{ config?: Record<string, unknown> } | undefined> {
+    const placed = await this.d.store.tx(async (t) => {
+      if (!(await t.one(t.pick(JOURNAL_HOLD), [pending.id]))) return undefined;
+      const done = this.moveIn(pending);
+      await t.run(JOURNAL_DELETE, [pending.id]);
+      return done;
+    });
+    if (placed) rmSync(pending.staging, { recursive: true, force: true });
+    return placed;
   }
 
-  /** Moves the folders of a restore in place and removes its staging folder. */
-  private place(pending: Pending): { config?: Record<string, unknown> } {
-    const placed = applyPending(pending, this.d.home, { file: this.d.config.file, current: () => this.d.config.read() });
-    rmSync(pending.staging, { recursive: true, force: true });
-    return placed;
+  /** Moves a restore's folders (and config) from its staging folder into place. */
+  private moveIn(pending: Pending): { config?: Record<string, unknown> } {
+    return applyPending(pending, this.d.home, { file: this.d.config.file, current: () => this.d.config.read() });
   }
 
   /** Modules that hold state read from what was restored start again, so they serve it at once. */
@@ -325,27 +340,29 @@ export class Backups {
    * At start, before any module starts: a restore a crash interrupted after its commit point is finished (its folders
    * moved in place), staging left before it is removed. It must precede every module's start() (they read the folders
    * it moves), and the kernel registers every module before it starts any: so on SQLite this runs in register(), on
-   * the raw connection (synchronous; inside the kernel's staging transaction). See recoverLater for other engines.
+   * the raw connection (synchronous; inside the kernel's staging transaction, whose write lock holds the journal as
+   * finish does). See recoverLater for other engines.
    */
   recoverNow(db: Db): { finished: string[]; config?: Record<string, unknown> } {
-    const rows = db.prepare(JOURNAL_ROWS).all() as JournalRow[];
-    const done = this.recoverRows(rows);
-    for (const id of done.finished) db.prepare(JOURNAL_DELETE).run(id);
-    return done;
+    const finished: string[] = [];
+    let config: Record<string, unknown> | undefined;
+    for (const row of db.prepare(JOURNAL_ROWS).all() as JournalRow[]) {
+      const pending = pendingOf(row);
+      config = this.moveIn(pending).config ?? config;
+      db.prepare(JOURNAL_DELETE).run(row.id);
+      rmSync(pending.staging, { recursive: true, force: true });
+      finished.push(row.id);
+    }
+    return { finished, config };
   }
 
   /** The same through the store, in start(): modules that started before this one may have read the folders already. */
   async recoverLater(): Promise<{ finished: string[]; config?: Record<string, unknown> }> {
-    const done = this.recoverRows(await this.d.store.many<JournalRow>(JOURNAL_ROWS));
-    for (const id of done.finished) await this.d.store.run(JOURNAL_DELETE, [id]);
-    return done;
-  }
-
-  private recoverRows(rows: JournalRow[]): { finished: string[]; config?: Record<string, unknown> } {
     const finished: string[] = [];
     let config: Record<string, unknown> | undefined;
-    for (const row of rows) {
-      const placed = this.place({ id: row.id, staging: row.staging, components: JSON.parse(row.components) as string[] });
+    for (const row of await this.d.store.many<JournalRow>(JOURNAL_ROWS)) {
+      const placed = await this.finish(pendingOf(row));
+      if (!placed) continue;
       config = placed.config ?? config;
       finished.push(row.id);
     }
@@ -367,6 +384,8 @@ export class Backups {
     return removeLeftovers({ dataDir: this.d.dataDir, backupsDir: this.d.backupsDir() }, gone);
   }
 }
+
+const pendingOf = (row: JournalRow): Pending => ({ id: row.id, staging: row.staging, components: JSON.parse(row.components) as string[] });
 
 async function insertJournal(store: Queries, p: Pending): Promise<void> {
   await store.run('INSERT INTO backup_restore_journal (id, staging, components, created_at) VALUES (?, ?, ?, ?)', [

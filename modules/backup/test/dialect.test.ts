@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import type { Queries, Store } from '@talon/module-sdk';
 import { openTestStore } from '@talon/testing';
-import { Backups, type BackupDeps } from '../services/service.ts';
+import { Backups } from '../services/service.ts';
+import { depsFor } from './env.ts';
 
 /** A store that says it is PostgreSQL: its statements run on `on` (a SQLite test store), or fail the test. */
 function postgresStore(on?: Queries): Store {
@@ -21,25 +21,12 @@ function postgresStore(on?: Queries): Store {
     many: on ? (sql, params) => on.many(sql, params) : none,
     run: on ? (sql, params) => on.run(sql, params) : none,
     exec: none,
-    tx: none,
+    tx: on ? (work) => on.tx(work) : none,
     pick: (choices) => choices.postgres,
     sqlite: () => {
       throw new Error('not SQLite');
     },
   };
-}
-
-function depsFor(home: string, store: Store): BackupDeps {
-  return {
-    store,
-    home,
-    dataDir: path.join(home, 'data', 'backup'),
-    moduleDir: path.join(import.meta.dirname, '..'),
-    version: '0.0.0',
-    backupsDir: () => path.join(home, 'backups'),
-    log: pino({ level: 'silent' }),
-    config: { file: path.join(home, 'config.toml'), read: () => ({}) } as Partial<BackupDeps['config']> as BackupDeps['config'],
-  } as Partial<BackupDeps> as BackupDeps;
 }
 
 test('on another engine an interrupted restore is finished in start() through the store: folders placed, journal row gone', async () => {
