@@ -144,6 +144,7 @@ async function schedulerFigures(dir: string): Promise<Record<string, string>> {
       config: () => config,
       node: NODE,
       leaseMs: LEASE_MS,
+      active: () => true,
       fire: (_job, claimed) => void fired.push(...claimed),
       log,
       setTimer: (fn, t) => setTimeout(fn, t),
@@ -213,6 +214,7 @@ async function firingLateness(dir: string): Promise<Record<string, string>> {
     config: () => config,
     node: NODE,
     leaseMs: LEASE_MS,
+    active: () => true,
     fire: (job, claimed) => {
       for (const run of claimed) {
         late.push(Date.now() - run.slot);

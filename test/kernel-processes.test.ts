@@ -68,8 +68,10 @@ test('a node that stops beating is found dead and handed to every live process, 
   try {
     const [a, b] = await twoKernels(home);
     const silent = (await heard(b)).node;
+    assert.ok(b.kernel.nodes.active, 'a beating node takes work');
     // b falls silent as a killed process would: its heartbeat stops and it never marks itself stopped.
     b.kernel.nodes.silence();
+    assert.equal(b.kernel.nodes.active, false, 'a silent node takes no more work (its modules check before they claim)');
     await waitFor(async () => (await heard(a)).gone.includes(silent), 5_000);
     assert.deepEqual((await heard(a)).live, [(await heard(a)).node]);
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -257,6 +257,9 @@ export class ModuleInstance implements ServiceProvider {
       nodes: {
         id: deps.nodes.id,
         leaseMs: deps.nodes.leaseMs,
+        get active() {
+          return deps.nodes.active;
+        },
         live: () => deps.nodes.live(),
         address: (node) => deps.nodes.address(node),
         list: () => deps.nodes.list(),

@@ -59,6 +59,11 @@ export class NodeRegistry {
     return this.beatMs * 3;
   }
 
+  /** Whether this node beats: false before start, once stopped or silenced (killed, in tests; fenced). */
+  get active(): boolean {
+    return this.timer !== undefined;
+  }
+
   /** Whether another process was live at the last beat (cross-process events are written only then). */
   get alone(): boolean {
     return this.liveIds.length <= 1;

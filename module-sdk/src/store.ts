@@ -57,6 +57,12 @@ export interface NodeAccess {
   onDead(handler: (nodeId: string) => unknown): void;
   /** How long a claim lasts without renewal: a lease written now should end at `Date.now() + leaseMs`. */
   readonly leaseMs: number;
+  /**
+   * Whether this node may take new work: false once it no longer beats (it is stopping, or another node found it
+   * silent and took its claims over). Check it before each claim: the others treat the node as gone, so work it took
+   * now would run twice.
+   */
+  readonly active: boolean;
   /** The nodes seen in the last 24 hours (rows of gone nodes are kept that long), oldest boot first; read-only. */
   list(): Promise<NodeInfo[]>;
 }

@@ -14,7 +14,7 @@ export default defineModule<HooksConfig>({
   register(ctx) {
     checkToken(ctx.config, ctx.tryUse(authStatus));
     const window = new MinuteWindow();
-    const wakes = new WakeInbox(ctx.store, ctx.events, ctx.log, () => ctx.config.hold_delivery, { id: ctx.nodes.id, leaseMs: ctx.nodes.leaseMs });
+    const wakes = new WakeInbox(ctx.store, ctx.events, ctx.log, () => ctx.config.hold_delivery, ctx.nodes);
     // Wakes left undelivered (a crash after the answer, or held) go out once every module listens: at boot when the
     // service is ready, after a hot reload at once, and when hold_delivery is turned off.
     const deliver = () => void wakes.deliverPending();

@@ -43,7 +43,19 @@ export default defineModule<SchedulerConfig>({
       log: ctx.log,
     });
     const fire = (job: Parameters<Dispatcher['fire']>[0], claimed: Parameters<Dispatcher['fire']>[1]) => dispatcher.fire(job, claimed);
-    const ticker = new Ticker({ store: ctx.store, jobs, runs, schedules, config, node, leaseMs, fire, log: ctx.log, setTimer: ctx.setTimeout });
+    const ticker = new Ticker({
+      store: ctx.store,
+      jobs,
+      runs,
+      schedules,
+      config,
+      node,
+      leaseMs,
+      active: () => ctx.nodes.active,
+      fire,
+      log: ctx.log,
+      setTimer: ctx.setTimeout,
+    });
     const takeover = new Takeover({ store: ctx.store, jobs, runs, config, node, leaseMs, fire, log: ctx.log });
     const scheduler = new Scheduler(jobs, { schedules, config, agents: () => ctx.use(agentRegistry), workflows }, ticker, dispatcher, runs);
     ctx.provide(schedulerJobs, ownedJobs(scheduler, jobs));

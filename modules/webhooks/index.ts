@@ -18,7 +18,7 @@ export default defineModule<WebhooksConfig>({
     const net = () => ctx.use(netFetch);
     const vault = () => ctx.use(secretVault);
     const config = () => ctx.config;
-    const node = { id: ctx.nodes.id, leaseMs: ctx.nodes.leaseMs };
+    const node = ctx.nodes;
     const dispatcher = new Dispatcher({ store, net, vault, config, log: ctx.log, setTimeout: ctx.setTimeout, node });
     const hooks = new Hooks({ store, net, vault, config, kick: () => dispatcher.pump() });
     // Local events only (the default): the process where an event happened journals its deliveries, once.

@@ -9,7 +9,7 @@ import type { NodeAccess, Store } from '@talon/module-sdk';
 export class ChannelLeases {
   constructor(
     private readonly store: Store,
-    private readonly nodes: Pick<NodeAccess, 'id' | 'leaseMs' | 'live'>,
+    private readonly nodes: Pick<NodeAccess, 'id' | 'leaseMs' | 'live' | 'active'>,
   ) {}
 
   /** This process's node id. */
@@ -22,6 +22,8 @@ export class ChannelLeases {
    * lease is free when there is none, it expired, or its node is not live (killed, or stopped without releasing it).
    */
   async take(channel: string): Promise<boolean> {
+    // A node that no longer beats is gone to the others, who take its claims over: it takes none again.
+    if (!this.nodes.active) return false;
     const now = Date.now();
     const live = await this.nodes.live();
     if (!live.includes(this.nodes.id)) live.push(this.nodes.id);

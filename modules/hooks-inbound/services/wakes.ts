@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { conflict, type EventAccess, type Store } from '@talon/module-sdk';
+import { conflict, type EventAccess, type NodeAccess, type Store } from '@talon/module-sdk';
 
 export interface WakeInput {
   text: string;
@@ -41,7 +41,7 @@ export class WakeInbox {
     /** [hooks] hold_delivery: while true, wakes are stored and acknowledged but not published. */
     private readonly held: () => boolean,
     /** This process's node id and how long a claim lasts. */
-    private readonly node: { id: string; leaseMs: number },
+    private readonly node: Pick<NodeAccess, 'id' | 'leaseMs' | 'active'>,
   ) {}
 
   /**
@@ -130,6 +130,8 @@ export class WakeInbox {
    * again on each row it changes, so a row another process claimed meanwhile is not taken.
    */
   private async claim(): Promise<WakeRow[]> {
+    // A node that no longer beats is gone to the others, who take its claims over: it takes none again.
+    if (!this.node.active) return [];
     const rows = await this.store.many<WakeRow>(
       `UPDATE hooks_inbound_wakes SET node = ?, lease_until = ?
        WHERE delivered_at IS NULL AND node IS NULL

@@ -34,8 +34,8 @@ test('two processes delivering at once publish each stored wake once, in arrival
   try {
     const [ra, rb] = [recorder(), recorder()];
     const log = pino({ level: 'silent' });
-    const a = new WakeInbox(opened.store, ra.events, log, () => false, { id: 'node-a', leaseMs: LEASE });
-    const b = new WakeInbox(other.store, rb.events, log, () => false, { id: 'node-b', leaseMs: LEASE });
+    const a = new WakeInbox(opened.store, ra.events, log, () => false, { id: 'node-a', leaseMs: LEASE, active: true });
+    const b = new WakeInbox(other.store, rb.events, log, () => false, { id: 'node-b', leaseMs: LEASE, active: true });
     const stored: string[] = [];
     for (let i = 0; i < 30; i++) stored.push((await (i % 2 ? a : b).accept({ text: `w${i}`, mode: 'now' })).id);
     await Promise.all([a.deliverPending(), b.deliverPending(), a.deliverPending(), b.deliverPending()]);
@@ -58,8 +58,8 @@ test('two processes given the same Idempotency-Key at once: one stores the wake,
   const other = openTestStore([], opened.file);
   try {
     const log = pino({ level: 'silent' });
-    const a = new WakeInbox(opened.store, recorder().events, log, () => false, { id: 'node-a', leaseMs: LEASE });
-    const b = new WakeInbox(other.store, recorder().events, log, () => false, { id: 'node-b', leaseMs: LEASE });
+    const a = new WakeInbox(opened.store, recorder().events, log, () => false, { id: 'node-a', leaseMs: LEASE, active: true });
+    const b = new WakeInbox(other.store, recorder().events, log, () => false, { id: 'node-b', leaseMs: LEASE, active: true });
     const wake = { text: 'deploy done', mode: 'now' as const };
     const [first, second] = await Promise.all([a.accept(wake, 'key-1'), b.accept(wake, 'key-1')]);
     assert.equal(first.id, second.id);

@@ -120,7 +120,7 @@ function start(db: TestStore, driver: MediaDriver, options: StartOptions = {}): 
   };
   const deps: VideoDeps = {
     store: db.store,
-    nodes: { id: options.node ?? randomUUID(), leaseMs: options.leaseMs ?? 2000 },
+    nodes: { id: options.node ?? randomUUID(), leaseMs: options.leaseMs ?? 2000, active: true },
     config: () => ({ ...fast, ...options.config }),
     log: pino({ level: 'silent' }),
     driver: (name) => (name === driver.name ? driver : undefined),

@@ -25,6 +25,8 @@ export interface TickerDeps {
   /** This node, and how long a claimed run is leased. */
   node: string;
   leaseMs: number;
+  /** Whether this node may claim (ctx.nodes.active). */
+  active: () => boolean;
   /** Runs a claimed job's runs one after another, in slot order (not awaited by the loop). */
   fire: (job: JobRow, runs: Claimed[]) => void;
   log: Logger;
@@ -73,6 +75,8 @@ export class Ticker {
   async tick(): Promise<number> {
     const now = this.now();
     let claimed = 0;
+    // A node that no longer beats is gone to the others, who take its claims over: it takes none again.
+    if (!this.deps.active()) return claimed;
     for (;;) {
       const due = await this.deps.jobs.due(now, BATCH);
       // An idle tick takes no write lock: every process ticks, and they would queue behind each other's empty claims.

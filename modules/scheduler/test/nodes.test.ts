@@ -1,7 +1,8 @@
 /**
- * Two kernels on one home: the node running a scheduled job goes silent (its heartbeat stops, as if killed); the
- * other node takes the run over and runs it again (the slot is within misfire_grace_secs), joining the turn the
- * dead node had queued (the queue's idempotency key) instead of queueing a second one; the run is recorded once.
+ * Two kernels on one home: the node running a scheduled job and its turn goes silent (its heartbeat stops, as if
+ * killed); the other node takes the run over and runs it again (the slot is within misfire_grace_secs), joining the
+ * turn the dead node had queued (the queue's idempotency key) instead of queueing a second one; the run is recorded
+ * once.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,13 +18,15 @@ const kernels: TestKernel[] = [];
 let agent: string;
 type Run = { node: string; state: string; slot: string };
 
+const start = async () => {
+  const k = await startAgentTestKernel({ fake, home, only: ['scheduler', 'error-envelope'], heartbeatMs: 100, feedPollMs: 50 });
+  kernels.push(k);
+  return k;
+};
+
 before(async () => {
   await fake.start();
-  const start = () => startAgentTestKernel({ fake, home, only: ['scheduler', 'error-envelope'], heartbeatMs: 100, feedPollMs: 50 });
-  kernels.push(await start());
-  // The agent exists before the second process starts, so both know it whatever their agent caches do.
-  agent = await spawn(kernels[0], 'nightly');
-  kernels.push(await start());
+  agent = await spawn(await start(), 'nightly');
 });
 
 after(async () => {
@@ -39,17 +42,19 @@ test('a run whose node died is taken over by the live node, run again once, and 
   const at = new Date(Date.now() + 800).toISOString();
   const job = await createJob(kernels[0], { agent_id: agent, cron: `at ${at}`, prompt: 'the nightly run' });
   const runs = async (k: TestKernel) => (await call<Run[]>(k, `/api/schedules/${job.id}/runs`)).body;
+  const dying = kernels[0];
   const [first] = (await waitFor(
     async () => {
-      const list = await runs(kernels[0]);
+      const list = await runs(dying);
       return list.length && fake.requests.length ? list : undefined;
     },
     5000,
-    'a node to claim the slot and start its turn',
+    'the node to claim the slot and start its turn',
   ))!;
-  assert.equal(first.state, 'running');
-  const dying = kernels.find((k) => k.kernel.nodes.id === first.node)!;
-  const live = kernels.find((k) => k !== dying)!;
+  assert.deepEqual([first.state, first.node], ['running', dying.kernel.nodes.id]);
+  // The second process starts once the run and its turn are the first one's: had both been running, the second could
+  // have claimed the queued turn itself, and its takeover would then wait for its own 20 s turn.
+  const live = await start();
 
   await dying.kernel.nodes.stop();
   const [taken] = (await waitFor(

@@ -35,6 +35,7 @@ function ticker(s: TestStore, node: string, fire: (job: JobRow, runs: Claimed[])
     config: () => config,
     node,
     leaseMs: 6000,
+    active: () => true,
     fire,
     log,
     setTimer: setTimeout,

@@ -22,7 +22,7 @@ const KEEP_MS = 24 * 3600_000;
 
 export interface QueueDeps extends TurnDeps {
   store: Store;
-  nodes: Pick<NodeAccess, 'id' | 'live'>;
+  nodes: Pick<NodeAccess, 'id' | 'live' | 'active'>;
   changes: Pick<ChangeFeed, 'note'>;
   config: () => TasksConfig;
   log: Logger;
@@ -222,6 +222,8 @@ export class Queue implements TaskQueue {
 
   private async claimAll(): Promise<void> {
     const { nodes } = this.deps;
+    // A node that no longer beats is gone to the others, who take its rows back to the queue: it claims none again.
+    if (!nodes.active) return;
     for (const lane of await this.rows.waitingLanes(this.holder, this.retired)) {
       for (;;) {
         const row = await this.rows.claim(lane, this.cap(lane), nodes.id, this.holder, this.retired, Date.now());

@@ -46,6 +46,7 @@ interface Process {
   store: Store;
   runner: StubRunner;
   node: string;
+  nodes: { active: boolean };
   live: Set<string>;
 }
 
@@ -82,18 +83,20 @@ async function proc(node: string, file?: string, caps: Record<string, number> = 
   }
   const runner = new StubRunner();
   const live = new Set<string>();
+  // `active` false: the node no longer beats (stopping, or silent past its lease) but its process goes on.
+  const nodes = { id: node, live: async () => [...live], active: true };
   const queue = new Queue({
     registry: () => ({ get: (id: string) => (id === AGENT.id ? AGENT : undefined) }) as unknown as AgentRegistry,
     runner: () => runner as unknown as AgentRunner,
     sessions: () => ({ create: () => 'new-session' }) as unknown as SessionStore,
     config: lanes(caps),
     store: s.store,
-    nodes: { id: node, live: async () => [...live] },
+    nodes,
     changes: { note: async () => undefined },
     log: pino({ level: 'silent' }),
     startedAt: 0,
   });
-  return { queue, store: s.store, runner, node, live, file: s.file };
+  return { queue, store: s.store, runner, node, nodes, live, file: s.file };
 }
 
 const turn = (extra: Record<string, unknown> = {}) => ({ lane: 'schedule', agentId: AGENT.id, message: 'hi', origin: 'schedule', ...extra });
@@ -184,6 +187,26 @@ test("kill -9: a dead node's running turn goes back to the queue (attempts count
   runner.calls[0].end('recovered');
   await waitFor(async () => (await row(a))?.state === 'done', 2000, 'done');
   assert.match((await row(a))!.result!, /recovered/);
+});
+
+test('a node that no longer beats claims nothing: the turn taken back from it is run by a live node, not by it again', async () => {
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
+  void a.queue.runTurn(turn()).catch(() => undefined);
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'a to run it');
+  // a stalls (its beats stop, its process goes on); b finds it gone and queues its turn again. Both look at once.
+  a.nodes.active = false;
+  b.nodes.active = false;
+  await b.queue.takeOver('node-a');
+  await Promise.all([a.queue.refresh(), b.queue.refresh()]);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(a.runner.calls.length + b.runner.calls.length, 1, 'neither claims while it does not beat');
+  b.nodes.active = true;
+  await b.queue.refresh();
+  await waitFor(() => b.runner.calls.length === 1, 2000, 'b to run it again');
+  assert.equal(a.runner.calls.length, 1, 'a took back what the others took over');
+  b.runner.calls[0].end('recovered');
+  await waitFor(async () => (await row(a))?.state === 'done', 2000, 'done');
 });
 
 test(`a turn whose node died ${MAX_ATTEMPTS} times is failed, saying so`, async () => {

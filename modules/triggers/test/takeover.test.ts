@@ -19,13 +19,15 @@ let watcher: string;
 const turnsFor = (text: string) => fake.requests.filter((r) => JSON.stringify(r.body).includes(text));
 const pendingFires = async (k: TestKernel) => (await k.kernel.store.one<{ n: number }>('SELECT COUNT(*) AS n FROM triggers_fires'))!.n;
 
+const start = async () => {
+  const k = await startAgentTestKernel({ fake, home, only: ['triggers', 'error-envelope'], heartbeatMs: 100, feedPollMs: 50 });
+  kernels.push(k);
+  return k;
+};
+
 before(async () => {
   await fake.start();
-  const start = () => startAgentTestKernel({ fake, home, only: ['triggers', 'error-envelope'], heartbeatMs: 100, feedPollMs: 50 });
-  kernels.push(await start());
-  // The agent exists before the second process starts, so both know it whatever their agent caches do.
-  watcher = await spawn(kernels[0], 'watcher');
-  kernels.push(await start());
+  watcher = await spawn(await start(), 'watcher');
 });
 
 after(async () => {
@@ -35,12 +37,15 @@ after(async () => {
 });
 
 test('a fire whose process died before its turn reported is resumed by the live one, and delivered once', { timeout: 30_000 }, async () => {
-  const [dying, live] = kernels;
+  const [dying] = kernels;
   const id = await createTrigger(dying, { agent_id: watcher, pattern: { custom: { event_type: 'nightly' } }, prompt_template: 'resume me: {{event}}' });
   // The dead node's turn outlasts the test; the one the live node runs answers at once.
   fake.enqueue({ text: 'from the dead node', delayMs: 20_000 }).setFallback({ text: 'from the live node' });
   publishOn(dying, 'custom', { type: 'nightly', data: 1 });
   await waitFor(() => turnsFor('resume me').length === 1 || undefined, 5000, 'the fired turn to reach the provider');
+  // The second process starts once the fire and its turn are the first one's: had both been running, the second could
+  // have claimed the queued turn itself, and its resume would then wait for its own 20 s turn.
+  const live = await start();
   assert.equal(await pendingFires(live), 1);
 
   await dying.kernel.nodes.stop();

@@ -6,6 +6,7 @@
  * claims leaves them to the others (`ctx.nodes.onDead`) or to the next start; its attempt may have reached the target,
  * so delivery is at least once (receivers de-duplicate by X-Webhook-Id).
  */
+import type { NodeAccess } from '@talon/module-sdk';
 import type { Logger } from 'pino';
 import type { SecretVault } from '@talon/secrets';
 import type { NetFetch } from '@talon/net';
@@ -21,7 +22,7 @@ export interface DispatcherDeps {
   log: Logger;
   setTimeout: (fn: () => unknown, ms: number) => NodeJS.Timeout;
   /** This process's node id (the claims' owner) and how long a claim lasts. */
-  node: { id: string; leaseMs: number };
+  node: Pick<NodeAccess, 'id' | 'leaseMs' | 'active'>;
 }
 
 export const secretOwner = (hookId: string) => `webhooks:secret:${hookId}`;
@@ -79,7 +80,8 @@ export class Dispatcher {
   private async pass(): Promise<void> {
     const { store, config, node } = this.deps;
     const free = config().concurrency - this.inflight.size;
-    if (free > 0) {
+    // A node that no longer beats is gone to the others, who take its claims over: it takes none again.
+    if (free > 0 && node.active) {
       for (const row of await store.claim(node.id, Date.now(), free, node.leaseMs)) {
         const run = this.attempt(row)
           .catch((err: unknown) => this.deps.log.warn({ err, delivery: row.id }, 'webhook attempt could not be recorded'))

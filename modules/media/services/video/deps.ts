@@ -14,7 +14,7 @@ export type VideoConfig = Pick<
 export interface VideoDeps {
   store: Store;
   /** This process (the claims' owner) and how long a claim lasts unrenewed. */
-  nodes: Pick<NodeAccess, 'id' | 'leaseMs'>;
+  nodes: Pick<NodeAccess, 'id' | 'leaseMs' | 'active'>;
   config: () => VideoConfig;
   log: Logger;
   /** The running driver of that provider (a driver module may be stopped or reloaded while a task waits). */

@@ -67,8 +67,9 @@ export class VideoPoller {
 
   private async pass(signal: AbortSignal): Promise<void> {
     const free = CONCURRENCY - this.inflight.size;
-    if (free <= 0) return;
     const { nodes } = this.deps;
+    // A node that no longer beats is gone to the others, who take its claims over: it takes none again.
+    if (free <= 0 || !nodes.active) return;
     for (const row of await this.tasks.claimDue(nodes.id, Date.now(), nodes.leaseMs, free)) {
       const work = this.deps.gate
         .poll(signal, () => this.pollTask(row, signal))
