@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { Queries, SqlValue } from '@talon/module-sdk';
+import { conflict, type Queries, type SqlValue } from '@talon/module-sdk';
 import type { Manifest } from './components.ts';
 import { BadArchive } from './extract.ts';
 import { quote, type Column } from './pg-tables.ts';
@@ -58,13 +58,30 @@ export async function restoreSqliteTables(t: Queries, plan: RestorePlan): Promis
     const parents = await t.many<{ parent: string }>('SELECT "table" AS parent FROM pragma_foreign_key_list(?)', [table]);
     if (parents.some((p) => names.has(p.parent))) cascaded.push(table);
   }
-  for (const table of [...cascaded, ...names]) await t.run(`DELETE FROM ${quote(table)}`);
+  for (const table of [...cascaded, ...names]) await emptyTable(t, table);
   for (const table of plan.tables) await insertRows(t, table);
   for (const table of plan.tables) {
     const broken = await t.one<{ parent: string }>('SELECT parent FROM pragma_foreign_key_check(?)', [table.name]);
     if (broken) throw new BadArchive(`table ${table.name}: a row refers to one of ${broken.parent} the backup does not hold`);
   }
   return cascaded.map((c) => `table ${c} was emptied: it refers to restored tables and is not in the backup`);
+}
+
+/**
+ * Empties a table. Its triggers may reach a virtual table of an extension only its module loads (memory's vec0): with
+ * that module disabled the connection lacks it, and the restore is refused naming what to do (409), not failed (500).
+ */
+async function emptyTable(t: Queries, table: string): Promise<void> {
+  try {
+    await t.run(`DELETE FROM ${quote(table)}`);
+  } catch (err) {
+    const missing = /no such module: (\S+)/.exec((err as Error).message);
+    if (!missing) throw err;
+    throw conflict(
+      `table ${table} cannot be emptied: its triggers use the SQLite extension '${missing[1]}', which its module loads and which is ` +
+        'not loaded (is the module disabled?): enable it, then restore again',
+    );
+  }
 }
 
 async function insertRows(t: Queries, table: TablePlan): Promise<void> {

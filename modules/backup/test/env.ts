@@ -15,11 +15,20 @@ export const MODULES = ['backup', 'audit', 'auth', 'agents', 'memory', 'error-en
  * `database`: the engine, when a test needs one whatever the run's (TALON_TEST_DB) is.
  */
 export async function start(
-  options: { home?: string; extra?: string; modules?: string[]; fake?: FakeProvider; database?: 'sqlite' | 'postgres'; heartbeatMs?: number } = {},
+  options: {
+    home?: string;
+    extra?: string;
+    modules?: string[];
+    /** Modules of MODULES to leave out. */
+    without?: string[];
+    fake?: FakeProvider;
+    database?: 'sqlite' | 'postgres';
+    heartbeatMs?: number;
+  } = {},
 ): Promise<AgentTestKernel> {
   return startAgentTestKernel({
     database: options.database,
-    only: [...MODULES, ...(options.modules ?? [])],
+    only: [...MODULES, ...(options.modules ?? [])].filter((m) => !options.without?.includes(m)),
     config: `api_key = "${KEY}"\n${options.extra ?? ''}`,
     fake: options.fake,
     home: options.home,

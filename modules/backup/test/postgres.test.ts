@@ -8,7 +8,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FakeProvider, postgresMissing, waitFor, type AgentTestKernel } from '@talon/testing';
@@ -324,6 +325,43 @@ test(
     } finally {
       await lite.stop();
       await pg.stop();
+    }
+  },
+);
+
+test(
+  'a PostgreSQL archive on SQLite where memory ran and is now disabled is refused (409) saying what to do; nothing changes',
+  { skip, timeout: 60_000 },
+  async () => {
+    const fake = new FakeProvider();
+    await fake.start();
+    const home = mkdtempSync(path.join(tmpdir(), 'talon-backup-novec-'));
+    const pg = await start({ database: 'postgres' });
+    let lite = await start({ database: 'sqlite', fake, extra: embeddingsOn(fake), home });
+    try {
+      // Memory ran here and indexed a vector (its vec0 table and the trigger that keeps it exist from then on).
+      assert.equal((await call(lite, '/api/memory', { method: 'POST', json: { content: 'indexed once' } })).status, 201);
+      await waitFor(async () => ((await embedded(lite)) === 1 ? true : undefined), 5000, 'the memory entry embedded');
+      await lite.stop();
+      lite = await start({ database: 'sqlite', fake, home, without: ['memory'] });
+      assert.equal((await call(lite, '/api/agents', { method: 'POST', json: { manifest_toml: manifest('stays') } })).status, 201);
+      const made = await call<Made>(pg, '/api/backup', { method: 'POST', json: { components: ['database'] } });
+      assert.equal(made.status, 201);
+      mkdirSync(path.join(home, 'backups'), { recursive: true });
+      copyFileSync(path.join(pg.home, 'backups', made.body.filename), path.join(home, 'backups', made.body.filename));
+      const refused = await call<{ error: string }>(lite, '/api/restore', { method: 'POST', json: { filename: made.body.filename } });
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.match(refused.body.error, /table memory_embeddings cannot be emptied: .*'vec0'.*enable it, then restore again/);
+      assert.deepEqual(
+        (await call<Array<{ name: string }>>(lite, '/api/agents')).body.map((a) => a.name),
+        ['stays'],
+        'nothing was restored',
+      );
+    } finally {
+      await lite.stop();
+      await pg.stop();
+      await fake.stop();
+      rmSync(home, { recursive: true, force: true });
     }
   },
 );
