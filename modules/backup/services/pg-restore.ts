@@ -1,7 +1,7 @@
 /**
  * The database part of a restore on PostgreSQL, from the table files of pg-export. planRestore checks the archive
- * against this database and changes nothing (restore-plan); restoreTables then replaces the tables' rows inside the caller's
- * transaction (which also writes the restore's journal row: one commit point).
+ * against this database and changes nothing (restore-plan); restoreTables then replaces the tables' rows inside the
+ * caller's transaction (which also writes the restore's journal row: one commit point).
  *
  * Not restored: the kernel's tables (the running processes' nodes, change feed and events, and the migration ledger:
  * the schema stays this database's) and the preserved modules' (the audit trail is never rolled back).
@@ -10,7 +10,7 @@ import type { Queries } from '@talon/module-sdk';
 import type { Manifest } from './components.ts';
 import { BadArchive } from './extract.ts';
 import { lines, quote, schemaTables, type Column } from './pg-tables.ts';
-import { parseHeader, parseRow, planTables, type RestorePlan, type TablePlan } from './restore-plan.ts';
+import { checkRowCount, parseHeader, parseRow, planTables, type RestorePlan, type TablePlan } from './restore-plan.ts';
 
 /** A batch of rows goes to the server as one JSON array parameter: at most this many rows, about this many characters. */
 const BATCH_ROWS = 1000;
@@ -92,7 +92,7 @@ async function insertRows(t: Queries, table: TablePlan): Promise<void> {
     }
   }
   if (batch.length) await insert(batch);
-  if (rows !== table.rows) throw new BadArchive(`the file of table ${table.name} holds ${rows} rows, its manifest ${table.rows}`);
+  checkRowCount(table, rows);
 }
 
 /** Each identity or serial column's sequence continues after the highest value restored (an empty table: from its start). */

@@ -116,3 +116,8 @@ export function parseRow(line: string, width: number, table: string): Array<stri
     throw new BadArchive(`the file of table ${table} holds a line that is not one of its rows`);
   return row as Array<string | null>;
 }
+
+/** A table file held the rows its manifest counts (a cut or padded file is the archive's fault). */
+export function checkRowCount(table: TablePlan, rows: number): void {
+  if (rows !== table.rows) throw new BadArchive(`the file of table ${table.name} holds ${rows} rows, its manifest ${table.rows}`);
+}

@@ -15,7 +15,7 @@ import { conflict, type Queries, type SqlValue } from '@talon/module-sdk';
 import type { Manifest } from './components.ts';
 import { BadArchive } from './extract.ts';
 import { quote, type Column } from './pg-tables.ts';
-import { parseHeader, parseRow, planTables, type RestorePlan, type TablePlan } from './restore-plan.ts';
+import { checkRowCount, parseHeader, parseRow, planTables, type RestorePlan, type TablePlan } from './restore-plan.ts';
 import { ordinaryTables, SQLITE_TABLES, type MasterRow } from './sqlite-tables.ts';
 
 /** The plan of the archive's tables on this SQLite database: its columns the archive holds, by name. */
@@ -99,7 +99,7 @@ async function insertRows(t: Queries, table: TablePlan): Promise<void> {
     await asArchiveError(`table ${table.name}`, () => t.run(sql, values));
     rows++;
   }
-  if (rows !== table.rows) throw new BadArchive(`the file of table ${table.name} holds ${rows} rows, its manifest ${table.rows}`);
+  checkRowCount(table, rows);
 }
 
 const INTEGER_TYPES = new Set(['bigint', 'integer', 'smallint']);

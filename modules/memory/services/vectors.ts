@@ -51,7 +51,10 @@ export class VectorIndex {
       sqliteOnly(this.store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'", 'listing vec0 tables'),
     );
     // The GLOB also matches a vec0 table's shadow tables (memory_vec_384_info): only the tables themselves count.
-    for (const t of tables) if (/^\d+$/.test(t.name.slice(TABLE_PREFIX.length))) this.dims.add(Number(t.name.slice(TABLE_PREFIX.length)));
+    for (const t of tables) {
+      const suffix = t.name.slice(TABLE_PREFIX.length);
+      if (/^\d+$/.test(suffix)) this.dims.add(Number(suffix));
+    }
     await this.fillIndex();
   }
 
