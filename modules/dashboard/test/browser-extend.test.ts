@@ -98,6 +98,22 @@ test('workflows: built in the step editor (a refusal shown on its step, steps re
   await waitFor(async () => (await agentBox.inputValue()) === '', 5_000, 'the emptied agent box');
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 300))));
   assert.equal(await agentBox.inputValue(), '');
+  // Emptied and left straight after the choice, before the browser paints: the choice's own update of the box, still
+  // pending then, must not put the name back over the emptied text.
+  await step(2).getByRole('combobox', { name: 'Agent' }).fill('draft');
+  await step(2)
+    .getByRole('option', { name: /drafter/ })
+    .evaluate(async (option: HTMLElement) => {
+      const box = option.closest('.picker-box')!.querySelector('input')!;
+      option.click();
+      await new Promise((done) => setTimeout(done, 0));
+      box.value = '';
+      box.dispatchEvent(new InputEvent('input', { bubbles: true }));
+      await new Promise((done) => setTimeout(done, 0));
+      box.blur();
+    });
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 300))));
+  assert.equal(await agentBox.inputValue(), '', 'emptied at once after the choice');
   await chooseDrafter(2);
   await step(2)
     .getByLabel(/^Prompt/)

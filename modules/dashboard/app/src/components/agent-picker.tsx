@@ -5,7 +5,7 @@
  * scrolls, and puts only the rows in view into the page. Thousands of agents cost one request per page read and a
  * screenful of DOM, where a <select> read and rendered all of them.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, seg } from '../lib/api.tsx';
 import { fmtInt, plural } from '../lib/format.tsx';
 import { ErrorText } from './error.tsx';
@@ -84,8 +84,10 @@ export function AgentPicker({ id, label, chosen, onChoose, placeholder = 'Type t
 
   const shown = chosen === null ? '' : chosen?.name;
   // The box shows the agent in use once it is known. Not on closing: a choice just made shows until it is in use
-  // (the chat reads it after the URL changes), and leaving without one puts the name back itself.
-  useEffect(() => {
+  // (the chat reads it after the URL changes), and leaving without one puts the name back itself. A layout effect, run
+  // as the change renders: an effect waits for the next paint, and one still pending when the person empties the box
+  // put the name back over the emptied text (it saw the list as closed).
+  useLayoutEffect(() => {
     if (!open && shown !== undefined) setText(shown);
   }, [shown]);
 
