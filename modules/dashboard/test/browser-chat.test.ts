@@ -172,11 +172,11 @@ test('the usage chart renders after a turn', browserTest, async () => {
   assert.equal((await env!.k.request(`/api/agents/${id}/message`, { method: 'POST', json: { message: 'count me' } })).status, 200);
   const { page, problems } = await openPage(env!, '/#/usage');
   await page.getByRole('heading', { name: 'Usage & budgets' }).waitFor();
-  await page.locator('.chart-canvas canvas').first().waitFor();
-  await page.locator('.uplot').first().waitFor();
-  // By day (tokens, cost) and by model (bars).
+  // By day (tokens, cost) and by model (bars): each drawn once its own request answers.
+  for (const name of ['Tokens by day', 'Cost by day (USD)', 'Tokens by model']) {
+    await page.getByRole('figure', { name }).locator('.uplot canvas').waitFor();
+  }
   assert.equal(await page.locator('.chart').count(), 3);
-  await page.getByRole('figure', { name: 'Tokens by model' }).locator('canvas').waitFor();
   await page
     .locator('table.table')
     .getByRole('row', { name: /fake-model/ })
