@@ -46,12 +46,13 @@ test('chat: the reply streams, a tool call shows as a step with its input and re
   const id = await spawn(env!.k, writer());
   env!.fake.enqueue(
     { toolCalls: [{ name: 'file_write', input: { path: 'notes.txt', content: 'hello from the test' } }] },
-    { text: 'I wrote **notes.txt** for you.\n\n```ts\nconst x: number = 1;\n```', chunkSize: 3, chunkDelayMs: 40 },
+    { text: 'I wrote **notes.txt** for you.\n\n```ts\nconst x: number = 1;\n```', chunkSize: 3, chunkDelayMs: 120 },
   );
   const { page, problems } = await openPage(env!, `/#/chat/${id}`);
   await page.getByLabel('Message', { exact: true }).fill('Write a note');
   await page.getByLabel('Message', { exact: true }).press('Enter');
-  // Token by token: part of the text is on screen while the turn still runs (the Stop button is there).
+  // Token by token: part of the text is on screen while the turn still runs (the Stop button is there; the reply
+  // streams for about 3 s, time enough for a busy machine to look).
   await page.getByText('I wrote', { exact: false }).waitFor();
   assert.ok(await page.getByRole('button', { name: 'Stop' }).isVisible(), 'still streaming');
   await page.getByTestId('turn-usage').waitFor();
