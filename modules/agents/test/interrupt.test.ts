@@ -27,7 +27,7 @@ describe('agents: interrupt and stop', () => {
   test('during an LLM call: the call completes, then the loop exits before the tool runs', async () => {
     const { agent_id } = await spawn(env.k, 'int-llm');
     const sid = await sessionOf(agent_id);
-    env.fake.enqueue({ text: 'Let me check.', toolCalls: [{ name: 'echo', input: { text: 'x' } }], delayMs: 400 });
+    env.fake.enqueue({ text: 'Let me check.', toolCalls: [{ name: 'echo', input: { text: 'x' } }], delayMs: 1500 });
     const before = env.fake.requests.length;
     const pending = send(agent_id, 'go');
     await waitFor(() => env.fake.requests.length > before);

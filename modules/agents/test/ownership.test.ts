@@ -57,7 +57,7 @@ describe('agents: turn ownership across processes', () => {
 
   test('arrival order holds across processes: a turn waiting on the other process goes before a later one here', async () => {
     const id = await shared('fifo');
-    fake.enqueue({ text: 'a1', delayMs: 500 }, { text: 'b2' }, { text: 'a3' });
+    fake.enqueue({ text: 'a1', delayMs: 1500 }, { text: 'b2' }, { text: 'a3' });
     const from = fake.requests.length;
     const r1 = send(a, id, 'turn-1');
     await requested(from);
@@ -96,7 +96,7 @@ describe('agents: turn ownership across processes', () => {
   test('interrupt sent to the process that does not run the turn ends it at its next boundary', async () => {
     const id = await shared('interrupt-me');
     const sid = (await json<{ session_id: string }>(await a.k.request(`/api/agents/${id}`))).session_id;
-    fake.enqueue({ text: 'Let me check.', toolCalls: [{ name: 'echo', input: { text: 'x' } }], delayMs: 400 });
+    fake.enqueue({ text: 'Let me check.', toolCalls: [{ name: 'echo', input: { text: 'x' } }], delayMs: 1500 });
     const from = fake.requests.length;
     const pending = send(a, id, 'go');
     await requested(from);
@@ -108,7 +108,7 @@ describe('agents: turn ownership across processes', () => {
 
   test('attach on the process that does not run the turn streams the turn from its owner', async () => {
     const id = await shared('watched');
-    fake.enqueue({ text: 'streamed through', delayMs: 400 });
+    fake.enqueue({ text: 'streamed through', delayMs: 1500 });
     const from = fake.requests.length;
     const pending = send(a, id, 'go');
     await requested(from);

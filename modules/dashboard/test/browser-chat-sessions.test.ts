@@ -28,10 +28,10 @@ test('regenerate and edit-and-branch: the reply is asked again, an edited messag
   await box.press('Enter');
   await page.getByText('A dull answer.').waitFor();
 
-  env!.fake.enqueue({ text: 'A pelican!', chunkSize: 2, chunkDelayMs: 60, delayMs: 300 });
+  env!.fake.enqueue({ text: 'A pelican!', chunkSize: 2, chunkDelayMs: 60, delayMs: 1500 });
   let before = env!.fake.requests.length;
   await page.getByRole('button', { name: 'Regenerate' }).click();
-  // While the provider has not answered, the reply says it waits.
+  // While the provider has not answered (for 1.5 s, time enough for a busy machine to look), the reply says it waits.
   await page.getByRole('status').getByText('Waiting for the model…').waitFor();
   await page.getByText('A pelican!').waitFor();
   assert.equal(await page.getByText('A dull answer.').count(), 0, 'the regenerated reply replaces the old one on screen');
