@@ -221,6 +221,22 @@ test('sessions: a new one becomes current, renaming names it, search finds it, s
   await sessions.getByLabel('Search sessions').press('Enter');
   await sessions.locator('.session-list li').first().waitFor();
   assert.equal(await sessions.locator('.session-list li').count(), 1, 'only the session that mentions it');
+  // A read of the whole list that answers after a later search: the late answer must not replace the search's.
+  const wholeList = (url: URL) => url.pathname === `/api/agents/${id}/sessions`;
+  await page.route(wholeList, async (route) => {
+    await new Promise((done) => setTimeout(done, 1500));
+    await route.continue();
+  });
+  const lateAnswer = page.waitForResponse((res) => wholeList(new URL(res.url())), { timeout: 10_000 });
+  await sessions.getByLabel('Search sessions').fill('');
+  await sessions.getByLabel('Search sessions').press('Enter');
+  await sessions.getByLabel('Search sessions').fill('pelican');
+  await sessions.getByLabel('Search sessions').press('Enter');
+  await sessions.getByRole('button', { name: 'pelican talk', exact: true }).waitFor();
+  await lateAnswer;
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 300))));
+  assert.equal(await sessions.locator('.session-list li').count(), 1, 'still only the session that mentions it');
+  await page.unroute(wholeList);
   await sessions.getByRole('button', { name: 'pelican talk', exact: true }).click();
   await page.getByText('first answer').waitFor();
   assert.deepEqual(problems, []);
