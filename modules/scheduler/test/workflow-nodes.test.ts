@@ -81,7 +81,13 @@ test(
     assert.equal(started.length, 1, 'the workflow was started once');
     assert.equal(started[0].state, 'Failed');
     assert.match(String(started[0].error), /^interrupted/);
-    assert.equal(taken.node, live.kernel.nodes.id);
+    // Recorded by the live node, or by the process stopped here (its heartbeat only: it goes on, unlike a killed one)
+    // when it heard the workflow run end before the live node moved the scheduled run to itself. Once either way.
+    assert.ok(
+      [live.kernel.nodes.id, dying.kernel.nodes.id].some((id) => id === taken.node),
+      taken.node,
+    );
+    assert.equal((await runs(live)).length, 1);
     assert.match(String(taken.error), new RegExp(`workflow run ${started[0].id} failed: interrupted`));
   },
 );

@@ -243,15 +243,23 @@ export class Queue implements TaskQueue {
     } catch (error) {
       outcome = { ok: false, error };
     }
+    let answerNow = true;
     try {
-      await this.deps.store.tx(async (t) => {
-        if (await this.rows.finish(row.id, this.deps.nodes.id, recorded(outcome), Date.now(), t)) await this.deps.changes.note(TOPIC, row.id, t);
+      answerNow = await this.deps.store.tx(async (t) => {
+        if (await this.rows.finish(row.id, this.deps.nodes.id, recorded(outcome), Date.now(), t)) {
+          await this.deps.changes.note(TOPIC, row.id, t);
+          return true;
+        }
+        // No longer this node's row. Cancelled: its callers hear how the run stopped here. Taken over (this node was
+        // found gone and another runs the turn again): the run cut off here is not the turn's outcome; its callers are
+        // answered from the row once it ends on the other node.
+        return (await this.rows.stateOf(row.id, t)) === 'cancelled';
       });
     } catch (err) {
       this.deps.log.error({ err, row: row.id, lane: row.lane }, 'could not record the outcome of a queued turn');
     }
     // Answered before the row leaves `running`, so a refresh never answers it a second time from the store.
-    this.answer(row.id, outcome);
+    if (answerNow) this.answer(row.id, outcome);
     this.running.delete(row.id);
     this.pump();
   }

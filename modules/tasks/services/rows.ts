@@ -113,6 +113,11 @@ export class QueueRows {
     return changes === 1;
   }
 
+  /** The state a row is in now (undefined: no such row). */
+  async stateOf(id: string, t: Queries): Promise<QueueRow['state'] | undefined> {
+    return (await t.one<Pick<QueueRow, 'state'>>('SELECT state FROM tasks_queue WHERE id = ?', [id]))?.state;
+  }
+
   /** Cancels a row that has not ended; its lane when it did, undefined when it had ended already. */
   async cancel(id: string, at: number, t: Queries): Promise<{ lane: string; node: string | null } | undefined> {
     return t.one<{ lane: string; node: string | null }>(

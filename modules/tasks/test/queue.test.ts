@@ -209,6 +209,33 @@ test('a node that no longer beats claims nothing: the turn taken back from it is
   await waitFor(async () => (await row(a))?.state === 'done', 2000, 'done');
 });
 
+test('a caller whose turn was taken from its node hears how the node that ran it again ended it, not its own cut-off run', async () => {
+  const a = await proc('node-a');
+  const b = await proc('node-b', a.file);
+  const answer = a.queue.runTurn(turn());
+  let heard = false;
+  answer.then(
+    () => (heard = true),
+    () => (heard = true),
+  );
+  await waitFor(() => a.runner.calls.length === 1, 2000, 'a to run it');
+  // a stalls and is found gone (its process goes on): b queues the turn again and runs it; a's next look finds its run
+  // no longer its own and stops it.
+  a.nodes.active = false;
+  await b.queue.takeOver('node-a');
+  await b.queue.refresh();
+  await waitFor(() => b.runner.calls.length === 1, 2000, 'b to run it again');
+  await a.queue.refresh();
+  await waitFor(() => a.runner.calls[0].request.signal?.aborted === true, 2000, "a's run to be stopped");
+  // A pause that proves an absence: the stopped run is not the turn's outcome, so a's caller is not answered with it.
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(heard, false, "a's caller was answered with the run a no longer owned");
+  b.runner.calls[0].end('from b');
+  await waitFor(async () => (await row(a))?.state === 'done', 2000, 'done');
+  await a.queue.refresh();
+  assert.equal((await answer).response, 'from b');
+});
+
 test(`a turn whose node died ${MAX_ATTEMPTS} times is failed, saying so`, async () => {
   const a = await proc('node-a');
   void a.queue.runTurn(turn()).catch(() => undefined);
